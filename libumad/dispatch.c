@@ -1,0 +1,183 @@
+/*
+ * Backend selection: UMAD_BACKEND names one row of the table below; the row
+ * is either linked in or a module loaded from the module directory.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "internal.h"
+
+extern const struct umad_backend umad_backend_kernel;
+
+#ifndef UMAD_MODULE_DIR
+#define UMAD_MODULE_DIR "/usr/local/lib/libumad"
+#endif
+
+struct backend_row {
+	const char *name;
+	const struct umad_backend *builtin;	/* linked into libibumad.so.3, or */
+	const char *module;			/* a module in the module directory */
+};
+
+/* Adding a backend: one row here, plus its file in backends/. */
+static const struct backend_row backend_table[] = {
+	{ "kernel", &umad_backend_kernel, NULL },
+	{ "sim", NULL, "backend-sim.so" },
+	{ "replay", NULL, "backend-replay.so" },
+};
+
+#define N_BACKENDS (sizeof(backend_table) / sizeof(backend_table[0]))
+
+static pthread_once_t select_once = PTHREAD_ONCE_INIT;
+static const struct umad_backend *selected;
+static int select_error;		/* -errno when no backend could be used */
+static char available_names[128];
+
+static const char *module_dir(void)
+{
+	const char *dir = getenv("UMAD_MODULE_DIR");
+
+	return dir && *dir ? dir : UMAD_MODULE_DIR;
+}
+
+static int module_path(const struct backend_row *row, char *path, size_t size)
+{
+	int n = snprintf(path, size, "%s/%s", module_dir(), row->module);
+
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
+
+static int row_available(const struct backend_row *row)
+{
+	char path[PATH_MAX];
+
+	if (row->builtin)
+		return 1;
+	return module_path(row, path, sizeof(path)) == 0 && access(path, R_OK) == 0;
+}
+
+static pthread_once_t names_once = PTHREAD_ONCE_INIT;
+
+static void list_available(void)
+{
+	size_t i, len = 0;
+
+	for (i = 0; i < N_BACKENDS; i++) {
+		if (!row_available(&backend_table[i]))
+			continue;
+		len += snprintf(available_names + len, sizeof(available_names) - len,
+				"%s%s", len ? ", " : "", backend_table[i].name);
+		if (len >= sizeof(available_names))
+			break;
+	}
+}
+
+const char *umad_backend_names(void)
+{
+	pthread_once(&names_once, list_available);
+	return available_names;
+}
+
+static int load_module(const struct backend_row *row, const struct umad_backend **out)
+{
+	char path[PATH_MAX], symbol[64];
+	const struct umad_backend *be;
+	void *handle;
+
+	if (module_path(row, path, sizeof(path)) < 0) {
+		fprintf(stderr, "libibumad: UMAD_MODULE_DIR is too long\n");
+		return -ENAMETOOLONG;
+	}
+	if (access(path, R_OK) != 0) {
+		int err = errno;
+
+		fprintf(stderr, "libibumad: backend '%s' is not available: %s: %s "
+			"(set UMAD_MODULE_DIR to the directory holding %s); available backends: %s\n",
+			row->name, path, strerror(err), row->module, umad_backend_names());
+		return -ENOENT;
+	}
+	/* RTLD_NODELETE: the backend's threads may outlive a dlclose by a caller's library. */
+	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+	if (!handle) {
+		fprintf(stderr, "libibumad: cannot load backend '%s': %s\n", row->name, dlerror());
+		return -ELIBBAD;
+	}
+	snprintf(symbol, sizeof(symbol), "umad_backend_%s", row->name);
+	be = dlsym(handle, symbol);
+	if (!be) {
+		fprintf(stderr, "libibumad: %s does not define %s\n", path, symbol);
+		dlclose(handle);
+		return -ELIBBAD;
+	}
+	if (be->abi != UMAD_BACKEND_ABI) {
+		fprintf(stderr, "libibumad: %s was built for backend ABI %u, this library has %u\n",
+			path, be->abi, UMAD_BACKEND_ABI);
+		dlclose(handle);
+		return -ELIBBAD;
+	}
+	*out = be;
+	return 0;
+}
+
+static void select_backend(void)
+{
+	const char *name = getenv("UMAD_BACKEND");
+	const struct umad_backend *be = NULL;
+	size_t i;
+	int err;
+
+	if (!name || !*name)
+		name = "kernel";
+	for (i = 0; i < N_BACKENDS; i++)
+		if (!strcmp(backend_table[i].name, name))
+			break;
+	if (i == N_BACKENDS) {
+		fprintf(stderr, "libibumad: unknown backend '%s' in UMAD_BACKEND; available backends: %s\n",
+			name, umad_backend_names());
+		select_error = -ENOENT;
+		return;
+	}
+	if (backend_table[i].builtin) {
+		be = backend_table[i].builtin;
+	} else {
+		err = load_module(&backend_table[i], &be);
+		if (err < 0) {
+			select_error = err;
+			return;
+		}
+	}
+	if (be->init) {
+		err = be->init();
+		if (err < 0) {
+			fprintf(stderr, "libibumad: backend '%s' failed to start: %s\n",
+				be->name, strerror(-err));
+			select_error = err;
+			return;
+		}
+	}
+	if (be->fini)
+		atexit(be->fini);
+	selected = be;
+}
+
+/* Reports the selection error of this process as -errno, or 0. */
+int umad_backend_error(void)
+{
+	pthread_once(&select_once, select_backend);
+	return selected ? 0 : select_error;
+}
+
+const struct umad_backend *umad_backend(void)
+{
+	pthread_once(&select_once, select_backend);
+	return selected;
+}

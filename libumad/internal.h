@@ -1,0 +1,35 @@
+/* State and helpers shared by the files of libibumad; never installed. */
+#ifndef LIBUMAD_INTERNAL_H
+#define LIBUMAD_INTERNAL_H
+
+#include <stdatomic.h>
+#include <stdio.h>
+#include <unistd.h>
+#include <infiniband/umad.h>
+
+/* umad_debug() level; read everywhere, so atomic. */
+extern atomic_int umad_debug_level;
+
+/* Header size of the last opened port (rdma-core's "last open wins"), 56 before any open. */
+extern atomic_size_t umad_hdr_size;
+
+#define UMAD_HDR_SIZE_NEW	sizeof(struct ib_user_mad)		/* 64 */
+#define UMAD_HDR_SIZE_OLD	(sizeof(struct ib_user_mad) - 8)	/* 56 */
+
+/* rdma-core's message format, which scripts grep for: "ibwarn: [pid] func: msg". */
+#define IBWARN(fmt, ...) \
+	fprintf(stderr, "ibwarn: [%d] %s: " fmt "\n", (int)getpid(), __func__, ##__VA_ARGS__)
+#define UMAD_DEBUG(fmt, ...) \
+	do { if (atomic_load_explicit(&umad_debug_level, memory_order_relaxed)) \
+		IBWARN(fmt, ##__VA_ARGS__); } while (0)
+
+/* PortInfo:CapabilityMask.IsSMDisabled (bit 10). */
+#define UMAD_CAPMASK_IS_SM_DISABLED 0x400
+
+/* The OpenIB OUI that umad_register() puts in its requests. */
+#define UMAD_OPENIB_OUI_VALUE 0x001405
+
+/* Best-port resolution (resolve.c).  Returns a malloc'ed name or NULL. */
+char *umad_resolve_ca_name(const char *ca_in, int *best_port, int enforce_smi);
+
+#endif /* LIBUMAD_INTERNAL_H */

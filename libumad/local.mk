@@ -1,0 +1,40 @@
+# libibumad.so.3: the public API, dispatch to backends, strings and dumps.
+
+umadincludedir = $(includedir)/infiniband
+umadinclude_HEADERS = \
+	libumad/infiniband/umad.h \
+	libumad/infiniband/umad_types.h \
+	libumad/infiniband/umad_str.h \
+	libumad/infiniband/umad_sm.h \
+	libumad/infiniband/umad_sa.h \
+	libumad/infiniband/umad_cm.h \
+	libumad/infiniband/umad_sa_mcm.h
+
+pkgconfigdir = $(libdir)/pkgconfig
+pkgconfig_DATA = libumad/libibumad.pc
+
+# Everything of the library, as a convenience library the unit tests link
+# statically (so that they can reach internals and use linker wraps).
+noinst_LTLIBRARIES += libumad/libumad-core.la
+libumad_libumad_core_la_SOURCES = \
+	libumad/internal.h \
+	libumad/dispatch.c \
+	libumad/umad.c \
+	libumad/resolve.c \
+	libumad/device_list.c \
+	libumad/umad_str.c \
+	libumad/dump.c \
+	libumad/sysfs.c \
+	libumad/sysfs.h \
+	backends/backend.h \
+	$(kernel_backend_sources)
+libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
+
+lib_LTLIBRARIES += libibumad.la
+libibumad_la_SOURCES =
+libibumad_la_LIBADD = libumad/libumad-core.la
+# -version-info 7:0:4 gives libibumad.so.3.4.0 (SONAME libibumad.so.3, ABI level 4 as rdma-core).
+libibumad_la_LDFLAGS = -version-info 7:0:4 -no-undefined \
+	-Wl,--version-script=$(srcdir)/libumad/libibumad.map -Wl,-z,defs
+EXTRA_libibumad_la_DEPENDENCIES = libumad/libibumad.map
+EXTRA_DIST += libumad/libibumad.map libumad/libibumad.pc.in

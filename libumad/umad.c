@@ -1,0 +1,572 @@
+/*
+ * The public libibumad API: argument checks, rdma-core's return conventions,
+ * and one call into the selected backend per operation.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+#include "internal.h"
+
+atomic_int umad_debug_level;
+atomic_size_t umad_hdr_size = UMAD_HDR_SIZE_OLD;
+
+/* The backend, or NULL with *err set to why not. */
+static const struct umad_backend *backend_or_error(int *err)
+{
+	const struct umad_backend *be = umad_backend();
+
+	if (!be)
+		*err = umad_backend_error();
+	return be;
+}
+
+int umad_init(void)
+{
+	int err = 0;
+
+	UMAD_DEBUG("umad_init");
+	/* rdma-core never fails here; we do only when UMAD_BACKEND is unusable. */
+	return backend_or_error(&err) ? 0 : err;
+}
+
+int umad_done(void)
+{
+	UMAD_DEBUG("umad_done");
+	return 0;
+}
+
+/* --- CAs and ports ------------------------------------------------------ */
+
+int umad_get_ca(const char *ca_name, umad_ca_t *ca)
+{
+	const struct umad_backend *be;
+	char *name;
+	int r = 0;
+
+	UMAD_DEBUG("ca_name %s", ca_name ? ca_name : "(null)");
+	if (!ca)
+		return -EINVAL;
+	be = backend_or_error(&r);
+	if (!be)
+		return r;
+	name = umad_resolve_ca_name(ca_name, NULL, 0);
+	if (!name)
+		return -ENODEV;
+	memset(ca, 0, sizeof(*ca));
+	r = be->get_ca(name, ca);
+	free(name);
+	return r;
+}
+
+static void free_port_contents(umad_port_t *port)
+{
+	free(port->pkeys);
+	port->pkeys = NULL;
+	port->pkeys_size = 0;
+}
+
+int umad_release_ca(umad_ca_t *ca)
+{
+	int i;
+
+	if (!ca)
+		return -ENODEV;
+	UMAD_DEBUG("ca_name %s", ca->ca_name);
+	for (i = 0; i <= ca->numports && i < UMAD_CA_MAX_PORTS; i++) {
+		if (!ca->ports[i])
+			continue;
+		free_port_contents(ca->ports[i]);
+		free(ca->ports[i]);
+		ca->ports[i] = NULL;
+	}
+	return 0;
+}
+
+int umad_get_port(const char *ca_name, int portnum, umad_port_t *port)
+{
+	const struct umad_backend *be;
+	char *name;
+	int r = 0;
+
+	UMAD_DEBUG("ca_name %s portnum %d", ca_name ? ca_name : "(null)", portnum);
+	if (!port)
+		return -EINVAL;
+	be = backend_or_error(&r);
+	if (!be)
+		return r;
+	name = umad_resolve_ca_name(ca_name, &portnum, 0);
+	if (!name)
+		return -ENODEV;
+	r = be->get_port(name, portnum, port);
+	free(name);
+	return r;
+}
+
+int umad_release_port(umad_port_t *port)
+{
+	if (!port)
+		return -ENODEV;
+	UMAD_DEBUG("port %s:%d", port->ca_name, port->portnum);
+	free_port_contents(port);
+	return 0;
+}
+
+int umad_get_ca_portguids(const char *ca_name, __be64 *portguids, int max)
+{
+	umad_ca_t ca;
+	char *name;
+	int i, n;
+
+	UMAD_DEBUG("ca name %s max port guids %d", ca_name ? ca_name : "(null)", max);
+	if (!backend_or_error(&n))
+		return n;
+	name = umad_resolve_ca_name(ca_name, NULL, 0);
+	if (!name)
+		return -ENODEV;
+	n = umad_get_ca(name, &ca);
+	free(name);
+	if (n < 0)
+		return -1;	/* rdma-core's value, kept: callers test for < 0 */
+	if (!portguids) {
+		n = 0;
+	} else if (ca.numports + 1 > max) {
+		n = -ENOMEM;
+	} else {
+		for (i = 0; i <= ca.numports; i++)
+			portguids[i] = ca.ports[i] ? ca.ports[i]->port_guid : 0;
+		n = ca.numports + 1;
+	}
+	umad_release_ca(&ca);
+	return n;
+}
+
+int umad_get_issm_path(const char *ca_name, int portnum, char path[], int max)
+{
+	const struct umad_backend *be;
+	char *name;
+	int r = 0;
+
+	UMAD_DEBUG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
+	if (!path || max <= 0)
+		return -EINVAL;
+	be = backend_or_error(&r);
+	if (!be)
+		return r;
+	name = umad_resolve_ca_name(ca_name, &portnum, 0);
+	if (!name)
+		return -ENODEV;
+	r = be->get_issm_path(name, portnum, path, (size_t)max);
+	free(name);
+	return r;
+}
+
+static int open_port(const char *ca_name, int portnum, int enforce_smi)
+{
+	const struct umad_backend *be;
+	size_t hdr_size = UMAD_HDR_SIZE_NEW;
+	int fd, open_errno = 0, r = 0;
+	char *name;
+
+	UMAD_DEBUG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
+	be = backend_or_error(&r);
+	if (!be)
+		return r;
+	if (be->open_precheck && (r = be->open_precheck()) < 0)
+		return r;
+	name = umad_resolve_ca_name(ca_name, &portnum, enforce_smi);
+	if (!name)
+		return -ENODEV;
+	fd = be->open_port(name, portnum, &hdr_size, &open_errno);
+	if (fd >= 0) {
+		atomic_store(&umad_hdr_size, hdr_size);
+		UMAD_DEBUG("opened %s port %d fd %d", name, portnum, fd);
+	} else if (fd == -EIO && open_errno) {
+		UMAD_DEBUG("open %s port %d failed: %s", name, portnum, strerror(open_errno));
+		errno = open_errno;
+	}
+	free(name);
+	return fd;
+}
+
+int umad_open_port(const char *ca_name, int portnum)
+{
+	return open_port(ca_name, portnum, 0);
+}
+
+int umad_open_smi_port(const char *ca_name, int portnum)
+{
+	return open_port(ca_name, portnum, 1);
+}
+
+int umad_close_port(int portid)
+{
+	const struct umad_backend *be;
+	int r = 0;
+
+	be = backend_or_error(&r);
+	if (!be)
+		return r;
+	r = be->close_port(portid);
+	UMAD_DEBUG("closed fd %d: %d", portid, r);
+	return r;
+}
+
+/* --- The umad buffer ---------------------------------------------------- */
+
+size_t umad_size(void)
+{
+	return atomic_load(&umad_hdr_size);
+}
+
+static int new_abi(void)
+{
+	return umad_size() == UMAD_HDR_SIZE_NEW;
+}
+
+void *umad_get_mad(void *umad)
+{
+	return (uint8_t *)umad + umad_size();
+}
+
+int umad_status(void *umad)
+{
+	return umad ? (int)((struct ib_user_mad *)umad)->status : -EINVAL;
+}
+
+ib_mad_addr_t *umad_get_mad_addr(void *umad)
+{
+	return umad ? &((struct ib_user_mad *)umad)->addr : NULL;
+}
+
+int umad_set_grh(void *umad, void *mad_addr)
+{
+	struct ib_user_mad *mad = umad;
+	const struct ib_mad_addr *addr = mad_addr;
+
+	if (!mad)
+		return -EINVAL;
+	if (!addr) {
+		mad->addr.grh_present = 0;
+		return 0;
+	}
+	mad->addr.grh_present = 1;
+	mad->addr.ib_gid = addr->ib_gid;
+	/* The caller's flow label is in host order. */
+	mad->addr.flow_label = htobe32((uint32_t)addr->flow_label);
+	mad->addr.hop_limit = addr->hop_limit;
+	mad->addr.traffic_class = addr->traffic_class;
+	return 0;
+}
+
+int umad_set_addr_net(void *umad, __be16 dlid, __be32 dqp, int sl, __be32 qkey)
+{
+	struct ib_user_mad *mad = umad;
+
+	if (!mad)
+		return -EINVAL;
+	mad->addr.qpn = dqp;
+	mad->addr.lid = dlid;
+	mad->addr.qkey = qkey;
+	mad->addr.sl = (uint8_t)sl;
+	return 0;
+}
+
+int umad_set_addr(void *umad, int dlid, int dqp, int sl, int qkey)
+{
+	UMAD_DEBUG("umad %p dlid %u dqp %d sl %d qkey %x", umad, dlid, dqp, sl, qkey);
+	return umad_set_addr_net(umad, htobe16((uint16_t)dlid), htobe32((uint32_t)dqp),
+				 sl, htobe32((uint32_t)qkey));
+}
+
+/* The old (ABI 5) header has no pkey_index: there the MAD starts in its place. */
+int umad_set_pkey(void *umad, int pkey_index)
+{
+	struct ib_user_mad *mad = umad;
+
+	if (!mad)
+		return -EINVAL;
+	if (new_abi())
+		mad->addr.pkey_index = (uint16_t)pkey_index;
+	return 0;
+}
+
+int umad_get_pkey(void *umad)
+{
+	struct ib_user_mad *mad = umad;
+
+	if (!mad)
+		return -EINVAL;
+	return new_abi() ? mad->addr.pkey_index : 0;
+}
+
+/* --- I/O ---------------------------------------------------------------- */
+
+int umad_get_fd(int portid)
+{
+	UMAD_DEBUG("fd %d", portid);
+	return portid;
+}
+
+/* 0 when readable, -ETIMEDOUT, or -EIO with poll's errno. */
+static int wait_readable(int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n = poll(&pfd, 1, timeout_ms);
+
+	if (n == 1)
+		return 0;
+	if (n == 0)
+		return -ETIMEDOUT;
+	return -EIO;
+}
+
+int umad_poll(int portid, int timeout_ms)
+{
+	UMAD_DEBUG("fd %d timeout %d", portid, timeout_ms);
+	return wait_readable(portid, timeout_ms);
+}
+
+int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, int retries)
+{
+	struct ib_user_mad *mad = umad;
+	const struct umad_backend *be;
+	size_t total;
+	ssize_t n;
+	int r = 0;
+
+	UMAD_DEBUG("fd %d agentid %d umad %p timeout %d", portid, agentid, umad, timeout_ms);
+	if (!mad || length < 0) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	be = backend_or_error(&r);
+	if (!be) {
+		errno = -r;
+		return -EIO;
+	}
+	errno = 0;
+	mad->timeout_ms = (uint32_t)timeout_ms;
+	mad->retries = (uint32_t)retries;
+	mad->agent_id = (uint32_t)agentid;
+	if (atomic_load(&umad_debug_level) > 1)
+		umad_dump(mad);
+
+	total = umad_size() + (size_t)length;
+	n = be->send(portid, mad, total);
+	if (n >= 0 && (size_t)n == total)
+		return 0;
+	UMAD_DEBUG("send of %zu bytes returned %zd", total, n);
+	errno = n < 0 ? (int)-n : EIO;
+	return -EIO;
+}
+
+int umad_recv(int portid, void *umad, int *length, int timeout_ms)
+{
+	struct ib_user_mad *mad = umad;
+	const struct umad_backend *be;
+	size_t hdr = umad_size();
+	ssize_t n;
+	int r = 0;
+
+	UMAD_DEBUG("fd %d umad %p timeout %d", portid, umad, timeout_ms);
+	if (!mad || !length || *length < 0) {
+		errno = EINVAL;
+		return -EINVAL;
+	}
+	be = backend_or_error(&r);
+	if (!be) {
+		errno = -r;
+		return r;
+	}
+	errno = 0;
+	if (timeout_ms) {
+		r = wait_readable(portid, timeout_ms);
+		if (r < 0) {
+			if (!errno)
+				errno = -r;
+			return r;
+		}
+	}
+	n = be->recv(portid, mad, hdr + (size_t)*length);
+	if (n >= 0) {
+		*length = (size_t)n > hdr ? (int)((size_t)n - hdr) : 0;
+		UMAD_DEBUG("mad received by agent %u length %zd", mad->agent_id, n);
+		return (int)mad->agent_id;
+	}
+	/*
+	 * Only ENOSPC reports a length (the header was written with the size
+	 * the whole message needs); rdma-core also overwrote *length from stale
+	 * buffer contents on EAGAIN and other errors.
+	 */
+	if (n == -ENOSPC)
+		*length = (int)(mad->length - hdr);
+	errno = (int)-n;
+	return (int)n;
+}
+
+/* --- Agents ------------------------------------------------------------- */
+
+static void copy_method_mask(uint64_t dst[2], const long *method_mask)
+{
+	if (method_mask)
+		memcpy(dst, method_mask, 16);
+	else
+		memset(dst, 0, 16);
+}
+
+static int is_smi_class(int mgmt_class)
+{
+	return mgmt_class == 0x01 || mgmt_class == 0x81;
+}
+
+static int is_vendor_range2(int mgmt_class)
+{
+	return mgmt_class >= 0x30 && mgmt_class <= 0x4f;
+}
+
+/* rdma-core returns -EPERM (-1) for any failed registration, with errno set. */
+static int register_legacy(int portid, struct umad_agent_req *req)
+{
+	const struct umad_backend *be;
+	uint32_t id = 0;
+	int r = 0;
+
+	be = backend_or_error(&r);
+	if (!be) {
+		errno = -r;
+		return -EPERM;
+	}
+	req->legacy = 1;
+	r = be->register_agent(portid, req, &id);
+	if (r < 0) {
+		UMAD_DEBUG("fd %d: register class 0x%x failed: %s", portid, req->mgmt_class,
+			   strerror(-r));
+		errno = -r;
+		return -EPERM;
+	}
+	UMAD_DEBUG("fd %d: registered class 0x%x as agent %u", portid, req->mgmt_class, id);
+	return (int)id;
+}
+
+int umad_register(int portid, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
+		  long method_mask[16 / sizeof(long)])
+{
+	struct umad_agent_req req = {
+		.qpn = is_smi_class(mgmt_class) ? 0 : 1,
+		.mgmt_class = (uint8_t)mgmt_class,
+		.mgmt_class_version = (uint8_t)mgmt_version,
+		.rmpp_version = rmpp_version,
+		.oui = UMAD_OPENIB_OUI_VALUE,
+	};
+
+	UMAD_DEBUG("fd %d mgmt_class %d mgmt_version %d rmpp_version %d", portid,
+		   mgmt_class, mgmt_version, rmpp_version);
+	copy_method_mask(req.method_mask, method_mask);
+	return register_legacy(portid, &req);
+}
+
+int umad_register_oui(int portid, int mgmt_class, uint8_t rmpp_version, uint8_t oui[3],
+		      long method_mask[16 / sizeof(long)])
+{
+	struct umad_agent_req req = {
+		.qpn = 1,
+		.mgmt_class = (uint8_t)mgmt_class,
+		.mgmt_class_version = 1,
+		.rmpp_version = rmpp_version,
+	};
+
+	UMAD_DEBUG("fd %d mgmt_class 0x%x rmpp_version %d", portid, mgmt_class, rmpp_version);
+	if (!is_vendor_range2(mgmt_class)) {
+		UMAD_DEBUG("mgmt class 0x%x not in vendor range 2", mgmt_class);
+		return -EINVAL;
+	}
+	if (!oui)
+		return -EINVAL;
+	req.oui = (uint32_t)oui[0] << 16 | (uint32_t)oui[1] << 8 | oui[2];
+	copy_method_mask(req.method_mask, method_mask);
+	return register_legacy(portid, &req);
+}
+
+/* Returns 0 or a positive errno, as rdma-core does. */
+int umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
+{
+	const struct umad_backend *be;
+	struct umad_agent_req req;
+	int r = 0;
+
+	if (!attr || !agent_id)
+		return EINVAL;
+	UMAD_DEBUG("fd %d mgmt_class %u mgmt_class_version %u flags 0x%08x rmpp_version %d",
+		   port_fd, attr->mgmt_class, attr->mgmt_class_version, attr->flags,
+		   attr->rmpp_version);
+	if (is_vendor_range2(attr->mgmt_class) && (attr->oui == 0 || (attr->oui & 0xff000000))) {
+		UMAD_DEBUG("invalid oui 0x%x for class 0x%x", attr->oui, attr->mgmt_class);
+		return EINVAL;
+	}
+	be = backend_or_error(&r);
+	if (!be)
+		return -r;
+
+	req = (struct umad_agent_req){
+		.qpn = is_smi_class(attr->mgmt_class) ? 0 : 1,
+		.mgmt_class = attr->mgmt_class,
+		.mgmt_class_version = attr->mgmt_class_version,
+		.rmpp_version = attr->rmpp_version,
+		.flags = attr->flags,
+		.method_mask = { attr->method_mask[0], attr->method_mask[1] },
+		.oui = attr->oui,
+	};
+	r = be->register_agent(port_fd, &req, agent_id);
+	if (r == 0)
+		return 0;
+
+	/* Kernels before REGISTER_AGENT2 answer ENOTTY or EINVAL: fall back when no flag was asked. */
+	if ((r == -ENOTTY || r == -EINVAL) && attr->flags == 0) {
+		struct umad_agent_req old = req;
+
+		old.legacy = 1;
+		r = be->register_agent(port_fd, &old, agent_id);
+		if (r == 0)
+			return 0;
+	} else if (r == -EINVAL) {
+		/* The backend reported the flags it supports; rdma-core dropped them. */
+		attr->flags = req.flags;
+	}
+	UMAD_DEBUG("fd %d: register2 failed: %s", port_fd, strerror(-r));
+	return -r;
+}
+
+int umad_unregister(int portid, int agentid)
+{
+	const struct umad_backend *be;
+	int r = 0;
+
+	UMAD_DEBUG("fd %d unregistering agent %d", portid, agentid);
+	be = backend_or_error(&r);
+	if (!be) {
+		errno = -r;
+		return -1;
+	}
+	if (agentid < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	r = be->unregister_agent(portid, (uint32_t)agentid);
+	if (r < 0) {
+		errno = -r;
+		return -1;	/* rdma-core passes ioctl()'s -1/errno through */
+	}
+	return 0;
+}
+
+int umad_debug(int level)
+{
+	if (level >= 0)
+		atomic_store(&umad_debug_level, level);
+	return atomic_load(&umad_debug_level);
+}

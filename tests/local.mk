@@ -1,0 +1,12 @@
+# Test programs and scripts; each group keeps its own fragment.
+TEST_EXTENSIONS = .sh
+SH_LOG_COMPILER = $(SHELL)
+AM_TESTS_ENVIRONMENT = \
+	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
+	top_builddir='$(abs_top_builddir)'; export top_builddir;
+
+include tests/headers.mk
+include tests/strings.mk
+include tests/kernel.mk
+include tests/api.mk
+include tests/diff.mk
