@@ -1,0 +1,270 @@
+/*
+ * Backend selection and the public I/O path through a dlopen()ed module.
+ * Selection happens once per process, so every case runs in a forked child
+ * that reports the first failed check (or nothing) through a pipe; stderr of
+ * the child is captured to check the messages users see.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include <infiniband/umad.h>
+
+#ifndef TEST_MODULE_DIR
+#error "TEST_MODULE_DIR must name the directory of the test modules"
+#endif
+
+static char failure[512];
+
+#define CHECK(cond) do { if (!(cond)) { \
+	snprintf(failure, sizeof(failure), "%s:%d: %s", __FILE__, __LINE__, #cond); \
+	return -1; } } while (0)
+#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); \
+	if (a_ != b_) { snprintf(failure, sizeof(failure), "%s:%d: %s == %lld, expected %s == %lld", \
+		__FILE__, __LINE__, #a, a_, #b, b_); return -1; } } while (0)
+
+struct child_result {
+	char failure[512];
+	char stderr_text[4096];
+};
+
+/* Run fn in a child with the given environment; collect its verdict and stderr. */
+static void run_child(int (*fn)(void), const char *backend, const char *module_dir,
+		      struct child_result *res)
+{
+	int verdict[2], errpipe[2], status;
+	ssize_t n;
+	size_t got = 0;
+	pid_t pid;
+
+	memset(res, 0, sizeof(*res));
+	assert_int_equal(pipe(verdict), 0);
+	assert_int_equal(pipe(errpipe), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		close(verdict[0]);
+		close(errpipe[0]);
+		dup2(errpipe[1], 2);
+		if (backend)
+			setenv("UMAD_BACKEND", backend, 1);
+		else
+			unsetenv("UMAD_BACKEND");
+		if (module_dir)
+			setenv("UMAD_MODULE_DIR", module_dir, 1);
+		else
+			unsetenv("UMAD_MODULE_DIR");
+		if (fn() < 0) {
+			n = write(verdict[1], failure, strlen(failure));
+			(void)n;
+		}
+		_exit(0);
+	}
+	close(verdict[1]);
+	close(errpipe[1]);
+	while ((n = read(errpipe[0], res->stderr_text + got,
+			 sizeof(res->stderr_text) - 1 - got)) > 0)
+		got += (size_t)n;
+	n = read(verdict[0], res->failure, sizeof(res->failure) - 1);
+	(void)n;
+	close(verdict[0]);
+	close(errpipe[0]);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static void expect_child_ok(int (*fn)(void), const char *backend, const char *module_dir,
+			    struct child_result *res)
+{
+	run_child(fn, backend, module_dir, res);
+	if (res->failure[0])
+		fail_msg("%s\nchild stderr:\n%s", res->failure, res->stderr_text);
+}
+
+/* --- an unusable backend: every call fails cleanly ---------------------- */
+
+static int calls_fail_cleanly(void)
+{
+	char names[4][UMAD_CA_NAME_LEN], path[64];
+	uint8_t buf[256 + 64] = { 0 };
+	struct umad_reg_attr attr = { .mgmt_class = 4, .mgmt_class_version = 1 };
+	umad_port_t port;
+	__be64 guids[4];
+	uint32_t agent;
+	umad_ca_t ca;
+	int len = 256;
+
+	CHECK(umad_init() < 0);
+	CHECK(umad_get_cas_names(names, 4) < 0);
+	CHECK(umad_get_ca("x", &ca) < 0);
+	CHECK(umad_get_port("x", 1, &port) < 0);
+	CHECK(umad_get_ca_portguids("x", guids, 4) < 0);
+	CHECK(umad_get_issm_path("x", 1, path, sizeof(path)) < 0);
+	CHECK(umad_open_port(NULL, 0) < 0);
+	CHECK(umad_open_smi_port(NULL, 0) < 0);
+	CHECK(umad_close_port(3) < 0);
+	CHECK_EQ(umad_send(3, 0, buf, 256, 0, 0), -EIO);
+	CHECK(umad_recv(3, buf, &len, 0) < 0);
+	CHECK_EQ(len, 256);
+	CHECK_EQ(umad_register(3, 4, 1, 0, NULL), -EPERM);
+	CHECK(umad_register2(3, &attr, &agent) > 0);
+	CHECK_EQ(umad_unregister(3, 0), -1);
+	CHECK(umad_get_ca_device_list() == NULL);
+	CHECK(errno != 0);
+	/* The pure buffer helpers still work. */
+	CHECK_EQ(umad_size(), 56);
+	CHECK_EQ(umad_set_addr(buf, 1, 1, 0, 0), 0);
+	return 0;
+}
+
+static void test_unknown_backend(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(calls_fail_cleanly, "nosuch", TEST_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, "unknown backend 'nosuch' in UMAD_BACKEND"));
+	assert_non_null(strstr(res.stderr_text, "available backends: kernel, sim"));
+	/* One message per process, not one per call. */
+	assert_null(strstr(strstr(res.stderr_text, "unknown backend") + 1, "unknown backend"));
+}
+
+static void test_missing_module(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(calls_fail_cleanly, "sim", "/nonexistent/modules", &res);
+	assert_non_null(strstr(res.stderr_text, "backend 'sim' is not available"));
+	assert_non_null(strstr(res.stderr_text, "/nonexistent/modules/backend-sim.so"));
+	assert_non_null(strstr(res.stderr_text, "available backends: kernel"));
+}
+
+static void test_module_wrong_abi(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(calls_fail_cleanly, "replay", TEST_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, "was built for backend ABI"));
+}
+
+/* --- the loopback module: public calls end to end ----------------------- */
+
+static int loopback_round_trips(void)
+{
+	char names[4][UMAD_CA_NAME_LEN];
+	uint8_t buf[64 + 2048];
+	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
+	struct pollfd pfd;
+	long mask[16 / sizeof(long)] = { 0 };
+	int fd, agent, len, r;
+	umad_port_t port;
+
+	CHECK_EQ(umad_init(), 0);
+	CHECK_EQ(umad_get_cas_names(names, 4), 1);
+	CHECK(!strcmp(names[0], "loop0"));
+	CHECK_EQ(umad_size(), 56);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	CHECK_EQ(umad_size(), 64);
+	CHECK_EQ(umad_get_fd(fd), fd);
+	CHECK_EQ(umad_get_port(NULL, 0, &port), 0);
+	CHECK(!strcmp(port.ca_name, "loop0"));
+	CHECK_EQ(port.portnum, 1);
+	CHECK_EQ(umad_release_port(&port), 0);
+
+	agent = umad_register(fd, 0x04, 1, 0, mask);
+	CHECK_EQ(agent, 4);
+
+	/* Nothing queued: EAGAIN without a timeout, ETIMEDOUT with one; *length untouched. */
+	len = 256;
+	umad->length = 999;
+	CHECK_EQ(umad_recv(fd, buf, &len, 0), -EAGAIN);
+	CHECK_EQ(errno, EAGAIN);
+	CHECK_EQ(len, 256);
+	CHECK_EQ(umad_recv(fd, buf, &len, 10), -ETIMEDOUT);
+	CHECK_EQ(errno, ETIMEDOUT);
+	CHECK_EQ(len, 256);
+	CHECK_EQ(umad_poll(fd, 0), -ETIMEDOUT);
+
+	/* A 1024-byte message into a 256-byte buffer: ENOSPC with the needed length. */
+	memset(buf, 0xab, sizeof(buf));
+	CHECK_EQ(umad_send(fd, agent, buf, 1024, 100, 2), 0);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	CHECK_EQ(poll(&pfd, 1, 1000), 1);
+	CHECK_EQ(umad_poll(fd, 0), 0);
+	len = 256;
+	r = umad_recv(fd, buf, &len, -1);
+	CHECK_EQ(r, -ENOSPC);
+	CHECK_EQ(errno, ENOSPC);
+	CHECK_EQ(len, 1024);
+	r = umad_recv(fd, buf, &len, 0);
+	CHECK_EQ(r, agent);
+	CHECK_EQ(len, 1024);
+	CHECK_EQ(umad->timeout_ms, 100);
+	CHECK_EQ(umad->retries, 2);
+	CHECK_EQ(((uint8_t *)umad_get_mad(buf))[1023], 0xab);
+	CHECK_EQ(umad_poll(fd, 0), -ETIMEDOUT);
+
+	CHECK_EQ(umad_unregister(fd, agent), 0);
+	CHECK_EQ(umad_close_port(fd), 0);
+	CHECK(umad_close_port(fd) < 0);
+	return 0;
+}
+
+static void test_loopback_module(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(loopback_round_trips, "sim", TEST_MODULE_DIR, &res);
+}
+
+/* --- the default is the kernel backend ---------------------------------- */
+
+static int default_is_kernel(void)
+{
+	char names[4][UMAD_CA_NAME_LEN];
+
+	/* An empty sysfs root: the kernel backend answers with rdma-core's fallback name. */
+	setenv("UMAD_SYSFS_ROOT", "/nonexistent-sysfs", 1);
+	CHECK_EQ(umad_init(), 0);
+	CHECK_EQ(umad_get_cas_names(names, 4), 1);
+	CHECK(!strcmp(names[0], "mthca0"));
+	return 0;
+}
+
+static void test_default_backend(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(default_is_kernel, NULL, NULL, &res);
+	expect_child_ok(default_is_kernel, "", NULL, &res);
+	expect_child_ok(default_is_kernel, "kernel", NULL, &res);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_unknown_backend),
+		cmocka_unit_test(test_missing_module),
+		cmocka_unit_test(test_module_wrong_abi),
+		cmocka_unit_test(test_loopback_module),
+		cmocka_unit_test(test_default_backend),
+	};
+
+	return cmocka_run_group_tests_name("dispatch", tests, NULL, NULL);
+}
