@@ -192,8 +192,10 @@ static unsigned guid_count_of(const struct guid_count *counts, size_t used, __be
 
 static void set_name(char dst[UMAD_CA_NAME_LEN], const char *src)
 {
-	strncpy(dst, src, UMAD_CA_NAME_LEN - 1);
-	dst[UMAD_CA_NAME_LEN - 1] = '\0';
+	size_t len = strnlen(src, UMAD_CA_NAME_LEN - 1);
+
+	memcpy(dst, src, len);
+	dst[len] = '\0';
 }
 
 int umad_get_smi_gsi_pairs(struct umad_ca_pair cas[], size_t max)

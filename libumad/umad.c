@@ -530,11 +530,14 @@ int umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
 		struct umad_agent_req old = req;
 
 		old.legacy = 1;
+		old.flags = 0;
 		r = be->register_agent(port_fd, &old, agent_id);
 		if (r == 0)
 			return 0;
+	} else if (r == -ENOTTY) {
+		attr->flags = 0;	/* no REGISTER_AGENT2 at all: no flag is supported */
 	} else if (r == -EINVAL) {
-		/* The backend reported the flags it supports; rdma-core dropped them. */
+		/* The backend reported the flags it supports; rdma-core zeroed them. */
 		attr->flags = req.flags;
 	}
 	UMAD_DEBUG("fd %d: register2 failed: %s", port_fd, strerror(-r));

@@ -5,6 +5,7 @@ AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
 	top_builddir='$(abs_top_builddir)'; export top_builddir;
 
+include tests/dispatch.mk
 include tests/headers.mk
 include tests/strings.mk
 include tests/kernel.mk

@@ -1,0 +1,12 @@
+# Unit tests of every exported function, linked statically with the whole
+# library so that linker wraps can fake kernel answers (ioctl results, ENOSPC
+# from read, short writes, poll errors).
+if HAVE_CMOCKA
+check_PROGRAMS += tests/test_api
+TESTS += tests/test_api
+tests_test_api_SOURCES = tests/test_api.c
+tests_test_api_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_api_CFLAGS = $(AM_CFLAGS) -Wall -Wextra -Werror
+tests_test_api_LDFLAGS = -Wl,--wrap=ioctl -Wl,--wrap=read -Wl,--wrap=write -Wl,--wrap=poll
+tests_test_api_LDADD = libumad/libumad-core.la $(CMOCKA_LIBS)
+endif

@@ -1,0 +1,1 @@
+# tests: headers (filled in by its owner)

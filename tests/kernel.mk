@@ -1,0 +1,1 @@
+# tests: kernel (filled in by its owner)

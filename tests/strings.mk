@@ -1,0 +1,1 @@
+# tests: strings (filled in by its owner)
