@@ -7,7 +7,6 @@ AM_TESTS_ENVIRONMENT = \
 
 include tests/dispatch.mk
 include tests/headers.mk
-include tests/strings.mk
 include tests/kernel.mk
 include tests/api.mk
 include tests/diff.mk

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -232,6 +233,73 @@ static void test_loopback_module(void **state)
 	expect_child_ok(loopback_round_trips, "sim", TEST_MODULE_DIR, &res);
 }
 
+/* --- opensm's threading: one receiver blocked in umad_recv(-1), several senders */
+
+#define SENDERS 3
+#define MADS_PER_SENDER 500
+
+struct sender_arg {
+	int fd, agent, index;
+};
+
+static void *sender(void *p)
+{
+	const struct sender_arg *arg = p;
+	uint8_t buf[64 + 256] = { 0 };
+	int i;
+
+	for (i = 0; i < MADS_PER_SENDER; i++) {
+		buf[64] = (uint8_t)arg->index;
+		while (umad_send(arg->fd, arg->agent, buf, 256, 0, 0) < 0) {
+			if (errno != EAGAIN)	/* the socket buffer can fill: wait and retry */
+				return (void *)1;
+			usleep(100);
+		}
+	}
+	return NULL;
+}
+
+static int threaded_send_recv(void)
+{
+	uint8_t buf[64 + 256];
+	struct sender_arg args[SENDERS];
+	pthread_t threads[SENDERS];
+	int fd, agent, i, len, counts[SENDERS] = { 0 };
+	void *ret;
+
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	CHECK(agent >= 0);
+	for (i = 0; i < SENDERS; i++) {
+		args[i] = (struct sender_arg){ fd, agent, i };
+		CHECK_EQ(pthread_create(&threads[i], NULL, sender, &args[i]), 0);
+	}
+	for (i = 0; i < SENDERS * MADS_PER_SENDER; i++) {
+		len = 256;
+		CHECK_EQ(umad_recv(fd, buf, &len, -1), agent);
+		CHECK_EQ(len, 256);
+		CHECK(buf[64] < SENDERS);
+		counts[buf[64]]++;
+	}
+	for (i = 0; i < SENDERS; i++) {
+		CHECK_EQ(pthread_join(threads[i], &ret), 0);
+		CHECK(ret == NULL);
+		CHECK_EQ(counts[i], MADS_PER_SENDER);
+	}
+	CHECK_EQ(umad_poll(fd, 0), -ETIMEDOUT);
+	CHECK_EQ(umad_close_port(fd), 0);
+	return 0;
+}
+
+static void test_threads(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(threaded_send_recv, "sim", TEST_MODULE_DIR, &res);
+}
+
 /* --- the default is the kernel backend ---------------------------------- */
 
 static int default_is_kernel(void)
@@ -263,6 +331,7 @@ int main(void)
 		cmocka_unit_test(test_missing_module),
 		cmocka_unit_test(test_module_wrong_abi),
 		cmocka_unit_test(test_loopback_module),
+		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_default_backend),
 	};
 

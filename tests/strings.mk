@@ -1,1 +1,0 @@
-# tests: strings (filled in by its owner)
