@@ -42,21 +42,31 @@ int umad_done(void)
 
 /* --- CAs and ports ------------------------------------------------------ */
 
+/* The backend and the resolved CA name a call works on; 0 or the call's -errno. */
+static int prepare(const char *ca_name, int *portnum, const struct umad_backend **be,
+		   char **name)
+{
+	int r = 0;
+
+	*be = backend_or_error(&r);
+	if (!*be)
+		return r;
+	*name = umad_resolve_ca_name(ca_name, portnum, 0);
+	return *name ? 0 : -ENODEV;
+}
+
 int umad_get_ca(const char *ca_name, umad_ca_t *ca)
 {
 	const struct umad_backend *be;
-	char *name;
-	int r = 0;
+	char *name = NULL;
+	int r;
 
 	UMAD_DEBUG("ca_name %s", ca_name ? ca_name : "(null)");
 	if (!ca)
 		return -EINVAL;
-	be = backend_or_error(&r);
-	if (!be)
+	r = prepare(ca_name, NULL, &be, &name);
+	if (r < 0)
 		return r;
-	name = umad_resolve_ca_name(ca_name, NULL, 0);
-	if (!name)
-		return -ENODEV;
 	memset(ca, 0, sizeof(*ca));
 	r = be->get_ca(name, ca);
 	free(name);
@@ -90,18 +100,15 @@ int umad_release_ca(umad_ca_t *ca)
 int umad_get_port(const char *ca_name, int portnum, umad_port_t *port)
 {
 	const struct umad_backend *be;
-	char *name;
+	char *name = NULL;
 	int r = 0;
 
 	UMAD_DEBUG("ca_name %s portnum %d", ca_name ? ca_name : "(null)", portnum);
 	if (!port)
 		return -EINVAL;
-	be = backend_or_error(&r);
-	if (!be)
+	r = prepare(ca_name, &portnum, &be, &name);
+	if (r < 0)
 		return r;
-	name = umad_resolve_ca_name(ca_name, &portnum, 0);
-	if (!name)
-		return -ENODEV;
 	r = be->get_port(name, portnum, port);
 	free(name);
 	return r;
@@ -119,7 +126,7 @@ int umad_release_port(umad_port_t *port)
 int umad_get_ca_portguids(const char *ca_name, __be64 *portguids, int max)
 {
 	umad_ca_t ca;
-	char *name;
+	char *name = NULL;
 	int i, n;
 
 	UMAD_DEBUG("ca name %s max port guids %d", ca_name ? ca_name : "(null)", max);
@@ -148,18 +155,15 @@ int umad_get_ca_portguids(const char *ca_name, __be64 *portguids, int max)
 int umad_get_issm_path(const char *ca_name, int portnum, char path[], int max)
 {
 	const struct umad_backend *be;
-	char *name;
+	char *name = NULL;
 	int r = 0;
 
 	UMAD_DEBUG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
 	if (!path || max <= 0)
 		return -EINVAL;
-	be = backend_or_error(&r);
-	if (!be)
+	r = prepare(ca_name, &portnum, &be, &name);
+	if (r < 0)
 		return r;
-	name = umad_resolve_ca_name(ca_name, &portnum, 0);
-	if (!name)
-		return -ENODEV;
 	r = be->get_issm_path(name, portnum, path, (size_t)max);
 	free(name);
 	return r;
@@ -170,7 +174,7 @@ static int open_port(const char *ca_name, int portnum, int enforce_smi)
 	const struct umad_backend *be;
 	size_t hdr_size = UMAD_HDR_SIZE_NEW;
 	int fd, open_errno = 0, r = 0;
-	char *name;
+	char *name = NULL;
 
 	UMAD_DEBUG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
 	be = backend_or_error(&r);
