@@ -10,3 +10,4 @@ include tests/headers.mk
 include tests/kernel.mk
 include tests/api.mk
 include tests/diff.mk
+include tests/capture.mk

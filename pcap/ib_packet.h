@@ -1,0 +1,48 @@
+/*
+ * Synthesis of the InfiniBand wire packet around a MAD seen at the umad
+ * layer (LRH, optional GRH, BTH, DETH, MAD, ICRC, VCRC), so that capture
+ * files decode in stock Wireshark as ibdump's captures do.
+ */
+#ifndef LIBUMAD_IB_PACKET_H
+#define LIBUMAD_IB_PACKET_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/umad.h>
+
+#define IB_LRH_LEN	8
+#define IB_GRH_LEN	40
+#define IB_BTH_LEN	12
+#define IB_DETH_LEN	8
+#define IB_ICRC_LEN	4
+#define IB_VCRC_LEN	2
+/* Largest packet: headers + one 256-byte MAD + CRCs. */
+#define IB_MAD_PACKET_MAX (IB_LRH_LEN + IB_GRH_LEN + IB_BTH_LEN + IB_DETH_LEN + 256 + \
+			   IB_ICRC_LEN + IB_VCRC_LEN)
+
+#define IB_LID_PERMISSIVE 0xffff
+
+/* What the packet needs besides the umad header: the capturing port's side. */
+struct ib_packet_ends {
+	int outbound;			/* 1: umad_send, 0: umad_recv */
+	uint16_t local_lid;		/* base LID | path bits; 0xffff when not assigned */
+	uint8_t local_qp;		/* the agent's QP: 0 (SMI) or 1 (GSI) */
+	uint16_t pkey;			/* P_Key value at hdr->addr.pkey_index (GMPs) */
+	union umad_gid local_gid;	/* for the GRH, when hdr->addr.grh_present */
+	uint32_t psn;			/* any; a per-port counter reads best */
+};
+
+/*
+ * Write the packet carrying mad (mad_len bytes, 256 for one MAD) into out.
+ * Returns its length, or -ENOSPC if max is too small, -EINVAL for a MAD
+ * that does not fit one packet (PktLen has 11 bits).
+ */
+int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
+		    const uint8_t *mad, size_t mad_len, const struct ib_packet_ends *ends);
+
+/* IBA 7.8.1: CRC-32 over LRH..payload with the variant fields set to ones. */
+uint32_t ib_icrc(const uint8_t *pkt, size_t len);
+/* IBA 7.8.2: CRC-16 (0x100B) over LRH..ICRC. */
+uint16_t ib_vcrc(const uint8_t *pkt, size_t len);
+
+#endif /* LIBUMAD_IB_PACKET_H */

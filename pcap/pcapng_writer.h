@@ -1,0 +1,37 @@
+/*
+ * A minimal pcapng writer for MAD captures: one section, one interface per
+ * (CA, port), every packet an ERF type 21 (InfiniBand) record, which stock
+ * Wireshark decodes.  Each block reaches the file in one write(2), so a
+ * process killed mid-capture leaves a file readable up to its last block.
+ */
+#ifndef LIBUMAD_PCAPNG_WRITER_H
+#define LIBUMAD_PCAPNG_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define PCAPNG_LINKTYPE_ERF 197
+
+enum pcapng_direction {
+	PCAPNG_DIR_UNKNOWN = 0,
+	PCAPNG_DIR_INBOUND = 1,
+	PCAPNG_DIR_OUTBOUND = 2,
+};
+
+struct pcapng_writer;
+
+/* Create path (mode 0600, truncated) and write the section header; NULL with errno set. */
+struct pcapng_writer *pcapng_create(const char *path, const char *application);
+/* Add an interface named e.g. "mlx5_0:1"; returns its id (>= 0) or -errno. */
+int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *description);
+/*
+ * Write one InfiniBand packet (LRH..VCRC) as an ERF record on interface id,
+ * at time ts_ns (Unix epoch, nanoseconds), with direction, an optional
+ * comment and a packet id (0: none).  0 or -errno.
+ */
+int pcapng_write_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_direction dir,
+		    const uint8_t *pkt, size_t len, const char *comment, uint64_t packet_id);
+/* Close the file; 0 or -errno. */
+int pcapng_close(struct pcapng_writer *w);
+
+#endif /* LIBUMAD_PCAPNG_WRITER_H */

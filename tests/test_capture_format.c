@@ -1,0 +1,273 @@
+/*
+ * Capture format: the synthesized IB packet (checked against the reference
+ * test vector of ../shared/reference/mad-capture-format.md), and pcapng
+ * files read back by libpcap and decoded by stock tshark.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <pcap/pcap.h>
+
+#include "pcap/ib_packet.h"
+#include "pcap/pcapng_writer.h"
+
+/* DR SubnGet(NodeInfo) from LID 1 to the permissive LID, initial path [0, 1], TID 0x100001234. */
+static void dr_get_nodeinfo(uint8_t mad[256], struct ib_user_mad *hdr)
+{
+	memset(mad, 0, 256);
+	memset(hdr, 0, sizeof(*hdr));
+	mad[0] = 1;		/* base version */
+	mad[1] = 0x81;		/* directed-route SMP */
+	mad[2] = 1;
+	mad[3] = 0x01;		/* Get */
+	mad[7] = 1;		/* hop count */
+	mad[11] = 0x01;		/* TID 0x0000000100001234 */
+	mad[14] = 0x12;
+	mad[15] = 0x34;
+	mad[17] = 0x11;		/* NodeInfo */
+	memset(mad + 32, 0xff, 4);	/* DrSLID, DrDLID permissive */
+	mad[129] = 1;		/* initial path [0, 1] */
+	hdr->addr.lid = htobe16(IB_LID_PERMISSIVE);
+}
+
+static void test_reference_vector(void **state)
+{
+	static const uint8_t lrh_bth[] = { 0xf0, 0x02, 0xff, 0xff, 0x00, 0x48, 0x00, 0x01,
+					   0x64, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
+					   0x00, 0x00, 0x00, 0x00 };
+	static const uint8_t crcs[] = { 0xdf, 0xc9, 0xc0, 0x79, 0xf4, 0x8f };
+	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1, .local_qp = 0, .pkey = 0xffff };
+	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX];
+	struct ib_user_mad hdr;
+	int n;
+
+	(void)state;
+	dr_get_nodeinfo(mad, &hdr);
+	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
+	assert_int_equal(n, 290);
+	assert_memory_equal(pkt, lrh_bth, sizeof(lrh_bth));
+	assert_memory_equal(pkt + 28, mad, 256);
+	assert_memory_equal(pkt + n - 6, crcs, sizeof(crcs));
+	/* The CRC functions alone, on the same bytes. */
+	assert_int_equal(ib_icrc(pkt, 284), 0x79c0c9df);
+	assert_int_equal(ib_vcrc(pkt, 288), 0x8ff4);
+}
+
+static void test_variant_fields_do_not_change_icrc(void **state)
+{
+	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
+	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX];
+	struct ib_user_mad hdr;
+	uint32_t icrc;
+
+	(void)state;
+	dr_get_nodeinfo(mad, &hdr);
+	assert_int_equal(ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends), 290);
+	icrc = ib_icrc(pkt, 284);
+	pkt[0] = 0x30;		/* another VL */
+	pkt[12] = 0xc0;		/* FECN/BECN */
+	assert_int_equal(ib_icrc(pkt, 284), icrc);
+	pkt[100] ^= 1;		/* but the payload counts */
+	assert_int_not_equal(ib_icrc(pkt, 284), icrc);
+}
+
+static void test_gmp_inbound_with_grh(void **state)
+{
+	struct ib_packet_ends ends = { .outbound = 0, .local_lid = 7, .local_qp = 1, .pkey = 0x8001 };
+	uint8_t mad[256] = { 1, 0x04, 1, 0x81 }, pkt[IB_MAD_PACKET_MAX];
+	struct ib_user_mad hdr;
+	int n;
+
+	(void)state;
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.addr.lid = htobe16(2);
+	hdr.addr.qpn = htobe32(1);
+	hdr.addr.sl = 3;
+	hdr.addr.grh_present = 1;
+	hdr.addr.hop_limit = 64;
+	hdr.addr.traffic_class = 0x12;
+	hdr.addr.flow_label = htobe32(0xabcde);
+	hdr.addr.gid[0] = 0xfe;
+	ends.local_gid.raw[0] = 0xfd;
+	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
+	assert_int_equal(n, 330);
+	assert_int_equal(pkt[0], 0x00);			/* VL0 */
+	assert_int_equal(pkt[1], 0x33);			/* SL 3, LNH global */
+	assert_int_equal(pkt[3], 7);			/* DLID: us */
+	assert_int_equal(pkt[5], 82);			/* PktLen */
+	assert_int_equal(pkt[7], 2);			/* SLID: the sender */
+	assert_int_equal(pkt[8], 0x61);			/* IPVer 6, TClass 0x12 */
+	assert_int_equal(pkt[8 + 6], 0x1b);		/* next header: BTH */
+	assert_int_equal(pkt[8 + 8], 0xfe);		/* SGID: the sender's */
+	assert_int_equal(pkt[8 + 24], 0xfd);		/* DGID: ours */
+	assert_int_equal(pkt[48 + 2], 0x80);		/* P_Key 0x8001 */
+	assert_int_equal(pkt[48 + 7], 1);		/* DestQP: our QP1 */
+	assert_int_equal(pkt[60], 0x80);		/* Q_Key 0x80010000 */
+	assert_int_equal(pkt[60 + 7], 1);		/* SrcQP */
+}
+
+static void test_sizes(void **state)
+{
+	struct ib_packet_ends ends = { .outbound = 1 };
+	uint8_t mad[8192] = { 1, 0x03 }, pkt[9000];
+	struct ib_user_mad hdr;
+
+	(void)state;
+	memset(&hdr, 0, sizeof(hdr));
+	assert_int_equal(ib_packet_build(pkt, 100, &hdr, mad, 256, &ends), -ENOSPC);
+	/* PktLen has 11 bits: 8188 bytes at most. */
+	assert_int_equal(ib_packet_build(pkt, sizeof(pkt), &hdr, mad, 8192, &ends), -EINVAL);
+	/* A payload that is no multiple of 4 is padded, and PadCnt says so. */
+	assert_int_equal(ib_packet_build(pkt, sizeof(pkt), &hdr, mad, 254, &ends), 290);
+	assert_int_equal(pkt[9] >> 4 & 3, 2);
+}
+
+/* --- pcapng files --------------------------------------------------------- */
+
+static char path[64];
+
+static int make_path(void **state)
+{
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/umad-capture-test-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	return 0;
+}
+
+static int remove_path(void **state)
+{
+	(void)state;
+	unlink(path);
+	return 0;
+}
+
+/* Three frames: the DR Get out, its response in, a PerfMgt Get(PortCounters) out. */
+static void write_sample(void)
+{
+	struct ib_packet_ends out = { .outbound = 1, .local_lid = 1, .local_qp = 0 };
+	struct ib_packet_ends in = { .outbound = 0, .local_lid = 1, .local_qp = 0 };
+	struct ib_packet_ends gsi = { .outbound = 1, .local_lid = 1, .local_qp = 1, .pkey = 0xffff };
+	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX];
+	struct pcapng_writer *w;
+	struct ib_user_mad hdr;
+	int n;
+
+	w = pcapng_create(path, "libumad test");
+	assert_non_null(w);
+	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
+
+	dr_get_nodeinfo(mad, &hdr);
+	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &out);
+	assert_int_equal(pcapng_write_ib(w, 0, 1700000000000000000ull, PCAPNG_DIR_OUTBOUND,
+					 pkt, (size_t)n, "agent=0 status=0", 1), 0);
+
+	mad[3] = 0x81;		/* GetResp */
+	mad[4] = 0x80;		/* D bit */
+	mad[64 + 0] = 1;	/* NodeInfo: base version, class version, type CA, 1 port */
+	mad[64 + 1] = 1;
+	mad[64 + 2] = 1;
+	mad[64 + 3] = 1;
+	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &in);
+	assert_int_equal(pcapng_write_ib(w, 0, 1700000000001000000ull, PCAPNG_DIR_INBOUND,
+					 pkt, (size_t)n, "agent=0 status=0", 1), 0);
+
+	memset(mad, 0, sizeof(mad));
+	mad[0] = 1;
+	mad[1] = 0x04;		/* PerfMgt */
+	mad[2] = 1;
+	mad[3] = 0x01;
+	mad[17] = 0x12;		/* PortCounters */
+	mad[64 + 1] = 1;	/* PortSelect */
+	memset(&hdr, 0, sizeof(hdr));
+	hdr.addr.lid = htobe16(2);
+	hdr.addr.qpn = htobe32(1);
+	hdr.addr.qkey = htobe32(0x80010000);
+	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &gsi);
+	assert_int_equal(pcapng_write_ib(w, 0, 1700000000002000000ull, PCAPNG_DIR_OUTBOUND,
+					 pkt, (size_t)n, "agent=1 status=0", 0), 0);
+	assert_int_equal(pcapng_write_ib(w, 5, 0, PCAPNG_DIR_OUTBOUND, pkt, (size_t)n, NULL, 0),
+			 -EINVAL);
+	assert_int_equal(pcapng_close(w), 0);
+}
+
+static void test_libpcap_reads_it(void **state)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *ph;
+	const u_char *data;
+	pcap_t *p;
+	int n = 0;
+
+	(void)state;
+	write_sample();
+	p = pcap_open_offline(path, err);
+	if (!p)
+		fail_msg("libpcap: %s", err);
+	assert_int_equal(pcap_datalink(p), DLT_ERF);
+	while (pcap_next_ex(p, &ph, &data) == 1) {
+		assert_int_equal(ph->caplen, 16 + 290);
+		assert_int_equal(data[8], 21);		/* ERF type InfiniBand */
+		n++;
+	}
+	pcap_close(p);
+	assert_int_equal(n, 3);
+}
+
+static void test_tshark_decodes_it(void **state)
+{
+	/* Direction (0 sent, 1 received) and packet id, then the Info column's MAD name. */
+	static const char *const expected[][2] = {
+		{ "0\t1\t", "SubnGet(NodeInfo)" },
+		{ "1\t1\t", "SubnGetResp(NodeInfo)" },
+		{ "0\t\t", "PERF (PortCounters)" },
+	};
+	char cmd[256], line[256];
+	FILE *out;
+	int i = 0;
+
+	(void)state;
+	if (access("/usr/bin/tshark", X_OK) != 0)
+		skip();		/* installed by scripts/install-deps; CI has it */
+	write_sample();
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -T fields -e frame.p2p_dir -e frame.packet_id -e _ws.col.Info 2>/dev/null",
+		 path);
+	out = popen(cmd, "r");
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), out)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (i < 3 && (strncmp(line, expected[i][0], strlen(expected[i][0])) ||
+			      !strstr(line, expected[i][1]) || strstr(line, "Malformed")))
+			fail_msg("frame %d: tshark says '%s', expected '%s...%s'", i + 1, line,
+				 expected[i][0], expected[i][1]);
+		i++;
+	}
+	assert_int_equal(pclose(out), 0);
+	assert_int_equal(i, 3);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_reference_vector),
+		cmocka_unit_test(test_variant_fields_do_not_change_icrc),
+		cmocka_unit_test(test_gmp_inbound_with_grh),
+		cmocka_unit_test(test_sizes),
+		cmocka_unit_test_setup_teardown(test_libpcap_reads_it, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_tshark_decodes_it, make_path, remove_path),
+	};
+
+	return cmocka_run_group_tests_name("capture format", tests, NULL, NULL);
+}
