@@ -29,6 +29,7 @@ libumad_libumad_core_la_SOURCES = \
 	backends/backend.h \
 	$(kernel_backend_sources)
 libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
+libumad_libumad_core_la_LIBADD = pcap/libcapture.la
 
 lib_LTLIBRARIES += libibumad.la
 libibumad_la_SOURCES =

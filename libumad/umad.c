@@ -11,6 +11,7 @@
 
 #include "backends/backend.h"
 #include "internal.h"
+#include "pcap/capture_tap.h"
 
 atomic_int umad_debug_level;
 atomic_size_t umad_hdr_size = UMAD_HDR_SIZE_OLD;
@@ -189,6 +190,14 @@ static int open_port(const char *ca_name, int portnum, int enforce_smi)
 	if (fd >= 0) {
 		atomic_store(&umad_hdr_size, hdr_size);
 		UMAD_DEBUG("opened %s port %d fd %d", name, portnum, fd);
+		if (umad_tap_on()) {
+			umad_port_t info;
+			int have_info = be->get_port(name, portnum, &info) == 0;
+
+			umad_tap_port_opened(fd, name, portnum, have_info ? &info : NULL);
+			if (have_info)
+				free_port_contents(&info);
+		}
 	} else if (fd == -EIO && open_errno) {
 		UMAD_DEBUG("open %s port %d failed: %s", name, portnum, strerror(open_errno));
 		errno = open_errno;
@@ -215,6 +224,7 @@ int umad_close_port(int portid)
 	be = backend_or_error(&r);
 	if (!be)
 		return r;
+	umad_tap_port_closed(portid);
 	r = be->close_port(portid);
 	UMAD_DEBUG("closed fd %d: %d", portid, r);
 	return r;
@@ -362,8 +372,10 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 
 	total = umad_size() + (size_t)length;
 	n = be->send(portid, mad, total);
-	if (n >= 0 && (size_t)n == total)
+	if (n >= 0 && (size_t)n == total) {
+		umad_tap_mad(portid, 1, mad, umad_size(), (size_t)length);
 		return 0;
+	}
 	UMAD_DEBUG("send of %zu bytes returned %zd", total, n);
 	errno = n < 0 ? (int)-n : EIO;
 	return -EIO;
@@ -400,6 +412,7 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 	if (n >= 0) {
 		*length = (size_t)n > hdr ? (int)((size_t)n - hdr) : 0;
 		UMAD_DEBUG("mad received by agent %u length %zd", mad->agent_id, n);
+		umad_tap_mad(portid, 0, mad, hdr, (size_t)*length);
 		return (int)mad->agent_id;
 	}
 	/*
@@ -454,6 +467,7 @@ static int register_legacy(int portid, struct umad_agent_req *req)
 		return -EPERM;
 	}
 	UMAD_DEBUG("fd %d: registered class 0x%x as agent %u", portid, req->mgmt_class, id);
+	umad_tap_agent(portid, id, req->qpn);
 	return (int)id;
 }
 
@@ -526,8 +540,10 @@ int umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
 		.oui = attr->oui,
 	};
 	r = be->register_agent(port_fd, &req, agent_id);
-	if (r == 0)
+	if (r == 0) {
+		umad_tap_agent(port_fd, *agent_id, req.qpn);
 		return 0;
+	}
 
 	/* Kernels before REGISTER_AGENT2 answer ENOTTY or EINVAL: fall back when no flag was asked. */
 	if ((r == -ENOTTY || r == -EINVAL) && attr->flags == 0) {
@@ -536,8 +552,10 @@ int umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
 		old.legacy = 1;
 		old.flags = 0;
 		r = be->register_agent(port_fd, &old, agent_id);
-		if (r == 0)
+		if (r == 0) {
+			umad_tap_agent(port_fd, *agent_id, old.qpn);
 			return 0;
+		}
 	} else if (r == -ENOTTY) {
 		attr->flags = 0;	/* no REGISTER_AGENT2 at all: no flag is supported */
 	} else if (r == -EINVAL) {

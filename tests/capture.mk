@@ -5,6 +5,19 @@ check_PROGRAMS += tests/test_capture_format
 TESTS += tests/test_capture_format
 tests_test_capture_format_SOURCES = tests/test_capture_format.c
 tests_test_capture_format_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS)
-tests_test_capture_format_LDADD = pcap/libcaptureformat.la $(PCAP_LIBS) $(CMOCKA_LIBS)
+tests_test_capture_format_LDADD = pcap/libcapture.la $(PCAP_LIBS) $(CMOCKA_LIBS)
+endif
+endif
+
+# The tap through the public API on the loopback module (see dispatch.mk).
+if HAVE_CMOCKA
+if ENABLE_PCAP
+check_PROGRAMS += tests/test_capture_tap
+TESTS += tests/test_capture_tap
+tests_test_capture_tap_SOURCES = tests/test_capture_tap.c tests/child.c tests/child.h
+tests_test_capture_tap_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS) \
+	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"'
+tests_test_capture_tap_LDADD = libibumad.la $(PCAP_LIBS) $(CMOCKA_LIBS)
+tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-sim.la
 endif
 endif

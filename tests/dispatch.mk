@@ -11,7 +11,7 @@ tests_backend_replay_la_LDFLAGS = $(tests_backend_sim_la_LDFLAGS)
 
 check_PROGRAMS += tests/test_dispatch
 TESTS += tests/test_dispatch
-tests_test_dispatch_SOURCES = tests/test_dispatch.c
+tests_test_dispatch_SOURCES = tests/test_dispatch.c tests/child.c tests/child.h
 tests_test_dispatch_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
 	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"'
 tests_test_dispatch_LDADD = libibumad.la $(CMOCKA_LIBS)

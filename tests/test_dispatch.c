@@ -25,73 +25,7 @@
 #error "TEST_MODULE_DIR must name the directory of the test modules"
 #endif
 
-static char failure[512];
-
-#define CHECK(cond) do { if (!(cond)) { \
-	snprintf(failure, sizeof(failure), "%s:%d: %s", __FILE__, __LINE__, #cond); \
-	return -1; } } while (0)
-#define CHECK_EQ(a, b) do { long long a_ = (long long)(a), b_ = (long long)(b); \
-	if (a_ != b_) { snprintf(failure, sizeof(failure), "%s:%d: %s == %lld, expected %s == %lld", \
-		__FILE__, __LINE__, #a, a_, #b, b_); return -1; } } while (0)
-
-struct child_result {
-	char failure[512];
-	char stderr_text[4096];
-};
-
-/* Run fn in a child with the given environment; collect its verdict and stderr. */
-static void run_child(int (*fn)(void), const char *backend, const char *module_dir,
-		      struct child_result *res)
-{
-	int verdict[2], errpipe[2], status;
-	ssize_t n;
-	size_t got = 0;
-	pid_t pid;
-
-	memset(res, 0, sizeof(*res));
-	assert_int_equal(pipe(verdict), 0);
-	assert_int_equal(pipe(errpipe), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		close(verdict[0]);
-		close(errpipe[0]);
-		dup2(errpipe[1], 2);
-		if (backend)
-			setenv("UMAD_BACKEND", backend, 1);
-		else
-			unsetenv("UMAD_BACKEND");
-		if (module_dir)
-			setenv("UMAD_MODULE_DIR", module_dir, 1);
-		else
-			unsetenv("UMAD_MODULE_DIR");
-		if (fn() < 0) {
-			n = write(verdict[1], failure, strlen(failure));
-			(void)n;
-		}
-		_exit(0);
-	}
-	close(verdict[1]);
-	close(errpipe[1]);
-	while ((n = read(errpipe[0], res->stderr_text + got,
-			 sizeof(res->stderr_text) - 1 - got)) > 0)
-		got += (size_t)n;
-	n = read(verdict[0], res->failure, sizeof(res->failure) - 1);
-	(void)n;
-	close(verdict[0]);
-	close(errpipe[0]);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
-}
-
-static void expect_child_ok(int (*fn)(void), const char *backend, const char *module_dir,
-			    struct child_result *res)
-{
-	run_child(fn, backend, module_dir, res);
-	if (res->failure[0])
-		fail_msg("%s\nchild stderr:\n%s", res->failure, res->stderr_text);
-}
+#include "tests/child.h"
 
 /* --- an unusable backend: every call fails cleanly ---------------------- */
 

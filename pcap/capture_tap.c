@@ -1,0 +1,257 @@
+/* The in-library capture tap (UMAD_CAPTURE): one pcapng file per process. */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "capture_tap.h"
+#include "ib_packet.h"
+#include "pcapng_writer.h"
+
+#define TAP_MAX_PORTS	64	/* open ports followed at once */
+#define TAP_MAX_AGENTS	UMAD_CA_MAX_AGENTS
+#define TAP_MAX_IFACES	64
+#define ETIMEDOUT_STATUS 110	/* the kernel's status for a send that got no answer */
+
+struct tap_port {
+	int portid;			/* -1: free slot */
+	int iface;
+	uint16_t lid;
+	union umad_gid gid;
+	uint16_t pkeys[64];
+	unsigned n_pkeys;
+	uint8_t agent_qp[TAP_MAX_AGENTS];
+	uint32_t psn;
+};
+
+struct tap_iface {
+	char name[UMAD_CA_NAME_LEN + 8];
+};
+
+atomic_int umad_tap_enabled;
+
+static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t tap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct pcapng_writer *writer;
+static int redact;
+static uint64_t next_packet_id = 1;
+static struct tap_port ports[TAP_MAX_PORTS];
+static struct tap_iface ifaces[TAP_MAX_IFACES];
+static int n_ifaces;
+/* One packet and one comment at a time, under tap_lock: no allocation per MAD. */
+static uint8_t packet[IB_MAD_PACKET_MAX + 8192];
+static uint8_t mad_copy[8192];
+static char comment[256];
+
+static void start(void)
+{
+	const char *path = getenv("UMAD_CAPTURE");
+	const char *r = getenv("UMAD_CAPTURE_REDACT");
+	int i;
+
+	for (i = 0; i < TAP_MAX_PORTS; i++)
+		ports[i].portid = -1;
+	if (!path || !*path)
+		return;
+	writer = pcapng_create(path, "libumad capture tap");
+	if (!writer) {
+		fprintf(stderr, "libibumad: UMAD_CAPTURE=%s: cannot create: %s; not capturing\n",
+			path, strerror(errno));
+		return;
+	}
+	redact = r && *r && strcmp(r, "0");
+	atomic_store(&umad_tap_enabled, 1);
+}
+
+int umad_tap_start(void)
+{
+	pthread_once(&start_once, start);
+	return atomic_load(&umad_tap_enabled);
+}
+
+static struct tap_port *find_port(int portid)
+{
+	int i;
+
+	for (i = 0; i < TAP_MAX_PORTS; i++)
+		if (ports[i].portid == portid)
+			return &ports[i];
+	return NULL;
+}
+
+/* The pcapng interface for "ca:port", added on first use. */
+static int iface_for(const char *ca_name, int portnum)
+{
+	char name[sizeof(ifaces[0].name)];
+	int i, id;
+
+	snprintf(name, sizeof(name), "%s:%d", ca_name, portnum);
+	for (i = 0; i < n_ifaces; i++)
+		if (!strcmp(ifaces[i].name, name))
+			return i;
+	if (n_ifaces == TAP_MAX_IFACES)
+		return -ENOSPC;
+	id = pcapng_add_interface(writer, name, "umad port");
+	if (id >= 0)
+		snprintf(ifaces[n_ifaces++].name, sizeof(name), "%s", name);
+	return id;
+}
+
+void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const umad_port_t *info)
+{
+	struct tap_port *p;
+	unsigned i;
+
+	if (!umad_tap_on())
+		return;
+	pthread_mutex_lock(&tap_lock);
+	p = find_port(portid);
+	if (!p)
+		p = find_port(-1);
+	if (p) {
+		memset(p, 0, sizeof(*p));
+		p->portid = portid;
+		p->iface = iface_for(ca_name, portnum);
+		p->lid = 0xffff;
+		for (i = 0; i < TAP_MAX_AGENTS; i++)
+			p->agent_qp[i] = 1;
+		if (info) {
+			p->lid = info->base_lid ? (uint16_t)info->base_lid : 0xffff;
+			p->gid.global.subnet_prefix = info->gid_prefix;
+			p->gid.global.interface_id = info->port_guid;
+			p->n_pkeys = info->pkeys_size < 64 ? info->pkeys_size : 64;
+			for (i = 0; i < p->n_pkeys && info->pkeys; i++)
+				p->pkeys[i] = info->pkeys[i];
+		}
+		if (p->iface < 0)
+			p->portid = -1;
+	}
+	pthread_mutex_unlock(&tap_lock);
+}
+
+void umad_tap_port_closed(int portid)
+{
+	struct tap_port *p;
+
+	if (!atomic_load(&umad_tap_enabled))
+		return;
+	pthread_mutex_lock(&tap_lock);
+	p = find_port(portid);
+	if (p)
+		p->portid = -1;
+	pthread_mutex_unlock(&tap_lock);
+}
+
+void umad_tap_agent(int portid, uint32_t agent_id, unsigned qpn)
+{
+	struct tap_port *p;
+
+	if (!atomic_load(&umad_tap_enabled))
+		return;
+	pthread_mutex_lock(&tap_lock);
+	p = find_port(portid);
+	if (p && agent_id < TAP_MAX_AGENTS)
+		p->agent_qp[agent_id] = (uint8_t)qpn;
+	pthread_mutex_unlock(&tap_lock);
+}
+
+void umad_tap_redact(uint8_t *mad, size_t len)
+{
+	uint16_t attr;
+
+	if (len < 24)
+		return;
+	attr = (uint16_t)(mad[16] << 8 | mad[17]);
+	switch (mad[1]) {
+	case 0x01:
+	case 0x81:
+		if (len >= 32)
+			memset(mad + 24, 0, 8);		/* SMP M_Key */
+		if (attr == 0x15 && len >= 72)
+			memset(mad + 64, 0, 8);		/* PortInfo:M_Key */
+		if (attr == 0x20 && len >= 80)
+			memset(mad + 72, 0, 8);		/* SMInfo:SM_Key */
+		break;
+	case 0x03:
+		if (len >= 44)
+			memset(mad + 36, 0, 8);		/* SA header SM_Key */
+		break;
+	}
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
+		  size_t mad_len)
+{
+	const uint8_t *mad = (const uint8_t *)umad + hdr_size;
+	struct ib_packet_ends ends;
+	struct ib_user_mad hdr;
+	struct tap_port *p;
+	size_t body, cut;
+	int n, timeout;
+
+	if (!atomic_load(&umad_tap_enabled))
+		return;
+	/* The header as the port speaks it: an ABI 5 header has no pkey_index. */
+	memset(&hdr, 0, sizeof(hdr));
+	memcpy(&hdr, umad, hdr_size < sizeof(hdr) ? hdr_size : sizeof(hdr));
+	if (hdr_size < sizeof(hdr))
+		hdr.addr.pkey_index = 0;
+	timeout = !outbound && hdr.status == ETIMEDOUT_STATUS;
+
+	pthread_mutex_lock(&tap_lock);
+	p = find_port(portid);
+	if (!p)
+		goto out;
+	/*
+	 * On the wire a MAD is never shorter than 256 bytes (the kernel pads
+	 * it), and a timed-out send comes back with only its header: pad both.
+	 */
+	body = mad_len < 256 ? 256 : mad_len;
+	cut = body > sizeof(mad_copy) ? sizeof(mad_copy) : body;
+	memset(mad_copy, 0, cut);
+	memcpy(mad_copy, mad, mad_len < cut ? mad_len : cut);
+	if (redact)
+		umad_tap_redact(mad_copy, cut);
+
+	ends = (struct ib_packet_ends){
+		.outbound = outbound,
+		.local_lid = p->lid,
+		.local_qp = hdr.agent_id < TAP_MAX_AGENTS ? p->agent_qp[hdr.agent_id] : 1,
+		.pkey = hdr.addr.pkey_index < p->n_pkeys ? p->pkeys[hdr.addr.pkey_index] : 0xffff,
+		.local_gid = p->gid,
+		.psn = p->psn++,
+	};
+	n = ib_packet_build(packet, sizeof(packet), &hdr, mad_copy, cut, &ends);
+	if (n == -EINVAL) {
+		/* Longer than one wire packet can say (RMPP reassembled): keep what fits. */
+		cut = 8188 - 96;
+		n = ib_packet_build(packet, sizeof(packet), &hdr, mad_copy, cut, &ends);
+	}
+	if (n < 0)
+		goto out;
+	snprintf(comment, sizeof(comment),
+		 "agent=%u status=%u timeout_ms=%u retries=%u qpn=%u qkey=0x%x lid=%u sl=%u "
+		 "path_bits=%u pkey_index=%u grh=%u length=%zu%s%s",
+		 hdr.agent_id, hdr.status, hdr.timeout_ms, hdr.retries, be32toh(hdr.addr.qpn),
+		 be32toh(hdr.addr.qkey), be16toh(hdr.addr.lid), hdr.addr.sl, hdr.addr.path_bits,
+		 hdr.addr.pkey_index, hdr.addr.grh_present, mad_len,
+		 timeout ? " timeout=1" : "", cut < body ? " truncated=1" : "");
+	pcapng_write_ib(writer, p->iface, now_ns(),
+			outbound ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND, packet, (size_t)n,
+			comment, next_packet_id++);
+out:
+	pthread_mutex_unlock(&tap_lock);
+}

@@ -1,0 +1,37 @@
+/*
+ * The capture tap inside libibumad: with UMAD_CAPTURE=FILE every MAD sent
+ * and received through the public API (and every send timeout) is written
+ * to FILE as pcapng that stock Wireshark decodes, whatever the backend.
+ * UMAD_CAPTURE_REDACT=1 zeroes M_Keys, SM_Keys and SA keys in the file.
+ */
+#ifndef LIBUMAD_CAPTURE_TAP_H
+#define LIBUMAD_CAPTURE_TAP_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/umad.h>
+
+extern atomic_int umad_tap_enabled;
+
+/* Reads UMAD_CAPTURE once; 1 when capturing. */
+int umad_tap_start(void);
+
+static inline int umad_tap_on(void)
+{
+	return atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed) || umad_tap_start();
+}
+
+/* A port was opened: its LID, GID and P_Keys are what the packets need. */
+void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const umad_port_t *info);
+void umad_tap_port_closed(int portid);
+/* An agent was registered on portid with this QP (0 or 1). */
+void umad_tap_agent(int portid, uint32_t agent_id, unsigned qpn);
+/* A whole umad buffer (header of hdr_size, then mad_len bytes) went out or came in. */
+void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
+		  size_t mad_len);
+
+/* Zero the keys a capture should not carry off site (M_Key, SM_Key, SA SM_Key). */
+void umad_tap_redact(uint8_t *mad, size_t len);
+
+#endif /* LIBUMAD_CAPTURE_TAP_H */

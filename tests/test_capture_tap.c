@@ -1,0 +1,238 @@
+/*
+ * The capture tap (UMAD_CAPTURE) through the public API, on the loopback
+ * test module: what reaches the file, its mode, redaction, timeouts, and a
+ * capturing process killed with SIGKILL.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <pcap/pcap.h>
+
+#include <infiniband/umad.h>
+#include "tests/child.h"
+
+#ifndef TEST_MODULE_DIR
+#error "TEST_MODULE_DIR must name the directory of the test modules"
+#endif
+
+#define ERF_HDR 16
+#define MAD_AT (ERF_HDR + 28)	/* LRH, BTH, DETH before the MAD */
+
+static char path[64];
+static const uint8_t mkey[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+
+static int make_path(void **state)
+{
+	int fd;
+
+	(void)state;
+	snprintf(path, sizeof(path), "/tmp/umad-tap-test-XXXXXX");
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	unlink(path);	/* the tap creates it */
+	return 0;
+}
+
+static int remove_path(void **state)
+{
+	(void)state;
+	unlink(path);
+	unsetenv("UMAD_CAPTURE_REDACT");
+	return 0;
+}
+
+/* A MAD of class mgmt_class (Get of attr) through the loopback port, out and back. */
+static int send_and_receive(int fd, int agent, uint8_t mgmt_class, uint16_t attr, size_t len,
+			    uint32_t status)
+{
+	uint8_t buf[64 + 256] = { 0 };
+	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
+	uint8_t *mad = buf + 64;
+	int got = 256;
+
+	mad[0] = 1;
+	mad[1] = mgmt_class;
+	mad[2] = 1;
+	mad[3] = 0x01;
+	mad[16] = (uint8_t)(attr >> 8);
+	mad[17] = (uint8_t)attr;
+	if (mgmt_class == 0x81) {
+		mad[7] = 1;				/* hop count */
+		memcpy(mad + 24, mkey, 8);		/* M_Key */
+		memset(mad + 32, 0xff, 4);
+		umad_set_addr(buf, 0xffff, 0, 0, 0);
+	} else {
+		umad_set_addr(buf, 2, 1, 0, 0x80010000);
+	}
+	umad->status = status;
+	CHECK_EQ(umad_send(fd, agent, buf, (int)len, 100, 0), 0);
+	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
+	CHECK_EQ(got, (int)len);
+	return 0;
+}
+
+static int capture_session(void)
+{
+	int fd, perf, smi;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	perf = umad_register(fd, 0x04, 1, 0, NULL);
+	smi = umad_register(fd, 0x81, 1, 0, NULL);
+	CHECK(perf >= 0 && smi >= 0);
+	if (send_and_receive(fd, perf, 0x04, 0x0012, 256, 0) < 0 ||
+	    send_and_receive(fd, smi, 0x81, 0x0011, 256, 0) < 0 ||
+	    send_and_receive(fd, perf, 0x04, 0x0012, 24, 110) < 0)	/* a timeout's shape */
+		return -1;
+	CHECK_EQ(umad_close_port(fd), 0);
+	return 0;
+}
+
+/* The records of the capture file: count, and the MAD bytes of record index 'which'. */
+static int read_records(uint8_t *mad_out, int which)
+{
+	char err[PCAP_ERRBUF_SIZE];
+	struct pcap_pkthdr *ph;
+	const u_char *data;
+	pcap_t *p = pcap_open_offline(path, err);
+	int n = 0, r;
+
+	if (!p)
+		fail_msg("libpcap: %s", err);
+	assert_int_equal(pcap_datalink(p), DLT_ERF);
+	while ((r = pcap_next_ex(p, &ph, &data)) == 1) {
+		assert_true(ph->caplen >= MAD_AT + 256 + 6);
+		if (n == which && mad_out)
+			memcpy(mad_out, data + MAD_AT, 256);
+		n++;
+	}
+	assert_int_equal(r, PCAP_ERROR_BREAK);	/* a clean end of file, no torn record */
+	pcap_close(p);
+	return n;
+}
+
+static void test_records_and_mode(void **state)
+{
+	struct child_result res;
+	uint8_t mad[256];
+	struct stat st;
+
+	(void)state;
+	expect_child_ok(capture_session, "sim", TEST_MODULE_DIR, &res);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(read_records(mad, 2), 6);
+	assert_int_equal(mad[1], 0x81);
+	assert_memory_equal(mad + 24, mkey, 8);		/* kept without redaction */
+}
+
+static void test_redaction(void **state)
+{
+	static const uint8_t zeros[8];
+	struct child_result res;
+	uint8_t mad[256];
+
+	(void)state;
+	setenv("UMAD_CAPTURE_REDACT", "1", 1);
+	expect_child_ok(capture_session, "sim", TEST_MODULE_DIR, &res);
+	assert_int_equal(read_records(mad, 2), 6);
+	assert_int_equal(mad[1], 0x81);
+	assert_memory_equal(mad + 24, zeros, 8);
+}
+
+static void test_tshark_view(void **state)
+{
+	static const char *const expected[][3] = {
+		{ "0", "PERF (PortCounters)", "agent=4 status=0" },
+		{ "1", "PERF (PortCounters)", "agent=4 status=0" },
+		{ "0", "SubnGet(NodeInfo)", "agent=129 status=0" },
+		{ "1", "SubnGet(NodeInfo)", "qpn=0" },
+		{ "0", "PERF (PortCounters)", "status=110" },
+		{ "1", "PERF (PortCounters)", "timeout=1" },
+	};
+	struct child_result res;
+	char cmd[256], line[512];
+	FILE *out;
+	int i = 0;
+
+	(void)state;
+	if (access("/usr/bin/tshark", X_OK) != 0)
+		skip();		/* installed by scripts/install-deps; CI has it */
+	expect_child_ok(capture_session, "sim", TEST_MODULE_DIR, &res);
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -T fields -E separator='|' -e frame.p2p_dir -e _ws.col.Info "
+		 "-e frame.comment 2>/dev/null", path);
+	out = popen(cmd, "r");
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), out)) {
+		line[strcspn(line, "\n")] = '\0';
+		if (i < 6 && (strncmp(line, expected[i][0], 1) || !strstr(line, expected[i][1]) ||
+			      !strstr(line, expected[i][2]) || strstr(line, "Malformed")))
+			fail_msg("frame %d: tshark says '%s', expected %s|...%s...|...%s...", i + 1,
+				 line, expected[i][0], expected[i][1], expected[i][2]);
+		i++;
+	}
+	assert_int_equal(pclose(out), 0);
+	assert_int_equal(i, 6);
+}
+
+/* Capture until killed. */
+static int capture_forever(void)
+{
+	int fd, agent;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	for (;;)
+		if (send_and_receive(fd, agent, 0x04, 0x0012, 256, 0) < 0)
+			return -1;
+}
+
+static void test_sigkill_leaves_whole_records(void **state)
+{
+	pid_t pid;
+	int status, n;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("UMAD_BACKEND", "sim", 1);
+		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
+		_exit(capture_forever() < 0 ? 1 : 0);
+	}
+	usleep(200 * 1000);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	n = read_records(NULL, -1);
+	assert_true(n > 10);
+}
+
+int main(void)
+{
+#define T(fn) cmocka_unit_test_setup_teardown(fn, make_path, remove_path)
+	const struct CMUnitTest tests[] = {
+		T(test_records_and_mode),
+		T(test_redaction),
+		T(test_tshark_view),
+		T(test_sigkill_leaves_whole_records),
+	};
+
+	return cmocka_run_group_tests_name("capture tap", tests, NULL, NULL);
+}
