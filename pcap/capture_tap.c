@@ -48,9 +48,17 @@ static uint8_t packet[IB_MAD_PACKET_MAX + 8192];
 static uint8_t mad_copy[8192];
 static char comment[256];
 
+/* The variable naming the file: UMAD_CAPTURE, or the preload shim's own. */
+static const char *capture_variable = "UMAD_CAPTURE";
+
+void umad_tap_use_variable(const char *name)
+{
+	capture_variable = name;
+}
+
 static void start(void)
 {
-	const char *path = getenv("UMAD_CAPTURE");
+	const char *path = getenv(capture_variable);
 	const char *r = getenv("UMAD_CAPTURE_REDACT");
 	int i;
 
@@ -60,8 +68,8 @@ static void start(void)
 		return;
 	writer = pcapng_create(path, "libumad capture tap");
 	if (!writer) {
-		fprintf(stderr, "libibumad: UMAD_CAPTURE=%s: cannot create: %s; not capturing\n",
-			path, strerror(errno));
+		fprintf(stderr, "libumad: %s=%s: cannot create: %s; not capturing\n",
+			capture_variable, path, strerror(errno));
 		return;
 	}
 	redact = r && *r && strcmp(r, "0");

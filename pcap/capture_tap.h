@@ -14,6 +14,9 @@
 
 extern atomic_int umad_tap_enabled;
 
+/* Before the first call: read the file name from this variable instead of UMAD_CAPTURE. */
+void umad_tap_use_variable(const char *name);
+
 /* Reads UMAD_CAPTURE once; 1 when capturing. */
 int umad_tap_start(void);
 

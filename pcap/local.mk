@@ -6,3 +6,12 @@ pcap_libcapture_la_SOURCES = \
 	pcap/ib_packet.c pcap/ib_packet.h \
 	pcap/pcapng_writer.c pcap/pcapng_writer.h \
 	pcap/capture_tap.c pcap/capture_tap.h
+
+# libumad-capture.so: the LD_PRELOAD shim for programs on any libibumad.
+pkglib_LTLIBRARIES += libumad-capture.la
+libumad_capture_la_SOURCES = pcap/capture_preload.c
+libumad_capture_la_LIBADD = pcap/libcapture.la
+libumad_capture_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
+	-Wl,--version-script=$(srcdir)/pcap/capture_preload.map
+EXTRA_libumad_capture_la_DEPENDENCIES = pcap/capture_preload.map
+EXTRA_DIST += pcap/capture_preload.map

@@ -21,3 +21,7 @@ tests_test_capture_tap_LDADD = libibumad.la $(PCAP_LIBS) $(CMOCKA_LIBS)
 tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-sim.la
 endif
 endif
+
+# The LD_PRELOAD shim on Debian's libibumad under ibsim + umad2sim.
+TESTS += tests/capture_preload.sh
+EXTRA_DIST += tests/capture_preload.sh
