@@ -15,3 +15,7 @@ libumad_capture_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
 	-Wl,--version-script=$(srcdir)/pcap/capture_preload.map
 EXTRA_libumad_capture_la_DEPENDENCIES = pcap/capture_preload.map
 EXTRA_DIST += pcap/capture_preload.map
+
+# Reading captures (the CLI, later the replay backend).
+noinst_LTLIBRARIES += pcap/libcapturereader.la
+pcap_libcapturereader_la_SOURCES = pcap/pcapng_reader.c pcap/pcapng_reader.h

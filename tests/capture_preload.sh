@@ -28,7 +28,9 @@ sleep 1
 
 LD_PRELOAD="$umad2sim" ibnetdiscover > "$work/plain.out" 2>"$work/plain.err" ||
 	{ echo "FAIL: ibnetdiscover under ibsim"; cat "$work/plain.err"; exit 1; }
-UMAD_PRELOAD_CAPTURE="$work/cap.pcapng" LD_PRELOAD="$shim $umad2sim" \
+# Through the front end: umad capture -w FILE -- CMD (the shim from the build tree).
+UMAD_CAPTURE_SHIM="$shim" LD_PRELOAD="$umad2sim" \
+	"$top_builddir/cli/umad" capture -w "$work/cap.pcapng" -- \
 	ibnetdiscover > "$work/captured.out" 2>"$work/captured.err" ||
 	{ echo "FAIL: ibnetdiscover with the shim"; cat "$work/captured.err"; exit 1; }
 
@@ -56,5 +58,13 @@ echo "$frames frames: $gets SubnGet sent, $resps SubnGetResp received, $bad othe
 for attr in NodeInfo PortInfo NodeDescription SwitchInfo; do
 	grep -q "SubnGetResp($attr)" "$work/frames" || { echo "FAIL: no SubnGetResp($attr)"; status=1; }
 done
+# umad capture stats: the same numbers, every request answered.
+"$top_builddir/cli/umad" capture stats "$work/cap.pcapng" > "$work/stats" ||
+	{ echo "FAIL: umad capture stats"; status=1; }
+cat "$work/stats"
+grep -q ": $frames MADs ($gets sent, $resps received), 0 timeouts, 0 requests unanswered" \
+	"$work/stats" || { echo "FAIL: stats disagree with tshark"; status=1; }
+grep -q "round trip ($gets answered requests): p50" "$work/stats" ||
+	{ echo "FAIL: no latency percentiles"; status=1; }
 [ "$status" -eq 0 ] && echo "PASS: ibnetdiscover on Debian's libibumad under ibsim, captured by the shim"
 exit "$status"

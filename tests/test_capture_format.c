@@ -18,6 +18,7 @@
 
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_writer.h"
+#include "pcap/pcapng_reader.h"
 
 /* DR SubnGet(NodeInfo) from LID 1 to the permissive LID, initial path [0, 1], TID 0x100001234. */
 static void dr_get_nodeinfo(uint8_t mad[256], struct ib_user_mad *hdr)
@@ -258,6 +259,87 @@ static void test_tshark_decodes_it(void **state)
 	assert_int_equal(i, 3);
 }
 
+static void test_reader_round_trip(void **state)
+{
+	struct capture_record rec;
+	struct capture_reader *r;
+	char err[512];
+	int n = 0;
+
+	(void)state;
+	write_sample();
+	r = capture_open(path, err, sizeof(err));
+	if (!r)
+		fail_msg("%s", err);
+	while (capture_next(r, &rec, err, sizeof(err)) == 1) {
+		assert_string_equal(rec.iface_name, "mlx5_0:1");
+		assert_int_equal(rec.len, 290);
+		assert_int_equal(rec.packet[0], n == 2 ? 0x00 : 0xf0);	/* VL0 for the GMP */
+		assert_int_equal(rec.direction, n == 1 ? 1 : 2);
+		assert_int_equal(rec.packet_id, n < 2 ? 1 : 0);
+		assert_true(rec.ts_ns == 1700000000000000000ull + (uint64_t)n * 1000000u);
+		assert_non_null(strstr(rec.comment, n == 2 ? "agent=1" : "agent=0"));
+		n++;
+	}
+	capture_close(r);
+	assert_int_equal(n, 3);
+}
+
+/* Every truncation and many corruptions of a good file: an error or the end, never a crash. */
+static void test_reader_bad_input(void **state)
+{
+	uint8_t good[4096], bad[4096];
+	struct capture_record rec;
+	struct capture_reader *r;
+	char err[512], bad_path[80];
+	size_t size, cut, i;
+	unsigned seed = 12345;
+	FILE *f;
+	int got, errors = 0;
+
+	(void)state;
+	write_sample();
+	f = fopen(path, "rb");
+	assert_non_null(f);
+	size = fread(good, 1, sizeof(good), f);
+	fclose(f);
+	snprintf(bad_path, sizeof(bad_path), "%s.bad", path);
+	for (i = 0; i < size + 2000; i++) {
+		memcpy(bad, good, size);
+		cut = size;
+		if (i < size) {
+			cut = i;	/* truncated after i bytes */
+		} else {
+			int k;
+
+			for (k = 0; k < 4; k++) {	/* a few random bytes changed */
+				seed = seed * 1103515245u + 12345u;
+				bad[(seed >> 8) % size] = (uint8_t)(seed >> 20);
+			}
+		}
+		f = fopen(bad_path, "wb");
+		assert_non_null(f);
+		assert_int_equal(fwrite(bad, 1, cut, f), cut);
+		fclose(f);
+		err[0] = '\0';
+		r = capture_open(bad_path, err, sizeof(err));
+		if (!r) {
+			assert_non_null(strstr(err, bad_path));
+			errors++;
+			continue;
+		}
+		while ((got = capture_next(r, &rec, err, sizeof(err))) == 1)
+			assert_true(rec.len <= 4096);
+		if (got < 0) {
+			assert_non_null(strstr(err, ": offset "));
+			errors++;
+		}
+		capture_close(r);
+	}
+	unlink(bad_path);
+	assert_true(errors > 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -267,6 +349,8 @@ int main(void)
 		cmocka_unit_test(test_sizes),
 		cmocka_unit_test_setup_teardown(test_libpcap_reads_it, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_tshark_decodes_it, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_reader_round_trip, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_reader_bad_input, make_path, remove_path),
 	};
 
 	return cmocka_run_group_tests_name("capture format", tests, NULL, NULL);

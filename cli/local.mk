@@ -1,0 +1,5 @@
+# The umad command-line front end.
+bin_PROGRAMS += cli/umad
+cli_umad_SOURCES = cli/umad.c
+cli_umad_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
+cli_umad_LDADD = pcap/libcapturereader.la libibumad.la

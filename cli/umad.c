@@ -1,0 +1,256 @@
+/*
+ * umad: the command-line front end.
+ *   umad capture -w FILE [--redact] -- CMD [ARGS...]
+ *       run CMD with the capture shim preloaded, whatever libibumad it uses
+ *   umad capture stats FILE
+ *       what a capture holds: counts by class/method/attribute, timeouts,
+ *       and round-trip latency percentiles
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <infiniband/umad_str.h>
+
+#include "pcap/pcapng_reader.h"
+
+#ifndef UMAD_MODULE_DIR
+#define UMAD_MODULE_DIR "/usr/local/lib/libumad"
+#endif
+
+#define SHIM_NAME "libumad-capture.so"
+
+static int usage(FILE *out)
+{
+	fprintf(out,
+		"usage: umad capture -w FILE [--redact] -- COMMAND [ARGS...]\n"
+		"       umad capture stats FILE\n"
+		"\n"
+		"capture  run COMMAND with every MAD it sends or receives through libibumad\n"
+		"         (rdma-core's or libumad's) written to FILE as pcapng for Wireshark\n"
+		"stats    summarize a capture: counts by class, method and attribute,\n"
+		"         timeouts, round-trip latency percentiles\n");
+	return out == stderr ? 2 : 0;
+}
+
+/* --- capture -w ----------------------------------------------------------- */
+
+static const char *shim_path(char *buf, size_t size)
+{
+	const char *explicit = getenv("UMAD_CAPTURE_SHIM");
+	const char *dir = getenv("UMAD_MODULE_DIR");
+
+	if (explicit && *explicit)
+		return explicit;
+	snprintf(buf, size, "%s/%s", dir && *dir ? dir : UMAD_MODULE_DIR, SHIM_NAME);
+	return buf;
+}
+
+static int run_captured(int argc, char **argv)
+{
+	const char *file = NULL, *old;
+	char shim_buf[4096], *preload;
+	const char *shim;
+	int i, redact = 0;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "-w") && i + 1 < argc) {
+			file = argv[++i];
+		} else if (!strcmp(argv[i], "--redact")) {
+			redact = 1;
+		} else if (!strcmp(argv[i], "--")) {
+			i++;
+			break;
+		} else {
+			fprintf(stderr, "umad capture: unexpected argument '%s'\n", argv[i]);
+			return usage(stderr);
+		}
+	}
+	if (!file || i >= argc) {
+		fprintf(stderr, "umad capture: need -w FILE and a command after --\n");
+		return usage(stderr);
+	}
+	shim = shim_path(shim_buf, sizeof(shim_buf));
+	if (access(shim, R_OK) != 0) {
+		fprintf(stderr, "umad capture: %s: %s (set UMAD_CAPTURE_SHIM or UMAD_MODULE_DIR)\n",
+			shim, strerror(errno));
+		return 1;
+	}
+	old = getenv("LD_PRELOAD");
+	if (asprintf(&preload, "%s%s%s", shim, old && *old ? " " : "", old ? old : "") < 0) {
+		fprintf(stderr, "umad capture: out of memory\n");
+		return 1;
+	}
+	setenv("LD_PRELOAD", preload, 1);
+	setenv("UMAD_PRELOAD_CAPTURE", file, 1);
+	if (redact)
+		setenv("UMAD_CAPTURE_REDACT", "1", 1);
+	execvp(argv[i], argv + i);
+	fprintf(stderr, "umad capture: %s: %s\n", argv[i], strerror(errno));
+	free(preload);
+	return 127;
+}
+
+/* --- capture stats -------------------------------------------------------- */
+
+struct count {
+	uint8_t mgmt_class, method;
+	uint16_t attr;
+	unsigned long n;
+};
+
+struct pending {
+	int iface;
+	uint32_t tid;		/* low 32 bits: the kernel owns the upper half */
+	uint64_t ts_ns;
+};
+
+#define MAX_COUNTS 4096
+#define MAX_PENDING 65536
+
+static struct count counts[MAX_COUNTS];
+static size_t n_counts;
+static struct pending pending[MAX_PENDING];
+static size_t n_pending;
+static uint64_t *rtts;
+static size_t n_rtts, rtts_cap;
+
+static void count_mad(uint8_t mgmt_class, uint8_t method, uint16_t attr)
+{
+	size_t i;
+
+	for (i = 0; i < n_counts; i++) {
+		if (counts[i].mgmt_class == mgmt_class && counts[i].method == method &&
+		    counts[i].attr == attr) {
+			counts[i].n++;
+			return;
+		}
+	}
+	if (n_counts < MAX_COUNTS)
+		counts[n_counts++] = (struct count){ mgmt_class, method, attr, 1 };
+}
+
+static int add_rtt(uint64_t ns)
+{
+	if (n_rtts == rtts_cap) {
+		size_t cap = rtts_cap ? 2 * rtts_cap : 1024;
+		uint64_t *p = realloc(rtts, cap * sizeof(*p));
+
+		if (!p)
+			return -ENOMEM;
+		rtts = p;
+		rtts_cap = cap;
+	}
+	rtts[n_rtts++] = ns;
+	return 0;
+}
+
+static int by_value(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static int by_count(const void *a, const void *b)
+{
+	const struct count *x = a, *y = b;
+
+	return x->n < y->n ? 1 : x->n > y->n ? -1 : 0;
+}
+
+static uint64_t percentile(double p)
+{
+	size_t i = (size_t)(p * (double)(n_rtts - 1) + 0.5);
+
+	return rtts[i];
+}
+
+static int show_stats(const char *path)
+{
+	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched;
+	struct capture_record rec;
+	struct capture_reader *r;
+	char err[512];
+	size_t i;
+	int got;
+
+	r = capture_open(path, err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "umad capture stats: %s\n", err);
+		return 1;
+	}
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		const uint8_t *mad;
+		size_t head = 8 + 12 + 8;
+		uint32_t tid;
+		uint8_t method;
+
+		if (rec.len >= 2 && (rec.packet[1] & 3) == 3)
+			head += 40;	/* GRH */
+		if (rec.len < head + 24)
+			continue;
+		mad = rec.packet + head;
+		method = mad[3];
+		tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+		records++;
+		count_mad(mad[1], method, (uint16_t)(mad[16] << 8 | mad[17]));
+		if (strstr(rec.comment, "timeout=1") || strstr(rec.comment, "status=110 ")) {
+			if (rec.direction == 1)
+				timeouts++;
+		}
+		if (rec.direction == 2) {
+			sent++;
+			if (!(method & 0x80) && n_pending < MAX_PENDING)
+				pending[n_pending++] = (struct pending){ rec.iface, tid, rec.ts_ns };
+		} else if (rec.direction == 1) {
+			received++;
+			for (i = 0; i < n_pending; i++) {
+				if (pending[i].iface == rec.iface && pending[i].tid == tid) {
+					if ((method & 0x80) && rec.ts_ns >= pending[i].ts_ns &&
+					    add_rtt(rec.ts_ns - pending[i].ts_ns) < 0)
+						break;
+					pending[i] = pending[--n_pending];
+					break;
+				}
+			}
+		}
+	}
+	capture_close(r);
+	if (got < 0) {
+		fprintf(stderr, "umad capture stats: %s\n", err);
+		return 1;
+	}
+	unmatched = n_pending;
+	printf("%s: %lu MADs (%lu sent, %lu received), %lu timeouts, %lu requests unanswered\n",
+	       path, records, sent, received, timeouts, unmatched);
+	qsort(counts, n_counts, sizeof(counts[0]), by_count);
+	printf("\n%10s  %-10s %-14s %s\n", "count", "class", "method", "attribute");
+	for (i = 0; i < n_counts; i++)
+		printf("%10lu  %-10s %-14s %s\n", counts[i].n, umad_class_str(counts[i].mgmt_class),
+		       umad_method_str(counts[i].mgmt_class, counts[i].method),
+		       umad_attribute_str(counts[i].mgmt_class, htobe16(counts[i].attr)));
+	if (n_rtts) {
+		qsort(rtts, n_rtts, sizeof(*rtts), by_value);
+		printf("\nround trip (%zu answered requests): p50 %.1f us, p90 %.1f us, p99 %.1f us, "
+		       "max %.1f us\n", n_rtts, percentile(0.50) / 1e3, percentile(0.90) / 1e3,
+		       percentile(0.99) / 1e3, (double)rtts[n_rtts - 1] / 1e3);
+	}
+	free(rtts);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+		return usage(stdout);
+	if (argc >= 4 && !strcmp(argv[1], "capture") && !strcmp(argv[2], "stats"))
+		return show_stats(argv[3]);
+	if (argc >= 2 && !strcmp(argv[1], "capture"))
+		return run_captured(argc - 2, argv + 2);
+	return usage(stderr);
+}

@@ -1,0 +1,410 @@
+/* pcapng and classic pcap reading for ERF InfiniBand captures. */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "pcapng_reader.h"
+
+#define BT_SHB	0x0a0d0d0a
+#define BT_IDB	0x00000001
+#define BT_EPB	0x00000006
+#define BT_SPB	0x00000003
+#define BYTE_ORDER_MAGIC 0x1a2b3c4d
+#define LINKTYPE_ERF 197
+#define ERF_TYPE_INFINIBAND 21
+#define MAX_BLOCK (16u << 20)
+#define MAX_IFACES 1024
+
+struct iface {
+	uint16_t linktype;
+	uint64_t ts_per_second;
+	char name[64];
+};
+
+struct capture_reader {
+	FILE *f;
+	char path[256];
+	int classic;			/* classic pcap rather than pcapng */
+	int swapped;			/* file byte order differs from ours */
+	int classic_ns;
+	uint32_t classic_linktype;
+	long offset;			/* of the block being read, for messages */
+	struct iface ifaces[MAX_IFACES];
+	int n_ifaces;
+	uint8_t *block;
+	size_t block_cap;
+	char comment[1024];
+};
+
+static void say(char *err, size_t errlen, const struct capture_reader *r, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (!err || !errlen)
+		return;
+	n = snprintf(err, errlen, "%s: offset %ld: ", r->path, r->offset);
+	if (n < 0 || (size_t)n >= errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+static uint16_t get16(const struct capture_reader *r, const uint8_t *p)
+{
+	uint16_t v;
+
+	memcpy(&v, p, 2);
+	return r->swapped ? __builtin_bswap16(v) : v;
+}
+
+static uint32_t get32(const struct capture_reader *r, const uint8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return r->swapped ? __builtin_bswap32(v) : v;
+}
+
+static uint64_t get64(const struct capture_reader *r, const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return r->swapped ? __builtin_bswap64(v) : v;
+}
+
+/* Read exactly n bytes: 1, 0 at a clean end (nothing read), -1 when cut short. */
+static int read_exact(struct capture_reader *r, void *buf, size_t n)
+{
+	size_t got = fread(buf, 1, n, r->f);
+
+	if (got == n)
+		return 1;
+	return got == 0 && feof(r->f) ? 0 : -1;
+}
+
+static int grow(struct capture_reader *r, size_t n)
+{
+	uint8_t *p;
+
+	if (n <= r->block_cap)
+		return 0;
+	p = realloc(r->block, n);
+	if (!p)
+		return -ENOMEM;
+	r->block = p;
+	r->block_cap = n;
+	return 0;
+}
+
+struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
+{
+	struct capture_reader *r = calloc(1, sizeof(*r));
+	uint8_t head[24];
+	uint32_t magic;
+
+	if (!r) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return NULL;
+	}
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->f = fopen(path, "rb");
+	if (!r->f) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		free(r);
+		return NULL;
+	}
+	if (read_exact(r, head, 4) != 1) {
+		say(err, errlen, r, "too short to be a capture file");
+		goto fail;
+	}
+	memcpy(&magic, head, 4);
+	if (magic == BT_SHB) {
+		/* pcapng: the section header is read by capture_next like any block. */
+		rewind(r->f);
+		return r;
+	}
+	r->classic = 1;
+	switch (magic) {
+	case 0xa1b2c3d4: break;
+	case 0xa1b23c4d: r->classic_ns = 1; break;
+	case 0xd4c3b2a1: r->swapped = 1; break;
+	case 0x4d3cb2a1: r->swapped = 1; r->classic_ns = 1; break;
+	default:
+		say(err, errlen, r, "not a pcap or pcapng file (magic 0x%08x)", magic);
+		goto fail;
+	}
+	if (read_exact(r, head + 4, 20) != 1) {
+		say(err, errlen, r, "truncated pcap file header");
+		goto fail;
+	}
+	r->classic_linktype = get32(r, head + 20) & 0x0fffffff;
+	if (r->classic_linktype != LINKTYPE_ERF) {
+		say(err, errlen, r, "link type %u is not ERF (197): not an InfiniBand capture",
+		    r->classic_linktype);
+		goto fail;
+	}
+	r->offset = 24;
+	return r;
+fail:
+	fclose(r->f);
+	free(r);
+	return NULL;
+}
+
+/* The ERF record in data: fills the packet fields of rec; 1 for InfiniBand, 0 to skip. */
+static int parse_erf(const uint8_t *data, size_t caplen, struct capture_record *rec)
+{
+	size_t hdr = 16, wlen;
+	int more;
+
+	if (caplen < 16)
+		return -1;
+	/* Extension headers (8 bytes each) follow while the "more" bit is set. */
+	more = data[8] & 0x80;
+	while (more) {
+		if (caplen < hdr + 8)
+			return -1;
+		more = data[hdr] & 0x80;
+		hdr += 8;
+	}
+	if ((data[8] & 0x7f) != ERF_TYPE_INFINIBAND)
+		return 0;
+	wlen = (size_t)data[14] << 8 | data[15];
+	rec->packet = data + hdr;
+	rec->len = caplen - hdr < wlen ? caplen - hdr : wlen;
+	return 1;
+}
+
+static int next_classic(struct capture_reader *r, struct capture_record *rec, char *err,
+			size_t errlen)
+{
+	uint8_t h[16];
+	uint32_t caplen;
+	int got;
+
+	for (;;) {
+		got = read_exact(r, h, 16);
+		if (got == 0)
+			return 0;
+		if (got < 0) {
+			say(err, errlen, r, "truncated record header");
+			return -1;
+		}
+		caplen = get32(r, h + 8);
+		if (caplen > MAX_BLOCK || grow(r, caplen) < 0) {
+			say(err, errlen, r, "record of %u bytes is not plausible", caplen);
+			return -1;
+		}
+		if (read_exact(r, r->block, caplen) != 1) {
+			say(err, errlen, r, "truncated record (%u bytes announced)", caplen);
+			return -1;
+		}
+		memset(rec, 0, sizeof(*rec));
+		rec->iface_name = "";
+		rec->comment = "";
+		rec->ts_ns = (uint64_t)get32(r, h) * 1000000000u +
+			     (uint64_t)get32(r, h + 4) * (r->classic_ns ? 1 : 1000);
+		r->offset += 16 + (long)caplen;
+		got = parse_erf(r->block, caplen, rec);
+		if (got < 0) {
+			say(err, errlen, r, "ERF record shorter than its header");
+			return -1;
+		}
+		if (got)
+			return 1;
+	}
+}
+
+/* Walk the options of a block body: calls fn for each, stops at opt_endofopt. */
+static void read_options(struct capture_reader *r, const uint8_t *p, const uint8_t *end,
+			 void (*fn)(struct capture_reader *, uint16_t, const uint8_t *, uint16_t, void *),
+			 void *arg)
+{
+	while (p + 4 <= end) {
+		uint16_t code = get16(r, p), len = get16(r, p + 2);
+
+		if (code == 0 || p + 4 + len > end)
+			return;
+		fn(r, code, p + 4, len, arg);
+		p += 4 + ((len + 3u) & ~3u);
+	}
+}
+
+static void idb_option(struct capture_reader *r, uint16_t code, const uint8_t *v, uint16_t len,
+		       void *arg)
+{
+	struct iface *i = arg;
+
+	(void)r;
+	if (code == 2) {
+		size_t n = len < sizeof(i->name) - 1 ? len : sizeof(i->name) - 1;
+
+		memcpy(i->name, v, n);
+		i->name[n] = '\0';
+	} else if (code == 9 && len >= 1) {
+		uint8_t res = v[0];
+		uint64_t per = 1;
+		unsigned k;
+
+		/* Bit 7: a power of two; else a power of ten. */
+		for (k = 0; k < (res & 0x7f) && k < 19; k++)
+			per *= (res & 0x80) ? 2 : 10;
+		i->ts_per_second = per;
+	}
+}
+
+static void epb_option(struct capture_reader *r, uint16_t code, const uint8_t *v, uint16_t len,
+		       void *arg)
+{
+	struct capture_record *rec = arg;
+
+	if (code == 1) {
+		size_t n = len < sizeof(r->comment) - 1 ? len : sizeof(r->comment) - 1;
+
+		memcpy(r->comment, v, n);
+		r->comment[n] = '\0';
+		rec->comment = r->comment;
+	} else if (code == 2 && len == 4) {
+		rec->direction = (int)(get32(r, v) & 3);
+	} else if (code == 5 && len == 8) {
+		rec->packet_id = get64(r, v);
+	}
+}
+
+int capture_next(struct capture_reader *r, struct capture_record *rec, char *err, size_t errlen)
+{
+	uint8_t h[8];
+	uint32_t type, total;
+	int got;
+
+	if (r->classic)
+		return next_classic(r, rec, err, errlen);
+	for (;;) {
+		r->offset = ftell(r->f);
+		got = read_exact(r, h, 8);
+		if (got == 0)
+			return 0;
+		if (got < 0) {
+			say(err, errlen, r, "truncated block header");
+			return -1;
+		}
+		memcpy(&type, h, 4);
+		if (type == BT_SHB) {
+			uint32_t magic;
+
+			if (read_exact(r, &magic, 4) != 1) {
+				say(err, errlen, r, "truncated section header");
+				return -1;
+			}
+			if (magic == BYTE_ORDER_MAGIC)
+				r->swapped = 0;
+			else if (magic == __builtin_bswap32(BYTE_ORDER_MAGIC))
+				r->swapped = 1;
+			else {
+				say(err, errlen, r, "bad byte-order magic 0x%08x", magic);
+				return -1;
+			}
+			r->n_ifaces = 0;	/* interfaces are per section */
+			total = get32(r, h + 4);
+			if (total < 28 || total % 4 || total > MAX_BLOCK) {
+				say(err, errlen, r, "section header of %u bytes", total);
+				return -1;
+			}
+			if (grow(r, total) < 0 || read_exact(r, r->block, total - 12) != 1) {
+				say(err, errlen, r, "truncated section header");
+				return -1;
+			}
+			continue;
+		}
+		type = get32(r, h);
+		total = get32(r, h + 4);
+		if (total < 12 || total % 4 || total > MAX_BLOCK) {
+			say(err, errlen, r, "block of type 0x%x has an impossible length %u", type, total);
+			return -1;
+		}
+		if (grow(r, total) < 0) {
+			say(err, errlen, r, "out of memory");
+			return -1;
+		}
+		if (read_exact(r, r->block, total - 8) != 1) {
+			say(err, errlen, r, "truncated block (%u bytes announced)", total);
+			return -1;
+		}
+		if (get32(r, r->block + total - 12) != total) {
+			say(err, errlen, r, "block lengths at its two ends differ");
+			return -1;
+		}
+		if (type == BT_IDB) {
+			struct iface *i;
+
+			if (total < 20 || r->n_ifaces == MAX_IFACES) {
+				say(err, errlen, r, "bad or too many interface blocks");
+				return -1;
+			}
+			i = &r->ifaces[r->n_ifaces++];
+			memset(i, 0, sizeof(*i));
+			i->linktype = get16(r, r->block);
+			i->ts_per_second = 1000000;
+			read_options(r, r->block + 8, r->block + total - 12, idb_option, i);
+			continue;
+		}
+		if (type == BT_EPB) {
+			uint32_t id, caplen;
+			uint64_t ts;
+			const struct iface *i;
+
+			if (total < 32) {
+				say(err, errlen, r, "packet block of %u bytes", total);
+				return -1;
+			}
+			id = get32(r, r->block);
+			caplen = get32(r, r->block + 12);
+			if (id >= (uint32_t)r->n_ifaces) {
+				say(err, errlen, r, "packet on interface %u, which was never described", id);
+				return -1;
+			}
+			if (20 + caplen > total - 12) {
+				say(err, errlen, r, "packet of %u bytes in a block of %u", caplen, total);
+				return -1;
+			}
+			i = &r->ifaces[id];
+			if (i->linktype != LINKTYPE_ERF)
+				continue;
+			memset(rec, 0, sizeof(*rec));
+			rec->iface = (int)id;
+			rec->iface_name = i->name;
+			rec->comment = "";
+			ts = (uint64_t)get32(r, r->block + 4) << 32 | get32(r, r->block + 8);
+			rec->ts_ns = i->ts_per_second == 1000000000u ? ts :
+				     ts / i->ts_per_second * 1000000000u +
+				     ts % i->ts_per_second * 1000000000u / i->ts_per_second;
+			got = parse_erf(r->block + 20, caplen, rec);
+			if (got < 0) {
+				say(err, errlen, r, "ERF record shorter than its header");
+				return -1;
+			}
+			if (!got)
+				continue;
+			read_options(r, r->block + 20 + ((caplen + 3u) & ~3u), r->block + total - 12,
+				     epb_option, rec);
+			return 1;
+		}
+		/* Other blocks (name resolution, statistics, ...) carry nothing we need. */
+	}
+}
+
+void capture_close(struct capture_reader *r)
+{
+	if (!r)
+		return;
+	fclose(r->f);
+	free(r->block);
+	free(r);
+}
