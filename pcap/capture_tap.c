@@ -18,6 +18,14 @@
 #define TAP_MAX_IFACES	64
 #define ETIMEDOUT_STATUS 110	/* the kernel's status for a send that got no answer */
 
+/* Requests waiting for an answer: their packet id goes on the answer (or the timeout) too. */
+#define TAP_PENDING 256
+
+struct tap_pending {
+	uint32_t tid;			/* low half: the kernel rewrites the upper one */
+	uint64_t packet_id;		/* 0: free */
+};
+
 struct tap_port {
 	int portid;			/* -1: free slot */
 	int iface;
@@ -27,6 +35,8 @@ struct tap_port {
 	unsigned n_pkeys;
 	uint8_t agent_qp[TAP_MAX_AGENTS];
 	uint32_t psn;
+	struct tap_pending pending[TAP_PENDING];
+	unsigned next_pending;
 };
 
 struct tap_iface {
@@ -192,6 +202,43 @@ void umad_tap_redact(uint8_t *mad, size_t len)
 	}
 }
 
+/*
+ * The packet id of a MAD: a new one for a request going out (remembered by
+ * TID), the request's for its answer or timeout coming back, else a new one.
+ */
+static uint64_t packet_id_for(struct tap_port *p, int outbound, int timeout, const uint8_t *mad,
+			      size_t len)
+{
+	uint32_t tid;
+	unsigned i;
+	int response;
+
+	if (len < 16)
+		return next_packet_id++;
+	tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+	response = mad[3] & 0x80;
+	if (outbound && !response) {
+		struct tap_pending *slot = &p->pending[p->next_pending++ % TAP_PENDING];
+
+		slot->tid = tid;
+		slot->packet_id = next_packet_id++;
+		return slot->packet_id;
+	}
+	if (!outbound && (response || timeout)) {
+		for (i = 0; i < TAP_PENDING; i++) {
+			struct tap_pending *slot = &p->pending[i];
+
+			if (slot->packet_id && slot->tid == tid) {
+				uint64_t id = slot->packet_id;
+
+				slot->packet_id = 0;
+				return id;
+			}
+		}
+	}
+	return next_packet_id++;
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -259,7 +306,7 @@ void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size
 		 timeout ? " timeout=1" : "", cut < body ? " truncated=1" : "");
 	pcapng_write_ib(writer, p->iface, now_ns(),
 			outbound ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND, packet, (size_t)n,
-			comment, next_packet_id++);
+			comment, packet_id_for(p, outbound, timeout, mad_copy, cut));
 out:
 	pthread_mutex_unlock(&tap_lock);
 }

@@ -60,8 +60,10 @@ static int send_and_receive(int fd, int agent, uint8_t mgmt_class, uint16_t attr
 	uint8_t buf[64 + 256] = { 0 };
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	uint8_t *mad = buf + 64;
+	static uint8_t tid;
 	int got = 256;
 
+	mad[15] = ++tid;	/* each request its own transaction */
 	mad[0] = 1;
 	mad[1] = mgmt_class;
 	mad[2] = 1;
@@ -155,13 +157,14 @@ static void test_redaction(void **state)
 
 static void test_tshark_view(void **state)
 {
+	/* Direction, the MAD, the metadata; requests come back as themselves on the loopback. */
 	static const char *const expected[][3] = {
 		{ "0", "PERF (PortCounters)", "agent=4 status=0" },
 		{ "1", "PERF (PortCounters)", "agent=4 status=0" },
 		{ "0", "SubnGet(NodeInfo)", "agent=129 status=0" },
 		{ "1", "SubnGet(NodeInfo)", "qpn=0" },
-		{ "0", "PERF (PortCounters)", "status=110" },
-		{ "1", "PERF (PortCounters)", "timeout=1" },
+		{ "0", "PERF (PortCounters)", "status=110 timeout_ms=100 retries=0 qpn=1 qkey=0x80010000 lid=2 sl=0 path_bits=0 pkey_index=0 grh=0 length=24|5" },
+		{ "1", "PERF (PortCounters)", "timeout=1|5" },	/* packet id of frame 5 */
 	};
 	struct child_result res;
 	char cmd[256], line[512];
@@ -174,7 +177,7 @@ static void test_tshark_view(void **state)
 	expect_child_ok(capture_session, "sim", TEST_MODULE_DIR, &res);
 	snprintf(cmd, sizeof(cmd),
 		 "tshark -r %s -T fields -E separator='|' -e frame.p2p_dir -e _ws.col.Info "
-		 "-e frame.comment 2>/dev/null", path);
+		 "-e frame.comment -e frame.packet_id 2>/dev/null", path);
 	out = popen(cmd, "r");
 	assert_non_null(out);
 	while (fgets(line, sizeof(line), out)) {
