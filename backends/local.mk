@@ -1,3 +1,9 @@
 # Backends linked into libibumad.so.3 (libc only).  Backends needing glib or
 # libpcap are modules: see the sim and replay fragments.
 kernel_backend_sources = backends/kernel.c
+
+# The replay backend: a module (found through UMAD_MODULE_DIR or $(pkglibdir)).
+pkglib_LTLIBRARIES += backend-replay.la
+backend_replay_la_SOURCES = backends/replay.c
+backend_replay_la_LIBADD = pcap/libcapturereader.la
+backend_replay_la_LDFLAGS = -module -avoid-version -shared

@@ -23,5 +23,5 @@ endif
 endif
 
 # The LD_PRELOAD shim on Debian's libibumad under ibsim + umad2sim.
-TESTS += tests/capture_preload.sh
-EXTRA_DIST += tests/capture_preload.sh
+TESTS += tests/ibsim_capture_replay.sh
+EXTRA_DIST += tests/ibsim_capture_replay.sh

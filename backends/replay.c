@@ -1,0 +1,778 @@
+/*
+ * The replay backend (UMAD_BACKEND=replay, UMAD_REPLAY=FILE): the host's
+ * CAs and ports are rebuilt from a capture, and each request is answered
+ * with the answer recorded for the same request (class, method, attribute,
+ * modifier, DR path or destination LID, payload where it matters; repeats in
+ * recorded order), carrying the application's own TID.  A request with no
+ * recorded answer times out as on the wire.
+ *
+ * A port is an epoll descriptor watching an eventfd (one count per queued
+ * MAD) and a timerfd (the next timeout due), so poll(2) on it is readable
+ * when umad_recv() has something, without a thread.
+ */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "pcap/pcapng_reader.h"
+
+#define HDR_SIZE	sizeof(struct ib_user_mad)
+#define MAD_SIZE	256
+#define KEY_MAX		512
+#define BUCKETS		4096
+#define MAX_AGENTS	UMAD_CA_MAX_AGENTS
+#define ETIMEDOUT_STATUS 110
+
+struct answer {
+	int timeout;			/* the recorded request timed out */
+	uint8_t *mad;			/* the recorded response */
+	size_t len;
+	uint16_t slid;
+	uint8_t sl;
+	uint32_t src_qp, qkey;
+};
+
+struct request {
+	struct request *next_in_bucket;
+	uint8_t key[KEY_MAX];
+	size_t key_len;
+	struct answer *answers;
+	size_t n_answers, used;
+};
+
+struct local_port {
+	char ca[UMAD_CA_NAME_LEN];
+	int portnum;
+	uint16_t lid;
+	uint8_t node_type;
+	__be64 node_guid, sys_guid, port_guid;
+};
+
+struct queued {
+	struct queued *next;
+	size_t len;			/* header + MAD */
+	uint8_t data[];
+};
+
+struct pending_timeout {
+	struct pending_timeout *next;
+	uint64_t deadline_ns;
+	struct ib_user_mad hdr;
+	uint8_t mad_head[24];
+};
+
+struct port_state {
+	int epfd, evfd, tfd;
+	struct local_port *local;
+	pthread_mutex_t lock;
+	struct queued *head, *tail;
+	struct pending_timeout *timeouts;
+	int agent_used[MAX_AGENTS];
+	struct port_state *next;
+};
+
+static struct request *buckets[BUCKETS];
+static struct local_port *locals;
+static size_t n_locals;
+static struct port_state *open_ports;
+static pthread_mutex_t ports_lock = PTHREAD_MUTEX_INITIALIZER;
+static unsigned long unmatched;
+static char unmatched_text[4096];
+
+/* --- request keys ------------------------------------------------------- */
+
+static size_t mad_offset(const uint8_t *pkt, size_t len)
+{
+	size_t off = 8 + 12 + 8;
+
+	if (len >= 2 && (pkt[1] & 3) == 3)
+		off += 40;	/* GRH */
+	return off;
+}
+
+/* What identifies a request; the TID never does. */
+static size_t make_key(const uint8_t *mad, size_t len, uint16_t dlid, uint8_t *key)
+{
+	size_t k = 0, n;
+
+	if (len < 24)
+		return 0;
+	memcpy(key, mad, 4);			/* base version, class, class version, method */
+	memcpy(key + 4, mad + 16, 8);		/* attribute id, reserved, modifier */
+	k = 12;
+	if (mad[1] == 0x81 && len >= 256) {
+		uint8_t hops = mad[7] < 64 ? mad[7] : 63;
+
+		key[k++] = hops;
+		memcpy(key + k, mad + 32, 4);	/* DrSLID, DrDLID */
+		k += 4;
+		memcpy(key + k, mad + 129, hops);	/* initial path */
+		k += hops;
+	} else {
+		key[k++] = (uint8_t)(dlid >> 8);
+		key[k++] = (uint8_t)dlid;
+	}
+	if (mad[1] == 0x01 || mad[1] == 0x81) {
+		/* SMPs: the payload matters for Set (M_Key left out: captures may be redacted). */
+		if (mad[3] == 0x02 && len >= 128) {
+			memcpy(key + k, mad + 64, 64);
+			k += 64;
+		}
+	} else {
+		n = (len > MAD_SIZE ? MAD_SIZE : len) - 24;
+		memcpy(key + k, mad + 24, n);
+		k += n;
+	}
+	return k;
+}
+
+static unsigned hash(const uint8_t *p, size_t n)
+{
+	uint32_t h = 2166136261u;
+
+	while (n--)
+		h = (h ^ *p++) * 16777619u;
+	return h % BUCKETS;
+}
+
+static struct request *find_request(const uint8_t *key, size_t len, int create)
+{
+	unsigned b = hash(key, len);
+	struct request *r;
+
+	for (r = buckets[b]; r; r = r->next_in_bucket)
+		if (r->key_len == len && !memcmp(r->key, key, len))
+			return r;
+	if (!create)
+		return NULL;
+	r = calloc(1, sizeof(*r));
+	if (!r)
+		return NULL;
+	memcpy(r->key, key, len);
+	r->key_len = len;
+	r->next_in_bucket = buckets[b];
+	buckets[b] = r;
+	return r;
+}
+
+static int add_answer(struct request *r, const struct answer *a)
+{
+	struct answer *grown = realloc(r->answers, (r->n_answers + 1) * sizeof(*grown));
+
+	if (!grown)
+		return -ENOMEM;
+	r->answers = grown;
+	r->answers[r->n_answers++] = *a;
+	return 0;
+}
+
+/* --- loading the capture -------------------------------------------------- */
+
+struct open_request {
+	int iface;
+	uint32_t tid;
+	uint8_t key[KEY_MAX];
+	size_t key_len;
+};
+
+#define MAX_OPEN 65536
+static struct open_request *open_reqs;
+static size_t n_open;
+
+static struct local_port *local_for(const char *iface_name)
+{
+	char ca[UMAD_CA_NAME_LEN];
+	const char *colon = strrchr(iface_name, ':');
+	size_t i, n;
+	int port;
+
+	if (!colon)
+		return NULL;
+	n = (size_t)(colon - iface_name);
+	if (n == 0 || n >= sizeof(ca))
+		return NULL;
+	memcpy(ca, iface_name, n);
+	ca[n] = '\0';
+	port = atoi(colon + 1);
+	for (i = 0; i < n_locals; i++)
+		if (!strcmp(locals[i].ca, ca) && locals[i].portnum == port)
+			return &locals[i];
+	{
+		struct local_port *grown = realloc(locals, (n_locals + 1) * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		locals = grown;
+	}
+	memset(&locals[n_locals], 0, sizeof(locals[0]));
+	snprintf(locals[n_locals].ca, sizeof(locals[0].ca), "%s", ca);
+	locals[n_locals].portnum = port;
+	locals[n_locals].node_type = port == 0 ? 2 : 1;
+	return &locals[n_locals++];
+}
+
+static uint64_t get_be64(const uint8_t *p)
+{
+	uint64_t v;
+
+	memcpy(&v, p, 8);
+	return v;	/* stays big-endian: the umad structs want it so */
+}
+
+static int load(const char *path)
+{
+	struct capture_record rec;
+	struct capture_reader *r;
+	char err[512];
+	int got, loaded = 0;
+
+	r = capture_open(path, err, sizeof(err));
+	if (!r) {
+		fprintf(stderr, "libumad replay: %s\n", err);
+		return -EINVAL;
+	}
+	open_reqs = calloc(MAX_OPEN, sizeof(*open_reqs));
+	if (!open_reqs) {
+		capture_close(r);
+		return -ENOMEM;
+	}
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		size_t off = mad_offset(rec.packet, rec.len), len, i;
+		struct local_port *lp = local_for(rec.iface_name);
+		const uint8_t *mad;
+		uint16_t slid, dlid;
+		uint32_t tid;
+
+		if (!lp || rec.len < off + 24 + 6)
+			continue;
+		mad = rec.packet + off;
+		len = rec.len - off - 6;	/* ICRC, VCRC */
+		dlid = (uint16_t)(rec.packet[2] << 8 | rec.packet[3]);
+		slid = (uint16_t)(rec.packet[6] << 8 | rec.packet[7]);
+		tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+		loaded++;
+		if (rec.direction == 2) {
+			if (!lp->lid && slid != 0xffff)
+				lp->lid = slid;
+			if (!(mad[3] & 0x80) && n_open < MAX_OPEN) {
+				struct open_request *o = &open_reqs[n_open];
+
+				o->key_len = make_key(mad, len, dlid, o->key);
+				o->iface = rec.iface;
+				o->tid = tid;
+				if (o->key_len)
+					n_open++;
+			}
+			continue;
+		}
+		if (rec.direction != 1)
+			continue;
+		/* The local node answers NodeInfo at hop 0: what the host's CA looks like. */
+		if (mad[1] == 0x81 && mad[3] == 0x81 && mad[7] == 0 && mad[16] == 0 &&
+		    mad[17] == 0x11 && len >= 128 && !lp->node_guid) {
+			lp->node_type = mad[64 + 2];
+			lp->sys_guid = get_be64(mad + 64 + 4);
+			lp->node_guid = get_be64(mad + 64 + 12);
+			lp->port_guid = get_be64(mad + 64 + 20);
+		}
+		if (!(mad[3] & 0x80) && !strstr(rec.comment, "timeout=1"))
+			continue;	/* an unsolicited request: not an answer */
+		for (i = n_open; i-- > 0;) {
+			struct open_request *o = &open_reqs[i];
+
+			if (o->iface == rec.iface && o->tid == tid) {
+				struct request *req = find_request(o->key, o->key_len, 1);
+				struct answer a = { .slid = slid, .sl = rec.packet[1] >> 4 };
+
+				if (!req)
+					break;
+				if (strstr(rec.comment, "timeout=1")) {
+					a.timeout = 1;
+				} else {
+					a.mad = malloc(len);
+					if (!a.mad)
+						break;
+					memcpy(a.mad, mad, len);
+					a.len = len;
+					a.src_qp = (uint32_t)rec.packet[off - 3] << 16 |
+						   (uint32_t)rec.packet[off - 2] << 8 | rec.packet[off - 1];
+					a.qkey = a.src_qp ? 0x80010000u : 0;
+				}
+				add_answer(req, &a);
+				*o = open_reqs[--n_open];
+				break;
+			}
+		}
+	}
+	capture_close(r);
+	free(open_reqs);
+	open_reqs = NULL;
+	if (got < 0) {
+		fprintf(stderr, "libumad replay: %s\n", err);
+		return -EINVAL;
+	}
+	if (!loaded || !n_locals) {
+		fprintf(stderr, "libumad replay: %s holds no MAD of any umad port\n", path);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int replay_init(void)
+{
+	const char *path = getenv("UMAD_REPLAY");
+
+	if (!path || !*path) {
+		fprintf(stderr, "libumad replay: set UMAD_REPLAY to the capture file to answer from\n");
+		return -EINVAL;
+	}
+	return load(path);
+}
+
+static void replay_fini(void)
+{
+	if (unmatched && umad_debug(-1) >= 1)
+		fprintf(stderr, "libumad replay: %lu request(s) had no recorded answer:\n%s",
+			unmatched, unmatched_text);
+}
+
+/* --- the host ------------------------------------------------------------- */
+
+static int replay_for_each_ca(umad_ca_visit_fn visit, void *arg)
+{
+	size_t i, j;
+	int r;
+
+	for (i = 0; i < n_locals; i++) {
+		for (j = 0; j < i && strcmp(locals[j].ca, locals[i].ca); j++)
+			;
+		if (j < i)
+			continue;	/* already visited */
+		r = visit(locals[i].ca, arg);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int fill_port(const struct local_port *lp, umad_port_t *port)
+{
+	memset(port, 0, sizeof(*port));
+	snprintf(port->ca_name, sizeof(port->ca_name), "%s", lp->ca);
+	port->portnum = lp->portnum;
+	port->base_lid = lp->lid == 0xffff ? 0 : lp->lid;
+	port->state = 4;
+	port->phys_state = 5;
+	port->rate = 10;
+	port->gid_prefix = htobe64(0xfe80000000000000ULL);
+	port->port_guid = lp->port_guid;
+	snprintf(port->link_layer, sizeof(port->link_layer), "InfiniBand");
+	port->pkeys = calloc(1, sizeof(*port->pkeys));
+	if (!port->pkeys)
+		return -ENOMEM;
+	port->pkeys[0] = 0xffff;
+	port->pkeys_size = 1;
+	return 0;
+}
+
+static struct local_port *find_local(const char *ca, int portnum)
+{
+	size_t i;
+
+	for (i = 0; i < n_locals; i++)
+		if (!strcmp(locals[i].ca, ca) && locals[i].portnum == portnum)
+			return &locals[i];
+	return NULL;
+}
+
+static int replay_get_port(const char *ca_name, int portnum, umad_port_t *port)
+{
+	struct local_port *lp = find_local(ca_name, portnum);
+
+	return lp ? fill_port(lp, port) : -ENOENT;
+}
+
+static int replay_get_ca(const char *ca_name, umad_ca_t *ca)
+{
+	size_t i;
+	int r;
+
+	memset(ca, 0, sizeof(*ca));
+	snprintf(ca->ca_name, sizeof(ca->ca_name), "%s", ca_name);
+	for (i = 0; i < n_locals; i++) {
+		struct local_port *lp = &locals[i];
+
+		if (strcmp(lp->ca, ca_name) || lp->portnum < 0 || lp->portnum >= UMAD_CA_MAX_PORTS)
+			continue;
+		ca->node_type = lp->node_type;
+		ca->node_guid = lp->node_guid;
+		ca->system_guid = lp->sys_guid;
+		ca->ports[lp->portnum] = malloc(sizeof(umad_port_t));
+		r = ca->ports[lp->portnum] ? fill_port(lp, ca->ports[lp->portnum]) : -ENOMEM;
+		if (r < 0) {
+			for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
+				if (ca->ports[i])
+					free(ca->ports[i]->pkeys);
+				free(ca->ports[i]);
+				ca->ports[i] = NULL;
+			}
+			return r;
+		}
+		if (ca->numports < lp->portnum)
+			ca->numports = lp->portnum;
+	}
+	if (!ca->node_type)
+		return -ENOENT;
+	snprintf(ca->ca_type, sizeof(ca->ca_type), "replay");
+	return 0;
+}
+
+static int replay_get_issm_path(const char *ca_name, int portnum, char *path, size_t max)
+{
+	if (!find_local(ca_name, portnum))
+		return -EINVAL;
+	/* Nothing to claim in a replay; any process may open it. */
+	snprintf(path, max, "/dev/null");
+	return 0;
+}
+
+/* --- ports ---------------------------------------------------------------- */
+
+static struct port_state *port_of(int portid)
+{
+	struct port_state *p;
+
+	pthread_mutex_lock(&ports_lock);
+	for (p = open_ports; p && p->epfd != portid; p = p->next)
+		;
+	pthread_mutex_unlock(&ports_lock);
+	return p;
+}
+
+static int replay_open_port(const char *ca_name, int portnum, size_t *hdr_size, int *open_errno)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct local_port *lp = find_local(ca_name, portnum);
+	struct port_state *p;
+
+	if (!lp)
+		return -EINVAL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->local = lp;
+	pthread_mutex_init(&p->lock, NULL);
+	p->epfd = epoll_create1(EPOLL_CLOEXEC);
+	p->evfd = eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC);
+	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (p->epfd < 0 || p->evfd < 0 || p->tfd < 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->evfd, &ev) < 0 ||
+	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->tfd, &ev) < 0) {
+		*open_errno = errno;
+		close(p->epfd);
+		close(p->evfd);
+		close(p->tfd);
+		free(p);
+		return -EIO;
+	}
+	pthread_mutex_lock(&ports_lock);
+	p->next = open_ports;
+	open_ports = p;
+	pthread_mutex_unlock(&ports_lock);
+	*hdr_size = HDR_SIZE;
+	return p->epfd;
+}
+
+static int replay_close_port(int portid)
+{
+	struct port_state **pp, *p = NULL;
+
+	pthread_mutex_lock(&ports_lock);
+	for (pp = &open_ports; *pp; pp = &(*pp)->next) {
+		if ((*pp)->epfd == portid) {
+			p = *pp;
+			*pp = p->next;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&ports_lock);
+	if (!p)
+		return -EBADF;
+	while (p->head) {
+		struct queued *q = p->head;
+
+		p->head = q->next;
+		free(q);
+	}
+	while (p->timeouts) {
+		struct pending_timeout *t = p->timeouts;
+
+		p->timeouts = t->next;
+		free(t);
+	}
+	close(p->evfd);
+	close(p->tfd);
+	close(p->epfd);
+	pthread_mutex_destroy(&p->lock);
+	free(p);
+	return 0;
+}
+
+static int replay_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
+{
+	struct port_state *p = port_of(portid);
+	int i;
+
+	if (!p)
+		return -EBADF;
+	if (req->qpn > 1)
+		return -EINVAL;
+	pthread_mutex_lock(&p->lock);
+	for (i = 0; i < MAX_AGENTS && p->agent_used[i]; i++)
+		;
+	if (i < MAX_AGENTS)
+		p->agent_used[i] = 1;
+	pthread_mutex_unlock(&p->lock);
+	if (i == MAX_AGENTS)
+		return -ENOMEM;
+	*agent_id = (uint32_t)i;
+	return 0;
+}
+
+static int replay_unregister(int portid, uint32_t agent_id)
+{
+	struct port_state *p = port_of(portid);
+	int r = 0;
+
+	if (!p)
+		return -EBADF;
+	pthread_mutex_lock(&p->lock);
+	if (agent_id >= MAX_AGENTS || !p->agent_used[agent_id])
+		r = -EINVAL;
+	else
+		p->agent_used[agent_id] = 0;
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* Called with p->lock held. */
+static void enqueue(struct port_state *p, struct queued *q)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	q->next = NULL;
+	if (p->tail)
+		p->tail->next = q;
+	else
+		p->head = q;
+	p->tail = q;
+	n = write(p->evfd, &one, sizeof(one));
+	(void)n;
+}
+
+/* Arm the timer for the earliest pending timeout (or disarm it). Lock held. */
+static void arm_timer(struct port_state *p)
+{
+	struct itimerspec its = { 0 };
+	struct pending_timeout *t;
+	uint64_t first = 0;
+
+	for (t = p->timeouts; t; t = t->next)
+		if (!first || t->deadline_ns < first)
+			first = t->deadline_ns;
+	if (first) {
+		its.it_value.tv_sec = (time_t)(first / 1000000000u);
+		its.it_value.tv_nsec = (long)(first % 1000000000u);
+	}
+	timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void note_unmatched(const uint8_t *mad)
+{
+	size_t used = strlen(unmatched_text);
+
+	unmatched++;
+	if (used < sizeof(unmatched_text) - 100)
+		snprintf(unmatched_text + used, sizeof(unmatched_text) - used,
+			 "  class 0x%02x method 0x%02x attribute 0x%04x modifier 0x%08x\n", mad[1],
+			 mad[3], mad[16] << 8 | mad[17],
+			 (unsigned)(mad[20] << 24 | mad[21] << 16 | mad[22] << 8 | mad[23]));
+}
+
+static ssize_t replay_send(int portid, const void *umad, size_t len)
+{
+	const struct ib_user_mad *hdr = umad;
+	const uint8_t *mad = (const uint8_t *)umad + HDR_SIZE;
+	struct port_state *p = port_of(portid);
+	uint8_t key[KEY_MAX];
+	struct request *req;
+	struct answer *a = NULL;
+	size_t key_len, mad_len;
+
+	if (!p)
+		return -EBADF;
+	if (len < HDR_SIZE + 24)
+		return -EINVAL;
+	if (hdr->agent_id >= MAX_AGENTS || !p->agent_used[hdr->agent_id])
+		return -EIO;
+	mad_len = len - HDR_SIZE;
+	if (mad[3] & 0x80)
+		return (ssize_t)len;	/* our own answers go nowhere */
+	key_len = make_key(mad, mad_len, be16toh(hdr->addr.lid), key);
+	pthread_mutex_lock(&p->lock);
+	req = find_request(key, key_len, 0);
+	if (req && req->n_answers) {
+		/* Repeats take the recorded answers in order; past the last, the last again. */
+		a = &req->answers[req->used < req->n_answers ? req->used : req->n_answers - 1];
+		req->used++;
+	}
+	if (a && !a->timeout) {
+		struct queued *q = malloc(sizeof(*q) + HDR_SIZE + a->len);
+
+		if (!q) {
+			pthread_mutex_unlock(&p->lock);
+			return -ENOMEM;
+		}
+		q->len = HDR_SIZE + a->len;
+		memset(q->data, 0, HDR_SIZE);
+		{
+			struct ib_user_mad *out = (struct ib_user_mad *)q->data;
+
+			out->agent_id = hdr->agent_id;
+			out->length = (uint32_t)q->len;
+			out->addr.lid = htobe16(a->slid);
+			out->addr.sl = a->sl;
+			out->addr.qpn = htobe32(a->src_qp);
+			out->addr.qkey = htobe32(a->qkey);
+		}
+		memcpy(q->data + HDR_SIZE, a->mad, a->len);
+		memcpy(q->data + HDR_SIZE + 8, mad + 8, 8);	/* the application's TID */
+		enqueue(p, q);
+	} else if (hdr->timeout_ms) {
+		struct pending_timeout *t = calloc(1, sizeof(*t));
+
+		if (!a)
+			note_unmatched(mad);
+		if (t) {
+			t->deadline_ns = now_ns() + (uint64_t)hdr->timeout_ms * 1000000u *
+						    (hdr->retries + 1);
+			t->hdr = *hdr;
+			memcpy(t->mad_head, mad, 24);
+			t->next = p->timeouts;
+			p->timeouts = t;
+			arm_timer(p);
+		}
+	} else if (!a) {
+		note_unmatched(mad);
+	}
+	pthread_mutex_unlock(&p->lock);
+	return (ssize_t)len;
+}
+
+/* Move the timeouts that are due into the queue. Lock held. */
+static void expire(struct port_state *p)
+{
+	struct pending_timeout **tp = &p->timeouts;
+	uint64_t now = now_ns(), ticks;
+	ssize_t n;
+
+	n = read(p->tfd, &ticks, sizeof(ticks));	/* clear the timer's readiness */
+	(void)n;
+	while (*tp) {
+		struct pending_timeout *t = *tp;
+
+		if (t->deadline_ns > now) {
+			tp = &t->next;
+			continue;
+		}
+		*tp = t->next;
+		{
+			struct queued *q = malloc(sizeof(*q) + HDR_SIZE + 24);
+
+			if (q) {
+				struct ib_user_mad *out = (struct ib_user_mad *)q->data;
+
+				q->len = HDR_SIZE + 24;
+				*out = t->hdr;
+				out->status = ETIMEDOUT_STATUS;
+				out->length = (uint32_t)q->len;
+				memcpy(q->data + HDR_SIZE, t->mad_head, 24);
+				enqueue(p, q);
+			}
+		}
+		free(t);
+	}
+	arm_timer(p);
+}
+
+static ssize_t replay_recv(int portid, void *umad, size_t len)
+{
+	struct port_state *p = port_of(portid);
+	struct queued *q;
+	uint64_t count;
+	ssize_t r, n;
+
+	if (!p)
+		return -EBADF;
+	if (len < HDR_SIZE)
+		return -EINVAL;
+	pthread_mutex_lock(&p->lock);
+	expire(p);
+	q = p->head;
+	if (!q) {
+		r = -EAGAIN;
+	} else if (q->len > len) {
+		/* The kernel's protocol: the header with the whole length, the message kept. */
+		memcpy(umad, q->data, HDR_SIZE);
+		r = len >= HDR_SIZE + MAD_SIZE ? -ENOSPC : -EINVAL;
+	} else {
+		memcpy(umad, q->data, q->len);
+		r = (ssize_t)q->len;
+		p->head = q->next;
+		if (!p->head)
+			p->tail = NULL;
+		free(q);
+		n = read(p->evfd, &count, sizeof(count));
+		(void)n;
+	}
+	pthread_mutex_unlock(&p->lock);
+	return r;
+}
+
+const struct umad_backend umad_backend_replay = {
+	.abi = UMAD_BACKEND_ABI,
+	.name = "replay",
+	.description = "answers from a recorded capture (UMAD_REPLAY)",
+	.init = replay_init,
+	.fini = replay_fini,
+	.for_each_ca = replay_for_each_ca,
+	.get_ca = replay_get_ca,
+	.get_port = replay_get_port,
+	.get_issm_path = replay_get_issm_path,
+	.open_port = replay_open_port,
+	.close_port = replay_close_port,
+	.register_agent = replay_register,
+	.unregister_agent = replay_unregister,
+	.send = replay_send,
+	.recv = replay_recv,
+};
