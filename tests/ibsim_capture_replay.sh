@@ -72,6 +72,29 @@ grep -q ": $frames MADs ($gets sent, $resps received), 0 timeouts, 0 requests un
 grep -q "round trip ($gets answered requests): p50" "$work/stats" ||
 	{ echo "FAIL: no latency percentiles"; status=1; }
 
+# --- opensm -o and perfquery, captured the same way ------------------------
+if command -v opensm >/dev/null 2>&1 && command -v perfquery >/dev/null 2>&1; then
+	UMAD_CAPTURE_SHIM="$shim" LD_PRELOAD="$umad2sim" timeout 60 \
+		"$top_builddir/cli/umad" capture -w "$work/osm.pcapng" -- \
+		opensm -o -f "$work/osm.log" > /dev/null 2>&1
+	grep -q "SUBNET UP" "$work/osm.log" ||
+		{ echo "FAIL: opensm -o did not bring the subnet up under capture"; status=1; }
+	tshark -r "$work/osm.pcapng" -T fields -e _ws.col.Info 2>/dev/null > "$work/osm.frames"
+	for name in "SubnSet(PortInfo)" "SubnGetResp(PortInfo)" "SubnGet(NodeInfo)" \
+		"SubnSet(LinearForwardingTable)"; do
+		grep -qF "$name" "$work/osm.frames" ||
+			{ echo "FAIL: no $name in the opensm capture"; status=1; }
+	done
+	grep -qi malformed "$work/osm.frames" && { echo "FAIL: malformed opensm frames"; status=1; }
+	echo "opensm -o: $(wc -l < "$work/osm.frames") frames captured"
+	UMAD_CAPTURE_SHIM="$shim" LD_PRELOAD="$umad2sim" "$top_builddir/cli/umad" capture \
+		-w "$work/perf.pcapng" -- perfquery > "$work/perf.out" 2>&1 ||
+		{ echo "FAIL: perfquery after opensm"; cat "$work/perf.out"; status=1; }
+	[ "$(tshark -r "$work/perf.pcapng" -T fields -e _ws.col.Info 2>/dev/null |
+		grep -c 'PERF (PortCounters)')" -eq 2 ] ||
+		{ echo "FAIL: perfquery's PortCounters request and answer not in the capture"; status=1; }
+fi
+
 # --- replay, with the simulator gone -----------------------------------------
 kill $sim 2>/dev/null
 replay() {
