@@ -87,6 +87,8 @@ static struct local_port *locals;
 static size_t n_locals;
 static struct port_state *open_ports;
 static pthread_mutex_t ports_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Which recorded answer comes next is shared by all ports. */
+static pthread_mutex_t answers_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long unmatched;
 static char unmatched_text[4096];
 
@@ -607,16 +609,21 @@ static void arm_timer(struct port_state *p)
 	timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
+static pthread_mutex_t unmatched_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void note_unmatched(const uint8_t *mad)
 {
-	size_t used = strlen(unmatched_text);
+	size_t used;
 
+	pthread_mutex_lock(&unmatched_lock);
+	used = strlen(unmatched_text);
 	unmatched++;
 	if (used < sizeof(unmatched_text) - 100)
 		snprintf(unmatched_text + used, sizeof(unmatched_text) - used,
 			 "  class 0x%02x method 0x%02x attribute 0x%04x modifier 0x%08x\n", mad[1],
 			 mad[3], mad[16] << 8 | mad[17],
 			 (unsigned)(mad[20] << 24 | mad[21] << 16 | mad[22] << 8 | mad[23]));
+	pthread_mutex_unlock(&unmatched_lock);
 }
 
 static ssize_t replay_send(int portid, const void *umad, size_t len)
@@ -633,19 +640,27 @@ static ssize_t replay_send(int portid, const void *umad, size_t len)
 		return -EBADF;
 	if (len < HDR_SIZE + 24)
 		return -EINVAL;
-	if (hdr->agent_id >= MAX_AGENTS || !p->agent_used[hdr->agent_id])
-		return -EIO;
+	if (hdr->agent_id >= MAX_AGENTS)
+		return -EINVAL;
 	mad_len = len - HDR_SIZE;
-	if (mad[3] & 0x80)
-		return (ssize_t)len;	/* our own answers go nowhere */
 	key_len = make_key(mad, mad_len, be16toh(hdr->addr.lid), key);
 	pthread_mutex_lock(&p->lock);
+	if (!p->agent_used[hdr->agent_id]) {
+		pthread_mutex_unlock(&p->lock);
+		return -EIO;	/* the kernel's answer for an unregistered agent */
+	}
+	if (mad[3] & 0x80) {
+		pthread_mutex_unlock(&p->lock);
+		return (ssize_t)len;	/* our own answers go nowhere */
+	}
+	/* Repeats take the recorded answers in order; past the last, the last again. */
+	pthread_mutex_lock(&answers_lock);
 	req = find_request(key, key_len, 0);
 	if (req && req->n_answers) {
-		/* Repeats take the recorded answers in order; past the last, the last again. */
 		a = &req->answers[req->used < req->n_answers ? req->used : req->n_answers - 1];
 		req->used++;
 	}
+	pthread_mutex_unlock(&answers_lock);
 	if (a && !a->timeout) {
 		struct queued *q = malloc(sizeof(*q) + HDR_SIZE + a->len);
 
