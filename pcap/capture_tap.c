@@ -54,9 +54,11 @@ static struct tap_port ports[TAP_MAX_PORTS];
 static struct tap_iface ifaces[TAP_MAX_IFACES];
 static int n_ifaces;
 /* One packet and one comment at a time, under tap_lock: no allocation per MAD. */
-static uint8_t packet[IB_MAD_PACKET_MAX + 8192];
-static uint8_t mad_copy[8192];
+#define MAD_SIZE 256
+static uint8_t packet[IB_MAD_PACKET_MAX];
+static uint8_t mad_copy[MAD_SIZE];
 static char comment[256];
+static char seg_comment[300];
 
 /* The variable naming the file: UMAD_CAPTURE, or the preload shim's own. */
 static const char *capture_variable = "UMAD_CAPTURE";
@@ -247,6 +249,75 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+/* One 256-byte MAD from mad_copy onto the wire and into the file. Lock held. */
+static void write_segment(struct tap_port *p, const struct ib_user_mad *hdr,
+			  struct ib_packet_ends *ends, uint64_t id)
+{
+	int n;
+
+	if (redact)
+		umad_tap_redact(mad_copy, MAD_SIZE);
+	ends->psn = p->psn++;
+	n = ib_packet_build(packet, sizeof(packet), hdr, mad_copy, MAD_SIZE, ends);
+	if (n > 0)
+		pcapng_write_ib(writer, p->iface, now_ns(),
+				ends->outbound ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND, packet,
+				(size_t)n, seg_comment[0] ? seg_comment : comment, id);
+}
+
+/* Bytes of header every RMPP segment repeats: common + RMPP, plus the class header. */
+static size_t rmpp_header_len(uint8_t mgmt_class)
+{
+	if (mgmt_class == 0x03)
+		return 56;		/* SA: + SM_Key, AttributeOffset, ComponentMask */
+	if (mgmt_class >= 0x30 && mgmt_class <= 0x4f)
+		return 40;		/* vendor range 2: + OUI */
+	return 36;
+}
+
+/*
+ * A message longer than one MAD (reassembled by the kernel's RMPP) goes into
+ * the file as the segments the wire carried: each repeats the headers and
+ * carries the next part of the data, with RMPP type DATA, segment numbers
+ * from 1, First/Last flags and the payload lengths the kernel puts there.
+ */
+static void write_rmpp_segments(struct tap_port *p, const struct ib_user_mad *hdr,
+				struct ib_packet_ends *ends, uint64_t id, const uint8_t *mad,
+				size_t mad_len)
+{
+	size_t head = rmpp_header_len(mad[1]), seg_size = MAD_SIZE - head;
+	size_t data_len = mad_len - head, count = (data_len + seg_size - 1) / seg_size;
+	size_t pad = count * seg_size - data_len, i, part;
+	uint32_t paylen;
+
+	for (i = 0; i < count; i++) {
+		part = i + 1 < count ? seg_size : data_len - i * seg_size;
+		memset(mad_copy, 0, MAD_SIZE);
+		memcpy(mad_copy, mad, head);
+		memcpy(mad_copy + head, mad + head + i * seg_size, part);
+		if (!mad_copy[24])
+			mad_copy[24] = 1;			/* RMPP version */
+		mad_copy[25] = 1;				/* DATA */
+		mad_copy[26] = (uint8_t)((mad_copy[26] & 0xf8) | 0x01 |	/* Active */
+					 (i == 0 ? 0x02 : 0) | (i + 1 == count ? 0x04 : 0));
+		mad_copy[27] = 0;
+		mad_copy[28] = (uint8_t)((i + 1) >> 24);
+		mad_copy[29] = (uint8_t)((i + 1) >> 16);
+		mad_copy[30] = (uint8_t)((i + 1) >> 8);
+		mad_copy[31] = (uint8_t)(i + 1);
+		paylen = i + 1 == count ? (uint32_t)(MAD_SIZE - 36 - pad) :
+			 i == 0 ? (uint32_t)(count * (MAD_SIZE - 36) - pad) : 0;
+		mad_copy[32] = (uint8_t)(paylen >> 24);
+		mad_copy[33] = (uint8_t)(paylen >> 16);
+		mad_copy[34] = (uint8_t)(paylen >> 8);
+		mad_copy[35] = (uint8_t)paylen;
+		snprintf(seg_comment, sizeof(seg_comment), "%s segment=%zu/%zu", comment, i + 1,
+			 count);
+		write_segment(p, hdr, ends, id);
+	}
+	seg_comment[0] = '\0';
+}
+
 void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
 		  size_t mad_len)
 {
@@ -254,8 +325,8 @@ void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size
 	struct ib_packet_ends ends;
 	struct ib_user_mad hdr;
 	struct tap_port *p;
-	size_t body, cut;
-	int n, timeout;
+	uint64_t id;
+	int timeout;
 
 	if (!atomic_load(&umad_tap_enabled))
 		return;
@@ -270,43 +341,31 @@ void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size
 	p = find_port(portid);
 	if (!p)
 		goto out;
-	/*
-	 * On the wire a MAD is never shorter than 256 bytes (the kernel pads
-	 * it), and a timed-out send comes back with only its header: pad both.
-	 */
-	body = mad_len < 256 ? 256 : mad_len;
-	cut = body > sizeof(mad_copy) ? sizeof(mad_copy) : body;
-	memset(mad_copy, 0, cut);
-	memcpy(mad_copy, mad, mad_len < cut ? mad_len : cut);
-	if (redact)
-		umad_tap_redact(mad_copy, cut);
-
 	ends = (struct ib_packet_ends){
 		.outbound = outbound,
 		.local_lid = p->lid,
 		.local_qp = hdr.agent_id < TAP_MAX_AGENTS ? p->agent_qp[hdr.agent_id] : 1,
 		.pkey = hdr.addr.pkey_index < p->n_pkeys ? p->pkeys[hdr.addr.pkey_index] : 0xffff,
 		.local_gid = p->gid,
-		.psn = p->psn++,
 	};
-	n = ib_packet_build(packet, sizeof(packet), &hdr, mad_copy, cut, &ends);
-	if (n == -EINVAL) {
-		/* Longer than one wire packet can say (RMPP reassembled): keep what fits. */
-		cut = 8188 - 96;
-		n = ib_packet_build(packet, sizeof(packet), &hdr, mad_copy, cut, &ends);
-	}
-	if (n < 0)
-		goto out;
 	snprintf(comment, sizeof(comment),
 		 "agent=%u status=%u timeout_ms=%u retries=%u qpn=%u qkey=0x%x lid=%u sl=%u "
-		 "path_bits=%u pkey_index=%u grh=%u length=%zu%s%s",
+		 "path_bits=%u pkey_index=%u grh=%u length=%zu%s",
 		 hdr.agent_id, hdr.status, hdr.timeout_ms, hdr.retries, be32toh(hdr.addr.qpn),
 		 be32toh(hdr.addr.qkey), be16toh(hdr.addr.lid), hdr.addr.sl, hdr.addr.path_bits,
-		 hdr.addr.pkey_index, hdr.addr.grh_present, mad_len,
-		 timeout ? " timeout=1" : "", cut < body ? " truncated=1" : "");
-	pcapng_write_ib(writer, p->iface, now_ns(),
-			outbound ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND, packet, (size_t)n,
-			comment, packet_id_for(p, outbound, timeout, mad_copy, cut));
+		 hdr.addr.pkey_index, hdr.addr.grh_present, mad_len, timeout ? " timeout=1" : "");
+	id = packet_id_for(p, outbound, timeout, mad, mad_len);
+	if (mad_len <= MAD_SIZE) {
+		/*
+		 * On the wire a MAD is never shorter than 256 bytes (the kernel
+		 * pads it), and a timed-out send comes back with only its header.
+		 */
+		memset(mad_copy, 0, MAD_SIZE);
+		memcpy(mad_copy, mad, mad_len);
+		write_segment(p, &hdr, &ends, id);
+	} else {
+		write_rmpp_segments(p, &hdr, &ends, id, mad, mad_len);
+	}
 out:
 	pthread_mutex_unlock(&tap_lock);
 }

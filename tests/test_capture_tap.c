@@ -192,6 +192,92 @@ static void test_tshark_view(void **state)
 	assert_int_equal(i, 6);
 }
 
+/* An SA GetTableResp of 1000 bytes (56 of headers, 944 of records): five segments. */
+static int rmpp_session(void)
+{
+	uint8_t buf[64 + 1000] = { 0 };
+	uint8_t *mad = buf + 64;
+	int fd, agent, got = 1000, i;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x03, 2, 1, NULL);
+	CHECK(agent >= 0);
+	mad[0] = 1;
+	mad[1] = 0x03;
+	mad[2] = 2;
+	mad[3] = 0x92;		/* GetTableResp */
+	mad[15] = 0x77;
+	mad[17] = 0x35;		/* PathRecord */
+	mad[24] = 1;
+	mad[25] = 1;
+	mad[26] = 0x01;		/* RMPP active */
+	for (i = 56; i < 1000; i++)
+		mad[i] = (uint8_t)(i / 200);	/* which segment each byte belongs in */
+	umad_set_addr(buf, 1, 1, 0, 0x80010000);
+	CHECK_EQ(umad_send(fd, agent, buf, 1000, 0, 0), 0);
+	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
+	CHECK_EQ(got, 1000);
+	CHECK_EQ(umad_close_port(fd), 0);
+	return 0;
+}
+
+static void test_rmpp_segments(void **state)
+{
+	/*
+	 * Payload length as the kernel writes it: 5 * 220 - 56 bytes of padding
+	 * in the first segment, 220 - 56 in the last, 0 between.
+	 */
+	static const char *const expected[] = {
+		"0x01,0x03,0x00000001,0x00000414,1/5", "0x01,0x01,0x00000002,0x00000000,2/5",
+		"0x01,0x01,0x00000003,0x00000000,3/5", "0x01,0x01,0x00000004,0x00000000,4/5",
+		"0x01,0x05,0x00000005,0x000000a4,5/5",
+	};
+	struct child_result res;
+	char cmd[320], line[512];
+	FILE *out;
+	int i = 0;
+
+	(void)state;
+	if (access("/usr/bin/tshark", X_OK) != 0)
+		skip();
+	expect_child_ok(rmpp_session, "sim", TEST_MODULE_DIR, &res);
+	/* Type DATA, flags (Active|First, Active, Active|Last), segment, payload length. */
+	snprintf(cmd, sizeof(cmd),
+		 "tshark -r %s -T fields -E separator=, -e infiniband.rmpp.rmpptype "
+		 "-e infiniband.rmpp.rmppflags -e infiniband.rmpp.segmentnumber "
+		 "-e infiniband.rmpp.payloadlength -e frame.comment -e _ws.col.Info "
+		 "-Y 'frame.p2p_dir == 0' "
+		 "2>/dev/null", path);
+	out = popen(cmd, "r");
+	assert_non_null(out);
+	while (fgets(line, sizeof(line), out)) {
+		const char *seg = strstr(line, "segment=");
+
+		line[strcspn(line, "\n")] = '\0';
+		/* The four RMPP fields, then the segment=N/M of the comment. */
+		if (i < 5) {
+			char want[64];
+			int n = 0, commas = 0;
+
+			while (line[n] && commas < 4)
+				commas += line[n++] == ',';
+			snprintf(want, sizeof(want), "%.*s%.*s", n, line,
+				 seg ? (int)strcspn(seg + 8, ",") : 1, seg ? seg + 8 : "?");
+			if (strstr(line, "Malformed") || !strstr(line, "SubnAdmGetTableResp"))
+				fail_msg("segment %d not decoded as SubnAdmGetTableResp: '%s'", i + 1,
+					 line);
+			if (strcmp(want, expected[i]))
+				fail_msg("segment %d: '%s' (from '%s'), expected '%s'", i + 1, want, line,
+					 expected[i]);
+		}
+		i++;
+	}
+	assert_int_equal(pclose(out), 0);
+	assert_int_equal(i, 5);
+}
+
 /* Capture until killed. */
 static int capture_forever(void)
 {
@@ -234,6 +320,7 @@ int main(void)
 		T(test_records_and_mode),
 		T(test_redaction),
 		T(test_tshark_view),
+		T(test_rmpp_segments),
 		T(test_sigkill_leaves_whole_records),
 	};
 
