@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"
 
 #define HDR_SIZE	sizeof(struct ib_user_mad)
@@ -232,6 +233,39 @@ static uint64_t get_be64(const uint8_t *p)
 	return v;	/* stays big-endian: the umad structs want it so */
 }
 
+/* A recorded answer that arrived in RMPP segments, being put back together. */
+static struct {
+	int active, iface;
+	uint32_t tid;
+	struct request *req;
+	size_t index, head;
+} reassembly;
+
+/* Append segment 'seg' of 'count' (after the first) to the answer being reassembled. */
+static void append_segment(const uint8_t *mad, size_t len, unsigned seg, unsigned count)
+{
+	struct answer *a = &reassembly.req->answers[reassembly.index];
+	size_t head = reassembly.head, part = MAD_SIZE - head;
+	uint8_t *grown;
+
+	if (len < MAD_SIZE)
+		return;
+	if (seg == count) {
+		uint32_t paylen = (uint32_t)mad[32] << 24 | (uint32_t)mad[33] << 16 |
+				  (uint32_t)mad[34] << 8 | mad[35];
+
+		if (paylen >= head - 36 && paylen - (head - 36) <= part)
+			part = paylen - (head - 36);
+		reassembly.active = 0;
+	}
+	grown = realloc(a->mad, a->len + part);
+	if (!grown)
+		return;
+	memcpy(grown + a->len, mad + head, part);
+	a->mad = grown;
+	a->len += part;
+}
+
 static int load(const char *path)
 {
 	struct capture_record rec;
@@ -255,6 +289,7 @@ static int load(const char *path)
 		const uint8_t *mad;
 		uint16_t slid, dlid;
 		uint32_t tid;
+		int first_of_many;
 
 		if (!lp || rec.len < off + 24 + 6)
 			continue;
@@ -290,6 +325,19 @@ static int load(const char *path)
 		}
 		if (!(mad[3] & 0x80) && !strstr(rec.comment, "timeout=1"))
 			continue;	/* an unsolicited request: not an answer */
+		{
+			const char *s = strstr(rec.comment, " segment=");
+			unsigned seg = 0, count = 0;
+
+			if (s && sscanf(s, " segment=%u/%u", &seg, &count) == 2 && seg > 1) {
+				if (reassembly.active && reassembly.iface == rec.iface &&
+				    reassembly.tid == tid)
+					append_segment(mad, len, seg, count);
+				continue;
+			}
+			first_of_many = s && seg == 1 && count > 1;
+			reassembly.active = 0;
+		}
 		for (i = n_open; i-- > 0;) {
 			struct open_request *o = &open_reqs[i];
 
@@ -312,6 +360,14 @@ static int load(const char *path)
 					a.qkey = a.src_qp ? 0x80010000u : 0;
 				}
 				add_answer(req, &a);
+				if (first_of_many) {
+					reassembly.active = 1;
+					reassembly.iface = rec.iface;
+					reassembly.tid = tid;
+					reassembly.req = req;
+					reassembly.index = req->n_answers - 1;
+					reassembly.head = ib_rmpp_header_len(mad[1]);
+				}
 				*o = open_reqs[--n_open];
 				break;
 			}

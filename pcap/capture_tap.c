@@ -265,16 +265,6 @@ static void write_segment(struct tap_port *p, const struct ib_user_mad *hdr,
 				(size_t)n, seg_comment[0] ? seg_comment : comment, id);
 }
 
-/* Bytes of header every RMPP segment repeats: common + RMPP, plus the class header. */
-static size_t rmpp_header_len(uint8_t mgmt_class)
-{
-	if (mgmt_class == 0x03)
-		return 56;		/* SA: + SM_Key, AttributeOffset, ComponentMask */
-	if (mgmt_class >= 0x30 && mgmt_class <= 0x4f)
-		return 40;		/* vendor range 2: + OUI */
-	return 36;
-}
-
 /*
  * A message longer than one MAD (reassembled by the kernel's RMPP) goes into
  * the file as the segments the wire carried: each repeats the headers and
@@ -285,7 +275,7 @@ static void write_rmpp_segments(struct tap_port *p, const struct ib_user_mad *hd
 				struct ib_packet_ends *ends, uint64_t id, const uint8_t *mad,
 				size_t mad_len)
 {
-	size_t head = rmpp_header_len(mad[1]), seg_size = MAD_SIZE - head;
+	size_t head = ib_rmpp_header_len(mad[1]), seg_size = MAD_SIZE - head;
 	size_t data_len = mad_len - head, count = (data_len + seg_size - 1) / seg_size;
 	size_t pad = count * seg_size - data_len, i, part;
 	uint32_t paylen;

@@ -40,6 +40,16 @@ struct ib_packet_ends {
 int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 		    const uint8_t *mad, size_t mad_len, const struct ib_packet_ends *ends);
 
+/* Header bytes every RMPP segment of a class repeats: MAD + RMPP (+ SA header or OUI). */
+static inline size_t ib_rmpp_header_len(uint8_t mgmt_class)
+{
+	if (mgmt_class == 0x03)
+		return 56;
+	if (mgmt_class >= 0x30 && mgmt_class <= 0x4f)
+		return 40;
+	return 36;
+}
+
 /* IBA 7.8.1: CRC-32 over LRH..payload with the variant fields set to ones. */
 uint32_t ib_icrc(const uint8_t *pkt, size_t len);
 /* IBA 7.8.2: CRC-16 (0x100B) over LRH..ICRC. */

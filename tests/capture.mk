@@ -16,9 +16,10 @@ check_PROGRAMS += tests/test_capture_tap
 TESTS += tests/test_capture_tap
 tests_test_capture_tap_SOURCES = tests/test_capture_tap.c tests/child.c tests/child.h
 tests_test_capture_tap_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS) \
-	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"'
+	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"' \
+	-DREPLAY_MODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_capture_tap_LDADD = libibumad.la $(PCAP_LIBS) $(CMOCKA_LIBS)
-tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-sim.la
+tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-sim.la backend-replay.la
 endif
 endif
 

@@ -22,8 +22,8 @@
 #include <infiniband/umad.h>
 #include "tests/child.h"
 
-#ifndef TEST_MODULE_DIR
-#error "TEST_MODULE_DIR must name the directory of the test modules"
+#if !defined(TEST_MODULE_DIR) || !defined(REPLAY_MODULE_DIR)
+#error "TEST_MODULE_DIR and REPLAY_MODULE_DIR must name the module directories"
 #endif
 
 #define ERF_HDR 16
@@ -278,6 +278,82 @@ static void test_rmpp_segments(void **state)
 	assert_int_equal(i, 5);
 }
 
+/*
+ * Capture a GetTable request and its 1000-byte answer (five segments on the
+ * wire), then replay the file with the replay module: the answer comes back
+ * whole, with the replaying program's TID.
+ */
+static void fill_sa(uint8_t *mad, uint8_t method, uint8_t tid)
+{
+	mad[0] = 1;
+	mad[1] = 0x03;
+	mad[2] = 2;
+	mad[3] = method;
+	mad[15] = tid;
+	mad[17] = 0x35;		/* PathRecord */
+	mad[24] = 1;		/* RMPP version */
+}
+
+static int capture_sa_exchange(void)
+{
+	uint8_t buf[64 + 1000] = { 0 };
+	int fd, agent, got, i;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x03, 2, 1, NULL);
+	fill_sa(buf + 64, 0x12, 0x42);			/* the request goes out... */
+	umad_set_addr(buf, 1, 1, 0, 0x80010000);
+	CHECK_EQ(umad_send(fd, agent, buf, 256, 0, 0), 0);
+	got = 1000;
+	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);	/* (its loopback echo) */
+	memset(buf + 64, 0, 1000);
+	fill_sa(buf + 64, 0x92, 0x42);			/* ...and its answer comes back */
+	buf[64 + 26] = 0x01;
+	for (i = 56; i < 1000; i++)
+		buf[64 + i] = (uint8_t)i;
+	CHECK_EQ(umad_send(fd, agent, buf, 1000, 0, 0), 0);
+	got = 1000;
+	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
+	CHECK_EQ(umad_close_port(fd), 0);
+	return 0;
+}
+
+static int replay_sa_exchange(void)
+{
+	uint8_t buf[64 + 1000] = { 0 };
+	int fd, agent, got = 256, i;
+
+	setenv("UMAD_REPLAY", path, 1);
+	setenv("UMAD_MODULE_DIR", REPLAY_MODULE_DIR, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x03, 2, 1, NULL);
+	CHECK(agent >= 0);
+	fill_sa(buf + 64, 0x12, 0x99);			/* our own TID */
+	umad_set_addr(buf, 1, 1, 0, 0x80010000);
+	CHECK_EQ(umad_send(fd, agent, buf, 256, 100, 0), 0);
+	CHECK_EQ(umad_recv(fd, buf, &got, 1000), -ENOSPC);	/* the kernel's length protocol */
+	CHECK_EQ(got, 1000);
+	CHECK_EQ(umad_recv(fd, buf, &got, 0), agent);
+	CHECK_EQ(buf[64 + 3], 0x92);
+	CHECK_EQ(buf[64 + 15], 0x99);
+	for (i = 56; i < 1000; i++)
+		CHECK_EQ(buf[64 + i], (uint8_t)i);
+	CHECK_EQ(umad_close_port(fd), 0);
+	return 0;
+}
+
+static void test_rmpp_replayed_whole(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(capture_sa_exchange, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(replay_sa_exchange, "replay", REPLAY_MODULE_DIR, &res);
+}
+
 /* Capture until killed. */
 static int capture_forever(void)
 {
@@ -321,6 +397,7 @@ int main(void)
 		T(test_redaction),
 		T(test_tshark_view),
 		T(test_rmpp_segments),
+		T(test_rmpp_replayed_whole),
 		T(test_sigkill_leaves_whole_records),
 	};
 
