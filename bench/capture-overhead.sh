@@ -1,0 +1,55 @@
+#!/bin/bash
+# Benchmark: what capturing adds to ibnetdiscover's wall time on a 2-level
+# fat tree of 648 HCAs (k=36).  Until libumad's own simulator exists the
+# fabric is ibsim's, with Debian's libibumad under umad2sim, and the capture
+# is the LD_PRELOAD shim (libumad-capture.so, the in-library tap's code).
+# Prints the median of RUNS runs each way and the ratio, measured in one run.
+# Usage: bench/capture-overhead.sh [K] [RUNS]   (from the build directory)
+set -eu
+k=${1:-36}
+runs=${2:-7}
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=${top_builddir:-.}
+shim=$top_builddir/.libs/libumad-capture.so
+umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
+for need in ibsim ibnetdiscover; do
+	command -v "$need" >/dev/null || { echo "$need not installed (scripts/install-deps)"; exit 1; }
+done
+[ -f "$shim" ] || { echo "build first: $shim missing"; exit 1; }
+
+work=$(mktemp -d)
+export IBSIM_SOCKNAME="umadbench$$"
+"$top_srcdir/scripts/gen-fattree" "$k" > "$work/fabric.net"
+mkfifo "$work/console"
+sleep 3600 > "$work/console" &
+holder=$!
+ibsim -s "$work/fabric.net" < "$work/console" > "$work/ibsim.log" 2>&1 &
+sim=$!
+trap 'kill $sim $holder 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
+sleep 2
+
+# wall time of one command in ms
+ms() {
+	local start end
+	start=$(date +%s%N)
+	"$@" > /dev/null 2>&1
+	end=$(date +%s%N)
+	echo $(( (end - start) / 1000000 ))
+}
+median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+
+: > "$work/plain"
+: > "$work/captured"
+for i in $(seq "$runs"); do
+	# Alternate the two, so that drift in the machine's load hits both alike.
+	LD_PRELOAD="$umad2sim" ms ibnetdiscover >> "$work/plain"
+	UMAD_PRELOAD_CAPTURE="$work/cap.pcapng" LD_PRELOAD="$shim $umad2sim" \
+		ms ibnetdiscover >> "$work/captured"
+done
+plain=$(median < "$work/plain")
+captured=$(median < "$work/captured")
+mads=$(UMAD_PRELOAD_CAPTURE="$work/cap.pcapng" LD_PRELOAD="$shim $umad2sim" ibnetdiscover > /dev/null 2>&1;
+	"$top_builddir/cli/umad" capture stats "$work/cap.pcapng" | head -1 | sed 's/.*: \([0-9]*\) MADs.*/\1/')
+echo "fabric: 2-level fat tree k=$k ($(grep -c '^Switch' "$work/fabric.net") switches, $(grep -c '^Hca' "$work/fabric.net") HCAs), $mads MADs per discovery"
+echo "ibnetdiscover under ibsim+umad2sim, median of $runs: plain ${plain} ms, captured ${captured} ms"
+awk -v p="$plain" -v c="$captured" 'BEGIN { printf "capture overhead: %+.1f %% (target <= 5 %%)\n", (c - p) * 100 / p }'

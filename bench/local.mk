@@ -1,0 +1,6 @@
+# Benchmarks print figures; they are never part of make check.
+EXTRA_DIST += bench/capture-overhead.sh scripts/gen-fattree
+.PHONY: bench
+bench: all
+	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+		$(SHELL) $(srcdir)/bench/capture-overhead.sh 36 7
