@@ -18,15 +18,10 @@ done
 [ -f "$shim" ] || { echo "build first: $shim missing"; exit 1; }
 
 work=$(mktemp -d)
-export IBSIM_SOCKNAME="umadbench$$"
 "$top_srcdir/scripts/gen-fattree" "$k" > "$work/fabric.net"
-mkfifo "$work/console"
-sleep 3600 > "$work/console" &
-holder=$!
-ibsim -s "$work/fabric.net" < "$work/console" > "$work/ibsim.log" 2>&1 &
-sim=$!
-trap 'kill $sim $holder 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-sleep 2
+. "$top_srcdir/scripts/ibsim-session.sh"
+start_ibsim "$work/fabric.net" "$work"
+sleep 1
 
 # wall time of one command in ms
 ms() {

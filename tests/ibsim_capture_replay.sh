@@ -21,15 +21,8 @@ done
 [ -f "$shim" ] || { echo "FAIL: $shim not built"; exit 1; }
 
 work=$(mktemp -d)
-export IBSIM_SOCKNAME="umadtest$$"
-# ibsim reads console commands on stdin and spins at EOF: keep it open with a fifo.
-mkfifo "$work/console"
-sleep 120 > "$work/console" &
-holder=$!
-ibsim -s "$net" < "$work/console" > "$work/ibsim.log" 2>&1 &
-sim=$!
-trap 'kill $sim $holder 2>/dev/null; wait 2>/dev/null; rm -rf "$work"' EXIT
-sleep 1
+. "${top_srcdir:-$(dirname "$0")/..}/scripts/ibsim-session.sh"
+start_ibsim "$net" "$work"
 
 LD_PRELOAD="$umad2sim" ibnetdiscover > "$work/plain.out" 2>"$work/plain.err" ||
 	{ echo "FAIL: ibnetdiscover under ibsim"; cat "$work/plain.err"; exit 1; }
