@@ -241,6 +241,53 @@ static uint64_t packet_id_for(struct tap_port *p, int outbound, int timeout, con
 	return next_packet_id++;
 }
 
+/* Append "key=value" (decimal, or 0x-hex) to comment at *len: no printf per MAD. */
+static void put_field(size_t *len, const char *key, uint64_t value, int hex)
+{
+	char digits[24];
+	int n = 0;
+
+	if (*len + 32 + strlen(key) >= sizeof(comment))
+		return;
+	if (*len)
+		comment[(*len)++] = ' ';
+	while (*key)
+		comment[(*len)++] = *key++;
+	comment[(*len)++] = '=';
+	if (hex) {
+		comment[(*len)++] = '0';
+		comment[(*len)++] = 'x';
+	}
+	do {
+		digits[n++] = "0123456789abcdef"[value % (hex ? 16 : 10)];
+		value /= hex ? 16 : 10;
+	} while (value);
+	while (n)
+		comment[(*len)++] = digits[--n];
+	comment[*len] = '\0';
+}
+
+/* The umad metadata as one line of key=value, which Wireshark shows as the packet comment. */
+static void format_comment(const struct ib_user_mad *h, size_t mad_len, int timeout)
+{
+	size_t len = 0;
+
+	put_field(&len, "agent", h->agent_id, 0);
+	put_field(&len, "status", h->status, 0);
+	put_field(&len, "timeout_ms", h->timeout_ms, 0);
+	put_field(&len, "retries", h->retries, 0);
+	put_field(&len, "qpn", be32toh(h->addr.qpn), 0);
+	put_field(&len, "qkey", be32toh(h->addr.qkey), 1);
+	put_field(&len, "lid", be16toh(h->addr.lid), 0);
+	put_field(&len, "sl", h->addr.sl, 0);
+	put_field(&len, "path_bits", h->addr.path_bits, 0);
+	put_field(&len, "pkey_index", h->addr.pkey_index, 0);
+	put_field(&len, "grh", h->addr.grh_present, 0);
+	put_field(&len, "length", mad_len, 0);
+	if (timeout)
+		put_field(&len, "timeout", 1, 0);
+}
+
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -338,12 +385,7 @@ void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size
 		.pkey = hdr.addr.pkey_index < p->n_pkeys ? p->pkeys[hdr.addr.pkey_index] : 0xffff,
 		.local_gid = p->gid,
 	};
-	snprintf(comment, sizeof(comment),
-		 "agent=%u status=%u timeout_ms=%u retries=%u qpn=%u qkey=0x%x lid=%u sl=%u "
-		 "path_bits=%u pkey_index=%u grh=%u length=%zu%s",
-		 hdr.agent_id, hdr.status, hdr.timeout_ms, hdr.retries, be32toh(hdr.addr.qpn),
-		 be32toh(hdr.addr.qkey), be16toh(hdr.addr.lid), hdr.addr.sl, hdr.addr.path_bits,
-		 hdr.addr.pkey_index, hdr.addr.grh_present, mad_len, timeout ? " timeout=1" : "");
+	format_comment(&hdr, mad_len, timeout);
 	id = packet_id_for(p, outbound, timeout, mad, mad_len);
 	if (mad_len <= MAD_SIZE) {
 		/*
