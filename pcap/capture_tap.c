@@ -36,7 +36,6 @@ struct tap_port {
 	uint8_t agent_qp[TAP_MAX_AGENTS];
 	uint32_t psn;
 	struct tap_pending pending[TAP_PENDING];
-	unsigned next_pending;
 };
 
 struct tap_iface {
@@ -211,32 +210,26 @@ void umad_tap_redact(uint8_t *mad, size_t len)
 static uint64_t packet_id_for(struct tap_port *p, int outbound, int timeout, const uint8_t *mad,
 			      size_t len)
 {
+	struct tap_pending *slot;
 	uint32_t tid;
-	unsigned i;
 	int response;
 
 	if (len < 16)
 		return next_packet_id++;
 	tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
 	response = mad[3] & 0x80;
+	/* Slots by TID: tools number their transactions, so neighbours rarely collide. */
+	slot = &p->pending[(tid ^ (tid >> 8)) % TAP_PENDING];
 	if (outbound && !response) {
-		struct tap_pending *slot = &p->pending[p->next_pending++ % TAP_PENDING];
-
 		slot->tid = tid;
 		slot->packet_id = next_packet_id++;
 		return slot->packet_id;
 	}
-	if (!outbound && (response || timeout)) {
-		for (i = 0; i < TAP_PENDING; i++) {
-			struct tap_pending *slot = &p->pending[i];
+	if (!outbound && (response || timeout) && slot->packet_id && slot->tid == tid) {
+		uint64_t id = slot->packet_id;
 
-			if (slot->packet_id && slot->tid == tid) {
-				uint64_t id = slot->packet_id;
-
-				slot->packet_id = 0;
-				return id;
-			}
-		}
+		slot->packet_id = 0;
+		return id;
 	}
 	return next_packet_id++;
 }
