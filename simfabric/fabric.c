@@ -1,0 +1,347 @@
+/* The fabric model: nodes, ports, cables, and the LID index routing uses. */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simfabric/fabric.h"
+
+#define LID_INDEX_SIZE 0xC000	/* unicast LIDs */
+
+struct sim_fabric *sim_fabric_new(void)
+{
+	struct sim_fabric *f = calloc(1, sizeof(*f));
+
+	if (!f)
+		return NULL;
+	f->by_lid = calloc(LID_INDEX_SIZE, sizeof(*f->by_lid));
+	f->port_of_lid = calloc(LID_INDEX_SIZE, 1);
+	if (!f->by_lid || !f->port_of_lid) {
+		sim_fabric_free(f);
+		return NULL;
+	}
+	return f;
+}
+
+static void free_node(struct sim_node *n)
+{
+	unsigned i;
+
+	for (i = 0; n->ports && i <= n->num_ports; i++) {
+		free(n->ports[i].vlarb);
+		free(n->ports[i].pkeys);
+		free(n->ports[i].alias_guids);
+	}
+	if (n->sw) {
+		free(n->sw->lft);
+		free(n->sw->mft);
+		free(n->sw);
+	}
+	free(n->ports);
+	free(n->name);
+	free(n);
+}
+
+void sim_fabric_free(struct sim_fabric *f)
+{
+	size_t i;
+
+	if (!f)
+		return;
+	for (i = 0; i < f->n_nodes; i++)
+		free_node(f->nodes[i]);
+	free(f->nodes);
+	free(f->by_lid);
+	free(f->port_of_lid);
+	free(f);
+}
+
+static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
+{
+	unsigned sl;
+
+	p->node = n;
+	p->num = (uint8_t)num;
+	p->width_supported = SIM_WIDTH_1X | SIM_WIDTH_4X;
+	p->width_enabled = p->width_supported;
+	p->speed_supported = SIM_SPEED_SDR;
+	p->speed_enabled = SIM_SPEED_SDR;
+	p->state = SIM_PORT_DOWN;
+	p->phys_state = SIM_PHYS_POLLING;
+	p->link_down_default = SIM_PHYS_POLLING;
+	p->mtu_cap = 5;			/* 4096 */
+	p->neighbor_mtu = 5;
+	p->vl_cap = 4;			/* VL0-7 */
+	p->op_vls = 4;
+	p->vl_arb_high_cap = 8;
+	p->vl_arb_low_cap = 8;
+	p->hoq_life = 19;
+	p->vl_stall = 7;
+	p->guid_cap = SIM_GUID_CAP;
+	p->subnet_timeout = 18;
+	p->resp_time_value = 20;
+	p->max_credit_hint = 0;
+	p->gid_prefix = 0xfe80000000000000ULL;
+	for (sl = 0; sl < 16; sl++)
+		p->sl2vl[sl] = (uint8_t)(sl % 8);
+	if (n->type == SIM_NODE_CA)
+		p->capmask = SIM_CAP_IS_NOTICE | SIM_CAP_IS_TRAP | SIM_CAP_IS_SL_MAPPING |
+			     SIM_CAP_IS_SYS_IMAGE_GUID | SIM_CAP_IS_CM | SIM_CAP_IS_VENDOR_CLASS |
+			     SIM_CAP_IS_CAPMASK_NOTICE | SIM_CAP_IS_CLIENT_REREG;
+	else if (num == 0)
+		p->capmask = SIM_CAP_IS_NOTICE | SIM_CAP_IS_TRAP | SIM_CAP_IS_SL_MAPPING |
+			     SIM_CAP_IS_SYS_IMAGE_GUID | SIM_CAP_IS_VENDOR_CLASS |
+			     SIM_CAP_IS_CAPMASK_NOTICE | SIM_CAP_IS_CLIENT_REREG;
+	if (n->type == SIM_NODE_SWITCH && num == 0) {
+		/* Base port 0: no physical link of its own; always up as far as SMPs go. */
+		p->state = SIM_PORT_INIT;
+		p->phys_state = SIM_PHYS_LINKUP;
+		p->width_active = SIM_WIDTH_4X;
+		p->speed_active = SIM_SPEED_SDR;
+	}
+}
+
+struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum sim_node_type type,
+				     const char *name, unsigned num_ports)
+{
+	struct sim_node *n;
+	unsigned i;
+
+	if (num_ports < 1 || num_ports > SIM_MAX_PORTS)
+		return NULL;
+	if (f->n_nodes == f->cap_nodes) {
+		size_t cap = f->cap_nodes ? f->cap_nodes * 2 : 64;
+		struct sim_node **grown = realloc(f->nodes, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		f->nodes = grown;
+		f->cap_nodes = cap;
+	}
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return NULL;
+	n->type = type;
+	n->name = strdup(name);
+	n->num_ports = (uint8_t)num_ports;
+	n->ports = calloc(num_ports + 1, sizeof(*n->ports));
+	n->partition_cap = SIM_PKEY_TABLE_SIZE;
+	if (type == SIM_NODE_SWITCH) {
+		/* The forwarding tables are allocated when an SM first writes them. */
+		n->sw = calloc(1, sizeof(*n->sw));
+		if (!n->sw) {
+			free_node(n);
+			return NULL;
+		}
+		n->sw->default_port = 0;
+		n->sw->default_mcast_primary = 0xff;
+		n->sw->default_mcast_not_primary = 0xff;
+		n->sw->life_time_value = 18;
+		n->sw->lids_per_port = 0;
+		n->sw->partition_enforcement_cap = 32;
+	}
+	if (!n->name || !n->ports) {
+		free_node(n);
+		return NULL;
+	}
+	snprintf(n->desc, sizeof(n->desc), "%s", name);
+	for (i = 0; i <= num_ports; i++)
+		default_port(n, &n->ports[i], i);
+	n->index = f->n_nodes;
+	f->nodes[f->n_nodes++] = n;
+	if (type == SIM_NODE_SWITCH)
+		f->n_switches++;
+	else if (type == SIM_NODE_CA)
+		f->n_cas++;
+	else
+		f->n_routers++;
+	return n;
+}
+
+static uint8_t highest_bit(uint8_t v)
+{
+	uint8_t b = 0x80;
+
+	while (b && !(v & b))
+		b >>= 1;
+	return b;
+}
+
+/* Widest common width: 12x > 8x > 4x > 2x > 1x (bit order is not width order). */
+static uint8_t best_width(uint8_t common)
+{
+	static const uint8_t order[] = { SIM_WIDTH_12X, SIM_WIDTH_8X, SIM_WIDTH_4X, SIM_WIDTH_2X,
+					 SIM_WIDTH_1X };
+	size_t i;
+
+	for (i = 0; i < sizeof(order); i++)
+		if (common & order[i])
+			return order[i];
+	return 0;
+}
+
+int sim_link_train(struct sim_port *a, struct sim_port *b)
+{
+	uint8_t width = best_width(a->width_enabled & a->width_supported &
+				   b->width_enabled & b->width_supported);
+	uint8_t speed = highest_bit(a->speed_enabled & a->speed_supported &
+				    b->speed_enabled & b->speed_supported);
+	uint8_t ext = highest_bit(a->ext_enabled & a->ext_supported & b->ext_enabled &
+				  b->ext_supported);
+
+	if (!width || (!speed && !ext))
+		return -ERANGE;
+	a->width_active = b->width_active = width;
+	a->speed_active = b->speed_active = speed ? speed : SIM_SPEED_SDR;
+	a->ext_active = b->ext_active = ext;
+	a->phys_state = b->phys_state = SIM_PHYS_LINKUP;
+	a->state = b->state = SIM_PORT_INIT;
+	a->neighbor_mtu = b->neighbor_mtu = a->mtu_cap < b->mtu_cap ? a->mtu_cap : b->mtu_cap;
+	return 0;
+}
+
+int sim_fabric_link(struct sim_port *a, struct sim_port *b)
+{
+	int r;
+
+	if (!a->num || !b->num || a == b)
+		return -EINVAL;
+	if (a->peer == b && b->peer == a)
+		return 0;
+	if (a->peer || b->peer)
+		return -EBUSY;
+	r = sim_link_train(a, b);
+	if (r < 0)
+		return r;
+	a->peer = b;
+	b->peer = a;
+	return 0;
+}
+
+static int parse_guid(const char *s, uint64_t *guid)
+{
+	char *end;
+
+	if (strncmp(s, "0x", 2) && strncmp(s, "0X", 2))
+		return -1;
+	*guid = strtoull(s, &end, 16);
+	return *end ? -1 : 0;
+}
+
+struct sim_node *sim_fabric_find(const struct sim_fabric *f, const char *name_or_guid)
+{
+	uint64_t guid;
+	int by_guid = parse_guid(name_or_guid, &guid) == 0;
+	size_t i;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		struct sim_node *n = f->nodes[i];
+
+		if (!strcmp(n->name, name_or_guid) || !strcmp(n->desc, name_or_guid))
+			return n;
+		if (!by_guid)
+			continue;
+		if (n->node_guid == guid)
+			return n;
+		for (p = 1; p <= n->num_ports; p++)
+			if (n->ports[p].guid == guid)
+				return n;
+	}
+	return NULL;
+}
+
+struct sim_node *sim_fabric_node_by_lid(const struct sim_fabric *f, uint16_t lid,
+					uint8_t *port_num)
+{
+	if (!lid || lid >= LID_INDEX_SIZE)
+		return NULL;
+	if (port_num)
+		*port_num = f->port_of_lid[lid];
+	return f->by_lid[lid];
+}
+
+void sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t old_lid,
+			    uint8_t old_lmc)
+{
+	unsigned i, count;
+
+	if (old_lid && old_lid < LID_INDEX_SIZE) {
+		count = 1u << old_lmc;
+		for (i = 0; i < count && old_lid + i < LID_INDEX_SIZE; i++) {
+			if (f->by_lid[old_lid + i] == p->node &&
+			    f->port_of_lid[old_lid + i] == p->num) {
+				f->by_lid[old_lid + i] = NULL;
+				f->port_of_lid[old_lid + i] = 0;
+			}
+		}
+	}
+	if (p->lid && p->lid < LID_INDEX_SIZE) {
+		count = 1u << p->lmc;
+		for (i = 0; i < count && p->lid + i < LID_INDEX_SIZE; i++) {
+			f->by_lid[p->lid + i] = p->node;
+			f->port_of_lid[p->lid + i] = p->num;
+		}
+	}
+}
+
+/* Lanes times per-lane rate; sysfs shows e.g. "10 Gb/sec (4X SDR)". */
+static unsigned lanes(uint8_t width)
+{
+	switch (width) {
+	case SIM_WIDTH_1X: return 1;
+	case SIM_WIDTH_2X: return 2;
+	case SIM_WIDTH_4X: return 4;
+	case SIM_WIDTH_8X: return 8;
+	case SIM_WIDTH_12X: return 12;
+	default: return 0;
+	}
+}
+
+unsigned sim_port_rate_x10(const struct sim_port *p)
+{
+	unsigned lane_x10;
+
+	switch (p->ext_active) {
+	case SIM_EXT_FDR: lane_x10 = 140; break;
+	case SIM_EXT_EDR: lane_x10 = 250; break;
+	case SIM_EXT_HDR: lane_x10 = 500; break;
+	default:
+		switch (p->speed_active) {
+		case SIM_SPEED_DDR: lane_x10 = 50; break;
+		case SIM_SPEED_QDR: lane_x10 = 100; break;
+		default: lane_x10 = 25; break;
+		}
+	}
+	return lanes(p->width_active) * lane_x10;
+}
+
+const char *sim_width_name(uint8_t width_active)
+{
+	switch (width_active) {
+	case SIM_WIDTH_1X: return "1X";
+	case SIM_WIDTH_2X: return "2X";
+	case SIM_WIDTH_4X: return "4X";
+	case SIM_WIDTH_8X: return "8X";
+	case SIM_WIDTH_12X: return "12X";
+	default: return "?";
+	}
+}
+
+const char *sim_speed_name(const struct sim_port *p)
+{
+	switch (p->ext_active) {
+	case SIM_EXT_FDR: return "FDR";
+	case SIM_EXT_EDR: return "EDR";
+	case SIM_EXT_HDR: return "HDR";
+	default: break;
+	}
+	switch (p->speed_active) {
+	case SIM_SPEED_DDR: return "DDR";
+	case SIM_SPEED_QDR: return "QDR";
+	default: return "SDR";
+	}
+}

@@ -1,0 +1,242 @@
+/*
+ * The simulated fabric's model: nodes (CAs, switches, routers), their ports
+ * and links, and the subnet-management state each one holds as real
+ * hardware would (what the SMA reports and an SM sets).
+ *
+ * Plain C, no glib in this header: the model is shared by the topology
+ * reader, the responders, the router and the sim backend.  All multi-byte
+ * fields are in host order; the responders encode them for the wire.
+ *
+ * Locking: the model has no lock of its own; its owner (the sim backend)
+ * serialises every access with one mutex.
+ */
+#ifndef SIMFABRIC_FABRIC_H
+#define SIMFABRIC_FABRIC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum sim_node_type {
+	SIM_NODE_CA = 1,
+	SIM_NODE_SWITCH = 2,
+	SIM_NODE_ROUTER = 3,
+};
+
+/* PortInfo:PortState */
+enum sim_port_state {
+	SIM_PORT_NOCHANGE = 0,
+	SIM_PORT_DOWN = 1,
+	SIM_PORT_INIT = 2,
+	SIM_PORT_ARMED = 3,
+	SIM_PORT_ACTIVE = 4,
+};
+
+/* PortInfo:PortPhysicalState */
+enum sim_phys_state {
+	SIM_PHYS_SLEEP = 1,
+	SIM_PHYS_POLLING = 2,
+	SIM_PHYS_DISABLED = 3,
+	SIM_PHYS_TRAINING = 4,
+	SIM_PHYS_LINKUP = 5,
+};
+
+/* Width bits (LinkWidth*): 1x, 4x, 8x, 12x, 2x. */
+#define SIM_WIDTH_1X	0x01
+#define SIM_WIDTH_4X	0x02
+#define SIM_WIDTH_8X	0x04
+#define SIM_WIDTH_12X	0x08
+#define SIM_WIDTH_2X	0x10
+/* Speed bits (LinkSpeed*): SDR, DDR, QDR. */
+#define SIM_SPEED_SDR	0x1
+#define SIM_SPEED_DDR	0x2
+#define SIM_SPEED_QDR	0x4
+/* Extended speed bits (LinkSpeedExt*): FDR, EDR, HDR. */
+#define SIM_EXT_FDR	0x1
+#define SIM_EXT_EDR	0x2
+#define SIM_EXT_HDR	0x4
+
+/* PortInfo:CapabilityMask bits the simulator uses. */
+#define SIM_CAP_IS_SM			0x00000002u
+#define SIM_CAP_IS_NOTICE		0x00000004u
+#define SIM_CAP_IS_TRAP			0x00000008u
+#define SIM_CAP_IS_SL_MAPPING		0x00000040u
+#define SIM_CAP_IS_LED_INFO		0x00000400u	/* bit 10 is IsSMDisabled on CAs; LedInfo below */
+#define SIM_CAP_IS_SYS_IMAGE_GUID	0x00000800u
+#define SIM_CAP_IS_CM			0x00010000u
+#define SIM_CAP_IS_VENDOR_CLASS		0x00080000u
+#define SIM_CAP_IS_CAPMASK_NOTICE	0x00400000u
+#define SIM_CAP_IS_CLIENT_REREG		0x02000000u
+#define SIM_CAP_IS_MAD_SPEED_EXT	0x00004000u	/* IsExtendedSpeedsSupported (bit 14) */
+
+#define SIM_MAX_PORTS		254	/* external ports of one node */
+#define SIM_PKEY_TABLE_SIZE	64
+#define SIM_GUID_CAP		8
+#define SIM_LFT_CAP		49152	/* LinearFDBCap of every switch */
+#define SIM_MFT_CAP		1024	/* MulticastFDBCap (LIDs 0xC000..) */
+#define SIM_MFT_POSITIONS	16	/* 16 port-mask words of 16 bits: 256 ports */
+#define SIM_DESC_LEN		64
+
+struct sim_node;
+
+struct sim_port {
+	struct sim_node *node;
+	uint8_t num;				/* 0 for a switch's management port */
+	struct sim_port *peer;			/* the other end of the cable, or NULL */
+	unsigned line;				/* topology line that declared the link, for messages */
+
+	/* Link attributes (PortInfo). */
+	uint8_t width_supported, width_enabled, width_active;
+	uint8_t speed_supported, speed_enabled, speed_active;
+	uint8_t ext_supported, ext_enabled, ext_active;
+	uint8_t state;				/* enum sim_port_state */
+	uint8_t phys_state;			/* enum sim_phys_state */
+	uint8_t link_down_default;		/* 2 = polling */
+	uint8_t mtu_cap, neighbor_mtu;		/* 1=256 .. 5=4096 */
+	uint8_t vl_cap, op_vls;			/* 1..5 (VL0..VL14 encodings) */
+	uint8_t vl_high_limit, vl_arb_high_cap, vl_arb_low_cap;
+	uint8_t init_type_reply, vl_stall, hoq_life;
+	uint8_t partition_enforcement;		/* the four in/out/filter bits, low nibble */
+	uint8_t guid_cap, subnet_timeout, resp_time_value;
+	uint8_t client_reregister, mcast_pkey_trap_suppress;
+	uint8_t local_phy_errors, overrun_errors;
+	uint16_t max_credit_hint;
+	uint32_t link_round_trip_latency;
+	uint16_t capmask2;
+
+	/* Addressing and management; for a switch, port 0's values are the node's. */
+	uint16_t lid, sm_lid;
+	uint8_t lmc, sm_sl;
+	uint64_t gid_prefix;
+	uint64_t m_key;
+	uint8_t m_key_protect;
+	uint16_t m_key_lease;
+	uint16_t m_key_violations, p_key_violations, q_key_violations;
+	uint32_t capmask;
+	uint16_t diag_code;
+
+	uint64_t guid;				/* port GUID (CA/router ports; switches: node GUID) */
+	/* GUIDInfo beyond the port GUID, and the P_KeyTable: allocated when an SM first
+	 * sets them (NULL: alias GUIDs 0; P_Keys the default 0xffff then 0s). */
+	uint64_t *alias_guids;			/* SIM_GUID_CAP entries, [0] unused */
+	uint16_t *pkeys;			/* SIM_PKEY_TABLE_SIZE entries */
+	uint8_t sl2vl[16];			/* SLtoVLMappingTable, one VL per SL */
+	/* VLArbitrationTable blocks 1-4 (low 0-31, low 32-63, high 0-31, high 32-63) as
+	 * (VL, weight) pairs; allocated when first set, all zero until then. */
+	uint8_t (*vlarb)[32][2];
+	uint8_t led;				/* LedInfo:LedMask */
+
+	/* Counters the PMA reports. */
+	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts;
+};
+
+struct sim_switch {
+	uint16_t lft_top;			/* LinearFDBTop */
+	uint16_t mft_top;			/* MulticastFDBTop */
+	uint8_t default_port, default_mcast_primary, default_mcast_not_primary;
+	uint8_t life_time_value;
+	uint8_t port_state_change;
+	uint8_t enhanced_port0;
+	uint16_t lids_per_port, partition_enforcement_cap;
+	uint8_t *lft;				/* SIM_LFT_CAP entries, 0xff = no route; NULL: all 0xff */
+	uint16_t (*mft)[SIM_MFT_POSITIONS];	/* SIM_MFT_CAP port masks; NULL: all empty */
+};
+
+struct sim_sminfo {
+	uint64_t guid, sm_key;
+	uint32_t act_count;
+	uint8_t priority, state;
+};
+
+struct sim_node {
+	enum sim_node_type type;
+	char *name;				/* the topology's node id ("Switch1", "H-0002c9...") */
+	char desc[SIM_DESC_LEN + 1];		/* NodeDescription */
+	unsigned line;				/* where the node's record starts */
+	uint64_t node_guid, sys_guid;
+	uint32_t vendor_id, revision;
+	uint16_t device_id, partition_cap;
+	uint8_t num_ports;			/* external ports */
+	struct sim_port *ports;			/* [0 .. num_ports]; ports[0] unused on CAs and routers */
+	struct sim_switch *sw;			/* switches only */
+	struct sim_sminfo sminfo;
+	size_t index;				/* position in fabric->nodes */
+	void *owner;				/* the backend's per-node data (e.g. the attached host) */
+};
+
+struct sim_fabric {
+	struct sim_node **nodes;		/* in file order */
+	size_t n_nodes, cap_nodes;
+	size_t n_switches, n_cas, n_routers, n_links;
+	struct sim_node **by_lid;		/* 0xC000 entries, filled as SMs set LIDs */
+	uint8_t *port_of_lid;			/* the port each LID belongs to (CA ports) */
+};
+
+/* --- building (the topology reader and tests use these) --------------------- */
+
+struct sim_fabric *sim_fabric_new(void);
+void sim_fabric_free(struct sim_fabric *f);
+
+/*
+ * Add a node with num_ports external ports (1..SIM_MAX_PORTS) and default
+ * state: ports Down/Polling with no link, 4x QDR supported and enabled,
+ * MTU 4096, VL0-7, the default P_Key, LIDs 0.  Returns NULL on ENOMEM.
+ */
+struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum sim_node_type type,
+				     const char *name, unsigned num_ports);
+
+/*
+ * Connect two ports with a cable.  -EBUSY if either is already connected to
+ * another port (0 if this very link exists), -EINVAL for port 0 or a port out
+ * of range.  The link comes up (LinkUp, Init) when both ends share a width
+ * and a speed; -ERANGE (and no link) when they share none.
+ */
+int sim_fabric_link(struct sim_port *a, struct sim_port *b);
+
+/* Recompute the active width and speed of a link and bring it up; -ERANGE if none shared. */
+int sim_link_train(struct sim_port *a, struct sim_port *b);
+
+/* Look-ups; NULL when absent. */
+struct sim_node *sim_fabric_find(const struct sim_fabric *f, const char *name_or_guid);
+struct sim_node *sim_fabric_node_by_lid(const struct sim_fabric *f, uint16_t lid,
+					uint8_t *port_num);
+
+/* Re-index a port's LID range after an SM changed LID or LMC. */
+void sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t old_lid,
+			    uint8_t old_lmc);
+
+/* The port whose LID/LMC/M_Key/SM LID describe the node for management (port 0 of a switch). */
+static inline struct sim_port *sim_mgmt_port(struct sim_node *n, unsigned port_num)
+{
+	return n->type == SIM_NODE_SWITCH ? &n->ports[0] : &n->ports[port_num];
+}
+
+/* One P_Key table entry (the default table when none was set). */
+static inline uint16_t sim_port_pkey(const struct sim_port *p, unsigned index)
+{
+	if (p->pkeys)
+		return p->pkeys[index];
+	return index == 0 ? 0xffff : 0;
+}
+
+/* GUIDInfo entry `index` (0: the port GUID). */
+static inline uint64_t sim_port_guid_at(const struct sim_port *p, unsigned index)
+{
+	if (index == 0)
+		return p->guid;
+	return p->alias_guids ? p->alias_guids[index] : 0;
+}
+
+/* Is the port's physical link up (both ends LinkUp)? */
+static inline int sim_port_link_up(const struct sim_port *p)
+{
+	return p->peer && p->phys_state == SIM_PHYS_LINKUP && p->peer->phys_state == SIM_PHYS_LINKUP;
+}
+
+/* Rate in Gb/s (as sysfs shows it: 2.5 per lane for SDR...), times 10 to stay integral. */
+unsigned sim_port_rate_x10(const struct sim_port *p);
+
+/* "4X QDR" and the like, for sysfs and messages. */
+const char *sim_width_name(uint8_t width_active);
+const char *sim_speed_name(const struct sim_port *p);
+
+#endif /* SIMFABRIC_FABRIC_H */

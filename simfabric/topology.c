@@ -1,0 +1,1003 @@
+/*
+ * The topology reader: ibsim's net format and ibnetdiscover's output.
+ *
+ * Pass 1 reads every line (following includes), creating nodes as their
+ * headers appear and remembering port lines; pass 2 resolves the port lines
+ * into links, checking that both ends agree.  Errors are collected with
+ * their file and line; if there is any, the fabric is thrown away.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <glib.h>
+
+#include "simfabric/topology.h"
+
+#define MAX_INCLUDE_DEPTH 16
+#define MAX_NAME 256
+
+const char sim_default_topology[] =
+	"# libumad's default simulated fabric: two switches joined by two links,\n"
+	"# two HCAs on each.  The host attaches at the first CA (Hca1).\n"
+	"\n"
+	"Switch 8 \"Switch1\"\n"
+	"[1] \"Hca1\"[1]\n"
+	"[2] \"Hca2\"[1]\n"
+	"[7] \"Switch2\"[7]\n"
+	"[8] \"Switch2\"[8]\n"
+	"\n"
+	"Switch 8 \"Switch2\"\n"
+	"[1] \"Hca3\"[1]\n"
+	"[2] \"Hca4\"[1]\n"
+	"[7] \"Switch1\"[7]\n"
+	"[8] \"Switch1\"[8]\n"
+	"\n"
+	"Hca 2 \"Hca1\"\n"
+	"[1] \"Switch1\"[1]\n"
+	"\n"
+	"Hca 2 \"Hca2\"\n"
+	"[1] \"Switch1\"[2]\n"
+	"\n"
+	"Hca 2 \"Hca3\"\n"
+	"[1] \"Switch2\"[1]\n"
+	"\n"
+	"Hca 2 \"Hca4\"\n"
+	"[1] \"Switch2\"[2]\n";
+
+/* A port line waiting for pass 2. */
+struct port_line {
+	struct sim_node *node;
+	unsigned local, remote_port;
+	char *remote;
+	const char *file;
+	unsigned line;
+};
+
+/* Who said a port is linked to what, for the symmetry checks. */
+struct claim {
+	struct sim_port *peer;
+	const char *file;
+	unsigned line;
+	int explicit_line;	/* the port's own record said so */
+};
+
+struct parser {
+	struct sim_fabric *fabric;
+	GHashTable *by_name;		/* name -> struct sim_node * */
+	GHashTable *node_file;		/* struct sim_node * -> file name */
+	GPtrArray *files;		/* every file name used in messages (owned) */
+	GArray *port_lines;
+	GString *errors;
+	unsigned n_errors;
+
+	/* Settings that apply to the nodes that follow. */
+	uint64_t guid_base[4], guid_next[4];
+	uint32_t vendor_id;
+	uint16_t device_id;
+	uint64_t sys_image_guid;	/* next node only */
+	uint8_t width, speed, ext;
+	char prefix[MAX_NAME];
+
+	struct sim_node *current;	/* the record being read */
+	const char *current_file;
+	GHashTable *current_ports;	/* local port -> line, for "listed twice" */
+	int depth;
+	GPtrArray *include_stack;
+};
+
+static void G_GNUC_PRINTF(4, 5)
+error_at(struct parser *p, const char *file, unsigned line, const char *fmt, ...)
+{
+	va_list ap;
+
+	p->n_errors++;
+	if (p->n_errors > SIM_TOPOLOGY_MAX_ERRORS)
+		return;
+	if (line)
+		g_string_append_printf(p->errors, "%s:%u: ", file, line);
+	else
+		g_string_append_printf(p->errors, "%s: ", file);
+	va_start(ap, fmt);
+	g_string_append_vprintf(p->errors, fmt, ap);
+	va_end(ap);
+	g_string_append_c(p->errors, '\n');
+}
+
+static const char *skip_space(const char *s)
+{
+	while (*s == ' ' || *s == '\t')
+		s++;
+	return s;
+}
+
+/* A quoted string; returns the character after the closing quote, or NULL. */
+static const char *parse_quoted(const char *s, char *out, size_t max)
+{
+	size_t n = 0;
+
+	if (*s != '"')
+		return NULL;
+	for (s++; *s && *s != '"'; s++) {
+		if (n + 1 >= max)
+			return NULL;
+		out[n++] = *s;
+	}
+	if (*s != '"')
+		return NULL;
+	out[n] = '\0';
+	return s + 1;
+}
+
+/* "[N]"; returns the character after ']', or NULL. */
+static const char *parse_port_number(const char *s, unsigned *num)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s != '[' || !isdigit((unsigned char)s[1]))
+		return NULL;
+	v = strtoul(s + 1, &end, 10);
+	if (*end != ']' || v > 10000)
+		return NULL;
+	*num = (unsigned)v;
+	return end + 1;
+}
+
+/* "(hex)" as ibnetdiscover prints GUIDs; returns the character after ')', or NULL. */
+static const char *parse_paren_guid(const char *s, uint64_t *guid)
+{
+	char *end;
+
+	if (*s != '(' || !isxdigit((unsigned char)s[1]))
+		return NULL;
+	errno = 0;
+	*guid = strtoull(s + 1, &end, 16);
+	if (*end != ')' || errno)
+		return NULL;
+	return end + 1;
+}
+
+/* A whole-string number (any base strtoull accepts); -1 if it is not one. */
+static int parse_number(const char *s, uint64_t max, uint64_t *value)
+{
+	char *end;
+
+	s = skip_space(s);
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	*value = strtoull(s, &end, 0);
+	end = (char *)skip_space(end);
+	if (errno || *end || *value > max)
+		return -1;
+	return 0;
+}
+
+/* Node ids after "module": a prefix keeps included copies of a file apart, as ibsim does. */
+static void full_name(const struct parser *p, const char *name, char *out, size_t max)
+{
+	if (p->prefix[0] && !strchr(name, '@') && !strchr(name, '#'))
+		snprintf(out, max, "%s@%s", p->prefix, name);
+	else
+		snprintf(out, max, "%s", name);
+}
+
+static const char *node_file(struct parser *p, struct sim_node *n)
+{
+	return g_hash_table_lookup(p->node_file, n);
+}
+
+/* --- rates written as ibnetdiscover prints them ("4xQDR") ------------------- */
+
+static int width_mask_for_lanes(unsigned lanes, uint8_t *mask)
+{
+	switch (lanes) {
+	case 1: *mask = SIM_WIDTH_1X; return 0;
+	case 2: *mask = SIM_WIDTH_2X; return 0;
+	case 4: *mask = SIM_WIDTH_1X | SIM_WIDTH_4X; return 0;
+	case 8: *mask = SIM_WIDTH_8X; return 0;
+	case 12: *mask = SIM_WIDTH_1X | SIM_WIDTH_4X | SIM_WIDTH_12X; return 0;
+	default: return -1;
+	}
+}
+
+/* Speeds enabled for a named rate, every lower one included (as ibsim reads them). */
+static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
+{
+	static const struct { const char *name; uint8_t speed, ext; } rates[] = {
+		{ "SDR", 0x1, 0 }, { "DDR", 0x3, 0 }, { "QDR", 0x7, 0 }, { "FDR10", 0x7, 0 },
+		{ "FDR", 0x7, 0x1 }, { "EDR", 0x7, 0x3 }, { "HDR", 0x7, 0x7 }, { "NDR", 0x7, 0xf },
+	};
+	size_t i;
+
+	for (i = 0; i < G_N_ELEMENTS(rates); i++) {
+		if (!strcmp(name, rates[i].name)) {
+			*speed = rates[i].speed;
+			*ext = rates[i].ext;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* The last "<lanes>x<SPEED>" word of an ibnetdiscover comment, if any: 0, 1 found, -1 bad. */
+static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed, uint8_t *ext)
+{
+	const char *s = comment, *word = NULL, *end;
+	char rate[32];
+	size_t n;
+	unsigned lanes;
+	char *x;
+
+	/* Find the last word outside quotes. */
+	while (*s) {
+		s = skip_space(s);
+		if (*s == '"') {
+			end = strchr(s + 1, '"');
+			s = end ? end + 1 : s + strlen(s);
+			continue;
+		}
+		if (!*s)
+			break;
+		word = s;
+		while (*s && *s != ' ' && *s != '\t')
+			s++;
+	}
+	if (!word || !isdigit((unsigned char)*word))
+		return 0;
+	n = strcspn(word, " \t");
+	if (n >= sizeof(rate))
+		return 0;
+	memcpy(rate, word, n);
+	rate[n] = '\0';
+	lanes = (unsigned)strtoul(rate, &x, 10);
+	if (*x != 'x')
+		return 0;
+	if (width_mask_for_lanes(lanes, width) < 0 || speed_masks_for_name(x + 1, speed, ext) < 0)
+		return -1;
+	return 1;
+}
+
+/* --- node headers ------------------------------------------------------------ */
+
+static void end_record(struct parser *p)
+{
+	p->current = NULL;
+	if (p->current_ports)
+		g_hash_table_remove_all(p->current_ports);
+}
+
+static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed, uint8_t ext)
+{
+	port->width_enabled = width;
+	port->width_supported = width | SIM_WIDTH_1X | SIM_WIDTH_4X;
+	port->speed_enabled = speed;
+	port->speed_supported = speed | SIM_SPEED_SDR;
+	port->ext_enabled = ext;
+	port->ext_supported = ext;
+}
+
+static void parse_header(struct parser *p, const char *file, unsigned line, const char *s,
+			 enum sim_node_type type, size_t keyword_len)
+{
+	char name[MAX_NAME], full[MAX_NAME + 80], desc[MAX_NAME];
+	const char *rest;
+	struct sim_node *n, *old;
+	uint64_t nports, guid;
+	char *end;
+	unsigned i;
+
+	end_record(p);
+	s = skip_space(s + keyword_len);
+	if (!isdigit((unsigned char)*s)) {
+		error_at(p, file, line, "malformed node header: expected the number of ports after the node type");
+		return;
+	}
+	errno = 0;
+	nports = strtoull(s, &end, 10);
+	if (errno || nports < 1 || nports > SIM_MAX_PORTS) {
+		error_at(p, file, line, "node has %.*s ports; a node has 1 to %d",
+			 (int)strcspn(s, " \t"), s, SIM_MAX_PORTS);
+		return;
+	}
+	s = skip_space(end);
+	rest = parse_quoted(s, name, sizeof(name));
+	if (!rest || !name[0]) {
+		error_at(p, file, line, "malformed node header: expected a quoted node id after the port count");
+		return;
+	}
+	full_name(p, name, full, sizeof(full));
+	desc[0] = '\0';
+	rest = skip_space(rest);
+	if (*rest == '"') {
+		/* An optional description right after the id. */
+		rest = parse_quoted(rest, desc, sizeof(desc));
+		if (!rest) {
+			error_at(p, file, line, "malformed node header: unterminated description");
+			return;
+		}
+		rest = skip_space(rest);
+	}
+	if (*rest == '#') {
+		const char *c = skip_space(rest + 1);
+
+		if (*c == '"' && !desc[0] && !parse_quoted(c, desc, sizeof(desc))) {
+			error_at(p, file, line, "malformed node header: unterminated description in the comment");
+			return;
+		}
+	} else if (*rest) {
+		error_at(p, file, line, "malformed node header: unexpected \"%s\" after the node id", rest);
+		return;
+	}
+	old = g_hash_table_lookup(p->by_name, full);
+	if (old) {
+		error_at(p, file, line, "duplicate node \"%s\" (first declared at %s:%u)", full,
+			 node_file(p, old), old->line);
+		return;
+	}
+	n = sim_fabric_add_node(p->fabric, type, full, (unsigned)nports);
+	if (!n) {
+		error_at(p, file, line, "out of memory");
+		return;
+	}
+	n->line = line;
+	if (desc[0])
+		snprintf(n->desc, sizeof(n->desc), "%s", desc);
+	g_hash_table_insert(p->by_name, n->name, n);
+	g_hash_table_insert(p->node_file, n, (gpointer)file);
+
+	guid = p->guid_next[type];
+	n->node_guid = guid;
+	p->guid_next[type] += type == SIM_NODE_SWITCH ? 1 : nports + 1;
+	n->sys_guid = p->sys_image_guid ? p->sys_image_guid : guid;
+	p->sys_image_guid = 0;
+	n->vendor_id = p->vendor_id;
+	n->device_id = p->device_id;
+	for (i = 0; i <= n->num_ports; i++) {
+		struct sim_port *port = &n->ports[i];
+
+		port->guid = type == SIM_NODE_SWITCH ? guid : guid + i;
+		if (i)
+			apply_port_rates(port, p->width, p->speed, p->ext);
+	}
+	if (type == SIM_NODE_SWITCH && strstr(rest, "enhanced port 0"))
+		n->sw->enhanced_port0 = 1;
+	p->current = n;
+	p->current_file = file;
+}
+
+/* --- port lines -------------------------------------------------------------- */
+
+static int parse_port_option(struct parser *p, const char *file, unsigned line,
+			     struct sim_port *port, const char *opt)
+{
+	uint64_t v;
+
+	if (strlen(opt) < 3 || opt[1] != '=' || parse_number(opt + 2, 255, &v) < 0) {
+		error_at(p, file, line, "malformed port option \"%s\" (expected w=, s= or e= and a number)", opt);
+		return -1;
+	}
+	switch (opt[0]) {
+	case 'w':
+		if (v < 1 || v > 31) {
+			error_at(p, file, line, "width mask w=%" PRIu64 " out of range 1..31", v);
+			return -1;
+		}
+		port->width_enabled = (uint8_t)v;
+		port->width_supported |= (uint8_t)v;
+		return 0;
+	case 's':
+		if (v > 7) {
+			error_at(p, file, line, "speed mask s=%" PRIu64 " out of range 0..7", v);
+			return -1;
+		}
+		/* As in ibsim, 0 means QDR. */
+		port->speed_enabled = v ? (uint8_t)v : SIM_SPEED_QDR;
+		port->speed_supported |= port->speed_enabled;
+		return 0;
+	case 'e':
+		if (v > 15) {
+			error_at(p, file, line, "extended speed mask e=%" PRIu64 " out of range 0..15", v);
+			return -1;
+		}
+		port->ext_enabled = (uint8_t)v;
+		port->ext_supported |= (uint8_t)v;
+		return 0;
+	default:
+		error_at(p, file, line, "unknown port option \"%s\" (expected w=, s= or e=)", opt);
+		return -1;
+	}
+}
+
+static void parse_port_line(struct parser *p, const char *file, unsigned line, const char *s)
+{
+	char name[MAX_NAME], opt[64];
+	struct port_line pl = { 0 };
+	struct sim_port *port;
+	uint64_t guid = 0;
+	const char *next;
+	gpointer seen;
+	int has_guid = 0;
+
+	if (!p->current) {
+		error_at(p, file, line, "port line outside a node record (a blank line ends a record)");
+		return;
+	}
+	next = parse_port_number(s, &pl.local);
+	if (!next) {
+		error_at(p, file, line, "malformed port line: expected [port] at the start");
+		return;
+	}
+	s = next;
+	if (*s == '(') {
+		next = parse_paren_guid(s, &guid);
+		if (!next) {
+			error_at(p, file, line, "malformed port GUID after [%u]", pl.local);
+			return;
+		}
+		has_guid = 1;
+		s = next;
+	}
+	s = skip_space(s);
+	next = parse_quoted(s, name, sizeof(name));
+	if (!next || !name[0]) {
+		error_at(p, file, line, "malformed port line: expected a quoted remote node id after [%u]",
+			 pl.local);
+		return;
+	}
+	s = skip_space(next);
+	next = parse_port_number(s, &pl.remote_port);
+	if (!next) {
+		error_at(p, file, line, "malformed port line: expected [port] after \"%s\"", name);
+		return;
+	}
+	s = next;
+	if (*s == '(') {
+		uint64_t remote_guid;
+
+		next = parse_paren_guid(s, &remote_guid);
+		if (!next) {
+			error_at(p, file, line, "malformed remote port GUID after \"%s\"[%u]", name,
+				 pl.remote_port);
+			return;
+		}
+		s = next;
+	}
+	if (pl.local < 1 || pl.local > p->current->num_ports) {
+		error_at(p, file, line, "port %u out of range: \"%s\" has ports 1..%u", pl.local,
+			 p->current->name, p->current->num_ports);
+		return;
+	}
+	seen = g_hash_table_lookup(p->current_ports, GUINT_TO_POINTER(pl.local));
+	if (seen) {
+		error_at(p, file, line, "port %u of \"%s\" is listed twice (also at line %u)", pl.local,
+			 p->current->name, GPOINTER_TO_UINT(seen));
+		return;
+	}
+	g_hash_table_insert(p->current_ports, GUINT_TO_POINTER(pl.local), GUINT_TO_POINTER(line));
+	port = &p->current->ports[pl.local];
+	if (has_guid && p->current->type != SIM_NODE_SWITCH) {
+		port->guid = guid;
+	}
+	/* Options, then an optional comment whose last word may give the link's rate. */
+	for (;;) {
+		size_t n;
+
+		s = skip_space(s);
+		if (!*s)
+			break;
+		if (*s == '#') {
+			uint8_t w, sp, e;
+			int r = rate_from_comment(s + 1, &w, &sp, &e);
+
+			if (r < 0) {
+				error_at(p, file, line, "unknown link rate in the comment \"%s\"", s);
+				return;
+			}
+			if (r > 0)
+				apply_port_rates(port, w, sp, e);
+			break;
+		}
+		n = strcspn(s, " \t#");
+		if (n >= sizeof(opt)) {
+			error_at(p, file, line, "malformed port option \"%.*s\"", (int)n, s);
+			return;
+		}
+		memcpy(opt, s, n);
+		opt[n] = '\0';
+		if (parse_port_option(p, file, line, port, opt) < 0)
+			return;
+		s += n;
+	}
+	pl.node = p->current;
+	pl.file = file;
+	pl.line = line;
+	{
+		char full[MAX_NAME + 80];
+
+		full_name(p, name, full, sizeof(full));
+		pl.remote = g_strdup(full);
+	}
+	g_array_append_val(p->port_lines, pl);
+}
+
+/* --- global lines ------------------------------------------------------------ */
+
+/* "key=value" or, for GUID bases, "key+offset"; value starts after the sign. */
+static const char *assignment(const char *s, size_t key_len, int *relative)
+{
+	s = skip_space(s + key_len);
+	if (*s == '+' && relative) {
+		*relative = 1;
+		return s + 1;
+	}
+	if (*s != '=')
+		return NULL;
+	if (relative)
+		*relative = 0;
+	return s + 1;
+}
+
+static void parse_guid_base(struct parser *p, const char *file, unsigned line, const char *s,
+			    size_t key_len, enum sim_node_type type)
+{
+	int relative;
+	const char *v = assignment(s, key_len, &relative);
+	char value[64];
+	uint64_t guid;
+	size_t n;
+
+	if (!v) {
+		error_at(p, file, line, "malformed GUID base: expected %.*s=GUID", (int)key_len, s);
+		return;
+	}
+	v = skip_space(v);
+	/* ibnetdiscover adds "(port GUID)" after a switch's GUID. */
+	n = strcspn(v, "( \t");
+	if (n >= sizeof(value)) {
+		error_at(p, file, line, "malformed GUID \"%s\"", v);
+		return;
+	}
+	memcpy(value, v, n);
+	value[n] = '\0';
+	if (parse_number(value, UINT64_MAX, &guid) < 0) {
+		error_at(p, file, line, "malformed GUID \"%s\"", value);
+		return;
+	}
+	if (!relative)
+		p->guid_base[type] = guid;
+	p->guid_next[type] = p->guid_base[type] + (relative ? guid : 0);
+}
+
+static void parse_value(struct parser *p, const char *file, unsigned line, const char *s,
+			size_t key_len, uint64_t max, uint64_t *value)
+{
+	const char *v = assignment(s, key_len, NULL);
+
+	if (!v || parse_number(v, max, value) < 0)
+		error_at(p, file, line, "malformed setting: expected %.*s=NUMBER (0..%" PRIu64 ")",
+			 (int)key_len, s, max);
+}
+
+static int read_file(struct parser *p, const char *path, const char *from_file, unsigned from_line);
+static void parse_text(struct parser *p, const char *file, char *text);
+
+static void parse_include(struct parser *p, const char *file, unsigned line, const char *s)
+{
+	char name[PATH_MAX], path[PATH_MAX * 2];
+	const char *rest;
+
+	s = skip_space(s + strlen("include"));
+	if (*s == '"') {
+		rest = parse_quoted(s, name, sizeof(name));
+		if (!rest || *skip_space(rest)) {
+			error_at(p, file, line, "malformed include: expected include FILE");
+			return;
+		}
+	} else {
+		size_t n = strcspn(s, " \t");
+
+		if (!n || n >= sizeof(name) || *skip_space(s + n)) {
+			error_at(p, file, line, "malformed include: expected include FILE");
+			return;
+		}
+		memcpy(name, s, n);
+		name[n] = '\0';
+	}
+	/* Relative names are relative to the including file's directory. */
+	if (name[0] != '/' && strchr(file, '/'))
+		snprintf(path, sizeof(path), "%.*s/%s", (int)(strrchr(file, '/') - file), file, name);
+	else
+		snprintf(path, sizeof(path), "%s", name);
+	read_file(p, path, file, line);
+}
+
+static int starts_with_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	return !strncmp(s, word, n) && (s[n] == ' ' || s[n] == '\t');
+}
+
+static int starts_with_key(const char *s, const char *key)
+{
+	size_t n = strlen(key);
+	const char *after = skip_space(s + n);
+
+	return !strncmp(s, key, n) && (*after == '=' || *after == '+');
+}
+
+static void parse_line(struct parser *p, const char *file, unsigned line, const char *s)
+{
+	uint64_t v;
+
+	s = skip_space(s);
+	if (!*s) {
+		end_record(p);
+		return;
+	}
+	if (*s == '#')
+		return;
+	if (*s == '[') {
+		parse_port_line(p, file, line, s);
+		return;
+	}
+	if (starts_with_word(s, "Switch")) {
+		parse_header(p, file, line, s, SIM_NODE_SWITCH, 6);
+		return;
+	}
+	if (starts_with_word(s, "Hca") || starts_with_word(s, "Ca")) {
+		parse_header(p, file, line, s, SIM_NODE_CA, s[0] == 'H' ? 3 : 2);
+		return;
+	}
+	if (starts_with_word(s, "Rt")) {
+		parse_header(p, file, line, s, SIM_NODE_ROUTER, 2);
+		return;
+	}
+	/* Everything else is a global line and ends the record. */
+	end_record(p);
+	if (starts_with_key(s, "switchguid"))
+		parse_guid_base(p, file, line, s, 10, SIM_NODE_SWITCH);
+	else if (starts_with_key(s, "hcaguids"))
+		parse_guid_base(p, file, line, s, 8, SIM_NODE_CA);
+	else if (starts_with_key(s, "caguid"))
+		parse_guid_base(p, file, line, s, 6, SIM_NODE_CA);
+	else if (starts_with_key(s, "rtguid"))
+		parse_guid_base(p, file, line, s, 6, SIM_NODE_ROUTER);
+	else if (starts_with_key(s, "vendid")) {
+		v = p->vendor_id;
+		parse_value(p, file, line, s, 6, 0xffffff, &v);
+		p->vendor_id = (uint32_t)v;
+	} else if (starts_with_key(s, "devid")) {
+		v = p->device_id;
+		parse_value(p, file, line, s, 5, 0xffff, &v);
+		p->device_id = (uint16_t)v;
+	} else if (starts_with_key(s, "sysimgguid")) {
+		v = 0;
+		parse_value(p, file, line, s, 10, UINT64_MAX, &v);
+		p->sys_image_guid = v;
+	} else if (starts_with_key(s, "width")) {
+		v = p->width;
+		parse_value(p, file, line, s, 5, 31, &v);
+		if (!v)
+			error_at(p, file, line, "width=0 enables no width (1..31)");
+		else
+			p->width = (uint8_t)v;
+	} else if (starts_with_key(s, "speed")) {
+		v = p->speed;
+		parse_value(p, file, line, s, 5, 7, &v);
+		p->speed = v ? (uint8_t)v : SIM_SPEED_QDR;
+	} else if (starts_with_key(s, "extspeed")) {
+		v = p->ext;
+		parse_value(p, file, line, s, 8, 15, &v);
+		p->ext = (uint8_t)v;
+	} else if (starts_with_key(s, "module")) {
+		const char *value = skip_space(assignment(s, 6, NULL));
+		char name[MAX_NAME];
+
+		if (*value == '"' ? !parse_quoted(value, name, sizeof(name))
+				  : snprintf(name, sizeof(name), "%s", value) >= (int)sizeof(name))
+			error_at(p, file, line, "malformed module name");
+		else
+			snprintf(p->prefix, sizeof(p->prefix), "%s", name);
+	} else if (starts_with_word(s, "include")) {
+		parse_include(p, file, line, s);
+	} else if (starts_with_word(s, "pdebug") || starts_with_key(s, "pdebug")) {
+		/* ibsim's parser trace switch: nothing to trace here. */
+	} else if (starts_with_word(s, "do")) {
+		error_at(p, file, line, "\"do\" runs an ibsim console command, which this simulator has no console for: \"%s\"",
+			 skip_space(s + 2));
+	} else {
+		error_at(p, file, line, "unrecognised line \"%.40s\"", s);
+	}
+}
+
+static void parse_text(struct parser *p, const char *file, char *text)
+{
+	unsigned line = 0;
+	char *s = text, *nl;
+
+	while (*s) {
+		nl = strchr(s, '\n');
+		if (nl)
+			*nl = '\0';
+		if (nl > s && nl[-1] == '\r')
+			nl[-1] = '\0';
+		line++;
+		parse_line(p, file, line, s);
+		if (!nl)
+			break;
+		s = nl + 1;
+	}
+	end_record(p);
+}
+
+static int read_file(struct parser *p, const char *path, const char *from_file, unsigned from_line)
+{
+	GError *gerr = NULL;
+	char *text, *name;
+	gsize len;
+	guint i;
+
+	for (i = 0; i < p->include_stack->len; i++) {
+		if (!strcmp(g_ptr_array_index(p->include_stack, i), path)) {
+			error_at(p, from_file, from_line, "include loop: %s includes itself", path);
+			return -1;
+		}
+	}
+	if (p->include_stack->len >= MAX_INCLUDE_DEPTH) {
+		error_at(p, from_file, from_line, "includes nested deeper than %d", MAX_INCLUDE_DEPTH);
+		return -1;
+	}
+	if (!g_file_get_contents(path, &text, &len, &gerr)) {
+		if (from_file)
+			error_at(p, from_file, from_line, "cannot read %s: %s", path, gerr->message);
+		else
+			error_at(p, path, 0, "%s", gerr->message);
+		g_error_free(gerr);
+		return -1;
+	}
+	if (strlen(text) != len) {
+		error_at(p, path, 0, "not a text file (it holds a NUL byte)");
+		g_free(text);
+		return -1;
+	}
+	name = g_strdup(path);
+	g_ptr_array_add(p->files, name);
+	g_ptr_array_add(p->include_stack, name);
+	parse_text(p, name, text);
+	g_ptr_array_remove_index(p->include_stack, p->include_stack->len - 1);
+	g_free(text);
+	return 0;
+}
+
+/* --- pass 2: links ------------------------------------------------------------ */
+
+static void port_name(const struct sim_port *port, char *out, size_t max)
+{
+	snprintf(out, max, "\"%s\"[%u]", port->node->name, port->num);
+}
+
+static void resolve_links(struct parser *p)
+{
+	GHashTable *claims = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	guint i;
+
+	/* Each port line claims its local port (explicitly) and the remote one (implicitly). */
+	for (i = 0; i < p->port_lines->len; i++) {
+		struct port_line *pl = &g_array_index(p->port_lines, struct port_line, i);
+		struct sim_node *remote = g_hash_table_lookup(p->by_name, pl->remote);
+		struct sim_port *local, *far;
+		struct claim *c;
+		char a[MAX_NAME + 16], b[MAX_NAME + 16];
+
+		if (!remote) {
+			error_at(p, pl->file, pl->line, "unknown node \"%s\"", pl->remote);
+			continue;
+		}
+		if (pl->remote_port < 1 || pl->remote_port > remote->num_ports) {
+			error_at(p, pl->file, pl->line, "port %u out of range: \"%s\" has ports 1..%u",
+				 pl->remote_port, remote->name, remote->num_ports);
+			continue;
+		}
+		local = &pl->node->ports[pl->local];
+		far = &remote->ports[pl->remote_port];
+		port_name(local, a, sizeof(a));
+		port_name(far, b, sizeof(b));
+		if (local == far) {
+			error_at(p, pl->file, pl->line, "%s is linked to itself", a);
+			continue;
+		}
+		c = g_hash_table_lookup(claims, local);
+		if (c && c->peer != far) {
+			char other[MAX_NAME + 16];
+
+			port_name(c->peer, other, sizeof(other));
+			error_at(p, pl->file, pl->line,
+				 "asymmetric link: %s goes to %s here, but %s:%u links %s to it",
+				 a, b, c->file, c->line, other);
+			continue;
+		}
+		if (!c) {
+			c = g_new0(struct claim, 1);
+			g_hash_table_insert(claims, local, c);
+		}
+		c->peer = far;
+		c->file = pl->file;
+		c->line = pl->line;
+		c->explicit_line = 1;
+
+		c = g_hash_table_lookup(claims, far);
+		if (c && c->peer != local) {
+			char other[MAX_NAME + 16];
+
+			port_name(c->peer, other, sizeof(other));
+			if (c->explicit_line)
+				error_at(p, pl->file, pl->line,
+					 "asymmetric link: %s goes to %s here, but %s:%u says %s goes to %s",
+					 a, b, c->file, c->line, b, other);
+			else
+				error_at(p, pl->file, pl->line,
+					 "duplicate link: %s is already linked to %s (%s:%u)", b, other,
+					 c->file, c->line);
+			continue;
+		}
+		if (!c) {
+			c = g_new0(struct claim, 1);
+			c->peer = local;
+			c->file = pl->file;
+			c->line = pl->line;
+			g_hash_table_insert(claims, far, c);
+		}
+	}
+	if (p->n_errors) {
+		g_hash_table_destroy(claims);
+		return;
+	}
+	/* Everything agrees: cable it up, each link once. */
+	for (i = 0; i < p->port_lines->len; i++) {
+		struct port_line *pl = &g_array_index(p->port_lines, struct port_line, i);
+		struct sim_node *remote = g_hash_table_lookup(p->by_name, pl->remote);
+		struct sim_port *local = &pl->node->ports[pl->local];
+		struct sim_port *far = &remote->ports[pl->remote_port];
+		char a[MAX_NAME + 16], b[MAX_NAME + 16];
+		int r;
+
+		if (local->peer == far)
+			continue;
+		r = sim_fabric_link(local, far);
+		port_name(local, a, sizeof(a));
+		port_name(far, b, sizeof(b));
+		if (r == -ERANGE)
+			error_at(p, pl->file, pl->line,
+				 "%s and %s share no enabled link width or speed (w=/s=/e= of the two ends)",
+				 a, b);
+		else if (r < 0)
+			error_at(p, pl->file, pl->line, "cannot link %s to %s: %s", a, b, strerror(-r));
+		else {
+			local->line = far->line = pl->line;
+			p->fabric->n_links++;
+		}
+	}
+	g_hash_table_destroy(claims);
+}
+
+/* Node GUIDs and CA/router port GUIDs must all differ (sysimgguid may be shared). */
+static void check_guids(struct parser *p)
+{
+	GHashTable *seen = g_hash_table_new(g_int64_hash, g_int64_equal);
+	size_t i;
+	unsigned j;
+
+	for (i = 0; i < p->fabric->n_nodes; i++) {
+		struct sim_node *n = p->fabric->nodes[i];
+
+		for (j = 0; j <= n->num_ports; j++) {
+			uint64_t *guid = j == 0 ? &n->node_guid : &n->ports[j].guid;
+			struct sim_node *other;
+
+			if (j > 0 && n->type == SIM_NODE_SWITCH)
+				break;	/* switch ports share the node GUID */
+			if (j == 0 && n->type != SIM_NODE_SWITCH && n->node_guid == n->ports[1].guid)
+				continue;
+			other = g_hash_table_lookup(seen, guid);
+			if (other) {
+				error_at(p, node_file(p, n), n->line,
+					 "duplicate GUID 0x%016" PRIx64 ": \"%s\" (%s:%u) has it too",
+					 *guid, other->name, node_file(p, other), other->line);
+				continue;
+			}
+			g_hash_table_insert(seen, guid, n);
+		}
+	}
+	g_hash_table_destroy(seen);
+}
+
+static void parser_init(struct parser *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->fabric = sim_fabric_new();
+	p->by_name = g_hash_table_new(g_str_hash, g_str_equal);
+	p->node_file = g_hash_table_new(g_direct_hash, g_direct_equal);
+	p->files = g_ptr_array_new_with_free_func(g_free);
+	p->include_stack = g_ptr_array_new();
+	p->port_lines = g_array_new(FALSE, TRUE, sizeof(struct port_line));
+	p->current_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
+	p->errors = g_string_new(NULL);
+	/* ibsim's GUID bases, so that the same file gives the same GUIDs in both simulators. */
+	p->guid_base[SIM_NODE_CA] = p->guid_next[SIM_NODE_CA] = 0x100000;
+	p->guid_base[SIM_NODE_SWITCH] = p->guid_next[SIM_NODE_SWITCH] = 0x200000;
+	p->guid_base[SIM_NODE_ROUTER] = p->guid_next[SIM_NODE_ROUTER] = 0x300000;
+	p->width = SIM_WIDTH_1X | SIM_WIDTH_4X;
+	p->speed = SIM_SPEED_SDR;
+}
+
+static struct sim_fabric *parser_finish(struct parser *p, char **errors)
+{
+	struct sim_fabric *f = p->fabric;
+	guint i;
+
+	if (!f) {
+		error_at(p, "topology", 0, "out of memory");
+	} else if (!p->n_errors) {
+		if (!f->n_nodes)
+			error_at(p, p->files->len ? (const char *)g_ptr_array_index(p->files, 0)
+						  : "topology", 0, "no nodes defined");
+		else
+			resolve_links(p);
+		if (!p->n_errors)
+			check_guids(p);
+	}
+	if (p->n_errors > SIM_TOPOLOGY_MAX_ERRORS)
+		g_string_append_printf(p->errors, "... and %u more errors\n",
+				       p->n_errors - SIM_TOPOLOGY_MAX_ERRORS);
+	for (i = 0; i < p->port_lines->len; i++)
+		g_free(g_array_index(p->port_lines, struct port_line, i).remote);
+	g_array_free(p->port_lines, TRUE);
+	g_hash_table_destroy(p->by_name);
+	g_hash_table_destroy(p->node_file);
+	g_hash_table_destroy(p->current_ports);
+	g_ptr_array_free(p->include_stack, TRUE);
+	g_ptr_array_free(p->files, TRUE);
+	if (p->n_errors) {
+		sim_fabric_free(f);
+		f = NULL;
+		if (errors)
+			*errors = strdup(p->errors->str);
+	} else if (errors) {
+		*errors = NULL;
+	}
+	g_string_free(p->errors, TRUE);
+	return f;
+}
+
+struct sim_fabric *sim_topology_load(const char *path, char **errors)
+{
+	struct parser p;
+
+	parser_init(&p);
+	if (p.fabric)
+		read_file(&p, path, NULL, 0);
+	return parser_finish(&p, errors);
+}
+
+struct sim_fabric *sim_topology_parse(const char *text, const char *name, char **errors)
+{
+	struct parser p;
+	char *copy = g_strdup(text);
+
+	parser_init(&p);
+	g_ptr_array_add(p.files, g_strdup(name));
+	if (p.fabric)
+		parse_text(&p, g_ptr_array_index(p.files, 0), copy);
+	g_free(copy);
+	return parser_finish(&p, errors);
+}

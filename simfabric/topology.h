@@ -1,0 +1,27 @@
+/*
+ * Reading a fabric description: ibsim's net format, which is also what
+ * ibnetdiscover prints.  Nothing is silently ignored: every problem is
+ * reported as "file:line: message", and a file with any error yields no
+ * fabric at all.
+ */
+#ifndef SIMFABRIC_TOPOLOGY_H
+#define SIMFABRIC_TOPOLOGY_H
+
+#include <stddef.h>
+
+#include "simfabric/fabric.h"
+
+/* The fabric used when no file is given: 2 switches joined by two links, 4 HCAs. */
+extern const char sim_default_topology[];
+
+/*
+ * Parse a topology from a file (path) or from text in memory (name is then
+ * used in messages).  On success the fabric; on failure NULL, with *errors
+ * (when errors is not NULL) set to a malloc'ed text of one
+ * "file:line: message" per line (at most SIM_TOPOLOGY_MAX_ERRORS of them).
+ */
+#define SIM_TOPOLOGY_MAX_ERRORS 20
+struct sim_fabric *sim_topology_load(const char *path, char **errors);
+struct sim_fabric *sim_topology_parse(const char *text, const char *name, char **errors);
+
+#endif /* SIMFABRIC_TOPOLOGY_H */
