@@ -1,0 +1,147 @@
+/*
+ * The port state machine: logical states Down → Init → Armed → Active as an
+ * SM drives them, and the physical link going down, being disabled and
+ * training up again.
+ */
+#include "config.h"
+
+#include <errno.h>
+
+#include "simfabric/port_state.h"
+
+static void note_change(struct sim_port *p)
+{
+	if (p->node->sw)
+		p->node->sw->port_state_change = 1;
+}
+
+/* The link is lost at both ends; each end polls again unless disabled. */
+static void link_lost(struct sim_port *p)
+{
+	struct sim_port *ends[2] = { p, p->peer };
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		struct sim_port *e = ends[i];
+
+		if (!e)
+			continue;
+		e->state = SIM_PORT_DOWN;
+		if (e->phys_state != SIM_PHYS_DISABLED)
+			e->phys_state = SIM_PHYS_POLLING;
+		e->width_active = e->speed_active = e->ext_active = 0;
+		note_change(e);
+	}
+}
+
+/* Try to bring the link up: both ends present, neither disabled, a rate in common. */
+static void link_try_up(struct sim_port *p)
+{
+	struct sim_port *q = p->peer;
+
+	if (!q || p->phys_state == SIM_PHYS_DISABLED || q->phys_state == SIM_PHYS_DISABLED)
+		return;
+	if (sim_link_train(p, q) == 0) {
+		note_change(p);
+		note_change(q);
+	}
+}
+
+int sim_port_state_valid(const struct sim_port *p, unsigned new_state)
+{
+	switch (new_state) {
+	case SIM_PORT_NOCHANGE:
+	case SIM_PORT_DOWN:
+		return 1;
+	case SIM_PORT_ARMED:
+		return p->state == SIM_PORT_INIT || p->state == SIM_PORT_ARMED;
+	case SIM_PORT_ACTIVE:
+		return p->state == SIM_PORT_ARMED || p->state == SIM_PORT_ACTIVE;
+	default:
+		return 0;	/* Init cannot be set, and 5..15 are reserved */
+	}
+}
+
+int sim_port_set_state(struct sim_port *p, unsigned new_state)
+{
+	if (!sim_port_state_valid(p, new_state))
+		return -EINVAL;
+	switch (new_state) {
+	case SIM_PORT_NOCHANGE:
+		break;
+	case SIM_PORT_DOWN:
+		if (p->num == 0) {
+			/* A switch's management port has no link: back to Init. */
+			p->state = SIM_PORT_INIT;
+			break;
+		}
+		/* The link goes down, then trains up again to Init as hardware does. */
+		if (p->phys_state == SIM_PHYS_LINKUP) {
+			link_lost(p);
+			link_try_up(p);
+		}
+		break;
+	default:
+		if (p->state != new_state)
+			note_change(p);
+		p->state = (uint8_t)new_state;
+		break;
+	}
+	return 0;
+}
+
+int sim_port_phys_valid(const struct sim_port *p, unsigned new_phys)
+{
+	if (new_phys == 0)
+		return 1;
+	if (p->num == 0)
+		return 0;	/* no physical link to change */
+	return new_phys == SIM_PHYS_POLLING || new_phys == SIM_PHYS_DISABLED;
+}
+
+int sim_port_set_phys(struct sim_port *p, unsigned new_phys)
+{
+	if (!sim_port_phys_valid(p, new_phys))
+		return -EINVAL;
+	if (new_phys == SIM_PHYS_DISABLED) {
+		if (p->phys_state == SIM_PHYS_LINKUP)
+			link_lost(p);
+		p->phys_state = SIM_PHYS_DISABLED;
+		p->state = SIM_PORT_DOWN;
+	} else if (new_phys == SIM_PHYS_POLLING) {
+		if (p->phys_state == SIM_PHYS_DISABLED) {
+			p->phys_state = SIM_PHYS_POLLING;
+			link_try_up(p);
+		}
+	}
+	return 0;
+}
+
+int sim_port_retrain(struct sim_port *p)
+{
+	if (!p->peer || p->phys_state != SIM_PHYS_LINKUP)
+		return 0;
+	if (sim_link_train(p, p->peer) < 0) {
+		link_lost(p);
+		return -ERANGE;
+	}
+	note_change(p);
+	return 0;
+}
+
+void sim_port_cable(struct sim_port *p, int connect, struct sim_port *to)
+{
+	if (connect) {
+		if (!p->peer && !to->peer && p->num && to->num) {
+			p->peer = to;
+			to->peer = p;
+			link_try_up(p);
+		}
+	} else if (p->peer) {
+		struct sim_port *q = p->peer;
+
+		link_lost(p);
+		p->peer = NULL;
+		q->peer = NULL;
+	}
+}

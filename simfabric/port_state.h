@@ -1,0 +1,25 @@
+/* The port state machine (logical and physical), as the SMA applies an SM's Sets. */
+#ifndef SIMFABRIC_PORT_STATE_H
+#define SIMFABRIC_PORT_STATE_H
+
+#include "simfabric/fabric.h"
+
+/*
+ * PortInfo:PortState on a Set: NoChange, Down (the link drops and trains
+ * up again to Init), Armed (from Init or Armed), Active (from Armed or
+ * Active).  Init and the reserved values are invalid.  0 or -EINVAL.
+ */
+int sim_port_state_valid(const struct sim_port *p, unsigned new_state);
+int sim_port_set_state(struct sim_port *p, unsigned new_state);
+
+/* PortInfo:PortPhysicalState on a Set: NoChange, Polling (re-enable), Disabled. */
+int sim_port_phys_valid(const struct sim_port *p, unsigned new_phys);
+int sim_port_set_phys(struct sim_port *p, unsigned new_phys);
+
+/* After enabled widths or speeds changed: retrain, or lose the link (-ERANGE). */
+int sim_port_retrain(struct sim_port *p);
+
+/* Plug (connect != 0) a cable between p and to, or pull the one at p. */
+void sim_port_cable(struct sim_port *p, int connect, struct sim_port *to);
+
+#endif /* SIMFABRIC_PORT_STATE_H */

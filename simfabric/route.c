@@ -1,0 +1,215 @@
+/*
+ * Routing: LID-routed packets follow the switches' linear forwarding
+ * tables; directed-route SMPs follow their initial path out and their
+ * return path back, with the hop pointer handled as the spec's C14-9 and
+ * C14-13 rules say, including LID-routed parts at either end (DrSLID and
+ * DrDLID not permissive).  A link that is down loses the packet.
+ */
+#include "config.h"
+
+#include "simfabric/mad_wire.h"
+#include "simfabric/route.h"
+
+/* The port whose LID range addresses (node, port): port 0 for a switch. */
+static const struct sim_port *addressed_port(const struct sim_node *n, unsigned port)
+{
+	return n->type == SIM_NODE_SWITCH ? &n->ports[0] : &n->ports[port];
+}
+
+static int lid_in_range(const struct sim_port *p, uint16_t lid)
+{
+	return p->lid && lid >= p->lid && (unsigned)lid < p->lid + (1u << p->lmc);
+}
+
+/* Send out of `egress` of *node; on success *node and *port are the far end. */
+static int cross(struct sim_node **node, unsigned *port, unsigned egress)
+{
+	struct sim_node *n = *node;
+	struct sim_port *out;
+
+	if (egress == 0 || egress > n->num_ports)
+		return -1;
+	out = &n->ports[egress];
+	if (!sim_port_link_up(out))
+		return -1;
+	/* Counted as the PMA counts them: packets, and data in 4-byte words. */
+	out->xmit_pkts++;
+	out->xmit_data += MAD_SIZE / 4;
+	out->peer->rcv_pkts++;
+	out->peer->rcv_data += MAD_SIZE / 4;
+	*node = out->peer->node;
+	*port = out->peer->num;
+	return 0;
+}
+
+int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, uint16_t dlid,
+		  struct sim_hop_end *end)
+{
+	unsigned at = port, hops;
+
+	(void)f;
+	if (dlid == LID_PERMISSIVE) {
+		/* The permissive LID is consumed by the first node that sees it. */
+		if (node->type != SIM_NODE_SWITCH && cross(&node, &at, port) < 0)
+			return -1;
+		end->node = node;
+		end->port = at;
+		return 0;
+	}
+	for (hops = 0; hops <= SMP_MAX_HOPS; hops++) {
+		unsigned egress;
+
+		if (lid_in_range(addressed_port(node, at), dlid)) {
+			end->node = node;
+			end->port = at;
+			return 0;
+		}
+		if (node->type == SIM_NODE_SWITCH) {
+			if (dlid >= SIM_LFT_CAP || dlid > node->sw->lft_top || !node->sw->lft)
+				return -1;
+			egress = node->sw->lft[dlid];
+			if (egress == 0xff || egress == 0)
+				return -1;
+		} else {
+			if (hops > 0)
+				return -1;	/* end nodes do not forward */
+			egress = port;
+		}
+		if (cross(&node, &at, egress) < 0)
+			return -1;
+	}
+	return -1;	/* a forwarding loop */
+}
+
+int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,
+		    struct sim_hop_end *end, struct sim_node **dr_end)
+{
+	uint8_t hop_cnt = mad[MAD_HOP_CNT];
+	uint8_t *hop_ptr = &mad[MAD_HOP_PTR];
+	const uint8_t *initial = mad + SMP_INITIAL_PATH;
+	uint8_t *ret = mad + SMP_RETURN_PATH;
+	uint16_t dr_slid = get_be16(mad + SMP_DR_SLID), dr_dlid = get_be16(mad + SMP_DR_DLID);
+	struct sim_node *node = from->node;
+	unsigned port = from->num;
+	struct sim_hop_end e;
+
+	/* C14-6: at most 63 hops; a request travels with D = 0 and starts at hop 0. */
+	if (hop_cnt >= SMP_MAX_HOPS || (mad[MAD_STATUS] & 0x80) || *hop_ptr != 0)
+		return -1;
+	if (dr_slid != LID_PERMISSIVE) {
+		/* The first part is LID-routed to where the directed part starts. */
+		if (sim_route_lid(f, node, port, dlid, &e) < 0)
+			return -1;
+		node = e.node;
+		port = e.port;
+	}
+	if (hop_cnt == 0) {
+		*hop_ptr = 1;
+	} else {
+		unsigned egress = initial[1];
+
+		/* C14-9:1: an end node sends out of the port it was asked to. */
+		if (node->type != SIM_NODE_SWITCH && (dr_slid != LID_PERMISSIVE || egress != port))
+			return -1;
+		*hop_ptr = 1;
+		if (cross(&node, &port, egress) < 0)
+			return -1;
+		/* C14-9:2: intermediate hops are switches; each records where it came in. */
+		while (*hop_ptr < hop_cnt) {
+			if (node->type != SIM_NODE_SWITCH)
+				return -1;
+			ret[*hop_ptr] = (uint8_t)port;
+			(*hop_ptr)++;
+			if (cross(&node, &port, initial[*hop_ptr]) < 0)
+				return -1;
+		}
+		/* C14-9:3: the end of the directed part. */
+		ret[*hop_ptr] = (uint8_t)port;
+		(*hop_ptr)++;
+	}
+	*dr_end = node;
+	if (dr_dlid != LID_PERMISSIVE) {
+		/* The last part is LID-routed from a switch (or from the originator itself). */
+		if (node->type != SIM_NODE_SWITCH && hop_cnt)
+			return -1;
+		if (sim_route_lid(f, node, port, dr_dlid, &e) < 0)
+			return -1;
+		node = e.node;
+		port = e.port;
+	}
+	end->node = node;
+	end->port = port;
+	return 0;
+}
+
+int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
+		  struct sim_node *dr_end, uint8_t *mad, struct sim_hop_end *end)
+{
+	uint8_t hop_cnt = mad[MAD_HOP_CNT];
+	uint8_t *hop_ptr = &mad[MAD_HOP_PTR];
+	const uint8_t *ret = mad + SMP_RETURN_PATH;
+	uint16_t dr_slid = get_be16(mad + SMP_DR_SLID), dr_dlid = get_be16(mad + SMP_DR_DLID);
+	struct sim_node *node = responder->node;
+	unsigned port = responder->port;
+	struct sim_hop_end e;
+
+	if (dr_dlid != LID_PERMISSIVE) {
+		/* Back over the LID-routed tail to the end of the directed part. */
+		uint16_t lid = dr_end->type == SIM_NODE_SWITCH ? dr_end->ports[0].lid : 0;
+
+		if (!lid || sim_route_lid(f, node, port, lid, &e) < 0 || e.node != dr_end)
+			return -1;
+		node = e.node;
+		port = e.port;
+	}
+	if (*hop_ptr != hop_cnt + 1)
+		return -1;
+	/* C14-13:1 and :2: back along the return path, switches only in between. */
+	while (*hop_ptr > 1) {
+		if (*hop_ptr <= hop_cnt && node->type != SIM_NODE_SWITCH)
+			return -1;
+		(*hop_ptr)--;
+		if (cross(&node, &port, ret[*hop_ptr]) < 0)
+			return -1;
+	}
+	/* C14-13:3: the start of the directed part; the rest is LID-routed if DrSLID says so. */
+	*hop_ptr = 0;
+	if (dr_slid != LID_PERMISSIVE) {
+		if (node->type != SIM_NODE_SWITCH && hop_cnt)
+			return -1;
+		if (sim_route_lid(f, node, port, dr_slid, &e) < 0)
+			return -1;
+		node = e.node;
+		port = e.port;
+	}
+	end->node = node;
+	end->port = port;
+	return 0;
+}
+
+int sim_smp_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,
+		       uint16_t *resp_slid, const struct sim_sma_hooks *hooks)
+{
+	struct sim_hop_end dst, back;
+	uint16_t host_lid;
+
+	if (mad[MAD_CLASS] == MGMT_CLASS_SUBN_DR) {
+		struct sim_node *dr_end = NULL;
+
+		if (sim_dr_outgoing(f, from, dlid, mad, &dst, &dr_end) < 0 ||
+		    !sim_sma_process(f, dst.node, dst.port, mad, hooks) ||
+		    sim_dr_return(f, &dst, dr_end, mad, &back) < 0 || back.node != from->node)
+			return 0;
+		*resp_slid = LID_PERMISSIVE;
+		return 1;
+	}
+	if (sim_route_lid(f, from->node, from->num, dlid, &dst) < 0 ||
+	    !sim_sma_process(f, dst.node, dst.port, mad, hooks))
+		return 0;
+	host_lid = addressed_port(from->node, from->num)->lid;
+	if (!host_lid || sim_route_lid(f, dst.node, dst.port, host_lid, &back) < 0 ||
+	    back.node != from->node)
+		return 0;
+	*resp_slid = addressed_port(dst.node, dst.port)->lid;
+	return 1;
+}

@@ -1,0 +1,46 @@
+/* Carrying MADs across the fabric: LID routing through the switches' LFTs and directed routes. */
+#ifndef SIMFABRIC_ROUTE_H
+#define SIMFABRIC_ROUTE_H
+
+#include <stdint.h>
+
+#include "simfabric/fabric.h"
+#include "simfabric/sma.h"
+
+/* Where a routed packet ends up. */
+struct sim_hop_end {
+	struct sim_node *node;
+	unsigned port;		/* the port it arrived through (0: a switch's own port) */
+};
+
+/*
+ * LID-route a packet from `node`, leaving an end node through `port` (a
+ * switch forwards by its LFT), to `dlid`.  0 and *end filled when it is
+ * delivered; -1 when it is lost (no route, a link down, a loop).
+ */
+int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, uint16_t dlid,
+		  struct sim_hop_end *end);
+
+/*
+ * Send an SMP from the host port `from` (LRH DLID `dlid` for LID-routed
+ * SMPs and for the LID-routed first part of a directed route), have the
+ * destination's SMA answer it, and carry the answer back.  The MAD buffer
+ * (256 bytes) becomes the response.  Returns 1 with *resp_slid (the LID
+ * the answer comes from, 0xffff for directed routes) when the answer
+ * reaches `from`'s node, 0 when the request or its answer is lost.
+ */
+int sim_smp_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,
+		       uint16_t *resp_slid, const struct sim_sma_hooks *hooks);
+
+/*
+ * The directed-route walk alone (exposed for tests): the outgoing part from
+ * `from`, returning where the SMP is consumed (0) or -1 when it is dropped.
+ * The hop pointer and return path in `mad` are updated as on the wire.
+ */
+int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,
+		    struct sim_hop_end *end, struct sim_node **dr_end);
+/* The return part, from the responder; 0 and *end (where the answer is delivered) or -1. */
+int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
+		  struct sim_node *dr_end, uint8_t *mad, struct sim_hop_end *end);
+
+#endif /* SIMFABRIC_ROUTE_H */
