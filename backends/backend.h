@@ -32,7 +32,7 @@
 #include <infiniband/umad.h>
 
 /* Bumped whenever struct umad_backend changes; modules built for another value are refused. */
-#define UMAD_BACKEND_ABI 1
+#define UMAD_BACKEND_ABI 2
 
 /* A REGISTER_AGENT request in backend-neutral form (the kernel's reg_req2 fields). */
 struct umad_agent_req {
@@ -113,6 +113,14 @@ struct umad_backend {
 	 */
 	ssize_t (*send)(int portid, const void *umad, size_t len);
 	ssize_t (*recv)(int portid, void *umad, size_t len);
+
+	/*
+	 * Optional: 1 when recv() would return something now, 0 otherwise.
+	 * umad_recv() asks first and skips its poll(2) when there is, which
+	 * saves a system call per MAD for backends answering in-process.
+	 * May be NULL.
+	 */
+	int (*pending)(int portid);
 };
 
 /* The backend serving this process, selected on first use; NULL if it could not be. */

@@ -7,3 +7,11 @@ pkglib_LTLIBRARIES += backend-replay.la
 backend_replay_la_SOURCES = backends/replay.c
 backend_replay_la_LIBADD = pcap/libcapturereader.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
+
+# The sim backend: a module, since the simulated fabric uses glib.
+if ENABLE_SIM
+pkglib_LTLIBRARIES += backend-sim.la
+backend_sim_la_SOURCES = backends/sim.c backends/mad_queue.c backends/mad_queue.h
+backend_sim_la_LIBADD = simfabric/libsimfabric.la
+backend_sim_la_LDFLAGS = -module -avoid-version -shared -no-undefined
+endif

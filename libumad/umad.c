@@ -400,7 +400,7 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 		return r;
 	}
 	errno = 0;
-	if (timeout_ms) {
+	if (timeout_ms && !(be->pending && be->pending(portid) > 0)) {
 		r = wait_readable(portid, timeout_ms);
 		if (r < 0) {
 			if (!errno)

@@ -1,0 +1,255 @@
+/* A pollable receive queue for backends without a kernel (see mad_queue.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/mad_queue.h"
+
+uint64_t mad_queue_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int mad_queue_open(struct mad_queue *q)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	int err;
+
+	memset(q, 0, sizeof(*q));
+	q->fd = epoll_create1(EPOLL_CLOEXEC);
+	q->event_fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+	q->timer_fd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+	if (q->fd < 0 || q->event_fd < 0 || q->timer_fd < 0 ||
+	    epoll_ctl(q->fd, EPOLL_CTL_ADD, q->event_fd, &ev) < 0 ||
+	    epoll_ctl(q->fd, EPOLL_CTL_ADD, q->timer_fd, &ev) < 0) {
+		err = errno;
+		if (q->fd >= 0)
+			close(q->fd);
+		if (q->event_fd >= 0)
+			close(q->event_fd);
+		if (q->timer_fd >= 0)
+			close(q->timer_fd);
+		return -err;
+	}
+	pthread_mutex_init(&q->lock, NULL);
+	return 0;
+}
+
+void mad_queue_close(struct mad_queue *q)
+{
+	size_t i;
+
+	for (i = 0; i < q->count; i++)
+		free(q->slots[(q->head + i) % q->cap].big);
+	free(q->slots);
+	free(q->timeouts);
+	close(q->event_fd);
+	close(q->timer_fd);
+	close(q->fd);
+	pthread_mutex_destroy(&q->lock);
+}
+
+/* The eventfd is non-zero exactly while the queue holds something. Lock held. */
+static void signal_nonempty(struct mad_queue *q)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	if (q->count == 1) {
+		n = write(q->event_fd, &one, sizeof(one));
+		(void)n;
+	}
+}
+
+static void signal_empty(struct mad_queue *q)
+{
+	uint64_t value;
+	ssize_t n;
+
+	if (q->count == 0) {
+		n = read(q->event_fd, &value, sizeof(value));
+		(void)n;
+	}
+}
+
+/* A free slot at the tail, growing the ring when full. Lock held. */
+static struct mad_queue_slot *tail_slot(struct mad_queue *q)
+{
+	if (q->count == q->cap) {
+		size_t cap = q->cap ? q->cap * 2 : 16, i;
+		struct mad_queue_slot *grown = malloc(cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		for (i = 0; i < q->count; i++)
+			grown[i] = q->slots[(q->head + i) % q->cap];
+		free(q->slots);
+		q->slots = grown;
+		q->cap = cap;
+		q->head = 0;
+	}
+	return &q->slots[(q->head + q->count) % q->cap];
+}
+
+static int push_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+		       size_t mad_len)
+{
+	struct mad_queue_slot *s = tail_slot(q);
+	uint8_t *dst;
+
+	if (!s)
+		return -ENOMEM;
+	s->len = MAD_QUEUE_HDR + mad_len;
+	s->big = NULL;
+	dst = s->data;
+	if (s->len > sizeof(s->data)) {
+		s->big = malloc(s->len);
+		if (!s->big)
+			return -ENOMEM;
+		dst = s->big;
+	}
+	memcpy(dst, hdr, MAD_QUEUE_HDR);
+	((struct ib_user_mad *)dst)->length = (uint32_t)s->len;
+	memcpy(dst + MAD_QUEUE_HDR, mad, mad_len);
+	q->count++;
+	signal_nonempty(q);
+	return 0;
+}
+
+int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+		   size_t mad_len)
+{
+	int r;
+
+	pthread_mutex_lock(&q->lock);
+	r = push_locked(q, hdr, mad, mad_len);
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+/* Set the timer to the earliest deadline (or disarm it). Lock held. */
+static void arm_timer(struct mad_queue *q)
+{
+	struct itimerspec its = { 0 };
+	uint64_t first = 0;
+	size_t i;
+
+	for (i = 0; i < q->n_timeouts; i++)
+		if (!first || q->timeouts[i].deadline_ns < first)
+			first = q->timeouts[i].deadline_ns;
+	if (first == q->armed_ns)
+		return;
+	q->armed_ns = first;
+	if (first) {
+		its.it_value.tv_sec = (time_t)(first / 1000000000u);
+		its.it_value.tv_nsec = (long)(first % 1000000000u);
+	}
+	timerfd_settime(q->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad)
+{
+	struct mad_queue_timeout *t;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->n_timeouts == q->cap_timeouts) {
+		size_t cap = q->cap_timeouts ? q->cap_timeouts * 2 : 8;
+		struct mad_queue_timeout *grown = realloc(q->timeouts, cap * sizeof(*grown));
+
+		if (!grown) {
+			pthread_mutex_unlock(&q->lock);
+			return -ENOMEM;
+		}
+		q->timeouts = grown;
+		q->cap_timeouts = cap;
+	}
+	t = &q->timeouts[q->n_timeouts++];
+	t->deadline_ns = mad_queue_now_ns() +
+			 (uint64_t)hdr->timeout_ms * 1000000u * ((uint64_t)hdr->retries + 1);
+	memcpy(t->umad, hdr, MAD_QUEUE_HDR);
+	memcpy(t->umad + MAD_QUEUE_HDR, mad, 24);
+	arm_timer(q);
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+/* Move due timeouts into the queue, in deadline order of arrival. Lock held. */
+static void expire(struct mad_queue *q)
+{
+	uint64_t now, ticks;
+	size_t i = 0;
+	ssize_t n;
+
+	if (!q->n_timeouts)
+		return;
+	now = mad_queue_now_ns();
+	while (i < q->n_timeouts) {
+		struct mad_queue_timeout *t = &q->timeouts[i];
+		struct ib_user_mad *hdr = (struct ib_user_mad *)t->umad;
+
+		if (t->deadline_ns > now) {
+			i++;
+			continue;
+		}
+		hdr->status = MAD_QUEUE_ETIMEDOUT;
+		if (push_locked(q, hdr, t->umad + MAD_QUEUE_HDR, 24) < 0)
+			break;		/* retried on the next pop */
+		q->timeouts[i] = q->timeouts[--q->n_timeouts];
+	}
+	n = read(q->timer_fd, &ticks, sizeof(ticks));	/* clear its readiness */
+	(void)n;
+	q->armed_ns = 0;
+	arm_timer(q);
+}
+
+ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len)
+{
+	struct mad_queue_slot *s;
+	const uint8_t *src;
+	ssize_t r;
+
+	if (len < MAD_QUEUE_HDR)
+		return -EINVAL;
+	pthread_mutex_lock(&q->lock);
+	expire(q);
+	if (!q->count) {
+		pthread_mutex_unlock(&q->lock);
+		return -EAGAIN;
+	}
+	s = &q->slots[q->head];
+	src = s->big ? s->big : s->data;
+	if (s->len > len) {
+		/* The kernel's protocol: the header with the whole length; the message stays. */
+		memcpy(buf, src, MAD_QUEUE_HDR);
+		r = len >= MAD_QUEUE_HDR + MAD_QUEUE_MAD ? -ENOSPC : -EINVAL;
+	} else {
+		memcpy(buf, src, s->len);
+		r = (ssize_t)s->len;
+		free(s->big);
+		q->head = (q->head + 1) % q->cap;
+		q->count--;
+		signal_empty(q);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}
+
+int mad_queue_pending(struct mad_queue *q)
+{
+	int r;
+
+	pthread_mutex_lock(&q->lock);
+	r = q->count > 0 || (q->armed_ns && q->armed_ns <= mad_queue_now_ns());
+	pthread_mutex_unlock(&q->lock);
+	return r;
+}

@@ -1,0 +1,69 @@
+/*
+ * A port's receive side for backends without a kernel: a queue of whole
+ * umad buffers and of pending send timeouts behind one pollable file
+ * descriptor (an epoll set over an eventfd and a timerfd), so that poll(2)
+ * on it is readable exactly when mad_queue_pop() has something.
+ *
+ * The queue is a ring of fixed slots that grows only when full, so the
+ * steady state allocates nothing per MAD; messages longer than one MAD
+ * (RMPP) carry their own buffer.
+ */
+#ifndef LIBUMAD_MAD_QUEUE_H
+#define LIBUMAD_MAD_QUEUE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <infiniband/umad.h>
+
+#define MAD_QUEUE_HDR	sizeof(struct ib_user_mad)	/* 64 */
+#define MAD_QUEUE_MAD	256
+#define MAD_QUEUE_ETIMEDOUT 110				/* the kernel's status for a timed-out send */
+
+struct mad_queue_slot {
+	size_t len;			/* header + MAD */
+	uint8_t *big;			/* when len exceeds the inline room */
+	uint8_t data[MAD_QUEUE_HDR + MAD_QUEUE_MAD];
+};
+
+struct mad_queue_timeout {
+	uint64_t deadline_ns;
+	uint8_t umad[MAD_QUEUE_HDR + 24];	/* header and the request's common MAD header */
+};
+
+struct mad_queue {
+	int fd;				/* the pollable descriptor (the portid) */
+	int event_fd, timer_fd;
+	pthread_mutex_t lock;
+	struct mad_queue_slot *slots;
+	size_t cap, head, count;
+	struct mad_queue_timeout *timeouts;
+	size_t n_timeouts, cap_timeouts;
+	uint64_t armed_ns;		/* deadline the timer is set for, 0 if none */
+};
+
+/* 0 or -errno. */
+int mad_queue_open(struct mad_queue *q);
+void mad_queue_close(struct mad_queue *q);
+
+/* Queue a received MAD: hdr (64 bytes) then mad_len bytes.  0 or -ENOMEM. */
+int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+		   size_t mad_len);
+
+/*
+ * A send that will get no answer: after timeout_ms * (retries + 1) the
+ * sender receives its header with status ETIMEDOUT and the first 24 bytes
+ * of its MAD, as the kernel reports it.  0 or -ENOMEM.
+ */
+int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad);
+
+/* read(2) semantics of a umad port (see backend.h): bytes, -EAGAIN, -ENOSPC or -EINVAL. */
+ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len);
+
+/* 1 when mad_queue_pop() would return a MAD or a timeout now. */
+int mad_queue_pending(struct mad_queue *q);
+
+uint64_t mad_queue_now_ns(void);
+
+#endif /* LIBUMAD_MAD_QUEUE_H */

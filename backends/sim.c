@@ -1,0 +1,683 @@
+/*
+ * The sim backend (UMAD_BACKEND=sim): a simulated fabric inside the
+ * process.  The topology comes from UMAD_SIM_TOPOLOGY (ibsim's net format
+ * or ibnetdiscover output) or the embedded default; the process is attached
+ * at one node (UMAD_SIM_HOST: node id, description or GUID; by default the
+ * first CA of the file), which it sees as one device, UMAD_SIM_CA_NAME
+ * ("sim0" by default).
+ *
+ * A send is carried through the fabric and answered synchronously under
+ * one fabric lock; the answer (or, when it is lost, a timeout after
+ * timeout_ms * (retries + 1)) is queued on the port's pollable queue.
+ *
+ * With UMAD_SIM_SYSFS=DIR the host's device is also written there as a
+ * fake sysfs tree, rewritten whenever an SM changes the host's ports.  The
+ * DIR/dev/infiniband/issmN files (in a private directory removed at exit
+ * when UMAD_SIM_SYSFS is not set) are the IsSM devices: holding one open
+ * sets PortInfo:CapabilityMask.IsSM on that port, as the kernel's issm does.
+ */
+#include "config.h"
+
+#include <dirent.h>
+#include <endian.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "backends/backend.h"
+#include "backends/mad_queue.h"
+#include "simfabric/mad_wire.h"
+#include "simfabric/route.h"
+#include "simfabric/sma.h"
+#include "simfabric/sysfs_writer.h"
+#include "simfabric/topology.h"
+
+#define MAX_AGENTS	32		/* per open port, as the kernel's umad file */
+#define MAX_OPEN_PORTS	64
+#define MAX_HOST_PORTS	(SIM_MAX_PORTS + 1)
+
+struct agent {
+	int used;
+	struct umad_agent_req req;
+};
+
+struct open_port {
+	int used;
+	struct mad_queue q;
+	struct sim_port *port;
+	pthread_mutex_t agents_lock;
+	struct agent agents[MAX_AGENTS];
+};
+
+static struct {
+	pthread_mutex_t lock;		/* the fabric: every model access */
+	struct sim_fabric *fabric;
+	struct sim_node *host;
+	char ca_name[UMAD_CA_NAME_LEN];
+	char dir[PATH_MAX];		/* runtime directory: fake sysfs and issm files */
+	int dir_is_ours;
+	int write_sysfs;		/* UMAD_SIM_SYSFS asked for the fake sysfs tree */
+	int umad_ids[MAX_HOST_PORTS];
+	pthread_mutex_t ports_lock;
+	struct open_port ports[MAX_OPEN_PORTS];
+} sim = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.ports_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+static int host_port_valid(int portnum)
+{
+	if (sim.host->type == SIM_NODE_SWITCH)
+		return portnum == 0;
+	return portnum >= 1 && portnum <= sim.host->num_ports;
+}
+
+/* --- IsSM: the issm file held open by this process ----------------------------- */
+
+static int issm_path(int portnum, char *path, size_t max)
+{
+	int n = snprintf(path, max, "%s/dev/infiniband/issm%d", sim.dir, sim.umad_ids[portnum]);
+
+	return n < 0 || (size_t)n >= max ? -ENAMETOOLONG : 0;
+}
+
+/* Is any descriptor of this process open on the path? */
+static int held_open(const char *path)
+{
+	char link[64], target[PATH_MAX];
+	struct dirent *e;
+	DIR *d = opendir("/proc/self/fd");
+	int found = 0;
+	ssize_t n;
+
+	if (!d)
+		return 0;
+	while (!found && (e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		if (snprintf(link, sizeof(link), "/proc/self/fd/%s", e->d_name) >= (int)sizeof(link))
+			continue;
+		n = readlink(link, target, sizeof(target) - 1);
+		if (n <= 0)
+			continue;
+		target[n] = '\0';
+		found = !strcmp(target, path);
+	}
+	closedir(d);
+	return found;
+}
+
+/* Bring CapabilityMask.IsSM of a host port in line with its issm file. Fabric lock held. */
+static void refresh_is_sm(struct sim_port *p)
+{
+	char path[PATH_MAX];
+
+	if (p->node != sim.host)
+		return;
+	if (issm_path(p->num, path, sizeof(path)) == 0 && held_open(path))
+		p->capmask |= SIM_CAP_IS_SM;
+	else
+		p->capmask &= ~SIM_CAP_IS_SM;
+}
+
+/* --- what the host looks like ------------------------------------------------------ */
+
+static int fill_port(const struct sim_port *p, umad_port_t *port)
+{
+	const struct sim_port *m = sim_mgmt_port(p->node, p->num);
+	int i;
+
+	memset(port, 0, sizeof(*port));
+	snprintf(port->ca_name, sizeof(port->ca_name), "%s", sim.ca_name);
+	port->portnum = p->num;
+	port->base_lid = m->lid;
+	port->lmc = m->lmc;
+	port->sm_lid = m->sm_lid;
+	port->sm_sl = m->sm_sl;
+	port->state = p->state;
+	port->phys_state = p->phys_state;
+	port->rate = (int)(sim_port_rate_x10(p) / 10);
+	port->capmask = htobe32(p->capmask);
+	port->gid_prefix = htobe64(m->gid_prefix);
+	port->port_guid = htobe64(p->guid);
+	snprintf(port->link_layer, sizeof(port->link_layer), "InfiniBand");
+	port->pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(*port->pkeys));
+	if (!port->pkeys)
+		return -ENOMEM;
+	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
+		port->pkeys[i] = sim_port_pkey(p, (unsigned)i);
+	port->pkeys_size = SIM_PKEY_TABLE_SIZE;
+	return 0;
+}
+
+static void free_ca_ports(umad_ca_t *ca)
+{
+	int i;
+
+	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
+		if (ca->ports[i])
+			free(ca->ports[i]->pkeys);
+		free(ca->ports[i]);
+		ca->ports[i] = NULL;
+	}
+}
+
+/* Fabric lock held. */
+static int fill_ca(umad_ca_t *ca)
+{
+	struct sim_node *n = sim.host;
+	int i, r;
+
+	memset(ca, 0, sizeof(*ca));
+	snprintf(ca->ca_name, sizeof(ca->ca_name), "%s", sim.ca_name);
+	ca->node_type = (unsigned)n->type;
+	ca->node_guid = htobe64(n->node_guid);
+	ca->system_guid = htobe64(n->sys_guid);
+	snprintf(ca->fw_ver, sizeof(ca->fw_ver), "%s", PACKAGE_VERSION);
+	snprintf(ca->hw_ver, sizeof(ca->hw_ver), "0");
+	snprintf(ca->ca_type, sizeof(ca->ca_type), "libumad-sim");
+	for (i = 0; i <= n->num_ports && i < UMAD_CA_MAX_PORTS; i++) {
+		if (!host_port_valid(i))
+			continue;
+		refresh_is_sm(&n->ports[i]);
+		ca->ports[i] = malloc(sizeof(umad_port_t));
+		r = ca->ports[i] ? fill_port(&n->ports[i], ca->ports[i]) : -ENOMEM;
+		if (r < 0) {
+			free(ca->ports[i]);
+			ca->ports[i] = NULL;
+			free_ca_ports(ca);
+			return r;
+		}
+		ca->numports = i;
+	}
+	return 0;
+}
+
+/* Rewrite the fake sysfs tree from the model. Fabric lock held. */
+static int write_sysfs(void)
+{
+	static char rates[MAX_HOST_PORTS][64];
+	const char *rate_texts[UMAD_CA_MAX_PORTS] = { 0 };
+	char err[PATH_MAX + 128];
+	umad_ca_t ca;
+	int i, r;
+
+	r = fill_ca(&ca);
+	if (r < 0)
+		return r;
+	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
+		const struct sim_port *p;
+		unsigned x10;
+
+		if (!ca.ports[i])
+			continue;
+		p = &sim.host->ports[i];
+		x10 = sim_port_rate_x10(p);
+		if (!x10)	/* a link that is down shows its lowest rate, as the kernel does */
+			x10 = 25;
+		if (x10 % 10)
+			snprintf(rates[i], sizeof(rates[i]), "%u.%u Gb/sec (%s %s)", x10 / 10, x10 % 10,
+				 p->width_active ? sim_width_name(p->width_active) : "1X",
+				 sim_speed_name(p));
+		else
+			snprintf(rates[i], sizeof(rates[i]), "%u Gb/sec (%s %s)", x10 / 10,
+				 sim_width_name(p->width_active), sim_speed_name(p));
+		rate_texts[i] = rates[i];
+	}
+	r = sim_sysfs_write_ca(sim.dir, &ca, sim.host->desc, sim.umad_ids, rate_texts, err,
+			       sizeof(err));
+	if (r < 0)
+		fprintf(stderr, "libumad sim: %s\n", err);
+	free_ca_ports(&ca);
+	return r;
+}
+
+/* SMA hooks: IsSM read fresh, sysfs rewritten after the host changed. */
+static void hook_before_port_read(void *arg, struct sim_port *p)
+{
+	(void)arg;
+	refresh_is_sm(p);
+}
+
+static void hook_node_changed(void *arg, struct sim_node *n)
+{
+	(void)arg;
+	if (n == sim.host && sim.write_sysfs)
+		write_sysfs();
+}
+
+static const struct sim_sma_hooks hooks = {
+	.before_port_read = hook_before_port_read,
+	.node_changed = hook_node_changed,
+};
+
+/* --- set-up ------------------------------------------------------------------------ */
+
+static struct sim_node *choose_host(const char *wanted)
+{
+	size_t i;
+
+	if (wanted && *wanted)
+		return sim_fabric_find(sim.fabric, wanted);
+	for (i = 0; i < sim.fabric->n_nodes; i++)
+		if (sim.fabric->nodes[i]->type == SIM_NODE_CA)
+			return sim.fabric->nodes[i];
+	return sim.fabric->nodes[0];
+}
+
+/* Create the empty issm files of a private runtime directory. */
+static int make_issm_files(void)
+{
+	char path[PATH_MAX];
+	int i, fd;
+
+	if (snprintf(path, sizeof(path), "%s/dev", sim.dir) >= (int)sizeof(path) ||
+	    (mkdir(path, 0700) < 0 && errno != EEXIST) ||
+	    snprintf(path, sizeof(path), "%s/dev/infiniband", sim.dir) >= (int)sizeof(path) ||
+	    (mkdir(path, 0700) < 0 && errno != EEXIST))
+		return -errno;
+	for (i = 0; i <= sim.host->num_ports && i < MAX_HOST_PORTS; i++) {
+		if (!host_port_valid(i))
+			continue;
+		if (issm_path(i, path, sizeof(path)) < 0)
+			return -ENAMETOOLONG;
+		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return -errno;
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * The runtime directory: UMAD_SIM_SYSFS when the user wants the fake sysfs
+ * tree (kept, and rewritten live); otherwise a private directory on a
+ * memory file system, holding only the issm files, removed at exit.
+ */
+static int make_runtime_dir(void)
+{
+	const char *dir = getenv("UMAD_SIM_SYSFS");
+	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), "/dev/shm", getenv("TMPDIR"), "/tmp" };
+	size_t i;
+	int r;
+
+	if (dir && *dir) {
+		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
+			r = -errno;
+			fprintf(stderr, "libumad sim: cannot create UMAD_SIM_SYSFS=%s: %s\n", dir,
+				strerror(-r));
+			return r;
+		}
+		snprintf(sim.dir, sizeof(sim.dir), "%s", dir);
+		sim.dir_is_ours = 0;
+		sim.write_sysfs = 1;
+		return 0;
+	}
+	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
+		if (!bases[i] || !*bases[i] || access(bases[i], W_OK) < 0)
+			continue;
+		if (snprintf(sim.dir, sizeof(sim.dir), "%s/libumad-sim.XXXXXX", bases[i]) <
+			    (int)sizeof(sim.dir) &&
+		    mkdtemp(sim.dir))
+			break;
+	}
+	if (i == sizeof(bases) / sizeof(bases[0])) {
+		fprintf(stderr, "libumad sim: cannot create a runtime directory: %s\n",
+			strerror(errno));
+		return -EIO;
+	}
+	sim.dir_is_ours = 1;
+	r = make_issm_files();
+	if (r < 0)
+		fprintf(stderr, "libumad sim: cannot create the issm files in %s: %s\n", sim.dir,
+			strerror(-r));
+	return r;
+}
+
+static int sim_init(void)
+{
+	const char *path = getenv("UMAD_SIM_TOPOLOGY");
+	const char *name = getenv("UMAD_SIM_CA_NAME");
+	char *errors = NULL;
+	int i, id, r;
+
+	if (path && *path)
+		sim.fabric = sim_topology_load(path, &errors);
+	else
+		sim.fabric = sim_topology_parse(sim_default_topology, "<default fabric>", &errors);
+	if (!sim.fabric) {
+		fprintf(stderr, "libumad sim: cannot load the topology:\n%s", errors ? errors : "");
+		free(errors);
+		return -EINVAL;
+	}
+	sim.host = choose_host(getenv("UMAD_SIM_HOST"));
+	if (!sim.host) {
+		fprintf(stderr, "libumad sim: UMAD_SIM_HOST=%s names no node of %s\n",
+			getenv("UMAD_SIM_HOST"), path && *path ? path : "the default fabric");
+		sim_fabric_free(sim.fabric);
+		sim.fabric = NULL;
+		return -ENOENT;
+	}
+	sim.host->owner = &sim;
+	snprintf(sim.ca_name, sizeof(sim.ca_name), "%s", name && *name ? name : "sim0");
+	for (i = 0, id = 0; i <= sim.host->num_ports && i < MAX_HOST_PORTS; i++)
+		sim.umad_ids[i] = host_port_valid(i) ? id++ : -1;
+	r = make_runtime_dir();
+	if (r == 0 && sim.write_sysfs) {
+		pthread_mutex_lock(&sim.lock);
+		r = write_sysfs();
+		pthread_mutex_unlock(&sim.lock);
+	}
+	if (r < 0) {
+		if (sim.dir_is_ours)
+			sim_sysfs_remove(sim.dir);
+		sim_fabric_free(sim.fabric);
+		sim.fabric = NULL;
+		return r;
+	}
+	return 0;
+}
+
+static void sim_fini(void)
+{
+	int i;
+
+	for (i = 0; i < MAX_OPEN_PORTS; i++) {
+		if (sim.ports[i].used) {
+			mad_queue_close(&sim.ports[i].q);
+			sim.ports[i].used = 0;
+		}
+	}
+	if (sim.dir_is_ours)
+		sim_sysfs_remove(sim.dir);
+	sim_fabric_free(sim.fabric);
+	sim.fabric = NULL;
+}
+
+/* --- devices ----------------------------------------------------------------------- */
+
+static int sim_for_each_ca(umad_ca_visit_fn visit, void *arg)
+{
+	return visit(sim.ca_name, arg);
+}
+
+static int sim_get_ca(const char *ca_name, umad_ca_t *ca)
+{
+	int r;
+
+	if (strcmp(ca_name, sim.ca_name))
+		return -ENOENT;
+	pthread_mutex_lock(&sim.lock);
+	r = fill_ca(ca);
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+static int sim_get_port(const char *ca_name, int portnum, umad_port_t *port)
+{
+	int r;
+
+	if (strcmp(ca_name, sim.ca_name) || !host_port_valid(portnum))
+		return -ENOENT;
+	pthread_mutex_lock(&sim.lock);
+	refresh_is_sm(&sim.host->ports[portnum]);
+	r = fill_port(&sim.host->ports[portnum], port);
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+static int sim_get_issm_path(const char *ca_name, int portnum, char *path, size_t max)
+{
+	if (strcmp(ca_name, sim.ca_name) || !host_port_valid(portnum))
+		return -EINVAL;
+	return issm_path(portnum, path, max);
+}
+
+/* --- ports ------------------------------------------------------------------------- */
+
+static struct open_port *port_of(int portid)
+{
+	int i;
+
+	for (i = 0; i < MAX_OPEN_PORTS; i++)
+		if (sim.ports[i].used && sim.ports[i].q.fd == portid)
+			return &sim.ports[i];
+	return NULL;
+}
+
+static int sim_open_port(const char *ca_name, int portnum, size_t *hdr_size, int *open_errno)
+{
+	struct open_port *op = NULL;
+	int i, r;
+
+	if (strcmp(ca_name, sim.ca_name) || !host_port_valid(portnum))
+		return -EINVAL;
+	pthread_mutex_lock(&sim.ports_lock);
+	for (i = 0; i < MAX_OPEN_PORTS && sim.ports[i].used; i++)
+		;
+	if (i == MAX_OPEN_PORTS) {
+		pthread_mutex_unlock(&sim.ports_lock);
+		*open_errno = EMFILE;
+		return -EIO;
+	}
+	op = &sim.ports[i];
+	r = mad_queue_open(&op->q);
+	if (r < 0) {
+		pthread_mutex_unlock(&sim.ports_lock);
+		*open_errno = -r;
+		return -EIO;
+	}
+	op->port = &sim.host->ports[portnum];
+	memset(op->agents, 0, sizeof(op->agents));
+	pthread_mutex_init(&op->agents_lock, NULL);
+	op->used = 1;
+	pthread_mutex_unlock(&sim.ports_lock);
+	*hdr_size = MAD_QUEUE_HDR;
+	return op->q.fd;
+}
+
+static int sim_close_port(int portid)
+{
+	struct open_port *op;
+
+	pthread_mutex_lock(&sim.ports_lock);
+	op = port_of(portid);
+	if (op) {
+		mad_queue_close(&op->q);
+		pthread_mutex_destroy(&op->agents_lock);
+		op->used = 0;
+	}
+	pthread_mutex_unlock(&sim.ports_lock);
+	return op ? 0 : -EBADF;
+}
+
+static int is_smp_class(uint8_t mgmt_class)
+{
+	return mgmt_class == MGMT_CLASS_SUBN_LID || mgmt_class == MGMT_CLASS_SUBN_DR;
+}
+
+/* Two registrations that would both receive some unsolicited MAD (the kernel refuses the second). */
+static int conflicts(const struct umad_agent_req *a, const struct umad_agent_req *b)
+{
+	if (!a->mgmt_class || !b->mgmt_class)
+		return 0;	/* send-only agents receive nothing unsolicited */
+	if (a->qpn != b->qpn || a->mgmt_class != b->mgmt_class ||
+	    a->mgmt_class_version != b->mgmt_class_version)
+		return 0;
+	if (a->mgmt_class >= 0x30 && a->mgmt_class <= 0x4f && a->oui != b->oui)
+		return 0;	/* vendor range 2: told apart by OUI */
+	return (a->method_mask[0] & b->method_mask[0]) || (a->method_mask[1] & b->method_mask[1]);
+}
+
+static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
+{
+	struct open_port *op = port_of(portid);
+	int i, free_slot = -1, r = 0;
+
+	if (!op)
+		return -EBADF;
+	if (req->qpn > 1 || req->mgmt_class_version >= 8)
+		return -EINVAL;
+	/* SMPs belong to QP0, everything else to QP1. */
+	if (req->mgmt_class && is_smp_class(req->mgmt_class) != (req->qpn == 0))
+		return -EINVAL;
+	if (req->qpn == 0 && req->rmpp_version)
+		return -EINVAL;
+	if (!req->legacy && (req->flags & ~(uint32_t)UMAD_USER_RMPP)) {
+		req->flags = UMAD_USER_RMPP;
+		return -EINVAL;
+	}
+	pthread_mutex_lock(&op->agents_lock);
+	for (i = 0; i < MAX_AGENTS; i++) {
+		if (!op->agents[i].used) {
+			if (free_slot < 0)
+				free_slot = i;
+		} else if (conflicts(&op->agents[i].req, req)) {
+			r = -EINVAL;
+		}
+	}
+	/* Registrations on other opened files of the same port conflict too. */
+	if (!r) {
+		int j;
+
+		for (j = 0; j < MAX_OPEN_PORTS && !r; j++) {
+			struct open_port *other = &sim.ports[j];
+
+			if (other == op || !other->used || other->port != op->port)
+				continue;
+			pthread_mutex_lock(&other->agents_lock);
+			for (i = 0; i < MAX_AGENTS && !r; i++)
+				if (other->agents[i].used && conflicts(&other->agents[i].req, req))
+					r = -EINVAL;
+			pthread_mutex_unlock(&other->agents_lock);
+		}
+	}
+	if (!r && free_slot < 0)
+		r = -ENOMEM;
+	if (!r) {
+		op->agents[free_slot].used = 1;
+		op->agents[free_slot].req = *req;
+		*agent_id = (uint32_t)free_slot;
+	}
+	pthread_mutex_unlock(&op->agents_lock);
+	return r;
+}
+
+static int sim_unregister(int portid, uint32_t agent_id)
+{
+	struct open_port *op = port_of(portid);
+	int r = 0;
+
+	if (!op)
+		return -EBADF;
+	pthread_mutex_lock(&op->agents_lock);
+	if (agent_id >= MAX_AGENTS || !op->agents[agent_id].used)
+		r = -EINVAL;
+	else
+		op->agents[agent_id].used = 0;
+	pthread_mutex_unlock(&op->agents_lock);
+	return r;
+}
+
+static int agent_registered(struct open_port *op, uint32_t agent_id, uint8_t *qpn)
+{
+	int used;
+
+	if (agent_id >= MAX_AGENTS)
+		return 0;
+	pthread_mutex_lock(&op->agents_lock);
+	used = op->agents[agent_id].used;
+	*qpn = op->agents[agent_id].req.qpn;
+	pthread_mutex_unlock(&op->agents_lock);
+	return used;
+}
+
+static ssize_t sim_send(int portid, const void *umad, size_t len)
+{
+	const struct ib_user_mad *hdr = umad;
+	struct open_port *op = port_of(portid);
+	uint8_t mad[MAD_SIZE] = { 0 };
+	struct ib_user_mad reply;
+	size_t mad_len;
+	uint16_t slid = 0;
+	uint8_t qpn;
+	int answered = 0;
+
+	if (!op)
+		return -EBADF;
+	if (len < MAD_QUEUE_HDR + 24)
+		return -EINVAL;
+	if (!agent_registered(op, hdr->agent_id, &qpn))
+		return -EINVAL;
+	mad_len = len - MAD_QUEUE_HDR;
+	memcpy(mad, (const uint8_t *)umad + MAD_QUEUE_HDR, mad_len < MAD_SIZE ? mad_len : MAD_SIZE);
+
+	/* Answers and TrapRepress the application sends go to no one in this fabric. */
+	if (mad[MAD_METHOD] & METHOD_RESP_BIT || mad[MAD_METHOD] == METHOD_TRAP_REPRESS)
+		return (ssize_t)len;
+	if (is_smp_class(mad[MAD_CLASS])) {
+		if (qpn != 0)
+			return -EINVAL;
+		pthread_mutex_lock(&sim.lock);
+		answered = sim_smp_round_trip(sim.fabric, op->port, be16toh(hdr->addr.lid), mad,
+					      &slid, &hooks);
+		pthread_mutex_unlock(&sim.lock);
+	}
+	/* No answer arrives for a send without a timeout: the kernel matches answers to waiting sends. */
+	if (!hdr->timeout_ms)
+		return (ssize_t)len;
+	if (answered) {
+		memset(&reply, 0, sizeof(reply));
+		reply.agent_id = hdr->agent_id;
+		reply.addr.qpn = 0;
+		reply.addr.lid = htobe16(slid);
+		reply.addr.sl = hdr->addr.sl;
+		reply.addr.pkey_index = hdr->addr.pkey_index;
+		if (mad_queue_push(&op->q, &reply, mad, MAD_SIZE) < 0)
+			return -ENOMEM;
+	} else if (mad_queue_add_timeout(&op->q, hdr, mad) < 0) {
+		return -ENOMEM;
+	}
+	return (ssize_t)len;
+}
+
+static ssize_t sim_recv(int portid, void *umad, size_t len)
+{
+	struct open_port *op = port_of(portid);
+
+	if (!op)
+		return -EBADF;
+	return mad_queue_pop(&op->q, umad, len);
+}
+
+static int sim_pending(int portid)
+{
+	struct open_port *op = port_of(portid);
+
+	return op ? mad_queue_pending(&op->q) : 0;
+}
+
+const struct umad_backend umad_backend_sim = {
+	.abi = UMAD_BACKEND_ABI,
+	.name = "sim",
+	.description = "a simulated fabric in the process (UMAD_SIM_TOPOLOGY, UMAD_SIM_HOST)",
+	.init = sim_init,
+	.fini = sim_fini,
+	.for_each_ca = sim_for_each_ca,
+	.get_ca = sim_get_ca,
+	.get_port = sim_get_port,
+	.get_issm_path = sim_get_issm_path,
+	.open_port = sim_open_port,
+	.close_port = sim_close_port,
+	.register_agent = sim_register,
+	.unregister_agent = sim_unregister,
+	.send = sim_send,
+	.recv = sim_recv,
+	.pending = sim_pending,
+};
