@@ -630,9 +630,12 @@ static int starts_with_word(const char *s, const char *word)
 static int starts_with_key(const char *s, const char *key)
 {
 	size_t n = strlen(key);
-	const char *after = skip_space(s + n);
+	const char *after;
 
-	return !strncmp(s, key, n) && (*after == '=' || *after == '+');
+	if (strncmp(s, key, n))
+		return 0;
+	after = skip_space(s + n);
+	return *after == '=' || *after == '+';
 }
 
 static void parse_line(struct parser *p, const char *file, unsigned line, const char *s)
@@ -710,7 +713,7 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 			snprintf(p->prefix, sizeof(p->prefix), "%s", name);
 	} else if (starts_with_word(s, "include")) {
 		parse_include(p, file, line, s);
-	} else if (starts_with_word(s, "pdebug") || starts_with_key(s, "pdebug")) {
+	} else if (!strncmp(s, "pdebug", 6) && strchr(" \t=", s[6])) {
 		/* ibsim's parser trace switch: nothing to trace here. */
 	} else if (starts_with_word(s, "do")) {
 		error_at(p, file, line, "\"do\" runs an ibsim console command, which this simulator has no console for: \"%s\"",

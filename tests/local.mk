@@ -11,3 +11,4 @@ include tests/kernel.mk
 include tests/api.mk
 include tests/diff.mk
 include tests/capture.mk
+include tests/sim.mk
