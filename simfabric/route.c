@@ -82,7 +82,7 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 }
 
 int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,
-		    struct sim_hop_end *end, struct sim_node **dr_end)
+		    struct sim_hop_end *end, struct sim_hop_end *dr_end)
 {
 	uint8_t hop_cnt = mad[MAD_HOP_CNT];
 	uint8_t *hop_ptr = &mad[MAD_HOP_PTR];
@@ -127,7 +127,8 @@ int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, 
 		ret[*hop_ptr] = (uint8_t)port;
 		(*hop_ptr)++;
 	}
-	*dr_end = node;
+	dr_end->node = node;
+	dr_end->port = port;
 	if (dr_dlid != LID_PERMISSIVE) {
 		/* The last part is LID-routed from a switch (or from the originator itself). */
 		if (node->type != SIM_NODE_SWITCH && hop_cnt)
@@ -143,7 +144,7 @@ int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, 
 }
 
 int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
-		  struct sim_node *dr_end, uint8_t *mad, struct sim_hop_end *end)
+		  const struct sim_hop_end *dr_end, uint8_t *mad, struct sim_hop_end *end)
 {
 	uint8_t hop_cnt = mad[MAD_HOP_CNT];
 	uint8_t *hop_ptr = &mad[MAD_HOP_PTR];
@@ -154,10 +155,11 @@ int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
 	struct sim_hop_end e;
 
 	if (dr_dlid != LID_PERMISSIVE) {
-		/* Back over the LID-routed tail to the end of the directed part. */
-		uint16_t lid = dr_end->type == SIM_NODE_SWITCH ? dr_end->ports[0].lid : 0;
+		/* Back over the LID-routed tail to the end of the directed part (the
+		 * tail's source LID: a switch's, or the originator's own for zero hops). */
+		uint16_t lid = addressed_port(dr_end->node, dr_end->port)->lid;
 
-		if (!lid || sim_route_lid(f, node, port, lid, &e) < 0 || e.node != dr_end)
+		if (!lid || sim_route_lid(f, node, port, lid, &e) < 0 || e.node != dr_end->node)
 			return -1;
 		node = e.node;
 		port = e.port;
@@ -194,11 +196,11 @@ int sim_smp_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dli
 	uint16_t host_lid;
 
 	if (mad[MAD_CLASS] == MGMT_CLASS_SUBN_DR) {
-		struct sim_node *dr_end = NULL;
+		struct sim_hop_end dr_end;
 
 		if (sim_dr_outgoing(f, from, dlid, mad, &dst, &dr_end) < 0 ||
 		    !sim_sma_process(f, dst.node, dst.port, mad, hooks) ||
-		    sim_dr_return(f, &dst, dr_end, mad, &back) < 0 || back.node != from->node)
+		    sim_dr_return(f, &dst, &dr_end, mad, &back) < 0 || back.node != from->node)
 			return 0;
 		*resp_slid = LID_PERMISSIVE;
 		return 1;

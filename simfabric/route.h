@@ -38,9 +38,13 @@ int sim_smp_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dli
  * The hop pointer and return path in `mad` are updated as on the wire.
  */
 int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,
-		    struct sim_hop_end *end, struct sim_node **dr_end);
-/* The return part, from the responder; 0 and *end (where the answer is delivered) or -1. */
+		    struct sim_hop_end *end, struct sim_hop_end *dr_end);
+/*
+ * The return part, from the responder; dr_end is where the directed part
+ * ended (the node and the port the SMP arrived by, or for zero hops the
+ * port it left from).  0 and *end (where the answer is delivered) or -1.
+ */
 int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
-		  struct sim_node *dr_end, uint8_t *mad, struct sim_hop_end *end);
+		  const struct sim_hop_end *dr_end, uint8_t *mad, struct sim_hop_end *end);
 
 #endif /* SIMFABRIC_ROUTE_H */
