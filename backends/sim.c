@@ -128,6 +128,14 @@ static void refresh_is_sm(struct sim_port *p)
 
 /* --- what the host looks like ------------------------------------------------------ */
 
+/* The rate sysfs shows: a link that is down shows the lowest (1X SDR), as the kernel does. */
+static unsigned shown_rate_x10(const struct sim_port *p)
+{
+	unsigned x10 = sim_port_rate_x10(p);
+
+	return x10 ? x10 : 25;
+}
+
 static int fill_port(const struct sim_port *p, umad_port_t *port)
 {
 	const struct sim_port *m = sim_mgmt_port(p->node, p->num);
@@ -142,7 +150,7 @@ static int fill_port(const struct sim_port *p, umad_port_t *port)
 	port->sm_sl = m->sm_sl;
 	port->state = p->state;
 	port->phys_state = p->phys_state;
-	port->rate = (int)(sim_port_rate_x10(p) / 10);
+	port->rate = (int)(shown_rate_x10(p) / 10);
 	port->capmask = htobe32(p->capmask);
 	port->gid_prefix = htobe64(m->gid_prefix);
 	port->port_guid = htobe64(p->guid);
@@ -218,9 +226,7 @@ static int write_sysfs(void)
 		if (!ca.ports[i])
 			continue;
 		p = &sim.host->ports[i];
-		x10 = sim_port_rate_x10(p);
-		if (!x10)	/* a link that is down shows its lowest rate, as the kernel does */
-			x10 = 25;
+		x10 = shown_rate_x10(p);
 		if (x10 % 10)
 			snprintf(rates[i], sizeof(rates[i]), "%u.%u Gb/sec (%s %s)", x10 / 10, x10 % 10,
 				 p->width_active ? sim_width_name(p->width_active) : "1X",
