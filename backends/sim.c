@@ -524,7 +524,7 @@ static int conflicts(const struct umad_agent_req *a, const struct umad_agent_req
 static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
 {
 	struct open_port *op = port_of(portid);
-	int i, free_slot = -1, r = 0;
+	int i, j, free_slot = -1, r = 0;
 
 	if (!op)
 		return -EBADF;
@@ -539,39 +539,38 @@ static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_
 		req->flags = UMAD_USER_RMPP;
 		return -EINVAL;
 	}
-	pthread_mutex_lock(&op->agents_lock);
-	for (i = 0; i < MAX_AGENTS; i++) {
-		if (!op->agents[i].used) {
-			if (free_slot < 0)
-				free_slot = i;
-		} else if (conflicts(&op->agents[i].req, req)) {
-			r = -EINVAL;
-		}
-	}
-	/* Registrations on other opened files of the same port conflict too. */
-	if (!r) {
-		int j;
+	/*
+	 * The conflict check spans every opened file of the port: registrations are
+	 * serialised by ports_lock, and each file's agents_lock is taken alone under
+	 * it (never two at once, so no lock-order cycles).
+	 */
+	pthread_mutex_lock(&sim.ports_lock);
+	for (j = 0; j < MAX_OPEN_PORTS && !r; j++) {
+		struct open_port *other = &sim.ports[j];
 
-		for (j = 0; j < MAX_OPEN_PORTS && !r; j++) {
-			struct open_port *other = &sim.ports[j];
-
-			if (other == op || !other->used || other->port != op->port)
-				continue;
-			pthread_mutex_lock(&other->agents_lock);
-			for (i = 0; i < MAX_AGENTS && !r; i++)
-				if (other->agents[i].used && conflicts(&other->agents[i].req, req))
-					r = -EINVAL;
-			pthread_mutex_unlock(&other->agents_lock);
+		if (!other->used || other->port != op->port)
+			continue;
+		pthread_mutex_lock(&other->agents_lock);
+		for (i = 0; i < MAX_AGENTS && !r; i++) {
+			if (!other->agents[i].used) {
+				if (other == op && free_slot < 0)
+					free_slot = i;
+			} else if (conflicts(&other->agents[i].req, req)) {
+				r = -EINVAL;
+			}
 		}
+		pthread_mutex_unlock(&other->agents_lock);
 	}
 	if (!r && free_slot < 0)
 		r = -ENOMEM;
 	if (!r) {
+		pthread_mutex_lock(&op->agents_lock);
 		op->agents[free_slot].used = 1;
 		op->agents[free_slot].req = *req;
+		pthread_mutex_unlock(&op->agents_lock);
 		*agent_id = (uint32_t)free_slot;
 	}
-	pthread_mutex_unlock(&op->agents_lock);
+	pthread_mutex_unlock(&sim.ports_lock);
 	return r;
 }
 
@@ -617,10 +616,11 @@ static ssize_t sim_send(int portid, const void *umad, size_t len)
 
 	if (!op)
 		return -EBADF;
-	if (len < MAD_QUEUE_HDR + 24)
+	/* The kernel's write() checks: room for an RMPP header, an agent id in range, registered. */
+	if (len < MAD_QUEUE_HDR + 36 || hdr->agent_id >= MAX_AGENTS)
 		return -EINVAL;
 	if (!agent_registered(op, hdr->agent_id, &qpn))
-		return -EINVAL;
+		return -EIO;
 	mad_len = len - MAD_QUEUE_HDR;
 	memcpy(mad, (const uint8_t *)umad + MAD_QUEUE_HDR, mad_len < MAD_SIZE ? mad_len : MAD_SIZE);
 

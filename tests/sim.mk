@@ -12,6 +12,15 @@ tests_test_topology_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS
 tests_test_sma_SOURCES = tests/test_sma.c
 tests_test_sma_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_sma_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The backend through the public API (it loads the built backend-sim.so).
+check_PROGRAMS += tests/test_sim_backend
+TESTS += tests/test_sim_backend
+tests_test_sim_backend_SOURCES = tests/test_sim_backend.c
+tests_test_sim_backend_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
+tests_test_sim_backend_LDADD = libibumad.la $(CMOCKA_LIBS) -lpthread
+tests_test_sim_backend_DEPENDENCIES = libibumad.la backend-sim.la
 endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
