@@ -4,7 +4,7 @@ kernel_backend_sources = backends/kernel.c
 
 # The replay backend: a module (found through UMAD_MODULE_DIR or $(pkglibdir)).
 pkglib_LTLIBRARIES += backend-replay.la
-backend_replay_la_SOURCES = backends/replay.c
+backend_replay_la_SOURCES = backends/replay.c backends/mad_queue.c backends/mad_queue.h
 backend_replay_la_LIBADD = pcap/libcapturereader.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
 

@@ -101,21 +101,22 @@ static struct mad_queue_slot *tail_slot(struct mad_queue *q)
 	return &q->slots[(q->head + q->count) % q->cap];
 }
 
-static int push_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-		       size_t mad_len)
+/* Append a message; its bytes in the queue (to patch before unlocking), or NULL. Lock held. */
+static uint8_t *push_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+			    size_t mad_len)
 {
 	struct mad_queue_slot *s = tail_slot(q);
 	uint8_t *dst;
 
 	if (!s)
-		return -ENOMEM;
+		return NULL;
 	s->len = MAD_QUEUE_HDR + mad_len;
 	s->big = NULL;
 	dst = s->data;
 	if (s->len > sizeof(s->data)) {
 		s->big = malloc(s->len);
 		if (!s->big)
-			return -ENOMEM;
+			return NULL;
 		dst = s->big;
 	}
 	memcpy(dst, hdr, MAD_QUEUE_HDR);
@@ -123,18 +124,26 @@ static int push_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const
 	memcpy(dst + MAD_QUEUE_HDR, mad, mad_len);
 	q->count++;
 	signal_nonempty(q);
-	return 0;
+	return dst;
 }
 
 int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 		   size_t mad_len)
 {
-	int r;
+	return mad_queue_push_with_tid(q, hdr, mad, mad_len, NULL);
+}
+
+int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+			    size_t mad_len, const uint8_t tid[8])
+{
+	uint8_t *queued;
 
 	pthread_mutex_lock(&q->lock);
-	r = push_locked(q, hdr, mad, mad_len);
+	queued = push_locked(q, hdr, mad, mad_len);
+	if (queued && tid && mad_len >= 16)
+		memcpy(queued + MAD_QUEUE_HDR + 8, tid, 8);
 	pthread_mutex_unlock(&q->lock);
-	return r;
+	return queued ? 0 : -ENOMEM;
 }
 
 /* Set the timer to the earliest deadline (or disarm it). Lock held. */
@@ -202,7 +211,7 @@ static void expire(struct mad_queue *q)
 			continue;
 		}
 		hdr->status = MAD_QUEUE_ETIMEDOUT;
-		if (push_locked(q, hdr, t->umad + MAD_QUEUE_HDR, 24) < 0)
+		if (!push_locked(q, hdr, t->umad + MAD_QUEUE_HDR, 24))
 			break;		/* retried on the next pop */
 		q->timeouts[i] = q->timeouts[--q->n_timeouts];
 	}

@@ -51,6 +51,10 @@ void mad_queue_close(struct mad_queue *q);
 int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 		   size_t mad_len);
 
+/* The same, with the MAD's transaction ID (8 bytes at offset 8) replaced by tid. */
+int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+			    size_t mad_len, const uint8_t tid[8]);
+
 /*
  * A send that will get no answer: after timeout_ms * (retries + 1) the
  * sender receives its header with status ETIMEDOUT and the first 24 bytes

@@ -6,9 +6,8 @@
  * recorded order), carrying the application's own TID.  A request with no
  * recorded answer times out as on the wire.
  *
- * A port is an epoll descriptor watching an eventfd (one count per queued
- * MAD) and a timerfd (the next timeout due), so poll(2) on it is readable
- * when umad_recv() has something, without a thread.
+ * A port is a mad_queue: a descriptor that poll(2) reports readable when
+ * umad_recv() has something, without a thread.
  */
 #include "config.h"
 
@@ -18,22 +17,18 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/eventfd.h>
-#include <sys/timerfd.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/mad_queue.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"
 
-#define HDR_SIZE	sizeof(struct ib_user_mad)
-#define MAD_SIZE	256
+#define HDR_SIZE	MAD_QUEUE_HDR
+#define MAD_SIZE	MAD_QUEUE_MAD
 #define KEY_MAX		512
 #define BUCKETS		4096
 #define MAX_AGENTS	UMAD_CA_MAX_AGENTS
-#define ETIMEDOUT_STATUS 110
 
 struct answer {
 	int timeout;			/* the recorded request timed out */
@@ -60,25 +55,10 @@ struct local_port {
 	__be64 node_guid, sys_guid, port_guid;
 };
 
-struct queued {
-	struct queued *next;
-	size_t len;			/* header + MAD */
-	uint8_t data[];
-};
-
-struct pending_timeout {
-	struct pending_timeout *next;
-	uint64_t deadline_ns;
-	struct ib_user_mad hdr;
-	uint8_t mad_head[24];
-};
-
 struct port_state {
-	int epfd, evfd, tfd;
+	struct mad_queue q;		/* q.fd is the portid */
 	struct local_port *local;
-	pthread_mutex_t lock;
-	struct queued *head, *tail;
-	struct pending_timeout *timeouts;
+	pthread_mutex_t lock;		/* agent_used */
 	int agent_used[MAX_AGENTS];
 	struct port_state *next;
 };
@@ -512,7 +492,7 @@ static struct port_state *port_of(int portid)
 	struct port_state *p;
 
 	pthread_mutex_lock(&ports_lock);
-	for (p = open_ports; p && p->epfd != portid; p = p->next)
+	for (p = open_ports; p && p->q.fd != portid; p = p->next)
 		;
 	pthread_mutex_unlock(&ports_lock);
 	return p;
@@ -520,9 +500,9 @@ static struct port_state *port_of(int portid)
 
 static int replay_open_port(const char *ca_name, int portnum, size_t *hdr_size, int *open_errno)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct local_port *lp = find_local(ca_name, portnum);
 	struct port_state *p;
+	int r;
 
 	if (!lp)
 		return -EINVAL;
@@ -530,26 +510,19 @@ static int replay_open_port(const char *ca_name, int portnum, size_t *hdr_size, 
 	if (!p)
 		return -ENOMEM;
 	p->local = lp;
-	pthread_mutex_init(&p->lock, NULL);
-	p->epfd = epoll_create1(EPOLL_CLOEXEC);
-	p->evfd = eventfd(0, EFD_SEMAPHORE | EFD_NONBLOCK | EFD_CLOEXEC);
-	p->tfd = timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
-	if (p->epfd < 0 || p->evfd < 0 || p->tfd < 0 ||
-	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->evfd, &ev) < 0 ||
-	    epoll_ctl(p->epfd, EPOLL_CTL_ADD, p->tfd, &ev) < 0) {
-		*open_errno = errno;
-		close(p->epfd);
-		close(p->evfd);
-		close(p->tfd);
+	r = mad_queue_open(&p->q);
+	if (r < 0) {
+		*open_errno = -r;
 		free(p);
 		return -EIO;
 	}
+	pthread_mutex_init(&p->lock, NULL);
 	pthread_mutex_lock(&ports_lock);
 	p->next = open_ports;
 	open_ports = p;
 	pthread_mutex_unlock(&ports_lock);
 	*hdr_size = HDR_SIZE;
-	return p->epfd;
+	return p->q.fd;
 }
 
 static int replay_close_port(int portid)
@@ -558,7 +531,7 @@ static int replay_close_port(int portid)
 
 	pthread_mutex_lock(&ports_lock);
 	for (pp = &open_ports; *pp; pp = &(*pp)->next) {
-		if ((*pp)->epfd == portid) {
+		if ((*pp)->q.fd == portid) {
 			p = *pp;
 			*pp = p->next;
 			break;
@@ -567,21 +540,7 @@ static int replay_close_port(int portid)
 	pthread_mutex_unlock(&ports_lock);
 	if (!p)
 		return -EBADF;
-	while (p->head) {
-		struct queued *q = p->head;
-
-		p->head = q->next;
-		free(q);
-	}
-	while (p->timeouts) {
-		struct pending_timeout *t = p->timeouts;
-
-		p->timeouts = t->next;
-		free(t);
-	}
-	close(p->evfd);
-	close(p->tfd);
-	close(p->epfd);
+	mad_queue_close(&p->q);
 	pthread_mutex_destroy(&p->lock);
 	free(p);
 	return 0;
@@ -624,47 +583,6 @@ static int replay_unregister(int portid, uint32_t agent_id)
 	return r;
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* Called with p->lock held. */
-static void enqueue(struct port_state *p, struct queued *q)
-{
-	uint64_t one = 1;
-	ssize_t n;
-
-	q->next = NULL;
-	if (p->tail)
-		p->tail->next = q;
-	else
-		p->head = q;
-	p->tail = q;
-	n = write(p->evfd, &one, sizeof(one));
-	(void)n;
-}
-
-/* Arm the timer for the earliest pending timeout (or disarm it). Lock held. */
-static void arm_timer(struct port_state *p)
-{
-	struct itimerspec its = { 0 };
-	struct pending_timeout *t;
-	uint64_t first = 0;
-
-	for (t = p->timeouts; t; t = t->next)
-		if (!first || t->deadline_ns < first)
-			first = t->deadline_ns;
-	if (first) {
-		its.it_value.tv_sec = (time_t)(first / 1000000000u);
-		its.it_value.tv_nsec = (long)(first % 1000000000u);
-	}
-	timerfd_settime(p->tfd, TFD_TIMER_ABSTIME, &its, NULL);
-}
-
 static pthread_mutex_t unmatched_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void note_unmatched(const uint8_t *mad)
@@ -691,6 +609,7 @@ static ssize_t replay_send(int portid, const void *umad, size_t len)
 	struct request *req;
 	struct answer *a = NULL;
 	size_t key_len, mad_len;
+	int r = 0;
 
 	if (!p)
 		return -EBADF;
@@ -717,117 +636,41 @@ static ssize_t replay_send(int portid, const void *umad, size_t len)
 		req->used++;
 	}
 	pthread_mutex_unlock(&answers_lock);
+	/* Still under the port's lock: answers are queued in the order they were picked. */
 	if (a && !a->timeout) {
-		struct queued *q = malloc(sizeof(*q) + HDR_SIZE + a->len);
+		struct ib_user_mad out;
 
-		if (!q) {
-			pthread_mutex_unlock(&p->lock);
-			return -ENOMEM;
-		}
-		q->len = HDR_SIZE + a->len;
-		memset(q->data, 0, HDR_SIZE);
-		{
-			struct ib_user_mad *out = (struct ib_user_mad *)q->data;
-
-			out->agent_id = hdr->agent_id;
-			out->length = (uint32_t)q->len;
-			out->addr.lid = htobe16(a->slid);
-			out->addr.sl = a->sl;
-			out->addr.qpn = htobe32(a->src_qp);
-			out->addr.qkey = htobe32(a->qkey);
-		}
-		memcpy(q->data + HDR_SIZE, a->mad, a->len);
-		memcpy(q->data + HDR_SIZE + 8, mad + 8, 8);	/* the application's TID */
-		enqueue(p, q);
+		memset(&out, 0, sizeof(out));
+		out.agent_id = hdr->agent_id;
+		out.addr.lid = htobe16(a->slid);
+		out.addr.sl = a->sl;
+		out.addr.qpn = htobe32(a->src_qp);
+		out.addr.qkey = htobe32(a->qkey);
+		/* The recorded answer, carrying the application's TID. */
+		r = mad_queue_push_with_tid(&p->q, &out, a->mad, a->len, mad + 8);
 	} else if (hdr->timeout_ms) {
-		struct pending_timeout *t = calloc(1, sizeof(*t));
-
 		if (!a)
 			note_unmatched(mad);
-		if (t) {
-			t->deadline_ns = now_ns() + (uint64_t)hdr->timeout_ms * 1000000u *
-						    (hdr->retries + 1);
-			t->hdr = *hdr;
-			memcpy(t->mad_head, mad, 24);
-			t->next = p->timeouts;
-			p->timeouts = t;
-			arm_timer(p);
-		}
+		r = mad_queue_add_timeout(&p->q, hdr, mad);
 	} else if (!a) {
 		note_unmatched(mad);
 	}
 	pthread_mutex_unlock(&p->lock);
-	return (ssize_t)len;
-}
-
-/* Move the timeouts that are due into the queue. Lock held. */
-static void expire(struct port_state *p)
-{
-	struct pending_timeout **tp = &p->timeouts;
-	uint64_t now = now_ns(), ticks;
-	ssize_t n;
-
-	n = read(p->tfd, &ticks, sizeof(ticks));	/* clear the timer's readiness */
-	(void)n;
-	while (*tp) {
-		struct pending_timeout *t = *tp;
-
-		if (t->deadline_ns > now) {
-			tp = &t->next;
-			continue;
-		}
-		*tp = t->next;
-		{
-			struct queued *q = malloc(sizeof(*q) + HDR_SIZE + 24);
-
-			if (q) {
-				struct ib_user_mad *out = (struct ib_user_mad *)q->data;
-
-				q->len = HDR_SIZE + 24;
-				*out = t->hdr;
-				out->status = ETIMEDOUT_STATUS;
-				out->length = (uint32_t)q->len;
-				memcpy(q->data + HDR_SIZE, t->mad_head, 24);
-				enqueue(p, q);
-			}
-		}
-		free(t);
-	}
-	arm_timer(p);
+	return r < 0 ? r : (ssize_t)len;
 }
 
 static ssize_t replay_recv(int portid, void *umad, size_t len)
 {
 	struct port_state *p = port_of(portid);
-	struct queued *q;
-	uint64_t count;
-	ssize_t r, n;
 
-	if (!p)
-		return -EBADF;
-	if (len < HDR_SIZE)
-		return -EINVAL;
-	pthread_mutex_lock(&p->lock);
-	expire(p);
-	q = p->head;
-	if (!q) {
-		r = -EAGAIN;
-	} else if (q->len > len) {
-		/* The kernel's protocol: the header with the whole length, the message kept. */
-		memcpy(umad, q->data, HDR_SIZE);
-		r = len >= HDR_SIZE + MAD_SIZE ? -ENOSPC : -EINVAL;
-	} else {
-		memcpy(umad, q->data, q->len);
-		r = (ssize_t)q->len;
-		p->head = q->next;
-		if (!p->head)
-			p->tail = NULL;
-		free(q);
-		n = read(p->evfd, &count, sizeof(count));
-		(void)n;
-	}
-	pthread_mutex_unlock(&p->lock);
-	return r;
+	return p ? mad_queue_pop(&p->q, umad, len) : -EBADF;
+}
+
+static int replay_pending(int portid)
+{
+	struct port_state *p = port_of(portid);
+
+	return p ? mad_queue_pending(&p->q) : 0;
 }
 
 const struct umad_backend umad_backend_replay = {
@@ -846,4 +689,5 @@ const struct umad_backend umad_backend_replay = {
 	.unregister_agent = replay_unregister,
 	.send = replay_send,
 	.recv = replay_recv,
+	.pending = replay_pending,
 };
