@@ -281,7 +281,7 @@ static struct sim_node *choose_host(const char *wanted)
 static int make_issm_files(void)
 {
 	char path[PATH_MAX];
-	int i, fd;
+	int i, r;
 
 	if (snprintf(path, sizeof(path), "%s/dev", sim.dir) >= (int)sizeof(path) ||
 	    (mkdir(path, 0700) < 0 && errno != EEXIST) ||
@@ -293,10 +293,9 @@ static int make_issm_files(void)
 			continue;
 		if (issm_path(i, path, sizeof(path)) < 0)
 			return -ENAMETOOLONG;
-		fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return -errno;
-		close(fd);
+		r = sim_sysfs_touch(path);
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

@@ -1,5 +1,5 @@
 # Benchmarks print figures; they are never part of make check.
-EXTRA_DIST += bench/capture-overhead.sh bench/sim-vs-ibsim.sh bench/dr_rtt.c scripts/gen-fattree scripts/ibsim-session.sh
+EXTRA_DIST += bench/capture-overhead.sh bench/sim-vs-ibsim.sh bench/timing.sh bench/dr_rtt.c scripts/gen-fattree scripts/ibsim-session.sh
 .PHONY: bench
 bench: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

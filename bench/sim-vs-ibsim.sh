@@ -33,14 +33,7 @@ ours() {
 }
 # Both attach at the same HCA (ibsim's default would be the file's first node, a switch).
 theirs() { SIM_HOST=H1 LD_PRELOAD="$umad2sim" "$@"; }
-ms() {
-	local start end
-	start=$(date +%s%N)
-	"$@" > /dev/null 2>&1
-	end=$(date +%s%N)
-	echo $(( (end - start) / 1000000 ))
-}
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+. "$top_srcdir/bench/timing.sh"
 
 echo "fabric: 2-level fat tree k=$k ($(grep -c '^Switch' "$work/fabric.net") switches, $(grep -c '^Hca' "$work/fabric.net") HCAs)"
 echo

@@ -81,6 +81,24 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 	return -1;	/* a forwarding loop */
 }
 
+/*
+ * Where a directed part ends, a LID-routed part may follow (lid not
+ * permissive): from a switch, or from the originator itself when there were
+ * no hops.  *end is where the packet arrives; 0 or -1 when it is lost.
+ */
+static int lid_routed_end(struct sim_fabric *f, struct sim_node *node, unsigned port,
+			  uint8_t hop_cnt, uint16_t lid, struct sim_hop_end *end)
+{
+	if (lid != LID_PERMISSIVE) {
+		if (node->type != SIM_NODE_SWITCH && hop_cnt)
+			return -1;
+		return sim_route_lid(f, node, port, lid, end);
+	}
+	end->node = node;
+	end->port = port;
+	return 0;
+}
+
 int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,
 		    struct sim_hop_end *end, struct sim_hop_end *dr_end)
 {
@@ -129,18 +147,8 @@ int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, 
 	}
 	dr_end->node = node;
 	dr_end->port = port;
-	if (dr_dlid != LID_PERMISSIVE) {
-		/* The last part is LID-routed from a switch (or from the originator itself). */
-		if (node->type != SIM_NODE_SWITCH && hop_cnt)
-			return -1;
-		if (sim_route_lid(f, node, port, dr_dlid, &e) < 0)
-			return -1;
-		node = e.node;
-		port = e.port;
-	}
-	end->node = node;
-	end->port = port;
-	return 0;
+	/* The last part is LID-routed if DrDLID says so. */
+	return lid_routed_end(f, node, port, hop_cnt, dr_dlid, end);
 }
 
 int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
@@ -176,17 +184,7 @@ int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
 	}
 	/* C14-13:3: the start of the directed part; the rest is LID-routed if DrSLID says so. */
 	*hop_ptr = 0;
-	if (dr_slid != LID_PERMISSIVE) {
-		if (node->type != SIM_NODE_SWITCH && hop_cnt)
-			return -1;
-		if (sim_route_lid(f, node, port, dr_slid, &e) < 0)
-			return -1;
-		node = e.node;
-		port = e.port;
-	}
-	end->node = node;
-	end->port = port;
-	return 0;
+	return lid_routed_end(f, node, port, hop_cnt, dr_slid, end);
 }
 
 int sim_smp_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,

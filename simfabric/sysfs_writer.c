@@ -78,18 +78,23 @@ put(const char *dir, const char *name, const char *fmt, ...)
 	return r;
 }
 
-static int touch(const char *dir, const char *name)
+int sim_sysfs_touch(const char *path)
 {
-	char path[PATH_MAX];
-	int fd;
+	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 
-	if (path_printf(path, sizeof(path), "%s/%s", dir, name))
-		return -ENAMETOOLONG;
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
 	close(fd);
 	return 0;
+}
+
+static int touch(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+
+	if (path_printf(path, sizeof(path), "%s/%s", dir, name))
+		return -ENAMETOOLONG;
+	return sim_sysfs_touch(path);
 }
 
 /* "0002:c903:0001:0002", as the kernel prints GUIDs. */
