@@ -38,6 +38,7 @@ int umad_init(void)
 int umad_done(void)
 {
 	UMAD_DEBUG("umad_done");
+	umad_tap_sync();	/* what was captured is in the file when this returns */
 	return 0;
 }
 

@@ -1,4 +1,13 @@
-/* The in-library capture tap (UMAD_CAPTURE): one pcapng file per process. */
+/*
+ * The in-library capture tap (UMAD_CAPTURE): one pcapng file per process.
+ *
+ * The threads that send and receive only copy each MAD, its umad header and
+ * what the packet needs (LIDs, QP, P_Key, GID, time, packet id) into a ring;
+ * a writer thread builds the packets (headers, CRCs, comment) and writes them
+ * in page-sized batches.  So capturing costs the application a copy per MAD,
+ * and the file is never more than a few milliseconds behind.  A full ring
+ * makes senders wait: nothing is dropped.  At exit the ring is drained.
+ */
 #include "config.h"
 
 #include <endian.h>
@@ -20,6 +29,23 @@
 
 /* Requests waiting for an answer: their packet id goes on the answer (or the timeout) too. */
 #define TAP_PENDING 256
+
+/* MADs (and new interfaces) waiting for the writer thread. */
+#define TAP_RING 1024
+enum tap_record_kind { TAP_REC_MAD, TAP_REC_IFACE };
+#define MAD_SIZE 256
+
+struct tap_record {
+	enum tap_record_kind kind;
+	int iface;
+	int timeout;
+	struct ib_user_mad hdr;
+	struct ib_packet_ends ends;	/* ends.psn: the first segment's */
+	uint64_t ts_ns, id;
+	size_t mad_len;
+	uint8_t *big;			/* a message longer than one MAD (RMPP) */
+	uint8_t mad[MAD_SIZE];		/* the MAD, or an interface's name */
+};
 
 struct tap_pending {
 	uint32_t tid;			/* low half: the kernel rewrites the upper one */
@@ -45,6 +71,7 @@ struct tap_iface {
 atomic_int umad_tap_enabled;
 
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
+/* Guards the ports, the interfaces and the ring; the writer holds it only to take a record. */
 static pthread_mutex_t tap_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pcapng_writer *writer;
 static int redact;
@@ -52,12 +79,22 @@ static uint64_t next_packet_id = 1;
 static struct tap_port ports[TAP_MAX_PORTS];
 static struct tap_iface ifaces[TAP_MAX_IFACES];
 static int n_ifaces;
-/* One packet and one comment at a time, under tap_lock: no allocation per MAD. */
-#define MAD_SIZE 256
+
+static struct tap_record *ring;
+static size_t ring_head, ring_count;
+static pthread_cond_t ring_work = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t ring_space = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t ring_drained = PTHREAD_COND_INITIALIZER;
+static int writer_running, writer_sleeping, writer_stopping, space_waiters;
+static int writer_drained;		/* the ring is empty and the file has all of it */
+static pthread_t writer_thread;
+
+/* The writer thread's own: one packet and one comment at a time, no allocation per MAD. */
 static uint8_t packet[IB_MAD_PACKET_MAX];
 static uint8_t mad_copy[MAD_SIZE];
 static char comment[256];
 static char seg_comment[300];
+static int write_error;
 
 /* The variable naming the file: UMAD_CAPTURE, or the preload shim's own. */
 static const char *capture_variable = "UMAD_CAPTURE";
@@ -67,11 +104,49 @@ void umad_tap_use_variable(const char *name)
 	capture_variable = name;
 }
 
+static void *writer_main(void *arg);
+
+/* At exit: the writer drains the ring and stops; later MADs are not captured. */
+static void stop_writer(void)
+{
+	pthread_mutex_lock(&tap_lock);
+	if (!writer_running) {
+		pthread_mutex_unlock(&tap_lock);
+		return;
+	}
+	atomic_store(&umad_tap_enabled, 0);
+	writer_stopping = 1;
+	pthread_cond_signal(&ring_work);
+	pthread_cond_broadcast(&ring_space);
+	pthread_mutex_unlock(&tap_lock);
+	pthread_join(writer_thread, NULL);
+	writer_running = 0;
+}
+
+void umad_tap_sync(void)
+{
+	if (!atomic_load(&umad_tap_enabled))
+		return;
+	pthread_mutex_lock(&tap_lock);
+	while (writer_running && !writer_stopping && !writer_drained) {
+		pthread_cond_signal(&ring_work);
+		pthread_cond_wait(&ring_drained, &tap_lock);
+	}
+	pthread_mutex_unlock(&tap_lock);
+}
+
+/* A forked child has no writer thread (and shares the file): it does not capture. */
+static void child_after_fork(void)
+{
+	atomic_store(&umad_tap_enabled, 0);
+	writer_running = 0;
+}
+
 static void start(void)
 {
 	const char *path = getenv(capture_variable);
 	const char *r = getenv("UMAD_CAPTURE_REDACT");
-	int i;
+	int i, err;
 
 	for (i = 0; i < TAP_MAX_PORTS; i++)
 		ports[i].portid = -1;
@@ -83,8 +158,46 @@ static void start(void)
 			capture_variable, path, strerror(errno));
 		return;
 	}
+	pcapng_set_batching(writer, 1);
+	ring = calloc(TAP_RING, sizeof(*ring));
+	err = ring ? pthread_create(&writer_thread, NULL, writer_main, NULL) : ENOMEM;
+	if (err) {
+		fprintf(stderr, "libumad: %s=%s: cannot start the capture writer: %s; not capturing\n",
+			capture_variable, path, strerror(err));
+		pcapng_close(writer);
+		writer = NULL;
+		free(ring);
+		ring = NULL;
+		return;
+	}
+	writer_running = 1;
+	atexit(stop_writer);
+	pthread_atfork(NULL, NULL, child_after_fork);
 	redact = r && *r && strcmp(r, "0");
 	atomic_store(&umad_tap_enabled, 1);
+}
+
+/* The next free record of the ring, waiting while it is full; NULL once stopped. Lock held. */
+static struct tap_record *reserve(void)
+{
+	while (ring_count == TAP_RING && !writer_stopping) {
+		space_waiters++;
+		pthread_cond_signal(&ring_work);
+		pthread_cond_wait(&ring_space, &tap_lock);
+		space_waiters--;
+	}
+	if (writer_stopping || !writer_running)
+		return NULL;
+	return &ring[(ring_head + ring_count) % TAP_RING];
+}
+
+/* Hand the reserved record to the writer, waking it only when it sleeps or lags. Lock held. */
+static void commit(void)
+{
+	writer_drained = 0;
+	ring_count++;
+	if (writer_sleeping || ring_count == TAP_RING / 2)
+		pthread_cond_signal(&ring_work);
 }
 
 int umad_tap_start(void)
@@ -107,6 +220,7 @@ static struct tap_port *find_port(int portid)
 static int iface_for(const char *ca_name, int portnum)
 {
 	char name[sizeof(ifaces[0].name)];
+	struct tap_record *rec;
 	int i, id;
 
 	snprintf(name, sizeof(name), "%s:%d", ca_name, portnum);
@@ -115,9 +229,15 @@ static int iface_for(const char *ca_name, int portnum)
 			return i;
 	if (n_ifaces == TAP_MAX_IFACES)
 		return -ENOSPC;
-	id = pcapng_add_interface(writer, name, "umad port");
-	if (id >= 0)
-		snprintf(ifaces[n_ifaces++].name, sizeof(name), "%s", name);
+	/* The writer adds interfaces in this same order, so the ids agree. */
+	rec = reserve();
+	if (!rec)
+		return -EPIPE;
+	rec->kind = TAP_REC_IFACE;
+	snprintf((char *)rec->mad, sizeof(rec->mad), "%s", name);
+	commit();
+	id = n_ifaces;
+	snprintf(ifaces[n_ifaces++].name, sizeof(name), "%s", name);
 	return id;
 }
 
@@ -164,6 +284,8 @@ void umad_tap_port_closed(int portid)
 	if (p)
 		p->portid = -1;
 	pthread_mutex_unlock(&tap_lock);
+	/* What went through the port is in the file once it is closed. */
+	umad_tap_sync();
 }
 
 void umad_tap_agent(int portid, uint32_t agent_id, unsigned qpn)
@@ -260,11 +382,42 @@ static void put_field(size_t *len, const char *key, uint64_t value, int hex)
 	comment[*len] = '\0';
 }
 
+/* What the comment says: MADs of one agent mostly say the same, so it is formatted once. */
+struct comment_key {
+	uint32_t agent_id, status, timeout_ms, retries, qpn, qkey;
+	uint16_t lid, pkey_index;
+	uint8_t sl, path_bits, grh, timeout;
+	size_t mad_len;
+};
+
 /* The umad metadata as one line of key=value, which Wireshark shows as the packet comment. */
 static void format_comment(const struct ib_user_mad *h, size_t mad_len, int timeout)
 {
+	static struct comment_key last[2];	/* the last request and the last answer */
+	static char texts[2][sizeof(comment)];
+	struct comment_key key;
 	size_t len = 0;
+	int slot = h->timeout_ms ? 0 : 1;	/* requests carry a timeout, answers do not */
 
+	/* Field by field after the memset: memcmp must not see stray padding bytes. */
+	memset(&key, 0, sizeof(key));
+	key.agent_id = h->agent_id;
+	key.status = h->status;
+	key.timeout_ms = h->timeout_ms;
+	key.retries = h->retries;
+	key.qpn = h->addr.qpn;
+	key.qkey = h->addr.qkey;
+	key.lid = h->addr.lid;
+	key.pkey_index = h->addr.pkey_index;
+	key.sl = h->addr.sl;
+	key.path_bits = h->addr.path_bits;
+	key.grh = h->addr.grh_present;
+	key.timeout = (uint8_t)timeout;
+	key.mad_len = mad_len;
+	if (texts[slot][0] && !memcmp(&key, &last[slot], sizeof(key))) {
+		memcpy(comment, texts[slot], sizeof(comment));
+		return;
+	}
 	put_field(&len, "agent", h->agent_id, 0);
 	put_field(&len, "status", h->status, 0);
 	put_field(&len, "timeout_ms", h->timeout_ms, 0);
@@ -279,6 +432,8 @@ static void format_comment(const struct ib_user_mad *h, size_t mad_len, int time
 	put_field(&len, "length", mad_len, 0);
 	if (timeout)
 		put_field(&len, "timeout", 1, 0);
+	last[slot] = key;
+	memcpy(texts[slot], comment, sizeof(comment));
 }
 
 static uint64_t now_ns(void)
@@ -289,20 +444,39 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* One 256-byte MAD from mad_copy onto the wire and into the file. Lock held. */
-static void write_segment(struct tap_port *p, const struct ib_user_mad *hdr,
-			  struct ib_packet_ends *ends, uint64_t id)
+static void note_write_error(int r)
+{
+	if (r < 0 && !write_error) {
+		write_error = -r;
+		fprintf(stderr, "libumad: capture: cannot write: %s; the capture is incomplete\n",
+			strerror(-r));
+	}
+}
+
+/* One 256-byte MAD from mad_copy onto the wire and into the file. Writer thread. */
+static void write_segment(const struct tap_record *rec, struct ib_packet_ends *ends)
 {
 	int n;
 
 	if (redact)
 		umad_tap_redact(mad_copy, MAD_SIZE);
-	ends->psn = p->psn++;
-	n = ib_packet_build(packet, sizeof(packet), hdr, mad_copy, MAD_SIZE, ends);
+	n = ib_packet_build(packet, sizeof(packet), &rec->hdr, mad_copy, MAD_SIZE, ends);
+	ends->psn++;
 	if (n > 0)
-		pcapng_write_ib(writer, p->iface, now_ns(),
-				ends->outbound ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND, packet,
-				(size_t)n, seg_comment[0] ? seg_comment : comment, id);
+		note_write_error(pcapng_write_ib(writer, rec->iface, rec->ts_ns,
+						 ends->outbound ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND,
+						 packet, (size_t)n,
+						 seg_comment[0] ? seg_comment : comment, rec->id));
+}
+
+/* How many 256-byte MADs carry a message of mad_len bytes (RMPP segments). */
+static size_t segment_count(const uint8_t *mad, size_t mad_len)
+{
+	size_t head = ib_rmpp_header_len(mad[1]), seg_size = MAD_SIZE - head;
+
+	if (mad_len <= MAD_SIZE)
+		return 1;
+	return (mad_len - head + seg_size - 1) / seg_size;
 }
 
 /*
@@ -311,12 +485,12 @@ static void write_segment(struct tap_port *p, const struct ib_user_mad *hdr,
  * carries the next part of the data, with RMPP type DATA, segment numbers
  * from 1, First/Last flags and the payload lengths the kernel puts there.
  */
-static void write_rmpp_segments(struct tap_port *p, const struct ib_user_mad *hdr,
-				struct ib_packet_ends *ends, uint64_t id, const uint8_t *mad,
-				size_t mad_len)
+static void write_rmpp_segments(const struct tap_record *rec, struct ib_packet_ends *ends)
 {
+	const uint8_t *mad = rec->big;
+	size_t mad_len = rec->mad_len;
 	size_t head = ib_rmpp_header_len(mad[1]), seg_size = MAD_SIZE - head;
-	size_t data_len = mad_len - head, count = (data_len + seg_size - 1) / seg_size;
+	size_t data_len = mad_len - head, count = segment_count(mad, mad_len);
 	size_t pad = count * seg_size - data_len, i, part;
 	uint32_t paylen;
 
@@ -343,9 +517,97 @@ static void write_rmpp_segments(struct tap_port *p, const struct ib_user_mad *hd
 		mad_copy[35] = (uint8_t)paylen;
 		snprintf(seg_comment, sizeof(seg_comment), "%s segment=%zu/%zu", comment, i + 1,
 			 count);
-		write_segment(p, hdr, ends, id);
+		write_segment(rec, ends);
 	}
 	seg_comment[0] = '\0';
+}
+
+/* One record of the ring into the file. Writer thread, without the lock. */
+static void write_record(const struct tap_record *rec)
+{
+	struct ib_packet_ends ends = rec->ends;
+
+	if (rec->kind == TAP_REC_IFACE) {
+		int r = pcapng_add_interface(writer, (const char *)rec->mad, "umad port");
+
+		note_write_error(r < 0 ? r : 0);
+		return;
+	}
+	format_comment(&rec->hdr, rec->mad_len, rec->timeout);
+	if (!rec->big) {
+		/*
+		 * On the wire a MAD is never shorter than 256 bytes (the kernel
+		 * pads it), and a timed-out send comes back with only its header.
+		 */
+		memcpy(mad_copy, rec->mad, MAD_SIZE);
+		write_segment(rec, &ends);
+	} else {
+		write_rmpp_segments(rec, &ends);
+	}
+}
+
+/*
+ * The writer: takes records in order and writes them, flushing whenever the
+ * ring runs dry.  Idle, it looks again after a millisecond a few times (so
+ * that a busy sender need not wake it), then sleeps until woken.
+ */
+static void *writer_main(void *arg)
+{
+	struct tap_record *rec;
+	size_t first, n, i;
+	int idle = 0;
+
+	(void)arg;
+	pthread_mutex_lock(&tap_lock);
+	for (;;) {
+		if (!ring_count) {
+			pthread_mutex_unlock(&tap_lock);
+			note_write_error(pcapng_flush(writer));
+			pthread_mutex_lock(&tap_lock);
+			if (ring_count)
+				continue;
+			writer_drained = 1;
+			pthread_cond_broadcast(&ring_drained);
+			if (writer_stopping)
+				break;
+			if (idle < 3) {
+				struct timespec until;
+
+				idle++;
+				clock_gettime(CLOCK_REALTIME, &until);
+				until.tv_nsec += 1000000;
+				if (until.tv_nsec >= 1000000000) {
+					until.tv_sec++;
+					until.tv_nsec -= 1000000000;
+				}
+				pthread_cond_timedwait(&ring_work, &tap_lock, &until);
+			} else {
+				writer_sleeping = 1;
+				pthread_cond_wait(&ring_work, &tap_lock);
+				writer_sleeping = 0;
+			}
+			continue;
+		}
+		/* Everything queued so far, in one go: the senders keep the lock to themselves. */
+		idle = 0;
+		first = ring_head;
+		n = ring_count;
+		pthread_mutex_unlock(&tap_lock);
+		for (i = 0; i < n; i++) {
+			rec = &ring[(first + i) % TAP_RING];
+			write_record(rec);
+			free(rec->big);
+			rec->big = NULL;
+		}
+		pthread_mutex_lock(&tap_lock);
+		ring_head = (ring_head + n) % TAP_RING;
+		ring_count -= n;
+		if (space_waiters)
+			pthread_cond_broadcast(&ring_space);
+	}
+	pthread_mutex_unlock(&tap_lock);
+	note_write_error(pcapng_flush(writer));
+	return NULL;
 }
 
 void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
@@ -354,6 +616,7 @@ void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size
 	const uint8_t *mad = (const uint8_t *)umad + hdr_size;
 	struct ib_packet_ends ends;
 	struct ib_user_mad hdr;
+	struct tap_record *rec;
 	struct tap_port *p;
 	uint64_t id;
 	int timeout;
@@ -378,19 +641,32 @@ void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size
 		.pkey = hdr.addr.pkey_index < p->n_pkeys ? p->pkeys[hdr.addr.pkey_index] : 0xffff,
 		.local_gid = p->gid,
 	};
-	format_comment(&hdr, mad_len, timeout);
 	id = packet_id_for(p, outbound, timeout, mad, mad_len);
+	rec = reserve();
+	if (!rec)
+		goto out;
+	rec->kind = TAP_REC_MAD;
+	rec->iface = p->iface;
+	rec->timeout = timeout;
+	rec->hdr = hdr;
+	rec->ends = ends;
+	rec->ends.psn = p->psn;
+	rec->ts_ns = now_ns();
+	rec->id = id;
+	rec->mad_len = mad_len;
+	rec->big = NULL;
 	if (mad_len <= MAD_SIZE) {
-		/*
-		 * On the wire a MAD is never shorter than 256 bytes (the kernel
-		 * pads it), and a timed-out send comes back with only its header.
-		 */
-		memset(mad_copy, 0, MAD_SIZE);
-		memcpy(mad_copy, mad, mad_len);
-		write_segment(p, &hdr, &ends, id);
+		memcpy(rec->mad, mad, mad_len);
+		memset(rec->mad + mad_len, 0, MAD_SIZE - mad_len);
 	} else {
-		write_rmpp_segments(p, &hdr, &ends, id, mad, mad_len);
+		/* RMPP messages are rare and long: their own copy. */
+		rec->big = malloc(mad_len);
+		if (!rec->big)
+			goto out;
+		memcpy(rec->big, mad, mad_len);
 	}
+	p->psn += (uint32_t)segment_count(mad, mad_len);
+	commit();
 out:
 	pthread_mutex_unlock(&tap_lock);
 }

@@ -34,6 +34,9 @@ void umad_tap_agent(int portid, uint32_t agent_id, unsigned qpn);
 void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
 		  size_t mad_len);
 
+/* Wait until every MAD captured so far is in the file (umad_close_port, umad_done, exit). */
+void umad_tap_sync(void);
+
 /* Zero the keys a capture should not carry off site (M_Key, SM_Key, SA SM_Key). */
 void umad_tap_redact(uint8_t *mad, size_t len);
 

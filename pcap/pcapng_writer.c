@@ -33,9 +33,15 @@
 #define MAX_COMMENT	1024
 #define BLOCK_MAX	(64 + ERF_HDR_LEN + IB_MAD_PACKET_MAX + 8192 + MAX_COMMENT + 64)
 
+#define FILE_PAGE	4096
+
 struct pcapng_writer {
 	int fd;
 	int n_interfaces;
+	int batching;
+	uint64_t offset;		/* bytes written to the file */
+	size_t batch_len;		/* gathered after offset, all within offset's page */
+	uint8_t batch[FILE_PAGE];
 	uint8_t block[BLOCK_MAX];	/* one block is assembled here, then written at once */
 };
 
@@ -85,11 +91,64 @@ static void begin(struct block *b, struct pcapng_writer *w, uint32_t type)
 	add_u32(b, 0);		/* total length, patched in finish() */
 }
 
+static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t len)
+{
+	ssize_t n;
+
+	do {
+		n = write(w->fd, p, len);
+	} while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n != len)
+		return -EIO;
+	w->offset += len;
+	return 0;
+}
+
+int pcapng_flush(struct pcapng_writer *w)
+{
+	int r = 0;
+
+	if (w->batch_len)
+		r = write_all(w, w->batch, w->batch_len);
+	w->batch_len = 0;
+	return r;
+}
+
+/* One whole block to the file: at once, or gathered (see the header). */
+static int emit(struct pcapng_writer *w, const uint8_t *p, size_t len)
+{
+	uint64_t at;
+	int r;
+
+	if (!w->batching)
+		return write_all(w, p, len);
+	at = w->offset + w->batch_len;
+	if (w->batch_len && at + len > (w->offset / FILE_PAGE + 1) * FILE_PAGE) {
+		r = pcapng_flush(w);
+		if (r < 0)
+			return r;
+		at = w->offset;
+	}
+	if (at / FILE_PAGE != (at + len - 1) / FILE_PAGE)
+		return write_all(w, p, len);	/* across a page boundary: alone */
+	memcpy(w->batch + w->batch_len, p, len);
+	w->batch_len += len;
+	return 0;
+}
+
+void pcapng_set_batching(struct pcapng_writer *w, int on)
+{
+	if (!on)
+		pcapng_flush(w);
+	w->batching = on;
+}
+
 /* Close the block (end of options, trailing length) and write it in one call. */
 static int finish(struct block *b, struct pcapng_writer *w, int with_options)
 {
 	uint32_t total;
-	ssize_t n;
 
 	if (with_options)
 		add_option(b, OPT_END, NULL, 0);
@@ -99,12 +158,7 @@ static int finish(struct block *b, struct pcapng_writer *w, int with_options)
 	total = (uint32_t)b->len;
 	memcpy(b->p + 4, &total, 4);
 	memcpy(b->p + b->len - 4, &total, 4);
-	do {
-		n = write(w->fd, b->p, b->len);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	return (size_t)n == b->len ? 0 : -EIO;
+	return emit(w, b->p, b->len);
 }
 
 struct pcapng_writer *pcapng_create(const char *path, const char *application)
@@ -203,7 +257,8 @@ int pcapng_close(struct pcapng_writer *w)
 
 	if (!w)
 		return -EINVAL;
-	if (close(w->fd) < 0)
+	r = pcapng_flush(w);
+	if (close(w->fd) < 0 && !r)
 		r = -errno;
 	free(w);
 	return r;

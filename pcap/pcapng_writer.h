@@ -3,6 +3,9 @@
  * (CA, port), every packet an ERF type 21 (InfiniBand) record, which stock
  * Wireshark decodes.  Each block reaches the file in one write(2), so a
  * process killed mid-capture leaves a file readable up to its last block.
+ * With batching on, blocks are gathered and written in as few calls as keep
+ * that true: each write(2) stays within one 4 KiB page of the file (the
+ * kernel stops a killed writer only between pages) or carries one block.
  */
 #ifndef LIBUMAD_PCAPNG_WRITER_H
 #define LIBUMAD_PCAPNG_WRITER_H
@@ -31,7 +34,11 @@ int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *
  */
 int pcapng_write_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_direction dir,
 		    const uint8_t *pkt, size_t len, const char *comment, uint64_t packet_id);
-/* Close the file; 0 or -errno. */
+/* Gather blocks (on) until pcapng_flush(), or write each at once (off, the default). */
+void pcapng_set_batching(struct pcapng_writer *w, int on);
+/* Write what is gathered; 0 or -errno. */
+int pcapng_flush(struct pcapng_writer *w);
+/* Close the file (flushing first); 0 or -errno. */
 int pcapng_close(struct pcapng_writer *w);
 
 #endif /* LIBUMAD_PCAPNG_WRITER_H */
