@@ -43,8 +43,8 @@ printf '  ibsim+umad2sim: '; theirs "$work/dr_rtt" 5000 0,1,1 2>/dev/null || ech
 
 # compare LABEL COMMAND...: median wall time both ways, and the ratio.
 compare() {
-	local label=$1 a b i
-	shift
+	local label=$1 target=$2 a b i
+	shift 2
 	: > "$work/ours"
 	: > "$work/theirs"
 	for i in $(seq "$runs"); do
@@ -59,7 +59,8 @@ compare() {
 	b=$(median < "$work/theirs")
 	echo
 	echo "$label, median of $runs runs: libumad sim ${a} ms, ibsim+umad2sim ${b} ms"
-	awk -v a="$a" -v b="$b" 'BEGIN { if (a > 0) printf "  libumad sim is %.1fx faster (target >= 10x)\n", b / a }'
+	awk -v a="$a" -v b="$b" -v t="$target" 'BEGIN { if (a > 0) printf "  libumad sim is %.1fx faster%s\n", b / a, t }'
 }
-compare ibnetdiscover ibnetdiscover
-compare "opensm -o (to SUBNET UP)" opensm -o -f "$work/osm.log"
+compare ibnetdiscover " (target >= 10x)" ibnetdiscover
+# opensm's own work (routing, timers) dominates its sweep: no target here.
+compare "opensm -o (to SUBNET UP)" "" opensm -o -f "$work/osm.log"
