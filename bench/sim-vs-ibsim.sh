@@ -41,7 +41,7 @@ echo "DR SMP round trips through the API (NodeInfo, 2 hops: path 0,1,1):"
 printf '  libumad sim:    '; ours "$work/dr_rtt" 200000 0,1,1 || echo "  (failed)"
 printf '  ibsim+umad2sim: '; theirs "$work/dr_rtt" 5000 0,1,1 2>/dev/null || echo "  (failed)"
 
-# compare LABEL COMMAND...: median wall time both ways, and the ratio.
+# compare LABEL TARGET COMMAND...: median wall time both ways, and the ratio.
 compare() {
 	local label=$1 target=$2 a b i
 	shift 2
