@@ -25,5 +25,10 @@ endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
-EXTRA_DIST += tests/sim_tools.sh
+EXTRA_DIST += tests/sim_tools.sh tests/sim_capture.sh
+
+# Captures of the same tools on the simulator, read by tshark and replayed.
+if ENABLE_PCAP
+TESTS += tests/sim_capture.sh
+endif
 endif
