@@ -25,7 +25,7 @@ endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
-EXTRA_DIST += tests/sim_tools.sh tests/sim_capture.sh
+EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh
 
 # Captures of the same tools on the simulator, read by tshark and replayed.
 if ENABLE_PCAP

@@ -9,22 +9,10 @@
 # Skips (77) without infiniband-diags, opensm or tshark.
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-libs=$top_builddir/.libs
-for need in ibnetdiscover smpquery opensm tshark; do
-	command -v "$need" >/dev/null 2>&1 || { echo "SKIP: $need not installed"; exit 77; }
-done
-[ -f "$libs/backend-sim.so" ] || { echo "FAIL: backend-sim.so not built"; exit 1; }
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-fail() {
-	echo "FAIL: $*"
-	status=1
-}
-sim() {
-	LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=sim OSM_CACHE_DIR="$work/cache" "$@"
-}
+needs="ibnetdiscover smpquery opensm tshark"
+. "$(dirname "$0")/sim_env.sh"
+# opensm keeps its cache here, not in /var/cache/opensm.
+export OSM_CACHE_DIR="$work/cache"
 mkdir "$work/cache"
 
 # check NAME FILE SENT RECEIVED: the capture decodes fully and has exactly these frames.

@@ -15,28 +15,10 @@
 # skipped alone without ibsim-utils/libumad2sim0.
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
-top_builddir=$(cd "${top_builddir:-.}" && pwd)
-libs=$top_builddir/.libs
 examples=/usr/share/doc/ibsim-utils/net-examples
 umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-for need in opensm ibnetdiscover ibstat smpquery iblinkinfo; do
-	command -v "$need" >/dev/null 2>&1 || { echo "SKIP: $need not installed"; exit 77; }
-done
-[ -f "$libs/backend-sim.so" ] || { echo "FAIL: $libs/backend-sim.so not built"; exit 1; }
-
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-status=0
-fail() {
-	echo "FAIL: $*"
-	status=1
-}
-
-# Run a command on the simulated fabric (UMAD_SIM_TOPOLOGY may be given before it).
-sim() {
-	LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=sim "$@"
-}
+needs="opensm ibnetdiscover ibstat smpquery iblinkinfo"
+. "$(dirname "$0")/sim_env.sh"
 
 # The tools must really load our library, not Debian's.
 loaded=$(LD_LIBRARY_PATH="$libs" ldd "$(command -v ibnetdiscover)" | awk '/libibumad.so.3/ { print $3 }')
@@ -171,9 +153,8 @@ for net in default $nets; do
 	log=$work/osm-$name.log
 	if [ "$net" = default ]; then topo=; else topo=$net; fi
 	# A private cache: opensm reads its neighbour list from it.
-	OSM_CACHE_DIR="$work/cache" UMAD_SIM_TOPOLOGY="$topo" timeout 300 \
-		env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=sim \
-		opensm -o -f "$log" > "$work/osm.out" 2>&1
+	OSM_CACHE_DIR="$work/cache" UMAD_SIM_TOPOLOGY="$topo" \
+		sim timeout 300 opensm -o -f "$log" > "$work/osm.out" 2>&1
 	rc=$?
 	if [ $rc -ne 0 ] || ! grep -q 'SUBNET UP' "$log"; then
 		fail "opensm -o on $name (exit $rc): no SUBNET UP"

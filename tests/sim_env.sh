@@ -1,0 +1,24 @@
+# Sourced by the tests that run tools on UMAD_BACKEND=sim: skips (77) when a
+# tool in $needs is missing, fails when the sim backend is not built, and
+# gives $libs, a private $work directory (removed at exit), fail() and sim().
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+top_builddir=$(cd "${top_builddir:-.}" && pwd)
+libs=$top_builddir/.libs
+for need in $needs; do
+	command -v "$need" >/dev/null 2>&1 || { echo "SKIP: $need not installed"; exit 77; }
+done
+[ -f "$libs/backend-sim.so" ] || { echo "FAIL: $libs/backend-sim.so not built"; exit 1; }
+
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+status=0
+# fail MESSAGE: report a failed check and go on; the test fails at the end.
+fail() {
+	echo "FAIL: $*"
+	status=1
+}
+
+# Run a command on the simulated fabric (UMAD_SIM_TOPOLOGY and the like may be given before it).
+sim() {
+	LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=sim "$@"
+}
