@@ -6,6 +6,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "crc.h"
 #include "ib_packet.h"
 
 #define LNH_LOCAL	2	/* LRH, BTH */
@@ -15,73 +16,14 @@
 #define QP1_QKEY	0x80010000u
 #define PKEY_DEFAULT	0xffff
 
-/* Slicing-by-8 tables: [0] is the byte-wise table, [k] advances k more bytes. */
-static uint32_t crc32_table[8][256];
-static uint16_t crc16_table[4][256];
-static pthread_once_t tables_once = PTHREAD_ONCE_INIT;
+/* ICRC: CRC-32, poly 0x04C11DB7; VCRC: CRC-16, poly 0x100B; both reflected. */
+static struct crc_reflected icrc_engine, vcrc_engine;
+static pthread_once_t engines_once = PTHREAD_ONCE_INIT;
 
-/* Reflected table-driven CRCs: CRC-32 poly 0x04C11DB7 (0xEDB88320), CRC-16 poly 0x100B (0xD008). */
-static void build_tables(void)
+static void init_engines(void)
 {
-	unsigned i, bit;
-
-	for (i = 0; i < 256; i++) {
-		uint32_t c32 = i;
-		uint16_t c16 = (uint16_t)i;
-
-		for (bit = 0; bit < 8; bit++) {
-			c32 = c32 & 1 ? (c32 >> 1) ^ 0xedb88320u : c32 >> 1;
-			c16 = c16 & 1 ? (uint16_t)((c16 >> 1) ^ 0xd008u) : (uint16_t)(c16 >> 1);
-		}
-		crc32_table[0][i] = c32;
-		crc16_table[0][i] = c16;
-	}
-	for (i = 0; i < 256; i++) {
-		for (bit = 1; bit < 8; bit++)
-			crc32_table[bit][i] = (crc32_table[bit - 1][i] >> 8) ^
-					      crc32_table[0][crc32_table[bit - 1][i] & 0xff];
-		for (bit = 1; bit < 4; bit++)
-			crc16_table[bit][i] = (uint16_t)((crc16_table[bit - 1][i] >> 8) ^
-							 crc16_table[0][crc16_table[bit - 1][i] & 0xff]);
-	}
-}
-
-static uint32_t le32(const uint8_t *p)
-{
-	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-/* Eight bytes a step: the capture tap runs this on every MAD. */
-static uint32_t crc32_update(uint32_t crc, const uint8_t *p, size_t n)
-{
-	const uint32_t (*t)[256] = crc32_table;
-
-	for (; n >= 8; p += 8, n -= 8) {
-		uint32_t one = crc ^ le32(p), two = le32(p + 4);
-
-		crc = t[7][one & 0xff] ^ t[6][(one >> 8) & 0xff] ^ t[5][(one >> 16) & 0xff] ^
-		      t[4][one >> 24] ^ t[3][two & 0xff] ^ t[2][(two >> 8) & 0xff] ^
-		      t[1][(two >> 16) & 0xff] ^ t[0][two >> 24];
-	}
-	while (n--)
-		crc = crc32_table[0][(crc ^ *p++) & 0xff] ^ (crc >> 8);
-	return crc;
-}
-
-/* Four bytes a step (slicing-by-4 of the reflected CRC-16). */
-static uint16_t crc16_update(uint16_t crc, const uint8_t *p, size_t n)
-{
-	const uint16_t (*t)[256] = crc16_table;
-
-	for (; n >= 4; p += 4, n -= 4) {
-		uint32_t v = crc ^ le32(p);
-
-		crc = t[3][v & 0xff] ^ t[2][(v >> 8) & 0xff] ^ t[1][(v >> 16) & 0xff] ^
-		      t[0][v >> 24];
-	}
-	while (n--)
-		crc = crc16_table[0][(crc ^ *p++) & 0xff] ^ (uint16_t)(crc >> 8);
-	return crc;
+	crc_reflected_init(&icrc_engine, 0x04c11db7u, 32);
+	crc_reflected_init(&vcrc_engine, 0x100bu, 16);
 }
 
 uint32_t ib_icrc(const uint8_t *pkt, size_t len)
@@ -90,7 +32,7 @@ uint32_t ib_icrc(const uint8_t *pkt, size_t len)
 	size_t head;
 	int global;
 
-	pthread_once(&tables_once, build_tables);
+	pthread_once(&engines_once, init_engines);
 	if (len < IB_LRH_LEN + IB_BTH_LEN)
 		return 0;
 	global = (pkt[1] & 3) == LNH_GLOBAL;
@@ -110,13 +52,15 @@ uint32_t ib_icrc(const uint8_t *pkt, size_t len)
 		masked[0] |= 0xf0;			/* VL */
 	}
 	masked[head - IB_BTH_LEN + 4] = 0xff;		/* BTH Resv8a / FECN, BECN */
-	return ~crc32_update(crc32_update(0xffffffffu, masked, head), pkt + head, len - head);
+	return ~crc_reflected_update(&icrc_engine,
+				     crc_reflected_update(&icrc_engine, 0xffffffffu, masked, head),
+				     pkt + head, len - head);
 }
 
 uint16_t ib_vcrc(const uint8_t *pkt, size_t len)
 {
-	pthread_once(&tables_once, build_tables);
-	return (uint16_t)~crc16_update(0xffff, pkt, len);
+	pthread_once(&engines_once, init_engines);
+	return (uint16_t)~crc_reflected_update(&vcrc_engine, 0xffff, pkt, len);
 }
 
 static void put16(uint8_t *p, uint16_t v)

@@ -32,6 +32,13 @@ struct ib_packet_ends {
 	uint32_t psn;			/* any; a per-port counter reads best */
 };
 
+/* The length of the packet ib_packet_build() makes for mad_len bytes, with or without a GRH. */
+static inline size_t ib_packet_len(int grh, size_t mad_len)
+{
+	return IB_LRH_LEN + (grh ? IB_GRH_LEN : 0) + IB_BTH_LEN + IB_DETH_LEN +
+	       ((mad_len + 3) & ~(size_t)3) + IB_ICRC_LEN + IB_VCRC_LEN;
+}
+
 /*
  * Write the packet carrying mad (mad_len bytes, 256 for one MAD) into out.
  * Returns its length, or -ENOSPC if max is too small, -EINVAL for a MAD

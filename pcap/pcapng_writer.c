@@ -33,15 +33,25 @@
 #define MAX_COMMENT	1024
 #define BLOCK_MAX	(64 + ERF_HDR_LEN + IB_MAD_PACKET_MAX + 8192 + MAX_COMMENT + 64)
 
+/*
+ * The kernel stops a killed writer only between pages of the file, so no
+ * block crosses a page boundary: the gap before one is a filler block of a
+ * type reserved for local use, which readers (Wireshark, libpcap) skip.  A
+ * write(2) of many pages can then stop anywhere and still end on a block.
+ */
 #define FILE_PAGE	4096
+#define FILLER_TYPE	0x80000d1bu	/* pcapng: types with the top bit are for local use */
+#define FILLER_MIN	12		/* type, length, trailing length */
+/* Blocks gathered before one write(2): large writes cost far less per byte. */
+#define BATCH_SIZE	(16 * FILE_PAGE)
 
 struct pcapng_writer {
 	int fd;
 	int n_interfaces;
 	int batching;
 	uint64_t offset;		/* bytes written to the file */
-	size_t batch_len;		/* gathered after offset, all within offset's page */
-	uint8_t batch[FILE_PAGE];
+	size_t batch_len;		/* gathered after offset */
+	uint8_t batch[BATCH_SIZE];
 	uint8_t block[BLOCK_MAX];	/* one block is assembled here, then written at once */
 };
 
@@ -91,18 +101,23 @@ static void begin(struct block *b, struct pcapng_writer *w, uint32_t type)
 	add_u32(b, 0);		/* total length, patched in finish() */
 }
 
+/* All of p, however many calls it takes; 0 or -errno. */
 static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t len)
 {
 	ssize_t n;
 
-	do {
+	while (len) {
 		n = write(w->fd, p, len);
-	} while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return -errno;
-	if ((size_t)n != len)
-		return -EIO;
-	w->offset += len;
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		if (n == 0)
+			return -EIO;
+		w->offset += (size_t)n;
+		p += n;
+		len -= (size_t)n;
+	}
 	return 0;
 }
 
@@ -116,26 +131,60 @@ int pcapng_flush(struct pcapng_writer *w)
 	return r;
 }
 
-/* One whole block to the file: at once, or gathered (see the header). */
-static int emit(struct pcapng_writer *w, const uint8_t *p, size_t len)
+/* A filler block of len bytes (a multiple of 4, at least FILLER_MIN) into the batch. */
+static void add_filler(struct pcapng_writer *w, size_t len)
 {
-	uint64_t at;
+	uint8_t *f = w->batch + w->batch_len;
+	uint32_t type = FILLER_TYPE, total = (uint32_t)len;
+
+	memcpy(f, &type, 4);
+	memcpy(f + 4, &total, 4);
+	memset(f + 8, 0, len - FILLER_MIN);
+	memcpy(f + len - 4, &total, 4);
+	w->batch_len += len;
+}
+
+/*
+ * Where a block of len bytes goes: here, or after a filler up to the next
+ * page when it would cross the page boundary or leave a gap too small for a
+ * filler.  Blocks longer than a page start on one (and may tear).  Flushes
+ * first when the batch cannot take both.  0 or -errno.
+ */
+static int place(struct pcapng_writer *w, size_t len)
+{
+	size_t left = FILE_PAGE - (size_t)((w->offset + w->batch_len) % FILE_PAGE);
+	size_t fill = 0;
 	int r;
 
-	if (!w->batching)
-		return write_all(w, p, len);
-	at = w->offset + w->batch_len;
-	if (w->batch_len && at + len > (w->offset / FILE_PAGE + 1) * FILE_PAGE) {
+	if (len > left || (left - len && left - len < FILLER_MIN)) {
+		if (left >= FILLER_MIN && left < FILE_PAGE)
+			fill = left;
+		/* A gap under FILLER_MIN is only left by a block longer than a page. */
+	}
+	if (w->batch_len + fill + len > sizeof(w->batch)) {
 		r = pcapng_flush(w);
 		if (r < 0)
 			return r;
-		at = w->offset;
 	}
-	if (at / FILE_PAGE != (at + len - 1) / FILE_PAGE)
-		return write_all(w, p, len);	/* across a page boundary: alone */
+	if (fill)
+		add_filler(w, fill);
+	return 0;
+}
+
+/* One whole block to the file, at its place: gathered, or written at once. */
+static int emit(struct pcapng_writer *w, const uint8_t *p, size_t len)
+{
+	int r = place(w, len);
+
+	if (r < 0)
+		return r;
+	if (len > sizeof(w->batch) - w->batch_len) {
+		r = pcapng_flush(w);
+		return r < 0 ? r : write_all(w, p, len);
+	}
 	memcpy(w->batch + w->batch_len, p, len);
 	w->batch_len += len;
-	return 0;
+	return w->batching ? 0 : pcapng_flush(w);
 }
 
 void pcapng_set_batching(struct pcapng_writer *w, int on)
@@ -211,24 +260,54 @@ int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *
 	return r < 0 ? r : w->n_interfaces++;
 }
 
-int pcapng_write_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_direction dir,
-		    const uint8_t *pkt, size_t len, const char *comment, uint64_t packet_id)
+static uint8_t *put32(uint8_t *p, uint32_t v)
 {
-	uint8_t erf[ERF_HDR_LEN];
+	memcpy(p, &v, 4);	/* the section is written in host (little-endian) order */
+	return p + 4;
+}
+
+/* An option header; the value follows, padded to 4 bytes. */
+static uint8_t *put_option(uint8_t *p, uint16_t code, size_t len)
+{
+	uint16_t h[2] = { code, (uint16_t)len };
+
+	memcpy(p, h, 4);
+	return p + 4;
+}
+
+int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_direction dir,
+		  size_t len, const char *comment, uint64_t packet_id, uint8_t **pkt_at)
+{
+	size_t comment_len = comment ? strnlen(comment, MAX_COMMENT) : 0;
+	size_t padded = (ERF_HDR_LEN + len + 3) & ~(size_t)3;
+	int with_options = dir != PCAPNG_DIR_UNKNOWN || comment || packet_id;
+	uint32_t total, flags = dir;
 	uint64_t erf_ts;
-	uint32_t flags = dir;
-	struct block b;
+	uint8_t *b, *erf;
+	int r;
 
 	if (id < 0 || id >= w->n_interfaces || len > 0xffff - ERF_HDR_LEN)
 		return -EINVAL;
-	begin(&b, w, BT_EPB);
-	add_u32(&b, (uint32_t)id);
-	add_u32(&b, (uint32_t)(ts_ns >> 32));
-	add_u32(&b, (uint32_t)ts_ns);
-	add_u32(&b, (uint32_t)(ERF_HDR_LEN + len));
-	add_u32(&b, (uint32_t)(ERF_HDR_LEN + len));
+	/* The block is built where it goes in the batch, so its length comes first. */
+	total = (uint32_t)(28 + padded + (dir != PCAPNG_DIR_UNKNOWN ? 8 : 0) +
+			   (comment ? 4 + ((comment_len + 3) & ~(size_t)3) : 0) +
+			   (packet_id ? 12 : 0) + (with_options ? 4 : 0) + 4);
+	if (total > sizeof(w->batch))
+		return -EMSGSIZE;	/* cannot happen with one packet and MAX_COMMENT */
+	r = place(w, total);
+	if (r < 0)
+		return r;
+	b = w->batch + w->batch_len;
+	b = put32(b, BT_EPB);
+	b = put32(b, total);
+	b = put32(b, (uint32_t)id);
+	b = put32(b, (uint32_t)(ts_ns >> 32));
+	b = put32(b, (uint32_t)ts_ns);
+	b = put32(b, (uint32_t)(ERF_HDR_LEN + len));
+	b = put32(b, (uint32_t)(ERF_HDR_LEN + len));
 
 	/* ERF: little-endian 32.32 timestamp, then big-endian lengths. */
+	erf = b;
 	erf_ts = htole64((ts_ns / 1000000000u) << 32 | ((ts_ns % 1000000000u) << 32) / 1000000000u);
 	memcpy(erf, &erf_ts, 8);
 	erf[8] = ERF_TYPE_INFINIBAND;
@@ -238,17 +317,42 @@ int pcapng_write_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng
 	erf[12] = erf[13] = 0;
 	erf[14] = (uint8_t)(len >> 8);
 	erf[15] = (uint8_t)len;
-	add_bytes(&b, erf, sizeof(erf));
-	add_bytes(&b, pkt, len);
-	add_pad(&b);
+	*pkt_at = erf + ERF_HDR_LEN;
+	memset(erf + ERF_HDR_LEN + len, 0, padded - ERF_HDR_LEN - len);
+	b = erf + padded;
 
-	if (dir != PCAPNG_DIR_UNKNOWN)
-		add_option(&b, EPB_FLAGS, &flags, 4);
-	if (comment)
-		add_option(&b, OPT_COMMENT, comment, strnlen(comment, MAX_COMMENT));
-	if (packet_id)
-		add_option(&b, EPB_PACKETID, &packet_id, 8);
-	return finish(&b, w, dir != PCAPNG_DIR_UNKNOWN || comment || packet_id);
+	if (dir != PCAPNG_DIR_UNKNOWN) {
+		b = put_option(b, EPB_FLAGS, 4);
+		b = put32(b, flags);
+	}
+	if (comment) {
+		b = put_option(b, OPT_COMMENT, comment_len);
+		memcpy(b, comment, comment_len);
+		memset(b + comment_len, 0, ((comment_len + 3) & ~(size_t)3) - comment_len);
+		b += (comment_len + 3) & ~(size_t)3;
+	}
+	if (packet_id) {
+		b = put_option(b, EPB_PACKETID, 8);
+		memcpy(b, &packet_id, 8);
+		b += 8;
+	}
+	if (with_options)
+		b = put_option(b, OPT_END, 0);
+	put32(b, total);
+	w->batch_len += total;
+	return 0;
+}
+
+int pcapng_write_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_direction dir,
+		    const uint8_t *pkt, size_t len, const char *comment, uint64_t packet_id)
+{
+	uint8_t *at;
+	int r = pcapng_add_ib(w, id, ts_ns, dir, len, comment, packet_id, &at);
+
+	if (r < 0)
+		return r;
+	memcpy(at, pkt, len);
+	return w->batching ? 0 : pcapng_flush(w);
 }
 
 int pcapng_close(struct pcapng_writer *w)

@@ -1,11 +1,11 @@
 /*
  * A minimal pcapng writer for MAD captures: one section, one interface per
  * (CA, port), every packet an ERF type 21 (InfiniBand) record, which stock
- * Wireshark decodes.  Each block reaches the file in one write(2), so a
- * process killed mid-capture leaves a file readable up to its last block.
- * With batching on, blocks are gathered and written in as few calls as keep
- * that true: each write(2) stays within one 4 KiB page of the file (the
- * kernel stops a killed writer only between pages) or carries one block.
+ * Wireshark decodes.  No block crosses a 4 KiB page of the file (a filler
+ * block of a local-use type, which readers skip, takes the rest of a page),
+ * and the kernel stops a killed writer only between pages: so a process
+ * killed mid-capture leaves a file readable up to its last whole block.
+ * With batching on, blocks are gathered and written 64 KiB at a time.
  */
 #ifndef LIBUMAD_PCAPNG_WRITER_H
 #define LIBUMAD_PCAPNG_WRITER_H
@@ -34,6 +34,13 @@ int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *
  */
 int pcapng_write_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_direction dir,
 		    const uint8_t *pkt, size_t len, const char *comment, uint64_t packet_id);
+/*
+ * The same, but the len bytes of the packet are left for the caller to put
+ * at *pkt_at (before the next call on w): packets are built in place.
+ * Always gathers, as with batching on.  0 or -errno.
+ */
+int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_direction dir,
+		  size_t len, const char *comment, uint64_t packet_id, uint8_t **pkt_at);
 /* Gather blocks (on) until pcapng_flush(), or write each at once (off, the default). */
 void pcapng_set_batching(struct pcapng_writer *w, int on);
 /* Write what is gathered; 0 or -errno. */

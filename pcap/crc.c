@@ -1,0 +1,146 @@
+/*
+ * Reflected CRCs: slicing-by-8 tables, and folding by carry-less
+ * multiplication on x86-64.
+ *
+ * Folding, in short: a message is a polynomial M(x), the CRC register is
+ * M(x)*x^w mod P(x).  Read 16 bytes as a 128-bit block B; in the reflected
+ * bit order its low 64 bits H hold the high-degree half, so the block is
+ * H*x^64 + L.  Moving a block 128 bits further (past the next block) makes
+ * it H*x^192 + L*x^128, which is congruent to H*(x^192 mod P) +
+ * L*(x^128 mod P): two 64x32-bit carry-less products that fit in one block
+ * and are added (XOR) to the next.  What is left, a single block congruent
+ * to the message, goes through the tables.  PCLMULQDQ of reflected operands
+ * yields the product times x, hence the constants x^191 and x^127.
+ */
+#include "config.h"
+
+#include "crc.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#define HAVE_FOLDING 1
+#include <immintrin.h>
+#endif
+
+static int folding = -1;	/* -1: not decided yet; then whether the CPU can (or a test's choice) */
+
+/* x^k mod P, unreflected (bit d: the coefficient of x^d). */
+static uint32_t x_pow_mod(unsigned k, uint32_t poly, unsigned width)
+{
+	uint64_t r = 1, top = 1ull << width;
+
+	while (k--) {
+		r <<= 1;
+		if (r & top)
+			r ^= top | poly;
+	}
+	return (uint32_t)r;
+}
+
+/* A constant of degree < width as a reflected 64-bit operand: x^d at bit 63-d. */
+static uint64_t reflect64(uint32_t v, unsigned width)
+{
+	uint64_t out = 0;
+	unsigned d;
+
+	for (d = 0; d < width; d++)
+		if (v >> d & 1)
+			out |= 1ull << (63 - d);
+	return out;
+}
+
+void crc_reflected_init(struct crc_reflected *c, uint32_t poly, unsigned width)
+{
+	uint32_t reflected = 0;
+	unsigned i, bit, k;
+
+	for (bit = 0; bit < width; bit++)
+		if (poly >> bit & 1)
+			reflected |= 1u << (width - 1 - bit);
+	c->width = width;
+	for (i = 0; i < 256; i++) {
+		uint32_t r = i;
+
+		for (bit = 0; bit < 8; bit++)
+			r = r & 1 ? (r >> 1) ^ reflected : r >> 1;
+		c->table[0][i] = r;
+	}
+	for (k = 1; k < 8; k++)
+		for (i = 0; i < 256; i++)
+			c->table[k][i] = (c->table[k - 1][i] >> 8) ^
+					 c->table[0][c->table[k - 1][i] & 0xff];
+	c->fold_far = reflect64(x_pow_mod(191, poly, width), width);
+	c->fold_near = reflect64(x_pow_mod(127, poly, width), width);
+}
+
+int crc_use_folding(int on)
+{
+#ifdef HAVE_FOLDING
+	__builtin_cpu_init();
+	on = on && __builtin_cpu_supports("pclmul") && __builtin_cpu_supports("sse4.1");
+#else
+	on = 0;
+#endif
+	__atomic_store_n(&folding, on, __ATOMIC_RELAXED);
+	return on;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Eight bytes a step; the register (up to 32 bits) sits in the low bytes. */
+static uint32_t update_tables(const struct crc_reflected *c, uint32_t reg, const uint8_t *p,
+			      size_t n)
+{
+	const uint32_t (*t)[256] = c->table;
+
+	for (; n >= 8; p += 8, n -= 8) {
+		uint32_t one = reg ^ le32(p), two = le32(p + 4);
+
+		reg = t[7][one & 0xff] ^ t[6][(one >> 8) & 0xff] ^ t[5][(one >> 16) & 0xff] ^
+		      t[4][one >> 24] ^ t[3][two & 0xff] ^ t[2][(two >> 8) & 0xff] ^
+		      t[1][(two >> 16) & 0xff] ^ t[0][two >> 24];
+	}
+	while (n--)
+		reg = t[0][(reg ^ *p++) & 0xff] ^ (reg >> 8);
+	return reg;
+}
+
+#ifdef HAVE_FOLDING
+/* Whole 16-byte blocks folded into one, which the tables finish; n >= 32. */
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t update_folding(const struct crc_reflected *c, uint32_t reg, const uint8_t *p,
+			       size_t n)
+{
+	const __m128i k = _mm_set_epi64x((long long)c->fold_near, (long long)c->fold_far);
+	__m128i acc = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
+				    _mm_cvtsi32_si128((int)reg));
+	uint8_t last[16];
+	size_t i, blocks = n / 16;
+
+	for (i = 1; i < blocks; i++)
+		acc = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(acc, k, 0x00),
+						  _mm_clmulepi64_si128(acc, k, 0x11)),
+				    _mm_loadu_si128((const __m128i *)(p + 16 * i)));
+	_mm_storeu_si128((__m128i *)last, acc);
+	reg = update_tables(c, 0, last, sizeof(last));
+	return update_tables(c, reg, p + 16 * blocks, n % 16);
+}
+#endif
+
+uint32_t crc_reflected_update(const struct crc_reflected *c, uint32_t reg, const uint8_t *p,
+			      size_t n)
+{
+#ifdef HAVE_FOLDING
+	if (n >= 32) {
+		int f = __atomic_load_n(&folding, __ATOMIC_RELAXED);
+
+		if (f < 0)
+			f = crc_use_folding(1);
+		if (f)
+			return update_folding(c, reg, p, n);
+	}
+#endif
+	return update_tables(c, reg, p, n);
+}
