@@ -4,15 +4,21 @@
  * The threads that send and receive only copy each MAD, its umad header and
  * what the packet needs (LIDs, QP, P_Key, GID, time, packet id) into a ring;
  * a writer thread builds the packets (headers, CRCs, comment) and writes them
- * in page-sized batches.  So capturing costs the application a copy per MAD,
- * and the file is never more than a few milliseconds behind.  A full ring
- * makes senders wait: nothing is dropped.  At exit the ring is drained.
+ * in large batches.  So capturing costs the application a copy per MAD, and
+ * the file is never more than a few milliseconds behind.  A full ring makes
+ * senders wait: nothing is dropped.
+ *
+ * Whoever must see the file complete (umad_close_port, umad_done, exit)
+ * writes what is left itself when the writer thread is not busy, rather
+ * than wake it and wait: a sleeping thread can take a long time to run.
+ * One thread at a time writes (the "writing" flag), the others wait.
  */
 #include "config.h"
 
 #include <endian.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,20 +38,28 @@
 
 /* MADs (and new interfaces) waiting for the writer thread. */
 #define TAP_RING 1024
+#define TAP_WRITE_RUN 64	/* records written between two looks at the ring */
+/*
+ * Idle, the writer looks at the ring every 100 us for 3 ms before it sleeps
+ * until woken: its own timer wakes it while MADs flow, not the senders.
+ */
+#define TAP_IDLE_LOOK_NS 100000
+#define TAP_IDLE_LOOKS	30
+#define TAP_FLUSH_LOOKS	5	/* idle looks before what was written is flushed */
 enum tap_record_kind { TAP_REC_MAD, TAP_REC_IFACE };
 #define MAD_SIZE 256
 
+/* Cache-line aligned, the MAD first: the sender's copy is a few whole lines. */
 struct tap_record {
-	enum tap_record_kind kind;
-	int iface;
-	int timeout;
+	uint8_t mad[MAD_SIZE];		/* the MAD, or an interface's name */
 	struct ib_user_mad hdr;
 	struct ib_packet_ends ends;	/* ends.psn: the first segment's */
 	uint64_t ts_ns, id;
-	size_t mad_len;
 	uint8_t *big;			/* a message longer than one MAD (RMPP) */
-	uint8_t mad[MAD_SIZE];		/* the MAD, or an interface's name */
-};
+	uint32_t mad_len;
+	int16_t iface;
+	uint8_t kind, timeout;
+} __attribute__((aligned(64)));
 
 struct tap_pending {
 	uint32_t tid;			/* low half: the kernel rewrites the upper one */
@@ -82,15 +96,18 @@ static int n_ifaces;
 
 static struct tap_record *ring;
 static size_t ring_head, ring_count;
-static pthread_cond_t ring_work = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t ring_space = PTHREAD_COND_INITIALIZER;
-static pthread_cond_t ring_drained = PTHREAD_COND_INITIALIZER;
-static int writer_running, writer_sleeping, writer_stopping, space_waiters;
-static int writer_drained;		/* the ring is empty and the file has all of it */
+/* Records ever committed, taken off the ring, and known to be in the file. */
+static uint64_t committed, consumed, flushed;
+static pthread_cond_t ring_work = PTHREAD_COND_INITIALIZER;	/* for the writer thread */
+static pthread_cond_t ring_space = PTHREAD_COND_INITIALIZER;	/* for senders, ring full */
+static pthread_cond_t progress = PTHREAD_COND_INITIALIZER;	/* for sync, another writing */
+static int writer_running, writer_sleeping, writer_stopping;
+static int space_waiters, progress_waiters;
+static int writing;			/* a thread is writing records without the lock */
+static int sender_cpu = -1;		/* where the last record was committed */
 static pthread_t writer_thread;
 
-/* The writer thread's own: one packet and one comment at a time, no allocation per MAD. */
-static uint8_t packet[IB_MAD_PACKET_MAX];
+/* The writing thread's own: one packet and one comment at a time, no allocation per MAD. */
 static uint8_t mad_copy[MAD_SIZE];
 static char comment[256];
 static char seg_comment[300];
@@ -105,34 +122,99 @@ void umad_tap_use_variable(const char *name)
 }
 
 static void *writer_main(void *arg);
+static void write_record(const struct tap_record *rec);
+static void note_write_error(int r);
 
-/* At exit: the writer drains the ring and stops; later MADs are not captured. */
+/* One run of records from the ring into the file. Lock held, writing set by the caller. */
+static void write_run(size_t max)
+{
+	size_t first = ring_head, n = ring_count < max ? ring_count : max, i;
+
+	pthread_mutex_unlock(&tap_lock);
+	for (i = 0; i < n; i++) {
+		struct tap_record *rec = &ring[(first + i) % TAP_RING];
+
+		write_record(rec);
+		free(rec->big);
+		rec->big = NULL;
+	}
+	pthread_mutex_lock(&tap_lock);
+	ring_head = (ring_head + n) % TAP_RING;
+	ring_count -= n;
+	consumed += n;
+	if (space_waiters)
+		pthread_cond_broadcast(&ring_space);
+}
+
+/* Flush what was written. Lock held, writing set by the caller. */
+static void flush_written(void)
+{
+	uint64_t upto = consumed;
+
+	pthread_mutex_unlock(&tap_lock);
+	note_write_error(pcapng_flush(writer));
+	pthread_mutex_lock(&tap_lock);
+	flushed = upto;
+}
+
+/* Let go of the writing role, telling those who wait for it. Lock held. */
+static void stop_writing(void)
+{
+	writing = 0;
+	if (progress_waiters)
+		pthread_cond_broadcast(&progress);
+}
+
+/*
+ * Until the file holds every record committed before the call: written by
+ * this thread when nobody else is writing, else waiting for the one who is.
+ */
+static void sync_upto(uint64_t target)
+{
+	pthread_mutex_lock(&tap_lock);
+	while (flushed < target) {
+		if (writing) {
+			progress_waiters++;
+			pthread_cond_wait(&progress, &tap_lock);
+			progress_waiters--;
+			continue;
+		}
+		writing = 1;
+		while (consumed < target)
+			write_run(TAP_WRITE_RUN);
+		flush_written();
+		stop_writing();
+	}
+	pthread_mutex_unlock(&tap_lock);
+}
+
+/* At exit: later MADs are not captured, and the file gets everything before. */
 static void stop_writer(void)
 {
+	uint64_t target;
+
 	pthread_mutex_lock(&tap_lock);
 	if (!writer_running) {
 		pthread_mutex_unlock(&tap_lock);
 		return;
 	}
 	atomic_store(&umad_tap_enabled, 0);
-	writer_stopping = 1;
-	pthread_cond_signal(&ring_work);
-	pthread_cond_broadcast(&ring_space);
+	writer_stopping = 1;	/* the thread leaves the rest to us, and exit() ends it */
+	target = committed;
 	pthread_mutex_unlock(&tap_lock);
-	pthread_join(writer_thread, NULL);
-	writer_running = 0;
+	sync_upto(target);
 }
 
 void umad_tap_sync(void)
 {
+	uint64_t target;
+
 	if (!atomic_load(&umad_tap_enabled))
 		return;
 	pthread_mutex_lock(&tap_lock);
-	while (writer_running && !writer_stopping && !writer_drained) {
-		pthread_cond_signal(&ring_work);
-		pthread_cond_wait(&ring_drained, &tap_lock);
-	}
+	target = committed;
 	pthread_mutex_unlock(&tap_lock);
+	sync_upto(target);
 }
 
 /* A forked child has no writer thread (and shares the file): it does not capture. */
@@ -142,10 +224,49 @@ static void child_after_fork(void)
 	writer_running = 0;
 }
 
+/* The CPUs the process may use, when more than one: the writer is kept off the sender's. */
+static cpu_set_t process_cpus;
+static int spread;
+
+/* Start the writer thread on another CPU than this one (it joins all of them at once). */
+static void start_elsewhere(pthread_attr_t *attr)
+{
+	cpu_set_t others;
+	int here = sched_getcpu();
+
+	if (sched_getaffinity(0, sizeof(process_cpus), &process_cpus) < 0 ||
+	    CPU_COUNT(&process_cpus) < 2 || here < 0 || !CPU_ISSET(here, &process_cpus))
+		return;
+	others = process_cpus;
+	CPU_CLR(here, &others);
+	spread = pthread_attr_setaffinity_np(attr, sizeof(others), &others) == 0;
+}
+
+/*
+ * Move the writer off the CPU the senders use, if it is there (the
+ * scheduler likes to put a woken thread beside its waker, where the two
+ * would share one CPU), then let it run anywhere again.  Lock held; it is
+ * let go during the move.
+ */
+static void move_off_senders(void)
+{
+	cpu_set_t others = process_cpus;
+	int cpu = sender_cpu;
+
+	if (!spread || cpu < 0 || sched_getcpu() != cpu)
+		return;
+	pthread_mutex_unlock(&tap_lock);
+	CPU_CLR(cpu, &others);
+	if (pthread_setaffinity_np(pthread_self(), sizeof(others), &others) == 0)
+		pthread_setaffinity_np(pthread_self(), sizeof(process_cpus), &process_cpus);
+	pthread_mutex_lock(&tap_lock);
+}
+
 static void start(void)
 {
 	const char *path = getenv(capture_variable);
 	const char *r = getenv("UMAD_CAPTURE_REDACT");
+	pthread_attr_t attr;
 	int i, err;
 
 	for (i = 0; i < TAP_MAX_PORTS; i++)
@@ -159,8 +280,15 @@ static void start(void)
 		return;
 	}
 	pcapng_set_batching(writer, 1);
-	ring = calloc(TAP_RING, sizeof(*ring));
-	err = ring ? pthread_create(&writer_thread, NULL, writer_main, NULL) : ENOMEM;
+	/* Not zeroed here: the writer thread does it (prefault_ring), so the page faults are its. */
+	ring = aligned_alloc(64, TAP_RING * sizeof(*ring));
+	err = ring ? pthread_attr_init(&attr) : ENOMEM;
+	if (!err) {
+		pthread_attr_setstacksize(&attr, 256 * 1024);
+		start_elsewhere(&attr);
+		err = pthread_create(&writer_thread, &attr, writer_main, NULL);
+		pthread_attr_destroy(&attr);
+	}
 	if (err) {
 		fprintf(stderr, "libumad: %s=%s: cannot start the capture writer: %s; not capturing\n",
 			capture_variable, path, strerror(err));
@@ -177,12 +305,22 @@ static void start(void)
 	atomic_store(&umad_tap_enabled, 1);
 }
 
-/* The next free record of the ring, waiting while it is full; NULL once stopped. Lock held. */
+/*
+ * The next free record of the ring; NULL once stopped.  A full ring means
+ * the writer thread is behind, or not running at all (the scheduler may
+ * keep it waiting behind this very thread): the sender writes a run itself
+ * when nobody is writing, and waits for the one who is otherwise.  Lock held.
+ */
 static struct tap_record *reserve(void)
 {
 	while (ring_count == TAP_RING && !writer_stopping) {
+		if (!writing) {
+			writing = 1;
+			write_run(TAP_WRITE_RUN);
+			stop_writing();
+			continue;
+		}
 		space_waiters++;
-		pthread_cond_signal(&ring_work);
 		pthread_cond_wait(&ring_space, &tap_lock);
 		space_waiters--;
 	}
@@ -194,8 +332,9 @@ static struct tap_record *reserve(void)
 /* Hand the reserved record to the writer, waking it only when it sleeps or lags. Lock held. */
 static void commit(void)
 {
-	writer_drained = 0;
 	ring_count++;
+	committed++;
+	sender_cpu = sched_getcpu();	/* cheap: glibc reads it from rseq */
 	if (writer_sleeping || ring_count == TAP_RING / 2)
 		pthread_cond_signal(&ring_work);
 }
@@ -208,11 +347,16 @@ int umad_tap_start(void)
 
 static struct tap_port *find_port(int portid)
 {
+	static int last;	/* MADs come in runs on one port */
 	int i;
 
+	if (ports[last].portid == portid)
+		return &ports[last];
 	for (i = 0; i < TAP_MAX_PORTS; i++)
-		if (ports[i].portid == portid)
+		if (ports[i].portid == portid) {
+			last = i;
 			return &ports[i];
+		}
 	return NULL;
 }
 
@@ -234,6 +378,7 @@ static int iface_for(const char *ca_name, int portnum)
 	if (!rec)
 		return -EPIPE;
 	rec->kind = TAP_REC_IFACE;
+	rec->big = NULL;
 	snprintf((char *)rec->mad, sizeof(rec->mad), "%s", name);
 	commit();
 	id = n_ifaces;
@@ -453,20 +598,22 @@ static void note_write_error(int r)
 	}
 }
 
-/* One 256-byte MAD from mad_copy onto the wire and into the file. Writer thread. */
+/* One 256-byte MAD from mad_copy onto the wire, built in place in the file's next block. */
 static void write_segment(const struct tap_record *rec, struct ib_packet_ends *ends)
 {
-	int n;
+	size_t len = ib_packet_len(rec->hdr.addr.grh_present, MAD_SIZE);
+	uint8_t *at;
+	int r;
 
 	if (redact)
 		umad_tap_redact(mad_copy, MAD_SIZE);
-	n = ib_packet_build(packet, sizeof(packet), &rec->hdr, mad_copy, MAD_SIZE, ends);
+	r = pcapng_add_ib(writer, rec->iface, rec->ts_ns,
+			  ends->outbound ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND, len,
+			  seg_comment[0] ? seg_comment : comment, rec->id, &at);
+	if (r == 0)
+		r = ib_packet_build(at, len, &rec->hdr, mad_copy, MAD_SIZE, ends);
+	note_write_error(r < 0 ? r : 0);
 	ends->psn++;
-	if (n > 0)
-		note_write_error(pcapng_write_ib(writer, rec->iface, rec->ts_ns,
-						 ends->outbound ? PCAPNG_DIR_OUTBOUND : PCAPNG_DIR_INBOUND,
-						 packet, (size_t)n,
-						 seg_comment[0] ? seg_comment : comment, rec->id));
 }
 
 /* How many 256-byte MADs carry a message of mad_len bytes (RMPP segments). */
@@ -547,66 +694,74 @@ static void write_record(const struct tap_record *rec)
 }
 
 /*
- * The writer: takes records in order and writes them, flushing whenever the
- * ring runs dry.  Idle, it looks again after a millisecond a few times (so
- * that a busy sender need not wake it), then sleeps until woken.
+ * Fault the ring's pages in here rather than in the senders' first copies:
+ * the free records, a few at a time under the lock, as senders may already
+ * be filling the first ones.
+ */
+static void prefault_ring(void)
+{
+	size_t i, k;
+
+	for (i = 0; i < TAP_RING; i += 16) {
+		pthread_mutex_lock(&tap_lock);
+		for (k = i; k < i + 16 && k < TAP_RING; k++)
+			if ((k + TAP_RING - ring_head) % TAP_RING >= ring_count)
+				memset(&ring[k], 0, sizeof(ring[k]));
+		pthread_mutex_unlock(&tap_lock);
+	}
+}
+
+/*
+ * The writer thread: takes records in runs and writes them, flushing
+ * once the ring has been dry for a while.  Idle, it looks again every TAP_IDLE_LOOK_NS
+ * for a while (so that a busy sender need not wake it), then sleeps until
+ * woken.  Once stopping, it leaves everything to stop_writer().
  */
 static void *writer_main(void *arg)
 {
-	struct tap_record *rec;
-	size_t first, n, i;
 	int idle = 0;
 
 	(void)arg;
+	if (spread)
+		pthread_setaffinity_np(pthread_self(), sizeof(process_cpus), &process_cpus);
+	prefault_ring();
 	pthread_mutex_lock(&tap_lock);
-	for (;;) {
-		if (!ring_count) {
-			pthread_mutex_unlock(&tap_lock);
-			note_write_error(pcapng_flush(writer));
-			pthread_mutex_lock(&tap_lock);
-			if (ring_count)
+	while (!writer_stopping) {
+		if (!writing && ring_count) {
+			move_off_senders();
+			if (writing || writer_stopping)
 				continue;
-			writer_drained = 1;
-			pthread_cond_broadcast(&ring_drained);
-			if (writer_stopping)
-				break;
-			if (idle < 3) {
-				struct timespec until;
-
-				idle++;
-				clock_gettime(CLOCK_REALTIME, &until);
-				until.tv_nsec += 1000000;
-				if (until.tv_nsec >= 1000000000) {
-					until.tv_sec++;
-					until.tv_nsec -= 1000000000;
-				}
-				pthread_cond_timedwait(&ring_work, &tap_lock, &until);
-			} else {
-				writer_sleeping = 1;
-				pthread_cond_wait(&ring_work, &tap_lock);
-				writer_sleeping = 0;
-			}
+			writing = 1;
+			write_run(TAP_WRITE_RUN);
+			stop_writing();
+			idle = 0;
 			continue;
 		}
-		/* Everything queued so far, in one go: the senders keep the lock to themselves. */
-		idle = 0;
-		first = ring_head;
-		n = ring_count;
-		pthread_mutex_unlock(&tap_lock);
-		for (i = 0; i < n; i++) {
-			rec = &ring[(first + i) % TAP_RING];
-			write_record(rec);
-			free(rec->big);
-			rec->big = NULL;
+		/* A while idle: the file catches up (a full batch is written anyway). */
+		if (!writing && flushed < consumed && idle >= TAP_FLUSH_LOOKS) {
+			writing = 1;
+			flush_written();
+			stop_writing();
+			continue;
 		}
-		pthread_mutex_lock(&tap_lock);
-		ring_head = (ring_head + n) % TAP_RING;
-		ring_count -= n;
-		if (space_waiters)
-			pthread_cond_broadcast(&ring_space);
+		if (idle < TAP_IDLE_LOOKS) {
+			struct timespec until;
+
+			idle++;
+			clock_gettime(CLOCK_REALTIME, &until);
+			until.tv_nsec += TAP_IDLE_LOOK_NS;
+			if (until.tv_nsec >= 1000000000) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&ring_work, &tap_lock, &until);
+		} else {
+			writer_sleeping = 1;
+			pthread_cond_wait(&ring_work, &tap_lock);
+			writer_sleeping = 0;
+		}
 	}
 	pthread_mutex_unlock(&tap_lock);
-	note_write_error(pcapng_flush(writer));
 	return NULL;
 }
 
@@ -614,48 +769,51 @@ void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size
 		  size_t mad_len)
 {
 	const uint8_t *mad = (const uint8_t *)umad + hdr_size;
-	struct ib_packet_ends ends;
-	struct ib_user_mad hdr;
 	struct tap_record *rec;
 	struct tap_port *p;
 	uint64_t id;
+	uint32_t status, agent;
+	uint16_t pkey_index;
 	int timeout;
 
-	if (!atomic_load(&umad_tap_enabled))
+	if (!atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed))
 		return;
-	/* The header as the port speaks it: an ABI 5 header has no pkey_index. */
-	memset(&hdr, 0, sizeof(hdr));
-	memcpy(&hdr, umad, hdr_size < sizeof(hdr) ? hdr_size : sizeof(hdr));
-	if (hdr_size < sizeof(hdr))
-		hdr.addr.pkey_index = 0;
-	timeout = !outbound && hdr.status == ETIMEDOUT_STATUS;
+	status = umad->status;
+	agent = umad->agent_id;
+	/* An ABI 5 header is shorter: it has no pkey_index. */
+	pkey_index = hdr_size >= sizeof(*umad) ? umad->addr.pkey_index : 0;
+	timeout = !outbound && status == ETIMEDOUT_STATUS;
 
 	pthread_mutex_lock(&tap_lock);
 	p = find_port(portid);
 	if (!p)
 		goto out;
-	ends = (struct ib_packet_ends){
-		.outbound = outbound,
-		.local_lid = p->lid,
-		.local_qp = hdr.agent_id < TAP_MAX_AGENTS ? p->agent_qp[hdr.agent_id] : 1,
-		.pkey = hdr.addr.pkey_index < p->n_pkeys ? p->pkeys[hdr.addr.pkey_index] : 0xffff,
-		.local_gid = p->gid,
-	};
 	id = packet_id_for(p, outbound, timeout, mad, mad_len);
 	rec = reserve();
 	if (!rec)
 		goto out;
-	rec->kind = TAP_REC_MAD;
-	rec->iface = p->iface;
-	rec->timeout = timeout;
-	rec->hdr = hdr;
-	rec->ends = ends;
+	if (hdr_size >= sizeof(rec->hdr)) {
+		memcpy(&rec->hdr, umad, sizeof(rec->hdr));
+	} else {
+		memset(&rec->hdr, 0, sizeof(rec->hdr));
+		memcpy(&rec->hdr, umad, hdr_size);
+	}
+	rec->ends.outbound = outbound;
+	rec->ends.local_lid = p->lid;
+	rec->ends.local_qp = agent < TAP_MAX_AGENTS ? p->agent_qp[agent] : 1;
+	rec->ends.pkey = pkey_index < p->n_pkeys ? p->pkeys[pkey_index] : 0xffff;
+	rec->ends.local_gid = p->gid;
 	rec->ends.psn = p->psn;
+	rec->kind = TAP_REC_MAD;
+	rec->iface = (int16_t)p->iface;
+	rec->timeout = (uint8_t)timeout;
 	rec->ts_ns = now_ns();
 	rec->id = id;
-	rec->mad_len = mad_len;
+	rec->mad_len = (uint32_t)mad_len;
 	rec->big = NULL;
-	if (mad_len <= MAD_SIZE) {
+	if (mad_len == MAD_SIZE) {
+		memcpy(rec->mad, mad, MAD_SIZE);
+	} else if (mad_len < MAD_SIZE) {
 		memcpy(rec->mad, mad, mad_len);
 		memset(rec->mad + mad_len, 0, MAD_SIZE - mad_len);
 	} else {
