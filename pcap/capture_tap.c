@@ -105,6 +105,7 @@ static int writer_running, writer_sleeping, writer_stopping;
 static int space_waiters, progress_waiters;
 static int writing;			/* a thread is writing records without the lock */
 static int sender_cpu = -1;		/* where the last record was committed */
+static int writer_kicked;		/* moved off a sender's CPU (kick_writer) */
 static pthread_t writer_thread;
 
 /* The writing thread's own: one packet and one comment at a time, no allocation per MAD. */
@@ -262,6 +263,23 @@ static void move_off_senders(void)
 	pthread_mutex_lock(&tap_lock);
 }
 
+/*
+ * A sender found the ring half full and nobody writing: the writer thread
+ * is not getting a CPU, most likely waiting behind this very thread.  Move
+ * it to another CPU from here, and keep it off this one until it is idle
+ * again.  Lock held.
+ */
+static void kick_writer(void)
+{
+	cpu_set_t others = process_cpus;
+	int cpu = sched_getcpu();
+
+	if (!spread || writer_kicked || cpu < 0)
+		return;
+	CPU_CLR(cpu, &others);
+	writer_kicked = pthread_setaffinity_np(writer_thread, sizeof(others), &others) == 0;
+}
+
 static void start(void)
 {
 	const char *path = getenv(capture_variable);
@@ -335,6 +353,8 @@ static void commit(void)
 	ring_count++;
 	committed++;
 	sender_cpu = sched_getcpu();	/* cheap: glibc reads it from rseq */
+	if (ring_count == TAP_RING / 2 && !writing)
+		kick_writer();
 	if (writer_sleeping || ring_count == TAP_RING / 2)
 		pthread_cond_signal(&ring_work);
 }
@@ -756,6 +776,11 @@ static void *writer_main(void *arg)
 			}
 			pthread_cond_timedwait(&ring_work, &tap_lock, &until);
 		} else {
+			if (writer_kicked) {
+				pthread_setaffinity_np(pthread_self(), sizeof(process_cpus),
+						       &process_cpus);
+				writer_kicked = 0;
+			}
 			writer_sleeping = 1;
 			pthread_cond_wait(&ring_work, &tap_lock);
 			writer_sleeping = 0;
