@@ -166,6 +166,14 @@ static void stop_writing(void)
 		pthread_cond_broadcast(&progress);
 }
 
+/* Take the writing role for one run (nobody else may hold it). Lock held. */
+static void write_turn(void)
+{
+	writing = 1;
+	write_run(TAP_WRITE_RUN);
+	stop_writing();
+}
+
 /*
  * Until the file holds every record committed before the call: written by
  * this thread when nobody else is writing, else waiting for the one who is.
@@ -229,6 +237,21 @@ static void child_after_fork(void)
 static cpu_set_t process_cpus;
 static int spread;
 
+/* The process's CPUs but one. */
+static cpu_set_t cpus_except(int cpu)
+{
+	cpu_set_t others = process_cpus;
+
+	CPU_CLR(cpu, &others);
+	return others;
+}
+
+/* The calling (writer) thread may run on any of the process's CPUs again. */
+static void run_anywhere(void)
+{
+	pthread_setaffinity_np(pthread_self(), sizeof(process_cpus), &process_cpus);
+}
+
 /* Start the writer thread on another CPU than this one (it joins all of them at once). */
 static void start_elsewhere(pthread_attr_t *attr)
 {
@@ -238,8 +261,7 @@ static void start_elsewhere(pthread_attr_t *attr)
 	if (sched_getaffinity(0, sizeof(process_cpus), &process_cpus) < 0 ||
 	    CPU_COUNT(&process_cpus) < 2 || here < 0 || !CPU_ISSET(here, &process_cpus))
 		return;
-	others = process_cpus;
-	CPU_CLR(here, &others);
+	others = cpus_except(here);
 	spread = pthread_attr_setaffinity_np(attr, sizeof(others), &others) == 0;
 }
 
@@ -251,15 +273,15 @@ static void start_elsewhere(pthread_attr_t *attr)
  */
 static void move_off_senders(void)
 {
-	cpu_set_t others = process_cpus;
+	cpu_set_t others;
 	int cpu = sender_cpu;
 
 	if (!spread || cpu < 0 || sched_getcpu() != cpu)
 		return;
 	pthread_mutex_unlock(&tap_lock);
-	CPU_CLR(cpu, &others);
+	others = cpus_except(cpu);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(others), &others) == 0)
-		pthread_setaffinity_np(pthread_self(), sizeof(process_cpus), &process_cpus);
+		run_anywhere();
 	pthread_mutex_lock(&tap_lock);
 }
 
@@ -271,12 +293,12 @@ static void move_off_senders(void)
  */
 static void kick_writer(void)
 {
-	cpu_set_t others = process_cpus;
+	cpu_set_t others;
 	int cpu = sched_getcpu();
 
 	if (!spread || writer_kicked || cpu < 0)
 		return;
-	CPU_CLR(cpu, &others);
+	others = cpus_except(cpu);
 	writer_kicked = pthread_setaffinity_np(writer_thread, sizeof(others), &others) == 0;
 }
 
@@ -333,9 +355,7 @@ static struct tap_record *reserve(void)
 {
 	while (ring_count == TAP_RING && !writer_stopping) {
 		if (!writing) {
-			writing = 1;
-			write_run(TAP_WRITE_RUN);
-			stop_writing();
+			write_turn();
 			continue;
 		}
 		space_waiters++;
@@ -732,10 +752,10 @@ static void prefault_ring(void)
 }
 
 /*
- * The writer thread: takes records in runs and writes them, flushing
- * once the ring has been dry for a while.  Idle, it looks again every TAP_IDLE_LOOK_NS
- * for a while (so that a busy sender need not wake it), then sleeps until
- * woken.  Once stopping, it leaves everything to stop_writer().
+ * The writer thread: takes records in runs and writes them, flushing once
+ * the ring has been dry for TAP_FLUSH_LOOKS looks.  Idle, it looks again
+ * every TAP_IDLE_LOOK_NS (so that a busy sender need not wake it), then
+ * sleeps until woken.  Once stopping, it leaves everything to stop_writer().
  */
 static void *writer_main(void *arg)
 {
@@ -743,7 +763,7 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	if (spread)
-		pthread_setaffinity_np(pthread_self(), sizeof(process_cpus), &process_cpus);
+		run_anywhere();
 	prefault_ring();
 	pthread_mutex_lock(&tap_lock);
 	while (!writer_stopping) {
@@ -751,9 +771,7 @@ static void *writer_main(void *arg)
 			move_off_senders();
 			if (writing || writer_stopping)
 				continue;
-			writing = 1;
-			write_run(TAP_WRITE_RUN);
-			stop_writing();
+			write_turn();
 			idle = 0;
 			continue;
 		}
@@ -777,8 +795,7 @@ static void *writer_main(void *arg)
 			pthread_cond_timedwait(&ring_work, &tap_lock, &until);
 		} else {
 			if (writer_kicked) {
-				pthread_setaffinity_np(pthread_self(), sizeof(process_cpus),
-						       &process_cpus);
+				run_anywhere();
 				writer_kicked = 0;
 			}
 			writer_sleeping = 1;

@@ -93,7 +93,7 @@ int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 	size_t pad = (4 - mad_len % 4) % 4;
 	size_t head = IB_LRH_LEN + (global ? IB_GRH_LEN : 0) + IB_BTH_LEN + IB_DETH_LEN;
 	size_t icrc_at = head + mad_len + pad;
-	size_t total = icrc_at + IB_ICRC_LEN + IB_VCRC_LEN;
+	size_t total = ib_packet_len(global, mad_len);
 	uint16_t remote_lid = be16toh(addr->lid);
 	uint32_t remote_qp = be32toh(addr->qpn) & 0xffffff;
 	uint32_t dest_qp, src_qp, qkey, icrc;
