@@ -350,6 +350,7 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 {
 	struct ib_user_mad *mad = umad;
 	const struct umad_backend *be;
+	uint64_t ticket;
 	size_t total;
 	ssize_t n;
 	int r = 0;
@@ -372,11 +373,12 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 		umad_dump(mad);
 
 	total = umad_size() + (size_t)length;
+	ticket = umad_tap_send_begin(portid, mad, umad_size(), (size_t)length, mad->agent_id,
+				     mad->timeout_ms, mad->retries);
 	n = be->send(portid, mad, total);
-	if (n >= 0 && (size_t)n == total) {
-		umad_tap_mad(portid, 1, mad, umad_size(), (size_t)length);
+	umad_tap_send_done(ticket, n >= 0 && (size_t)n == total);
+	if (n >= 0 && (size_t)n == total)
 		return 0;
-	}
 	UMAD_DEBUG("send of %zu bytes returned %zd", total, n);
 	errno = n < 0 ? (int)-n : EIO;
 	return -EIO;

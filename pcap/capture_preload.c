@@ -131,10 +131,17 @@ int umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
 
 int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, int retries)
 {
-	int r = REAL(send) ? real.send(portid, agentid, umad, length, timeout_ms, retries) : -EIO;
+	uint64_t ticket = 0;
+	int r;
 
-	if (r == 0 && umad && length >= 0)
-		umad_tap_mad(portid, 1, umad, real.size(), (size_t)length);
+	if (!REAL(send))
+		return -EIO;
+	if (umad && length >= 0)
+		ticket = umad_tap_send_begin(portid, umad, real.size(), (size_t)length,
+					     (uint32_t)agentid, (uint32_t)timeout_ms,
+					     (uint32_t)retries);
+	r = real.send(portid, agentid, umad, length, timeout_ms, retries);
+	umad_tap_send_done(ticket, r == 0);
 	return r;
 }
 

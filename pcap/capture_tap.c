@@ -46,7 +46,13 @@
 #define TAP_IDLE_LOOK_NS 100000
 #define TAP_IDLE_LOOKS	30
 #define TAP_FLUSH_LOOKS	5	/* idle looks before what was written is flushed */
-enum tap_record_kind { TAP_REC_MAD, TAP_REC_IFACE };
+/*
+ * A MAD going out is copied before the backend sends it (once sent, another
+ * thread of the application may free or reuse the buffer as soon as the
+ * answer comes) and stays SENDING, unwritten, until the send returns: then
+ * it becomes a MAD, or UNSENT (left out of the file) if the send failed.
+ */
+enum tap_record_kind { TAP_REC_MAD, TAP_REC_IFACE, TAP_REC_SENDING, TAP_REC_UNSENT };
 #define MAD_SIZE 256
 
 /* Cache-line aligned, the MAD first: the sender's copy is a few whole lines. */
@@ -104,6 +110,7 @@ static pthread_cond_t progress = PTHREAD_COND_INITIALIZER;	/* for sync, another 
 static int writer_running, writer_sleeping, writer_stopping;
 static int space_waiters, progress_waiters;
 static int writing;			/* a thread is writing records without the lock */
+static unsigned sending;		/* SENDING records in the ring */
 static int sender_cpu = -1;		/* where the last record was committed */
 static int writer_kicked;		/* moved off a sender's CPU (kick_writer) */
 static pthread_t writer_thread;
@@ -126,10 +133,28 @@ static void *writer_main(void *arg);
 static void write_record(const struct tap_record *rec);
 static void note_write_error(int r);
 
+/*
+ * How many records, up to max, from the ring's head on can be written: all
+ * but a send still under way and what follows it.  At exit everything is
+ * written (the thread sending may never come back to say how it went).
+ * Lock held.
+ */
+static size_t ready_count(size_t max)
+{
+	size_t n = ring_count < max ? ring_count : max, i;
+
+	if (!sending || writer_stopping)
+		return n;
+	for (i = 0; i < n; i++)
+		if (ring[(ring_head + i) % TAP_RING].kind == TAP_REC_SENDING)
+			return i;
+	return n;
+}
+
 /* One run of records from the ring into the file. Lock held, writing set by the caller. */
 static void write_run(size_t max)
 {
-	size_t first = ring_head, n = ring_count < max ? ring_count : max, i;
+	size_t first = ring_head, n = ready_count(max), i;
 
 	pthread_mutex_unlock(&tap_lock);
 	for (i = 0; i < n; i++) {
@@ -182,16 +207,18 @@ static void sync_upto(uint64_t target)
 {
 	pthread_mutex_lock(&tap_lock);
 	while (flushed < target) {
-		if (writing) {
+		/* Another thread writing, or a send under way that must say how it went. */
+		if (writing || (consumed < target && !ready_count(1))) {
 			progress_waiters++;
 			pthread_cond_wait(&progress, &tap_lock);
 			progress_waiters--;
 			continue;
 		}
 		writing = 1;
-		while (consumed < target)
+		while (consumed < target && ready_count(1))
 			write_run(TAP_WRITE_RUN);
-		flush_written();
+		if (consumed >= target)
+			flush_written();
 		stop_writing();
 	}
 	pthread_mutex_unlock(&tap_lock);
@@ -354,7 +381,7 @@ static void start(void)
 static struct tap_record *reserve(void)
 {
 	while (ring_count == TAP_RING && !writer_stopping) {
-		if (!writing) {
+		if (!writing && ready_count(1)) {
 			write_turn();
 			continue;
 		}
@@ -367,15 +394,19 @@ static struct tap_record *reserve(void)
 	return &ring[(ring_head + ring_count) % TAP_RING];
 }
 
-/* Hand the reserved record to the writer, waking it only when it sleeps or lags. Lock held. */
-static void commit(void)
+/*
+ * Hand the reserved record to the writer, waking it only when it sleeps (and
+ * the record can be written: a send under way wakes it once done) or lags.
+ * Lock held.
+ */
+static void commit(int ready)
 {
 	ring_count++;
 	committed++;
 	sender_cpu = sched_getcpu();	/* cheap: glibc reads it from rseq */
 	if (ring_count == TAP_RING / 2 && !writing)
 		kick_writer();
-	if (writer_sleeping || ring_count == TAP_RING / 2)
+	if ((writer_sleeping && ready) || ring_count == TAP_RING / 2)
 		pthread_cond_signal(&ring_work);
 }
 
@@ -420,7 +451,7 @@ static int iface_for(const char *ca_name, int portnum)
 	rec->kind = TAP_REC_IFACE;
 	rec->big = NULL;
 	snprintf((char *)rec->mad, sizeof(rec->mad), "%s", name);
-	commit();
+	commit(1);
 	id = n_ifaces;
 	snprintf(ifaces[n_ifaces++].name, sizeof(name), "%s", name);
 	return id;
@@ -714,6 +745,8 @@ static void write_record(const struct tap_record *rec)
 {
 	struct ib_packet_ends ends = rec->ends;
 
+	if (rec->kind == TAP_REC_UNSENT)
+		return;
 	if (rec->kind == TAP_REC_IFACE) {
 		int r = pcapng_add_interface(writer, (const char *)rec->mad, "umad port");
 
@@ -767,7 +800,7 @@ static void *writer_main(void *arg)
 	prefault_ring();
 	pthread_mutex_lock(&tap_lock);
 	while (!writer_stopping) {
-		if (!writing && ring_count) {
+		if (!writing && ready_count(1)) {
 			move_off_senders();
 			if (writing || writer_stopping)
 				continue;
@@ -807,46 +840,46 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
-		  size_t mad_len)
+/*
+ * Copy one MAD into the next record and commit it, of this kind (MAD, or
+ * SENDING for a send under way); agent_id, timeout_ms and retries are the
+ * header's.  Returns the record's number (committed), 0 if not captured.
+ * Lock held.
+ */
+static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
+			size_t mad_len, enum tap_record_kind kind, uint32_t agent_id,
+			uint32_t timeout_ms, uint32_t retries)
 {
 	const uint8_t *mad = (const uint8_t *)umad + hdr_size;
 	struct tap_record *rec;
-	struct tap_port *p;
+	struct tap_port *p = find_port(portid);
 	uint64_t id;
-	uint32_t status, agent;
-	uint16_t pkey_index;
-	int timeout;
-
-	if (!atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed))
-		return;
-	status = umad->status;
-	agent = umad->agent_id;
+	uint32_t status = umad->status;
 	/* An ABI 5 header is shorter: it has no pkey_index. */
-	pkey_index = hdr_size >= sizeof(*umad) ? umad->addr.pkey_index : 0;
-	timeout = !outbound && status == ETIMEDOUT_STATUS;
+	uint16_t pkey_index = hdr_size >= sizeof(*umad) ? umad->addr.pkey_index : 0;
+	int timeout = !outbound && status == ETIMEDOUT_STATUS;
 
-	pthread_mutex_lock(&tap_lock);
-	p = find_port(portid);
 	if (!p)
-		goto out;
+		return 0;
 	id = packet_id_for(p, outbound, timeout, mad, mad_len);
 	rec = reserve();
 	if (!rec)
-		goto out;
+		return 0;
 	if (hdr_size >= sizeof(rec->hdr)) {
 		memcpy(&rec->hdr, umad, sizeof(rec->hdr));
 	} else {
 		memset(&rec->hdr, 0, sizeof(rec->hdr));
 		memcpy(&rec->hdr, umad, hdr_size);
 	}
+	rec->hdr.agent_id = agent_id;
+	rec->hdr.timeout_ms = timeout_ms;
+	rec->hdr.retries = retries;
 	rec->ends.outbound = outbound;
 	rec->ends.local_lid = p->lid;
-	rec->ends.local_qp = agent < TAP_MAX_AGENTS ? p->agent_qp[agent] : 1;
+	rec->ends.local_qp = agent_id < TAP_MAX_AGENTS ? p->agent_qp[agent_id] : 1;
 	rec->ends.pkey = pkey_index < p->n_pkeys ? p->pkeys[pkey_index] : 0xffff;
 	rec->ends.local_gid = p->gid;
 	rec->ends.psn = p->psn;
-	rec->kind = TAP_REC_MAD;
 	rec->iface = (int16_t)p->iface;
 	rec->timeout = (uint8_t)timeout;
 	rec->ts_ns = now_ns();
@@ -862,11 +895,62 @@ void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size
 		/* RMPP messages are rare and long: their own copy. */
 		rec->big = malloc(mad_len);
 		if (!rec->big)
-			goto out;
+			return 0;
 		memcpy(rec->big, mad, mad_len);
 	}
+	rec->kind = (uint8_t)kind;
+	if (kind == TAP_REC_SENDING)
+		sending++;
 	p->psn += (uint32_t)segment_count(mad, mad_len);
-	commit();
-out:
+	commit(kind != TAP_REC_SENDING);
+	return committed;
+}
+
+void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
+		  size_t mad_len)
+{
+	if (!atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&tap_lock);
+	capture(portid, outbound, umad, hdr_size, mad_len, TAP_REC_MAD, umad->agent_id,
+		umad->timeout_ms, umad->retries);
+	pthread_mutex_unlock(&tap_lock);
+}
+
+uint64_t umad_tap_send_begin(int portid, const struct ib_user_mad *umad, size_t hdr_size,
+			     size_t mad_len, uint32_t agent_id, uint32_t timeout_ms,
+			     uint32_t retries)
+{
+	uint64_t ticket;
+
+	if (!atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed))
+		return 0;
+	pthread_mutex_lock(&tap_lock);
+	ticket = capture(portid, 1, umad, hdr_size, mad_len, TAP_REC_SENDING, agent_id,
+			 timeout_ms, retries);
+	pthread_mutex_unlock(&tap_lock);
+	return ticket;
+}
+
+void umad_tap_send_done(uint64_t ticket, int sent)
+{
+	struct tap_record *rec;
+
+	if (!ticket)
+		return;
+	pthread_mutex_lock(&tap_lock);
+	/* Not taken yet: at exit, records still SENDING are written as sent, by the exiting thread. */
+	if (ticket > consumed && !writer_stopping) {
+		rec = &ring[(ticket - 1) % TAP_RING];
+		rec->kind = sent ? TAP_REC_MAD : TAP_REC_UNSENT;
+		sending--;
+		/* Whoever waits for this record to be written may go on. */
+		if (writer_sleeping)
+			pthread_cond_signal(&ring_work);
+		if (progress_waiters)
+			pthread_cond_broadcast(&progress);
+		if (space_waiters)
+			pthread_cond_broadcast(&ring_space);
+	}
 	pthread_mutex_unlock(&tap_lock);
 }

@@ -30,9 +30,20 @@ void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const um
 void umad_tap_port_closed(int portid);
 /* An agent was registered on portid with this QP (0 or 1). */
 void umad_tap_agent(int portid, uint32_t agent_id, unsigned qpn);
-/* A whole umad buffer (header of hdr_size, then mad_len bytes) went out or came in. */
+/* A whole umad buffer (header of hdr_size, then mad_len bytes) came in (or went out). */
 void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
 		  size_t mad_len);
+/*
+ * A MAD about to go out, copied while the caller still owns the buffer: once
+ * sent, another thread may free or reuse it as soon as the answer arrives.
+ * The header's agent_id, timeout_ms and retries are the send's arguments.
+ * Returns a ticket for umad_tap_send_done (0: not captured).
+ */
+uint64_t umad_tap_send_begin(int portid, const struct ib_user_mad *umad, size_t hdr_size,
+			     size_t mad_len, uint32_t agent_id, uint32_t timeout_ms,
+			     uint32_t retries);
+/* How the send went: a MAD not sent is left out of the file. */
+void umad_tap_send_done(uint64_t ticket, int sent);
 
 /* Wait until every MAD captured so far is in the file (umad_close_port, umad_done, exit). */
 void umad_tap_sync(void);

@@ -150,6 +150,14 @@ static ssize_t loop_send(int portid, const void *umad, size_t len)
 	copy->length = (uint32_t)len;
 	n = write(peer_of[portid], copy, len);
 	free(copy);
+	/*
+	 * Attribute 0xff7f: once the MAD is on its way, its buffer changes, as
+	 * when another thread of the application gets the answer first and
+	 * frees or reuses the request (opensm does).
+	 */
+	if (n > 0 && ((const uint8_t *)umad)[sizeof(struct ib_user_mad) + 16] == 0xff &&
+	    ((const uint8_t *)umad)[sizeof(struct ib_user_mad) + 17] == 0x7f)
+		memset((uint8_t *)umad + sizeof(struct ib_user_mad), 0xa5, len - sizeof(struct ib_user_mad));
 	return n < 0 ? -errno : n;
 }
 

@@ -6,6 +6,8 @@
 #include "config.h"
 
 #include <errno.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -20,6 +22,7 @@
 #include <pcap/pcap.h>
 
 #include <infiniband/umad.h>
+#include "pcap/pcapng_reader.h"
 #include "tests/child.h"
 
 #if !defined(TEST_MODULE_DIR) || !defined(REPLAY_MODULE_DIR)
@@ -153,6 +156,214 @@ static void test_redaction(void **state)
 	assert_int_equal(read_records(mad, 2), 6);
 	assert_int_equal(mad[1], 0x81);
 	assert_memory_equal(mad + 24, zeros, 8);
+}
+
+/*
+ * A request whose buffer changes as soon as it is sent (attribute 0xff7f on
+ * the loopback: another thread took the answer and reused it), and a send
+ * that fails (too short for the backend).
+ */
+static int reused_and_failed_sends(void)
+{
+	uint8_t buf[64 + 256] = { 0 };
+	uint8_t *mad = buf + 64;
+	int fd, agent, got = 256;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	CHECK(agent >= 0);
+	CHECK_EQ(umad_send(fd, agent, buf, 10, 100, 0), -EIO);
+	CHECK_EQ(errno, EINVAL);
+	mad[0] = 1;
+	mad[1] = 0x04;
+	mad[2] = 1;
+	mad[3] = 0x01;
+	mad[15] = 0x42;
+	mad[16] = 0xff;
+	mad[17] = 0x7f;
+	umad_set_addr(buf, 2, 1, 0, 0x80010000);
+	CHECK_EQ(umad_send(fd, agent, buf, 256, 100, 0), 0);
+	CHECK_EQ(mad[0], 0xa5);		/* the backend did reuse it */
+	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
+	CHECK_EQ(umad_close_port(fd), 0);
+	return 0;
+}
+
+static void test_send_captured_as_given(void **state)
+{
+	struct child_result res;
+	uint8_t out[256], in[256];
+
+	(void)state;
+	expect_child_ok(reused_and_failed_sends, "sim", TEST_MODULE_DIR, &res);
+	/* The failed send is not there: the request and its echo only. */
+	assert_int_equal(read_records(out, 0), 2);
+	read_records(in, 1);
+	assert_int_equal(out[1], 0x04);
+	assert_int_equal(out[15], 0x42);
+	assert_int_equal(out[16], 0xff);
+	assert_int_equal(out[17], 0x7f);
+	assert_memory_equal(out, in, 256);
+}
+
+/*
+ * Opensm's way with threads: on each port one thread sends requests from a
+ * few buffers while another takes the answers (the loopback's echoes) and
+ * at once scribbles over the request's buffer, as a freed and reused one.
+ */
+#define PAIRS 2
+#define PAIR_MADS 4000
+#define PAIR_BUFS 8
+
+struct pair {
+	int index, fd, agent, failed;
+	uint8_t bufs[PAIR_BUFS][64 + 256];
+	sem_t free_bufs;
+	char failure[256];
+};
+
+/* The bytes after the MAD header of request seq on pair: known to the checks. */
+static uint8_t payload_byte(int pair, uint32_t seq, int at)
+{
+	return (uint8_t)(seq * 7 + (uint32_t)at + (uint32_t)pair * 13);
+}
+
+static void pair_fail(struct pair *p, const char *what, uint32_t seq)
+{
+	if (!p->failed)
+		snprintf(p->failure, sizeof(p->failure), "pair %d MAD %u: %s", p->index, seq, what);
+	p->failed = 1;
+}
+
+static void *pair_sender(void *arg)
+{
+	struct pair *p = arg;
+	uint32_t seq;
+	int i;
+
+	for (seq = 0; seq < PAIR_MADS && !p->failed; seq++) {
+		uint8_t *buf = p->bufs[seq % PAIR_BUFS], *mad = buf + 64;
+
+		sem_wait(&p->free_bufs);
+		memset(buf, 0, 64);
+		mad[0] = 1;
+		mad[1] = 0x04;
+		mad[2] = 1;
+		mad[3] = 0x01;
+		mad[12] = (uint8_t)p->index;
+		mad[13] = (uint8_t)(seq >> 16);
+		mad[14] = (uint8_t)(seq >> 8);
+		mad[15] = (uint8_t)seq;
+		mad[17] = 0x12;
+		for (i = 24; i < 256; i++)
+			mad[i] = payload_byte(p->index, seq, i);
+		umad_set_addr(buf, 2, 1, 0, 0x80010000);
+		if (umad_send(p->fd, p->agent, buf, 256, 100, 0) != 0)
+			pair_fail(p, "umad_send failed", seq);
+	}
+	return NULL;
+}
+
+static void *pair_receiver(void *arg)
+{
+	struct pair *p = arg;
+	uint8_t buf[64 + 256];
+	uint32_t n, seq;
+
+	for (n = 0; n < PAIR_MADS && !p->failed; n++) {
+		int got = 256;
+
+		if (umad_recv(p->fd, buf, &got, 5000) != p->agent || got != 256) {
+			pair_fail(p, "umad_recv failed", n);
+			break;
+		}
+		seq = (uint32_t)buf[64 + 13] << 16 | (uint32_t)buf[64 + 14] << 8 | buf[64 + 15];
+		/* The request's buffer is done with: reused at once. */
+		memset(p->bufs[seq % PAIR_BUFS] + 64, 0xa5, 256);
+		sem_post(&p->free_bufs);
+	}
+	return NULL;
+}
+
+static struct pair pairs[PAIRS];
+
+static int threads_sending_and_receiving(void)
+{
+	pthread_t threads[PAIRS][2];
+	int i;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	for (i = 0; i < PAIRS; i++) {
+		struct pair *p = &pairs[i];
+
+		p->index = i;
+		p->fd = umad_open_port(NULL, 0);
+		CHECK(p->fd >= 0);
+		p->agent = umad_register(p->fd, 0x04, 1, 0, NULL);
+		CHECK(p->agent >= 0);
+		CHECK_EQ(sem_init(&p->free_bufs, 0, PAIR_BUFS), 0);
+	}
+	for (i = 0; i < PAIRS; i++) {
+		CHECK_EQ(pthread_create(&threads[i][0], NULL, pair_sender, &pairs[i]), 0);
+		CHECK_EQ(pthread_create(&threads[i][1], NULL, pair_receiver, &pairs[i]), 0);
+	}
+	for (i = 0; i < PAIRS; i++) {
+		pthread_join(threads[i][0], NULL);
+		pthread_join(threads[i][1], NULL);
+	}
+	for (i = 0; i < PAIRS; i++) {
+		if (pairs[i].failed) {
+			snprintf(child_failure, sizeof(child_failure), "%s", pairs[i].failure);
+			return -1;
+		}
+		CHECK_EQ(umad_close_port(pairs[i].fd), 0);
+	}
+	return 0;
+}
+
+static void test_threads_reusing_buffers(void **state)
+{
+	static uint8_t sent[PAIRS][PAIR_MADS], answered[PAIRS][PAIR_MADS];
+	struct capture_reader *r;
+	struct capture_record rec;
+	struct child_result res;
+	char err[256];
+	int n = 0, got, i;
+
+	(void)state;
+	expect_child_ok(threads_sending_and_receiving, "sim", TEST_MODULE_DIR, &res);
+	r = capture_open(path, err, sizeof(err));
+	if (!r)
+		fail_msg("%s", err);
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		const uint8_t *mad = rec.packet + 28;	/* after LRH, BTH, DETH */
+		int pair = mad[12];
+		uint32_t seq = (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+
+		assert_true(rec.len >= 28 + 256);
+		assert_true(pair < PAIRS && seq < PAIR_MADS);
+		for (i = 24; i < 256; i++)
+			if (mad[i] != payload_byte(pair, seq, i))
+				fail_msg("record %d (pair %d MAD %u, direction %d): byte %d is 0x%02x",
+					 n, pair, seq, rec.direction, i, mad[i]);
+		if (rec.direction == 2) {
+			assert_false(sent[pair][seq]);
+			sent[pair][seq] = 1;
+		} else {
+			/* Its request is in the file before it. */
+			assert_int_equal(rec.direction, 1);
+			assert_true(sent[pair][seq]);
+			assert_false(answered[pair][seq]);
+			answered[pair][seq] = 1;
+		}
+		n++;
+	}
+	if (got < 0)
+		fail_msg("%s", err);
+	capture_close(r);
+	assert_int_equal(n, 2 * PAIRS * PAIR_MADS);
 }
 
 static void test_tshark_view(void **state)
@@ -395,6 +606,8 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_records_and_mode),
 		T(test_redaction),
+		T(test_send_captured_as_given),
+		T(test_threads_reusing_buffers),
 		T(test_tshark_view),
 		T(test_rmpp_segments),
 		T(test_rmpp_replayed_whole),
