@@ -8,10 +8,13 @@
  * the file is never more than a few milliseconds behind.  A full ring makes
  * senders wait: nothing is dropped.
  *
- * Whoever must see the file complete (umad_close_port, umad_done, exit)
- * writes what is left itself when the writer thread is not busy, rather
- * than wake it and wait: a sleeping thread can take a long time to run.
- * One thread at a time writes (the "writing" flag), the others wait.
+ * Senders and the writer never wait for each other: a sender fills the
+ * next record under the senders' lock and publishes it by moving the
+ * ring's tail (an atomic store); the writer takes records from the head
+ * and moves it on.  The writer looks at the ring on its own timer while
+ * MADs flow, so a sender wakes it only when it sleeps.  Whoever must see
+ * the file complete (umad_close_port, umad_done, exit), or finds the ring
+ * full, writes what is ready itself: one thread at a time holds write_lock.
  */
 #include "config.h"
 
@@ -64,7 +67,8 @@ struct tap_record {
 	uint8_t *big;			/* a message longer than one MAD (RMPP) */
 	uint32_t mad_len;
 	int16_t iface;
-	uint8_t kind, timeout;
+	_Atomic uint8_t kind;		/* enum tap_record_kind; SENDING changes once */
+	uint8_t timeout;
 } __attribute__((aligned(64)));
 
 struct tap_pending {
@@ -91,8 +95,10 @@ struct tap_iface {
 atomic_int umad_tap_enabled;
 
 static pthread_once_t start_once = PTHREAD_ONCE_INIT;
-/* Guards the ports, the interfaces and the ring; the writer holds it only to take a record. */
+/* The senders' lock: ports, interfaces, packet ids, and the ring's tail end. */
 static pthread_mutex_t tap_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Held by the one thread writing records into the file; whoever holds it never takes tap_lock. */
+static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct pcapng_writer *writer;
 static int redact;
 static uint64_t next_packet_id = 1;
@@ -100,19 +106,23 @@ static struct tap_port ports[TAP_MAX_PORTS];
 static struct tap_iface ifaces[TAP_MAX_IFACES];
 static int n_ifaces;
 
+/*
+ * Record n (counted from 0 since the start) is ring[n % TAP_RING].  Records
+ * ever published (tail: moved by senders under tap_lock) and taken off
+ * (head: moved under write_lock); flushed: known to be in the file
+ * (write_lock).  Senders never pass head + TAP_RING.
+ */
 static struct tap_record *ring;
-static size_t ring_head, ring_count;
-/* Records ever committed, taken off the ring, and known to be in the file. */
-static uint64_t committed, consumed, flushed;
-static pthread_cond_t ring_work = PTHREAD_COND_INITIALIZER;	/* for the writer thread */
-static pthread_cond_t ring_space = PTHREAD_COND_INITIALIZER;	/* for senders, ring full */
-static pthread_cond_t progress = PTHREAD_COND_INITIALIZER;	/* for sync, another writing */
-static int writer_running, writer_sleeping, writer_stopping;
-static int space_waiters, progress_waiters;
-static int writing;			/* a thread is writing records without the lock */
-static unsigned sending;		/* SENDING records in the ring */
-static int sender_cpu = -1;		/* where the last record was committed */
-static int writer_kicked;		/* moved off a sender's CPU (kick_writer) */
+static _Atomic uint64_t tail, head;
+static uint64_t flushed;
+static int writer_running;			/* tap_lock */
+static atomic_int writer_stopping;		/* set under tap_lock: nothing is published after */
+/* The writer asleep until woken (not just between two looks): wake_lock and wake_up. */
+static atomic_int writer_sleeping;
+static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t wake_up = PTHREAD_COND_INITIALIZER;
+static atomic_int sender_cpu = -1;		/* where the last record was published */
+static atomic_int writer_kicked;		/* moved off a sender's CPU (kick_writer) */
 static pthread_t writer_thread;
 
 /* The writing thread's own: one packet and one comment at a time, no allocation per MAD. */
@@ -133,30 +143,47 @@ static void *writer_main(void *arg);
 static void write_record(const struct tap_record *rec);
 static void note_write_error(int r);
 
-/*
- * How many records, up to max, from the ring's head on can be written: all
- * but a send still under way and what follows it.  At exit everything is
- * written (the thread sending may never come back to say how it went).
- * Lock held.
- */
-static size_t ready_count(size_t max)
+static void pause_briefly(long ns)
 {
-	size_t n = ring_count < max ? ring_count : max, i;
+	struct timespec t = { 0, ns };
 
-	if (!sending || writer_stopping)
+	nanosleep(&t, NULL);
+}
+
+/*
+ * How many records, up to max, from the head on can be written: all but a
+ * send still under way and what follows it.  At exit everything is written
+ * (the thread sending may never come back to say how it went).
+ * write_lock held.
+ */
+static size_t ready_count(uint64_t from, size_t max)
+{
+	uint64_t end = atomic_load_explicit(&tail, memory_order_acquire);
+	size_t n = end - from < max ? (size_t)(end - from) : max, i;
+
+	if (atomic_load(&writer_stopping))
 		return n;
 	for (i = 0; i < n; i++)
-		if (ring[(ring_head + i) % TAP_RING].kind == TAP_REC_SENDING)
+		if (atomic_load_explicit(&ring[(from + i) % TAP_RING].kind, memory_order_acquire) ==
+		    TAP_REC_SENDING)
 			return i;
 	return n;
 }
 
-/* One run of records from the ring into the file. Lock held, writing set by the caller. */
-static void write_run(size_t max)
+/* Is a record ready at the head?  For a thread about to sleep. */
+static int record_ready(void)
 {
-	size_t first = ring_head, n = ready_count(max), i;
+	uint64_t at = atomic_load(&head);
 
-	pthread_mutex_unlock(&tap_lock);
+	return atomic_load(&tail) != at && atomic_load(&ring[at % TAP_RING].kind) != TAP_REC_SENDING;
+}
+
+/* Write up to max ready records from the head into the file; how many. write_lock held. */
+static size_t write_run(size_t max)
+{
+	uint64_t first = atomic_load_explicit(&head, memory_order_relaxed);
+	size_t n = ready_count(first, max), i;
+
 	for (i = 0; i < n; i++) {
 		struct tap_record *rec = &ring[(first + i) % TAP_RING];
 
@@ -164,93 +191,53 @@ static void write_run(size_t max)
 		free(rec->big);
 		rec->big = NULL;
 	}
-	pthread_mutex_lock(&tap_lock);
-	ring_head = (ring_head + n) % TAP_RING;
-	ring_count -= n;
-	consumed += n;
-	if (space_waiters)
-		pthread_cond_broadcast(&ring_space);
+	/* The records are the senders' again. */
+	atomic_store_explicit(&head, first + n, memory_order_release);
+	return n;
 }
 
-/* Flush what was written. Lock held, writing set by the caller. */
+/* Flush what was written. write_lock held. */
 static void flush_written(void)
 {
-	uint64_t upto = consumed;
-
-	pthread_mutex_unlock(&tap_lock);
 	note_write_error(pcapng_flush(writer));
-	pthread_mutex_lock(&tap_lock);
-	flushed = upto;
+	flushed = atomic_load_explicit(&head, memory_order_relaxed);
 }
 
-/* Let go of the writing role, telling those who wait for it. Lock held. */
-static void stop_writing(void)
-{
-	writing = 0;
-	if (progress_waiters)
-		pthread_cond_broadcast(&progress);
-}
-
-/* Take the writing role for one run (nobody else may hold it). Lock held. */
-static void write_turn(void)
-{
-	writing = 1;
-	write_run(TAP_WRITE_RUN);
-	stop_writing();
-}
-
-/*
- * Until the file holds every record committed before the call: written by
- * this thread when nobody else is writing, else waiting for the one who is.
- */
+/* Until the file holds the first target records, whoever else is writing. */
 static void sync_upto(uint64_t target)
 {
-	pthread_mutex_lock(&tap_lock);
-	while (flushed < target) {
-		/* Another thread writing, or a send under way that must say how it went. */
-		if (writing || (consumed < target && !ready_count(1))) {
-			progress_waiters++;
-			pthread_cond_wait(&progress, &tap_lock);
-			progress_waiters--;
+	pthread_mutex_lock(&write_lock);
+	while (atomic_load(&head) < target) {
+		if (write_run(TAP_WRITE_RUN))
 			continue;
-		}
-		writing = 1;
-		while (consumed < target && ready_count(1))
-			write_run(TAP_WRITE_RUN);
-		if (consumed >= target)
-			flush_written();
-		stop_writing();
+		/* A send under way must say how it went: in a few microseconds. */
+		pthread_mutex_unlock(&write_lock);
+		pause_briefly(20000);
+		pthread_mutex_lock(&write_lock);
 	}
-	pthread_mutex_unlock(&tap_lock);
+	if (flushed < target)
+		flush_written();
+	pthread_mutex_unlock(&write_lock);
 }
 
 /* At exit: later MADs are not captured, and the file gets everything before. */
 static void stop_writer(void)
 {
-	uint64_t target;
-
 	pthread_mutex_lock(&tap_lock);
 	if (!writer_running) {
 		pthread_mutex_unlock(&tap_lock);
 		return;
 	}
 	atomic_store(&umad_tap_enabled, 0);
-	writer_stopping = 1;	/* the thread leaves the rest to us, and exit() ends it */
-	target = committed;
+	atomic_store(&writer_stopping, 1);	/* the thread leaves the rest to us, and exit() ends it */
 	pthread_mutex_unlock(&tap_lock);
-	sync_upto(target);
+	sync_upto(atomic_load(&tail));
 }
 
 void umad_tap_sync(void)
 {
-	uint64_t target;
-
-	if (!atomic_load(&umad_tap_enabled))
-		return;
-	pthread_mutex_lock(&tap_lock);
-	target = committed;
-	pthread_mutex_unlock(&tap_lock);
-	sync_upto(target);
+	if (atomic_load(&umad_tap_enabled))
+		sync_upto(atomic_load(&tail));
 }
 
 /* A forked child has no writer thread (and shares the file): it does not capture. */
@@ -295,38 +282,35 @@ static void start_elsewhere(pthread_attr_t *attr)
 /*
  * Move the writer off the CPU the senders use, if it is there (the
  * scheduler likes to put a woken thread beside its waker, where the two
- * would share one CPU), then let it run anywhere again.  Lock held; it is
- * let go during the move.
+ * would share one CPU), then let it run anywhere again.
  */
 static void move_off_senders(void)
 {
 	cpu_set_t others;
-	int cpu = sender_cpu;
+	int cpu = atomic_load_explicit(&sender_cpu, memory_order_relaxed);
 
 	if (!spread || cpu < 0 || sched_getcpu() != cpu)
 		return;
-	pthread_mutex_unlock(&tap_lock);
 	others = cpus_except(cpu);
 	if (pthread_setaffinity_np(pthread_self(), sizeof(others), &others) == 0)
 		run_anywhere();
-	pthread_mutex_lock(&tap_lock);
 }
 
 /*
- * A sender found the ring half full and nobody writing: the writer thread
- * is not getting a CPU, most likely waiting behind this very thread.  Move
- * it to another CPU from here, and keep it off this one until it is idle
- * again.  Lock held.
+ * A sender found the ring half full: the writer thread is not getting a
+ * CPU, most likely waiting behind this very thread.  Move it to another CPU
+ * from here, and keep it off this one until it is idle again.  tap_lock held.
  */
 static void kick_writer(void)
 {
 	cpu_set_t others;
 	int cpu = sched_getcpu();
 
-	if (!spread || writer_kicked || cpu < 0)
+	if (!spread || atomic_load(&writer_kicked) || cpu < 0)
 		return;
 	others = cpus_except(cpu);
-	writer_kicked = pthread_setaffinity_np(writer_thread, sizeof(others), &others) == 0;
+	atomic_store(&writer_kicked,
+		     pthread_setaffinity_np(writer_thread, sizeof(others), &others) == 0);
 }
 
 static void start(void)
@@ -375,39 +359,54 @@ static void start(void)
 /*
  * The next free record of the ring; NULL once stopped.  A full ring means
  * the writer thread is behind, or not running at all (the scheduler may
- * keep it waiting behind this very thread): the sender writes a run itself
- * when nobody is writing, and waits for the one who is otherwise.  Lock held.
+ * keep it waiting behind this very thread): the sender writes what is
+ * ready itself.  tap_lock held.
  */
 static struct tap_record *reserve(void)
 {
-	while (ring_count == TAP_RING && !writer_stopping) {
-		if (!writing && ready_count(1)) {
-			write_turn();
-			continue;
-		}
-		space_waiters++;
-		pthread_cond_wait(&ring_space, &tap_lock);
-		space_waiters--;
+	uint64_t at = atomic_load_explicit(&tail, memory_order_relaxed);
+
+	while (at - atomic_load_explicit(&head, memory_order_acquire) == TAP_RING &&
+	       !atomic_load(&writer_stopping)) {
+		size_t n;
+
+		pthread_mutex_lock(&write_lock);
+		n = write_run(TAP_WRITE_RUN);
+		pthread_mutex_unlock(&write_lock);
+		if (!n)
+			pause_briefly(20000);	/* the head is a send under way */
 	}
-	if (writer_stopping || !writer_running)
+	if (atomic_load(&writer_stopping) || !writer_running)
 		return NULL;
-	return &ring[(ring_head + ring_count) % TAP_RING];
+	return &ring[at % TAP_RING];
+}
+
+/* Wake the writer thread if it sleeps (it looks by itself between two sleeps). */
+static void wake_writer(void)
+{
+	if (atomic_load(&writer_sleeping)) {
+		pthread_mutex_lock(&wake_lock);
+		pthread_cond_signal(&wake_up);
+		pthread_mutex_unlock(&wake_lock);
+	}
 }
 
 /*
- * Hand the reserved record to the writer, waking it only when it sleeps (and
- * the record can be written: a send under way wakes it once done) or lags.
- * Lock held.
+ * Publish the reserved record to the writer, waking it only when it sleeps
+ * (and the record can be written: a send under way wakes it once done).
+ * tap_lock held.
  */
 static void commit(int ready)
 {
-	ring_count++;
-	committed++;
-	sender_cpu = sched_getcpu();	/* cheap: glibc reads it from rseq */
-	if (ring_count == TAP_RING / 2 && !writing)
+	uint64_t at = atomic_load_explicit(&tail, memory_order_relaxed) + 1;
+
+	/* Sequentially consistent, against writer_sleeping: see writer_main. */
+	atomic_store(&tail, at);
+	atomic_store_explicit(&sender_cpu, sched_getcpu(), memory_order_relaxed);
+	if (at - atomic_load_explicit(&head, memory_order_relaxed) == TAP_RING / 2)
 		kick_writer();
-	if ((writer_sleeping && ready) || ring_count == TAP_RING / 2)
-		pthread_cond_signal(&ring_work);
+	if (ready)
+		wake_writer();
 }
 
 int umad_tap_start(void)
@@ -448,7 +447,7 @@ static int iface_for(const char *ca_name, int portnum)
 	rec = reserve();
 	if (!rec)
 		return -EPIPE;
-	rec->kind = TAP_REC_IFACE;
+	atomic_store_explicit(&rec->kind, TAP_REC_IFACE, memory_order_relaxed);
 	rec->big = NULL;
 	snprintf((char *)rec->mad, sizeof(rec->mad), "%s", name);
 	commit(1);
@@ -744,10 +743,11 @@ static void write_rmpp_segments(const struct tap_record *rec, struct ib_packet_e
 static void write_record(const struct tap_record *rec)
 {
 	struct ib_packet_ends ends = rec->ends;
+	uint8_t kind = atomic_load_explicit(&rec->kind, memory_order_relaxed);
 
-	if (rec->kind == TAP_REC_UNSENT)
+	if (kind == TAP_REC_UNSENT)
 		return;
-	if (rec->kind == TAP_REC_IFACE) {
+	if (kind == TAP_REC_IFACE) {
 		int r = pcapng_add_interface(writer, (const char *)rec->mad, "umad port");
 
 		note_write_error(r < 0 ? r : 0);
@@ -768,7 +768,7 @@ static void write_record(const struct tap_record *rec)
 
 /*
  * Fault the ring's pages in here rather than in the senders' first copies:
- * the free records, a few at a time under the lock, as senders may already
+ * the free records, a few at a time under tap_lock, as senders may already
  * be filling the first ones.
  */
 static void prefault_ring(void)
@@ -777,74 +777,81 @@ static void prefault_ring(void)
 
 	for (i = 0; i < TAP_RING; i += 16) {
 		pthread_mutex_lock(&tap_lock);
-		for (k = i; k < i + 16 && k < TAP_RING; k++)
-			if ((k + TAP_RING - ring_head) % TAP_RING >= ring_count)
+		for (k = i; k < i + 16 && k < TAP_RING; k++) {
+			uint64_t from = atomic_load(&head), to = atomic_load(&tail);
+
+			if ((k + TAP_RING - from % TAP_RING) % TAP_RING >= to - from)
 				memset(&ring[k], 0, sizeof(ring[k]));
+		}
 		pthread_mutex_unlock(&tap_lock);
 	}
 }
 
 /*
- * The writer thread: takes records in runs and writes them, flushing once
- * the ring has been dry for TAP_FLUSH_LOOKS looks.  Idle, it looks again
- * every TAP_IDLE_LOOK_NS (so that a busy sender need not wake it), then
- * sleeps until woken.  Once stopping, it leaves everything to stop_writer().
+ * Sleep until a sender or a finished send wakes it.  writer_sleeping and
+ * the look at the ring are sequentially consistent, as are the senders'
+ * publishing and their look at writer_sleeping: one side sees the other.
+ */
+static void sleep_until_woken(void)
+{
+	pthread_mutex_lock(&wake_lock);
+	atomic_store(&writer_sleeping, 1);
+	if (!record_ready() && !atomic_load(&writer_stopping))
+		pthread_cond_wait(&wake_up, &wake_lock);
+	atomic_store(&writer_sleeping, 0);
+	pthread_mutex_unlock(&wake_lock);
+}
+
+/*
+ * The writer thread: writes records in runs, flushing once the ring has
+ * been dry for TAP_FLUSH_LOOKS looks.  Idle, it looks again every
+ * TAP_IDLE_LOOK_NS (so that a busy sender need not wake it), then sleeps
+ * until woken.  Once stopping, it leaves everything to stop_writer().
  */
 static void *writer_main(void *arg)
 {
 	int idle = 0;
+	size_t n;
 
 	(void)arg;
 	if (spread)
 		run_anywhere();
 	prefault_ring();
-	pthread_mutex_lock(&tap_lock);
-	while (!writer_stopping) {
-		if (!writing && ready_count(1)) {
+	while (!atomic_load(&writer_stopping)) {
+		if (record_ready())
 			move_off_senders();
-			if (writing || writer_stopping)
-				continue;
-			write_turn();
-			idle = 0;
-			continue;
+		pthread_mutex_lock(&write_lock);
+		if (atomic_load(&writer_stopping)) {
+			pthread_mutex_unlock(&write_lock);
+			break;
 		}
+		n = write_run(TAP_WRITE_RUN);
 		/* A while idle: the file catches up (a full batch is written anyway). */
-		if (!writing && flushed < consumed && idle >= TAP_FLUSH_LOOKS) {
-			writing = 1;
+		if (!n && idle >= TAP_FLUSH_LOOKS && flushed < atomic_load(&head))
 			flush_written();
-			stop_writing();
-			continue;
-		}
-		if (idle < TAP_IDLE_LOOKS) {
-			struct timespec until;
-
+		pthread_mutex_unlock(&write_lock);
+		if (n) {
+			idle = 0;
+		} else if (idle < TAP_IDLE_LOOKS) {
 			idle++;
-			clock_gettime(CLOCK_REALTIME, &until);
-			until.tv_nsec += TAP_IDLE_LOOK_NS;
-			if (until.tv_nsec >= 1000000000) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000;
-			}
-			pthread_cond_timedwait(&ring_work, &tap_lock, &until);
+			pause_briefly(TAP_IDLE_LOOK_NS);
 		} else {
-			if (writer_kicked) {
+			if (atomic_load(&writer_kicked)) {
 				run_anywhere();
-				writer_kicked = 0;
+				atomic_store(&writer_kicked, 0);
 			}
-			writer_sleeping = 1;
-			pthread_cond_wait(&ring_work, &tap_lock);
-			writer_sleeping = 0;
+			sleep_until_woken();
+			idle = 0;
 		}
 	}
-	pthread_mutex_unlock(&tap_lock);
 	return NULL;
 }
 
 /*
  * Copy one MAD into the next record and commit it, of this kind (MAD, or
  * SENDING for a send under way); agent_id, timeout_ms and retries are the
- * header's.  Returns the record's number (committed), 0 if not captured.
- * Lock held.
+ * header's.  Returns the record's number from 1, 0 if not captured.
+ * tap_lock held.
  */
 static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
 			size_t mad_len, enum tap_record_kind kind, uint32_t agent_id,
@@ -898,12 +905,10 @@ static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad
 			return 0;
 		memcpy(rec->big, mad, mad_len);
 	}
-	rec->kind = (uint8_t)kind;
-	if (kind == TAP_REC_SENDING)
-		sending++;
+	atomic_store_explicit(&rec->kind, (uint8_t)kind, memory_order_relaxed);
 	p->psn += (uint32_t)segment_count(mad, mad_len);
 	commit(kind != TAP_REC_SENDING);
-	return committed;
+	return atomic_load_explicit(&tail, memory_order_relaxed);
 }
 
 void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
@@ -934,23 +939,13 @@ uint64_t umad_tap_send_begin(int portid, const struct ib_user_mad *umad, size_t 
 
 void umad_tap_send_done(uint64_t ticket, int sent)
 {
-	struct tap_record *rec;
-
 	if (!ticket)
 		return;
-	pthread_mutex_lock(&tap_lock);
-	/* Not taken yet: at exit, records still SENDING are written as sent, by the exiting thread. */
-	if (ticket > consumed && !writer_stopping) {
-		rec = &ring[(ticket - 1) % TAP_RING];
-		rec->kind = sent ? TAP_REC_MAD : TAP_REC_UNSENT;
-		sending--;
-		/* Whoever waits for this record to be written may go on. */
-		if (writer_sleeping)
-			pthread_cond_signal(&ring_work);
-		if (progress_waiters)
-			pthread_cond_broadcast(&progress);
-		if (space_waiters)
-			pthread_cond_broadcast(&ring_space);
-	}
-	pthread_mutex_unlock(&tap_lock);
+	/*
+	 * No lock: a SENDING record stays where it is until this (at exit it
+	 * is written as sent, and the ring is not used again).  Sequentially
+	 * consistent against writer_sleeping, as in commit().
+	 */
+	atomic_store(&ring[(ticket - 1) % TAP_RING].kind, sent ? TAP_REC_MAD : TAP_REC_UNSENT);
+	wake_writer();
 }
