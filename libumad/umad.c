@@ -353,7 +353,7 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	uint64_t ticket;
 	size_t total;
 	ssize_t n;
-	int r = 0;
+	int r = 0, sent;
 
 	UMAD_DEBUG("fd %d agentid %d umad %p timeout %d", portid, agentid, umad, timeout_ms);
 	if (!mad || length < 0) {
@@ -376,8 +376,9 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	ticket = umad_tap_send_begin(portid, mad, umad_size(), (size_t)length, mad->agent_id,
 				     mad->timeout_ms, mad->retries);
 	n = be->send(portid, mad, total);
-	umad_tap_send_done(ticket, n >= 0 && (size_t)n == total);
-	if (n >= 0 && (size_t)n == total)
+	sent = n >= 0 && (size_t)n == total;
+	umad_tap_send_done(ticket, sent);
+	if (sent)
 		return 0;
 	UMAD_DEBUG("send of %zu bytes returned %zd", total, n);
 	errno = n < 0 ? (int)-n : EIO;
@@ -415,7 +416,7 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 	if (n >= 0) {
 		*length = (size_t)n > hdr ? (int)((size_t)n - hdr) : 0;
 		UMAD_DEBUG("mad received by agent %u length %zd", mad->agent_id, n);
-		umad_tap_mad(portid, 0, mad, hdr, (size_t)*length);
+		umad_tap_received(portid, mad, hdr, (size_t)*length);
 		return (int)mad->agent_id;
 	}
 	/*

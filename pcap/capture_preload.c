@@ -150,6 +150,6 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 	int r = REAL(recv) ? real.recv(portid, umad, length, timeout_ms) : -EIO;
 
 	if (r >= 0 && umad && length && *length >= 0)
-		umad_tap_mad(portid, 0, umad, real.size(), (size_t)*length);
+		umad_tap_received(portid, umad, real.size(), (size_t)*length);
 	return r;
 }

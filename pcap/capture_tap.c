@@ -203,18 +203,29 @@ static void flush_written(void)
 	flushed = atomic_load_explicit(&head, memory_order_relaxed);
 }
 
+/*
+ * A thread that cannot wait for the writer thread (ring full, or sync):
+ * write a run of what is ready, after whoever is writing now; if nothing
+ * is, the head is a send under way, which says how it went in a few
+ * microseconds.
+ */
+static void write_ready_or_pause(void)
+{
+	size_t n;
+
+	pthread_mutex_lock(&write_lock);
+	n = write_run(TAP_WRITE_RUN);
+	pthread_mutex_unlock(&write_lock);
+	if (!n)
+		pause_briefly(20000);
+}
+
 /* Until the file holds the first target records, whoever else is writing. */
 static void sync_upto(uint64_t target)
 {
+	while (atomic_load(&head) < target)
+		write_ready_or_pause();
 	pthread_mutex_lock(&write_lock);
-	while (atomic_load(&head) < target) {
-		if (write_run(TAP_WRITE_RUN))
-			continue;
-		/* A send under way must say how it went: in a few microseconds. */
-		pthread_mutex_unlock(&write_lock);
-		pause_briefly(20000);
-		pthread_mutex_lock(&write_lock);
-	}
 	if (flushed < target)
 		flush_written();
 	pthread_mutex_unlock(&write_lock);
@@ -367,15 +378,8 @@ static struct tap_record *reserve(void)
 	uint64_t at = atomic_load_explicit(&tail, memory_order_relaxed);
 
 	while (at - atomic_load_explicit(&head, memory_order_acquire) == TAP_RING &&
-	       !atomic_load(&writer_stopping)) {
-		size_t n;
-
-		pthread_mutex_lock(&write_lock);
-		n = write_run(TAP_WRITE_RUN);
-		pthread_mutex_unlock(&write_lock);
-		if (!n)
-			pause_briefly(20000);	/* the head is a send under way */
-	}
+	       !atomic_load(&writer_stopping))
+		write_ready_or_pause();
 	if (atomic_load(&writer_stopping) || !writer_running)
 		return NULL;
 	return &ring[at % TAP_RING];
@@ -400,7 +404,7 @@ static void commit(int ready)
 {
 	uint64_t at = atomic_load_explicit(&tail, memory_order_relaxed) + 1;
 
-	/* Sequentially consistent, against writer_sleeping: see writer_main. */
+	/* Sequentially consistent, against writer_sleeping: see sleep_until_woken. */
 	atomic_store(&tail, at);
 	atomic_store_explicit(&sender_cpu, sched_getcpu(), memory_order_relaxed);
 	if (at - atomic_load_explicit(&head, memory_order_relaxed) == TAP_RING / 2)
@@ -776,13 +780,15 @@ static void prefault_ring(void)
 	size_t i, k;
 
 	for (i = 0; i < TAP_RING; i += 16) {
-		pthread_mutex_lock(&tap_lock);
-		for (k = i; k < i + 16 && k < TAP_RING; k++) {
-			uint64_t from = atomic_load(&head), to = atomic_load(&tail);
+		uint64_t from, to;
 
+		/* The tail stands still under tap_lock; a head moving on only frees more. */
+		pthread_mutex_lock(&tap_lock);
+		from = atomic_load(&head);
+		to = atomic_load(&tail);
+		for (k = i; k < i + 16 && k < TAP_RING; k++)
 			if ((k + TAP_RING - from % TAP_RING) % TAP_RING >= to - from)
 				memset(&ring[k], 0, sizeof(ring[k]));
-		}
 		pthread_mutex_unlock(&tap_lock);
 	}
 }
@@ -848,15 +854,15 @@ static void *writer_main(void *arg)
 }
 
 /*
- * Copy one MAD into the next record and commit it, of this kind (MAD, or
- * SENDING for a send under way); agent_id, timeout_ms and retries are the
+ * Copy one MAD into the next record and commit it: going out, as SENDING
+ * until the send returns.  agent_id, timeout_ms and retries are the
  * header's.  Returns the record's number from 1, 0 if not captured.
  * tap_lock held.
  */
 static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
-			size_t mad_len, enum tap_record_kind kind, uint32_t agent_id,
-			uint32_t timeout_ms, uint32_t retries)
+			size_t mad_len, uint32_t agent_id, uint32_t timeout_ms, uint32_t retries)
 {
+	enum tap_record_kind kind = outbound ? TAP_REC_SENDING : TAP_REC_MAD;
 	const uint8_t *mad = (const uint8_t *)umad + hdr_size;
 	struct tap_record *rec;
 	struct tap_port *p = find_port(portid);
@@ -911,14 +917,14 @@ static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad
 	return atomic_load_explicit(&tail, memory_order_relaxed);
 }
 
-void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
-		  size_t mad_len)
+void umad_tap_received(int portid, const struct ib_user_mad *umad, size_t hdr_size,
+		       size_t mad_len)
 {
 	if (!atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&tap_lock);
-	capture(portid, outbound, umad, hdr_size, mad_len, TAP_REC_MAD, umad->agent_id,
-		umad->timeout_ms, umad->retries);
+	capture(portid, 0, umad, hdr_size, mad_len, umad->agent_id, umad->timeout_ms,
+		umad->retries);
 	pthread_mutex_unlock(&tap_lock);
 }
 
@@ -931,8 +937,7 @@ uint64_t umad_tap_send_begin(int portid, const struct ib_user_mad *umad, size_t 
 	if (!atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed))
 		return 0;
 	pthread_mutex_lock(&tap_lock);
-	ticket = capture(portid, 1, umad, hdr_size, mad_len, TAP_REC_SENDING, agent_id,
-			 timeout_ms, retries);
+	ticket = capture(portid, 1, umad, hdr_size, mad_len, agent_id, timeout_ms, retries);
 	pthread_mutex_unlock(&tap_lock);
 	return ticket;
 }

@@ -30,9 +30,9 @@ void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const um
 void umad_tap_port_closed(int portid);
 /* An agent was registered on portid with this QP (0 or 1). */
 void umad_tap_agent(int portid, uint32_t agent_id, unsigned qpn);
-/* A whole umad buffer (header of hdr_size, then mad_len bytes) came in (or went out). */
-void umad_tap_mad(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
-		  size_t mad_len);
+/* A whole umad buffer (header of hdr_size, then mad_len bytes) came in, or a send timed out. */
+void umad_tap_received(int portid, const struct ib_user_mad *umad, size_t hdr_size,
+		       size_t mad_len);
 /*
  * A MAD about to go out, copied while the caller still owns the buffer: once
  * sent, another thread may free or reuse it as soon as the answer arrives.

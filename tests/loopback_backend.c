@@ -155,9 +155,12 @@ static ssize_t loop_send(int portid, const void *umad, size_t len)
 	 * when another thread of the application gets the answer first and
 	 * frees or reuses the request (opensm does).
 	 */
-	if (n > 0 && ((const uint8_t *)umad)[sizeof(struct ib_user_mad) + 16] == 0xff &&
-	    ((const uint8_t *)umad)[sizeof(struct ib_user_mad) + 17] == 0x7f)
-		memset((uint8_t *)umad + sizeof(struct ib_user_mad), 0xa5, len - sizeof(struct ib_user_mad));
+	if (n > 0) {
+		uint8_t *mad = (uint8_t *)umad + sizeof(struct ib_user_mad);
+
+		if (mad[16] == 0xff && mad[17] == 0x7f)
+			memset(mad, 0xa5, len - sizeof(struct ib_user_mad));
+	}
 	return n < 0 ? -errno : n;
 }
 

@@ -10,6 +10,7 @@
 #include <semaphore.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -218,7 +219,8 @@ static void test_send_captured_as_given(void **state)
 #define PAIR_BUFS 8
 
 struct pair {
-	int index, fd, agent, failed;
+	int index, fd, agent;
+	atomic_int failed;
 	uint8_t bufs[PAIR_BUFS][64 + 256];
 	sem_t free_bufs;
 	char failure[256];
@@ -232,9 +234,8 @@ static uint8_t payload_byte(int pair, uint32_t seq, int at)
 
 static void pair_fail(struct pair *p, const char *what, uint32_t seq)
 {
-	if (!p->failed)
+	if (!atomic_exchange(&p->failed, 1))	/* the first failure is told */
 		snprintf(p->failure, sizeof(p->failure), "pair %d MAD %u: %s", p->index, seq, what);
-	p->failed = 1;
 }
 
 static void *pair_sender(void *arg)
@@ -284,6 +285,9 @@ static void *pair_receiver(void *arg)
 		memset(p->bufs[seq % PAIR_BUFS] + 64, 0xa5, 256);
 		sem_post(&p->free_bufs);
 	}
+	/* A sender waiting for a buffer after a failure sees it and stops. */
+	for (n = 0; p->failed && n < PAIR_BUFS; n++)
+		sem_post(&p->free_bufs);
 	return NULL;
 }
 
