@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 
 #include "capture_tap.h"
@@ -77,7 +78,8 @@ struct tap_pending {
 };
 
 struct tap_port {
-	int portid;			/* -1: free slot */
+	int in_use;			/* 0 (as the zeroed array starts): a free slot */
+	int portid;
 	int iface;
 	uint16_t lid;
 	union umad_gid gid;
@@ -329,10 +331,8 @@ static void start(void)
 	const char *path = getenv(capture_variable);
 	const char *r = getenv("UMAD_CAPTURE_REDACT");
 	pthread_attr_t attr;
-	int i, err;
+	int err;
 
-	for (i = 0; i < TAP_MAX_PORTS; i++)
-		ports[i].portid = -1;
 	if (!path || !*path)
 		return;
 	writer = pcapng_create(path, "libumad capture tap");
@@ -342,8 +342,15 @@ static void start(void)
 		return;
 	}
 	pcapng_set_batching(writer, 1);
-	/* Not zeroed here: the writer thread does it (prefault_ring), so the page faults are its. */
-	ring = aligned_alloc(64, TAP_RING * sizeof(*ring));
+	/*
+	 * Faulted in here, by one call: senders' first copies would fault page
+	 * by page, and a writer thread faulting them in meanwhile held the
+	 * senders up longer than this takes.
+	 */
+	ring = mmap(NULL, TAP_RING * sizeof(*ring), PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+	if (ring == MAP_FAILED)
+		ring = NULL;
 	err = ring ? pthread_attr_init(&attr) : ENOMEM;
 	if (!err) {
 		pthread_attr_setstacksize(&attr, 256 * 1024);
@@ -356,7 +363,8 @@ static void start(void)
 			capture_variable, path, strerror(err));
 		pcapng_close(writer);
 		writer = NULL;
-		free(ring);
+		if (ring)
+			munmap(ring, TAP_RING * sizeof(*ring));
 		ring = NULL;
 		return;
 	}
@@ -424,13 +432,28 @@ static struct tap_port *find_port(int portid)
 	static int last;	/* MADs come in runs on one port */
 	int i;
 
-	if (ports[last].portid == portid)
+	if (ports[last].in_use && ports[last].portid == portid)
 		return &ports[last];
 	for (i = 0; i < TAP_MAX_PORTS; i++)
-		if (ports[i].portid == portid) {
+		if (ports[i].in_use && ports[i].portid == portid) {
 			last = i;
 			return &ports[i];
 		}
+	return NULL;
+}
+
+/*
+ * A free slot, or NULL.  Slots start zeroed (free) rather than being marked
+ * at start: touching all of them would fault in 64 pages in the
+ * application's thread.
+ */
+static struct tap_port *free_port(void)
+{
+	int i;
+
+	for (i = 0; i < TAP_MAX_PORTS; i++)
+		if (!ports[i].in_use)
+			return &ports[i];
 	return NULL;
 }
 
@@ -470,9 +493,10 @@ void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const um
 	pthread_mutex_lock(&tap_lock);
 	p = find_port(portid);
 	if (!p)
-		p = find_port(-1);
+		p = free_port();
 	if (p) {
 		memset(p, 0, sizeof(*p));
+		p->in_use = 1;
 		p->portid = portid;
 		p->iface = iface_for(ca_name, portnum);
 		p->lid = 0xffff;
@@ -487,7 +511,7 @@ void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const um
 				p->pkeys[i] = info->pkeys[i];
 		}
 		if (p->iface < 0)
-			p->portid = -1;
+			p->in_use = 0;
 	}
 	pthread_mutex_unlock(&tap_lock);
 }
@@ -501,7 +525,7 @@ void umad_tap_port_closed(int portid)
 	pthread_mutex_lock(&tap_lock);
 	p = find_port(portid);
 	if (p)
-		p->portid = -1;
+		p->in_use = 0;
 	pthread_mutex_unlock(&tap_lock);
 	/* What went through the port is in the file once it is closed. */
 	umad_tap_sync();
@@ -771,29 +795,6 @@ static void write_record(const struct tap_record *rec)
 }
 
 /*
- * Fault the ring's pages in here rather than in the senders' first copies:
- * the free records, a few at a time under tap_lock, as senders may already
- * be filling the first ones.
- */
-static void prefault_ring(void)
-{
-	size_t i, k;
-
-	for (i = 0; i < TAP_RING; i += 16) {
-		uint64_t from, to;
-
-		/* The tail stands still under tap_lock; a head moving on only frees more. */
-		pthread_mutex_lock(&tap_lock);
-		from = atomic_load(&head);
-		to = atomic_load(&tail);
-		for (k = i; k < i + 16 && k < TAP_RING; k++)
-			if ((k + TAP_RING - from % TAP_RING) % TAP_RING >= to - from)
-				memset(&ring[k], 0, sizeof(ring[k]));
-		pthread_mutex_unlock(&tap_lock);
-	}
-}
-
-/*
  * Sleep until a sender or a finished send wakes it.  writer_sleeping and
  * the look at the ring are sequentially consistent, as are the senders'
  * publishing and their look at writer_sleeping: one side sees the other.
@@ -816,13 +817,13 @@ static void sleep_until_woken(void)
  */
 static void *writer_main(void *arg)
 {
-	int idle = 0;
+	int idle = TAP_IDLE_LOOKS;	/* asleep until the first record: nothing comes for a while */
 	size_t n;
 
 	(void)arg;
+	pthread_setname_np(pthread_self(), "umad-capture");
 	if (spread)
 		run_anywhere();
-	prefault_ring();
 	while (!atomic_load(&writer_stopping)) {
 		if (record_ready())
 			move_off_senders();
