@@ -583,6 +583,48 @@ static int capture_forever(void)
 			return -1;
 }
 
+/* A few MADs, then nothing: no close, no exit, until killed. */
+static int capture_few_then_idle(void)
+{
+	int fd, agent, i;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	usleep(50 * 1000);	/* the writer is asleep by now: the MADs must wake it */
+	for (i = 0; i < 5; i++)
+		if (send_and_receive(fd, agent, 0x04, 0x0012, 256, 0) < 0)
+			return -1;
+	for (;;)
+		pause();
+}
+
+/*
+ * The writer thread, asleep until the first record, wakes for it and puts
+ * MADs in the file on its own, though the ring is far from full and nobody
+ * syncs: a killed process's last quiet stretch is in the file.
+ */
+static void test_idle_process_killed_has_its_mads(void **state)
+{
+	pid_t pid;
+	int status;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("UMAD_BACKEND", "sim", 1);
+		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
+		_exit(capture_few_then_idle() < 0 ? 1 : 0);
+	}
+	usleep(300 * 1000);
+	assert_int_equal(kill(pid, SIGKILL), 0);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFSIGNALED(status));
+	assert_int_equal(read_records(NULL, -1), 10);
+}
+
 static void test_sigkill_leaves_whole_records(void **state)
 {
 	pid_t pid;
@@ -615,6 +657,7 @@ int main(void)
 		T(test_tshark_view),
 		T(test_rmpp_segments),
 		T(test_rmpp_replayed_whole),
+		T(test_idle_process_killed_has_its_mads),
 		T(test_sigkill_leaves_whole_records),
 	};
 
