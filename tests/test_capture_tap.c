@@ -605,45 +605,39 @@ static int capture_few_then_idle(void)
  * MADs in the file on its own, though the ring is far from full and nobody
  * syncs: a killed process's last quiet stretch is in the file.
  */
-static void test_idle_process_killed_has_its_mads(void **state)
+/*
+ * Run capture(), which never returns, in a child on the sim backend; kill
+ * it with SIGKILL after ms milliseconds.  Returns the records in the file.
+ */
+static int records_after_sigkill(int (*capture)(void), unsigned ms)
 {
 	pid_t pid;
 	int status;
 
-	(void)state;
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		setenv("UMAD_BACKEND", "sim", 1);
 		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
-		_exit(capture_few_then_idle() < 0 ? 1 : 0);
+		_exit(capture() < 0 ? 1 : 0);
 	}
-	usleep(300 * 1000);
+	usleep(ms * 1000);
 	assert_int_equal(kill(pid, SIGKILL), 0);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFSIGNALED(status));
-	assert_int_equal(read_records(NULL, -1), 10);
+	return read_records(NULL, -1);
+}
+
+static void test_idle_process_killed_has_its_mads(void **state)
+{
+	(void)state;
+	assert_int_equal(records_after_sigkill(capture_few_then_idle, 300), 10);
 }
 
 static void test_sigkill_leaves_whole_records(void **state)
 {
-	pid_t pid;
-	int status, n;
-
 	(void)state;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		setenv("UMAD_BACKEND", "sim", 1);
-		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
-		_exit(capture_forever() < 0 ? 1 : 0);
-	}
-	usleep(200 * 1000);
-	assert_int_equal(kill(pid, SIGKILL), 0);
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFSIGNALED(status));
-	n = read_records(NULL, -1);
-	assert_true(n > 10);
+	assert_true(records_after_sigkill(capture_forever, 200) > 10);
 }
 
 int main(void)
