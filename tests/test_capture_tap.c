@@ -569,15 +569,25 @@ static void test_rmpp_replayed_whole(void **state)
 	expect_child_ok(replay_sa_exchange, "replay", REPLAY_MODULE_DIR, &res);
 }
 
-/* Capture until killed. */
-static int capture_forever(void)
+/* Capturing into path: a port with a PerfMgt agent; -1 if it cannot be opened. */
+static int open_capturing_port(int *agent)
 {
-	int fd, agent;
+	int fd;
 
 	setenv("UMAD_CAPTURE", path, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	*agent = umad_register(fd, 0x04, 1, 0, NULL);
+	return fd;
+}
+
+/* Capture until killed. */
+static int capture_forever(void)
+{
+	int agent, fd = open_capturing_port(&agent);
+
+	if (fd < 0)
+		return -1;
 	for (;;)
 		if (send_and_receive(fd, agent, 0x04, 0x0012, 256, 0) < 0)
 			return -1;
@@ -586,12 +596,10 @@ static int capture_forever(void)
 /* A few MADs, then nothing: no close, no exit, until killed. */
 static int capture_few_then_idle(void)
 {
-	int fd, agent, i;
+	int agent, i, fd = open_capturing_port(&agent);
 
-	setenv("UMAD_CAPTURE", path, 1);
-	fd = umad_open_port(NULL, 0);
-	CHECK(fd >= 0);
-	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	if (fd < 0)
+		return -1;
 	usleep(50 * 1000);	/* the writer is asleep by now: the MADs must wake it */
 	for (i = 0; i < 5; i++)
 		if (send_and_receive(fd, agent, 0x04, 0x0012, 256, 0) < 0)
