@@ -78,8 +78,6 @@ struct tap_pending {
 };
 
 struct tap_port {
-	int in_use;			/* 0 (as the zeroed array starts): a free slot */
-	int portid;
 	int iface;
 	uint16_t lid;
 	union umad_gid gid;
@@ -101,9 +99,26 @@ static pthread_once_t start_once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t tap_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Held by the one thread writing records into the file; whoever holds it never takes tap_lock. */
 static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
+/*
+ * The file is created by the writer thread, off the application's path:
+ * until then (file_state 0) no record is taken off the ring; if it cannot
+ * be created (-1), records are dropped.  Both under write_lock.
+ */
 static struct pcapng_writer *writer;
+static char *capture_path;
+static int file_state;
 static int redact;
 static uint64_t next_packet_id = 1;
+/*
+ * Which slots are in use, for which port id, apart from the slots
+ * themselves (4 KiB each): looking for a port reads one small array, and a
+ * slot's pages are first touched when it is taken (each page touched, or
+ * even read, first costs a page fault: 64 of them took 60 us).
+ */
+static struct {
+	int in_use;			/* 0 (as the zeroed array starts): a free slot */
+	int portid;
+} port_ids[TAP_MAX_PORTS];
 static struct tap_port ports[TAP_MAX_PORTS];
 static struct tap_iface ifaces[TAP_MAX_IFACES];
 static int n_ifaces;
@@ -184,12 +199,13 @@ static int record_ready(void)
 static size_t write_run(size_t max)
 {
 	uint64_t first = atomic_load_explicit(&head, memory_order_relaxed);
-	size_t n = ready_count(first, max), i;
+	size_t n = file_state ? ready_count(first, max) : 0, i;
 
 	for (i = 0; i < n; i++) {
 		struct tap_record *rec = &ring[(first + i) % TAP_RING];
 
-		write_record(rec);
+		if (file_state > 0)
+			write_record(rec);
 		free(rec->big);
 		rec->big = NULL;
 	}
@@ -201,7 +217,8 @@ static size_t write_run(size_t max)
 /* Flush what was written. write_lock held. */
 static void flush_written(void)
 {
-	note_write_error(pcapng_flush(writer));
+	if (file_state > 0)
+		note_write_error(pcapng_flush(writer));
 	flushed = atomic_load_explicit(&head, memory_order_relaxed);
 }
 
@@ -279,7 +296,11 @@ static void run_anywhere(void)
 	pthread_setaffinity_np(pthread_self(), sizeof(process_cpus), &process_cpus);
 }
 
-/* Start the writer thread on another CPU than this one (it joins all of them at once). */
+/*
+ * Start the writer thread on another CPU than this one (it joins all of
+ * them at once): started beside its creator, as the scheduler tends to, it
+ * would hold the application up while it opens the file.
+ */
 static void start_elsewhere(pthread_attr_t *attr)
 {
 	cpu_set_t others;
@@ -326,6 +347,36 @@ static void kick_writer(void)
 		     pthread_setaffinity_np(writer_thread, sizeof(others), &others) == 0);
 }
 
+/*
+ * What start() leaves to the writer thread, first thing: creating the file
+ * and faulting the ring in, off the application's path (together they took
+ * it a quarter of a millisecond).  Senders fault in what they reach first.
+ */
+static void open_file(void)
+{
+	struct pcapng_writer *w = pcapng_create(capture_path, "libumad capture tap");
+
+	pthread_mutex_lock(&write_lock);
+	if (w) {
+		writer = w;
+		pcapng_set_batching(writer, 1);
+		file_state = 1;
+	} else {
+		fprintf(stderr, "libumad: %s=%s: cannot create: %s; not capturing\n",
+			capture_variable, capture_path, strerror(errno));
+		atomic_store(&umad_tap_enabled, 0);
+		file_state = -1;
+	}
+	pthread_mutex_unlock(&write_lock);
+#ifdef MADV_POPULATE_WRITE
+	madvise(ring, TAP_RING * sizeof(*ring), MADV_POPULATE_WRITE);
+#endif
+}
+
+/*
+ * The application's share of starting: the ring's address space and the
+ * writer thread.  Whatever else can wait is the writer thread's (open_file).
+ */
 static void start(void)
 {
 	const char *path = getenv(capture_variable);
@@ -335,23 +386,12 @@ static void start(void)
 
 	if (!path || !*path)
 		return;
-	writer = pcapng_create(path, "libumad capture tap");
-	if (!writer) {
-		fprintf(stderr, "libumad: %s=%s: cannot create: %s; not capturing\n",
-			capture_variable, path, strerror(errno));
-		return;
-	}
-	pcapng_set_batching(writer, 1);
-	/*
-	 * Faulted in here, by one call: senders' first copies would fault page
-	 * by page, and a writer thread faulting them in meanwhile held the
-	 * senders up longer than this takes.
-	 */
+	capture_path = strdup(path);
 	ring = mmap(NULL, TAP_RING * sizeof(*ring), PROT_READ | PROT_WRITE,
-		    MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ring == MAP_FAILED)
 		ring = NULL;
-	err = ring ? pthread_attr_init(&attr) : ENOMEM;
+	err = ring && capture_path ? pthread_attr_init(&attr) : ENOMEM;
 	if (!err) {
 		pthread_attr_setstacksize(&attr, 256 * 1024);
 		start_elsewhere(&attr);
@@ -361,18 +401,22 @@ static void start(void)
 	if (err) {
 		fprintf(stderr, "libumad: %s=%s: cannot start the capture writer: %s; not capturing\n",
 			capture_variable, path, strerror(err));
-		pcapng_close(writer);
-		writer = NULL;
 		if (ring)
 			munmap(ring, TAP_RING * sizeof(*ring));
 		ring = NULL;
+		free(capture_path);
+		capture_path = NULL;
 		return;
 	}
 	writer_running = 1;
 	atexit(stop_writer);
 	pthread_atfork(NULL, NULL, child_after_fork);
 	redact = r && *r && strcmp(r, "0");
-	atomic_store(&umad_tap_enabled, 1);
+	/* Unless the writer thread has already failed to create the file. */
+	pthread_mutex_lock(&write_lock);
+	if (file_state >= 0)
+		atomic_store(&umad_tap_enabled, 1);
+	pthread_mutex_unlock(&write_lock);
 }
 
 /*
@@ -432,28 +476,34 @@ static struct tap_port *find_port(int portid)
 	static int last;	/* MADs come in runs on one port */
 	int i;
 
-	if (ports[last].in_use && ports[last].portid == portid)
+	if (port_ids[last].in_use && port_ids[last].portid == portid)
 		return &ports[last];
 	for (i = 0; i < TAP_MAX_PORTS; i++)
-		if (ports[i].in_use && ports[i].portid == portid) {
+		if (port_ids[i].in_use && port_ids[i].portid == portid) {
 			last = i;
 			return &ports[i];
 		}
 	return NULL;
 }
 
-/*
- * A free slot, or NULL.  Slots start zeroed (free) rather than being marked
- * at start: touching all of them would fault in 64 pages in the
- * application's thread.
- */
-static struct tap_port *free_port(void)
+/* Mark the slot of port p free. */
+static void free_slot(struct tap_port *p)
+{
+	port_ids[p - ports].in_use = 0;
+}
+
+/* A free slot, now port portid's and zeroed, or NULL. */
+static struct tap_port *take_slot(int portid)
 {
 	int i;
 
 	for (i = 0; i < TAP_MAX_PORTS; i++)
-		if (!ports[i].in_use)
+		if (!port_ids[i].in_use) {
+			port_ids[i].in_use = 1;
+			port_ids[i].portid = portid;
+			memset(&ports[i], 0, sizeof(ports[i]));
 			return &ports[i];
+		}
 	return NULL;
 }
 
@@ -492,12 +542,11 @@ void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const um
 		return;
 	pthread_mutex_lock(&tap_lock);
 	p = find_port(portid);
-	if (!p)
-		p = free_port();
-	if (p) {
+	if (p)
 		memset(p, 0, sizeof(*p));
-		p->in_use = 1;
-		p->portid = portid;
+	else
+		p = take_slot(portid);
+	if (p) {
 		p->iface = iface_for(ca_name, portnum);
 		p->lid = 0xffff;
 		for (i = 0; i < TAP_MAX_AGENTS; i++)
@@ -511,7 +560,7 @@ void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const um
 				p->pkeys[i] = info->pkeys[i];
 		}
 		if (p->iface < 0)
-			p->in_use = 0;
+			free_slot(p);
 	}
 	pthread_mutex_unlock(&tap_lock);
 }
@@ -525,7 +574,7 @@ void umad_tap_port_closed(int portid)
 	pthread_mutex_lock(&tap_lock);
 	p = find_port(portid);
 	if (p)
-		p->in_use = 0;
+		free_slot(p);
 	pthread_mutex_unlock(&tap_lock);
 	/* What went through the port is in the file once it is closed. */
 	umad_tap_sync();
@@ -824,6 +873,7 @@ static void *writer_main(void *arg)
 	pthread_setname_np(pthread_self(), "umad-capture");
 	if (spread)
 		run_anywhere();
+	open_file();
 	while (!atomic_load(&writer_stopping)) {
 		if (record_ready())
 			move_off_senders();

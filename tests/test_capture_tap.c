@@ -145,6 +145,30 @@ static void test_records_and_mode(void **state)
 	assert_memory_equal(mad + 24, mkey, 8);		/* kept without redaction */
 }
 
+/* MADs through a port while the capture file cannot be created: they go through all the same. */
+static int session_with_uncreatable_file(void)
+{
+	strcpy(path, "/nonexistent-umad-dir/capture.pcapng");
+	return capture_session();
+}
+
+/*
+ * The file is created by the writer thread, after the application has gone
+ * on: failing, it says so once, the MADs are unaffected and nothing is
+ * written anywhere.
+ */
+static void test_uncreatable_file(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(session_with_uncreatable_file, "sim", TEST_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, "UMAD_CAPTURE=/nonexistent-umad-dir/capture.pcapng: "
+						"cannot create: No such file or directory; "
+						"not capturing"));
+	assert_null(strstr(strstr(res.stderr_text, "cannot create") + 1, "cannot create"));
+}
+
 static void test_redaction(void **state)
 {
 	static const uint8_t zeros[8];
@@ -609,11 +633,6 @@ static int capture_few_then_idle(void)
 }
 
 /*
- * The writer thread, asleep until the first record, wakes for it and puts
- * MADs in the file on its own, though the ring is far from full and nobody
- * syncs: a killed process's last quiet stretch is in the file.
- */
-/*
  * Run capture(), which never returns, in a child on the sim backend; kill
  * it with SIGKILL after ms milliseconds.  Returns the records in the file.
  */
@@ -636,6 +655,11 @@ static int records_after_sigkill(int (*capture)(void), unsigned ms)
 	return read_records(NULL, -1);
 }
 
+/*
+ * The writer thread, asleep until the first record, wakes for it and puts
+ * MADs in the file on its own, though the ring is far from full and nobody
+ * syncs: a killed process's last quiet stretch is in the file.
+ */
 static void test_idle_process_killed_has_its_mads(void **state)
 {
 	(void)state;
@@ -653,6 +677,7 @@ int main(void)
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_path, remove_path)
 	const struct CMUnitTest tests[] = {
 		T(test_records_and_mode),
+		T(test_uncreatable_file),
 		T(test_redaction),
 		T(test_send_captured_as_given),
 		T(test_threads_reusing_buffers),
