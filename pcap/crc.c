@@ -11,6 +11,11 @@
  * and are added (XOR) to the next.  What is left, a single block congruent
  * to the message, goes through the tables.  PCLMULQDQ of reflected operands
  * yields the product times x, hence the constants x^191 and x^127.
+ *
+ * One running block waits for each multiplication to finish before the
+ * next; four blocks side by side, each moved 512 bits on (x^575, x^511),
+ * keep the multiplier busy.  They are then folded into one, 128 bits at a
+ * time.
  */
 #include "config.h"
 
@@ -70,6 +75,8 @@ void crc_reflected_init(struct crc_reflected *c, uint32_t poly, unsigned width)
 					 c->table[0][c->table[k - 1][i] & 0xff];
 	c->fold_far = reflect64(x_pow_mod(191, poly, width), width);
 	c->fold_near = reflect64(x_pow_mod(127, poly, width), width);
+	c->fold4_far = reflect64(x_pow_mod(575, poly, width), width);
+	c->fold4_near = reflect64(x_pow_mod(511, poly, width), width);
 }
 
 int crc_use_folding(int on)
@@ -108,24 +115,48 @@ static uint32_t update_tables(const struct crc_reflected *c, uint32_t reg, const
 }
 
 #ifdef HAVE_FOLDING
+/* acc moved on by the distance k stands for, added to the block that is there. */
+__attribute__((target("pclmul,sse4.1")))
+static inline __m128i fold(__m128i acc, __m128i k, __m128i next)
+{
+	return _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(acc, k, 0x00),
+					   _mm_clmulepi64_si128(acc, k, 0x11)),
+			     next);
+}
+
+__attribute__((target("pclmul,sse4.1")))
+static inline __m128i load16(const uint8_t *p)
+{
+	return _mm_loadu_si128((const __m128i *)p);
+}
+
 /* Whole 16-byte blocks folded into one, which the tables finish; n >= 32. */
 __attribute__((target("pclmul,sse4.1")))
 static uint32_t update_folding(const struct crc_reflected *c, uint32_t reg, const uint8_t *p,
 			       size_t n)
 {
-	const __m128i k = _mm_set_epi64x((long long)c->fold_near, (long long)c->fold_far);
-	__m128i acc = _mm_xor_si128(_mm_loadu_si128((const __m128i *)p),
-				    _mm_cvtsi32_si128((int)reg));
+	const __m128i k1 = _mm_set_epi64x((long long)c->fold_near, (long long)c->fold_far);
+	const __m128i k4 = _mm_set_epi64x((long long)c->fold4_near, (long long)c->fold4_far);
+	__m128i acc = _mm_xor_si128(load16(p), _mm_cvtsi32_si128((int)reg));
 	uint8_t last[16];
-	size_t i, blocks = n / 16;
+	size_t at = 16;
 
-	for (i = 1; i < blocks; i++)
-		acc = _mm_xor_si128(_mm_xor_si128(_mm_clmulepi64_si128(acc, k, 0x00),
-						  _mm_clmulepi64_si128(acc, k, 0x11)),
-				    _mm_loadu_si128((const __m128i *)(p + 16 * i)));
+	if (n >= 128) {
+		__m128i b1 = load16(p + 16), b2 = load16(p + 32), b3 = load16(p + 48);
+
+		for (at = 64; at + 64 <= n; at += 64) {
+			acc = fold(acc, k4, load16(p + at));
+			b1 = fold(b1, k4, load16(p + at + 16));
+			b2 = fold(b2, k4, load16(p + at + 32));
+			b3 = fold(b3, k4, load16(p + at + 48));
+		}
+		acc = fold(fold(fold(acc, k1, b1), k1, b2), k1, b3);
+	}
+	for (; at + 16 <= n; at += 16)
+		acc = fold(acc, k1, load16(p + at));
 	_mm_storeu_si128((__m128i *)last, acc);
 	reg = update_tables(c, 0, last, sizeof(last));
-	return update_tables(c, reg, p + 16 * blocks, n % 16);
+	return update_tables(c, reg, p + at, n - at);
 }
 #endif
 

@@ -1,8 +1,8 @@
 /*
  * Reflected CRCs of up to 32 bits (the InfiniBand ICRC and VCRC): eight
- * bytes a step from tables, or sixteen a step by carry-less multiplication
- * (PCLMULQDQ) where the CPU has it, which the capture path needs: it runs
- * both CRCs over every MAD it writes.
+ * bytes a step from tables, or sixty-four a step by carry-less
+ * multiplication (PCLMULQDQ) where the CPU has it, which the capture path
+ * needs: it runs both CRCs over every MAD it writes.
  */
 #ifndef LIBUMAD_CRC_H
 #define LIBUMAD_CRC_H
@@ -14,6 +14,7 @@ struct crc_reflected {
 	unsigned width;			/* 8 .. 32 bits */
 	uint32_t table[8][256];		/* [0]: one byte; [k]: that byte then k zero bytes */
 	uint64_t fold_far, fold_near;	/* x^191 and x^127 mod P, as multiplier operands */
+	uint64_t fold4_far, fold4_near;	/* x^575 and x^511: four blocks at a time */
 };
 
 /* poly: the generator without its x^width term, in the usual (unreflected) form. */
