@@ -19,6 +19,8 @@
  */
 #include "config.h"
 
+#include <string.h>
+
 #include "crc.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -130,21 +132,41 @@ static inline __m128i load16(const uint8_t *p)
 	return _mm_loadu_si128((const __m128i *)p);
 }
 
-/* Whole 16-byte blocks folded into one, which the tables finish; n >= 32. */
+/*
+ * Whole 16-byte blocks folded into one, which the tables finish; n >= 32.
+ * A length that is not a multiple of 16 is made one with zeros in front
+ * (they leave a CRC whose register starts at 0 as it is, and the register
+ * goes in where the message starts): the first block is put together here,
+ * and the tables see only the last.
+ */
 __attribute__((target("pclmul,sse4.1")))
 static uint32_t update_folding(const struct crc_reflected *c, uint32_t reg, const uint8_t *p,
 			       size_t n)
 {
 	const __m128i k1 = _mm_set_epi64x((long long)c->fold_near, (long long)c->fold_far);
 	const __m128i k4 = _mm_set_epi64x((long long)c->fold4_near, (long long)c->fold4_far);
-	__m128i acc = _mm_xor_si128(load16(p), _mm_cvtsi32_si128((int)reg));
-	uint8_t last[16];
-	size_t at = 16;
+	size_t lead = n % 16, at = 16;
+	uint8_t first[32] = { 0 }, last[16];
+	__m128i acc;
 
-	if (n >= 128) {
-		__m128i b1 = load16(p + 16), b2 = load16(p + 32), b3 = load16(p + 48);
+	if (lead) {
+		size_t i;
 
-		for (at = 64; at + 64 <= n; at += 64) {
+		memcpy(first + 16 - lead, p, 16 + lead);
+		for (i = 0; i < 4; i++)
+			first[16 - lead + i] ^= (uint8_t)(reg >> (8 * i));
+		acc = fold(load16(first), k1, load16(first + 16));
+		p += lead + 16;
+		n -= lead + 16;
+		at = 0;
+	} else {
+		acc = _mm_xor_si128(load16(p), _mm_cvtsi32_si128((int)reg));
+	}
+
+	if (n - at >= 112) {
+		__m128i b1 = load16(p + at), b2 = load16(p + at + 16), b3 = load16(p + at + 32);
+
+		for (at += 48; at + 64 <= n; at += 64) {
 			acc = fold(acc, k4, load16(p + at));
 			b1 = fold(b1, k4, load16(p + at + 16));
 			b2 = fold(b2, k4, load16(p + at + 32));
@@ -155,8 +177,7 @@ static uint32_t update_folding(const struct crc_reflected *c, uint32_t reg, cons
 	for (; at + 16 <= n; at += 16)
 		acc = fold(acc, k1, load16(p + at));
 	_mm_storeu_si128((__m128i *)last, acc);
-	reg = update_tables(c, 0, last, sizeof(last));
-	return update_tables(c, reg, p + at, n - at);
+	return update_tables(c, 0, last, sizeof(last));
 }
 #endif
 

@@ -26,35 +26,69 @@ static void init_engines(void)
 	crc_reflected_init(&vcrc_engine, 0x100bu, 16);
 }
 
+/*
+ * The length of the headers that hold the ICRC's variant fields, and
+ * whether there is a GRH; 0 for a packet too short to have them.
+ */
+static size_t variant_head(const uint8_t *pkt, size_t len, int *global)
+{
+	size_t head;
+
+	if (len < IB_LRH_LEN + IB_BTH_LEN)
+		return 0;
+	*global = (pkt[1] & 3) == LNH_GLOBAL;
+	head = IB_LRH_LEN + (*global ? IB_GRH_LEN : 0) + IB_BTH_LEN;
+	return len < head ? 0 : head;
+}
+
+/* The variant fields of headers of length head set to ones, as the ICRC counts them. */
+static void mask_variant(uint8_t *hdrs, size_t head, int global)
+{
+	if (global) {
+		memset(hdrs, 0xff, IB_LRH_LEN);
+		hdrs[IB_LRH_LEN] |= 0x0f;		/* TClass, high nibble */
+		hdrs[IB_LRH_LEN + 1] = 0xff;		/* TClass low, FlowLabel */
+		hdrs[IB_LRH_LEN + 2] = 0xff;
+		hdrs[IB_LRH_LEN + 3] = 0xff;
+		hdrs[IB_LRH_LEN + 7] = 0xff;		/* HopLmt */
+	} else {
+		hdrs[0] |= 0xf0;			/* VL */
+	}
+	hdrs[head - IB_BTH_LEN + 4] = 0xff;		/* BTH Resv8a / FECN, BECN */
+}
+
 uint32_t ib_icrc(const uint8_t *pkt, size_t len)
 {
 	uint8_t masked[IB_LRH_LEN + IB_GRH_LEN + IB_BTH_LEN];
-	size_t head;
 	int global;
+	size_t head = variant_head(pkt, len, &global);
 
 	pthread_once(&engines_once, init_engines);
-	if (len < IB_LRH_LEN + IB_BTH_LEN)
-		return 0;
-	global = (pkt[1] & 3) == LNH_GLOBAL;
-	head = IB_LRH_LEN + (global ? IB_GRH_LEN : 0) + IB_BTH_LEN;
-	if (len < head)
+	if (!head)
 		return 0;
 	/* Only the headers hold variant fields: mask a copy of them, then run on. */
 	memcpy(masked, pkt, head);
-	if (global) {
-		memset(masked, 0xff, IB_LRH_LEN);
-		masked[IB_LRH_LEN] |= 0x0f;		/* TClass, high nibble */
-		masked[IB_LRH_LEN + 1] = 0xff;		/* TClass low, FlowLabel */
-		masked[IB_LRH_LEN + 2] = 0xff;
-		masked[IB_LRH_LEN + 3] = 0xff;
-		masked[IB_LRH_LEN + 7] = 0xff;		/* HopLmt */
-	} else {
-		masked[0] |= 0xf0;			/* VL */
-	}
-	masked[head - IB_BTH_LEN + 4] = 0xff;		/* BTH Resv8a / FECN, BECN */
+	mask_variant(masked, head, global);
 	return ~crc_reflected_update(&icrc_engine,
 				     crc_reflected_update(&icrc_engine, 0xffffffffu, masked, head),
 				     pkt + head, len - head);
+}
+
+/* The same, on a packet it may write to: masked in place for a while, so one pass does. */
+static uint32_t icrc_in_place(uint8_t *pkt, size_t len)
+{
+	uint8_t saved[IB_LRH_LEN + IB_GRH_LEN + IB_BTH_LEN];
+	int global;
+	size_t head = variant_head(pkt, len, &global);
+	uint32_t icrc;
+
+	if (!head)
+		return 0;
+	memcpy(saved, pkt, head);
+	mask_variant(pkt, head, global);
+	icrc = ~crc_reflected_update(&icrc_engine, 0xffffffffu, pkt, len);
+	memcpy(pkt, saved, head);
+	return icrc;
 }
 
 uint16_t ib_vcrc(const uint8_t *pkt, size_t len)
@@ -154,7 +188,8 @@ int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 	memset(out + head + mad_len, 0, pad);
 
 	/* Both CRCs go on the wire least-significant byte first. */
-	icrc = ib_icrc(out, icrc_at);
+	pthread_once(&engines_once, init_engines);
+	icrc = icrc_in_place(out, icrc_at);
 	out[icrc_at] = (uint8_t)icrc;
 	out[icrc_at + 1] = (uint8_t)(icrc >> 8);
 	out[icrc_at + 2] = (uint8_t)(icrc >> 16);
