@@ -871,9 +871,9 @@ static void *writer_main(void *arg)
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "umad-capture");
+	open_file();	/* still kept off the CPU that started it */
 	if (spread)
 		run_anywhere();
-	open_file();
 	while (!atomic_load(&writer_stopping)) {
 		if (record_ready())
 			move_off_senders();
