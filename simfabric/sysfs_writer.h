@@ -10,6 +10,9 @@
 #include <stddef.h>
 #include <infiniband/umad.h>
 
+/* Create an empty file (mode 0600) if it is absent, as the device nodes stand in: 0 or -errno. */
+int sim_sysfs_touch(const char *path);
+
 /*
  * Write (or rewrite) one CA.  For each non-NULL ca->ports[i], umad_ids[i]
  * is its umad device number and rate_texts[i] its rate file ("10 Gb/sec
@@ -17,9 +20,6 @@
  * atomically, so a reader never sees half a value.  0, or -errno with a
  * message in err.
  */
-/* Create an empty file (mode 0600) if it is absent, as the device nodes stand in: 0 or -errno. */
-int sim_sysfs_touch(const char *path);
-
 int sim_sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
 		       const int *umad_ids, const char *const *rate_texts, char *err,
 		       size_t errlen);
