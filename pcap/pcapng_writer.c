@@ -260,21 +260,6 @@ int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *
 	return r < 0 ? r : w->n_interfaces++;
 }
 
-static uint8_t *put32(uint8_t *p, uint32_t v)
-{
-	memcpy(p, &v, 4);	/* the section is written in host (little-endian) order */
-	return p + 4;
-}
-
-/* An option header; the value follows, padded to 4 bytes. */
-static uint8_t *put_option(uint8_t *p, uint16_t code, size_t len)
-{
-	uint16_t h[2] = { code, (uint16_t)len };
-
-	memcpy(p, h, 4);
-	return p + 4;
-}
-
 int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_direction dir,
 		  size_t len, const char *comment, uint64_t packet_id, uint8_t **pkt_at)
 {
@@ -282,8 +267,9 @@ int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_d
 	size_t padded = (ERF_HDR_LEN + len + 3) & ~(size_t)3;
 	int with_options = dir != PCAPNG_DIR_UNKNOWN || comment || packet_id;
 	uint32_t total, flags = dir;
+	uint8_t erf[ERF_HDR_LEN];
 	uint64_t erf_ts;
-	uint8_t *b, *erf;
+	struct block b;
 	int r;
 
 	if (id < 0 || id >= w->n_interfaces || len > 0xffff - ERF_HDR_LEN)
@@ -297,17 +283,18 @@ int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_d
 	r = place(w, total);
 	if (r < 0)
 		return r;
-	b = w->batch + w->batch_len;
-	b = put32(b, BT_EPB);
-	b = put32(b, total);
-	b = put32(b, (uint32_t)id);
-	b = put32(b, (uint32_t)(ts_ns >> 32));
-	b = put32(b, (uint32_t)ts_ns);
-	b = put32(b, (uint32_t)(ERF_HDR_LEN + len));
-	b = put32(b, (uint32_t)(ERF_HDR_LEN + len));
+	b.p = w->batch + w->batch_len;
+	b.len = 0;
+	b.max = total;
+	add_u32(&b, BT_EPB);
+	add_u32(&b, total);
+	add_u32(&b, (uint32_t)id);
+	add_u32(&b, (uint32_t)(ts_ns >> 32));
+	add_u32(&b, (uint32_t)ts_ns);
+	add_u32(&b, (uint32_t)(ERF_HDR_LEN + len));
+	add_u32(&b, (uint32_t)(ERF_HDR_LEN + len));
 
 	/* ERF: little-endian 32.32 timestamp, then big-endian lengths. */
-	erf = b;
 	erf_ts = htole64((ts_ns / 1000000000u) << 32 | ((ts_ns % 1000000000u) << 32) / 1000000000u);
 	memcpy(erf, &erf_ts, 8);
 	erf[8] = ERF_TYPE_INFINIBAND;
@@ -317,28 +304,20 @@ int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_d
 	erf[12] = erf[13] = 0;
 	erf[14] = (uint8_t)(len >> 8);
 	erf[15] = (uint8_t)len;
-	*pkt_at = erf + ERF_HDR_LEN;
-	memset(erf + ERF_HDR_LEN + len, 0, padded - ERF_HDR_LEN - len);
-	b = erf + padded;
+	add_bytes(&b, erf, sizeof(erf));
+	*pkt_at = b.p + b.len;		/* the caller's packet goes here */
+	b.len += len;
+	add_pad(&b);
 
-	if (dir != PCAPNG_DIR_UNKNOWN) {
-		b = put_option(b, EPB_FLAGS, 4);
-		b = put32(b, flags);
-	}
-	if (comment) {
-		b = put_option(b, OPT_COMMENT, comment_len);
-		memcpy(b, comment, comment_len);
-		memset(b + comment_len, 0, ((comment_len + 3) & ~(size_t)3) - comment_len);
-		b += (comment_len + 3) & ~(size_t)3;
-	}
-	if (packet_id) {
-		b = put_option(b, EPB_PACKETID, 8);
-		memcpy(b, &packet_id, 8);
-		b += 8;
-	}
+	if (dir != PCAPNG_DIR_UNKNOWN)
+		add_option(&b, EPB_FLAGS, &flags, 4);
+	if (comment)
+		add_option(&b, OPT_COMMENT, comment, comment_len);
+	if (packet_id)
+		add_option(&b, EPB_PACKETID, &packet_id, 8);
 	if (with_options)
-		b = put_option(b, OPT_END, 0);
-	put32(b, total);
+		add_option(&b, OPT_END, NULL, 0);
+	add_u32(&b, total);
 	w->batch_len += total;
 	return 0;
 }
