@@ -82,6 +82,7 @@ static uint32_t icrc_in_place(uint8_t *pkt, size_t len)
 	size_t head = variant_head(pkt, len, &global);
 	uint32_t icrc;
 
+	pthread_once(&engines_once, init_engines);
 	if (!head)
 		return 0;
 	memcpy(saved, pkt, head);
@@ -188,7 +189,6 @@ int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 	memset(out + head + mad_len, 0, pad);
 
 	/* Both CRCs go on the wire least-significant byte first. */
-	pthread_once(&engines_once, init_engines);
 	icrc = icrc_in_place(out, icrc_at);
 	out[icrc_at] = (uint8_t)icrc;
 	out[icrc_at + 1] = (uint8_t)(icrc >> 8);
