@@ -387,6 +387,7 @@ static void start(void)
 	if (!path || !*path)
 		return;
 	capture_path = strdup(path);
+	redact = r && *r && strcmp(r, "0");	/* read by the writer thread */
 	ring = mmap(NULL, TAP_RING * sizeof(*ring), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ring == MAP_FAILED)
@@ -411,7 +412,6 @@ static void start(void)
 	writer_running = 1;
 	atexit(stop_writer);
 	pthread_atfork(NULL, NULL, child_after_fork);
-	redact = r && *r && strcmp(r, "0");
 	/* Unless the writer thread has already failed to create the file. */
 	pthread_mutex_lock(&write_lock);
 	if (file_state >= 0)
