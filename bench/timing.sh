@@ -12,7 +12,6 @@ us() {
 # ms CMD...: the same in milliseconds.
 ms() { echo $(( $(us "$@") / 1000 )); }
 
-
 # median_ci < FILE: the median of one number per line and a 95 % confidence
 # interval for it ("median low high"), from order statistics: it assumes
 # nothing about the distribution, which on a noisy machine is lopsided.

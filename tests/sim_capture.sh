@@ -15,14 +15,17 @@ needs="ibnetdiscover smpquery opensm tshark"
 export OSM_CACHE_DIR="$work/cache"
 mkdir "$work/cache"
 
+# count_frames FILE FILTER: how many frames of the capture tshark's display filter selects.
+count_frames() { tshark -r "$1" -Y "$2" 2>/dev/null | wc -l; }
+
 # check NAME FILE SENT RECEIVED: the capture decodes fully and has exactly these frames.
 check() {
 	local name=$1 cap=$2 sent=$3 received=$4 frames out in malformed
 	tshark -r "$cap" -T fields -e frame.p2p_dir -e _ws.col.Info > "$work/$name.frames" 2>"$work/err" ||
 		{ fail "$name: tshark cannot read the capture"; cat "$work/err"; return; }
 	frames=$(wc -l < "$work/$name.frames")
-	out=$(tshark -r "$cap" -Y 'frame.p2p_dir == 0' 2>/dev/null | wc -l)
-	in=$(tshark -r "$cap" -Y 'frame.p2p_dir == 1' 2>/dev/null | wc -l)
+	out=$(count_frames "$cap" 'frame.p2p_dir == 0')
+	in=$(count_frames "$cap" 'frame.p2p_dir == 1')
 	malformed=$(tshark -r "$cap" -q -z expert 2>/dev/null | grep -ci 'malformed')
 	echo "$name: $frames frames ($out sent, $in received), $malformed malformed"
 	[ "$frames" -eq $((sent + received)) ] || fail "$name: $frames frames, expected $sent + $received"
@@ -39,8 +42,8 @@ UMAD_CAPTURE_SHIM="$libs/libumad-capture.so" UMAD_CAPTURE="$work/ibnd.pcapng" \
 	fail "ibnetdiscover"
 sim ibnetdiscover > "$work/plain.out" 2>&1
 [ "$(stat -c %a "$work/ibnd.pcapng")" = 600 ] || fail "capture file mode"
-sent=$(tshark -r "$work/shim.pcapng" -Y 'frame.p2p_dir == 0' 2>/dev/null | wc -l)
-received=$(tshark -r "$work/shim.pcapng" -Y 'frame.p2p_dir == 1' 2>/dev/null | wc -l)
+sent=$(count_frames "$work/shim.pcapng" 'frame.p2p_dir == 0')
+received=$(count_frames "$work/shim.pcapng" 'frame.p2p_dir == 1')
 [ "$sent" -gt 20 ] || fail "ibnetdiscover: the shim saw only $sent sends"
 "$top_builddir/cli/umad" capture stats "$work/ibnd.pcapng" > "$work/stats"
 grep -q ' 0 timeouts, 0 requests unanswered' "$work/stats" || fail "ibnetdiscover: unanswered requests"
@@ -48,10 +51,10 @@ check ibnetdiscover "$work/ibnd.pcapng" "$sent" "$received"
 nodes=$(grep -c '^\(Switch\|Ca\)' "$work/plain.out")
 [ "$(grep -c '^0.*SubnGet(NodeInfo)' "$work/ibnetdiscover.frames")" -ge "$nodes" ] ||
 	fail "ibnetdiscover: fewer SubnGet(NodeInfo) than nodes"
-[ "$(tshark -r "$work/ibnd.pcapng" -Y 'infiniband.mad.attributeid == 0x0011' 2>/dev/null | wc -l)" -eq \
+[ "$(count_frames "$work/ibnd.pcapng" 'infiniband.mad.attributeid == 0x0011')" -eq \
 	"$(grep -c '(NodeInfo)' "$work/ibnetdiscover.frames")" ] ||
 	fail "ibnetdiscover: the attributeid filter does not select the NodeInfo frames"
-[ "$(tshark -r "$work/ibnd.pcapng" -Y 'infiniband.mad.attributeid == 0x0015 && frame.p2p_dir == 1' 2>/dev/null | wc -l)" -eq \
+[ "$(count_frames "$work/ibnd.pcapng" 'infiniband.mad.attributeid == 0x0015 && frame.p2p_dir == 1')" -eq \
 	"$(grep -c '^1.*SubnGetResp(PortInfo)' "$work/ibnetdiscover.frames")" ] ||
 	fail "ibnetdiscover: attribute and direction filters disagree"
 # Replayed from its own capture, with no fabric: the same output.
@@ -72,8 +75,8 @@ UMAD_CAPTURE_SHIM="$libs/libumad-capture.so" UMAD_CAPTURE="$work/osm.pcapng" \
 	sim timeout 120 "$top_builddir/cli/umad" capture -w "$work/osm-shim.pcapng" -- \
 	opensm -o -f "$work/osm.log" > /dev/null 2>&1
 grep -q 'SUBNET UP' "$work/osm.log" || fail "opensm -o under capture: no SUBNET UP"
-sent=$(tshark -r "$work/osm-shim.pcapng" -Y 'frame.p2p_dir == 0' 2>/dev/null | wc -l)
-received=$(tshark -r "$work/osm-shim.pcapng" -Y 'frame.p2p_dir == 1' 2>/dev/null | wc -l)
+sent=$(count_frames "$work/osm-shim.pcapng" 'frame.p2p_dir == 0')
+received=$(count_frames "$work/osm-shim.pcapng" 'frame.p2p_dir == 1')
 check opensm "$work/osm.pcapng" "$sent" "$received"
 for name in "SubnSet(PortInfo)" "SubnGetResp(PortInfo)" "SubnGet(NodeInfo)" \
 	"SubnSet(LinearForwardingTable)" "SubnSet(SwitchInfo)"; do
