@@ -1,12 +1,15 @@
 #!/bin/bash
 # Benchmark: what capturing adds to ibnetdiscover's wall time on a 2-level
-# fat tree of 648 HCAs (k=36), two ways:
+# fat tree of 648 HCAs (k=36), three ways:
 #  1. ibsim's fabric with Debian's libibumad under umad2sim, captured by the
 #     LD_PRELOAD shim (libumad-capture.so, the in-library tap's code): a
 #     stack that is not ours, with MAD round trips as slow as real ones;
-#  2. libumad's own simulator (UMAD_BACKEND=sim) with the in-library tap
-#     (UMAD_CAPTURE), where discovery itself is about 20 times faster, so the
-#     capture's own cost per MAD weighs far more.
+#  2. the same fabric through libumad's libibumad.so.3 (its kernel backend,
+#     which umad2sim serves as it serves Debian's), captured by the
+#     in-library tap (UMAD_CAPTURE);
+#  3. libumad's own simulator (UMAD_BACKEND=sim) with the in-library tap,
+#     where a MAD's round trip is about 60 times faster than ibsim's, so the
+#     capture's own cost per MAD weighs far more: a stress figure.
 # Plain and captured runs alternate, so that drift in the machine's load hits
 # both alike; the previous capture is removed before each captured run,
 # untimed (deleting a 5 MB file is not capturing).  Prints the medians, their
@@ -70,6 +73,14 @@ mads=$("$top_builddir/cli/umad" capture stats "$work/cap.pcapng" | head -1 |
 	sed 's/.*: \([0-9]*\) MADs.*/\1/')
 echo "fabric: 2-level fat tree k=$k ($(grep -c '^Switch' "$work/fabric.net") switches, $(grep -c '^Hca' "$work/fabric.net") HCAs), $mads MADs per discovery"
 compare "ibnetdiscover under ibsim+umad2sim, LD_PRELOAD shim" ibsim_plain ibsim_captured
+
+libumad_plain() {
+	LD_LIBRARY_PATH="$top_builddir/.libs" UMAD_MODULE_DIR="$top_builddir/.libs" \
+		UMAD_BACKEND=kernel LD_PRELOAD="$umad2sim" ibnetdiscover
+}
+libumad_captured() { UMAD_CAPTURE="$work/cap.pcapng" libumad_plain; }
+compare "ibnetdiscover under ibsim+umad2sim, libumad's libibumad, UMAD_CAPTURE" \
+	libumad_plain libumad_captured
 
 if [ -f "$top_builddir/.libs/backend-sim.so" ]; then
 	ours_plain() {

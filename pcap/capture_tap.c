@@ -44,12 +44,18 @@
 #define TAP_RING 1024
 #define TAP_WRITE_RUN 64	/* records written between two looks at the ring */
 /*
- * Idle, the writer looks at the ring every 100 us for 3 ms before it sleeps
- * until woken: its own timer wakes it while MADs flow, not the senders.
+ * While MADs flow the writer looks at the ring on its own timer, not woken
+ * by senders, and naps longer while it finds little: a look costs it a
+ * timer wake-up (~10 us on a VM), which at one MAD every 20 us (ibsim, real
+ * fabrics) had cost four times the writing.  Naps stay short enough that
+ * the ring, at the fastest senders, fills to half (where a sender wakes it)
+ * only in bursts.  After TAP_IDLE_NS with nothing, it sleeps until woken.
  */
-#define TAP_IDLE_LOOK_NS 100000
-#define TAP_IDLE_LOOKS	30
-#define TAP_FLUSH_LOOKS	5	/* idle looks before what was written is flushed */
+#define TAP_NAP_MIN_NS	50000
+#define TAP_NAP_MAX_NS	2000000
+#define TAP_FEW		(TAP_RING / 8)	/* found fewer in a look: nap twice as long */
+#define TAP_MANY	(TAP_RING / 4)	/* found more: half as long */
+#define TAP_IDLE_NS	3000000
 /*
  * A MAD going out is copied before the backend sends it (once sent, another
  * thread of the application may free or reuse the buffer as soon as the
@@ -134,7 +140,12 @@ static _Atomic uint64_t tail, head;
 static uint64_t flushed;
 static int writer_running;			/* tap_lock */
 static atomic_int writer_stopping;		/* set under tap_lock: nothing is published after */
-/* The writer asleep until woken (not just between two looks): wake_lock and wake_up. */
+/*
+ * The writer asleep until woken by any record (WRITER_ASLEEP), or napping
+ * until its next look unless the ring fills to half (WRITER_NAPPING):
+ * wake_lock and wake_up, whose clock is CLOCK_MONOTONIC.
+ */
+enum { WRITER_AWAKE, WRITER_ASLEEP, WRITER_NAPPING };
 static atomic_int writer_sleeping;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_up = PTHREAD_COND_INITIALIZER;
@@ -373,6 +384,18 @@ static void open_file(void)
 #endif
 }
 
+/* wake_up's timed waits (naps) count on CLOCK_MONOTONIC: setting the clock does not stretch them. */
+static void init_wake_up(void)
+{
+	pthread_condattr_t attr;
+
+	if (pthread_condattr_init(&attr) == 0) {
+		if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) == 0)
+			pthread_cond_init(&wake_up, &attr);
+		pthread_condattr_destroy(&attr);
+	}
+}
+
 /*
  * The application's share of starting: the ring's address space and the
  * writer thread.  Whatever else can wait is the writer thread's (open_file).
@@ -393,6 +416,8 @@ static void start(void)
 	if (ring == MAP_FAILED)
 		ring = NULL;
 	err = ring && capture_path ? pthread_attr_init(&attr) : ENOMEM;
+	if (!err)
+		init_wake_up();
 	if (!err) {
 		pthread_attr_setstacksize(&attr, 256 * 1024);
 		start_elsewhere(&attr);
@@ -437,10 +462,12 @@ static struct tap_record *reserve(void)
 	return &ring[at % TAP_RING];
 }
 
-/* Wake the writer thread if it sleeps (it looks by itself between two sleeps). */
-static void wake_writer(void)
+/* Wake the writer thread if it sleeps until woken (or naps, when how says so). */
+static void wake_writer(int how)
 {
-	if (atomic_load(&writer_sleeping)) {
+	int state = atomic_load(&writer_sleeping);
+
+	if (state == WRITER_ASLEEP || (state && state == how)) {
 		pthread_mutex_lock(&wake_lock);
 		pthread_cond_signal(&wake_up);
 		pthread_mutex_unlock(&wake_lock);
@@ -459,10 +486,12 @@ static void commit(int ready)
 	/* Sequentially consistent, against writer_sleeping: see sleep_until_woken. */
 	atomic_store(&tail, at);
 	atomic_store_explicit(&sender_cpu, sched_getcpu(), memory_order_relaxed);
-	if (at - atomic_load_explicit(&head, memory_order_relaxed) == TAP_RING / 2)
+	if (at - atomic_load_explicit(&head, memory_order_relaxed) == TAP_RING / 2) {
 		kick_writer();
-	if (ready)
-		wake_writer();
+		wake_writer(WRITER_NAPPING);
+	} else if (ready) {
+		wake_writer(WRITER_ASLEEP);
+	}
 }
 
 int umad_tap_start(void)
@@ -851,23 +880,43 @@ static void write_record(const struct tap_record *rec)
 static void sleep_until_woken(void)
 {
 	pthread_mutex_lock(&wake_lock);
-	atomic_store(&writer_sleeping, 1);
+	atomic_store(&writer_sleeping, WRITER_ASLEEP);
 	if (!record_ready() && !atomic_load(&writer_stopping))
 		pthread_cond_wait(&wake_up, &wake_lock);
-	atomic_store(&writer_sleeping, 0);
+	atomic_store(&writer_sleeping, WRITER_AWAKE);
+	pthread_mutex_unlock(&wake_lock);
+}
+
+/* Until the next look, ns from now, or until a sender finds the ring half full. */
+static void nap(long ns)
+{
+	struct timespec until;
+
+	clock_gettime(CLOCK_MONOTONIC, &until);
+	until.tv_nsec += ns;
+	until.tv_sec += until.tv_nsec / 1000000000;
+	until.tv_nsec %= 1000000000;
+	pthread_mutex_lock(&wake_lock);
+	atomic_store(&writer_sleeping, WRITER_NAPPING);
+	while (!atomic_load(&writer_stopping) &&
+	       atomic_load(&tail) - atomic_load(&head) < TAP_RING / 2 &&
+	       pthread_cond_timedwait(&wake_up, &wake_lock, &until) == 0)
+		;
+	atomic_store(&writer_sleeping, WRITER_AWAKE);
 	pthread_mutex_unlock(&wake_lock);
 }
 
 /*
- * The writer thread: writes records in runs, flushing once the ring has
- * been dry for TAP_FLUSH_LOOKS looks.  Idle, it looks again every
- * TAP_IDLE_LOOK_NS (so that a busy sender need not wake it), then sleeps
- * until woken.  Once stopping, it leaves everything to stop_writer().
+ * The writer thread: at each look, writes what is ready in runs (letting
+ * a thread that must sync in between) and flushes it, so the file is at
+ * most a nap behind the ring; then naps, longer or shorter by how much it
+ * found (TAP_FEW, TAP_MANY), or sleeps until woken once idle for
+ * TAP_IDLE_NS.  Once stopping, it leaves everything to stop_writer().
  */
 static void *writer_main(void *arg)
 {
-	int idle = TAP_IDLE_LOOKS;	/* asleep until the first record: nothing comes for a while */
-	size_t n;
+	long nap_ns = TAP_NAP_MIN_NS * 2, idle_ns = TAP_IDLE_NS;	/* asleep until the first record */
+	size_t n, found;
 
 	(void)arg;
 	pthread_setname_np(pthread_self(), "umad-capture");
@@ -875,31 +924,32 @@ static void *writer_main(void *arg)
 	if (spread)
 		run_anywhere();
 	while (!atomic_load(&writer_stopping)) {
-		if (record_ready())
-			move_off_senders();
-		pthread_mutex_lock(&write_lock);
-		if (atomic_load(&writer_stopping)) {
-			pthread_mutex_unlock(&write_lock);
-			break;
-		}
-		n = write_run(TAP_WRITE_RUN);
-		/* A while idle: the file catches up (a full batch is written anyway). */
-		if (!n && idle >= TAP_FLUSH_LOOKS && flushed < atomic_load(&head))
-			flush_written();
-		pthread_mutex_unlock(&write_lock);
-		if (n) {
-			idle = 0;
-		} else if (idle < TAP_IDLE_LOOKS) {
-			idle++;
-			pause_briefly(TAP_IDLE_LOOK_NS);
-		} else {
+		if (idle_ns >= TAP_IDLE_NS) {
 			if (atomic_load(&writer_kicked)) {
 				run_anywhere();
 				atomic_store(&writer_kicked, 0);
 			}
 			sleep_until_woken();
-			idle = 0;
+			idle_ns = 0;
 		}
+		if (record_ready())
+			move_off_senders();
+		found = 0;
+		do {
+			pthread_mutex_lock(&write_lock);
+			n = atomic_load(&writer_stopping) ? 0 : write_run(TAP_WRITE_RUN);
+			found += n;
+			if (n < TAP_WRITE_RUN && flushed < atomic_load(&head))
+				flush_written();
+			pthread_mutex_unlock(&write_lock);
+		} while (n == TAP_WRITE_RUN);
+		if (found < TAP_FEW && nap_ns < TAP_NAP_MAX_NS)
+			nap_ns = nap_ns * 2 < TAP_NAP_MAX_NS ? nap_ns * 2 : TAP_NAP_MAX_NS;
+		else if (found > TAP_MANY && nap_ns > TAP_NAP_MIN_NS)
+			nap_ns = nap_ns / 2 > TAP_NAP_MIN_NS ? nap_ns / 2 : TAP_NAP_MIN_NS;
+		idle_ns = found ? 0 : idle_ns + nap_ns;
+		if (idle_ns < TAP_IDLE_NS && !atomic_load(&writer_stopping))
+			nap(nap_ns);
 	}
 	return NULL;
 }
@@ -1003,5 +1053,5 @@ void umad_tap_send_done(uint64_t ticket, int sent)
 	 * consistent against writer_sleeping, as in commit().
 	 */
 	atomic_store(&ring[(ticket - 1) % TAP_RING].kind, sent ? TAP_REC_MAD : TAP_REC_UNSENT);
-	wake_writer();
+	wake_writer(WRITER_ASLEEP);
 }
