@@ -5,4 +5,4 @@ bench: all
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/sim-vs-ibsim.sh 36 7
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
-		$(SHELL) $(srcdir)/bench/capture-overhead.sh 36 41
+		$(SHELL) $(srcdir)/bench/capture-overhead.sh 36 201

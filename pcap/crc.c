@@ -8,9 +8,16 @@
  * H*x^64 + L.  Moving a block 128 bits further (past the next block) makes
  * it H*x^192 + L*x^128, which is congruent to H*(x^192 mod P) +
  * L*(x^128 mod P): two 64x32-bit carry-less products that fit in one block
- * and are added (XOR) to the next.  What is left, a single block congruent
- * to the message, goes through the tables.  PCLMULQDQ of reflected operands
- * yields the product times x, hence the constants x^191 and x^127.
+ * and are added (XOR) to the next.  PCLMULQDQ of reflected operands yields
+ * the product times x, hence the constants x^191 and x^127.
+ *
+ * What is left, one block B = H*x^64 + L congruent to the message, becomes
+ * the register B*x^w mod P without tables (whose lookups miss the cache
+ * when CRCs come in bursts between other work): T = H*(x^(64+w) mod P) +
+ * L*x^w has degree < 64+w, and T mod P by Barrett reduction is T + Q*P,
+ * whose low w bits are those of T + Q*(P - x^w), where the quotient
+ * Q = floor(floor(T / x^w) * floor(x^(64+w) / P) / x^64) is exact over
+ * GF(2).  Three more products.
  *
  * One running block waits for each multiplication to finish before the
  * next; four blocks side by side, each moved 512 bits on (x^575, x^511),
@@ -43,8 +50,26 @@ static uint32_t x_pow_mod(unsigned k, uint32_t poly, unsigned width)
 	return (uint32_t)r;
 }
 
+/* floor(x^(64+width) / P) without its x^64 term: the long division, bit by bit. */
+static uint64_t barrett_quotient(uint32_t poly, unsigned width)
+{
+	/* Past the quotient's x^64 term the remainder is poly*x^64: its top width coefficients. */
+	uint64_t quotient = 0, rem = poly;
+	int d;
+
+	/* Quotient bit d is the remainder's x^(width+d) coefficient. */
+	for (d = 63; d >= 0; d--) {
+		rem <<= 1;		/* bit width: the coefficient of x^(width+d) */
+		if (rem >> width & 1) {
+			quotient |= 1ull << d;
+			rem ^= (1ull << width) | poly;
+		}
+	}
+	return quotient;
+}
+
 /* A constant of degree < width as a reflected 64-bit operand: x^d at bit 63-d. */
-static uint64_t reflect64(uint32_t v, unsigned width)
+static uint64_t reflect64(uint64_t v, unsigned width)
 {
 	uint64_t out = 0;
 	unsigned d;
@@ -79,6 +104,9 @@ void crc_reflected_init(struct crc_reflected *c, uint32_t poly, unsigned width)
 	c->fold_near = reflect64(x_pow_mod(127, poly, width), width);
 	c->fold4_far = reflect64(x_pow_mod(575, poly, width), width);
 	c->fold4_near = reflect64(x_pow_mod(511, poly, width), width);
+	c->last_fold = reflect64(x_pow_mod(63 + width, poly, width), width);
+	c->barrett_mu = reflect64(barrett_quotient(poly, width), 64);
+	c->barrett_poly = reflect64(poly, width);
 }
 
 int crc_use_folding(int on)
@@ -132,12 +160,50 @@ static inline __m128i load16(const uint8_t *p)
 	return _mm_loadu_si128((const __m128i *)p);
 }
 
+static inline uint64_t low64(__m128i v)
+{
+	return (uint64_t)_mm_cvtsi128_si64(v);
+}
+
+__attribute__((target("pclmul,sse4.1")))
+static inline uint64_t high64(__m128i v)
+{
+	return (uint64_t)_mm_extract_epi64(v, 1);
+}
+
+/* a times b (reflected 64-bit operands), as a reflected 128-bit product times x. */
+__attribute__((target("pclmul,sse4.1")))
+static inline __m128i clmul64(uint64_t a, uint64_t b)
+{
+	return _mm_clmulepi64_si128(_mm_cvtsi64_si128((long long)a), _mm_cvtsi64_si128((long long)b),
+				    0x00);
+}
+
 /*
- * Whole 16-byte blocks folded into one, which the tables finish; n >= 32.
+ * The register for the last block (see the top of the file).  Bit k of a
+ * reflected 128-bit value stands for x^(127-k): T's low w coefficients are
+ * the top w bits, floor(T / x^w) the 64 bits below them.
+ */
+__attribute__((target("pclmul,sse4.1")))
+static uint32_t reduce_block(const struct crc_reflected *c, __m128i block)
+{
+	unsigned w = c->width;
+	uint64_t h = low64(block), l = high64(block);
+	__m128i hk = clmul64(h, c->last_fold);
+	uint64_t t_lo = low64(hk) ^ l << (64 - w), t_hi = high64(hk) ^ l >> w;
+	uint64_t a = t_hi << w | t_lo >> (64 - w);
+	/* The product's x^64 and higher, a reflected 64-bit value, is one bit up. */
+	uint64_t q = a ^ low64(clmul64(a, c->barrett_mu)) << 1;
+	uint64_t qp = high64(clmul64(q, c->barrett_poly)) >> (63 - w);
+
+	return (uint32_t)((t_hi >> (64 - w) ^ qp) & ((1ull << w) - 1));
+}
+
+/*
+ * Whole 16-byte blocks folded into one, which reduce_block finishes; n >= 32.
  * A length that is not a multiple of 16 is made one with zeros in front
  * (they leave a CRC whose register starts at 0 as it is, and the register
- * goes in where the message starts): the first block is put together here,
- * and the tables see only the last.
+ * goes in where the message starts): the first block is put together here.
  */
 __attribute__((target("pclmul,sse4.1")))
 static uint32_t update_folding(const struct crc_reflected *c, uint32_t reg, const uint8_t *p,
@@ -146,7 +212,7 @@ static uint32_t update_folding(const struct crc_reflected *c, uint32_t reg, cons
 	const __m128i k1 = _mm_set_epi64x((long long)c->fold_near, (long long)c->fold_far);
 	const __m128i k4 = _mm_set_epi64x((long long)c->fold4_near, (long long)c->fold4_far);
 	size_t lead = n % 16, at = 16;
-	uint8_t first[32] = { 0 }, last[16];
+	uint8_t first[32] = { 0 };
 	__m128i acc;
 
 	if (lead) {
@@ -176,8 +242,7 @@ static uint32_t update_folding(const struct crc_reflected *c, uint32_t reg, cons
 	}
 	for (; at + 16 <= n; at += 16)
 		acc = fold(acc, k1, load16(p + at));
-	_mm_storeu_si128((__m128i *)last, acc);
-	return update_tables(c, 0, last, sizeof(last));
+	return reduce_block(c, acc);
 }
 #endif
 

@@ -15,6 +15,10 @@ struct crc_reflected {
 	uint32_t table[8][256];		/* [0]: one byte; [k]: that byte then k zero bytes */
 	uint64_t fold_far, fold_near;	/* x^191 and x^127 mod P, as multiplier operands */
 	uint64_t fold4_far, fold4_near;	/* x^575 and x^511: four blocks at a time */
+	/* The last block to a register, as multiplier operands (see crc.c): */
+	uint64_t last_fold;		/* x^(63+width) mod P */
+	uint64_t barrett_mu;		/* x^(64+width) / P, without its x^64 term */
+	uint64_t barrett_poly;		/* P without its x^width term */
 };
 
 /* poly: the generator without its x^width term, in the usual (unreflected) form. */
