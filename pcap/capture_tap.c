@@ -711,14 +711,22 @@ struct comment_key {
 	size_t mad_len;
 };
 
+/*
+ * The comments formatted last: a tool's requests mostly say the same, and
+ * so do its answers, but a few fields can take turns (umad2sim leaves a
+ * received MAD's pkey_index as the buffer had it).
+ */
+#define COMMENTS_KEPT 8
+
 /* The umad metadata as one line of key=value, which Wireshark shows as the packet comment. */
 static void format_comment(const struct ib_user_mad *h, size_t mad_len, int timeout)
 {
-	static struct comment_key last[2];	/* the last request and the last answer */
-	static char texts[2][sizeof(comment)];
+	static struct comment_key keys[COMMENTS_KEPT];
+	static char texts[COMMENTS_KEPT][sizeof(comment)];
+	static int kept, next;
 	struct comment_key key;
 	size_t len = 0;
-	int slot = h->timeout_ms ? 0 : 1;	/* requests carry a timeout, answers do not */
+	int i;
 
 	/* Field by field after the memset: memcmp must not see stray padding bytes. */
 	memset(&key, 0, sizeof(key));
@@ -735,10 +743,11 @@ static void format_comment(const struct ib_user_mad *h, size_t mad_len, int time
 	key.grh = h->addr.grh_present;
 	key.timeout = (uint8_t)timeout;
 	key.mad_len = mad_len;
-	if (texts[slot][0] && !memcmp(&key, &last[slot], sizeof(key))) {
-		memcpy(comment, texts[slot], sizeof(comment));
-		return;
-	}
+	for (i = 0; i < kept; i++)
+		if (!memcmp(&key, &keys[i], sizeof(key))) {
+			strcpy(comment, texts[i]);
+			return;
+		}
 	put_field(&len, "agent", h->agent_id, 0);
 	put_field(&len, "status", h->status, 0);
 	put_field(&len, "timeout_ms", h->timeout_ms, 0);
@@ -753,8 +762,12 @@ static void format_comment(const struct ib_user_mad *h, size_t mad_len, int time
 	put_field(&len, "length", mad_len, 0);
 	if (timeout)
 		put_field(&len, "timeout", 1, 0);
-	last[slot] = key;
-	memcpy(texts[slot], comment, sizeof(comment));
+	/* Kept in turn, the oldest replaced first. */
+	keys[next] = key;
+	memcpy(texts[next], comment, len + 1);
+	next = (next + 1) % COMMENTS_KEPT;
+	if (kept < COMMENTS_KEPT)
+		kept++;
 }
 
 static uint64_t now_ns(void)

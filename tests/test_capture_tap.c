@@ -145,6 +145,72 @@ static void test_records_and_mode(void **state)
 	assert_memory_equal(mad + 24, mkey, 8);		/* kept without redaction */
 }
 
+/*
+ * Requests on P_Key indexes in turns: three, which with their answers make
+ * fewer kinds of comment than the tap keeps formatted, then twelve, which
+ * make more, then three again.
+ */
+#define PKEY_REQUESTS 60
+
+static int pkey_index_of(int request)
+{
+	return request < 12 || request >= 36 ? request % 3 : request % 12;
+}
+
+static int requests_on_pkey_indexes(void)
+{
+	uint8_t buf[64 + 256];
+	int fd, agent, i, got;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	CHECK(agent >= 0);
+	for (i = 0; i < PKEY_REQUESTS; i++) {
+		memset(buf, 0, sizeof(buf));
+		buf[64] = 1;
+		buf[64 + 1] = 0x04;
+		buf[64 + 2] = 1;
+		buf[64 + 3] = 0x01;
+		buf[64 + 15] = (uint8_t)i;
+		buf[64 + 17] = 0x12;
+		umad_set_addr(buf, 2, 1, 0, 0x80010000);
+		CHECK_EQ(umad_set_pkey(buf, pkey_index_of(i)), 0);
+		CHECK_EQ(umad_send(fd, agent, buf, 256, 100, 0), 0);
+		got = 256;
+		CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
+	}
+	CHECK_EQ(umad_close_port(fd), 0);
+	return 0;
+}
+
+/* Every request's comment names its own P_Key index, however the comments take turns. */
+static void test_comments_follow_each_mad(void **state)
+{
+	struct capture_reader *r;
+	struct capture_record rec;
+	struct child_result res;
+	char err[256], want[32];
+	int got, requests = 0;
+
+	(void)state;
+	expect_child_ok(requests_on_pkey_indexes, "sim", TEST_MODULE_DIR, &res);
+	r = capture_open(path, err, sizeof(err));
+	assert_non_null(r);
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		if (rec.direction != 2)
+			continue;
+		snprintf(want, sizeof(want), " pkey_index=%d ", pkey_index_of(requests));
+		if (!strstr(rec.comment, want))
+			fail_msg("request %d: comment \"%s\" lacks \"%s\"", requests, rec.comment, want);
+		requests++;
+	}
+	assert_int_equal(got, 0);
+	capture_close(r);
+	assert_int_equal(requests, PKEY_REQUESTS);
+}
+
 /* MADs through a port while the capture file cannot be created: they go through all the same. */
 static int session_with_uncreatable_file(void)
 {
@@ -678,6 +744,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_records_and_mode),
 		T(test_uncreatable_file),
+		T(test_comments_follow_each_mad),
 		T(test_redaction),
 		T(test_send_captured_as_given),
 		T(test_threads_reusing_buffers),
