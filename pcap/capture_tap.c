@@ -133,11 +133,24 @@ static int n_ifaces;
  * Record n (counted from 0 since the start) is ring[n % TAP_RING].  Records
  * ever published (tail: moved by senders under tap_lock) and taken off
  * (head: moved under write_lock); flushed: known to be in the file
- * (write_lock).  Senders never pass head + TAP_RING.
+ * (write_lock).  Senders never pass head + TAP_RING.  What senders write on
+ * every MAD and what the writer writes on every run are on cache lines of
+ * their own: sharing one, the two threads took it from each other on every
+ * MAD; and senders read head only when the ring looks half full by the
+ * head they last saw.
  */
 static struct tap_record *ring;
-static _Atomic uint64_t tail, head;
-static uint64_t flushed;
+struct __attribute__((aligned(64))) sender_end {
+	_Atomic uint64_t tail;
+	uint64_t head_seen;		/* tap_lock */
+	atomic_int cpu;			/* where the last record was published */
+};
+struct __attribute__((aligned(64))) writer_end {
+	_Atomic uint64_t head;
+	uint64_t flushed;
+};
+static struct sender_end senders = { .cpu = -1 };
+static struct writer_end taken;
 static int writer_running;			/* tap_lock */
 static atomic_int writer_stopping;		/* set under tap_lock: nothing is published after */
 /*
@@ -149,7 +162,6 @@ enum { WRITER_AWAKE, WRITER_ASLEEP, WRITER_NAPPING };
 static atomic_int writer_sleeping;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_up = PTHREAD_COND_INITIALIZER;
-static atomic_int sender_cpu = -1;		/* where the last record was published */
 static atomic_int writer_kicked;		/* moved off a sender's CPU (kick_writer) */
 static pthread_t writer_thread;
 
@@ -186,7 +198,7 @@ static void pause_briefly(long ns)
  */
 static size_t ready_count(uint64_t from, size_t max)
 {
-	uint64_t end = atomic_load_explicit(&tail, memory_order_acquire);
+	uint64_t end = atomic_load_explicit(&senders.tail, memory_order_acquire);
 	size_t n = end - from < max ? (size_t)(end - from) : max, i;
 
 	if (atomic_load(&writer_stopping))
@@ -201,15 +213,15 @@ static size_t ready_count(uint64_t from, size_t max)
 /* Is a record ready at the head?  For a thread about to sleep. */
 static int record_ready(void)
 {
-	uint64_t at = atomic_load(&head);
+	uint64_t at = atomic_load(&taken.head);
 
-	return atomic_load(&tail) != at && atomic_load(&ring[at % TAP_RING].kind) != TAP_REC_SENDING;
+	return atomic_load(&senders.tail) != at && atomic_load(&ring[at % TAP_RING].kind) != TAP_REC_SENDING;
 }
 
 /* Write up to max ready records from the head into the file; how many. write_lock held. */
 static size_t write_run(size_t max)
 {
-	uint64_t first = atomic_load_explicit(&head, memory_order_relaxed);
+	uint64_t first = atomic_load_explicit(&taken.head, memory_order_relaxed);
 	size_t n = file_state ? ready_count(first, max) : 0, i;
 
 	for (i = 0; i < n; i++) {
@@ -221,7 +233,7 @@ static size_t write_run(size_t max)
 		rec->big = NULL;
 	}
 	/* The records are the senders' again. */
-	atomic_store_explicit(&head, first + n, memory_order_release);
+	atomic_store_explicit(&taken.head, first + n, memory_order_release);
 	return n;
 }
 
@@ -230,7 +242,7 @@ static void flush_written(void)
 {
 	if (file_state > 0)
 		note_write_error(pcapng_flush(writer));
-	flushed = atomic_load_explicit(&head, memory_order_relaxed);
+	taken.flushed = atomic_load_explicit(&taken.head, memory_order_relaxed);
 }
 
 /*
@@ -253,10 +265,10 @@ static void write_ready_or_pause(void)
 /* Until the file holds the first target records, whoever else is writing. */
 static void sync_upto(uint64_t target)
 {
-	while (atomic_load(&head) < target)
+	while (atomic_load(&taken.head) < target)
 		write_ready_or_pause();
 	pthread_mutex_lock(&write_lock);
-	if (flushed < target)
+	if (taken.flushed < target)
 		flush_written();
 	pthread_mutex_unlock(&write_lock);
 }
@@ -272,13 +284,13 @@ static void stop_writer(void)
 	atomic_store(&umad_tap_enabled, 0);
 	atomic_store(&writer_stopping, 1);	/* the thread leaves the rest to us, and exit() ends it */
 	pthread_mutex_unlock(&tap_lock);
-	sync_upto(atomic_load(&tail));
+	sync_upto(atomic_load(&senders.tail));
 }
 
 void umad_tap_sync(void)
 {
 	if (atomic_load(&umad_tap_enabled))
-		sync_upto(atomic_load(&tail));
+		sync_upto(atomic_load(&senders.tail));
 }
 
 /* A forked child has no writer thread (and shares the file): it does not capture. */
@@ -332,7 +344,7 @@ static void start_elsewhere(pthread_attr_t *attr)
 static void move_off_senders(void)
 {
 	cpu_set_t others;
-	int cpu = atomic_load_explicit(&sender_cpu, memory_order_relaxed);
+	int cpu = atomic_load_explicit(&senders.cpu, memory_order_relaxed);
 
 	if (!spread || cpu < 0 || sched_getcpu() != cpu)
 		return;
@@ -452,11 +464,13 @@ static void start(void)
  */
 static struct tap_record *reserve(void)
 {
-	uint64_t at = atomic_load_explicit(&tail, memory_order_relaxed);
+	uint64_t at = atomic_load_explicit(&senders.tail, memory_order_relaxed);
 
-	while (at - atomic_load_explicit(&head, memory_order_acquire) == TAP_RING &&
-	       !atomic_load(&writer_stopping))
-		write_ready_or_pause();
+	while (at - senders.head_seen == TAP_RING && !atomic_load(&writer_stopping)) {
+		senders.head_seen = atomic_load_explicit(&taken.head, memory_order_acquire);
+		if (at - senders.head_seen == TAP_RING)
+			write_ready_or_pause();
+	}
 	if (atomic_load(&writer_stopping) || !writer_running)
 		return NULL;
 	return &ring[at % TAP_RING];
@@ -481,12 +495,18 @@ static void wake_writer(int how)
  */
 static void commit(int ready)
 {
-	uint64_t at = atomic_load_explicit(&tail, memory_order_relaxed) + 1;
+	uint64_t at = atomic_load_explicit(&senders.tail, memory_order_relaxed) + 1;
+	int behind = 0;
 
 	/* Sequentially consistent, against writer_sleeping: see sleep_until_woken. */
-	atomic_store(&tail, at);
-	atomic_store_explicit(&sender_cpu, sched_getcpu(), memory_order_relaxed);
-	if (at - atomic_load_explicit(&head, memory_order_relaxed) == TAP_RING / 2) {
+	atomic_store(&senders.tail, at);
+	atomic_store_explicit(&senders.cpu, sched_getcpu(), memory_order_relaxed);
+	/* Half the ring since the head last seen: is the writer half a ring behind? */
+	if (at - senders.head_seen == TAP_RING / 2) {
+		senders.head_seen = atomic_load_explicit(&taken.head, memory_order_relaxed);
+		behind = at - senders.head_seen >= TAP_RING / 2;
+	}
+	if (behind) {
 		kick_writer();
 		wake_writer(WRITER_NAPPING);
 	} else if (ready) {
@@ -912,7 +932,7 @@ static void nap(long ns)
 	pthread_mutex_lock(&wake_lock);
 	atomic_store(&writer_sleeping, WRITER_NAPPING);
 	while (!atomic_load(&writer_stopping) &&
-	       atomic_load(&tail) - atomic_load(&head) < TAP_RING / 2 &&
+	       atomic_load(&senders.tail) - atomic_load(&taken.head) < TAP_RING / 2 &&
 	       pthread_cond_timedwait(&wake_up, &wake_lock, &until) == 0)
 		;
 	atomic_store(&writer_sleeping, WRITER_AWAKE);
@@ -952,7 +972,7 @@ static void *writer_main(void *arg)
 			pthread_mutex_lock(&write_lock);
 			n = atomic_load(&writer_stopping) ? 0 : write_run(TAP_WRITE_RUN);
 			found += n;
-			if (n < TAP_WRITE_RUN && flushed < atomic_load(&head))
+			if (n < TAP_WRITE_RUN && taken.flushed < atomic_load(&taken.head))
 				flush_written();
 			pthread_mutex_unlock(&write_lock);
 		} while (n == TAP_WRITE_RUN);
@@ -1028,7 +1048,7 @@ static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad
 	atomic_store_explicit(&rec->kind, (uint8_t)kind, memory_order_relaxed);
 	p->psn += (uint32_t)segment_count(mad, mad_len);
 	commit(kind != TAP_REC_SENDING);
-	return atomic_load_explicit(&tail, memory_order_relaxed);
+	return atomic_load_explicit(&senders.tail, memory_order_relaxed);
 }
 
 void umad_tap_received(int portid, const struct ib_user_mad *umad, size_t hdr_size,
