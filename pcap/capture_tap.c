@@ -5,8 +5,8 @@
  * what the packet needs (LIDs, QP, P_Key, GID, time, packet id) into a ring;
  * a writer thread builds the packets (headers, CRCs, comment) and writes them
  * in large batches.  So capturing costs the application a copy per MAD, and
- * the file is never more than a few milliseconds behind.  A full ring makes
- * senders wait: nothing is dropped.
+ * the file is at most some 20 ms behind while MADs flow, and complete a
+ * nap after they stop.  A full ring makes senders wait: nothing is dropped.
  *
  * Senders and the writer never wait for each other: a sender fills the
  * next record under the senders' lock and publishes it by moving the
@@ -56,6 +56,13 @@
 #define TAP_FEW		(TAP_RING / 8)	/* found fewer in a look: nap twice as long */
 #define TAP_MANY	(TAP_RING / 4)	/* found more: half as long */
 #define TAP_IDLE_NS	3000000
+/*
+ * While MADs flow the file is written in large aligned pieces (see
+ * pcapng_writer.c); every TAP_FLUSH_NS it is brought to within the last
+ * 64 KiB, or wholly, so nothing waits two of them.  It is complete at the
+ * first look that finds nothing new.
+ */
+#define TAP_FLUSH_NS	10000000
 /*
  * A MAD going out is copied before the backend sends it (once sent, another
  * thread of the application may free or reuse the buffer as soon as the
@@ -941,14 +948,16 @@ static void nap(long ns)
 
 /*
  * The writer thread: at each look, writes what is ready in runs (letting
- * a thread that must sync in between) and flushes it, so the file is at
- * most a nap behind the ring; then naps, longer or shorter by how much it
- * found (TAP_FEW, TAP_MANY), or sleeps until woken once idle for
- * TAP_IDLE_NS.  Once stopping, it leaves everything to stop_writer().
+ * a thread that must sync in between); the file catches up wholly when a
+ * look finds nothing new, and mostly (pcapng_flush_aligned) every
+ * TAP_FLUSH_NS while MADs flow.  Then it naps, longer or shorter by how much it found
+ * (TAP_FEW, TAP_MANY), or sleeps until woken once idle for TAP_IDLE_NS.
+ * Once stopping, it leaves everything to stop_writer().
  */
 static void *writer_main(void *arg)
 {
 	long nap_ns = TAP_NAP_MIN_NS * 2, idle_ns = TAP_IDLE_NS;	/* asleep until the first record */
+	long unflushed_ns = 0;		/* since the file last caught up, about */
 	size_t n, found;
 
 	(void)arg;
@@ -972,17 +981,28 @@ static void *writer_main(void *arg)
 			pthread_mutex_lock(&write_lock);
 			n = atomic_load(&writer_stopping) ? 0 : write_run(TAP_WRITE_RUN);
 			found += n;
-			if (n < TAP_WRITE_RUN && taken.flushed < atomic_load(&taken.head))
-				flush_written();
 			pthread_mutex_unlock(&write_lock);
 		} while (n == TAP_WRITE_RUN);
+		pthread_mutex_lock(&write_lock);
+		if (taken.flushed < atomic_load(&taken.head) && !atomic_load(&writer_stopping)) {
+			if (!found) {
+				flush_written();
+				unflushed_ns = 0;
+			} else if (unflushed_ns >= TAP_FLUSH_NS) {
+				note_write_error(pcapng_flush_aligned(writer));
+				unflushed_ns = 0;
+			}
+		}
+		pthread_mutex_unlock(&write_lock);
 		if (found < TAP_FEW && nap_ns < TAP_NAP_MAX_NS)
 			nap_ns = nap_ns * 2 < TAP_NAP_MAX_NS ? nap_ns * 2 : TAP_NAP_MAX_NS;
 		else if (found > TAP_MANY && nap_ns > TAP_NAP_MIN_NS)
 			nap_ns = nap_ns / 2 > TAP_NAP_MIN_NS ? nap_ns / 2 : TAP_NAP_MIN_NS;
 		idle_ns = found ? 0 : idle_ns + nap_ns;
-		if (idle_ns < TAP_IDLE_NS && !atomic_load(&writer_stopping))
+		if (idle_ns < TAP_IDLE_NS && !atomic_load(&writer_stopping)) {
 			nap(nap_ns);
+			unflushed_ns += nap_ns;
+		}
 	}
 	return NULL;
 }

