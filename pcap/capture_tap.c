@@ -5,7 +5,7 @@
  * what the packet needs (LIDs, QP, P_Key, GID, time, packet id) into a ring;
  * a writer thread builds the packets (headers, CRCs, comment) and writes them
  * in large batches.  So capturing costs the application a copy per MAD, and
- * the file is at most some 20 ms behind while MADs flow, and complete a
+ * the file is at most some 10 ms behind while MADs flow, and complete a
  * nap after they stop.  A full ring makes senders wait: nothing is dropped.
  *
  * Senders and the writer never wait for each other: a sender fills the
@@ -58,9 +58,9 @@
 #define TAP_IDLE_NS	3000000
 /*
  * While MADs flow the file is written in large aligned pieces (see
- * pcapng_writer.c); every TAP_FLUSH_NS it is brought to within the last
- * 64 KiB, or wholly, so nothing waits two of them.  It is complete at the
- * first look that finds nothing new.
+ * pcapng_writer.c): after each look, up to its last 64 KiB boundary (so a
+ * sync, umad_close_port's say, finds little left to write); wholly every
+ * TAP_FLUSH_NS, and at the first look that finds nothing new.
  */
 #define TAP_FLUSH_NS	10000000
 /*
@@ -948,9 +948,9 @@ static void nap(long ns)
 
 /*
  * The writer thread: at each look, writes what is ready in runs (letting
- * a thread that must sync in between); the file catches up wholly when a
- * look finds nothing new, and mostly (pcapng_flush_aligned) every
- * TAP_FLUSH_NS while MADs flow.  Then it naps, longer or shorter by how much it found
+ * a thread that must sync in between); the file catches up to a 64 KiB
+ * boundary, or wholly when the look found nothing new or every
+ * TAP_FLUSH_NS.  Then it naps, longer or shorter by how much it found
  * (TAP_FEW, TAP_MANY), or sleeps until woken once idle for TAP_IDLE_NS.
  * Once stopping, it leaves everything to stop_writer().
  */
@@ -985,12 +985,11 @@ static void *writer_main(void *arg)
 		} while (n == TAP_WRITE_RUN);
 		pthread_mutex_lock(&write_lock);
 		if (taken.flushed < atomic_load(&taken.head) && !atomic_load(&writer_stopping)) {
-			if (!found) {
+			if (!found || unflushed_ns >= TAP_FLUSH_NS) {
 				flush_written();
 				unflushed_ns = 0;
-			} else if (unflushed_ns >= TAP_FLUSH_NS) {
+			} else if (file_state > 0) {
 				note_write_error(pcapng_flush_aligned(writer));
-				unflushed_ns = 0;
 			}
 		}
 		pthread_mutex_unlock(&write_lock);

@@ -144,7 +144,7 @@ int pcapng_flush_aligned(struct pcapng_writer *w)
 {
 	uint64_t end = (w->offset + w->batch_len) / ALIGNED_UNIT * ALIGNED_UNIT;
 
-	return end > w->offset ? write_upto(w, end) : pcapng_flush(w);
+	return end > w->offset ? write_upto(w, end) : 0;
 }
 
 int pcapng_flush(struct pcapng_writer *w)

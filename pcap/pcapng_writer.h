@@ -47,9 +47,9 @@ void pcapng_set_batching(struct pcapng_writer *w, int on);
 /* Write what is gathered; 0 or -errno. */
 int pcapng_flush(struct pcapng_writer *w);
 /*
- * Write what is gathered up to the last multiple of 64 KiB in the file,
- * keeping the rest for a write that ends aligned too; when what is
- * gathered reaches no such multiple, all of it.  0 or -errno.
+ * Write what is gathered up to the last multiple of 64 KiB in the file (if
+ * it reaches one), keeping the rest for a write that ends aligned too.
+ * 0 or -errno.
  */
 int pcapng_flush_aligned(struct pcapng_writer *w);
 /* Close the file (flushing first); 0 or -errno. */

@@ -353,8 +353,8 @@ static void write_one(struct pcapng_writer *w, uint64_t id)
 /*
  * Batched, the file grows by writes that end on multiples of 256 KiB (the
  * kernel caches it in large folios then).  pcapng_flush_aligned writes up
- * to the last multiple of 64 KiB, or everything when what is gathered
- * reaches none; pcapng_close the rest.  Every record is read back.
+ * to the last multiple of 64 KiB, if what is gathered reaches one;
+ * pcapng_flush and pcapng_close the rest.  Every record is read back.
  */
 static void test_writes_end_aligned(void **state)
 {
@@ -377,6 +377,8 @@ static void test_writes_end_aligned(void **state)
 	assert_int_equal(size, 256 * 1024);
 	/* One record gathered past it: no multiple of 64 KiB to stop at. */
 	assert_int_equal(pcapng_flush_aligned(w), 0);
+	assert_int_equal(file_size(), size);
+	assert_int_equal(pcapng_flush(w), 0);
 	assert_true(file_size() > size && file_size() % (64 * 1024) != 0);
 	/* Well past the next multiple of 64 KiB. */
 	for (i = 0; i < 400; i++) {
