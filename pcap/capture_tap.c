@@ -162,10 +162,13 @@ static int writer_running;			/* tap_lock */
 static atomic_int writer_stopping;		/* set under tap_lock: nothing is published after */
 /*
  * The writer asleep until woken by any record (WRITER_ASLEEP), or napping
- * until its next look unless the ring fills to half (WRITER_NAPPING):
- * wake_lock and wake_up, whose clock is CLOCK_MONOTONIC.
+ * until its next look unless the ring fills to half (WRITER_NAPPING), or
+ * signalled by a sender and not yet running (WRITER_WOKEN: the one sender
+ * that moved it there signals, not every sender until the writer runs,
+ * which on a VM can take a few hundred MADs): wake_lock and wake_up, whose
+ * clock is CLOCK_MONOTONIC.
  */
-enum { WRITER_AWAKE, WRITER_ASLEEP, WRITER_NAPPING };
+enum { WRITER_AWAKE, WRITER_ASLEEP, WRITER_NAPPING, WRITER_WOKEN };
 static atomic_int writer_sleeping;
 static pthread_mutex_t wake_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t wake_up = PTHREAD_COND_INITIALIZER;
@@ -488,7 +491,8 @@ static void wake_writer(int how)
 {
 	int state = atomic_load(&writer_sleeping);
 
-	if (state == WRITER_ASLEEP || (state && state == how)) {
+	if ((state == WRITER_ASLEEP || (state == WRITER_NAPPING && how == WRITER_NAPPING)) &&
+	    atomic_compare_exchange_strong(&writer_sleeping, &state, WRITER_WOKEN)) {
 		pthread_mutex_lock(&wake_lock);
 		pthread_cond_signal(&wake_up);
 		pthread_mutex_unlock(&wake_lock);
@@ -921,7 +925,8 @@ static void sleep_until_woken(void)
 {
 	pthread_mutex_lock(&wake_lock);
 	atomic_store(&writer_sleeping, WRITER_ASLEEP);
-	if (!record_ready() && !atomic_load(&writer_stopping))
+	while (!record_ready() && !atomic_load(&writer_stopping) &&
+	       atomic_load(&writer_sleeping) == WRITER_ASLEEP)
 		pthread_cond_wait(&wake_up, &wake_lock);
 	atomic_store(&writer_sleeping, WRITER_AWAKE);
 	pthread_mutex_unlock(&wake_lock);
@@ -940,6 +945,7 @@ static void nap(long ns)
 	atomic_store(&writer_sleeping, WRITER_NAPPING);
 	while (!atomic_load(&writer_stopping) &&
 	       atomic_load(&senders.tail) - atomic_load(&taken.head) < TAP_RING / 2 &&
+	       atomic_load(&writer_sleeping) == WRITER_NAPPING &&
 	       pthread_cond_timedwait(&wake_up, &wake_lock, &until) == 0)
 		;
 	atomic_store(&writer_sleeping, WRITER_AWAKE);
