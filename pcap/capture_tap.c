@@ -514,7 +514,8 @@ static void commit(int ready)
 	atomic_store_explicit(&senders.cpu, sched_getcpu(), memory_order_relaxed);
 	/* Half the ring since the head last seen: is the writer half a ring behind? */
 	if (at - senders.head_seen == TAP_RING / 2) {
-		senders.head_seen = atomic_load_explicit(&taken.head, memory_order_relaxed);
+		/* Acquire: reserve() reuses the records before it without looking again. */
+		senders.head_seen = atomic_load_explicit(&taken.head, memory_order_acquire);
 		behind = at - senders.head_seen >= TAP_RING / 2;
 	}
 	if (behind) {
