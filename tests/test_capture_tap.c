@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 #include <pcap/pcap.h>
@@ -698,6 +699,20 @@ static int capture_few_then_idle(void)
 		pause();
 }
 
+/* A MAD and its answer every 2 ms, until killed: a slow, steady flow. */
+static int capture_steadily(void)
+{
+	int agent, fd = open_capturing_port(&agent);
+
+	if (fd < 0)
+		return -1;
+	for (;;) {
+		if (send_and_receive(fd, agent, 0x04, 0x0012, 256, 0) < 0)
+			return -1;
+		usleep(2000);
+	}
+}
+
 /*
  * Run capture(), which never returns, in a child on the sim backend; kill
  * it with SIGKILL after ms milliseconds.  Returns the records in the file.
@@ -738,6 +753,37 @@ static void test_sigkill_leaves_whole_records(void **state)
 	assert_true(records_after_sigkill(capture_forever, 200) > 10);
 }
 
+/*
+ * While MADs flow, however slowly, the writer does not keep them to itself
+ * for long (it catches the file up every 10 ms): the newest record in the
+ * file of a process killed mid-flow is at most a tenth of a second old.
+ */
+static void test_steady_flow_reaches_the_file(void **state)
+{
+	struct capture_reader *r;
+	struct capture_record rec;
+	struct timespec killed;
+	uint64_t newest = 0, killed_ns;
+	char err[256];
+	int got, n = 0;
+
+	(void)state;
+	assert_true(records_after_sigkill(capture_steadily, 500) > 10);
+	clock_gettime(CLOCK_REALTIME, &killed);
+	killed_ns = (uint64_t)killed.tv_sec * 1000000000u + (uint64_t)killed.tv_nsec;
+	r = capture_open(path, err, sizeof(err));
+	assert_non_null(r);
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		newest = rec.ts_ns > newest ? rec.ts_ns : newest;
+		n++;
+	}
+	assert_int_equal(got, 0);
+	capture_close(r);
+	if (killed_ns - newest > 100000000u)
+		fail_msg("%d records, the newest %.1f ms before the kill", n,
+			 (double)(killed_ns - newest) / 1e6);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, make_path, remove_path)
@@ -753,6 +799,7 @@ int main(void)
 		T(test_rmpp_replayed_whole),
 		T(test_idle_process_killed_has_its_mads),
 		T(test_sigkill_leaves_whole_records),
+		T(test_steady_flow_reaches_the_file),
 	};
 
 	return cmocka_run_group_tests_name("capture tap", tests, NULL, NULL);
