@@ -351,7 +351,7 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	struct ib_user_mad *mad = umad;
 	const struct umad_backend *be;
 	uint64_t ticket;
-	size_t total;
+	size_t hdr, total;
 	ssize_t n;
 	int r = 0, sent;
 
@@ -372,8 +372,9 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	if (atomic_load(&umad_debug_level) > 1)
 		umad_dump(mad);
 
-	total = umad_size() + (size_t)length;
-	ticket = umad_tap_send_begin(portid, mad, umad_size(), (size_t)length, mad->agent_id,
+	hdr = umad_size();
+	total = hdr + (size_t)length;
+	ticket = umad_tap_send_begin(portid, mad, hdr, (size_t)length, mad->agent_id,
 				     mad->timeout_ms, mad->retries);
 	n = be->send(portid, mad, total);
 	sent = n >= 0 && (size_t)n == total;

@@ -388,6 +388,8 @@ static void kick_writer(void)
  * the whole ring has been, nothing is left to do.  Writer thread.
  */
 #define TAP_POPULATE_CHUNK (TAP_RING / 8)
+_Static_assert(TAP_POPULATE_CHUNK * sizeof(struct tap_record) % 4096 == 0,
+	       "a chunk of the ring starts on a page, as madvise wants");
 static size_t populated;		/* records whose pages are faulted in */
 
 static void populate_ahead(void)
@@ -395,20 +397,15 @@ static void populate_ahead(void)
 #ifdef MADV_POPULATE_WRITE
 	uint64_t want = atomic_load_explicit(&senders.tail, memory_order_relaxed) + 2 * TAP_POPULATE_CHUNK;
 
-	while (populated < TAP_RING && populated < want) {
-		size_t n = TAP_RING - populated < TAP_POPULATE_CHUNK ? TAP_RING - populated :
-			   TAP_POPULATE_CHUNK;
-
-		madvise(ring + populated, n * sizeof(*ring), MADV_POPULATE_WRITE);
-		populated += n;
-	}
+	for (; populated < TAP_RING && populated < want; populated += TAP_POPULATE_CHUNK)
+		madvise(ring + populated, TAP_POPULATE_CHUNK * sizeof(*ring), MADV_POPULATE_WRITE);
 #endif
 }
 
 /*
  * What start() leaves to the writer thread, first thing: creating the file
- * and faulting the ring in, off the application's path (together they took
- * it a quarter of a millisecond).  Senders fault in what they reach first.
+ * and faulting the ring's first chunks in, off the application's path
+ * (file and whole ring had taken it a quarter of a millisecond).
  */
 static void open_file(void)
 {
@@ -461,9 +458,8 @@ static void start(void)
 	if (ring == MAP_FAILED)
 		ring = NULL;
 	err = ring && capture_path ? pthread_attr_init(&attr) : ENOMEM;
-	if (!err)
-		init_wake_up();
 	if (!err) {
+		init_wake_up();
 		pthread_attr_setstacksize(&attr, 256 * 1024);
 		start_elsewhere(&attr);
 		err = pthread_create(&writer_thread, &attr, writer_main, NULL);

@@ -149,12 +149,7 @@ int pcapng_flush_aligned(struct pcapng_writer *w)
 
 int pcapng_flush(struct pcapng_writer *w)
 {
-	int r = 0;
-
-	if (w->batch_len)
-		r = write_all(w, w->batch, w->batch_len);
-	w->batch_len = 0;
-	return r;
+	return write_upto(w, w->offset + w->batch_len);
 }
 
 /* A filler block of len bytes (a multiple of 4, at least FILLER_MIN) into the batch. */
