@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -350,6 +351,80 @@ static void write_one(struct pcapng_writer *w, uint64_t id)
 					 (size_t)n, "agent=0 status=0", id), 0);
 }
 
+/* The first 4 bytes of a file: a pcapng section header's type, or what it held. */
+static uint32_t first_word(const char *file)
+{
+	uint32_t word = 0;
+	FILE *f = fopen(file, "rb");
+
+	assert_non_null(f);
+	assert_int_equal(fread(&word, 1, 4, f), 4);
+	fclose(f);
+	return word;
+}
+
+/*
+ * A capture over an existing regular file replaces it: the new file is
+ * 0600 whatever the old one was, and another name of the old file keeps
+ * the old content.  A symlink is written through and stays a symlink; a
+ * FIFO stays a FIFO and gets the data.
+ */
+static void test_existing_files_are_replaced(void **state)
+{
+	char link_path[80], sym_path[80], target[80], fifo[80], got[4];
+	struct pcapng_writer *w;
+	struct stat st;
+	int reader;
+	FILE *f;
+
+	(void)state;
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs("old content", f);
+	fclose(f);
+	assert_int_equal(chmod(path, 0644), 0);
+	snprintf(link_path, sizeof(link_path), "%s.link", path);
+	assert_int_equal(link(path, link_path), 0);
+	w = pcapng_create(path, "libumad test");
+	assert_non_null(w);
+	assert_int_equal(pcapng_close(w), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(first_word(path), 0x0a0d0d0a);
+	assert_int_equal(first_word(link_path), 0x20646c6f);	/* "old " */
+	unlink(link_path);
+
+	snprintf(target, sizeof(target), "%s.target", path);
+	snprintf(sym_path, sizeof(sym_path), "%s.sym", path);
+	f = fopen(target, "w");
+	assert_non_null(f);
+	fputs("old content", f);
+	fclose(f);
+	assert_int_equal(symlink(target, sym_path), 0);
+	w = pcapng_create(sym_path, "libumad test");
+	assert_non_null(w);
+	assert_int_equal(pcapng_close(w), 0);
+	assert_int_equal(lstat(sym_path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(first_word(target), 0x0a0d0d0a);
+	unlink(sym_path);
+	unlink(target);
+
+	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	reader = open(fifo, O_RDONLY | O_NONBLOCK);
+	assert_true(reader >= 0);
+	w = pcapng_create(fifo, "libumad test");
+	assert_non_null(w);
+	assert_int_equal(pcapng_close(w), 0);
+	assert_int_equal(read(reader, got, 4), 4);
+	assert_memory_equal(got, "\x0a\x0d\x0d\x0a", 4);
+	close(reader);
+	assert_int_equal(lstat(fifo, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	unlink(fifo);
+}
+
 /*
  * Batched, the file grows by writes that end on multiples of 256 KiB (the
  * kernel caches it in large folios then).  pcapng_flush_aligned writes up
@@ -586,6 +661,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_tshark_decodes_it, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_no_block_crosses_a_page, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_writes_end_aligned, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_existing_files_are_replaced, make_path,
+						remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_round_trip, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_bad_input, make_path, remove_path),
 	};
