@@ -14,8 +14,8 @@
 # reference's measurements (ibsim-peer.md: ibnetdiscover 0.16 s there), MAD
 # round trips as slow as a real fabric's or slower.  Row 3 gets no verdict:
 # there even a writer thread that throws the records away, the application's
-# copy into the ring alone, adds some 7 % on this 2-vCPU machine, and writing
-# a 5 MB file beside the application slows it by more (see the note of #4).
+# copy into the ring alone, adds some 7 % on a 2-vCPU VM, and writing a 5 MB
+# file beside the application slows it by more (libumad(7) gives the costs).
 # Plain and captured runs alternate, which goes first taking turns, so that
 # drift in the machine's load and the order hit both alike; the previous
 # capture is removed before each captured run, untimed (deleting a 5 MB file
