@@ -2,16 +2,22 @@
 # libpcap are modules: see the sim and replay fragments.
 kernel_backend_sources = backends/kernel.c
 
+# User-space umad ports (open-port table, agents, the kernel's rules), for
+# the backends without a kernel.
+soft_port_sources = backends/soft_port.c backends/soft_port.h \
+	backends/mad_rules.c backends/mad_rules.h \
+	backends/mad_queue.c backends/mad_queue.h
+
 # The replay backend: a module (found through UMAD_MODULE_DIR or $(pkglibdir)).
 pkglib_LTLIBRARIES += backend-replay.la
-backend_replay_la_SOURCES = backends/replay.c backends/mad_queue.c backends/mad_queue.h
+backend_replay_la_SOURCES = backends/replay.c $(soft_port_sources)
 backend_replay_la_LIBADD = pcap/libcapturereader.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
 
 # The sim backend: a module, since the simulated fabric uses glib.
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
-backend_sim_la_SOURCES = backends/sim.c backends/mad_queue.c backends/mad_queue.h
+backend_sim_la_SOURCES = backends/sim.c $(soft_port_sources)
 backend_sim_la_LIBADD = simfabric/libsimfabric.la
 backend_sim_la_LDFLAGS = -module -avoid-version -shared -no-undefined
 endif

@@ -45,17 +45,24 @@ int mad_queue_open(struct mad_queue *q)
 	return 0;
 }
 
-void mad_queue_close(struct mad_queue *q)
+void mad_queue_close_fd(struct mad_queue *q)
+{
+	if (q->fd >= 0)
+		close(q->fd);
+	q->fd = -1;
+}
+
+void mad_queue_free(struct mad_queue *q)
 {
 	size_t i;
 
+	mad_queue_close_fd(q);
 	for (i = 0; i < q->count; i++)
 		free(q->slots[(q->head + i) % q->cap].big);
 	free(q->slots);
 	free(q->timeouts);
 	close(q->event_fd);
 	close(q->timer_fd);
-	close(q->fd);
 	pthread_mutex_destroy(&q->lock);
 }
 
@@ -140,8 +147,8 @@ int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, 
 
 	pthread_mutex_lock(&q->lock);
 	queued = push_locked(q, hdr, mad, mad_len);
-	if (queued && tid && mad_len >= 16)
-		memcpy(queued + MAD_QUEUE_HDR + 8, tid, 8);
+	if (queued && tid && mad_len >= MAD_QUEUE_TID_OFFSET + 8)
+		memcpy(queued + MAD_QUEUE_HDR + MAD_QUEUE_TID_OFFSET, tid, 8);
 	pthread_mutex_unlock(&q->lock);
 	return queued ? 0 : -ENOMEM;
 }
@@ -166,7 +173,47 @@ static void arm_timer(struct mad_queue *q)
 	timerfd_settime(q->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
 }
 
-int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad)
+/* The TID's lower half: the kernel puts its own per-agent value in the upper one. */
+static uint32_t tid_low(const uint8_t *mad)
+{
+	const uint8_t *tid = mad + MAD_QUEUE_TID_OFFSET;
+
+	return (uint32_t)tid[4] << 24 | (uint32_t)tid[5] << 16 | (uint32_t)tid[6] << 8 | tid[7];
+}
+
+int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
+			     const uint8_t *mad, int is_response)
+{
+	size_t i;
+	int found = 0;
+
+	/* Most ports have no send waiting: no lock for them. */
+	if (!atomic_load_explicit(&q->n_waiting, memory_order_relaxed))
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	for (i = 0; i < q->n_timeouts && !found; i++) {
+		const struct mad_queue_timeout *t = &q->timeouts[i];
+		const struct ib_user_mad *th = (const struct ib_user_mad *)t->umad;
+		const uint8_t *tm = t->umad + MAD_QUEUE_HDR;
+
+		if (t->is_response != is_response ||
+		    tm[MAD_QUEUE_CLASS_OFFSET] != mad[MAD_QUEUE_CLASS_OFFSET])
+			continue;
+		if (!is_response)
+			found = th->agent_id == hdr->agent_id && tid_low(tm) == tid_low(mad);
+		else
+			found = !memcmp(tm + MAD_QUEUE_TID_OFFSET, mad + MAD_QUEUE_TID_OFFSET, 8) &&
+				th->addr.lid == hdr->addr.lid &&
+				th->addr.grh_present == hdr->addr.grh_present &&
+				(!hdr->addr.grh_present ||
+				 !memcmp(th->addr.gid, hdr->addr.gid, sizeof(hdr->addr.gid)));
+	}
+	pthread_mutex_unlock(&q->lock);
+	return found;
+}
+
+int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad,
+			  int is_response)
 {
 	struct mad_queue_timeout *t;
 
@@ -183,10 +230,12 @@ int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, co
 		q->cap_timeouts = cap;
 	}
 	t = &q->timeouts[q->n_timeouts++];
+	atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
+	t->is_response = is_response;
 	t->deadline_ns = mad_queue_now_ns() +
 			 (uint64_t)hdr->timeout_ms * 1000000u * ((uint64_t)hdr->retries + 1);
 	memcpy(t->umad, hdr, MAD_QUEUE_HDR);
-	memcpy(t->umad + MAD_QUEUE_HDR, mad, 24);
+	memcpy(t->umad + MAD_QUEUE_HDR, mad, sizeof(struct umad_hdr));
 	arm_timer(q);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
@@ -211,9 +260,10 @@ static void expire(struct mad_queue *q)
 			continue;
 		}
 		hdr->status = MAD_QUEUE_ETIMEDOUT;
-		if (!push_locked(q, hdr, t->umad + MAD_QUEUE_HDR, 24))
+		if (!push_locked(q, hdr, t->umad + MAD_QUEUE_HDR, sizeof(struct umad_hdr)))
 			break;		/* retried on the next pop */
 		q->timeouts[i] = q->timeouts[--q->n_timeouts];
+		atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
 	}
 	n = read(q->timer_fd, &ticks, sizeof(ticks));	/* clear its readiness */
 	(void)n;

@@ -12,14 +12,18 @@
 #define LIBUMAD_MAD_QUEUE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <infiniband/umad.h>
+#include <infiniband/umad_types.h>
 
 #define MAD_QUEUE_HDR	sizeof(struct ib_user_mad)	/* 64 */
 #define MAD_QUEUE_MAD	256
 #define MAD_QUEUE_ETIMEDOUT 110				/* the kernel's status for a timed-out send */
+#define MAD_QUEUE_CLASS_OFFSET	offsetof(struct umad_hdr, mgmt_class)
+#define MAD_QUEUE_TID_OFFSET	offsetof(struct umad_hdr, tid)
 
 struct mad_queue_slot {
 	size_t len;			/* header + MAD */
@@ -29,7 +33,8 @@ struct mad_queue_slot {
 
 struct mad_queue_timeout {
 	uint64_t deadline_ns;
-	uint8_t umad[MAD_QUEUE_HDR + 24];	/* header and the request's common MAD header */
+	int is_response;
+	uint8_t umad[MAD_QUEUE_HDR + sizeof(struct umad_hdr)];	/* header, the request's MAD header */
 };
 
 struct mad_queue {
@@ -40,12 +45,16 @@ struct mad_queue {
 	size_t cap, head, count;
 	struct mad_queue_timeout *timeouts;
 	size_t n_timeouts, cap_timeouts;
+	atomic_size_t n_waiting;	/* n_timeouts, readable without the lock */
 	uint64_t armed_ns;		/* deadline the timer is set for, 0 if none */
 };
 
 /* 0 or -errno. */
 int mad_queue_open(struct mad_queue *q);
-void mad_queue_close(struct mad_queue *q);
+/* Close the pollable descriptor; the queue stays usable until mad_queue_free(). */
+void mad_queue_close_fd(struct mad_queue *q);
+/* Free what is queued and the queue itself (its descriptor closed first). */
+void mad_queue_free(struct mad_queue *q);
 
 /* Queue a received MAD: hdr (64 bytes) then mad_len bytes.  0 or -ENOMEM. */
 int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
@@ -60,7 +69,17 @@ int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, 
  * sender receives its header with status ETIMEDOUT and the first 24 bytes
  * of its MAD, as the kernel reports it.  0 or -ENOMEM.
  */
-int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad);
+int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad,
+			  int is_response);
+
+/*
+ * 1 when a send still waiting for its timeout makes this one a duplicate,
+ * as the kernel judges it: a request with the same class, agent and TID
+ * (the kernel owns the TID's upper half, per agent), or a response with the
+ * same class and TID to the same destination.
+ */
+int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
+			     const uint8_t *mad, int is_response);
 
 /* read(2) semantics of a umad port (see backend.h): bytes, -EAGAIN, -ENOSPC or -EINVAL. */
 ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len);

@@ -20,15 +20,13 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "backends/mad_queue.h"
+#include "backends/soft_port.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"
 
-#define HDR_SIZE	MAD_QUEUE_HDR
 #define MAD_SIZE	MAD_QUEUE_MAD
 #define KEY_MAX		512
 #define BUCKETS		4096
-#define MAX_AGENTS	UMAD_CA_MAX_AGENTS
 
 struct answer {
 	int timeout;			/* the recorded request timed out */
@@ -55,19 +53,9 @@ struct local_port {
 	__be64 node_guid, sys_guid, port_guid;
 };
 
-struct port_state {
-	struct mad_queue q;		/* q.fd is the portid */
-	struct local_port *local;
-	pthread_mutex_t lock;		/* agent_used */
-	int agent_used[MAX_AGENTS];
-	struct port_state *next;
-};
-
 static struct request *buckets[BUCKETS];
 static struct local_port *locals;
 static size_t n_locals;
-static struct port_state *open_ports;
-static pthread_mutex_t ports_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Which recorded answer comes next is shared by all ports. */
 static pthread_mutex_t answers_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long unmatched;
@@ -380,6 +368,7 @@ static int replay_init(void)
 
 static void replay_fini(void)
 {
+	soft_port_close_all();
 	if (unmatched && umad_debug(-1) >= 1)
 		fprintf(stderr, "libumad replay: %lu request(s) had no recorded answer:\n%s",
 			unmatched, unmatched_text);
@@ -487,100 +476,35 @@ static int replay_get_issm_path(const char *ca_name, int portnum, char *path, si
 
 /* --- ports ---------------------------------------------------------------- */
 
-static struct port_state *port_of(int portid)
-{
-	struct port_state *p;
-
-	pthread_mutex_lock(&ports_lock);
-	for (p = open_ports; p && p->q.fd != portid; p = p->next)
-		;
-	pthread_mutex_unlock(&ports_lock);
-	return p;
-}
+#define NODE_TYPE_SWITCH 2	/* NodeInfo:NodeType */
 
 static int replay_open_port(const char *ca_name, int portnum, size_t *hdr_size, int *open_errno)
 {
 	struct local_port *lp = find_local(ca_name, portnum);
-	struct port_state *p;
-	int r;
+	int fd;
 
 	if (!lp)
 		return -EINVAL;
-	p = calloc(1, sizeof(*p));
-	if (!p)
-		return -ENOMEM;
-	p->local = lp;
-	r = mad_queue_open(&p->q);
-	if (r < 0) {
-		*open_errno = -r;
-		free(p);
-		return -EIO;
-	}
-	pthread_mutex_init(&p->lock, NULL);
-	pthread_mutex_lock(&ports_lock);
-	p->next = open_ports;
-	open_ports = p;
-	pthread_mutex_unlock(&ports_lock);
-	*hdr_size = HDR_SIZE;
-	return p->q.fd;
+	fd = soft_port_open(lp, lp->node_type == NODE_TYPE_SWITCH, (unsigned)portnum, lp,
+			    open_errno);
+	if (fd >= 0)
+		*hdr_size = MAD_RULES_HDR_SIZE;
+	return fd;
 }
 
 static int replay_close_port(int portid)
 {
-	struct port_state **pp, *p = NULL;
-
-	pthread_mutex_lock(&ports_lock);
-	for (pp = &open_ports; *pp; pp = &(*pp)->next) {
-		if ((*pp)->q.fd == portid) {
-			p = *pp;
-			*pp = p->next;
-			break;
-		}
-	}
-	pthread_mutex_unlock(&ports_lock);
-	if (!p)
-		return -EBADF;
-	mad_queue_close(&p->q);
-	pthread_mutex_destroy(&p->lock);
-	free(p);
-	return 0;
+	return soft_port_close(portid);
 }
 
 static int replay_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
 {
-	struct port_state *p = port_of(portid);
-	int i;
-
-	if (!p)
-		return -EBADF;
-	if (req->qpn > 1)
-		return -EINVAL;
-	pthread_mutex_lock(&p->lock);
-	for (i = 0; i < MAX_AGENTS && p->agent_used[i]; i++)
-		;
-	if (i < MAX_AGENTS)
-		p->agent_used[i] = 1;
-	pthread_mutex_unlock(&p->lock);
-	if (i == MAX_AGENTS)
-		return -ENOMEM;
-	*agent_id = (uint32_t)i;
-	return 0;
+	return soft_port_register(portid, req, agent_id);
 }
 
 static int replay_unregister(int portid, uint32_t agent_id)
 {
-	struct port_state *p = port_of(portid);
-	int r = 0;
-
-	if (!p)
-		return -EBADF;
-	pthread_mutex_lock(&p->lock);
-	if (agent_id >= MAX_AGENTS || !p->agent_used[agent_id])
-		r = -EINVAL;
-	else
-		p->agent_used[agent_id] = 0;
-	pthread_mutex_unlock(&p->lock);
-	return r;
+	return soft_port_unregister(portid, agent_id);
 }
 
 static pthread_mutex_t unmatched_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -600,44 +524,30 @@ static void note_unmatched(const uint8_t *mad)
 	pthread_mutex_unlock(&unmatched_lock);
 }
 
-static ssize_t replay_send(int portid, const void *umad, size_t len)
+/* Answer a checked request with its recorded answer, or let it time out. */
+static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad,
+		  size_t mad_len)
 {
-	const struct ib_user_mad *hdr = umad;
-	const uint8_t *mad = (const uint8_t *)umad + HDR_SIZE;
-	struct port_state *p = port_of(portid);
 	uint8_t key[KEY_MAX];
 	struct request *req;
 	struct answer *a = NULL;
-	size_t key_len, mad_len;
+	size_t key_len;
 	int r = 0;
 
-	if (!p)
-		return -EBADF;
-	if (len < HDR_SIZE + 24)
-		return -EINVAL;
-	if (hdr->agent_id >= MAX_AGENTS)
-		return -EINVAL;
-	mad_len = len - HDR_SIZE;
+	if (mad_rules_method_is_response(mad[1], mad[3], 0))
+		return soft_port_no_answer(p, hdr, mad);	/* our own answers go nowhere */
 	key_len = make_key(mad, mad_len, be16toh(hdr->addr.lid), key);
-	pthread_mutex_lock(&p->lock);
-	if (!p->agent_used[hdr->agent_id]) {
-		pthread_mutex_unlock(&p->lock);
-		return -EIO;	/* the kernel's answer for an unregistered agent */
-	}
-	if (mad[3] & 0x80) {
-		pthread_mutex_unlock(&p->lock);
-		return (ssize_t)len;	/* our own answers go nowhere */
-	}
-	/* Repeats take the recorded answers in order; past the last, the last again. */
+	/*
+	 * Repeats take the recorded answers in order; past the last, the last
+	 * again.  Answers are queued under the same lock, in the order picked.
+	 */
 	pthread_mutex_lock(&answers_lock);
 	req = find_request(key, key_len, 0);
 	if (req && req->n_answers) {
 		a = &req->answers[req->used < req->n_answers ? req->used : req->n_answers - 1];
 		req->used++;
 	}
-	pthread_mutex_unlock(&answers_lock);
-	/* Still under the port's lock: answers are queued in the order they were picked. */
-	if (a && !a->timeout) {
+	if (a && !a->timeout && hdr->timeout_ms) {
 		struct ib_user_mad out;
 
 		memset(&out, 0, sizeof(out));
@@ -648,29 +558,40 @@ static ssize_t replay_send(int portid, const void *umad, size_t len)
 		out.addr.qkey = htobe32(a->qkey);
 		/* The recorded answer, carrying the application's TID. */
 		r = mad_queue_push_with_tid(&p->q, &out, a->mad, a->len, mad + 8);
-	} else if (hdr->timeout_ms) {
+	} else if (!a || a->timeout) {
 		if (!a)
 			note_unmatched(mad);
-		r = mad_queue_add_timeout(&p->q, hdr, mad);
-	} else if (!a) {
-		note_unmatched(mad);
+		r = soft_port_no_answer(p, hdr, mad);
 	}
-	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&answers_lock);
+	return r;
+}
+
+static ssize_t replay_send(int portid, const void *umad, size_t len)
+{
+	struct soft_port *p = soft_port_get(portid);
+	struct umad_agent_req agent;
+	uint8_t mad[MAD_RULES_MAD_SIZE];
+	int r;
+
+	if (!p)
+		return -EBADF;
+	r = soft_port_check_send(p, umad, len, mad, &agent);
+	if (r == 0)
+		r = answer(p, umad, (const uint8_t *)umad + MAD_RULES_HDR_SIZE,
+			   len - MAD_RULES_HDR_SIZE);
+	soft_port_put(p);
 	return r < 0 ? r : (ssize_t)len;
 }
 
 static ssize_t replay_recv(int portid, void *umad, size_t len)
 {
-	struct port_state *p = port_of(portid);
-
-	return p ? mad_queue_pop(&p->q, umad, len) : -EBADF;
+	return soft_port_recv(portid, umad, len);
 }
 
 static int replay_pending(int portid)
 {
-	struct port_state *p = port_of(portid);
-
-	return p ? mad_queue_pending(&p->q) : 0;
+	return soft_port_pending(portid);
 }
 
 const struct umad_backend umad_backend_replay = {

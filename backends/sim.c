@@ -31,29 +31,14 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
-#include "backends/mad_queue.h"
+#include "backends/soft_port.h"
 #include "simfabric/mad_wire.h"
 #include "simfabric/route.h"
 #include "simfabric/sma.h"
 #include "simfabric/sysfs_writer.h"
 #include "simfabric/topology.h"
 
-#define MAX_AGENTS	32		/* per open port, as the kernel's umad file */
-#define MAX_OPEN_PORTS	64
 #define MAX_HOST_PORTS	(SIM_MAX_PORTS + 1)
-
-struct agent {
-	int used;
-	struct umad_agent_req req;
-};
-
-struct open_port {
-	int used;
-	struct mad_queue q;
-	struct sim_port *port;
-	pthread_mutex_t agents_lock;
-	struct agent agents[MAX_AGENTS];
-};
 
 static struct {
 	pthread_mutex_t lock;		/* the fabric: every model access */
@@ -64,11 +49,8 @@ static struct {
 	int dir_is_ours;
 	int write_sysfs;		/* UMAD_SIM_SYSFS asked for the fake sysfs tree */
 	int umad_ids[MAX_HOST_PORTS];
-	pthread_mutex_t ports_lock;
-	struct open_port ports[MAX_OPEN_PORTS];
 } sim = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.ports_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 static int host_port_valid(int portnum)
@@ -391,14 +373,7 @@ static int sim_init(void)
 
 static void sim_fini(void)
 {
-	int i;
-
-	for (i = 0; i < MAX_OPEN_PORTS; i++) {
-		if (sim.ports[i].used) {
-			mad_queue_close(&sim.ports[i].q);
-			sim.ports[i].used = 0;
-		}
-	}
+	soft_port_close_all();
 	if (sim.dir_is_ours)
 		sim_sysfs_remove(sim.dir);
 	sim_fabric_free(sim.fabric);
@@ -446,226 +421,91 @@ static int sim_get_issm_path(const char *ca_name, int portnum, char *path, size_
 
 /* --- ports ------------------------------------------------------------------------- */
 
-static struct open_port *port_of(int portid)
-{
-	int i;
-
-	for (i = 0; i < MAX_OPEN_PORTS; i++)
-		if (sim.ports[i].used && sim.ports[i].q.fd == portid)
-			return &sim.ports[i];
-	return NULL;
-}
-
 static int sim_open_port(const char *ca_name, int portnum, size_t *hdr_size, int *open_errno)
 {
-	struct open_port *op = NULL;
-	int i, r;
+	int fd;
 
 	if (strcmp(ca_name, sim.ca_name) || !host_port_valid(portnum))
 		return -EINVAL;
-	pthread_mutex_lock(&sim.ports_lock);
-	for (i = 0; i < MAX_OPEN_PORTS && sim.ports[i].used; i++)
-		;
-	if (i == MAX_OPEN_PORTS) {
-		pthread_mutex_unlock(&sim.ports_lock);
-		*open_errno = EMFILE;
-		return -EIO;
-	}
-	op = &sim.ports[i];
-	r = mad_queue_open(&op->q);
-	if (r < 0) {
-		pthread_mutex_unlock(&sim.ports_lock);
-		*open_errno = -r;
-		return -EIO;
-	}
-	op->port = &sim.host->ports[portnum];
-	memset(op->agents, 0, sizeof(op->agents));
-	pthread_mutex_init(&op->agents_lock, NULL);
-	op->used = 1;
-	pthread_mutex_unlock(&sim.ports_lock);
-	*hdr_size = MAD_QUEUE_HDR;
-	return op->q.fd;
+	fd = soft_port_open(&sim.host->ports[portnum], sim.host->type == SIM_NODE_SWITCH,
+			    (unsigned)portnum, &sim.host->ports[portnum], open_errno);
+	if (fd >= 0)
+		*hdr_size = MAD_RULES_HDR_SIZE;
+	return fd;
 }
 
 static int sim_close_port(int portid)
 {
-	struct open_port *op;
-
-	pthread_mutex_lock(&sim.ports_lock);
-	op = port_of(portid);
-	if (op) {
-		mad_queue_close(&op->q);
-		pthread_mutex_destroy(&op->agents_lock);
-		op->used = 0;
-	}
-	pthread_mutex_unlock(&sim.ports_lock);
-	return op ? 0 : -EBADF;
-}
-
-static int is_smp_class(uint8_t mgmt_class)
-{
-	return mgmt_class == MGMT_CLASS_SUBN_LID || mgmt_class == MGMT_CLASS_SUBN_DR;
-}
-
-/* Two registrations that would both receive some unsolicited MAD (the kernel refuses the second). */
-static int conflicts(const struct umad_agent_req *a, const struct umad_agent_req *b)
-{
-	if (!a->mgmt_class || !b->mgmt_class)
-		return 0;	/* send-only agents receive nothing unsolicited */
-	if (a->qpn != b->qpn || a->mgmt_class != b->mgmt_class ||
-	    a->mgmt_class_version != b->mgmt_class_version)
-		return 0;
-	if (a->mgmt_class >= 0x30 && a->mgmt_class <= 0x4f && a->oui != b->oui)
-		return 0;	/* vendor range 2: told apart by OUI */
-	return (a->method_mask[0] & b->method_mask[0]) || (a->method_mask[1] & b->method_mask[1]);
+	return soft_port_close(portid);
 }
 
 static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
 {
-	struct open_port *op = port_of(portid);
-	int i, j, free_slot = -1, r = 0;
-
-	if (!op)
-		return -EBADF;
-	if (req->qpn > 1 || req->mgmt_class_version >= 8)
-		return -EINVAL;
-	/* SMPs belong to QP0, everything else to QP1. */
-	if (req->mgmt_class && is_smp_class(req->mgmt_class) != (req->qpn == 0))
-		return -EINVAL;
-	if (req->qpn == 0 && req->rmpp_version)
-		return -EINVAL;
-	if (!req->legacy && (req->flags & ~(uint32_t)UMAD_USER_RMPP)) {
-		req->flags = UMAD_USER_RMPP;
-		return -EINVAL;
-	}
-	/*
-	 * The conflict check spans every opened file of the port: registrations are
-	 * serialised by ports_lock, and each file's agents_lock is taken alone under
-	 * it (never two at once, so no lock-order cycles).
-	 */
-	pthread_mutex_lock(&sim.ports_lock);
-	for (j = 0; j < MAX_OPEN_PORTS && !r; j++) {
-		struct open_port *other = &sim.ports[j];
-
-		if (!other->used || other->port != op->port)
-			continue;
-		pthread_mutex_lock(&other->agents_lock);
-		for (i = 0; i < MAX_AGENTS && !r; i++) {
-			if (!other->agents[i].used) {
-				if (other == op && free_slot < 0)
-					free_slot = i;
-			} else if (conflicts(&other->agents[i].req, req)) {
-				r = -EINVAL;
-			}
-		}
-		pthread_mutex_unlock(&other->agents_lock);
-	}
-	if (!r && free_slot < 0)
-		r = -ENOMEM;
-	if (!r) {
-		pthread_mutex_lock(&op->agents_lock);
-		op->agents[free_slot].used = 1;
-		op->agents[free_slot].req = *req;
-		pthread_mutex_unlock(&op->agents_lock);
-		*agent_id = (uint32_t)free_slot;
-	}
-	pthread_mutex_unlock(&sim.ports_lock);
-	return r;
+	return soft_port_register(portid, req, agent_id);
 }
 
 static int sim_unregister(int portid, uint32_t agent_id)
 {
-	struct open_port *op = port_of(portid);
-	int r = 0;
-
-	if (!op)
-		return -EBADF;
-	pthread_mutex_lock(&op->agents_lock);
-	if (agent_id >= MAX_AGENTS || !op->agents[agent_id].used)
-		r = -EINVAL;
-	else
-		op->agents[agent_id].used = 0;
-	pthread_mutex_unlock(&op->agents_lock);
-	return r;
+	return soft_port_unregister(portid, agent_id);
 }
 
-static int agent_registered(struct open_port *op, uint32_t agent_id, uint8_t *qpn)
+/* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
+static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
+		   const struct umad_agent_req *agent, uint8_t *mad)
 {
-	int used;
+	struct sim_port *from = op->data;
+	struct ib_user_mad reply;
+	uint16_t slid = 0;
+	int answered = 0;
 
-	if (agent_id >= MAX_AGENTS)
-		return 0;
-	pthread_mutex_lock(&op->agents_lock);
-	used = op->agents[agent_id].used;
-	*qpn = op->agents[agent_id].req.qpn;
-	pthread_mutex_unlock(&op->agents_lock);
-	return used;
+	/*
+	 * Only SMPs sent on QP0 are answered (an SMP class on QP1, or a GMP on
+	 * QP0, is dropped by the receiver); answers and TrapRepress the
+	 * application sends, and GMPs, reach no one in this fabric yet.
+	 */
+	if (mad_rules_class_is_smp(mad[MAD_CLASS]) && agent->qpn == 0 &&
+	    !mad_rules_method_is_response(mad[MAD_CLASS], mad[MAD_METHOD], mad_attr_mod(mad))) {
+		pthread_mutex_lock(&sim.lock);
+		answered = sim_smp_round_trip(sim.fabric, from, be16toh(hdr->addr.lid), mad, &slid,
+					      &hooks);
+		pthread_mutex_unlock(&sim.lock);
+	}
+	/* No answer arrives for a send without a timeout: the kernel matches answers to waiting sends. */
+	if (!answered || !hdr->timeout_ms)
+		return soft_port_no_answer(op, hdr, mad);
+	memset(&reply, 0, sizeof(reply));
+	reply.agent_id = hdr->agent_id;
+	reply.addr.qpn = 0;
+	reply.addr.lid = htobe16(slid);
+	reply.addr.sl = hdr->addr.sl;
+	reply.addr.pkey_index = hdr->addr.pkey_index;
+	return mad_queue_push(&op->q, &reply, mad, MAD_SIZE);
 }
 
 static ssize_t sim_send(int portid, const void *umad, size_t len)
 {
-	const struct ib_user_mad *hdr = umad;
-	struct open_port *op = port_of(portid);
-	uint8_t mad[MAD_SIZE] = { 0 };
-	struct ib_user_mad reply;
-	size_t mad_len;
-	uint16_t slid = 0;
-	uint8_t qpn;
-	int answered = 0;
+	struct soft_port *op = soft_port_get(portid);
+	struct umad_agent_req agent;
+	uint8_t mad[MAD_SIZE];
+	int r;
 
 	if (!op)
 		return -EBADF;
-	/* The kernel's write() checks: room for an RMPP header, an agent id in range, registered. */
-	if (len < MAD_QUEUE_HDR + 36 || hdr->agent_id >= MAX_AGENTS)
-		return -EINVAL;
-	if (!agent_registered(op, hdr->agent_id, &qpn))
-		return -EIO;
-	mad_len = len - MAD_QUEUE_HDR;
-	memcpy(mad, (const uint8_t *)umad + MAD_QUEUE_HDR, mad_len < MAD_SIZE ? mad_len : MAD_SIZE);
-
-	/* Answers and TrapRepress the application sends go to no one in this fabric. */
-	if (mad[MAD_METHOD] & METHOD_RESP_BIT || mad[MAD_METHOD] == METHOD_TRAP_REPRESS)
-		return (ssize_t)len;
-	if (is_smp_class(mad[MAD_CLASS])) {
-		if (qpn != 0)
-			return -EINVAL;
-		pthread_mutex_lock(&sim.lock);
-		answered = sim_smp_round_trip(sim.fabric, op->port, be16toh(hdr->addr.lid), mad,
-					      &slid, &hooks);
-		pthread_mutex_unlock(&sim.lock);
-	}
-	/* No answer arrives for a send without a timeout: the kernel matches answers to waiting sends. */
-	if (!hdr->timeout_ms)
-		return (ssize_t)len;
-	if (answered) {
-		memset(&reply, 0, sizeof(reply));
-		reply.agent_id = hdr->agent_id;
-		reply.addr.qpn = 0;
-		reply.addr.lid = htobe16(slid);
-		reply.addr.sl = hdr->addr.sl;
-		reply.addr.pkey_index = hdr->addr.pkey_index;
-		if (mad_queue_push(&op->q, &reply, mad, MAD_SIZE) < 0)
-			return -ENOMEM;
-	} else if (mad_queue_add_timeout(&op->q, hdr, mad) < 0) {
-		return -ENOMEM;
-	}
-	return (ssize_t)len;
+	r = soft_port_check_send(op, umad, len, mad, &agent);
+	if (r == 0)
+		r = deliver(op, umad, &agent, mad);
+	soft_port_put(op);
+	return r < 0 ? r : (ssize_t)len;
 }
 
 static ssize_t sim_recv(int portid, void *umad, size_t len)
 {
-	struct open_port *op = port_of(portid);
-
-	if (!op)
-		return -EBADF;
-	return mad_queue_pop(&op->q, umad, len);
+	return soft_port_recv(portid, umad, len);
 }
 
 static int sim_pending(int portid)
 {
-	struct open_port *op = port_of(portid);
-
-	return op ? mad_queue_pending(&op->q) : 0;
+	return soft_port_pending(portid);
 }
 
 const struct umad_backend umad_backend_sim = {

@@ -12,3 +12,4 @@ include tests/api.mk
 include tests/diff.mk
 include tests/capture.mk
 include tests/sim.mk
+include tests/backends.mk

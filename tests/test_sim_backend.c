@@ -13,6 +13,8 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -301,6 +303,153 @@ static void test_timeout(void **state)
 	umad_close_port(fd);
 }
 
+/* Every send with a timeout completes exactly once: answers and traps the fabric does not take too. */
+static void test_every_timed_send_completes(void **state)
+{
+	static const uint8_t methods[] = { 0x81, 0x07, 0x86 };	/* GetResp, TrapRepress, ReportResp */
+	struct msg m;
+	size_t i;
+	int agent, fd = open_smp_port(&agent), len;
+
+	(void)state;
+	for (i = 0; i < sizeof(methods); i++) {
+		dr_smp(&m, methods[i], 0x11, 0, "", 0x100 + (uint32_t)i);
+		assert_int_equal(umad_send(fd, agent, m.buf, MAD_LEN, 20, 0), 0);
+		len = MAD_LEN;
+		assert_int_equal(umad_recv(fd, m.buf, &len, 1000), agent);
+		assert_int_equal(umad_status(m.buf), ETIMEDOUT);
+		assert_int_equal(mad_of(&m)[3], methods[i]);
+		assert_int_equal(mad_of(&m)[15], (uint8_t)(0x100 + i));
+		assert_int_equal(readable(fd, 60), 0);		/* once */
+	}
+	/* A Trap to an SMA: answered, with status "method not supported". */
+	dr_smp(&m, 0x05, 0x11, 0, "", 0x1ff);
+	assert_int_equal(round_trip(fd, agent, &m, 20, 0), 0);
+	assert_int_equal(mad_of(&m)[3], 0x81);
+	assert_int_equal(mad_of(&m)[5] & 0x1c, 0x08);
+	assert_int_equal(readable(fd, 60), 0);
+	/* Without a timeout: no completion at all. */
+	dr_smp(&m, 0x81, 0x11, 0, "", 0x200);
+	assert_int_equal(umad_send(fd, agent, m.buf, MAD_LEN, 0, 0), 0);
+	assert_int_equal(readable(fd, 60), 0);
+	umad_close_port(fd);
+}
+
+/* What the kernel's write() refuses, refused here too: umad_send gives -EIO with errno. */
+static void test_kernel_send_rules(void **state)
+{
+	uint8_t big[sizeof(struct ib_user_mad) + 4096];
+	struct msg m;
+	int agent, fd = open_smp_port(&agent), gmp, len;
+
+	(void)state;
+	/* Longer than one MAD on an agent the kernel does not do RMPP for. */
+	memset(big, 0, sizeof(big));
+	dr_smp(&m, 0x01, 0x11, 0, "", 1);
+	memcpy(big, m.buf, sizeof(m.buf));
+	errno = 0;
+	assert_int_equal(umad_send(fd, agent, big, 4096, 10, 0), -EIO);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(umad_send(fd, agent, big, MAD_LEN + 1, 10, 0), -EIO);
+	assert_int_equal(readable(fd, 30), 0);
+	/* Shorter than a MAD and RMPP header. */
+	assert_int_equal(umad_send(fd, agent, m.buf, 35, 10, 0), -EIO);
+	assert_int_equal(errno, EINVAL);
+	/* A directed route that does not start at this port (C14-9), or has 64 hops. */
+	dr_smp(&m, 0x01, 0x11, 0, "2", 2);
+	assert_int_equal(umad_send(fd, agent, m.buf, MAD_LEN, 10, 0), -EIO);
+	assert_int_equal(errno, EINVAL);
+	dr_smp(&m, 0x01, 0x11, 0, "1", 3);
+	mad_of(&m)[7] = 64;
+	assert_int_equal(umad_send(fd, agent, m.buf, MAD_LEN, 10, 0), -EIO);
+	assert_int_equal(errno, EINVAL);
+	/* A request whose TID is still waiting for its answer (it goes nowhere: uncabled port 3). */
+	dr_smp(&m, 0x01, 0x11, 0, "1,3", 4);
+	assert_int_equal(umad_send(fd, agent, m.buf, MAD_LEN, 100, 0), 0);
+	assert_int_equal(umad_send(fd, agent, m.buf, MAD_LEN, 100, 0), -EIO);
+	assert_int_equal(errno, EINVAL);
+	len = MAD_LEN;
+	assert_int_equal(umad_recv(fd, m.buf, &len, 1000), agent);
+	assert_int_equal(umad_status(m.buf), ETIMEDOUT);
+	/* Once it completed, the TID is free again. */
+	dr_smp(&m, 0x01, 0x11, 0, "1", 4);
+	assert_int_equal(round_trip(fd, agent, &m, 100, 0), 0);
+	/* An SMP sent through a GSI agent leaves (on QP1), and is lost. */
+	gmp = umad_register(fd, 0x04, 1, 0, NULL);
+	assert_true(gmp >= 0);
+	dr_smp(&m, 0x01, 0x11, 0, "1", 5);
+	assert_int_equal(umad_send(fd, gmp, m.buf, MAD_LEN, 10, 0), 0);
+	len = MAD_LEN;
+	assert_int_equal(umad_recv(fd, m.buf, &len, 1000), gmp);
+	assert_int_equal(umad_status(m.buf), ETIMEDOUT);
+	umad_close_port(fd);
+}
+
+/* --- close while others use the port ------------------------------------------------- */
+
+struct closing_port {
+	int fd, agent;
+	atomic_int stop;
+	atomic_long sent, failed_badly;
+};
+
+static void *keep_sending(void *arg)
+{
+	static atomic_uint next_thread;
+	struct closing_port *cp = arg;
+	struct msg m;
+	uint32_t tid = atomic_fetch_add(&next_thread, 1) << 24;	/* TIDs of their own */
+
+	while (!atomic_load(&cp->stop)) {
+		int len = MAD_LEN, r;
+
+		tid++;
+		dr_smp(&m, 0x01, 0x11, 0, tid % 3 ? "1" : "1,3", tid);
+		r = umad_send(cp->fd, cp->agent, m.buf, MAD_LEN, 5, 0);
+		/* Once closed: -EIO with errno EBADF, as a closed file's write(). */
+		if (r == 0)
+			atomic_fetch_add(&cp->sent, 1);
+		else if (errno != EBADF)
+			atomic_fetch_add(&cp->failed_badly, 1);
+		r = umad_recv(cp->fd, m.buf, &len, 0);
+		if (r < 0 && r != -EAGAIN && r != -EBADF)
+			atomic_fetch_add(&cp->failed_badly, 1);
+	}
+	return NULL;
+}
+
+static void test_close_while_in_use(void **state)
+{
+	pthread_t threads[4];
+	int round, i;
+
+	(void)state;
+	for (round = 0; round < 20; round++) {
+		struct closing_port cp = { 0 };
+		struct msg m;
+		int len = MAD_LEN;
+
+		cp.fd = open_smp_port(&cp.agent);
+		for (i = 0; i < 4; i++)
+			assert_int_equal(pthread_create(&threads[i], NULL, keep_sending, &cp), 0);
+		while (atomic_load(&cp.sent) < 50)
+			sched_yield();
+		assert_int_equal(umad_close_port(cp.fd), 0);
+		/* Late calls on the closed port: EBADF, no crash, no hang. */
+		dr_smp(&m, 0x01, 0x11, 0, "1", 1);
+		assert_int_equal(umad_send(cp.fd, cp.agent, m.buf, MAD_LEN, 5, 0), -EIO);
+		assert_int_equal(errno, EBADF);
+		assert_int_equal(umad_recv(cp.fd, m.buf, &len, 0), -EBADF);
+		assert_true(umad_close_port(cp.fd) < 0);
+		assert_true(umad_register(cp.fd, 0x81, 1, 0, NULL) < 0);
+		usleep(2000);
+		atomic_store(&cp.stop, 1);
+		for (i = 0; i < 4; i++)
+			pthread_join(threads[i], NULL);
+		assert_int_equal(atomic_load(&cp.failed_badly), 0);
+	}
+}
+
 /* --- registration: the kernel's rules --------------------------------------------- */
 
 static void test_registration(void **state)
@@ -450,6 +599,9 @@ int main(void)
 		cmocka_unit_test(test_issm),
 		cmocka_unit_test(test_fd_readiness),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_every_timed_send_completes),
+		cmocka_unit_test(test_kernel_send_rules),
+		cmocka_unit_test(test_close_while_in_use),
 		cmocka_unit_test(test_registration),
 		cmocka_unit_test(test_threads_share_a_port),
 		/* Last: it changes the host port's LID and state. */

@@ -1,0 +1,52 @@
+/*
+ * The kernel's rules for agent registrations and sends, as pure functions,
+ * for backends that have no kernel to apply them (sim, replay): what the
+ * umad device's REGISTER_AGENT ioctls and write(2) refuse, and with which
+ * errno.  libumad(7) lists them.
+ */
+#ifndef LIBUMAD_MAD_RULES_H
+#define LIBUMAD_MAD_RULES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+
+/* The umad header size of ports emulated in user space (P_Key index support on). */
+#define MAD_RULES_HDR_SIZE	sizeof(struct ib_user_mad)
+/* One MAD on an InfiniBand port. */
+#define MAD_RULES_MAD_SIZE	256
+
+/* Classes the kernel segments and reassembles (RMPP) for agents that ask it to. */
+int mad_rules_class_is_rmpp(uint8_t mgmt_class);
+
+/* Classes of subnet management packets (QP0). */
+int mad_rules_class_is_smp(uint8_t mgmt_class);
+
+/*
+ * A method that answers (its response bit, TrapRepress): the kernel never
+ * matches answers to those, so their only completion is a timeout.
+ */
+int mad_rules_method_is_response(uint8_t mgmt_class, uint8_t method, uint32_t attr_mod);
+
+/*
+ * Whether the registration request may be made at all (not whether it
+ * conflicts with another agent): 0 or -EINVAL.  For a non-legacy request
+ * with flags the kernel does not know, req->flags becomes the supported set.
+ */
+int mad_rules_check_registration(struct umad_agent_req *req);
+
+/* Two registrations that would both receive some unsolicited MAD: the kernel refuses the second. */
+int mad_rules_registrations_conflict(const struct umad_agent_req *a,
+				     const struct umad_agent_req *b);
+
+/*
+ * The checks of a send by a registered agent: the MAD is mad_len bytes (at
+ * least 36), and mad holds at least MAD_RULES_MAD_SIZE bytes, zeroes after
+ * a shorter MAD (the kernel pads it so); the host port is a switch's port 0
+ * (is_switch) or port port_num of an end node.  0 or -EINVAL.
+ */
+int mad_rules_check_send(const struct umad_agent_req *agent, const uint8_t *mad, size_t mad_len,
+			 int is_switch, unsigned port_num);
+
+#endif /* LIBUMAD_MAD_RULES_H */

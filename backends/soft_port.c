@@ -1,0 +1,370 @@
+/* umad ports emulated in user space: open-port table, agents, the kernel's rules (soft_port.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/soft_port.h"
+
+static void soft_port_recycle(struct soft_port *p);
+
+/*
+ * Open ports by portid (a descriptor number: small and dense), looked up
+ * without a lock on every call: a two-level table whose chunks, once
+ * made, stay, and ports whose memory is recycled but never freed, so that
+ * a lookup racing with a close reads a port that is closed, never freed
+ * memory.  table_lock serialises the changes (open, close, registration).
+ */
+#define CHUNK_BITS	10
+#define CHUNK_SIZE	(1u << CHUNK_BITS)
+#define N_CHUNKS	1024u		/* descriptors up to 2^20, the usual RLIMIT_NOFILE ceiling */
+
+typedef _Atomic(struct soft_port *) port_slot;
+
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic(port_slot *) chunks[N_CHUNKS];
+static struct soft_port *recycled;	/* freed ports, for reuse; under table_lock */
+
+/* The slot of portid, or NULL when its chunk was never made (and make is 0). */
+static inline port_slot *slot_of(int portid, int make)
+{
+	unsigned fd = (unsigned)portid, c = fd >> CHUNK_BITS;
+	port_slot *chunk;
+
+	if (portid < 0 || c >= N_CHUNKS)
+		return NULL;
+	chunk = atomic_load_explicit(&chunks[c], memory_order_acquire);
+	if (!chunk && make) {
+		chunk = calloc(CHUNK_SIZE, sizeof(*chunk));
+		if (!chunk)
+			return NULL;
+		atomic_store_explicit(&chunks[c], chunk, memory_order_release);
+	}
+	return chunk ? &chunk[fd & (CHUNK_SIZE - 1)] : NULL;
+}
+
+static struct soft_port *new_port(void)
+{
+	struct soft_port *p;
+
+	pthread_mutex_lock(&table_lock);
+	p = recycled;
+	if (p)
+		recycled = p->next_free;
+	pthread_mutex_unlock(&table_lock);
+	if (p) {
+		/* refs stays 0 until it is published: late lookups of its old portid still fail. */
+		memset((char *)p + offsetof(struct soft_port, q), 0,
+		       sizeof(*p) - offsetof(struct soft_port, q));
+		return p;
+	}
+	return calloc(1, sizeof(*p));
+}
+
+int soft_port_open(const void *device_port, int is_switch, unsigned port_num, void *data,
+		   int *open_errno)
+{
+	struct soft_port *p = new_port();
+	port_slot *slot;
+	int r;
+
+	if (!p) {
+		*open_errno = ENOMEM;
+		return -EIO;
+	}
+	r = mad_queue_open(&p->q);
+	if (r < 0) {
+		soft_port_recycle(p);
+		*open_errno = -r;
+		return -EIO;
+	}
+	p->device_port = device_port;
+	p->is_switch = is_switch;
+	p->port_num = port_num;
+	p->data = data;
+	pthread_mutex_init(&p->agents_lock, NULL);
+	pthread_mutex_lock(&table_lock);
+	slot = slot_of(p->q.fd, 1);
+	if (slot) {
+		atomic_store_explicit(&p->portid, p->q.fd, memory_order_relaxed);
+		/* Release: a lookup holding a stale pointer that takes this reference sees it whole. */
+		atomic_store_explicit(&p->refs, 1, memory_order_release);
+		atomic_store_explicit(slot, p, memory_order_release);
+	}
+	pthread_mutex_unlock(&table_lock);
+	if (!slot) {
+		mad_queue_free(&p->q);
+		pthread_mutex_destroy(&p->agents_lock);
+		soft_port_recycle(p);
+		*open_errno = ENOMEM;
+		return -EIO;
+	}
+	return p->q.fd;
+}
+
+struct soft_port *soft_port_get(int portid)
+{
+	port_slot *slot = slot_of(portid, 0);
+	struct soft_port *p;
+	unsigned refs;
+
+	if (!slot)
+		return NULL;
+	p = atomic_load_explicit(slot, memory_order_acquire);
+	if (!p)
+		return NULL;
+	/* A reference only while it has one: a port on its way out stays out. */
+	refs = atomic_load_explicit(&p->refs, memory_order_relaxed);
+	do {
+		if (!refs)
+			return NULL;
+	} while (!atomic_compare_exchange_weak_explicit(&p->refs, &refs, refs + 1,
+							memory_order_acquire, memory_order_relaxed));
+	/* It may have been closed and reopened under another portid meanwhile. */
+	if (atomic_load_explicit(&p->portid, memory_order_relaxed) != portid) {
+		soft_port_put(p);
+		return NULL;
+	}
+	return p;
+}
+
+void soft_port_put(struct soft_port *p)
+{
+	if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)
+		return;
+	mad_queue_free(&p->q);
+	pthread_mutex_destroy(&p->agents_lock);
+	soft_port_recycle(p);
+}
+
+/* Keep a port's memory for the next open (lookups may still read it). */
+static void soft_port_recycle(struct soft_port *p)
+{
+	atomic_store_explicit(&p->portid, -1, memory_order_relaxed);
+	pthread_mutex_lock(&table_lock);
+	p->next_free = recycled;
+	recycled = p;
+	pthread_mutex_unlock(&table_lock);
+}
+
+/* Take portid out of the table; the table's reference goes to the caller. */
+static struct soft_port *unlink_port(int portid)
+{
+	struct soft_port *p = NULL;
+	port_slot *slot;
+
+	pthread_mutex_lock(&table_lock);
+	slot = slot_of(portid, 0);
+	if (slot)
+		p = atomic_exchange_explicit(slot, NULL, memory_order_acq_rel);
+	pthread_mutex_unlock(&table_lock);
+	return p;
+}
+
+int soft_port_close(int portid)
+{
+	struct soft_port *p = unlink_port(portid);
+
+	if (!p)
+		return -EBADF;
+	/* The descriptor goes now, as close(2)'s; the rest with the last reference. */
+	mad_queue_close_fd(&p->q);
+	soft_port_put(p);
+	return 0;
+}
+
+void soft_port_close_all(void)
+{
+	unsigned c, i;
+
+	for (c = 0; c < N_CHUNKS; c++) {
+		port_slot *chunk = atomic_load(&chunks[c]);
+
+		for (i = 0; chunk && i < CHUNK_SIZE; i++)
+			if (atomic_load(&chunk[i]))
+				soft_port_close((int)(c << CHUNK_BITS | i));
+	}
+}
+
+/* Every open port, for fn (table_lock held); stops when fn returns non-zero. */
+static int for_each_open_port(int (*fn)(struct soft_port *, void *), void *arg)
+{
+	unsigned c, i;
+	int r = 0;
+
+	for (c = 0; c < N_CHUNKS && !r; c++) {
+		port_slot *chunk = atomic_load_explicit(&chunks[c], memory_order_acquire);
+
+		for (i = 0; chunk && i < CHUNK_SIZE && !r; i++) {
+			struct soft_port *p = atomic_load_explicit(&chunk[i], memory_order_acquire);
+
+			if (p)
+				r = fn(p, arg);
+		}
+	}
+	return r;
+}
+
+/* --- agents ------------------------------------------------------------------ */
+
+struct clash_query {
+	const struct soft_port *port;
+	const struct umad_agent_req *req;
+};
+
+/* Does an agent of this port clash with the request, when it is open on the same host port? */
+static int port_clashes(struct soft_port *other, void *arg)
+{
+	const struct clash_query *query = arg;
+	int i, found = 0;
+
+	if (other->device_port != query->port->device_port)
+		return 0;
+	pthread_mutex_lock(&other->agents_lock);
+	for (i = 0; i < SOFT_PORT_MAX_AGENTS && !found; i++)
+		found = other->agent_used[i] &&
+			mad_rules_registrations_conflict(&other->agents[i], query->req);
+	pthread_mutex_unlock(&other->agents_lock);
+	return found;
+}
+
+int soft_port_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
+{
+	struct soft_port *p = soft_port_get(portid);
+	int slot, r;
+
+	if (!p)
+		return -EBADF;
+	/* The kernel's order: a free slot first, then the request's own checks, then clashes. */
+	pthread_mutex_lock(&p->agents_lock);
+	for (slot = 0; slot < SOFT_PORT_MAX_AGENTS && p->agent_used[slot]; slot++)
+		;
+	pthread_mutex_unlock(&p->agents_lock);
+	if (req->qpn > 1)
+		r = -EINVAL;
+	else if (slot == SOFT_PORT_MAX_AGENTS)
+		r = -ENOMEM;
+	else
+		r = mad_rules_check_registration(req);
+	if (r == 0) {
+		/* Registrations are serialised by table_lock: the check and the claim are one step. */
+		pthread_mutex_lock(&table_lock);
+		struct clash_query query = { .port = p, .req = req };
+
+		if (for_each_open_port(port_clashes, &query)) {
+			r = -EINVAL;
+		} else {
+			pthread_mutex_lock(&p->agents_lock);
+			for (slot = 0; slot < SOFT_PORT_MAX_AGENTS && p->agent_used[slot]; slot++)
+				;
+			if (slot == SOFT_PORT_MAX_AGENTS) {
+				r = -ENOMEM;
+			} else {
+				p->agents[slot] = *req;
+				p->agent_used[slot] = 1;
+				*agent_id = (uint32_t)slot;
+			}
+			pthread_mutex_unlock(&p->agents_lock);
+		}
+		pthread_mutex_unlock(&table_lock);
+	}
+	soft_port_put(p);
+	return r;
+}
+
+int soft_port_unregister(int portid, uint32_t agent_id)
+{
+	struct soft_port *p = soft_port_get(portid);
+	int r = 0;
+
+	if (!p)
+		return -EBADF;
+	pthread_mutex_lock(&p->agents_lock);
+	if (agent_id >= SOFT_PORT_MAX_AGENTS || !p->agent_used[agent_id])
+		r = -EINVAL;
+	else
+		p->agent_used[agent_id] = 0;
+	pthread_mutex_unlock(&p->agents_lock);
+	soft_port_put(p);
+	return r;
+}
+
+/* --- sends and receives --------------------------------------------------------- */
+
+static uint32_t attr_mod_of(const uint8_t *mad)
+{
+	const uint8_t *m = mad + offsetof(struct umad_hdr, attr_mod);
+
+	return (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3];
+}
+
+static int is_response(const uint8_t *mad)
+{
+	return mad_rules_method_is_response(mad[offsetof(struct umad_hdr, mgmt_class)],
+					    mad[offsetof(struct umad_hdr, method)], attr_mod_of(mad));
+}
+
+int soft_port_check_send(struct soft_port *p, const void *umad, size_t len,
+			 uint8_t mad[MAD_RULES_MAD_SIZE], struct umad_agent_req *agent)
+{
+	const struct ib_user_mad *hdr = umad;
+	size_t mad_len;
+	int used, r;
+
+	/* Room for the umad header and an RMPP header, an agent id in range, registered. */
+	if (len < MAD_RULES_HDR_SIZE + sizeof(struct umad_hdr) + sizeof(struct umad_rmpp_hdr) ||
+	    hdr->agent_id >= SOFT_PORT_MAX_AGENTS)
+		return -EINVAL;
+	pthread_mutex_lock(&p->agents_lock);
+	used = p->agent_used[hdr->agent_id];
+	if (used)
+		*agent = p->agents[hdr->agent_id];
+	pthread_mutex_unlock(&p->agents_lock);
+	if (!used)
+		return -EIO;
+	mad_len = len - MAD_RULES_HDR_SIZE;
+	if (mad_len >= MAD_RULES_MAD_SIZE) {
+		memcpy(mad, (const uint8_t *)umad + MAD_RULES_HDR_SIZE, MAD_RULES_MAD_SIZE);
+	} else {
+		memcpy(mad, (const uint8_t *)umad + MAD_RULES_HDR_SIZE, mad_len);
+		memset(mad + mad_len, 0, MAD_RULES_MAD_SIZE - mad_len);
+	}
+	r = mad_rules_check_send(agent, mad, mad_len, p->is_switch, p->port_num);
+	if (r < 0)
+		return r;
+	if (mad_queue_is_outstanding(&p->q, hdr, mad, is_response(mad)))
+		return -EINVAL;
+	return 0;
+}
+
+int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad)
+{
+	if (!hdr->timeout_ms)
+		return 0;
+	return mad_queue_add_timeout(&p->q, hdr, mad, is_response(mad));
+}
+
+ssize_t soft_port_recv(int portid, void *umad, size_t len)
+{
+	struct soft_port *p = soft_port_get(portid);
+	ssize_t r;
+
+	if (!p)
+		return -EBADF;
+	r = mad_queue_pop(&p->q, umad, len);
+	soft_port_put(p);
+	return r;
+}
+
+int soft_port_pending(int portid)
+{
+	struct soft_port *p = soft_port_get(portid);
+	int r;
+
+	if (!p)
+		return 0;
+	r = mad_queue_pending(&p->q);
+	soft_port_put(p);
+	return r;
+}

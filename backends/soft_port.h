@@ -1,0 +1,81 @@
+/*
+ * umad ports emulated in user space, for backends without a kernel (sim,
+ * replay): the table of open ports by portid, their agents, and the
+ * kernel's rules for registrations and sends (mad_rules.h).
+ *
+ * Lifetime: a port is found by soft_port_get(), which takes a reference
+ * that soft_port_put() drops.  soft_port_close() removes it from the table
+ * and closes its descriptor at once, so that later calls get -EBADF as on a
+ * closed file; calls already inside it finish on their reference, and the
+ * last reference frees it.  So a port closed while other threads send or
+ * receive on it is never used after it is freed.
+ */
+#ifndef LIBUMAD_SOFT_PORT_H
+#define LIBUMAD_SOFT_PORT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "backends/backend.h"
+#include "backends/mad_queue.h"
+#include "backends/mad_rules.h"
+
+#define SOFT_PORT_MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
+
+struct soft_port {
+	atomic_uint refs;		/* the table's one, and one per call inside; 0: closed */
+	atomic_int portid;		/* -1 once closed (the memory is reused, never freed) */
+	struct soft_port *next_free;
+	struct mad_queue q;		/* q.fd is the portid */
+	const void *device_port;	/* the host port it is open on (the backend's object) */
+	int is_switch;			/* a switch's port 0 */
+	unsigned port_num;
+	void *data;			/* the backend's, per opened port */
+	pthread_mutex_t agents_lock;
+	struct umad_agent_req agents[SOFT_PORT_MAX_AGENTS];
+	uint8_t agent_used[SOFT_PORT_MAX_AGENTS];
+};
+
+/*
+ * Open a port on device_port (registrations conflict among the ports open
+ * on one device_port).  The portid, or -EIO with *open_errno set.
+ */
+int soft_port_open(const void *device_port, int is_switch, unsigned port_num, void *data,
+		   int *open_errno);
+/* 0, or -EBADF when portid is not open. */
+int soft_port_close(int portid);
+/* Close every port (backend fini). */
+void soft_port_close_all(void);
+
+/* The open port, referenced; NULL when portid is not open. */
+struct soft_port *soft_port_get(int portid);
+void soft_port_put(struct soft_port *p);
+
+/* REGISTER_AGENT with the kernel's checks; 0 and *agent_id, or -errno. */
+int soft_port_register(int portid, struct umad_agent_req *req, uint32_t *agent_id);
+int soft_port_unregister(int portid, uint32_t agent_id);
+
+/*
+ * The kernel's write() checks of one send (length, agent, sizes per class
+ * and agent, directed route, a duplicate outstanding request): 0 with the
+ * MAD copied into mad (MAD_RULES_MAD_SIZE bytes, zero-padded) and the
+ * sending agent's registration in *agent, or -errno.
+ */
+int soft_port_check_send(struct soft_port *p, const void *umad, size_t len,
+			 uint8_t mad[MAD_RULES_MAD_SIZE], struct umad_agent_req *agent);
+
+/*
+ * A checked send that gets no answer: with a timeout it completes with
+ * ETIMEDOUT after timeout_ms * (retries + 1); without one, not at all.
+ * 0 or -ENOMEM.
+ */
+int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad);
+
+/* recv() and pending() of the backend contract. */
+ssize_t soft_port_recv(int portid, void *umad, size_t len);
+int soft_port_pending(int portid);
+
+#endif /* LIBUMAD_SOFT_PORT_H */
