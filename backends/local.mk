@@ -17,7 +17,8 @@ backend_replay_la_LDFLAGS = -module -avoid-version -shared
 # The sim backend: a module, since the simulated fabric uses glib.
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
-backend_sim_la_SOURCES = backends/sim.c $(soft_port_sources)
+backend_sim_la_SOURCES = backends/sim.c backends/runtime_dir.c backends/runtime_dir.h \
+	$(soft_port_sources)
 backend_sim_la_LIBADD = simfabric/libsimfabric.la
 backend_sim_la_LDFLAGS = -module -avoid-version -shared -no-undefined
 endif

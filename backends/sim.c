@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/runtime_dir.h"
 #include "backends/soft_port.h"
 #include "simfabric/mad_wire.h"
 #include "simfabric/route.h"
@@ -46,11 +47,12 @@ static struct {
 	struct sim_node *host;
 	char ca_name[UMAD_CA_NAME_LEN];
 	char dir[PATH_MAX];		/* runtime directory: fake sysfs and issm files */
-	int dir_is_ours;
+	struct runtime_dir private_dir;	/* ours when UMAD_SIM_SYSFS is not set */
 	int write_sysfs;		/* UMAD_SIM_SYSFS asked for the fake sysfs tree */
 	int umad_ids[MAX_HOST_PORTS];
 } sim = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.private_dir = { .lock_fd = -1 },
 };
 
 static int host_port_valid(int portnum)
@@ -285,13 +287,13 @@ static int make_issm_files(void)
 /*
  * The runtime directory: UMAD_SIM_SYSFS when the user wants the fake sysfs
  * tree (kept, and rewritten live); otherwise a private directory on a
- * memory file system, holding only the issm files, removed at exit.
+ * memory file system, holding only the issm files, removed at exit (and,
+ * if the process dies without exit handlers, by the next one to start).
  */
 static int make_runtime_dir(void)
 {
 	const char *dir = getenv("UMAD_SIM_SYSFS");
 	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), "/dev/shm", getenv("TMPDIR"), "/tmp" };
-	size_t i;
 	int r;
 
 	if (dir && *dir) {
@@ -301,30 +303,39 @@ static int make_runtime_dir(void)
 				strerror(-r));
 			return r;
 		}
-		snprintf(sim.dir, sizeof(sim.dir), "%s", dir);
-		sim.dir_is_ours = 0;
+		if (snprintf(sim.dir, sizeof(sim.dir), "%s", dir) >= (int)sizeof(sim.dir)) {
+			fprintf(stderr, "libumad sim: UMAD_SIM_SYSFS=%s: path too long\n", dir);
+			return -ENAMETOOLONG;
+		}
 		sim.write_sysfs = 1;
 		return 0;
 	}
-	for (i = 0; i < sizeof(bases) / sizeof(bases[0]); i++) {
-		if (!bases[i] || !*bases[i] || access(bases[i], W_OK) < 0)
-			continue;
-		if (snprintf(sim.dir, sizeof(sim.dir), "%s/libumad-sim.XXXXXX", bases[i]) <
-			    (int)sizeof(sim.dir) &&
-		    mkdtemp(sim.dir))
-			break;
+	r = runtime_dir_create(&sim.private_dir, bases, sizeof(bases) / sizeof(bases[0]),
+			       "libumad-sim");
+	if (r < 0) {
+		fprintf(stderr, "libumad sim: cannot create a runtime directory: %s\n", strerror(-r));
+		return r;
 	}
-	if (i == sizeof(bases) / sizeof(bases[0])) {
-		fprintf(stderr, "libumad sim: cannot create a runtime directory: %s\n",
-			strerror(errno));
-		return -EIO;
-	}
-	sim.dir_is_ours = 1;
+	snprintf(sim.dir, sizeof(sim.dir), "%s", sim.private_dir.path);
 	r = make_issm_files();
 	if (r < 0)
 		fprintf(stderr, "libumad sim: cannot create the issm files in %s: %s\n", sim.dir,
 			strerror(-r));
 	return r;
+}
+
+/*
+ * The device name becomes a directory in the fake sysfs tree and must fit
+ * umad_ca_t: 1 to UMAD_CA_NAME_LEN - 1 letters, digits, '_', '-' or '.',
+ * and not "." or "..".
+ */
+static int valid_ca_name(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n >= UMAD_CA_NAME_LEN || !strcmp(name, ".") || !strcmp(name, ".."))
+		return 0;
+	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == n;
 }
 
 static int sim_init(void)
@@ -334,6 +345,11 @@ static int sim_init(void)
 	char *errors = NULL;
 	int i, id, r;
 
+	if (name && *name && !valid_ca_name(name)) {
+		fprintf(stderr, "libumad sim: UMAD_SIM_CA_NAME=%s: a device name is 1 to %d letters, "
+			"digits, '_', '-' or '.' (and not . or ..)\n", name, UMAD_CA_NAME_LEN - 1);
+		return -EINVAL;
+	}
 	if (path && *path)
 		sim.fabric = sim_topology_load(path, &errors);
 	else
@@ -362,8 +378,7 @@ static int sim_init(void)
 		pthread_mutex_unlock(&sim.lock);
 	}
 	if (r < 0) {
-		if (sim.dir_is_ours)
-			sim_sysfs_remove(sim.dir);
+		runtime_dir_remove(&sim.private_dir);
 		sim_fabric_free(sim.fabric);
 		sim.fabric = NULL;
 		return r;
@@ -374,8 +389,7 @@ static int sim_init(void)
 static void sim_fini(void)
 {
 	soft_port_close_all();
-	if (sim.dir_is_ours)
-		sim_sysfs_remove(sim.dir);
+	runtime_dir_remove(&sim.private_dir);
 	sim_fabric_free(sim.fabric);
 	sim.fabric = NULL;
 }

@@ -4,7 +4,6 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -224,18 +223,4 @@ int sim_sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_d
 fail:
 	snprintf(err, errlen, "cannot write the fake sysfs under %s: %s", root, strerror(-r));
 	return r;
-}
-
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-void sim_sysfs_remove(const char *root)
-{
-	nftw(root, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }

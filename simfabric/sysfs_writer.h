@@ -24,7 +24,4 @@ int sim_sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_d
 		       const int *umad_ids, const char *const *rate_texts, char *err,
 		       size_t errlen);
 
-/* Remove a tree this process created (best effort). */
-void sim_sysfs_remove(const char *root);
-
 #endif /* SIMFABRIC_SYSFS_WRITER_H */

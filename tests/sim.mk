@@ -21,6 +21,15 @@ tests_test_sim_backend_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_sim_backend_LDADD = libibumad.la $(CMOCKA_LIBS) -lpthread
 tests_test_sim_backend_DEPENDENCIES = libibumad.la backend-sim.la
+
+# Its footprint on the host: device names, run-time directories of dead processes.
+check_PROGRAMS += tests/test_sim_runtime
+TESTS += tests/test_sim_runtime
+tests_test_sim_runtime_SOURCES = tests/test_sim_runtime.c tests/child.c tests/child.h
+tests_test_sim_runtime_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
+tests_test_sim_runtime_LDADD = libibumad.la $(CMOCKA_LIBS)
+tests_test_sim_runtime_DEPENDENCIES = libibumad.la backend-sim.la
 endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
