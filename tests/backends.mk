@@ -7,3 +7,18 @@ tests_test_mad_rules_SOURCES = tests/test_mad_rules.c backends/mad_rules.c backe
 tests_test_mad_rules_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_mad_rules_LDADD = $(CMOCKA_LIBS)
 endif
+
+# 8 threads, a million timed sends, ports closed under their users: sim and replay.
+if HAVE_CMOCKA
+if ENABLE_SIM
+if ENABLE_PCAP
+check_PROGRAMS += tests/test_exactly_once
+TESTS += tests/test_exactly_once
+tests_test_exactly_once_SOURCES = tests/test_exactly_once.c tests/child.c tests/child.h
+tests_test_exactly_once_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
+tests_test_exactly_once_LDADD = libibumad.la $(CMOCKA_LIBS) -lpthread
+tests_test_exactly_once_DEPENDENCIES = libibumad.la backend-sim.la backend-replay.la
+endif
+endif
+endif
