@@ -57,8 +57,10 @@ void run_child(int (*fn)(void), const char *backend, const char *module_dir,
 	close(verdict[0]);
 	close(errpipe[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
-	assert_true(WIFEXITED(status));
-	assert_int_equal(WEXITSTATUS(status), 0);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("the child %s %d\nchild stderr:\n%s",
+			 WIFEXITED(status) ? "exited with status" : "was killed by signal",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), res->stderr_text);
 }
 
 void expect_child_ok(int (*fn)(void), const char *backend, const char *module_dir,
