@@ -26,14 +26,3 @@ endif
 # The LD_PRELOAD shim on Debian's libibumad under ibsim + umad2sim.
 TESTS += tests/ibsim_capture_replay.sh
 EXTRA_DIST += tests/ibsim_capture_replay.sh
-
-# libFuzzer target for the capture reader: "make fuzz" (needs CC=clang).
-EXTRA_DIST += tests/fuzz_capture_reader.c
-FUZZ_SECONDS = 60
-.PHONY: fuzz
-fuzz:
-	$(CC) -g -O1 -fsanitize=fuzzer,address -I$(top_builddir) -I$(top_srcdir) \
-		-I$(top_srcdir)/libumad -include config.h \
-		$(top_srcdir)/tests/fuzz_capture_reader.c $(top_srcdir)/pcap/pcapng_reader.c \
-		-o tests/fuzz_capture_reader
-	tests/fuzz_capture_reader -max_total_time=$(FUZZ_SECONDS)

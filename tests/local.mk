@@ -30,3 +30,4 @@ include tests/diff.mk
 include tests/capture.mk
 include tests/sim.mk
 include tests/backends.mk
+include tests/fuzz.mk

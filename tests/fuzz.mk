@@ -1,0 +1,58 @@
+# libFuzzer targets (tests/fuzz/fuzz_NAME.c, seed corpora in
+# tests/fuzz/corpus/NAME/): "make fuzz" builds each with clang, ASan and
+# UBSan and runs it FUZZ_SECONDS (FUZZ_TARGETS to pick some).  New inputs
+# go to fuzz/corpus-NAME in the build tree; findings to fuzz/NAME-crash-*.
+FUZZ_CC = clang
+FUZZ_SECONDS = 60
+FUZZ_TARGETS = capture_reader topology sim_mad api
+FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
+	-I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/libumad -include config.h
+
+fuzz_capture_reader_sources = tests/fuzz/fuzz_capture_reader.c pcap/pcapng_reader.c
+fuzz_topology_sources = tests/fuzz/fuzz_topology.c simfabric/fabric.c simfabric/topology.c
+fuzz_sim_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.c \
+	simfabric/sma.c simfabric/route.c simfabric/sysfs_writer.c \
+	backends/sim.c backends/runtime_dir.c backends/soft_port.c backends/mad_rules.c \
+	backends/mad_queue.c
+fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
+fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
+	libumad/device_list.c libumad/umad_str.c libumad/dump.c libumad/sysfs.c \
+	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/pcapng_writer.c pcap/capture_tap.c
+fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
+
+EXTRA_DIST += tests/fuzz
+CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \
+	fuzz/modules/backend-sim.so
+
+fuzz/fuzz_capture_reader: $(fuzz_capture_reader_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(fuzz_capture_reader_sources:%=$(top_srcdir)/%) -o $@
+fuzz/fuzz_topology: $(fuzz_topology_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer \
+		$(fuzz_topology_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) -o $@
+fuzz/fuzz_sim_mad: $(fuzz_sim_mad_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer \
+		$(fuzz_sim_mad_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) -lpthread -o $@
+# The API target loads the sim backend through the module loader, as programs do.
+fuzz/modules/backend-sim.so: $(fuzz_sim_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz/modules
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer-no-link -shared -fPIC \
+		$(fuzz_sim_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) -o $@
+fuzz/fuzz_api: $(fuzz_api_sources:%=$(top_srcdir)/%) fuzz/modules/backend-sim.so
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer -DFUZZ_MODULE_DIR='"$(abs_top_builddir)/fuzz/modules"' \
+		-DUMAD_MODULE_DIR='"$(abs_top_builddir)/fuzz/modules"' \
+		$(fuzz_api_sources:%=$(top_srcdir)/%) -ldl -lpthread -o $@
+
+.PHONY: fuzz
+fuzz: $(FUZZ_TARGETS:%=fuzz/fuzz_%)
+	@status=0; for t in $(FUZZ_TARGETS); do \
+		mkdir -p fuzz/corpus-$$t; \
+		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
+		fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+			-artifact_prefix=fuzz/$$t- fuzz/corpus-$$t $(top_srcdir)/tests/fuzz/corpus/$$t \
+			> fuzz/$$t.log 2>&1 || { status=1; echo "fuzz: $$t FAILED"; tail -n 60 fuzz/$$t.log; }; \
+		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' fuzz/$$t.log | tr '\n' ' '; echo; \
+	done; exit $$status

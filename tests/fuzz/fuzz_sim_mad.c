@@ -1,0 +1,135 @@
+/*
+ * libFuzzer target for the simulated fabric's MAD handling, as an agent
+ * reaches it: agent registrations with arbitrary fields, then sends of
+ * arbitrary umad headers and MAD bytes of any length through the sim
+ * backend's send (the kernel's rules, directed and LID routing, the SMA),
+ * each followed by receives into buffers of arbitrary sizes, whose every
+ * byte is read.  The port is closed with whatever is still queued or
+ * waiting for its timeout.  One fabric (the embedded default) serves the
+ * whole run, so state an input leaves (a port disabled, a LID set) is
+ * met by the next ones.
+ *
+ * Sources: tests/fuzz/fuzz_sim_mad.c backends/sim.c backends/soft_port.c
+ *   backends/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
+ *   simfabric/fabric.c simfabric/topology.c simfabric/port_state.c
+ *   simfabric/sma.c simfabric/route.c simfabric/sysfs_writer.c, with glib-2.0
+ *   ("make fuzz" builds and runs it).
+ *
+ * Input: a byte choosing the host port, a byte with the number of
+ * registrations (each 28 bytes: qpn, class, version, rmpp version, flags,
+ * legacy, OUI[3], method mask[16], pad[3]), then sends until the input
+ * ends (each: agent id, timeout, retries, receive buffer size / 8, MAD
+ * length[2], umad address[20], then the MAD bytes).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/backend.h"
+
+extern const struct umad_backend umad_backend_sim;
+
+#define MAX_MAD 4096
+#define REG_BYTES 28
+#define SEND_HEAD 26
+
+int LLVMFuzzerInitialize(int *argc, char ***argv);
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int started;
+
+int LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	unsetenv("UMAD_SIM_TOPOLOGY");
+	unsetenv("UMAD_SIM_HOST");
+	unsetenv("UMAD_SIM_SYSFS");
+	unsetenv("UMAD_SIM_CA_NAME");
+	started = umad_backend_sim.init() == 0;
+	if (started)
+		atexit(umad_backend_sim.fini);
+	return 0;
+}
+
+/* Read what the port has, into a buffer of `room` bytes after the header; sum every byte. */
+static unsigned drain(int fd, size_t room)
+{
+	static uint8_t buf[sizeof(struct ib_user_mad) + MAX_MAD];
+	unsigned sum = 0;
+	ssize_t n;
+	int rounds;
+
+	for (rounds = 0; rounds < 64; rounds++) {
+		size_t i, len = sizeof(struct ib_user_mad) + (room < MAX_MAD ? room : MAX_MAD);
+
+		n = umad_backend_sim.recv(fd, buf, len);
+		if (n == -ENOSPC) {
+			/* The header says how much the message needs: take it whole. */
+			const struct ib_user_mad *h = (const void *)buf;
+
+			if (h->length > sizeof(buf))
+				abort();	/* a message larger than anything sent */
+			n = umad_backend_sim.recv(fd, buf, sizeof(buf));
+		}
+		if (n < 0)
+			break;
+		if ((size_t)n > sizeof(buf))
+			abort();
+		for (i = 0; i < (size_t)n; i++)
+			sum += buf[i];
+	}
+	return sum;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	static uint8_t umad[sizeof(struct ib_user_mad) + MAX_MAD];
+	struct ib_user_mad *hdr = (struct ib_user_mad *)umad;
+	size_t hdr_size = 0, at = 2;
+	int open_errno = 0, fd, n_regs, i;
+	volatile unsigned sink = 0;
+
+	if (!started || size < 2)
+		return 0;
+	fd = umad_backend_sim.open_port("sim0", 1 + (data[0] & 1), &hdr_size, &open_errno);
+	if (fd < 0)
+		return 0;
+	n_regs = data[1] % 5;
+	for (i = 0; i < n_regs && at + REG_BYTES <= size; i++, at += REG_BYTES) {
+		const uint8_t *r = data + at;
+		struct umad_agent_req req = {
+			.qpn = r[0] % 3, .mgmt_class = r[1], .mgmt_class_version = r[2],
+			.rmpp_version = r[3], .flags = r[4], .legacy = r[5] & 1,
+			.oui = (uint32_t)r[6] << 16 | (uint32_t)r[7] << 8 | r[8],
+		};
+		uint32_t id;
+
+		memcpy(req.method_mask, r + 9, 16);
+		umad_backend_sim.register_agent(fd, &req, &id);
+	}
+	while (at + SEND_HEAD <= size) {
+		const uint8_t *s = data + at;
+		size_t mad_len = ((size_t)s[4] << 8 | s[5]) % (MAX_MAD + 1), avail;
+
+		at += SEND_HEAD;
+		avail = size - at < mad_len ? size - at : mad_len;
+		memset(umad, 0, sizeof(struct ib_user_mad) + mad_len);
+		memcpy(&hdr->addr, s + 6, 20);
+		hdr->agent_id = s[0] % 40;
+		hdr->timeout_ms = s[1] % 4;		/* short: nothing waits long */
+		hdr->retries = s[2] % 3;
+		memcpy(umad + sizeof(struct ib_user_mad), data + at, avail);
+		at += avail;
+		umad_backend_sim.send(fd, umad, sizeof(struct ib_user_mad) + mad_len);
+		if (umad_backend_sim.pending(fd) < 0)
+			abort();
+		sink += drain(fd, (size_t)s[3] * 8);
+	}
+	umad_backend_sim.close_port(fd);
+	(void)sink;
+	return 0;
+}
