@@ -227,13 +227,16 @@ static void read_options(struct capture_reader *r, const uint8_t *p, const uint8
 			 void (*fn)(struct capture_reader *, uint16_t, const uint8_t *, uint16_t, void *),
 			 void *arg)
 {
-	while (p + 4 <= end) {
+	while (p < end && end - p >= 4) {
 		uint16_t code = get16(r, p), len = get16(r, p + 2);
+		size_t padded = (len + 3u) & ~3u;
 
-		if (code == 0 || p + 4 + len > end)
+		if (code == 0 || (size_t)(end - p) - 4 < len)
 			return;
 		fn(r, code, p + 4, len, arg);
-		p += 4 + ((len + 3u) & ~3u);
+		if ((size_t)(end - p) - 4 < padded)
+			return;		/* the last option's padding is missing */
+		p += 4 + padded;
 	}
 }
 
@@ -370,7 +373,8 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 				say(err, errlen, r, "packet on interface %u, which was never described", id);
 				return -1;
 			}
-			if (20 + caplen > total - 12) {
+			/* total >= 32 here; caplen is the file's word, so compare without sums that wrap. */
+			if (caplen > total - 32) {
 				say(err, errlen, r, "packet of %u bytes in a block of %u", caplen, total);
 				return -1;
 			}
@@ -392,8 +396,9 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 			}
 			if (!got)
 				continue;
-			read_options(r, r->block + 20 + ((caplen + 3u) & ~3u), r->block + total - 12,
-				     epb_option, rec);
+			if (((caplen + 3u) & ~3u) <= total - 32)
+				read_options(r, r->block + 20 + ((caplen + 3u) & ~3u),
+					     r->block + total - 12, epb_option, rec);
 			return 1;
 		}
 		/* Other blocks (name resolution, statistics, ...) carry nothing we need. */
