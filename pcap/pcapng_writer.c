@@ -71,7 +71,8 @@ struct block {
 
 static void add_bytes(struct block *b, const void *data, size_t n)
 {
-	if (b->len + n <= b->max)
+	/* An empty option (opt_endofopt) has no value at all: data may be NULL. */
+	if (n && b->len + n <= b->max)
 		memcpy(b->p + b->len, data, n);
 	b->len += n;
 }
