@@ -20,6 +20,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -27,7 +28,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "capture_file.h"
 #include "capture_tap.h"
 #include "ib_packet.h"
 #include "pcapng_writer.h"
@@ -409,7 +412,9 @@ static void populate_ahead(void)
  */
 static void open_file(void)
 {
-	struct pcapng_writer *w = pcapng_create(capture_path, "libumad capture tap");
+	char why[256];
+	struct pcapng_writer *w = pcapng_create(capture_path, "libumad capture tap", why,
+						sizeof(why));
 
 	pthread_mutex_lock(&write_lock);
 	if (w) {
@@ -417,8 +422,8 @@ static void open_file(void)
 		pcapng_set_batching(writer, 1);
 		file_state = 1;
 	} else {
-		fprintf(stderr, "libumad: %s=%s: cannot create: %s; not capturing\n",
-			capture_variable, capture_path, strerror(errno));
+		fprintf(stderr, "libumad: %s=%s: %s; not capturing\n", capture_variable, capture_path,
+			why);
 		atomic_store(&umad_tap_enabled, 0);
 		file_state = -1;
 	}
@@ -451,7 +456,15 @@ static void start(void)
 
 	if (!path || !*path)
 		return;
-	capture_path = strdup(path);
+	/* %p: one file per process, for several processes capturing at once. */
+	capture_path = malloc(PATH_MAX);
+	if (capture_path && capture_file_name(path, getpid(), capture_path, PATH_MAX) < 0) {
+		fprintf(stderr, "libumad: %s=%s: the name is too long; not capturing\n",
+			capture_variable, path);
+		free(capture_path);
+		capture_path = NULL;
+		return;
+	}
 	redact = r && *r && strcmp(r, "0");	/* read by the writer thread */
 	ring = mmap(NULL, TAP_RING * sizeof(*ring), PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -5,6 +5,7 @@ noinst_LTLIBRARIES += pcap/libcapture.la
 pcap_libcapture_la_SOURCES = \
 	pcap/crc.c pcap/crc.h \
 	pcap/ib_packet.c pcap/ib_packet.h \
+	pcap/capture_file.c pcap/capture_file.h \
 	pcap/pcapng_writer.c pcap/pcapng_writer.h \
 	pcap/capture_tap.c pcap/capture_tap.h
 

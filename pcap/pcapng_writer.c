@@ -4,11 +4,13 @@
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "capture_file.h"
 #include "ib_packet.h"
 #include "pcapng_writer.h"
 
@@ -241,38 +243,21 @@ static int finish(struct block *b, struct pcapng_writer *w, int with_options)
 	return emit(w, b->p, b->len);
 }
 
-/*
- * An existing regular file is replaced (unlinked, then created anew), not
- * truncated: ext4 starts writing back a file truncated to zero when it is
- * closed (auto_da_alloc), and the next truncation waits for that writeback
- * to end, 0.7-2.5 ms for a 5 MB capture here, while the capturing program's
- * records waited for the file.  The new file is 0600 whatever the old one
- * was.  Anything else (a symlink, /dev/null, a FIFO), or a file in a
- * directory we may not write, is opened and truncated where it is.
- */
-static int open_replacing(const char *path)
-{
-	struct stat st;
-	int fd;
-
-	if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && unlink(path) == 0) {
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd;
-	}
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-}
-
-struct pcapng_writer *pcapng_create(const char *path, const char *application)
+struct pcapng_writer *pcapng_create(const char *path, const char *application, char *err,
+				    size_t errlen)
 {
 	struct pcapng_writer *w = calloc(1, sizeof(*w));
 	struct block b;
 	int r;
 
-	if (!w)
+	if (!w) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		errno = ENOMEM;
 		return NULL;
-	w->fd = open_replacing(path);
+	}
+	w->fd = capture_file_create(path, err, errlen);
 	if (w->fd < 0) {
+		errno = -w->fd;
 		free(w);
 		return NULL;
 	}
@@ -286,6 +271,7 @@ struct pcapng_writer *pcapng_create(const char *path, const char *application)
 		add_option(&b, SHB_USERAPPL, application, strlen(application));
 	r = finish(&b, w, application != NULL);
 	if (r < 0) {
+		snprintf(err, errlen, "%s", strerror(-r));
 		close(w->fd);
 		free(w);
 		errno = -r;

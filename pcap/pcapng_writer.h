@@ -25,10 +25,11 @@ enum pcapng_direction {
 struct pcapng_writer;
 
 /*
- * Create path (mode 0600; an existing regular file is replaced, anything
- * else truncated) and write the section header; NULL with errno set.
+ * Create path as capture_file_create() does (capture_file.h) and write the
+ * section header; NULL with errno set and why in err.
  */
-struct pcapng_writer *pcapng_create(const char *path, const char *application);
+struct pcapng_writer *pcapng_create(const char *path, const char *application, char *err,
+				    size_t errlen);
 /* Add an interface named e.g. "mlx5_0:1"; returns its id (>= 0) or -errno. */
 int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *description);
 /*

@@ -20,6 +20,7 @@
 
 #include "pcap/crc.h"
 #include "pcap/ib_packet.h"
+#include "pcap/capture_file.h"
 #include "pcap/pcapng_writer.h"
 #include "pcap/pcapng_reader.h"
 
@@ -203,6 +204,7 @@ static void test_sizes(void **state)
 /* --- pcapng files --------------------------------------------------------- */
 
 static char path[64];
+static char err_text[256];	/* why pcapng_create() refused */
 
 static int make_path(void **state)
 {
@@ -234,7 +236,7 @@ static void write_sample(void)
 	struct ib_user_mad hdr;
 	int n;
 
-	w = pcapng_create(path, "libumad test");
+	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
 	assert_non_null(w);
 	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
 
@@ -371,13 +373,13 @@ static uint32_t first_word(const char *file)
  */
 static void test_existing_files_are_replaced(void **state)
 {
-	char link_path[80], sym_path[80], target[80], fifo[80], got[4];
+	char link_path[80], sym_path[80], target[80], fifo[80];
 	struct pcapng_writer *w;
 	struct stat st;
-	int reader;
 	FILE *f;
 
 	(void)state;
+	/* A regular file: replaced, mode 0600; another link to it keeps the old content. */
 	f = fopen(path, "w");
 	assert_non_null(f);
 	fputs("old content", f);
@@ -385,7 +387,7 @@ static void test_existing_files_are_replaced(void **state)
 	assert_int_equal(chmod(path, 0644), 0);
 	snprintf(link_path, sizeof(link_path), "%s.link", path);
 	assert_int_equal(link(path, link_path), 0);
-	w = pcapng_create(path, "libumad test");
+	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
 	assert_non_null(w);
 	assert_int_equal(pcapng_close(w), 0);
 	assert_int_equal(stat(path, &st), 0);
@@ -394,43 +396,98 @@ static void test_existing_files_are_replaced(void **state)
 	assert_int_equal(first_word(link_path), 0x20646c6f);	/* "old " */
 	unlink(link_path);
 
+	/* A symbolic link: refused, its target untouched (not truncated, mode kept). */
 	snprintf(target, sizeof(target), "%s.target", path);
 	snprintf(sym_path, sizeof(sym_path), "%s.sym", path);
 	f = fopen(target, "w");
 	assert_non_null(f);
 	fputs("old content", f);
 	fclose(f);
+	assert_int_equal(chmod(target, 0644), 0);
 	assert_int_equal(symlink(target, sym_path), 0);
-	w = pcapng_create(sym_path, "libumad test");
-	assert_non_null(w);
-	assert_int_equal(pcapng_close(w), 0);
+	w = pcapng_create(sym_path, "libumad test", err_text, sizeof(err_text));
+	assert_null(w);
+	assert_non_null(strstr(err_text, "symbolic link"));
 	assert_int_equal(lstat(sym_path, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
-	assert_int_equal(first_word(target), 0x0a0d0d0a);
-	unlink(sym_path);
+	assert_int_equal(first_word(target), 0x20646c6f);
+	assert_int_equal(stat(target, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	assert_int_equal(st.st_size, 11);
+	/* A dangling one is refused too: nothing is created where it points. */
 	unlink(target);
+	w = pcapng_create(sym_path, "libumad test", err_text, sizeof(err_text));
+	assert_null(w);
+	assert_int_equal(access(target, F_OK), -1);
+	unlink(sym_path);
 
+	/* A FIFO (even one with no reader: never opened, so nothing blocks), a directory. */
 	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	reader = open(fifo, O_RDONLY | O_NONBLOCK);
-	assert_true(reader >= 0);
-	w = pcapng_create(fifo, "libumad test");
-	assert_non_null(w);
-	assert_int_equal(pcapng_close(w), 0);
-	assert_int_equal(read(reader, got, 4), 4);
-	assert_memory_equal(got, "\x0a\x0d\x0d\x0a", 4);
-	close(reader);
+	w = pcapng_create(fifo, "libumad test", err_text, sizeof(err_text));
+	assert_null(w);
+	assert_string_equal(err_text, "a FIFO, not a regular file");
 	assert_int_equal(lstat(fifo, &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
 	unlink(fifo);
+	assert_int_equal(mkdir(fifo, 0700), 0);
+	w = pcapng_create(fifo, "libumad test", err_text, sizeof(err_text));
+	assert_null(w);
+	assert_string_equal(err_text, "a directory, not a regular file");
+	assert_int_equal(errno, EISDIR);
+	rmdir(fifo);
+	w = pcapng_create("/dev/null", "libumad test", err_text, sizeof(err_text));
+	assert_null(w);
+	assert_string_equal(err_text, "a character device, not a regular file");
 }
 
-/*
- * Batched, the file grows by writes that end on multiples of 256 KiB (the
- * kernel caches it in large folios then).  pcapng_flush_aligned writes up
- * to the last multiple of 64 KiB, if what is gathered reaches one;
- * pcapng_flush and pcapng_close the rest.  Every record is read back.
- */
+/* A file another writer holds is not replaced; once it is closed, it is. */
+static void test_file_in_use_is_kept(void **state)
+{
+	struct pcapng_writer *first, *second;
+
+	(void)state;
+	first = pcapng_create(path, "first", err_text, sizeof(err_text));
+	assert_non_null(first);
+	assert_true(pcapng_add_interface(first, "mlx5_0:1", NULL) >= 0);
+	second = pcapng_create(path, "second", err_text, sizeof(err_text));
+	assert_null(second);
+	assert_int_equal(errno, EBUSY);
+	assert_non_null(strstr(err_text, "another process is writing a capture into it"));
+	assert_non_null(strstr(err_text, "%p"));
+	assert_int_equal(pcapng_close(first), 0);
+	second = pcapng_create(path, "second", err_text, sizeof(err_text));
+	assert_non_null(second);
+	assert_int_equal(pcapng_close(second), 0);
+}
+
+/* %p and %% in capture file names. */
+static void test_file_names(void **state)
+{
+	char out[32], longer[600];
+
+	(void)state;
+	assert_int_equal(capture_file_name("cap-%p.pcapng", 4242, out, sizeof(out)), 0);
+	assert_string_equal(out, "cap-4242.pcapng");
+	assert_int_equal(capture_file_name("%p%p", 7, out, sizeof(out)), 0);
+	assert_string_equal(out, "77");
+	assert_int_equal(capture_file_name("100%%-%x-%", 1, out, sizeof(out)), 0);
+	assert_string_equal(out, "100%-%x-%");
+	assert_int_equal(capture_file_name("plain", 1, out, sizeof(out)), 0);
+	assert_string_equal(out, "plain");
+	/* Exactly full, one too many, and a pid that no longer fits. */
+	assert_int_equal(capture_file_name("0123456789012345678901234567890", 1, out, sizeof(out)), 0);
+	assert_int_equal(capture_file_name("01234567890123456789012345678901", 1, out, sizeof(out)),
+			 -ENAMETOOLONG);
+	assert_int_equal(capture_file_name("012345678901234567890123456%p", 123456, out, sizeof(out)),
+			 -ENAMETOOLONG);
+	memset(longer, 'x', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	assert_int_equal(capture_file_name(longer, 1, out, sizeof(out)), -ENAMETOOLONG);
+	assert_int_equal(capture_file_name("", 1, out, 1), 0);
+	assert_string_equal(out, "");
+}
+
 static void test_writes_end_aligned(void **state)
 {
 	struct capture_reader *r;
@@ -441,7 +498,7 @@ static void test_writes_end_aligned(void **state)
 	int i, got, records = 0;
 
 	(void)state;
-	w = pcapng_create(path, "libumad test");
+	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
 	assert_non_null(w);
 	header = file_size();		/* the section header, written at once */
 	pcapng_set_batching(w, 1);
@@ -499,7 +556,7 @@ static void test_no_block_crosses_a_page(void **state)
 	pcap_t *p;
 
 	(void)state;
-	w = pcapng_create(path, "libumad test");
+	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
 	assert_non_null(w);
 	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
 	pcapng_set_batching(w, 1);
@@ -742,6 +799,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_writes_end_aligned, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_existing_files_are_replaced, make_path,
 						remove_path),
+		cmocka_unit_test_setup_teardown(test_file_in_use_is_kept, make_path, remove_path),
+		cmocka_unit_test(test_file_names),
 		cmocka_unit_test_setup_teardown(test_reader_round_trip, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_bad_input, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_huge_captured_length, make_path,

@@ -34,7 +34,7 @@
 #define ERF_HDR 16
 #define MAD_AT (ERF_HDR + 28)	/* LRH, BTH, DETH before the MAD */
 
-static char path[64];
+static char path[128];
 static const uint8_t mkey[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
 
 static int make_path(void **state)
@@ -231,9 +231,150 @@ static void test_uncreatable_file(void **state)
 	(void)state;
 	expect_child_ok(session_with_uncreatable_file, "sim", TEST_MODULE_DIR, &res);
 	assert_non_null(strstr(res.stderr_text, "UMAD_CAPTURE=/nonexistent-umad-dir/capture.pcapng: "
-						"cannot create: No such file or directory; "
-						"not capturing"));
-	assert_null(strstr(strstr(res.stderr_text, "cannot create") + 1, "cannot create"));
+						"No such file or directory; not capturing"));
+	assert_null(strstr(strstr(res.stderr_text, "not capturing") + 1, "not capturing"));
+}
+
+/* The MADs of a capture session, with a deadline: a capture that hangs the program fails. */
+static int session_in_time(void)
+{
+	alarm(20);
+	return capture_session();
+}
+
+/*
+ * What is at UMAD_CAPTURE and is not a regular file is never written, nor
+ * even opened (a FIFO with no reader would block the open, and every
+ * close and exit behind it): the program says why once and runs on.
+ */
+static void test_not_regular_files_refused(void **state)
+{
+	char real[160], sym[128], dir[128];
+	struct child_result res;
+	struct stat st;
+	char saved[128];
+	FILE *f;
+
+	(void)state;
+	snprintf(saved, sizeof(saved), "%s", path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, ": a FIFO, not a regular file; not capturing"));
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISFIFO(st.st_mode));
+	unlink(path);
+
+	/* A symbolic link: its target keeps its content and mode. */
+	snprintf(real, sizeof(real), "%s.real", saved);
+	snprintf(sym, sizeof(sym), "%s", saved);
+	f = fopen(real, "w");
+	assert_non_null(f);
+	fputs("keep me", f);
+	fclose(f);
+	assert_int_equal(chmod(real, 0644), 0);
+	assert_int_equal(symlink(real, sym), 0);
+	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, ": a symbolic link, not a regular file; not capturing"));
+	assert_int_equal(stat(real, &st), 0);
+	assert_int_equal(st.st_size, 7);
+	assert_int_equal(st.st_mode & 0777, 0644);
+	unlink(sym);
+	unlink(real);
+
+	snprintf(dir, sizeof(dir), "%s", saved);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, ": a directory, not a regular file; not capturing"));
+	rmdir(dir);
+
+	strcpy(path, "/dev/null");
+	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, "UMAD_CAPTURE=/dev/null: a character device"));
+	strcpy(path, saved);
+}
+
+/* Two processes, one UMAD_CAPTURE: the first one's capture is kept whole, the second says so. */
+static void test_second_process_keeps_off(void **state)
+{
+	int ready[2], go[2], status;
+	struct child_result res;
+	char c;
+	pid_t first;
+
+	(void)state;
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(go), 0);
+	first = fork();
+	assert_true(first >= 0);
+	if (first == 0) {
+		int fd, perf, ok;
+
+		setenv("UMAD_BACKEND", "sim", 1);
+		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
+		setenv("UMAD_CAPTURE", path, 1);
+		fd = umad_open_port(NULL, 0);
+		perf = fd >= 0 ? umad_register(fd, 0x04, 1, 0, NULL) : -1;
+		ok = perf >= 0 && send_and_receive(fd, perf, 0x04, 0x0012, 256, 0) == 0;
+		/* The file exists (and is ours) once a MAD is in it. */
+		umad_done();
+		c = ok ? 'y' : 'n';
+		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
+			_exit(2);
+		ok = ok && send_and_receive(fd, perf, 0x04, 0x0012, 256, 0) == 0;
+		ok = ok && umad_close_port(fd) == 0;
+		exit(ok ? 0 : 1);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(c, 'y');
+	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, "another process is writing a capture into it"));
+	assert_int_equal(write(go[1], "g", 1), 1);
+	assert_int_equal(waitpid(first, &status, 0), first);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(read_records(NULL, 0), 4);	/* two round trips, the first's alone */
+	close(ready[0]);
+	close(ready[1]);
+	close(go[0]);
+	close(go[1]);
+	/* Once the first is gone, the next one replaces its file. */
+	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	assert_null(strstr(res.stderr_text, "not capturing"));
+	assert_int_equal(read_records(NULL, 0), 6);
+}
+
+/* %p in UMAD_CAPTURE: one file per process. */
+static void test_pid_in_name(void **state)
+{
+	char pattern[128], saved[128], want[128];
+	struct child_result res;
+	pid_t pid;
+
+	(void)state;
+	snprintf(saved, sizeof(saved), "%s", path);
+	snprintf(pattern, sizeof(pattern), "%.80s-%%p.pcapng", saved);
+	snprintf(path, sizeof(path), "%s", pattern);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int r;
+
+		setenv("UMAD_BACKEND", "sim", 1);
+		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
+		r = capture_session();
+		_exit(r == 0 ? 0 : 1);
+	}
+	{
+		int status;
+
+		assert_int_equal(waitpid(pid, &status, 0), pid);
+		assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	}
+	snprintf(want, sizeof(want), "%.80s-%d.pcapng", saved, (int)pid);
+	snprintf(path, sizeof(path), "%s", want);
+	assert_int_equal(read_records(NULL, 0), 6);
+	unlink(want);
+	snprintf(path, sizeof(path), "%s", saved);
+	(void)res;
 }
 
 static void test_redaction(void **state)
@@ -473,7 +614,7 @@ static void test_tshark_view(void **state)
 		{ "1", "PERF (PortCounters)", "timeout=1|5" },	/* packet id of frame 5 */
 	};
 	struct child_result res;
-	char cmd[256], line[512];
+	char cmd[384], line[512];
 	FILE *out;
 	int i = 0;
 
@@ -541,7 +682,7 @@ static void test_rmpp_segments(void **state)
 		"0x01,0x05,0x00000005,0x000000a4,5/5",
 	};
 	struct child_result res;
-	char cmd[320], line[512];
+	char cmd[448], line[512];
 	FILE *out;
 	int i = 0;
 
@@ -790,6 +931,9 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		T(test_records_and_mode),
 		T(test_uncreatable_file),
+		T(test_not_regular_files_refused),
+		T(test_second_process_keeps_off),
+		T(test_pid_in_name),
 		T(test_comments_follow_each_mad),
 		T(test_redaction),
 		T(test_send_captured_as_given),

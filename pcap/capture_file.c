@@ -1,0 +1,178 @@
+/* Safe creation of capture files (capture_file.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "capture_file.h"
+
+/* What a path is, for messages. */
+static const char *kind_of(mode_t mode)
+{
+	if (S_ISLNK(mode))
+		return "a symbolic link";
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+static int fail(char *err, size_t errlen, int code, const char *what)
+{
+	snprintf(err, errlen, "%s", what);
+	return -code;
+}
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
+/*
+ * Create path anew and lock it; 0 and *fd, 1 when something is there
+ * already (look and try again), or -errno.
+ */
+static int create_locked(const char *path, int *fd, char *err, size_t errlen)
+{
+	struct stat opened, named;
+
+	*fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	if (*fd < 0) {
+		if (errno == EEXIST)
+			return 1;
+		return fail(err, errlen, errno, strerror(errno));
+	}
+	/*
+	 * Someone who found it before we locked it may be replacing it: then
+	 * the lock is theirs, or the name no longer leads to our file.
+	 */
+	if (flock(*fd, LOCK_EX | LOCK_NB) < 0 || fstat(*fd, &opened) < 0 ||
+	    lstat(path, &named) < 0 || !same_file(&opened, &named)) {
+		close(*fd);
+		*fd = -1;
+		return fail(err, errlen, EBUSY,
+			    "another process started a capture into it at the same time");
+	}
+	/* Writes must not fail with EAGAIN: only the open needed not to block. */
+	fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+	return 0;
+}
+
+/*
+ * A regular file is at path: take it away for a new one, unless another
+ * process holds it.  0 (gone, or truncated in place with *fd its locked
+ * descriptor when the directory may not be written), 1 to look again, or
+ * -errno.
+ */
+static int take_over(const char *path, int *fd, char *err, size_t errlen)
+{
+	struct stat st, named;
+	int old = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (old < 0 && errno == EACCES)
+		old = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (old < 0)
+		return errno == ENOENT || errno == ELOOP ? 1 : fail(err, errlen, errno, strerror(errno));
+	if (fstat(old, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(old);
+		return 1;	/* it changed under us */
+	}
+	if (flock(old, LOCK_EX | LOCK_NB) < 0) {
+		close(old);
+		if (errno == EWOULDBLOCK)
+			return fail(err, errlen, EBUSY,
+				    "another process is writing a capture into it "
+				    "(put %p in the name for a file per process)");
+		return fail(err, errlen, errno, strerror(errno));
+	}
+	if (lstat(path, &named) < 0 || !same_file(&st, &named)) {
+		close(old);
+		return 1;
+	}
+	/*
+	 * Replaced, not truncated: other links keep their content, and ext4
+	 * would make the next truncation wait for the writeback it starts
+	 * when a file truncated to zero is closed.
+	 */
+	if (unlink(path) == 0) {
+		close(old);	/* our lock on it is no use any more */
+		return 0;
+	}
+	/* A directory we may not write: truncate the file where it is. */
+	if ((fcntl(old, F_GETFL) & O_ACCMODE) != O_RDWR || ftruncate(old, 0) < 0) {
+		int e = errno;
+
+		close(old);
+		return fail(err, errlen, e, strerror(e));
+	}
+	fcntl(old, F_SETFL, fcntl(old, F_GETFL) & ~O_NONBLOCK);
+	*fd = old;
+	return 0;
+}
+
+int capture_file_create(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+	int attempt, fd = -1, r;
+
+	for (attempt = 0; attempt < 8; attempt++) {
+		r = create_locked(path, &fd, err, errlen);
+		if (r <= 0)
+			return r < 0 ? r : fd;
+		if (lstat(path, &st) < 0) {
+			if (errno == ENOENT)
+				continue;	/* gone meanwhile */
+			return fail(err, errlen, errno, strerror(errno));
+		}
+		if (!S_ISREG(st.st_mode)) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "%s, not a regular file", kind_of(st.st_mode));
+			return fail(err, errlen, S_ISDIR(st.st_mode) ? EISDIR : EEXIST, what);
+		}
+		r = take_over(path, &fd, err, errlen);
+		if (r < 0)
+			return r;
+		if (r == 0 && fd >= 0)
+			return fd;
+	}
+	return fail(err, errlen, EBUSY, "it keeps changing under us");
+}
+
+int capture_file_name(const char *pattern, pid_t pid, char *out, size_t outlen)
+{
+	size_t n = 0;
+	int w;
+
+	for (; *pattern; pattern++) {
+		if (pattern[0] == '%' && pattern[1] == 'p') {
+			w = snprintf(out + n, outlen > n ? outlen - n : 0, "%d", (int)pid);
+			if (w < 0 || (size_t)w >= (outlen > n ? outlen - n : 0))
+				return -ENAMETOOLONG;
+			n += (size_t)w;
+			pattern++;
+			continue;
+		}
+		if (pattern[0] == '%' && pattern[1] == '%')
+			pattern++;
+		if (n + 1 >= outlen)
+			return -ENAMETOOLONG;
+		out[n++] = *pattern;
+	}
+	if (n >= outlen)
+		return -ENAMETOOLONG;
+	out[n] = '\0';
+	return 0;
+}
