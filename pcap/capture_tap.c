@@ -1067,6 +1067,8 @@ static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad
 
 	if (!p)
 		return 0;
+	if (mad_len > MAD_SIZE && !ib_is_rmpp_message(mad, mad_len))
+		mad_len = MAD_SIZE;	/* never RMPP segments made up over its own fields */
 	id = packet_id_for(p, outbound, timeout, mad, mad_len);
 	rec = reserve();
 	if (!rec)

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/umad.h>
+#include <infiniband/umad_types.h>
 
 #define IB_LRH_LEN	8
 #define IB_GRH_LEN	40
@@ -55,6 +56,24 @@ static inline size_t ib_rmpp_header_len(uint8_t mgmt_class)
 	if (mgmt_class >= 0x30 && mgmt_class <= 0x4f)
 		return 40;
 	return 36;
+}
+
+/*
+ * Does a message longer than one MAD travel as RMPP segments?  Only in the
+ * classes the kernel segments (SA, DM 0x06 and 0x10, BIS, vendor range 2)
+ * and with the RMPP header's Active flag: anything else is one MAD, its
+ * first 256 bytes (the kernel accepts nothing longer).
+ */
+static inline int ib_is_rmpp_message(const uint8_t *mad, size_t mad_len)
+{
+	uint8_t c = mad[offsetof(struct umad_hdr, mgmt_class)];
+	size_t flags = sizeof(struct umad_hdr) + offsetof(struct umad_rmpp_hdr, rmpp_rtime_flags);
+
+	return mad_len > flags &&
+	       (c == UMAD_CLASS_SUBN_ADM || c == UMAD_CLASS_DEVICE_MGMT ||
+		c == UMAD_CLASS_DEVICE_ADM || c == UMAD_CLASS_BIS ||
+		(c >= UMAD_CLASS_VENDOR_RANGE2_START && c <= UMAD_CLASS_VENDOR_RANGE2_END)) &&
+	       (mad[flags] & UMAD_RMPP_FLAG_ACTIVE);
 }
 
 /* IBA 7.8.1: CRC-32 over LRH..payload with the variant fields set to ones. */

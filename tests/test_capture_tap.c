@@ -670,6 +670,52 @@ static int rmpp_session(void)
 	return 0;
 }
 
+/* A long SMP, which no kernel RMPP carries (the loopback module accepts it all the same). */
+static int long_smp_session(void)
+{
+	uint8_t buf[64 + 4096] = { 0 };
+	uint8_t *mad = buf + 64;
+	int fd, agent, got = 4096;
+
+	setenv("UMAD_CAPTURE", path, 1);
+	fd = umad_open_port(NULL, 0);
+	CHECK(fd >= 0);
+	agent = umad_register(fd, 0x81, 1, 0, NULL);
+	CHECK(agent >= 0);
+	mad[0] = 1;
+	mad[1] = 0x81;
+	mad[2] = 1;
+	mad[3] = 0x01;
+	mad[15] = 0x55;
+	mad[17] = 0x11;
+	memcpy(mad + 24, mkey, 8);		/* M_Key, whose third byte sits where an RMPP */
+	mad[26] = 0x01;				/* header's flags would: "Active" */
+	memset(mad + 32, 0xff, 4);		/* DrSLID, DrDLID */
+	umad_set_addr(buf, 0xffff, 0, 0, 0);
+	CHECK_EQ(umad_send(fd, agent, buf, 4096, 0, 0), 0);
+	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
+	CHECK_EQ(umad_close_port(fd), 0);
+	return 0;
+}
+
+/* Only RMPP classes with the Active flag become segments; anything else is one MAD, untouched. */
+static void test_long_smp_is_one_packet(void **state)
+{
+	struct child_result res;
+	uint8_t mad[256], key[8];
+
+	(void)state;
+	memcpy(key, mkey, 8);
+	key[2] = 0x01;
+	expect_child_ok(long_smp_session, "sim", TEST_MODULE_DIR, &res);
+	assert_int_equal(read_records(mad, 0), 2);	/* out and back, one packet each */
+	assert_int_equal(mad[1], 0x81);
+	assert_memory_equal(mad + 24, key, 8);
+	assert_int_equal(mad[32], 0xff);
+	assert_int_equal(read_records(mad, 1), 2);
+	assert_memory_equal(mad + 24, key, 8);
+}
+
 static void test_rmpp_segments(void **state)
 {
 	/*
@@ -940,6 +986,7 @@ int main(void)
 		T(test_threads_reusing_buffers),
 		T(test_tshark_view),
 		T(test_rmpp_segments),
+		T(test_long_smp_is_one_packet),
 		T(test_rmpp_replayed_whole),
 		T(test_idle_process_killed_has_its_mads),
 		T(test_sigkill_leaves_whole_records),
