@@ -16,6 +16,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <glib.h>
 
@@ -23,6 +26,14 @@
 
 #define MAX_INCLUDE_DEPTH 16
 #define MAX_NAME 256
+/*
+ * Bounds on what one topology may read, so that no input runs for ever or
+ * eats the memory: the text of all its files together, and how many files
+ * (includes fanning out).  ibnetdiscover's output for the largest fabrics
+ * is some tens of MB.
+ */
+#define MAX_TOPOLOGY_BYTES (256u << 20)
+#define MAX_TOPOLOGY_FILES 1024
 
 const char sim_default_topology[] =
 	"# libumad's default simulated fabric: two switches joined by two links,\n"
@@ -90,7 +101,16 @@ struct parser {
 	const char *current_file;
 	GHashTable *current_ports;	/* local port -> line, for "listed twice" */
 	int depth;
-	GPtrArray *include_stack;
+	GPtrArray *include_stack;	/* file names, innermost last */
+	GArray *include_ids;		/* their struct file_id, for loops however spelt */
+	size_t bytes_read;
+	unsigned files_read;
+};
+
+/* A file as the kernel knows it: an include loop is found whatever path leads back. */
+struct file_id {
+	dev_t dev;
+	ino_t ino;
 };
 
 static void G_GNUC_PRINTF(4, 5)
@@ -134,6 +154,17 @@ static const char *parse_quoted(const char *s, char *out, size_t max)
 		return NULL;
 	out[n] = '\0';
 	return s + 1;
+}
+
+/* Why a name at s (quoted or not) could not be taken, as "has ..." or "is ...", for messages. */
+static const char *quoted_problem(const char *s, size_t max)
+{
+	static __thread char why[64];
+
+	if (*s == '"' && !strchr(s + 1, '"'))
+		return "has no closing quote";
+	snprintf(why, sizeof(why), "is longer than %zu characters", max - 1);
+	return why;
 }
 
 /* "[N]"; returns the character after ']', or NULL. */
@@ -303,6 +334,11 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 	}
 	errno = 0;
 	nports = strtoull(s, &end, 10);
+	if (*end && !strchr(" \t\"", *end)) {
+		error_at(p, file, line, "malformed port count \"%.*s\": a decimal number, 1 to %d",
+			 (int)strcspn(s, " \t\""), s, SIM_MAX_PORTS);
+		return;
+	}
 	if (errno || nports < 1 || nports > SIM_MAX_PORTS) {
 		error_at(p, file, line, "node has %.*s ports; a node has 1 to %d",
 			 (int)strcspn(s, " \t"), s, SIM_MAX_PORTS);
@@ -310,8 +346,17 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 	}
 	s = skip_space(end);
 	rest = parse_quoted(s, name, sizeof(name));
-	if (!rest || !name[0]) {
-		error_at(p, file, line, "malformed node header: expected a quoted node id after the port count");
+	if (!rest) {
+		if (*s == '"')
+			error_at(p, file, line, "malformed node header: the node id %s",
+				 quoted_problem(s, sizeof(name)));
+		else
+			error_at(p, file, line,
+				 "malformed node header: expected a quoted node id after the port count");
+		return;
+	}
+	if (!name[0]) {
+		error_at(p, file, line, "malformed node header: the node id is empty");
 		return;
 	}
 	full_name(p, name, full, sizeof(full));
@@ -319,9 +364,12 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 	rest = skip_space(rest);
 	if (*rest == '"') {
 		/* An optional description right after the id. */
-		rest = parse_quoted(rest, desc, sizeof(desc));
+		const char *d = rest;
+
+		rest = parse_quoted(d, desc, sizeof(desc));
 		if (!rest) {
-			error_at(p, file, line, "malformed node header: unterminated description");
+			error_at(p, file, line, "malformed node header: the description %s",
+				 quoted_problem(d, sizeof(desc)));
 			return;
 		}
 		rest = skip_space(rest);
@@ -330,7 +378,8 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 		const char *c = skip_space(rest + 1);
 
 		if (*c == '"' && !desc[0] && !parse_quoted(c, desc, sizeof(desc))) {
-			error_at(p, file, line, "malformed node header: unterminated description in the comment");
+			error_at(p, file, line, "malformed node header: the description in the comment %s",
+				 quoted_problem(c, sizeof(desc)));
 			return;
 		}
 	} else if (*rest) {
@@ -449,8 +498,13 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	s = skip_space(s);
 	next = parse_quoted(s, name, sizeof(name));
 	if (!next || !name[0]) {
-		error_at(p, file, line, "malformed port line: expected a quoted remote node id after [%u]",
-			 pl.local);
+		if (!next && *s == '"')
+			error_at(p, file, line, "malformed port line: the remote node id after [%u] %s",
+				 pl.local, quoted_problem(s, sizeof(name)));
+		else
+			error_at(p, file, line,
+				 "malformed port line: expected a quoted remote node id after [%u]",
+				 pl.local);
 		return;
 	}
 	s = skip_space(next);
@@ -599,7 +653,9 @@ static void parse_include(struct parser *p, const char *file, unsigned line, con
 	if (*s == '"') {
 		rest = parse_quoted(s, name, sizeof(name));
 		if (!rest || *skip_space(rest)) {
-			error_at(p, file, line, "malformed include: expected include FILE");
+			error_at(p, file, line, "malformed include: the file name %s",
+				 !rest ? quoted_problem(s, sizeof(name)) :
+					 "is followed by more text");
 			return;
 		}
 	} else {
@@ -703,12 +759,15 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 		parse_value(p, file, line, s, 8, 15, &v);
 		p->ext = (uint8_t)v;
 	} else if (starts_with_key(s, "module")) {
-		const char *value = skip_space(assignment(s, 6, NULL));
+		const char *value = assignment(s, 6, NULL);
 		char name[MAX_NAME];
 
-		if (*value == '"' ? !parse_quoted(value, name, sizeof(name))
+		if (!value)
+			error_at(p, file, line, "malformed module line: expected module=NAME");
+		else if (*(value = skip_space(value)) == '"' ? !parse_quoted(value, name, sizeof(name))
 				  : snprintf(name, sizeof(name), "%s", value) >= (int)sizeof(name))
-			error_at(p, file, line, "malformed module name");
+			error_at(p, file, line, "malformed module name: the name %s",
+				 quoted_problem(value, MAX_NAME));
 		else
 			snprintf(p->prefix, sizeof(p->prefix), "%s", name);
 	} else if (starts_with_word(s, "include")) {
@@ -743,41 +802,130 @@ static void parse_text(struct parser *p, const char *file, char *text)
 	end_record(p);
 }
 
+/* What a path that is not a regular file is, for messages. */
+static const char *file_kind(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory";
+	if (S_ISFIFO(mode))
+		return "a FIFO";
+	if (S_ISCHR(mode))
+		return "a character device";
+	if (S_ISBLK(mode))
+		return "a block device";
+	if (S_ISSOCK(mode))
+		return "a socket";
+	return "not a regular file";
+}
+
+/* Report a problem with the file being opened: at the include line, or at the file itself. */
+static void G_GNUC_PRINTF(5, 6)
+file_error(struct parser *p, const char *path, const char *from_file, unsigned from_line,
+	   const char *fmt, ...)
+{
+	char *what;
+	va_list ap;
+
+	va_start(ap, fmt);
+	what = g_strdup_vprintf(fmt, ap);
+	va_end(ap);
+	if (from_file)
+		error_at(p, from_file, from_line, "cannot include %s: %s", path, what);
+	else
+		error_at(p, path, 0, "%s", what);
+	g_free(what);
+}
+
+/*
+ * The whole text of a regular file, within the topology's bounds; NULL
+ * after reporting why not.  Opened without blocking (a FIFO would wait
+ * for a writer) and judged by what was opened, not by the name.
+ */
+static char *slurp(struct parser *p, const char *path, const char *from_file, unsigned from_line,
+		   struct file_id *id)
+{
+	size_t room = MAX_TOPOLOGY_BYTES - p->bytes_read, len = 0;
+	struct stat st;
+	char *text;
+	ssize_t n;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0) {
+		file_error(p, path, from_file, from_line, "%s", g_strerror(errno));
+		return NULL;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		file_error(p, path, from_file, from_line, "%s, not a regular file",
+			   file_kind(st.st_mode));
+		close(fd);
+		return NULL;
+	}
+	if ((uint64_t)st.st_size > room) {
+		file_error(p, path, from_file, from_line,
+			   "%lld bytes: a topology reads at most %u MiB in all", (long long)st.st_size,
+			   MAX_TOPOLOGY_BYTES >> 20);
+		close(fd);
+		return NULL;
+	}
+	id->dev = st.st_dev;
+	id->ino = st.st_ino;
+	text = g_malloc((size_t)st.st_size + 1);
+	/* The file may change while it is read: never past the size it had, plus one to see it grew. */
+	while (len <= (size_t)st.st_size &&
+	       (n = read(fd, text + len, (size_t)st.st_size + 1 - len)) > 0)
+		len += (size_t)n;
+	close(fd);
+	if (len > (size_t)st.st_size) {
+		file_error(p, path, from_file, from_line, "it grew while it was read");
+		g_free(text);
+		return NULL;
+	}
+	text[len] = '\0';
+	p->bytes_read += len;
+	if (strlen(text) != len) {
+		error_at(p, path, 0, "not a text file (it holds a NUL byte)");
+		g_free(text);
+		return NULL;
+	}
+	return text;
+}
+
 static int read_file(struct parser *p, const char *path, const char *from_file, unsigned from_line)
 {
-	GError *gerr = NULL;
+	struct file_id id;
 	char *text, *name;
-	gsize len;
 	guint i;
 
-	for (i = 0; i < p->include_stack->len; i++) {
-		if (!strcmp(g_ptr_array_index(p->include_stack, i), path)) {
-			error_at(p, from_file, from_line, "include loop: %s includes itself", path);
-			return -1;
-		}
-	}
 	if (p->include_stack->len >= MAX_INCLUDE_DEPTH) {
 		error_at(p, from_file, from_line, "includes nested deeper than %d", MAX_INCLUDE_DEPTH);
 		return -1;
 	}
-	if (!g_file_get_contents(path, &text, &len, &gerr)) {
-		if (from_file)
-			error_at(p, from_file, from_line, "cannot read %s: %s", path, gerr->message);
-		else
-			error_at(p, path, 0, "%s", gerr->message);
-		g_error_free(gerr);
+	if (p->files_read >= MAX_TOPOLOGY_FILES) {
+		error_at(p, from_file, from_line, "cannot include %s: a topology reads at most %d files",
+			 path, MAX_TOPOLOGY_FILES);
 		return -1;
 	}
-	if (strlen(text) != len) {
-		error_at(p, path, 0, "not a text file (it holds a NUL byte)");
-		g_free(text);
+	p->files_read++;
+	text = slurp(p, path, from_file, from_line, &id);
+	if (!text)
 		return -1;
+	for (i = 0; i < p->include_ids->len; i++) {
+		const struct file_id *open_id = &g_array_index(p->include_ids, struct file_id, i);
+
+		if (open_id->dev == id.dev && open_id->ino == id.ino) {
+			error_at(p, from_file, from_line, "include loop: %s is %s again, which includes it",
+				 path, (const char *)g_ptr_array_index(p->include_stack, i));
+			g_free(text);
+			return -1;
+		}
 	}
 	name = g_strdup(path);
 	g_ptr_array_add(p->files, name);
 	g_ptr_array_add(p->include_stack, name);
+	g_array_append_val(p->include_ids, id);
 	parse_text(p, name, text);
 	g_ptr_array_remove_index(p->include_stack, p->include_stack->len - 1);
+	g_array_set_size(p->include_ids, p->include_ids->len - 1);
 	g_free(text);
 	return 0;
 }
@@ -932,6 +1080,7 @@ static void parser_init(struct parser *p)
 	p->node_file = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->files = g_ptr_array_new_with_free_func(g_free);
 	p->include_stack = g_ptr_array_new();
+	p->include_ids = g_array_new(FALSE, FALSE, sizeof(struct file_id));
 	p->port_lines = g_array_new(FALSE, TRUE, sizeof(struct port_line));
 	p->current_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->errors = g_string_new(NULL);
@@ -969,6 +1118,7 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 	g_hash_table_destroy(p->node_file);
 	g_hash_table_destroy(p->current_ports);
 	g_ptr_array_free(p->include_stack, TRUE);
+	g_array_free(p->include_ids, TRUE);
 	g_ptr_array_free(p->files, TRUE);
 	if (p->n_errors) {
 		sim_fabric_free(f);

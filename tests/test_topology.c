@@ -354,7 +354,8 @@ static void test_include_errors(void **state)
 	write_file(d, "loop.net", "Hca 1 \"H\"\n\ninclude loop.net\n");
 	expect_file_error(d, "loop.net", "loop.net:3: include loop: ");
 	write_file(d, "missing.net", "\ninclude nothere.net\n");
-	expect_file_error(d, "missing.net", "missing.net:2: cannot read ");
+	expect_file_error(d, "missing.net",
+			  "missing.net:2: cannot include ");
 	write_file(d, "sub/bad.net", "Hca 1 \"H\"\n[1] \"H\"[1] z=1\n");
 	write_file(d, "outer.net", "include sub/bad.net\n");
 	expect_file_error(d, "outer.net",
@@ -362,7 +363,8 @@ static void test_include_errors(void **state)
 	write_file(d, "badinc.net", "include a b\n");
 	expect_file_error(d, "badinc.net", "badinc.net:1: malformed include: expected include FILE");
 	write_file(d, "badinc2.net", "include \"a\n");
-	expect_file_error(d, "badinc2.net", "badinc2.net:1: malformed include: expected include FILE");
+	expect_file_error(d, "badinc2.net",
+			  "badinc2.net:1: malformed include: the file name has no closing quote");
 	/* A chain deeper than the limit. */
 	for (i = 0; i < 20; i++) {
 		char text[64];
@@ -388,6 +390,60 @@ static void test_include_errors(void **state)
 	expect_file_error(d, "nul.net", "nul.net: not a text file (it holds a NUL byte)");
 }
 
+/* Inputs that must end in an error, bounded in time and memory, not in a hang or a crash. */
+static void test_hostile_files(void **state)
+{
+	struct dir *d = *state;
+	char path[PATH_MAX * 2], text[PATH_MAX * 2 + 64], *errors = NULL;
+	int i;
+
+	/* A FIFO with no writer: never waited for, as the top file or an include. */
+	snprintf(path, sizeof(path), "%s/fifo.net", d->path);
+	assert_int_equal(mkfifo(path, 0600), 0);
+	expect_file_error(d, "fifo.net", "fifo.net: a FIFO, not a regular file");
+	write_file(d, "withfifo.net", "include fifo.net\n");
+	snprintf(text, sizeof(text), "withfifo.net:1: cannot include %s/fifo.net: a FIFO, not a regular file",
+		 d->path);
+	expect_file_error(d, "withfifo.net", text);
+	/* Devices and directories. */
+	assert_null(sim_topology_load("/dev/zero", &errors));
+	assert_string_equal(errors, "/dev/zero: a character device, not a regular file\n");
+	free(errors);
+	expect_file_error(d, "sub", "sub: a directory, not a regular file");
+	/* A file including itself by another name: ./, a symbolic link, a longer path. */
+	write_file(d, "self.net", "include ./self.net\n");
+	expect_file_error(d, "self.net", "self.net:1: include loop: ");
+	snprintf(path, sizeof(path), "%s/alias.net", d->path);
+	snprintf(text, sizeof(text), "%s/self2.net", d->path);
+	assert_int_equal(symlink(text, path), 0);
+	write_file(d, "self2.net", "include alias.net\n");
+	snprintf(text, sizeof(text), "self2.net:1: include loop: %s/alias.net is %s/self2.net again",
+		 d->path, d->path);
+	expect_file_error(d, "self2.net", text);
+	write_file(d, "sub/up.net", "include ../sub/up.net\n");
+	expect_file_error(d, "sub/up.net", "sub/up.net:1: include loop: ");
+	/*
+	 * Includes fanning out, three a level: sixteen levels deep (3^16 files)
+	 * and eight (3^8, within the depth limit): stopped, not run for ever.
+	 */
+	for (i = 0; i < 17; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "fan%d.net", i);
+		snprintf(text, sizeof(text), "include fan%d.net\ninclude fan%d.net\ninclude fan%d.net\n",
+			 i + 1, i + 1, i + 1);
+		write_file(d, name, i == 16 ? "" : text);
+	}
+	assert_null(load(d, "fan0.net", &errors));
+	assert_non_null(strstr(errors, "includes nested deeper than 16"));
+	assert_non_null(strstr(errors, "more errors"));
+	free(errors);
+	write_file(d, "fan8.net", "");
+	assert_null(load(d, "fan0.net", &errors));
+	assert_non_null(strstr(errors, "a topology reads at most 1024 files"));
+	free(errors);
+}
+
 /* --- every error, with its file and line ------------------------------------ */
 
 static void test_header_errors(void **state)
@@ -401,13 +457,26 @@ static void test_header_errors(void **state)
 		    "t.net:1: node has 99999999999999999999 ports; a node has 1 to 254");
 	parse_fails("Hca 1 H\n",
 		    "t.net:1: malformed node header: expected a quoted node id after the port count");
-	parse_fails("Hca 1 \"\"\n",
-		    "t.net:1: malformed node header: expected a quoted node id after the port count");
-	parse_fails("Hca 1 \"H\n",
-		    "t.net:1: malformed node header: expected a quoted node id after the port count");
-	parse_fails("Hca 1 \"H\" \"desc\n", "t.net:1: malformed node header: unterminated description");
+	parse_fails("Hca 1 \"\"\n", "t.net:1: malformed node header: the node id is empty");
+	parse_fails("Hca 1 \"H\n", "t.net:1: malformed node header: the node id has no closing quote");
+	parse_fails("Hca 1 \"H\" \"desc\n",
+		    "t.net:1: malformed node header: the description has no closing quote");
 	parse_fails("Hca 1 \"H\" # \"desc\n",
-		    "t.net:1: malformed node header: unterminated description in the comment");
+		    "t.net:1: malformed node header: the description in the comment has no closing quote");
+	/* A port count that is not a decimal number, an id longer than the limit. */
+	parse_fails("Switch 0x8 \"S\"\n",
+		    "t.net:1: malformed port count \"0x8\": a decimal number, 1 to 254");
+	parse_fails("Switch 8x \"S\"\n",
+		    "t.net:1: malformed port count \"8x\": a decimal number, 1 to 254");
+	{
+		char text[400];
+
+		snprintf(text, sizeof(text), "Hca 1 \"%0300d\"\n", 1);
+		parse_fails(text, "t.net:1: malformed node header: the node id is longer than 255 characters");
+		snprintf(text, sizeof(text), "Hca 1 \"H\"\n[1] \"%0300d\"[1]\n", 1);
+		parse_fails(text, "t.net:2: malformed port line: the remote node id after [1] is longer "
+				  "than 255 characters");
+	}
 	parse_fails("Hca 1 \"H\" junk\n",
 		    "t.net:1: malformed node header: unexpected \"junk\" after the node id");
 	parse_fails("Hca 1 \"H\"\n\nHca 2 \"H\"\n",
@@ -478,7 +547,9 @@ static void test_global_errors(void **state)
 	parse_fails("width=0\n", "t.net:1: width=0 enables no width (1..31)");
 	parse_fails("speed=8\n", "t.net:1: malformed setting: expected speed=NUMBER (0..7)");
 	parse_fails("extspeed=16\n", "t.net:1: malformed setting: expected extspeed=NUMBER (0..15)");
-	parse_fails("module=\"x\n", "t.net:1: malformed module name");
+	parse_fails("module=\"x\n", "t.net:1: malformed module name: the name has no closing quote");
+	/* A module line that is not an assignment (it crashed the reader). */
+	parse_fails("module+x\n", "t.net:1: malformed module line: expected module=NAME");
 	parse_fails("include\n", "t.net:1: unrecognised line \"include\"");
 	parse_fails("include   \n", "t.net:1: malformed include: expected include FILE");
 	parse_fails("do link 1 2\n",
@@ -544,6 +615,7 @@ int main(void)
 		cmocka_unit_test(test_module_prefix),
 		cmocka_unit_test_setup_teardown(test_include, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_include_errors, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_hostile_files, make_dir, remove_dir),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_port_line_errors),
 		cmocka_unit_test(test_port_option_errors),
