@@ -15,14 +15,7 @@ struct sim_fabric *sim_fabric_new(void)
 {
 	struct sim_fabric *f = calloc(1, sizeof(*f));
 
-	if (!f)
-		return NULL;
-	f->by_lid = calloc(LID_INDEX_SIZE, sizeof(*f->by_lid));
-	f->port_of_lid = calloc(LID_INDEX_SIZE, 1);
-	if (!f->by_lid || !f->port_of_lid) {
-		sim_fabric_free(f);
-		return NULL;
-	}
+	/* The LID index (some 440 KB) comes with the first LID an SM sets. */
 	return f;
 }
 
@@ -257,18 +250,29 @@ struct sim_node *sim_fabric_find(const struct sim_fabric *f, const char *name_or
 struct sim_node *sim_fabric_node_by_lid(const struct sim_fabric *f, uint16_t lid,
 					uint8_t *port_num)
 {
-	if (!lid || lid >= LID_INDEX_SIZE)
+	if (!lid || lid >= LID_INDEX_SIZE || !f->by_lid)
 		return NULL;
 	if (port_num)
 		*port_num = f->port_of_lid[lid];
 	return f->by_lid[lid];
 }
 
-void sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t old_lid,
-			    uint8_t old_lmc)
+int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t old_lid,
+			   uint8_t old_lmc)
 {
 	unsigned i, count;
 
+	if (!f->by_lid) {
+		f->by_lid = calloc(LID_INDEX_SIZE, sizeof(*f->by_lid));
+		f->port_of_lid = calloc(LID_INDEX_SIZE, 1);
+		if (!f->by_lid || !f->port_of_lid) {
+			free(f->by_lid);
+			free(f->port_of_lid);
+			f->by_lid = NULL;
+			f->port_of_lid = NULL;
+			return -ENOMEM;
+		}
+	}
 	if (old_lid && old_lid < LID_INDEX_SIZE) {
 		count = 1u << old_lmc;
 		for (i = 0; i < count && old_lid + i < LID_INDEX_SIZE; i++) {
@@ -286,6 +290,7 @@ void sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t o
 			f->port_of_lid[p->lid + i] = p->num;
 		}
 	}
+	return 0;
 }
 
 /* Lanes times per-lane rate; sysfs shows e.g. "10 Gb/sec (4X SDR)". */

@@ -167,7 +167,7 @@ struct sim_fabric {
 	struct sim_node **nodes;		/* in file order */
 	size_t n_nodes, cap_nodes;
 	size_t n_switches, n_cas, n_routers, n_links;
-	struct sim_node **by_lid;		/* 0xC000 entries, filled as SMs set LIDs */
+	struct sim_node **by_lid;		/* 0xC000 entries once an SM set a LID, or NULL */
 	uint8_t *port_of_lid;			/* the port each LID belongs to (CA ports) */
 };
 
@@ -200,9 +200,9 @@ struct sim_node *sim_fabric_find(const struct sim_fabric *f, const char *name_or
 struct sim_node *sim_fabric_node_by_lid(const struct sim_fabric *f, uint16_t lid,
 					uint8_t *port_num);
 
-/* Re-index a port's LID range after an SM changed LID or LMC. */
-void sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t old_lid,
-			    uint8_t old_lmc);
+/* Re-index a port's LID range after an SM changed LID or LMC; 0 or -ENOMEM. */
+int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t old_lid,
+			   uint8_t old_lmc);
 
 /* The port whose LID/LMC/M_Key/SM LID describe the node for management (port 0 of a switch). */
 static inline struct sim_port *sim_mgmt_port(struct sim_node *n, unsigned port_num)

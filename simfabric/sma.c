@@ -172,8 +172,12 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 		p->lmc = r->node->type == SIM_NODE_SWITCH ? 0 : d[34] & 7;
 		p->sm_sl = d[36] & 0xf;
 		p->m_key_violations = get_be16(d + 44);
-		if (p->lid != old_lid || p->lmc != old_lmc)
-			sim_fabric_lid_changed(r->f, p, old_lid, old_lmc);
+		/* Out of memory for the LID index: the port keeps the LID it can be found by. */
+		if ((p->lid != old_lid || p->lmc != old_lmc) &&
+		    sim_fabric_lid_changed(r->f, p, old_lid, old_lmc) < 0) {
+			p->lid = old_lid;
+			p->lmc = old_lmc;
+		}
 	}
 	if (width) {
 		uint8_t v = width == 0xff ? p->width_supported : width;

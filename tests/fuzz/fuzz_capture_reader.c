@@ -28,7 +28,9 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	snprintf(path, sizeof(path), "/tmp/umad-fuzz-reader-%d", (int)getpid());
+	/* On a memory file system when there is one: every input is a file. */
+	snprintf(path, sizeof(path), "%s/umad-fuzz-reader-%d",
+		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
 	return 0;
 }
 
