@@ -63,15 +63,6 @@ static char unmatched_text[4096];
 
 /* --- request keys ------------------------------------------------------- */
 
-static size_t mad_offset(const uint8_t *pkt, size_t len)
-{
-	size_t off = 8 + 12 + 8;
-
-	if (len >= 2 && (pkt[1] & 3) == 3)
-		off += 40;	/* GRH */
-	return off;
-}
-
 /* What identifies a request; the TID never does. */
 static size_t make_key(const uint8_t *mad, size_t len, uint16_t dlid, uint8_t *key)
 {
@@ -161,15 +152,22 @@ struct open_request {
 static struct open_request *open_reqs;
 static size_t n_open;
 
-static struct local_port *local_for(const char *iface_name)
+/*
+ * The host port of a capture interface named "CA:PORT"; an interface without
+ * such a name (classic pcap, ibdump) is port 1 of CA "replayN", N its index.
+ */
+static struct local_port *local_for(const char *iface_name, int iface)
 {
-	char ca[UMAD_CA_NAME_LEN];
+	char ca[UMAD_CA_NAME_LEN], unnamed[UMAD_CA_NAME_LEN + 8];
 	const char *colon = strrchr(iface_name, ':');
 	size_t i, n;
 	int port;
 
-	if (!colon)
-		return NULL;
+	if (!colon) {
+		snprintf(unnamed, sizeof(unnamed), "replay%d:1", iface);
+		iface_name = unnamed;
+		colon = strrchr(iface_name, ':');
+	}
 	n = (size_t)(colon - iface_name);
 	if (n == 0 || n >= sizeof(ca))
 		return NULL;
@@ -239,7 +237,7 @@ static int load(const char *path)
 	struct capture_record rec;
 	struct capture_reader *r;
 	char err[512];
-	int got, loaded = 0;
+	int got, loaded = 0, other;
 
 	r = capture_open(path, err, sizeof(err));
 	if (!r) {
@@ -252,22 +250,22 @@ static int load(const char *path)
 		return -ENOMEM;
 	}
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
-		size_t off = mad_offset(rec.packet, rec.len), len, i;
-		struct local_port *lp = local_for(rec.iface_name);
+		struct local_port *lp = local_for(rec.iface_name, rec.iface);
+		int direction = capture_direction(&rec), first_of_many;
+		size_t off, len, i;
 		const uint8_t *mad;
 		uint16_t slid, dlid;
 		uint32_t tid;
-		int first_of_many;
 
-		if (!lp || rec.len < off + 24 + 6)
+		mad = capture_mad(&rec, &len);
+		if (!lp || !mad)
 			continue;
-		mad = rec.packet + off;
-		len = rec.len - off - 6;	/* ICRC, VCRC */
+		off = (size_t)(mad - rec.packet);
 		dlid = (uint16_t)(rec.packet[2] << 8 | rec.packet[3]);
 		slid = (uint16_t)(rec.packet[6] << 8 | rec.packet[7]);
 		tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
 		loaded++;
-		if (rec.direction == 2) {
+		if (direction == 2) {
 			if (!lp->lid && slid != 0xffff)
 				lp->lid = slid;
 			if (!(mad[3] & 0x80) && n_open < MAX_OPEN) {
@@ -281,7 +279,7 @@ static int load(const char *path)
 			}
 			continue;
 		}
-		if (rec.direction != 1)
+		if (direction != 1)
 			continue;
 		/* The local node answers NodeInfo at hop 0: what the host's CA looks like. */
 		if (mad[1] == 0x81 && mad[3] == 0x81 && mad[7] == 0 && mad[16] == 0 &&
@@ -341,11 +339,23 @@ static int load(const char *path)
 			}
 		}
 	}
+	other = capture_other_linktype(r);
 	capture_close(r);
 	free(open_reqs);
 	open_reqs = NULL;
-	if (got < 0) {
+	/* A capture cut short (a copy interrupted, a disk full): what came before is good. */
+	if (got < 0 && !loaded) {
 		fprintf(stderr, "libumad replay: %s\n", err);
+		return -EINVAL;
+	}
+	if (got < 0)
+		fprintf(stderr, "libumad replay: %s: answering from the %d MADs before it\n", err,
+			loaded);
+	if (!loaded && other >= 0) {
+		const char *name = capture_linktype_name(other);
+
+		fprintf(stderr, "libumad replay: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
+			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
 		return -EINVAL;
 	}
 	if (!loaded || !n_locals) {
@@ -520,7 +530,8 @@ static void note_unmatched(const uint8_t *mad)
 		snprintf(unmatched_text + used, sizeof(unmatched_text) - used,
 			 "  class 0x%02x method 0x%02x attribute 0x%04x modifier 0x%08x\n", mad[1],
 			 mad[3], mad[16] << 8 | mad[17],
-			 (unsigned)(mad[20] << 24 | mad[21] << 16 | mad[22] << 8 | mad[23]));
+			 (uint32_t)mad[20] << 24 | (uint32_t)mad[21] << 16 | (uint32_t)mad[22] << 8 |
+				 mad[23]);
 	pthread_mutex_unlock(&unmatched_lock);
 }
 

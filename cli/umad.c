@@ -58,7 +58,11 @@ static int run_captured(int argc, char **argv)
 	int i, redact = 0;
 
 	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "-w") && i + 1 < argc) {
+		if (!strcmp(argv[i], "-w")) {
+			if (i + 1 >= argc || !strcmp(argv[i + 1], "--")) {
+				fprintf(stderr, "umad capture: -w needs a FILE\n");
+				return usage(stderr);
+			}
 			file = argv[++i];
 		} else if (!strcmp(argv[i], "--redact")) {
 			redact = 1;
@@ -66,12 +70,17 @@ static int run_captured(int argc, char **argv)
 			i++;
 			break;
 		} else {
-			fprintf(stderr, "umad capture: unexpected argument '%s'\n", argv[i]);
+			fprintf(stderr, "umad capture: unexpected argument '%s' (options are -w FILE "
+				"and --redact, then -- COMMAND)\n", argv[i]);
 			return usage(stderr);
 		}
 	}
-	if (!file || i >= argc) {
-		fprintf(stderr, "umad capture: need -w FILE and a command after --\n");
+	if (!file) {
+		fprintf(stderr, "umad capture: missing -w FILE\n");
+		return usage(stderr);
+	}
+	if (i >= argc) {
+		fprintf(stderr, "umad capture: missing the command to run after --\n");
 		return usage(stderr);
 	}
 	shim = shim_path(shim_buf, sizeof(shim_buf));
@@ -177,7 +186,7 @@ static int show_stats(const char *path)
 	struct capture_reader *r;
 	char err[512];
 	size_t i;
-	int got;
+	int got, other;
 
 	r = capture_open(path, err, sizeof(err));
 	if (!r) {
@@ -185,29 +194,28 @@ static int show_stats(const char *path)
 		return 1;
 	}
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		int direction = capture_direction(&rec);
 		const uint8_t *mad;
-		size_t head = 8 + 12 + 8;
+		size_t len;
 		uint32_t tid;
 		uint8_t method;
 
-		if (rec.len >= 2 && (rec.packet[1] & 3) == 3)
-			head += 40;	/* GRH */
-		if (rec.len < head + 24)
+		mad = capture_mad(&rec, &len);
+		if (!mad)
 			continue;
-		mad = rec.packet + head;
 		method = mad[3];
 		tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
 		records++;
 		count_mad(mad[1], method, (uint16_t)(mad[16] << 8 | mad[17]));
 		if (strstr(rec.comment, "timeout=1") || strstr(rec.comment, "status=110 ")) {
-			if (rec.direction == 1)
+			if (direction == 1)
 				timeouts++;
 		}
-		if (rec.direction == 2) {
+		if (direction == 2) {
 			sent++;
 			if (!(method & 0x80) && n_pending < MAX_PENDING)
 				pending[n_pending++] = (struct pending){ rec.iface, tid, rec.ts_ns };
-		} else if (rec.direction == 1) {
+		} else {
 			received++;
 			for (i = 0; i < n_pending; i++) {
 				if (pending[i].iface == rec.iface && pending[i].tid == tid) {
@@ -220,9 +228,17 @@ static int show_stats(const char *path)
 			}
 		}
 	}
+	other = capture_other_linktype(r);
 	capture_close(r);
-	if (got < 0) {
+	if (got < 0 && !records) {
 		fprintf(stderr, "umad capture stats: %s\n", err);
+		return 1;
+	}
+	if (!records && other >= 0) {
+		const char *name = capture_linktype_name(other);
+
+		fprintf(stderr, "umad capture stats: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
+			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
 		return 1;
 	}
 	unmatched = n_pending;
@@ -241,16 +257,38 @@ static int show_stats(const char *path)
 		       percentile(0.99) / 1e3, (double)rtts[n_rtts - 1] / 1e3);
 	}
 	free(rtts);
+	/* A file cut short: its figures are those of the records before the cut. */
+	if (got < 0) {
+		fprintf(stderr, "umad capture stats: %s: the figures are of the %lu MADs before it\n",
+			err, records);
+		return 1;
+	}
 	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")))
+	if (argc < 2) {
+		fprintf(stderr, "umad: missing command\n");
+		return usage(stderr);
+	}
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(stdout);
-	if (argc >= 4 && !strcmp(argv[1], "capture") && !strcmp(argv[2], "stats"))
+	if (strcmp(argv[1], "capture")) {
+		fprintf(stderr, "umad: unknown command '%s'\n", argv[1]);
+		return usage(stderr);
+	}
+	if (argc >= 3 && !strcmp(argv[2], "stats")) {
+		if (argc == 3) {
+			fprintf(stderr, "umad capture stats: missing FILE\n");
+			return usage(stderr);
+		}
+		if (argc > 4) {
+			fprintf(stderr, "umad capture stats: unexpected argument '%s' after FILE\n",
+				argv[4]);
+			return usage(stderr);
+		}
 		return show_stats(argv[3]);
-	if (argc >= 2 && !strcmp(argv[1], "capture"))
-		return run_captured(argc - 2, argv + 2);
-	return usage(stderr);
+	}
+	return run_captured(argc - 2, argv + 2);
 }

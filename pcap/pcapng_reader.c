@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "pcapng_reader.h"
 
@@ -38,6 +39,7 @@ struct capture_reader {
 	uint8_t *block;
 	size_t block_cap;
 	char comment[1024];
+	int other_linktype;		/* the first non-ERF link type seen, or -1 */
 };
 
 static void say(char *err, size_t errlen, const struct capture_reader *r, const char *fmt, ...)
@@ -108,20 +110,33 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 	struct capture_reader *r = calloc(1, sizeof(*r));
 	uint8_t head[24];
 	uint32_t magic;
+	struct stat st;
+	int got;
 
 	if (!r) {
 		snprintf(err, errlen, "%s: out of memory", path);
 		return NULL;
 	}
 	snprintf(r->path, sizeof(r->path), "%s", path);
+	r->other_linktype = -1;
 	r->f = fopen(path, "rb");
 	if (!r->f) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		free(r);
 		return NULL;
 	}
-	if (read_exact(r, head, 4) != 1) {
-		say(err, errlen, r, "too short to be a capture file");
+	/* A FIFO may carry a capture; a directory opens but never reads. */
+	if (fstat(fileno(r->f), &st) == 0 && S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+		goto fail;
+	}
+	got = read_exact(r, head, 4);
+	if (got != 1) {
+		if (got < 0 && ferror(r->f))
+			snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		else
+			say(err, errlen, r, "too short to be a capture file (%ld bytes)",
+			    (long)ftell(r->f));
 		goto fail;
 	}
 	memcpy(&magic, head, 4);
@@ -146,8 +161,11 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 	}
 	r->classic_linktype = get32(r, head + 20) & 0x0fffffff;
 	if (r->classic_linktype != LINKTYPE_ERF) {
-		say(err, errlen, r, "link type %u is not ERF (197): not an InfiniBand capture",
-		    r->classic_linktype);
+		const char *name = capture_linktype_name((int)r->classic_linktype);
+
+		say(err, errlen, r, "link type %u%s%s%s is not ERF (197): not an InfiniBand capture "
+		    "Wireshark decodes", r->classic_linktype, name ? " (" : "", name ? name : "",
+		    name ? ")" : "");
 		goto fail;
 	}
 	r->offset = 24;
@@ -379,8 +397,11 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 				return -1;
 			}
 			i = &r->ifaces[id];
-			if (i->linktype != LINKTYPE_ERF)
+			if (i->linktype != LINKTYPE_ERF) {
+				if (r->other_linktype < 0)
+					r->other_linktype = i->linktype;
 				continue;
+			}
 			memset(rec, 0, sizeof(*rec));
 			rec->iface = (int)id;
 			rec->iface_name = i->name;
@@ -412,4 +433,62 @@ void capture_close(struct capture_reader *r)
 	fclose(r->f);
 	free(r->block);
 	free(r);
+}
+
+int capture_other_linktype(const struct capture_reader *r)
+{
+	return r->other_linktype;
+}
+
+const char *capture_linktype_name(int linktype)
+{
+	static const struct { int type; const char *name; } names[] = {
+		{ 0, "BSD loopback" }, { 1, "Ethernet" }, { 101, "raw IP" },
+		{ 113, "Linux cooked" }, { 197, "ERF" }, { 220, "USB Linux" },
+		{ 247, "InfiniBand, which Wireshark does not decode" },
+		{ 276, "Linux cooked v2" },
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (names[i].type == linktype)
+			return names[i].name;
+	return NULL;
+}
+
+/* Header sizes of an IB packet around a MAD (IBA 5.4, 9.2, 9.8.3.1), and the CRCs after it. */
+#define LRH_LEN		8
+#define GRH_LEN		40
+#define BTH_LEN		12
+#define DETH_LEN	8
+#define CRCS_LEN	6	/* ICRC, VCRC */
+#define LNH_GRH		3	/* LRH LNH: IBA global */
+#define MAD_HDR_LEN	24
+#define MAD_METHOD	3
+#define METHOD_RESPONSE	0x80
+#define METHOD_TRAP_REPRESS 0x07
+
+const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len)
+{
+	size_t head = LRH_LEN + BTH_LEN + DETH_LEN;
+
+	if (rec->len >= 2 && (rec->packet[1] & 3) == LNH_GRH)
+		head += GRH_LEN;
+	if (rec->len < head + MAD_HDR_LEN + CRCS_LEN)
+		return NULL;
+	*mad_len = rec->len - head - CRCS_LEN;
+	return rec->packet + head;
+}
+
+int capture_direction(const struct capture_record *rec)
+{
+	const uint8_t *mad;
+	size_t len;
+
+	if (rec->direction == 1 || rec->direction == 2)
+		return rec->direction;
+	mad = capture_mad(rec, &len);
+	if (mad && ((mad[MAD_METHOD] & METHOD_RESPONSE) || mad[MAD_METHOD] == METHOD_TRAP_REPRESS))
+		return 1;
+	return 2;
 }

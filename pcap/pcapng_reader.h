@@ -34,4 +34,28 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen);
 int capture_next(struct capture_reader *r, struct capture_record *rec, char *err, size_t errlen);
 void capture_close(struct capture_reader *r);
 
+/*
+ * The link type of an interface (or of a classic pcap file) that is not
+ * ERF and whose packets capture_next() therefore skipped, or -1 when every
+ * interface seen so far was ERF: a file with no MAD can say why.
+ */
+int capture_other_linktype(const struct capture_reader *r);
+/* "Ethernet" and the like for messages, or NULL for a link type without a name here. */
+const char *capture_linktype_name(int linktype);
+
+/*
+ * The MAD of a record's packet (after the LRH, a GRH if the LRH says so,
+ * the BTH and the DETH; the ICRC and VCRC left off): its bytes, *mad_len
+ * of them, or NULL when the packet is too short to hold a MAD header.
+ */
+const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len);
+
+/*
+ * The record's direction, 1 inbound or 2 outbound.  When the file does not
+ * say (classic pcap, as ibdump and editcap write it), a request is taken as
+ * sent by the capturing host and a response as received, which is what a
+ * capture taken on the host's own port shows.
+ */
+int capture_direction(const struct capture_record *rec);
+
 #endif /* LIBUMAD_PCAPNG_READER_H */

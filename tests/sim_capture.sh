@@ -63,6 +63,46 @@ LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=replay UMAD_REPLAY=
 diff <(grep -v '^# Topology file: generated' "$work/plain.out") \
 	<(grep -v '^# Topology file: generated' "$work/replayed.out") > /dev/null ||
 	fail "ibnetdiscover replayed from its capture prints something else"
+replay() {
+	LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=replay UMAD_REPLAY="$1" "${@:2}"
+}
+# Classic pcap, as ibdump and editcap -F pcap write it (no interface names, no
+# directions): replayed all the same.
+editcap -F pcap "$work/ibnd.pcapng" "$work/ibnd.pcap" || fail "editcap -F pcap"
+replay "$work/ibnd.pcap" ibnetdiscover > "$work/classic.out" 2>&1 || fail "ibnetdiscover under replay of classic pcap"
+diff <(grep -v '^# Topology file: generated' "$work/plain.out") \
+	<(grep -v '^# Topology file: generated' "$work/classic.out") ||
+	fail "ibnetdiscover replayed from classic pcap prints something else"
+"$top_builddir/cli/umad" capture stats "$work/ibnd.pcap" > "$work/classic.stats" ||
+	fail "stats of classic pcap"
+[ "$(sed -n 's/.*(\([0-9]*\) sent, \([0-9]*\) received).*/\1 \2/p' "$work/classic.stats")" = \
+  "$(sed -n 's/.*(\([0-9]*\) sent, \([0-9]*\) received).*/\1 \2/p' "$work/stats")" ] ||
+	fail "stats of classic pcap count other directions: $(head -1 "$work/classic.stats")"
+# Cut in the middle of a block: the MADs before the cut answer, with a warning;
+# stats prints its figures and the warning, and fails.
+head -c $(( $(stat -c %s "$work/ibnd.pcapng") / 2 + 37 )) "$work/ibnd.pcapng" > "$work/cut.pcapng"
+replay "$work/cut.pcapng" smpquery -D nodeinfo 0 > "$work/cut.out" 2> "$work/cut.err" ||
+	fail "smpquery under replay of a cut capture: $(cat "$work/cut.err")"
+grep -q '^PortGuid:' "$work/cut.out" || fail "smpquery under replay of a cut capture printed no NodeInfo"
+grep -q 'cut.pcapng: offset [0-9]*: truncated block.*: answering from the [0-9]* MADs before it' \
+	"$work/cut.err" || fail "no warning for the cut capture: $(cat "$work/cut.err")"
+if "$top_builddir/cli/umad" capture stats "$work/cut.pcapng" > "$work/cut.stats" 2> "$work/cut.stats.err"; then
+	fail "stats of a cut capture exits 0"
+fi
+grep -q 'MADs (' "$work/cut.stats" && grep -q 'truncated block' "$work/cut.stats.err" ||
+	fail "stats of a cut capture: $(cat "$work/cut.stats" "$work/cut.stats.err")"
+# No InfiniBand interface at all: said, for replay and stats.
+editcap -T ether "$work/ibnd.pcapng" "$work/ether.pcapng" || fail "editcap -T ether"
+if replay "$work/ether.pcapng" smpquery -D nodeinfo 0 > /dev/null 2> "$work/ether.err"; then
+	fail "replay of an Ethernet capture succeeded"
+fi
+grep -q 'ether.pcapng: no InfiniBand (ERF) interface: link type 1 (Ethernet)' "$work/ether.err" ||
+	fail "replay of an Ethernet capture: $(cat "$work/ether.err")"
+if "$top_builddir/cli/umad" capture stats "$work/ether.pcapng" > /dev/null 2> "$work/ether.stats.err"; then
+	fail "stats of an Ethernet capture exits 0"
+fi
+grep -q 'no InfiniBand (ERF) interface: link type 1 (Ethernet)' "$work/ether.stats.err" ||
+	fail "stats of an Ethernet capture: $(cat "$work/ether.stats.err")"
 
 # --- smpquery -D: one request, one answer ------------------------------------------------------------
 UMAD_CAPTURE="$work/smpq.pcapng" sim smpquery -D nodeinfo 0,1,7 > /dev/null 2>&1 || fail "smpquery"
