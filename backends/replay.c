@@ -150,7 +150,24 @@ struct open_request {
 
 #define MAX_OPEN 65536
 static struct open_request *open_reqs;
-static size_t n_open;
+static size_t n_open, cap_open;
+
+/* Room for one more request waiting for its answer (grown as needed: most captures need few). */
+static int make_room_for_open(void)
+{
+	struct open_request *grown;
+	size_t cap;
+
+	if (n_open < cap_open)
+		return 1;
+	cap = cap_open ? 2 * cap_open : 64;
+	grown = realloc(open_reqs, cap * sizeof(*grown));
+	if (!grown)
+		return 0;
+	open_reqs = grown;
+	cap_open = cap;
+	return 1;
+}
 
 /*
  * The host port of a capture interface named "CA:PORT"; an interface without
@@ -232,6 +249,29 @@ static void append_segment(const uint8_t *mad, size_t len, unsigned seg, unsigne
 	a->len += part;
 }
 
+/* Everything load() kept. */
+static void forget_capture(void)
+{
+	size_t b, i;
+
+	for (b = 0; b < BUCKETS; b++) {
+		while (buckets[b]) {
+			struct request *r = buckets[b];
+
+			buckets[b] = r->next_in_bucket;
+			for (i = 0; i < r->n_answers; i++)
+				free(r->answers[i].mad);
+			free(r->answers);
+			free(r);
+		}
+	}
+	free(locals);
+	locals = NULL;
+	n_locals = 0;
+	n_open = 0;
+	memset(&reassembly, 0, sizeof(reassembly));
+}
+
 static int load(const char *path)
 {
 	struct capture_record rec;
@@ -243,11 +283,6 @@ static int load(const char *path)
 	if (!r) {
 		fprintf(stderr, "libumad replay: %s\n", err);
 		return -EINVAL;
-	}
-	open_reqs = calloc(MAX_OPEN, sizeof(*open_reqs));
-	if (!open_reqs) {
-		capture_close(r);
-		return -ENOMEM;
 	}
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
 		struct local_port *lp = local_for(rec.iface_name, rec.iface);
@@ -268,7 +303,7 @@ static int load(const char *path)
 		if (direction == 2) {
 			if (!lp->lid && slid != 0xffff)
 				lp->lid = slid;
-			if (!(mad[3] & 0x80) && n_open < MAX_OPEN) {
+			if (!(mad[3] & 0x80) && n_open < MAX_OPEN && make_room_for_open()) {
 				struct open_request *o = &open_reqs[n_open];
 
 				o->key_len = make_key(mad, len, dlid, o->key);
@@ -343,9 +378,11 @@ static int load(const char *path)
 	capture_close(r);
 	free(open_reqs);
 	open_reqs = NULL;
+	cap_open = 0;
 	/* A capture cut short (a copy interrupted, a disk full): what came before is good. */
 	if (got < 0 && !loaded) {
 		fprintf(stderr, "libumad replay: %s\n", err);
+		forget_capture();
 		return -EINVAL;
 	}
 	if (got < 0)
@@ -356,10 +393,12 @@ static int load(const char *path)
 
 		fprintf(stderr, "libumad replay: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
 			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
+		forget_capture();
 		return -EINVAL;
 	}
 	if (!loaded || !n_locals) {
 		fprintf(stderr, "libumad replay: %s holds no MAD of any umad port\n", path);
+		forget_capture();
 		return -EINVAL;
 	}
 	return 0;
@@ -379,9 +418,12 @@ static int replay_init(void)
 static void replay_fini(void)
 {
 	soft_port_close_all();
+	forget_capture();
 	if (unmatched && umad_debug(-1) >= 1)
 		fprintf(stderr, "libumad replay: %lu request(s) had no recorded answer:\n%s",
 			unmatched, unmatched_text);
+	unmatched = 0;
+	unmatched_text[0] = '\0';
 }
 
 /* --- the host ------------------------------------------------------------- */

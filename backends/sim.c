@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -62,7 +63,7 @@ static int host_port_valid(int portnum)
 	return portnum >= 1 && portnum <= sim.host->num_ports;
 }
 
-/* --- IsSM: the issm file held open by this process ----------------------------- */
+/* --- IsSM: the issm file held open ---------------------------------------------------- */
 
 static int issm_path(int portnum, char *path, size_t max)
 {
@@ -71,7 +72,7 @@ static int issm_path(int portnum, char *path, size_t max)
 	return n < 0 || (size_t)n >= max ? -ENAMETOOLONG : 0;
 }
 
-/* Is any descriptor of this process open on the path? */
+/* Is any descriptor of this process open on the path? (What inotify cannot tell us.) */
 static int held_open(const char *path)
 {
 	char link[64], target[PATH_MAX];
@@ -97,14 +98,92 @@ static int held_open(const char *path)
 	return found;
 }
 
+/*
+ * Opens and closes of the issm files, counted from inotify's events: a
+ * look at the count is one read(2) of the watch, where scanning the
+ * process's descriptors took a readlink(2) each on every PortInfo of the
+ * host.  The kernel reports an open before open(2) returns and the last
+ * close before close(2) does.  Without inotify, or when its queue
+ * overflowed, the scan decides.  Fabric lock held throughout.
+ */
+static struct {
+	int fd;				/* -1: no watch */
+	int wd[MAX_HOST_PORTS];
+	int opens[MAX_HOST_PORTS];
+} issm_watch = { .fd = -1 };
+
+static void issm_watch_stop(void)
+{
+	if (issm_watch.fd >= 0)
+		close(issm_watch.fd);
+	issm_watch.fd = -1;
+}
+
+static void issm_watch_start(void)
+{
+	char path[PATH_MAX];
+	int i;
+
+	issm_watch.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+	for (i = 0; issm_watch.fd >= 0 && i < MAX_HOST_PORTS; i++) {
+		issm_watch.wd[i] = -1;
+		if (!host_port_valid(i))
+			continue;
+		if (issm_path(i, path, sizeof(path)) < 0 ||
+		    (issm_watch.wd[i] = inotify_add_watch(issm_watch.fd, path,
+							  IN_OPEN | IN_CLOSE)) < 0) {
+			issm_watch_stop();
+			return;
+		}
+		/* Held open before the watch began: by this process, as far as we can see. */
+		issm_watch.opens[i] = held_open(path);
+	}
+}
+
+/* Take the queued events into the counts; -1 when they can no longer be trusted. */
+static int issm_watch_drain(void)
+{
+	char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+	ssize_t n;
+	int i;
+
+	while ((n = read(issm_watch.fd, buf, sizeof(buf))) > 0) {
+		const char *at = buf;
+
+		while (at < buf + n) {
+			const struct inotify_event *ev = (const struct inotify_event *)at;
+
+			if (ev->mask & IN_Q_OVERFLOW)
+				return -1;
+			for (i = 0; i < MAX_HOST_PORTS; i++) {
+				if (issm_watch.wd[i] != ev->wd)
+					continue;
+				if (ev->mask & IN_OPEN)
+					issm_watch.opens[i]++;
+				if ((ev->mask & IN_CLOSE) && issm_watch.opens[i] > 0)
+					issm_watch.opens[i]--;
+			}
+			at += sizeof(*ev) + ev->len;
+		}
+	}
+	return 0;
+}
+
 /* Bring CapabilityMask.IsSM of a host port in line with its issm file. Fabric lock held. */
 static void refresh_is_sm(struct sim_port *p)
 {
 	char path[PATH_MAX];
+	int held;
 
 	if (p->node != sim.host)
 		return;
-	if (issm_path(p->num, path, sizeof(path)) == 0 && held_open(path))
+	if (issm_watch.fd >= 0 && issm_watch_drain() < 0)
+		issm_watch_stop();
+	if (issm_watch.fd >= 0)
+		held = issm_watch.opens[p->num] > 0;
+	else
+		held = issm_path(p->num, path, sizeof(path)) == 0 && held_open(path);
+	if (held)
 		p->capmask |= SIM_CAP_IS_SM;
 	else
 		p->capmask &= ~SIM_CAP_IS_SM;
@@ -383,12 +462,16 @@ static int sim_init(void)
 		sim.fabric = NULL;
 		return r;
 	}
+	pthread_mutex_lock(&sim.lock);
+	issm_watch_start();
+	pthread_mutex_unlock(&sim.lock);
 	return 0;
 }
 
 static void sim_fini(void)
 {
 	soft_port_close_all();
+	issm_watch_stop();
 	runtime_dir_remove(&sim.private_dir);
 	sim_fabric_free(sim.fabric);
 	sim.fabric = NULL;

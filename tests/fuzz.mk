@@ -4,7 +4,7 @@
 # go to fuzz/corpus-NAME in the build tree; findings to fuzz/NAME-crash-*.
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
-FUZZ_TARGETS = capture_reader topology sim_mad api
+FUZZ_TARGETS = capture_reader topology sim_mad replay_match api
 FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/libumad -include config.h
 
@@ -17,11 +17,16 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c libumad/sysfs.c \
-	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/pcapng_writer.c pcap/capture_tap.c
+	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
+	pcap/capture_tap.c
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
+fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c \
+	backends/soft_port.c backends/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
+	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c
 
 EXTRA_DIST += tests/fuzz
 CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \
+	fuzz/fuzz_replay_match \
 	fuzz/modules/backend-sim.so
 
 fuzz/fuzz_capture_reader: $(fuzz_capture_reader_sources:%=$(top_srcdir)/%)
@@ -35,6 +40,10 @@ fuzz/fuzz_sim_mad: $(fuzz_sim_mad_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer \
 		$(fuzz_sim_mad_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) -lpthread -o $@
+fuzz/fuzz_replay_match: $(fuzz_replay_match_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer \
+		$(fuzz_replay_match_sources:%=$(top_srcdir)/%) -lpthread -o $@
 # The API target loads the sim backend through the module loader, as programs do.
 fuzz/modules/backend-sim.so: $(fuzz_sim_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz/modules
