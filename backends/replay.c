@@ -544,21 +544,6 @@ static int replay_open_port(const char *ca_name, int portnum, size_t *hdr_size, 
 	return fd;
 }
 
-static int replay_close_port(int portid)
-{
-	return soft_port_close(portid);
-}
-
-static int replay_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
-{
-	return soft_port_register(portid, req, agent_id);
-}
-
-static int replay_unregister(int portid, uint32_t agent_id)
-{
-	return soft_port_unregister(portid, agent_id);
-}
-
 static pthread_mutex_t unmatched_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static void note_unmatched(const uint8_t *mad)
@@ -637,16 +622,6 @@ static ssize_t replay_send(int portid, const void *umad, size_t len)
 	return r < 0 ? r : (ssize_t)len;
 }
 
-static ssize_t replay_recv(int portid, void *umad, size_t len)
-{
-	return soft_port_recv(portid, umad, len);
-}
-
-static int replay_pending(int portid)
-{
-	return soft_port_pending(portid);
-}
-
 const struct umad_backend umad_backend_replay = {
 	.abi = UMAD_BACKEND_ABI,
 	.name = "replay",
@@ -658,10 +633,10 @@ const struct umad_backend umad_backend_replay = {
 	.get_port = replay_get_port,
 	.get_issm_path = replay_get_issm_path,
 	.open_port = replay_open_port,
-	.close_port = replay_close_port,
-	.register_agent = replay_register,
-	.unregister_agent = replay_unregister,
+	.close_port = soft_port_close,
+	.register_agent = soft_port_register,
+	.unregister_agent = soft_port_unregister,
 	.send = replay_send,
-	.recv = replay_recv,
-	.pending = replay_pending,
+	.recv = soft_port_recv,
+	.pending = soft_port_pending,
 };

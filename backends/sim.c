@@ -531,21 +531,6 @@ static int sim_open_port(const char *ca_name, int portnum, size_t *hdr_size, int
 	return fd;
 }
 
-static int sim_close_port(int portid)
-{
-	return soft_port_close(portid);
-}
-
-static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
-{
-	return soft_port_register(portid, req, agent_id);
-}
-
-static int sim_unregister(int portid, uint32_t agent_id)
-{
-	return soft_port_unregister(portid, agent_id);
-}
-
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
 static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		   const struct umad_agent_req *agent, uint8_t *mad)
@@ -595,16 +580,6 @@ static ssize_t sim_send(int portid, const void *umad, size_t len)
 	return r < 0 ? r : (ssize_t)len;
 }
 
-static ssize_t sim_recv(int portid, void *umad, size_t len)
-{
-	return soft_port_recv(portid, umad, len);
-}
-
-static int sim_pending(int portid)
-{
-	return soft_port_pending(portid);
-}
-
 const struct umad_backend umad_backend_sim = {
 	.abi = UMAD_BACKEND_ABI,
 	.name = "sim",
@@ -616,10 +591,10 @@ const struct umad_backend umad_backend_sim = {
 	.get_port = sim_get_port,
 	.get_issm_path = sim_get_issm_path,
 	.open_port = sim_open_port,
-	.close_port = sim_close_port,
-	.register_agent = sim_register,
-	.unregister_agent = sim_unregister,
+	.close_port = soft_port_close,
+	.register_agent = soft_port_register,
+	.unregister_agent = soft_port_unregister,
 	.send = sim_send,
-	.recv = sim_recv,
-	.pending = sim_pending,
+	.recv = soft_port_recv,
+	.pending = soft_port_pending,
 };

@@ -18,6 +18,7 @@ pkgconfig_DATA = libumad/libibumad.pc
 noinst_LTLIBRARIES += libumad/libumad-core.la
 libumad_libumad_core_la_SOURCES = \
 	libumad/internal.h \
+	libumad/file_kind.h \
 	libumad/dispatch.c \
 	libumad/umad.c \
 	libumad/resolve.c \

@@ -10,24 +10,7 @@
 #include <unistd.h>
 
 #include "capture_file.h"
-
-/* What a path is, for messages. */
-static const char *kind_of(mode_t mode)
-{
-	if (S_ISLNK(mode))
-		return "a symbolic link";
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "not a regular file";
-}
+#include "libumad/file_kind.h"
 
 static int fail(char *err, size_t errlen, int code, const char *what)
 {
@@ -139,7 +122,7 @@ int capture_file_create(const char *path, char *err, size_t errlen)
 		if (!S_ISREG(st.st_mode)) {
 			char what[96];
 
-			snprintf(what, sizeof(what), "%s, not a regular file", kind_of(st.st_mode));
+			snprintf(what, sizeof(what), "%s, not a regular file", file_kind(st.st_mode));
 			return fail(err, errlen, S_ISDIR(st.st_mode) ? EISDIR : EEXIST, what);
 		}
 		r = take_over(path, &fd, err, errlen);

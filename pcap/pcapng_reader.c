@@ -8,6 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "ib_packet.h"
 #include "pcapng_reader.h"
 
 #define BT_SHB	0x0a0d0d0a
@@ -456,27 +457,17 @@ const char *capture_linktype_name(int linktype)
 	return NULL;
 }
 
-/* Header sizes of an IB packet around a MAD (IBA 5.4, 9.2, 9.8.3.1), and the CRCs after it. */
-#define LRH_LEN		8
-#define GRH_LEN		40
-#define BTH_LEN		12
-#define DETH_LEN	8
-#define CRCS_LEN	6	/* ICRC, VCRC */
-#define LNH_GRH		3	/* LRH LNH: IBA global */
-#define MAD_HDR_LEN	24
-#define MAD_METHOD	3
-#define METHOD_RESPONSE	0x80
-#define METHOD_TRAP_REPRESS 0x07
+#define LNH_GRH		3	/* LRH's link next header: IBA global, a GRH follows */
 
 const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len)
 {
-	size_t head = LRH_LEN + BTH_LEN + DETH_LEN;
+	size_t head = IB_LRH_LEN + IB_BTH_LEN + IB_DETH_LEN, crcs = IB_ICRC_LEN + IB_VCRC_LEN;
 
 	if (rec->len >= 2 && (rec->packet[1] & 3) == LNH_GRH)
-		head += GRH_LEN;
-	if (rec->len < head + MAD_HDR_LEN + CRCS_LEN)
+		head += IB_GRH_LEN;
+	if (rec->len < head + sizeof(struct umad_hdr) + crcs)
 		return NULL;
-	*mad_len = rec->len - head - CRCS_LEN;
+	*mad_len = rec->len - head - crcs;
 	return rec->packet + head;
 }
 
@@ -484,11 +475,13 @@ int capture_direction(const struct capture_record *rec)
 {
 	const uint8_t *mad;
 	size_t len;
+	uint8_t method;
 
 	if (rec->direction == 1 || rec->direction == 2)
 		return rec->direction;
 	mad = capture_mad(rec, &len);
-	if (mad && ((mad[MAD_METHOD] & METHOD_RESPONSE) || mad[MAD_METHOD] == METHOD_TRAP_REPRESS))
+	method = mad ? mad[offsetof(struct umad_hdr, method)] : 0;
+	if ((method & UMAD_METHOD_RESP_MASK) || method == UMAD_METHOD_TRAP_REPRESS)
 		return 1;
 	return 2;
 }

@@ -22,6 +22,7 @@
 
 #include <glib.h>
 
+#include "libumad/file_kind.h"
 #include "simfabric/topology.h"
 
 #define MAX_INCLUDE_DEPTH 16
@@ -800,22 +801,6 @@ static void parse_text(struct parser *p, const char *file, char *text)
 		s = nl + 1;
 	}
 	end_record(p);
-}
-
-/* What a path that is not a regular file is, for messages. */
-static const char *file_kind(mode_t mode)
-{
-	if (S_ISDIR(mode))
-		return "a directory";
-	if (S_ISFIFO(mode))
-		return "a FIFO";
-	if (S_ISCHR(mode))
-		return "a character device";
-	if (S_ISBLK(mode))
-		return "a block device";
-	if (S_ISSOCK(mode))
-		return "a socket";
-	return "not a regular file";
 }
 
 /* Report a problem with the file being opened: at the include line, or at the file itself. */

@@ -15,6 +15,7 @@
  *   for fuzzing ("make fuzz" builds both).
  */
 #include "config.h"
+#include "tests/fuzz/read_all.h"
 
 #include <endian.h>
 #include <stdint.h>
@@ -97,21 +98,6 @@ static const char *take_name(struct input *in, char *buf, size_t max)
 	in->p += n;
 	in->left -= n;
 	return buf;
-}
-
-static unsigned sum_bytes(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	unsigned s = 0;
-
-	while (n--)
-		s += *b++;
-	return s;
-}
-
-static unsigned sum_string(const char *s)
-{
-	return s ? sum_bytes(s, strlen(s)) : 0;
 }
 
 static unsigned sum_port(const umad_port_t *port)

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "pcap/pcapng_reader.h"
+#include "tests/fuzz/read_all.h"
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -32,16 +33,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(path, sizeof(path), "%s/umad-fuzz-reader-%d",
 		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
 	return 0;
-}
-
-static unsigned sum_bytes(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	unsigned s = 0;
-
-	while (n--)
-		s += *b++;
-	return s;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

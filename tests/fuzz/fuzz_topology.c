@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "simfabric/topology.h"
+#include "tests/fuzz/read_all.h"
 
 #define SEPARATOR "\n--8<--\n"
 
@@ -52,16 +53,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	atexit(cleanup);
 	return 0;
-}
-
-static unsigned sum_bytes(const void *p, size_t n)
-{
-	const uint8_t *b = p;
-	unsigned s = 0;
-
-	while (n--)
-		s += *b++;
-	return s;
 }
 
 static unsigned walk(const struct sim_fabric *f)
