@@ -474,6 +474,8 @@ static void start(void)
 	if (!err) {
 		init_wake_up();
 		pthread_attr_setstacksize(&attr, 256 * 1024);
+		/* Nobody joins it: at exit the application's thread writes the rest and exit() ends it. */
+		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
 		start_elsewhere(&attr);
 		err = pthread_create(&writer_thread, &attr, writer_main, NULL);
 		pthread_attr_destroy(&attr);
