@@ -482,6 +482,18 @@ static int replay_get_port(const char *ca_name, int portnum, umad_port_t *port)
 	return lp ? fill_port(lp, port) : -ENOENT;
 }
 
+static void free_ports(umad_ca_t *ca)
+{
+	int i;
+
+	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
+		if (ca->ports[i])
+			free(ca->ports[i]->pkeys);
+		free(ca->ports[i]);
+		ca->ports[i] = NULL;
+	}
+}
+
 static int replay_get_ca(const char *ca_name, umad_ca_t *ca)
 {
 	size_t i;
@@ -500,19 +512,17 @@ static int replay_get_ca(const char *ca_name, umad_ca_t *ca)
 		ca->ports[lp->portnum] = malloc(sizeof(umad_port_t));
 		r = ca->ports[lp->portnum] ? fill_port(lp, ca->ports[lp->portnum]) : -ENOMEM;
 		if (r < 0) {
-			for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
-				if (ca->ports[i])
-					free(ca->ports[i]->pkeys);
-				free(ca->ports[i]);
-				ca->ports[i] = NULL;
-			}
+			free_ports(ca);
 			return r;
 		}
 		if (ca->numports < lp->portnum)
 			ca->numports = lp->portnum;
 	}
-	if (!ca->node_type)
+	/* No such CA, or one whose recorded NodeInfo gave no node type: nothing kept. */
+	if (!ca->node_type) {
+		free_ports(ca);
 		return -ENOENT;
+	}
 	snprintf(ca->ca_type, sizeof(ca->ca_type), "replay");
 	return 0;
 }
