@@ -106,6 +106,17 @@ static unsigned sum_port(const umad_port_t *port)
 	       sum_bytes(port->pkeys, port->pkeys_size * sizeof(*port->pkeys));
 }
 
+/* Close portid; the slots that held it forget it, so that none leaks and none is closed twice. */
+static void close_port(int fds[SLOTS], int portid)
+{
+	int i;
+
+	if (umad_close_port(portid) == 0)
+		for (i = 0; i < SLOTS; i++)
+			if (fds[i] == portid)
+				fds[i] = -1;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t umad[sizeof(struct ib_user_mad) + MAX_MAD];
@@ -146,15 +157,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			int portnum = take_small(&in, 4);
 
 			if (fd >= 0)
-				umad_close_port(fd);
+				close_port(fds, fd);
 			fds[slot] = op == 2 ? umad_open_port(n, portnum) : umad_open_smi_port(n, portnum);
 			break;
 		}
-		case 4:
-			/* An open portid, or any number at all. */
-			umad_close_port(take8(&in) % 2 ? fd : take_int(&in));
-			fds[slot] = -1;
+		case 4: {
+			/* An open portid, or any number at all (which may be another slot's). */
+			close_port(fds, take8(&in) % 2 ? fd : take_int(&in));
 			break;
+		}
 		case 5: {
 			long mask[16 / sizeof(long)];
 			int mgmt_class = take_small(&in, 256), version = take_small(&in, 9);
@@ -284,7 +295,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	for (i = 0; i < SLOTS; i++)
 		if (fds[i] >= 0)
-			umad_close_port(fds[i]);
+			close_port(fds, fds[i]);
 	(void)sink;
 	return 0;
 }
