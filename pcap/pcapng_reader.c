@@ -35,10 +35,11 @@ struct capture_reader {
 	int classic_ns;
 	uint32_t classic_linktype;
 	long offset;			/* of the block being read, for messages */
-	struct iface ifaces[MAX_IFACES];
-	int n_ifaces;
+	struct iface *ifaces;		/* grown as interface blocks come */
+	int n_ifaces, ifaces_cap;
 	uint8_t *block;
 	size_t block_cap;
+	off_t file_size;		/* of a regular file, or -1: a stream's length is unknown */
 	char comment[1024];
 	int other_linktype;		/* the first non-ERF link type seen, or -1 */
 };
@@ -106,6 +107,22 @@ static int grow(struct capture_reader *r, size_t n)
 	return 0;
 }
 
+/*
+ * Read the n bytes of a block into r->block: 1, 0 when the file ends before
+ * them (nothing is allocated for a length the file cannot hold, so a tiny
+ * file announcing a huge block costs nothing), or -1 out of memory.
+ */
+static int read_body(struct capture_reader *r, size_t n)
+{
+	long at = ftell(r->f);
+
+	if (r->file_size >= 0 && at >= 0 && (off_t)n > r->file_size - at)
+		return 0;
+	if (grow(r, n) < 0)
+		return -1;
+	return read_exact(r, r->block, n) == 1;
+}
+
 struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 {
 	struct capture_reader *r = calloc(1, sizeof(*r));
@@ -127,7 +144,10 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 		return NULL;
 	}
 	/* A FIFO may carry a capture; a directory opens but never reads. */
-	if (fstat(fileno(r->f), &st) == 0 && S_ISDIR(st.st_mode)) {
+	if (fstat(fileno(r->f), &st) < 0)
+		st.st_mode = 0;
+	r->file_size = S_ISREG(st.st_mode) ? st.st_size : -1;
+	if (S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
 		goto fail;
 	}
@@ -217,11 +237,12 @@ static int next_classic(struct capture_reader *r, struct capture_record *rec, ch
 			return -1;
 		}
 		caplen = get32(r, h + 8);
-		if (caplen > MAX_BLOCK || grow(r, caplen) < 0) {
+		got = caplen > MAX_BLOCK ? -1 : read_body(r, caplen);
+		if (got < 0) {
 			say(err, errlen, r, "record of %u bytes is not plausible", caplen);
 			return -1;
 		}
-		if (read_exact(r, r->block, caplen) != 1) {
+		if (!got) {
 			say(err, errlen, r, "truncated record (%u bytes announced)", caplen);
 			return -1;
 		}
@@ -339,7 +360,7 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 				say(err, errlen, r, "section header of %u bytes", total);
 				return -1;
 			}
-			if (grow(r, total) < 0 || read_exact(r, r->block, total - 12) != 1) {
+			if (read_body(r, total - 12) != 1) {
 				say(err, errlen, r, "truncated section header");
 				return -1;
 			}
@@ -351,11 +372,12 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 			say(err, errlen, r, "block of type 0x%x has an impossible length %u", type, total);
 			return -1;
 		}
-		if (grow(r, total) < 0) {
+		got = read_body(r, total - 8);
+		if (got < 0) {
 			say(err, errlen, r, "out of memory");
 			return -1;
 		}
-		if (read_exact(r, r->block, total - 8) != 1) {
+		if (!got) {
 			say(err, errlen, r, "truncated block (%u bytes announced)", total);
 			return -1;
 		}
@@ -369,6 +391,17 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 			if (total < 20 || r->n_ifaces == MAX_IFACES) {
 				say(err, errlen, r, "bad or too many interface blocks");
 				return -1;
+			}
+			if (r->n_ifaces == r->ifaces_cap) {
+				int cap = r->ifaces_cap ? 2 * r->ifaces_cap : 4;
+
+				i = realloc(r->ifaces, (size_t)cap * sizeof(*i));
+				if (!i) {
+					say(err, errlen, r, "%s", strerror(ENOMEM));
+					return -1;
+				}
+				r->ifaces = i;
+				r->ifaces_cap = cap;
 			}
 			i = &r->ifaces[r->n_ifaces++];
 			memset(i, 0, sizeof(*i));
@@ -433,6 +466,7 @@ void capture_close(struct capture_reader *r)
 		return;
 	fclose(r->f);
 	free(r->block);
+	free(r->ifaces);
 	free(r);
 }
 
