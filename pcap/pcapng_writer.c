@@ -54,6 +54,8 @@
  * and a block.
  */
 #define BATCH_SIZE	(64 * FILE_PAGE)
+#define BATCH_ROOM	(BATCH_SIZE + FILE_PAGE + BLOCK_MAX)	/* the most the batch holds */
+#define BATCH_FIRST	(4 * FILE_PAGE + BLOCK_MAX)		/* what it starts with */
 #define ALIGNED_UNIT	(16 * FILE_PAGE)	/* pcapng_flush_aligned's */
 
 struct pcapng_writer {
@@ -62,7 +64,8 @@ struct pcapng_writer {
 	int batching;
 	uint64_t offset;		/* bytes written to the file */
 	size_t batch_len;		/* gathered after offset */
-	uint8_t batch[BATCH_SIZE + FILE_PAGE + BLOCK_MAX];
+	size_t batch_cap;		/* allocated; grows up to BATCH_ROOM as the capture does */
+	uint8_t *batch;
 	uint8_t block[BLOCK_MAX];	/* one block is assembled here, then written at once */
 };
 
@@ -137,8 +140,11 @@ static int write_all(struct pcapng_writer *w, const uint8_t *p, size_t len)
 static int write_upto(struct pcapng_writer *w, uint64_t end)
 {
 	size_t n = (size_t)(end - w->offset);
-	int r = write_all(w, w->batch, n);
+	int r;
 
+	if (!n)
+		return 0;
+	r = write_all(w, w->batch, n);
 	memmove(w->batch, w->batch + n, w->batch_len - n);
 	w->batch_len -= n;
 	return r;
@@ -154,6 +160,32 @@ int pcapng_flush_aligned(struct pcapng_writer *w)
 int pcapng_flush(struct pcapng_writer *w)
 {
 	return write_upto(w, w->offset + w->batch_len);
+}
+
+/*
+ * Room for n more bytes in the batch; 0 or -errno.  It grows with the
+ * capture: a short one (most programs send a few hundred MADs) never holds
+ * more than a few pages.
+ */
+static int reserve(struct pcapng_writer *w, size_t n)
+{
+	size_t need = w->batch_len + n, cap = w->batch_cap ? w->batch_cap : BATCH_FIRST;
+	uint8_t *grown;
+
+	if (need <= w->batch_cap)
+		return 0;
+	if (need > BATCH_ROOM)
+		return -EMSGSIZE;
+	while (cap < need)
+		cap *= 2;
+	if (cap > BATCH_ROOM)
+		cap = BATCH_ROOM;
+	grown = realloc(w->batch, cap);
+	if (!grown)
+		return -ENOMEM;
+	w->batch = grown;
+	w->batch_cap = cap;
+	return 0;
 }
 
 /* A filler block of len bytes (a multiple of 4, at least FILLER_MIN) into the batch. */
@@ -193,12 +225,15 @@ static int place(struct pcapng_writer *w, size_t len)
 			fill = left;
 		/* A gap under FILLER_MIN is only left by a block longer than a page. */
 	}
-	if (w->batch_len + fill + len > sizeof(w->batch)) {
+	if (w->batch_len + fill + len > BATCH_ROOM) {
 		/* A guard: the room beyond the boundary takes any filler and block. */
 		r = pcapng_flush(w);
 		if (r < 0)
 			return r;
 	}
+	r = reserve(w, fill + len);
+	if (r < 0)
+		return r;
 	if (fill)
 		add_filler(w, fill);
 	return 0;
@@ -211,7 +246,7 @@ static int emit(struct pcapng_writer *w, const uint8_t *p, size_t len)
 
 	if (r < 0)
 		return r;
-	if (len > sizeof(w->batch) - w->batch_len) {
+	if (len > BATCH_ROOM - w->batch_len) {
 		r = pcapng_flush(w);
 		return r < 0 ? r : write_all(w, p, len);
 	}
@@ -273,6 +308,7 @@ struct pcapng_writer *pcapng_create(const char *path, const char *application, c
 	if (r < 0) {
 		snprintf(err, errlen, "%s", strerror(-r));
 		close(w->fd);
+		free(w->batch);
 		free(w);
 		errno = -r;
 		return NULL;
@@ -317,7 +353,7 @@ int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_d
 	total = (uint32_t)(28 + padded + (dir != PCAPNG_DIR_UNKNOWN ? 8 : 0) +
 			   (comment ? 4 + ((comment_len + 3) & ~(size_t)3) : 0) +
 			   (packet_id ? 12 : 0) + (with_options ? 4 : 0) + 4);
-	if (total > sizeof(w->batch))
+	if (total > BATCH_ROOM)
 		return -EMSGSIZE;	/* cannot happen with one packet and MAX_COMMENT */
 	r = place(w, total);
 	if (r < 0)
@@ -382,6 +418,7 @@ int pcapng_close(struct pcapng_writer *w)
 	r = pcapng_flush(w);
 	if (close(w->fd) < 0 && !r)
 		r = -errno;
+	free(w->batch);
 	free(w);
 	return r;
 }
