@@ -1,10 +1,17 @@
 # libFuzzer targets (tests/fuzz/fuzz_NAME.c, seed corpora in
 # tests/fuzz/corpus/NAME/): "make fuzz" builds each with clang, ASan and
-# UBSan and runs it FUZZ_SECONDS (FUZZ_TARGETS to pick some).  New inputs
+# UBSan and runs it FUZZ_SECONDS (0: no limit), or until FUZZ_RUNS inputs
+# when that is set and comes first (FUZZ_TARGETS to pick some).  New inputs
 # go to fuzz/corpus-NAME in the build tree; findings to fuzz/NAME-crash-*.
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
+FUZZ_RUNS =
 FUZZ_TARGETS = capture_reader topology sim_mad replay_match api
+# ASan's default quarantine (256 MiB of freed memory held back) makes every
+# input of the targets that allocate per call touch fresh pages: a smaller
+# one runs them about a third faster and still catches a use after any of
+# the last 16 MiB of frees.
+FUZZ_ASAN_OPTIONS = quarantine_size_mb=16:malloc_context_size=4
 FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/libumad -include config.h
 
@@ -59,8 +66,8 @@ fuzz/fuzz_api: $(fuzz_api_sources:%=$(top_srcdir)/%) fuzz/modules/backend-sim.so
 fuzz: $(FUZZ_TARGETS:%=fuzz/fuzz_%)
 	@status=0; for t in $(FUZZ_TARGETS); do \
 		mkdir -p fuzz/corpus-$$t; \
-		echo "fuzz: $$t for $(FUZZ_SECONDS) s"; \
-		fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -print_final_stats=1 \
+		echo "fuzz: $$t, FUZZ_SECONDS=$(FUZZ_SECONDS)$(if $(FUZZ_RUNS), FUZZ_RUNS=$(FUZZ_RUNS))"; \
+		ASAN_OPTIONS="$(FUZZ_ASAN_OPTIONS)" fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -print_final_stats=1 \
 			-artifact_prefix=fuzz/$$t- fuzz/corpus-$$t $(top_srcdir)/tests/fuzz/corpus/$$t \
 			> fuzz/$$t.log 2>&1 || { status=1; echo "fuzz: $$t FAILED"; tail -n 60 fuzz/$$t.log; }; \
 		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' fuzz/$$t.log | tr '\n' ' '; echo; \
