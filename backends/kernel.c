@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The kernel backend: /sys/class/infiniband{,_mad} and the ib_umad character
  * devices, read and driven as rdma-core's libibumad does.  libc only.

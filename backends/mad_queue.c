@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* A pollable receive queue for backends without a kernel (see mad_queue.h). */
 #include "config.h"
 

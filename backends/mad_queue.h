@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * A port's receive side for backends without a kernel: a queue of whole
  * umad buffers and of pending send timeouts behind one pollable file

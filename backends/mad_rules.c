@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* The kernel's registration and send rules for user-space ports (see mad_rules.h). */
 #include "config.h"
 

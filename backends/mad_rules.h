@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The kernel's rules for agent registrations and sends, as pure functions,
  * for backends that have no kernel to apply them (sim, replay): what the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The replay backend (UMAD_BACKEND=replay, UMAD_REPLAY=FILE): the host's
  * CAs and ports are rebuilt from a capture, and each request is answered

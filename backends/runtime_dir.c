@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Per-process run-time directories that do not outlive their process (runtime_dir.h). */
 #include "config.h"
 

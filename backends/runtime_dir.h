@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * A private directory for one process's run-time files, which does not
  * pile up when processes die without cleaning up: it is named

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The sim backend (UMAD_BACKEND=sim): a simulated fabric inside the
  * process.  The topology comes from UMAD_SIM_TOPOLOGY (ibsim's net format

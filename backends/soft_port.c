@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* umad ports emulated in user space: open-port table, agents, the kernel's rules (soft_port.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * umad ports emulated in user space, for backends without a kernel (sim,
  * replay): the table of open ports by portid, their agents, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * DR SMP round trips per second through the public libibumad API: SubnGet
  * (NodeInfo) to the node at the end of a directed path, one at a time, as

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * umad: the command-line front end.
  *   umad capture -w FILE [--redact] -- CMD [ARGS...]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Walk the fabric by directed route and print each node's NodeInfo and
  * NodeDescription, using only the libibumad API.  Runs on any backend; on

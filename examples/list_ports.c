@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * List the host's InfiniBand devices and ports through the libibumad API,
  * then open the port a tool would pick by default.  Works with any backend:

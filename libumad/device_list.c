@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Lists of the host's InfiniBand devices: the sorted name array of
  * umad_get_cas_names() and the linked list of umad_get_ca_device_list().

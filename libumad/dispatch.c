@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Backend selection: UMAD_BACKEND names one row of the table below; the row
  * is either linked in or a module loaded from the module directory.

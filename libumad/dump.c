@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Human-readable dumps of a umad header, in rdma-core's format (scripts parse it). */
 #include "config.h"
 

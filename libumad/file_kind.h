@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* What a path that is not a regular file is, for messages ("a FIFO"). */
 #ifndef LIBUMAD_FILE_KIND_H
 #define LIBUMAD_FILE_KIND_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* State and helpers shared by the files of libibumad; never installed. */
 #ifndef LIBUMAD_INTERNAL_H
 #define LIBUMAD_INTERNAL_H

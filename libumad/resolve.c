@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Which CA and port a call means when the caller leaves them open: rdma-core's
  * legacy "best port" rules and its SMI/GSI pair rules (planarized fabrics),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* sysfs attribute readers with rdma-core's parsing rules. */
 #include "config.h"
 

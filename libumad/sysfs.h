@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Readers of sysfs attribute files with rdma-core's parsing rules, under a
  * root that UMAD_SYSFS_ROOT can move (tests, containers).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The public libibumad API: argument checks, rdma-core's return conventions,
  * and one call into the selected backend per operation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Names for management classes, methods, statuses and attributes.  The
  * strings are rdma-core's, misspellings included: tools print them and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Safe creation of capture files (capture_file.h). */
 #include "config.h"
 

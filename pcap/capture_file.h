@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Creating a capture file without harming anything already there: a
  * symbolic link, a directory, a FIFO, a device or a socket at the path is

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * libumad-capture.so: an LD_PRELOAD shim that records the MADs of any
  * program linked to any libibumad (rdma-core's on a real cluster, ours,

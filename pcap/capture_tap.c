@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The in-library capture tap (UMAD_CAPTURE): one pcapng file per process.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The capture tap inside libibumad: with UMAD_CAPTURE=FILE every MAD sent
  * and received through the public API (and every send timeout) is written

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Reflected CRCs: slicing-by-8 tables, and folding by carry-less
  * multiplication on x86-64.

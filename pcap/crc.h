@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Reflected CRCs of up to 32 bits (the InfiniBand ICRC and VCRC): eight
  * bytes a step from tables, or sixty-four a step by carry-less

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* The InfiniBand packet around a umad MAD: headers and both CRCs. */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Synthesis of the InfiniBand wire packet around a MAD seen at the umad
  * layer (LRH, optional GRH, BTH, DETH, MAD, ICRC, VCRC), so that capture

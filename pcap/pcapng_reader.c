@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* pcapng and classic pcap reading for ERF InfiniBand captures. */
 #include "config.h"
 

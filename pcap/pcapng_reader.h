@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * A reader for the capture files libumad writes (and for any pcapng or
  * classic pcap file of ERF InfiniBand records, such as ibdump's): packets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* pcapng blocks (little-endian) around ERF type 21 InfiniBand records. */
 #include "config.h"
 

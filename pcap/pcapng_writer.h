@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * A minimal pcapng writer for MAD captures: one section, one interface per
  * (CA, port), every packet an ERF type 21 (InfiniBand) record, which stock

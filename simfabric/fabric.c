@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* The fabric model: nodes, ports, cables, and the LID index routing uses. */
 #include "config.h"
 

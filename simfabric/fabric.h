@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The simulated fabric's model: nodes (CAs, switches, routers), their ports
  * and links, and the subnet-management state each one holds as real

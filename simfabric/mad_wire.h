@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Byte-level access to MADs as they travel: big-endian fields, the common
  * MAD header and the SMP layouts (LID-routed and directed-route).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The port state machine: logical states Down → Init → Armed → Active as an
  * SM drives them, and the physical link going down, being disabled and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* The port state machine (logical and physical), as the SMA applies an SM's Sets. */
 #ifndef SIMFABRIC_PORT_STATE_H
 #define SIMFABRIC_PORT_STATE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Routing: LID-routed packets follow the switches' linear forwarding
  * tables; directed-route SMPs follow their initial path out and their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Carrying MADs across the fabric: LID routing through the switches' LFTs and directed routes. */
 #ifndef SIMFABRIC_ROUTE_H
 #define SIMFABRIC_ROUTE_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The SMA: SubnGet/SubnSet of the subnet management attributes, answered
  * from the model as hardware answers them, with the spec's MAD status for

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* The subnet management agent every simulated node runs. */
 #ifndef SIMFABRIC_SMA_H
 #define SIMFABRIC_SMA_H

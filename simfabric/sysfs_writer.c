@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Writing the attached host's fake sysfs tree (see sysfs_writer.h). */
 #include "config.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The attached host as a real sysfs-like directory, in the kernel's file
  * formats: ROOT/sys/class/infiniband/<ca>/..., ROOT/sys/class/infiniband_mad/

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The topology reader: ibsim's net format and ibnetdiscover's output.
  *

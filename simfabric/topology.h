@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Reading a fabric description: ibsim's net format, which is also what
  * ibnetdiscover prints.  Nothing is silently ignored: every problem is

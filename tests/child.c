@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Forked-child test runner: see child.h. */
 #include "config.h"
 

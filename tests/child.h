@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Run a test case in a forked child with its own environment, because the
  * backend and the capture tap are chosen once per process.  The child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Compile-time checks of the public structure layouts against the ABI that
  * rdma-core's libibumad and the kernel's ib_umad define, for x86_64 and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * A test backend module: one CA "loop0" with one port whose MADs come back
  * to the sender.  Built as tests/.libs/backend-sim.so (the symbol name the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Unit tests of every exported function of libibumad's public API, through
  * the kernel backend on fake sysfs/devfs trees (UMAD_SYSFS_ROOT, UMAD_DEV_DIR

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Capture format: the synthesized IB packet (checked against the reference
  * test vector of ../shared/reference/mad-capture-format.md), and pcapng

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The capture tap (UMAD_CAPTURE) through the public API, on the loopback
  * test module: what reaches the file, its mode, redaction, timeouts, and a

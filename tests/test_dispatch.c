@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Backend selection and the public I/O path through a dlopen()ed module.
  * Selection happens once per process, so every case runs in a forked child

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The kernel's contract for sends, under stress, on the sim and replay
  * backends: every send with a timeout completes exactly once (its answer,

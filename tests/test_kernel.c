@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The kernel backend on fake sysfs trees (UMAD_SYSFS_ROOT / UMAD_DEV_DIR):
  * the file parsing rules and rdma-core's CA/port selection rules, through

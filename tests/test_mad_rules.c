@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The kernel's registration and send rules that the user-space backends
  * apply (backends/mad_rules.c): every rule, on each side of its edge.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The sim backend through the public API, as opensm and the diags use it:
  * the host's CA and ports with kernel-like values that follow what an SM

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The sim backend's footprint on the host: UMAD_SIM_CA_NAME cannot lead
  * the fake sysfs tree out of UMAD_SIM_SYSFS, and the private run-time

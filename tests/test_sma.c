@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The SMA and the routes to it: every attribute's Get and Set, the MAD
  * statuses for what is not supported, M_Key per protection level,

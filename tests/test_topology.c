@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The topology reader: every construct of ibsim's net format and of
  * ibnetdiscover's output, and every error it reports (as "file:line:

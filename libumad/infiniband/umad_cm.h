@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Communication Management (class 0x07) attribute IDs, as rdma-core's <infiniband/umad_cm.h>. */
 #ifndef _UMAD_CM_H
 #define _UMAD_CM_H

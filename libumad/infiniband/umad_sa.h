@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Subnet administration (class 0x03): methods, status codes, attribute IDs,
  * capability bits, selectors and the SA MAD layout, as rdma-core's

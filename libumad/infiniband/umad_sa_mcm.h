@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * SA MCMemberRecord: component mask bits, join states, scopes, the record
  * layout and its packed-field helpers, as rdma-core's <infiniband/umad_sa_mcm.h>.

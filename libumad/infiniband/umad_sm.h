@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Subnet management (classes 0x01 and 0x81): attribute IDs, trap numbers and
  * the SMP layout, as rdma-core's <infiniband/umad_sm.h>.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* Names of management classes, methods, statuses and attributes, for messages. */
 #ifndef _UMAD_STR_H
 #define _UMAD_STR_H

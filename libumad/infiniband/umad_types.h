@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Common management datagram definitions: classes, methods, status codes,
  * the MAD and RMPP headers and ClassPortInfo.  Same names, values and

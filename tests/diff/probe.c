@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Differential probe: exercises libibumad through rdma-core's public API on
  * whatever sysfs/devfs it sees and prints one line per observation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * libFuzzer target for the public API's argument paths: a sequence of
  * calls with arbitrary arguments (CA names, port numbers, portids, agent

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * libFuzzer target for the capture reader (what the replay backend and
  * "umad capture stats" feed every file through): every input must end in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * libFuzzer target for the replay backend: a capture made from the input is
  * loaded (request keys, answers, RMPP reassembly, the host's ports), then

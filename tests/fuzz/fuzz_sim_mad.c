@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * libFuzzer target for the simulated fabric's MAD handling, as an agent
  * reaches it: agent registrations with arbitrary fields, then sends of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * libFuzzer target for the topology reader, includes and all: the input is
  * split at lines "--8<--" into up to four files (main.net, a.net, b.net,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * For the fuzz targets: read every byte a call hands back, so that ASan
  * sees any that lie outside what was allocated.
