@@ -10,12 +10,11 @@
 #  3. libumad's own simulator (UMAD_BACKEND=sim) with the in-library tap,
 #     where a discovery's 10,592 MADs take some 3 ms (0.3 us a MAD, the
 #     tool's own work included): a stress figure, in microseconds per MAD.
-# The 5 % target is judged on rows 1 and 2: the tree and the setting of the
-# reference's measurements (ibsim-peer.md: ibnetdiscover 0.16 s there), MAD
-# round trips as slow as a real fabric's or slower.  Row 3 gets no verdict:
-# there even a writer thread that throws the records away, the application's
-# copy into the ring alone, adds some 7 % on a 2-vCPU VM, and writing a 5 MB
-# file beside the application slows it by more (libumad(7) gives the costs).
+# The 5 % target is judged on rows 1 and 2: ibsim's setting, where MAD
+# round trips are as slow as a real fabric's or slower.  Row 3 gets no
+# verdict: there a MAD takes a fraction of a microsecond, less than the
+# application's copy into the ring and the writing of the file beside it
+# cost (libumad(7) gives the costs).
 # Plain and captured runs alternate, which goes first taking turns, so that
 # drift in the machine's load and the order hit both alike; the previous
 # capture is removed before each captured run, untimed (deleting a 5 MB file

@@ -50,8 +50,8 @@
 /*
  * While MADs flow the writer looks at the ring on its own timer, not woken
  * by senders, and naps longer while it finds little: a look costs it a
- * timer wake-up (~10 us on a VM), which at one MAD every 20 us (ibsim, real
- * fabrics) had cost four times the writing.  Naps stay short enough that
+ * timer wake-up, which at the pace of MADs on ibsim or a real fabric costs
+ * more than writing the few records each wake-up would find.  Naps stay short enough that
  * the ring, at the fastest senders, fills to half (where a sender wakes it)
  * only in bursts.  After TAP_IDLE_NS with nothing, it sleeps until woken.
  */
@@ -130,7 +130,7 @@ static uint64_t next_packet_id = 1;
  * Which slots are in use, for which port id, apart from the slots
  * themselves (4 KiB each): looking for a port reads one small array, and a
  * slot's pages are first touched when it is taken (each page touched, or
- * even read, first costs a page fault: 64 of them took 60 us).
+ * even read, first costs a page fault).
  */
 static struct {
 	int in_use;			/* 0 (as the zeroed array starts): a free slot */
@@ -386,8 +386,8 @@ static void kick_writer(void)
 
 /*
  * The ring's pages are faulted in by the writer, ahead of the senders (a
- * first touch costs ~1.7 us a page on this VM, which a sender would pay
- * on the application's time), a chunk at a time as the senders come near:
+ * page's first touch is a page fault, which a sender would pay on the
+ * application's time), a chunk at a time as the senders come near:
  * a tool that sends one MAD does not have all 96 pages faulted in.  Once
  * the whole ring has been, nothing is left to do.  Writer thread.
  */

@@ -118,7 +118,7 @@ int crc_use_folding(int on)
 	 * One CPUID leaf, asked here: __builtin_cpu_supports would link
 	 * libgcc's CPU probe, a constructor that runs a dozen CPUID leaves in
 	 * every process loading the library, capturing or not (each one a
-	 * VM exit, 7 us on this VM).
+	 * VM exit under a hypervisor).
 	 */
 	unsigned eax, ebx, ecx = 0, edx;
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * Capture format: the synthesized IB packet (checked against the reference
- * test vector of ../shared/reference/mad-capture-format.md), and pcapng
+ * Capture format: the synthesized IB packet (a DR NodeInfo Get checked
+ * byte for byte, its ICRC and VCRC included), and pcapng
  * files read back by libpcap and decoded by stock tshark.
  */
 #include "config.h"
