@@ -447,7 +447,6 @@ static int sim_init(void)
 		sim.fabric = NULL;
 		return -ENOENT;
 	}
-	sim.host->owner = &sim;
 	snprintf(sim.ca_name, sizeof(sim.ca_name), "%s", name && *name ? name : "sim0");
 	for (i = 0, id = 0; i <= sim.host->num_ports && i < MAX_HOST_PORTS; i++)
 		sim.umad_ids[i] = host_port_valid(i) ? id++ : -1;

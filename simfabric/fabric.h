@@ -161,7 +161,6 @@ struct sim_node {
 	struct sim_switch *sw;			/* switches only */
 	struct sim_sminfo sminfo;
 	size_t index;				/* position in fabric->nodes */
-	void *owner;				/* the backend's per-node data (e.g. the attached host) */
 };
 
 struct sim_fabric {
@@ -179,7 +178,7 @@ void sim_fabric_free(struct sim_fabric *f);
 
 /*
  * Add a node with num_ports external ports (1..SIM_MAX_PORTS) and default
- * state: ports Down/Polling with no link, 4x QDR supported and enabled,
+ * state: ports Down/Polling with no link, 4x SDR supported and enabled,
  * MTU 4096, VL0-7, the default P_Key, LIDs 0.  Returns NULL on ENOMEM.
  */
 struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum sim_node_type type,

@@ -26,7 +26,7 @@ struct sim_sma_hooks {
 int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad,
 		    const struct sim_sma_hooks *hooks);
 
-/* Encoders, shared with the PMA and tests: PortInfo and NodeInfo as the wire has them. */
+/* Encoders, shared with the tests: PortInfo and NodeInfo as the wire has them. */
 void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, unsigned local_port,
 			  int hide_m_key, uint8_t *data);
 void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t *data);

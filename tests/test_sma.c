@@ -972,7 +972,7 @@ static void test_dr_lid_routed_parts(void **state)
 	fx->dr_dlid = LID_PERMISSIVE;
 }
 
-/* Counters the PMA will report move as SMPs cross links. */
+/* Each port counts the SMPs that cross its link. */
 static void test_link_counters(void **state)
 {
 	struct sim_port *sw_in = &node("Switch1")->ports[1];
