@@ -60,7 +60,7 @@ int umad_get_cas_names(char cas[][UMAD_CA_NAME_LEN], int max)
 		/* No device class at all: rdma-core still answers with its default name. */
 		free(found.names);
 		if (max > 0)
-			strcpy(cas[0], "mthca0");
+			strcpy(cas[0], UMAD_DEFAULT_CA_NAME);
 		return 1;
 	}
 	if (r < 0) {

@@ -24,6 +24,9 @@ extern atomic_size_t umad_hdr_size;
 	do { if (atomic_load_explicit(&umad_debug_level, memory_order_relaxed)) \
 		IBWARN(fmt, ##__VA_ARGS__); } while (0)
 
+/* The CA name rdma-core falls back to when it finds no device at all. */
+#define UMAD_DEFAULT_CA_NAME "mthca0"
+
 /* PortInfo:CapabilityMask.IsSMDisabled (bit 10). */
 #define UMAD_CAPMASK_IS_SM_DISABLED 0x400
 

@@ -19,8 +19,7 @@
 #define PHYS_STATE_LINKUP	5
 #define NODE_TYPE_SWITCH	2
 
-/* What rdma-core falls back to when it finds no device at all. */
-static const char default_ca_name[] = "mthca0";
+/* The port rdma-core falls back to when it finds no device at all. */
 static const int default_ca_port = 1;
 
 static bool smi_disabled(const umad_port_t *port)
@@ -142,7 +141,7 @@ char *umad_resolve_ca_name(const char *ca_in, int *best_port, int enforce_smi)
 		/* rdma-core's fallback; opening it fails later with a clear code. */
 		if (best_port)
 			*best_port = default_ca_port;
-		name = strdup(default_ca_name);
+		name = strdup(UMAD_DEFAULT_CA_NAME);
 	}
 	umad_free_ca_device_list(list);
 	return name;
