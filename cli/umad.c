@@ -20,7 +20,7 @@
 #include "pcap/pcapng_reader.h"
 
 #ifndef UMAD_MODULE_DIR
-#define UMAD_MODULE_DIR "/usr/local/lib/libumad"
+#error "the build defines UMAD_MODULE_DIR, the installed module directory"
 #endif
 
 #define SHIM_NAME "libumad-capture.so"

@@ -20,7 +20,7 @@
 extern const struct umad_backend umad_backend_kernel;
 
 #ifndef UMAD_MODULE_DIR
-#define UMAD_MODULE_DIR "/usr/local/lib/libumad"
+#error "the build defines UMAD_MODULE_DIR, the installed module directory"
 #endif
 
 struct backend_row {
