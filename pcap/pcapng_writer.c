@@ -163,9 +163,9 @@ int pcapng_flush(struct pcapng_writer *w)
 }
 
 /*
- * Room for n more bytes in the batch; 0 or -errno.  It grows with the
- * capture: a short one (most programs send a few hundred MADs) never holds
- * more than a few pages.
+ * Room for n more bytes in the batch; 0 or -errno.  It grows as blocks
+ * gather: a short capture (most programs send a few hundred MADs) never
+ * needs the whole of it.
  */
 static int reserve(struct pcapng_writer *w, size_t n)
 {
