@@ -26,6 +26,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static char path[64];
 
+/* The input file goes with the process: runs must not pile files up in /dev/shm. */
+static void remove_input(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -33,6 +39,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	/* On a memory file system when there is one: every input is a file. */
 	snprintf(path, sizeof(path), "%s/umad-fuzz-reader-%d",
 		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
+	atexit(remove_input);
 	return 0;
 }
 

@@ -47,6 +47,12 @@ int umad_debug(int level)
 
 static char path[80];
 
+/* The input file goes with the process: runs must not pile files up in /dev/shm. */
+static void remove_input(void)
+{
+	unlink(path);
+}
+
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
@@ -55,6 +61,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	snprintf(path, sizeof(path), "%s/umad-fuzz-replay-%d.pcapng",
 		 access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp", (int)getpid());
 	setenv("UMAD_REPLAY", path, 1);
+	atexit(remove_input);
 	return 0;
 }
 
