@@ -193,19 +193,6 @@ static int get_port(const char *ca_name, const char *ports_dir, int portnum, uma
 	return r < 0 ? -EIO : 0;
 }
 
-static void release_ports(umad_ca_t *ca)
-{
-	int i;
-
-	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
-		if (ca->ports[i]) {
-			free(ca->ports[i]->pkeys);
-			free(ca->ports[i]);
-			ca->ports[i] = NULL;
-		}
-	}
-}
-
 /* "0" or 1..9; anything else in ports/ makes the device unusable, as in rdma-core. */
 static int port_number(const char *name)
 {
@@ -281,7 +268,7 @@ static int kernel_get_ca(const char *ca_name, umad_ca_t *ca)
 	}
 	free_names(names, n);
 	if (r < 0) {
-		release_ports(ca);
+		umad_backend_free_ca_ports(ca);
 		ca->numports = 0;
 	}
 	return r;

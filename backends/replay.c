@@ -483,18 +483,6 @@ static int replay_get_port(const char *ca_name, int portnum, umad_port_t *port)
 	return lp ? fill_port(lp, port) : -ENOENT;
 }
 
-static void free_ports(umad_ca_t *ca)
-{
-	int i;
-
-	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
-		if (ca->ports[i])
-			free(ca->ports[i]->pkeys);
-		free(ca->ports[i]);
-		ca->ports[i] = NULL;
-	}
-}
-
 static int replay_get_ca(const char *ca_name, umad_ca_t *ca)
 {
 	size_t i;
@@ -513,7 +501,7 @@ static int replay_get_ca(const char *ca_name, umad_ca_t *ca)
 		ca->ports[lp->portnum] = malloc(sizeof(umad_port_t));
 		r = ca->ports[lp->portnum] ? fill_port(lp, ca->ports[lp->portnum]) : -ENOMEM;
 		if (r < 0) {
-			free_ports(ca);
+			umad_backend_free_ca_ports(ca);
 			return r;
 		}
 		if (ca->numports < lp->portnum)
@@ -521,7 +509,7 @@ static int replay_get_ca(const char *ca_name, umad_ca_t *ca)
 	}
 	/* No such CA, or one whose recorded NodeInfo gave no node type: nothing kept. */
 	if (!ca->node_type) {
-		free_ports(ca);
+		umad_backend_free_ca_ports(ca);
 		return -ENOENT;
 	}
 	snprintf(ca->ca_type, sizeof(ca->ca_type), "replay");

@@ -228,18 +228,6 @@ static int fill_port(const struct sim_port *p, umad_port_t *port)
 	return 0;
 }
 
-static void free_ca_ports(umad_ca_t *ca)
-{
-	int i;
-
-	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
-		if (ca->ports[i])
-			free(ca->ports[i]->pkeys);
-		free(ca->ports[i]);
-		ca->ports[i] = NULL;
-	}
-}
-
 /* Fabric lock held. */
 static int fill_ca(umad_ca_t *ca)
 {
@@ -263,7 +251,7 @@ static int fill_ca(umad_ca_t *ca)
 		if (r < 0) {
 			free(ca->ports[i]);
 			ca->ports[i] = NULL;
-			free_ca_ports(ca);
+			umad_backend_free_ca_ports(ca);
 			return r;
 		}
 		ca->numports = i;
@@ -304,7 +292,7 @@ static int write_sysfs(void)
 			       sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "libumad sim: %s\n", err);
-	free_ca_ports(&ca);
+	umad_backend_free_ca_ports(&ca);
 	return r;
 }
 

@@ -157,11 +157,7 @@ static unsigned send_requests(const uint8_t *data, size_t size)
 		return 0;
 	for (portnum = 0; portnum < UMAD_CA_MAX_PORTS && !ca.ports[portnum]; portnum++)
 		;
-	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
-		if (ca.ports[i])
-			free(ca.ports[i]->pkeys);
-		free(ca.ports[i]);
-	}
+	umad_backend_free_ca_ports(&ca);
 	fd = umad_backend_replay.open_port(first_ca, portnum, &hdr, &open_errno);
 	if (fd < 0)
 		return 0;
