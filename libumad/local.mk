@@ -19,6 +19,7 @@ noinst_LTLIBRARIES += libumad/libumad-core.la
 libumad_libumad_core_la_SOURCES = \
 	libumad/internal.h \
 	libumad/file_kind.h \
+	libumad/mad_wire.h \
 	libumad/dispatch.c \
 	libumad/umad.c \
 	libumad/resolve.c \

@@ -1,0 +1,238 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The wire format in one place, for every file that reads or writes MADs
+ * and the packets around them (the simulated fabric, the capture tap,
+ * replay, the CLI): the public umad headers name classes, methods,
+ * attributes, status codes and the MAD, SMP and RMPP layouts; this header
+ * adds what they leave out (header offsets as names, the packet headers
+ * LRH/GRH/BTH/DETH, RMPP types, the class predicates) and one set of
+ * endian-explicit accessors.  Never installed; libc only.
+ *
+ * Offsets are byte offsets from the start of the MAD (MAD_*, SMP_*, RMPP_*,
+ * SA_*) or of the header named (LRH_*, GRH_*, BTH_*, DETH_*).  The get_be*
+ * accessors return host-order values read from big-endian bytes; put_be*
+ * write them back.
+ */
+#ifndef LIBUMAD_MAD_WIRE_H
+#define LIBUMAD_MAD_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <infiniband/umad_types.h>
+#include <infiniband/umad_sm.h>
+#include <infiniband/umad_sa.h>
+
+/* One MAD on an InfiniBand port; longer messages are RMPP segments of this size. */
+#define MAD_SIZE		sizeof(struct umad_packet)
+#define MAD_HDR_SIZE		sizeof(struct umad_hdr)
+
+/* The common MAD header. */
+#define MAD_OFF_BASE_VERSION	offsetof(struct umad_hdr, base_version)
+#define MAD_OFF_CLASS		offsetof(struct umad_hdr, mgmt_class)
+#define MAD_OFF_CLASS_VERSION	offsetof(struct umad_hdr, class_version)
+#define MAD_OFF_METHOD		offsetof(struct umad_hdr, method)
+#define MAD_OFF_STATUS		offsetof(struct umad_hdr, status)
+#define MAD_OFF_TID		offsetof(struct umad_hdr, tid)
+#define MAD_OFF_ATTR_ID		offsetof(struct umad_hdr, attr_id)
+#define MAD_OFF_ATTR_MOD	offsetof(struct umad_hdr, attr_mod)
+/* The low 32 bits of the TID: the kernel puts the agent id in the high ones. */
+#define MAD_OFF_TID_LOW		(MAD_OFF_TID + 4)
+
+/* SMPs (both routings share the header; the DR fields are zero in LID-routed ones). */
+#define SMP_OFF_HOP_PTR		offsetof(struct umad_smp, hop_ptr)
+#define SMP_OFF_HOP_CNT		offsetof(struct umad_smp, hop_cnt)
+#define SMP_OFF_MKEY		offsetof(struct umad_smp, mkey)
+#define SMP_OFF_DR_SLID		offsetof(struct umad_smp, dr_slid)
+#define SMP_OFF_DR_DLID		offsetof(struct umad_smp, dr_dlid)
+#define SMP_OFF_DATA		offsetof(struct umad_smp, data)
+#define SMP_OFF_INITIAL_PATH	offsetof(struct umad_smp, initial_path)
+#define SMP_OFF_RETURN_PATH	offsetof(struct umad_smp, return_path)
+#define SMP_DATA_SIZE		UMAD_LEN_SMP_DATA
+
+/* The RMPP header, after the common header in the classes that segment. */
+#define RMPP_OFF_VERSION	offsetof(struct umad_rmpp_packet, rmpp_hdr.rmpp_version)
+#define RMPP_OFF_TYPE		offsetof(struct umad_rmpp_packet, rmpp_hdr.rmpp_type)
+#define RMPP_OFF_FLAGS		offsetof(struct umad_rmpp_packet, rmpp_hdr.rmpp_rtime_flags)
+#define RMPP_OFF_STATUS		offsetof(struct umad_rmpp_packet, rmpp_hdr.rmpp_status)
+#define RMPP_OFF_SEG_NUM	offsetof(struct umad_rmpp_packet, rmpp_hdr.seg_num)
+#define RMPP_OFF_PAYLEN		offsetof(struct umad_rmpp_packet, rmpp_hdr.paylen_newwin)
+#define RMPP_HDR_END		offsetof(struct umad_rmpp_packet, data)
+
+enum {
+	RMPP_TYPE_DATA		= 1,
+	RMPP_TYPE_ACK		= 2,
+	RMPP_TYPE_STOP		= 3,
+	RMPP_TYPE_ABORT		= 4,
+};
+
+/* RMPP flags besides UMAD_RMPP_FLAG_ACTIVE; RRespTime is in the top five bits. */
+enum {
+	RMPP_FLAG_FIRST		= 1 << 1,
+	RMPP_FLAG_LAST		= 1 << 2,
+	RMPP_FLAGS_MASK		= 0x07,
+};
+
+/* Bytes every RMPP segment repeats: SA (MAD + RMPP + SA header), vendor range 2 (+ OUI), others. */
+#define SA_HDR_END		offsetof(struct umad_sa_packet, data)
+#define VENDOR_HDR_END		offsetof(struct umad_vendor_packet, data)
+
+/* Packet headers around a MAD on the wire (IBA 5.2, 9.2, 9.3). */
+#define IB_LRH_LEN		8
+#define IB_GRH_LEN		40
+#define IB_BTH_LEN		12
+#define IB_DETH_LEN		8
+#define IB_ICRC_LEN		4
+#define IB_VCRC_LEN		2
+
+/* LRH: VL:4 LVer:4 | SL:4 rsv:2 LNH:2 | DLID:16 | rsv:5 PktLen:11 | SLID:16. */
+#define LRH_OFF_VL		0
+#define LRH_OFF_SL_LNH		1
+#define LRH_OFF_DLID		2
+#define LRH_OFF_PKTLEN		4
+#define LRH_OFF_SLID		6
+#define LRH_LNH_MASK		0x03
+#define LRH_LNH_LOCAL		2	/* LRH, BTH */
+#define LRH_LNH_GLOBAL		3	/* LRH, GRH, BTH */
+#define LRH_PKTLEN_MAX		0x7ff	/* in 4-byte words */
+#define LRH_VL_SMP		15	/* SMPs travel on VL15 */
+
+/* GRH: IPVer:4 TClass:8 FlowLabel:20 | PayLen:16 NxtHdr:8 HopLmt:8 | SGID | DGID. */
+#define GRH_OFF_VER_TC_FLOW	0
+#define GRH_OFF_PAYLEN		4
+#define GRH_OFF_NEXT_HDR	6
+#define GRH_OFF_HOP_LIMIT	7
+#define GRH_OFF_SGID		8
+#define GRH_OFF_DGID		24
+#define GRH_IP_VERSION		6
+#define GRH_NEXT_HDR_BTH	0x1b
+
+/* BTH: OpCode | SE M PadCnt TVer | P_Key | rsv | DestQP:24 | A rsv | PSN:24. */
+#define BTH_OFF_OPCODE		0
+#define BTH_OFF_PAD		1
+#define BTH_OFF_PKEY		2
+#define BTH_OFF_RESV8A		4
+#define BTH_OFF_DEST_QP		5
+#define BTH_OFF_PSN		9
+#define BTH_OPCODE_UD_SEND_ONLY	0x64
+
+/* DETH: Q_Key | rsv | SrcQP:24. */
+#define DETH_OFF_QKEY		0
+#define DETH_OFF_SRC_QP		5
+
+/* Queue pairs of the management agents, the permissive LID and the default P_Key. */
+#define QP0_SMI			0
+#define QP1_GSI			1
+#define LID_PERMISSIVE		0xffff
+#define PKEY_DEFAULT		0xffff
+
+/* Subnet management packets: QP0, VL15, both routings. */
+static inline int mad_class_is_smp(uint8_t mgmt_class)
+{
+	return mgmt_class == UMAD_CLASS_SUBN_LID_ROUTED ||
+	       mgmt_class == UMAD_CLASS_SUBN_DIRECTED_ROUTE;
+}
+
+/* Classes whose messages longer than one MAD travel as RMPP segments (SA, DM, BIS, vendor range 2). */
+static inline int mad_class_is_rmpp(uint8_t mgmt_class)
+{
+	return mgmt_class == UMAD_CLASS_SUBN_ADM || mgmt_class == UMAD_CLASS_DEVICE_MGMT ||
+	       mgmt_class == UMAD_CLASS_DEVICE_ADM || mgmt_class == UMAD_CLASS_BIS ||
+	       (mgmt_class >= UMAD_CLASS_VENDOR_RANGE2_START &&
+		mgmt_class <= UMAD_CLASS_VENDOR_RANGE2_END);
+}
+
+/* Header bytes every RMPP segment of a class repeats. */
+static inline size_t mad_rmpp_header_len(uint8_t mgmt_class)
+{
+	if (mgmt_class == UMAD_CLASS_SUBN_ADM)
+		return SA_HDR_END;
+	if (mgmt_class >= UMAD_CLASS_VENDOR_RANGE2_START &&
+	    mgmt_class <= UMAD_CLASS_VENDOR_RANGE2_END)
+		return VENDOR_HDR_END;
+	return RMPP_HDR_END;
+}
+
+static inline int mad_method_is_response(uint8_t method)
+{
+	return (method & UMAD_METHOD_RESP_MASK) != 0;
+}
+
+static inline uint16_t get_be16(const uint8_t *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static inline uint32_t get_be24(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 16 | (uint32_t)p[1] << 8 | p[2];
+}
+
+static inline uint32_t get_be32(const uint8_t *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
+static inline uint64_t get_be64(const uint8_t *p)
+{
+	return (uint64_t)get_be32(p) << 32 | get_be32(p + 4);
+}
+
+static inline void put_be16(uint8_t *p, uint16_t v)
+{
+	p[0] = (uint8_t)(v >> 8);
+	p[1] = (uint8_t)v;
+}
+
+static inline void put_be24(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 16);
+	p[1] = (uint8_t)(v >> 8);
+	p[2] = (uint8_t)v;
+}
+
+static inline void put_be32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)(v >> 24);
+	p[1] = (uint8_t)(v >> 16);
+	p[2] = (uint8_t)(v >> 8);
+	p[3] = (uint8_t)v;
+}
+
+static inline void put_be64(uint8_t *p, uint64_t v)
+{
+	put_be32(p, (uint32_t)(v >> 32));
+	put_be32(p + 4, (uint32_t)v);
+}
+
+/* Common-header fields of a MAD (at least MAD_HDR_SIZE bytes). */
+static inline uint8_t mad_class(const uint8_t *mad)
+{
+	return mad[MAD_OFF_CLASS];
+}
+
+static inline uint8_t mad_method(const uint8_t *mad)
+{
+	return mad[MAD_OFF_METHOD];
+}
+
+static inline uint16_t mad_status(const uint8_t *mad)
+{
+	return get_be16(mad + MAD_OFF_STATUS);
+}
+
+static inline uint64_t mad_tid(const uint8_t *mad)
+{
+	return get_be64(mad + MAD_OFF_TID);
+}
+
+static inline uint16_t mad_attr_id(const uint8_t *mad)
+{
+	return get_be16(mad + MAD_OFF_ATTR_ID);
+}
+
+static inline uint32_t mad_attr_mod(const uint8_t *mad)
+{
+	return get_be32(mad + MAD_OFF_ATTR_MOD);
+}
+
+#endif /* LIBUMAD_MAD_WIRE_H */
