@@ -22,3 +22,13 @@ tests_test_exactly_once_DEPENDENCIES = libibumad.la backend-sim.la backend-repla
 endif
 endif
 endif
+
+# The replay backend's index of requests and answers.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/test_replay_index
+TESTS += tests/test_replay_index
+tests_test_replay_index_SOURCES = tests/test_replay_index.c backends/replay_index.c \
+	backends/replay_index.h
+tests_test_replay_index_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_replay_index_LDADD = $(CMOCKA_LIBS)
+endif

@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The replay backend's index (backends/replay_index.c): requests found by
+ * their key however many there are, answers given in recorded order with
+ * the last repeated, reassembled answers owned and freed by the index.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "backends/replay_index.h"
+
+static int setup(void **state)
+{
+	*state = replay_index_new();
+	return *state ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	replay_index_free(*state);
+	return 0;
+}
+
+static struct replay_answer at(uint64_t offset)
+{
+	struct replay_answer a = { .offset = offset, .len = 256, .next = 12345 };
+
+	return a;
+}
+
+static void test_find_and_create(void **state)
+{
+	struct replay_index *idx = *state;
+	const uint8_t k1[] = { 1, 0x81, 1, 1, 0, 0x11 }, k2[] = { 1, 0x81, 1, 1, 0, 0x12 };
+	int64_t a, b;
+
+	assert_int_equal(replay_index_request(idx, k1, sizeof(k1), 0), -ENOENT);
+	a = replay_index_request(idx, k1, sizeof(k1), 1);
+	assert_true(a >= 0);
+	assert_int_equal(replay_index_request(idx, k1, sizeof(k1), 0), a);
+	assert_int_equal(replay_index_request(idx, k1, sizeof(k1), 1), a);
+	/* A key one byte shorter, or one byte different, is another request. */
+	assert_int_equal(replay_index_request(idx, k1, sizeof(k1) - 1, 0), -ENOENT);
+	b = replay_index_request(idx, k2, sizeof(k2), 1);
+	assert_true(b >= 0 && b != a);
+	assert_int_equal(replay_index_requests(idx), 2);
+	assert_int_equal(replay_index_request(idx, k1, 0, 1), -EINVAL);
+}
+
+static void test_answers_in_order_last_repeats(void **state)
+{
+	struct replay_index *idx = *state;
+	const uint8_t key[] = "PortInfo port 3";
+	const struct replay_answer *got;
+	struct replay_answer timeout = { .timeout = 1 };
+	int64_t id = replay_index_request(idx, key, sizeof(key), 1);
+
+	assert_true(id >= 0);
+	/* Recorded but never answered (a capture cut short): no answer. */
+	assert_null(replay_index_take(idx, (uint32_t)id));
+	assert_true(replay_index_add_answer(idx, (uint32_t)id, &timeout) >= 0);
+	assert_true(replay_index_add_answer(idx, (uint32_t)id, &(struct replay_answer){ .offset = 100 }) >= 0);
+	assert_true(replay_index_add_answer(idx, (uint32_t)id, &(struct replay_answer){ .offset = 200 }) >= 0);
+	got = replay_index_take(idx, (uint32_t)id);
+	assert_non_null(got);
+	assert_int_equal(got->timeout, 1);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, 100);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, 200);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, 200);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, 200);
+	assert_null(replay_index_take(idx, 999999));
+	assert_int_equal(replay_index_add_answer(idx, 999999, &timeout), -EINVAL);
+}
+
+/* Enough requests to grow every array many times, answers interleaved between them. */
+static void test_many_requests(void **state)
+{
+	struct replay_index *idx = *state;
+	enum { N = 200000 };
+	char key[64];
+	int64_t id;
+	size_t i, len;
+
+	for (i = 0; i < N; i++) {
+		struct replay_answer a = at(i);
+
+		len = (size_t)snprintf(key, sizeof(key), "request %zu%s", i, i % 7 ? "" : " long key tail");
+		id = replay_index_request(idx, (const uint8_t *)key, len, 1);
+		assert_int_equal(id, (int64_t)i);
+		assert_true(replay_index_add_answer(idx, (uint32_t)id, &a) >= 0);
+	}
+	/* A second answer for every third request, added after all the firsts. */
+	for (i = 0; i < N; i += 3) {
+		struct replay_answer a = at(N + i);
+
+		assert_true(replay_index_add_answer(idx, (uint32_t)i, &a) >= 0);
+	}
+	assert_int_equal(replay_index_requests(idx), N);
+	assert_int_equal(replay_index_answers(idx), N + (N + 2) / 3);
+	for (i = 0; i < N; i++) {
+		len = (size_t)snprintf(key, sizeof(key), "request %zu%s", i, i % 7 ? "" : " long key tail");
+		id = replay_index_request(idx, (const uint8_t *)key, len, 0);
+		assert_int_equal(id, (int64_t)i);
+		assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, i);
+		assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, i % 3 ? i : N + i);
+	}
+}
+
+/* A reassembled answer grows in place through its id and is freed with the index. */
+static void test_owned_answers(void **state)
+{
+	struct replay_index *idx = *state;
+	int64_t id = replay_index_request(idx, (const uint8_t *)"sa", 2, 1), aid;
+	struct replay_answer a = { .owned = malloc(256), .len = 256 }, *stored;
+	uint8_t *grown;
+
+	assert_non_null(a.owned);
+	memset(a.owned, 0xab, 256);
+	aid = replay_index_add_answer(idx, (uint32_t)id, &a);
+	assert_true(aid >= 0);
+	stored = replay_index_answer(idx, (uint32_t)aid);
+	assert_non_null(stored);
+	grown = realloc(stored->owned, 456);
+	assert_non_null(grown);
+	memset(grown + 256, 0xcd, 200);
+	stored->owned = grown;
+	stored->len = 456;
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->len, 456);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->owned[455], 0xcd);
+	assert_null(replay_index_answer(idx, (uint32_t)aid + 1));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_find_and_create, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answers_in_order_last_repeats, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_many_requests, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owned_answers, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
