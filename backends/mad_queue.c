@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "backends/mad_queue.h"
+#include "libumad/mad_wire.h"
 
 uint64_t mad_queue_now_ns(void)
 {
@@ -142,14 +143,14 @@ int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const voi
 }
 
 int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-			    size_t mad_len, const uint8_t tid[8])
+			    size_t mad_len, const uint8_t *tid)
 {
 	uint8_t *queued;
 
 	pthread_mutex_lock(&q->lock);
 	queued = push_locked(q, hdr, mad, mad_len);
-	if (queued && tid && mad_len >= MAD_QUEUE_TID_OFFSET + 8)
-		memcpy(queued + MAD_QUEUE_HDR + MAD_QUEUE_TID_OFFSET, tid, 8);
+	if (queued && tid && mad_len >= MAD_OFF_TID + MAD_TID_SIZE)
+		memcpy(queued + MAD_QUEUE_HDR + MAD_OFF_TID, tid, MAD_TID_SIZE);
 	pthread_mutex_unlock(&q->lock);
 	return queued ? 0 : -ENOMEM;
 }
@@ -177,9 +178,7 @@ static void arm_timer(struct mad_queue *q)
 /* The TID's lower half: the kernel puts its own per-agent value in the upper one. */
 static uint32_t tid_low(const uint8_t *mad)
 {
-	const uint8_t *tid = mad + MAD_QUEUE_TID_OFFSET;
-
-	return (uint32_t)tid[4] << 24 | (uint32_t)tid[5] << 16 | (uint32_t)tid[6] << 8 | tid[7];
+	return get_be32(mad + MAD_OFF_TID_LOW);
 }
 
 int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
@@ -198,12 +197,12 @@ int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
 		const uint8_t *tm = t->umad + MAD_QUEUE_HDR;
 
 		if (t->is_response != is_response ||
-		    tm[MAD_QUEUE_CLASS_OFFSET] != mad[MAD_QUEUE_CLASS_OFFSET])
+		    mad_class(tm) != mad_class(mad))
 			continue;
 		if (!is_response)
 			found = th->agent_id == hdr->agent_id && tid_low(tm) == tid_low(mad);
 		else
-			found = !memcmp(tm + MAD_QUEUE_TID_OFFSET, mad + MAD_QUEUE_TID_OFFSET, 8) &&
+			found = !memcmp(tm + MAD_OFF_TID, mad + MAD_OFF_TID, MAD_TID_SIZE) &&
 				th->addr.lid == hdr->addr.lid &&
 				th->addr.grh_present == hdr->addr.grh_present &&
 				(!hdr->addr.grh_present ||
@@ -291,7 +290,7 @@ ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len)
 	if (s->len > len) {
 		/* The kernel's protocol: the header with the whole length; the message stays. */
 		memcpy(buf, src, MAD_QUEUE_HDR);
-		r = len >= MAD_QUEUE_HDR + MAD_QUEUE_MAD ? -ENOSPC : -EINVAL;
+		r = len >= MAD_QUEUE_HDR + MAD_SIZE ? -ENOSPC : -EINVAL;
 	} else {
 		memcpy(buf, src, s->len);
 		r = (ssize_t)s->len;

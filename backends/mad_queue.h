@@ -21,10 +21,8 @@
 #include <infiniband/umad_types.h>
 
 #define MAD_QUEUE_HDR	sizeof(struct ib_user_mad)	/* 64 */
-#define MAD_QUEUE_MAD	256
+#define MAD_QUEUE_MAD	sizeof(struct umad_packet)	/* one MAD, a slot's inline room */
 #define MAD_QUEUE_ETIMEDOUT 110				/* the kernel's status for a timed-out send */
-#define MAD_QUEUE_CLASS_OFFSET	offsetof(struct umad_hdr, mgmt_class)
-#define MAD_QUEUE_TID_OFFSET	offsetof(struct umad_hdr, tid)
 
 struct mad_queue_slot {
 	size_t len;			/* header + MAD */
@@ -61,13 +59,13 @@ void mad_queue_free(struct mad_queue *q);
 int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 		   size_t mad_len);
 
-/* The same, with the MAD's transaction ID (8 bytes at offset 8) replaced by tid. */
+/* The same, with the MAD's transaction ID replaced by tid (big-endian, as on the wire). */
 int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-			    size_t mad_len, const uint8_t tid[8]);
+			    size_t mad_len, const uint8_t *tid);
 
 /*
  * A send that will get no answer: after timeout_ms * (retries + 1) the
- * sender receives its header with status ETIMEDOUT and the first 24 bytes
+ * sender receives its header with status ETIMEDOUT and the common header
  * of its MAD, as the kernel reports it.  0 or -ENOMEM.
  */
 int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad,

@@ -15,14 +15,6 @@
 
 /* The umad header size of ports emulated in user space (P_Key index support on). */
 #define MAD_RULES_HDR_SIZE	sizeof(struct ib_user_mad)
-/* One MAD on an InfiniBand port. */
-#define MAD_RULES_MAD_SIZE	256
-
-/* Classes the kernel segments and reassembles (RMPP) for agents that ask it to. */
-int mad_rules_class_is_rmpp(uint8_t mgmt_class);
-
-/* Classes of subnet management packets (QP0). */
-int mad_rules_class_is_smp(uint8_t mgmt_class);
 
 /*
  * A method that answers (its response bit, TrapRepress): the kernel never
@@ -43,7 +35,7 @@ int mad_rules_registrations_conflict(const struct umad_agent_req *a,
 
 /*
  * The checks of a send by a registered agent: the MAD is mad_len bytes (at
- * least 36), and mad holds at least MAD_RULES_MAD_SIZE bytes, zeroes after
+ * least the RMPP header), and mad holds at least MAD_SIZE bytes, zeroes after
  * a shorter MAD (the kernel pads it so); the host port is a switch's port 0
  * (is_switch) or port port_num of an end node.  0 or -EINVAL.
  */

@@ -608,7 +608,7 @@ static ssize_t replay_send(int portid, const void *umad, size_t len)
 {
 	struct soft_port *p = soft_port_get(portid);
 	struct umad_agent_req agent;
-	uint8_t mad[MAD_RULES_MAD_SIZE];
+	uint8_t mad[MAD_SIZE];
 	int r;
 
 	if (!p)

@@ -35,7 +35,7 @@
 #include "backends/backend.h"
 #include "backends/runtime_dir.h"
 #include "backends/soft_port.h"
-#include "simfabric/mad_wire.h"
+#include "libumad/mad_wire.h"
 #include "simfabric/route.h"
 #include "simfabric/sma.h"
 #include "simfabric/sysfs_writer.h"
@@ -533,8 +533,8 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	 * QP0, is dropped by the receiver); answers and TrapRepress the
 	 * application sends, and GMPs, reach no one in this fabric yet.
 	 */
-	if (mad_rules_class_is_smp(mad[MAD_CLASS]) && agent->qpn == 0 &&
-	    !mad_rules_method_is_response(mad[MAD_CLASS], mad[MAD_METHOD], mad_attr_mod(mad))) {
+	if (mad_class_is_smp(mad_class(mad)) && agent->qpn == QP0_SMI &&
+	    !mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad))) {
 		pthread_mutex_lock(&sim.lock);
 		answered = sim_smp_round_trip(sim.fabric, from, be16toh(hdr->addr.lid), mad, &slid,
 					      &hooks);
@@ -545,7 +545,7 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		return soft_port_no_answer(op, hdr, mad);
 	memset(&reply, 0, sizeof(reply));
 	reply.agent_id = hdr->agent_id;
-	reply.addr.qpn = 0;
+	reply.addr.qpn = htobe32(QP0_SMI);
 	reply.addr.lid = htobe16(slid);
 	reply.addr.sl = hdr->addr.sl;
 	reply.addr.pkey_index = hdr->addr.pkey_index;

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "backends/soft_port.h"
+#include "libumad/mad_wire.h"
 
 static void soft_port_recycle(struct soft_port *p);
 
@@ -242,7 +243,7 @@ int soft_port_register(int portid, struct umad_agent_req *req, uint32_t *agent_i
 	for (slot = 0; slot < SOFT_PORT_MAX_AGENTS && p->agent_used[slot]; slot++)
 		;
 	pthread_mutex_unlock(&p->agents_lock);
-	if (req->qpn > 1)
+	if (req->qpn > QP1_GSI)
 		r = -EINVAL;
 	else if (slot == SOFT_PORT_MAX_AGENTS)
 		r = -ENOMEM;
@@ -293,28 +294,20 @@ int soft_port_unregister(int portid, uint32_t agent_id)
 
 /* --- sends and receives --------------------------------------------------------- */
 
-static uint32_t attr_mod_of(const uint8_t *mad)
-{
-	const uint8_t *m = mad + offsetof(struct umad_hdr, attr_mod);
-
-	return (uint32_t)m[0] << 24 | (uint32_t)m[1] << 16 | (uint32_t)m[2] << 8 | m[3];
-}
-
 static int is_response(const uint8_t *mad)
 {
-	return mad_rules_method_is_response(mad[offsetof(struct umad_hdr, mgmt_class)],
-					    mad[offsetof(struct umad_hdr, method)], attr_mod_of(mad));
+	return mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad));
 }
 
-int soft_port_check_send(struct soft_port *p, const void *umad, size_t len,
-			 uint8_t mad[MAD_RULES_MAD_SIZE], struct umad_agent_req *agent)
+int soft_port_check_send(struct soft_port *p, const void *umad, size_t len, uint8_t *mad,
+			 struct umad_agent_req *agent)
 {
 	const struct ib_user_mad *hdr = umad;
 	size_t mad_len;
 	int used, r;
 
 	/* Room for the umad header and an RMPP header, an agent id in range, registered. */
-	if (len < MAD_RULES_HDR_SIZE + sizeof(struct umad_hdr) + sizeof(struct umad_rmpp_hdr) ||
+	if (len < MAD_RULES_HDR_SIZE + RMPP_HDR_END ||
 	    hdr->agent_id >= SOFT_PORT_MAX_AGENTS)
 		return -EINVAL;
 	pthread_mutex_lock(&p->agents_lock);
@@ -325,11 +318,11 @@ int soft_port_check_send(struct soft_port *p, const void *umad, size_t len,
 	if (!used)
 		return -EIO;
 	mad_len = len - MAD_RULES_HDR_SIZE;
-	if (mad_len >= MAD_RULES_MAD_SIZE) {
-		memcpy(mad, (const uint8_t *)umad + MAD_RULES_HDR_SIZE, MAD_RULES_MAD_SIZE);
+	if (mad_len >= MAD_SIZE) {
+		memcpy(mad, (const uint8_t *)umad + MAD_RULES_HDR_SIZE, MAD_SIZE);
 	} else {
 		memcpy(mad, (const uint8_t *)umad + MAD_RULES_HDR_SIZE, mad_len);
-		memset(mad + mad_len, 0, MAD_RULES_MAD_SIZE - mad_len);
+		memset(mad + mad_len, 0, MAD_SIZE - mad_len);
 	}
 	r = mad_rules_check_send(agent, mad, mad_len, p->is_switch, p->port_num);
 	if (r < 0)

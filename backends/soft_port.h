@@ -62,11 +62,11 @@ int soft_port_unregister(int portid, uint32_t agent_id);
 /*
  * The kernel's write() checks of one send (length, agent, sizes per class
  * and agent, directed route, a duplicate outstanding request): 0 with the
- * MAD copied into mad (MAD_RULES_MAD_SIZE bytes, zero-padded) and the
- * sending agent's registration in *agent, or -errno.
+ * MAD copied into mad (MAD_SIZE bytes, zero-padded) and the sending
+ * agent's registration in *agent, or -errno.
  */
-int soft_port_check_send(struct soft_port *p, const void *umad, size_t len,
-			 uint8_t mad[MAD_RULES_MAD_SIZE], struct umad_agent_req *agent);
+int soft_port_check_send(struct soft_port *p, const void *umad, size_t len, uint8_t *mad,
+			 struct umad_agent_req *agent);
 
 /*
  * A checked send that gets no answer: with a timeout it completes with

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Walk the fabric by directed route and print each node's NodeInfo and
- * NodeDescription, using only the libibumad API.  Runs on any backend; on
- * the simulated fabric:
+ * NodeDescription, using only the libibumad API (and the tree's names of
+ * the wire format, libumad/mad_wire.h).  Runs on any backend; on the
+ * simulated fabric:
  *     UMAD_BACKEND=sim examples/dr_walk
  *
  * Breadth-first: every switch found is asked through each of its ports,
  * and a node seen before (same NodeGUID) is not walked again.
  */
-#include <endian.h>
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -16,9 +16,10 @@
 #include <string.h>
 #include <infiniband/umad.h>
 
-#define MAD_LEN		256
+#include "libumad/mad_wire.h"
+
 #define MAX_NODES	65536
-#define MAX_HOPS	63
+#define MAX_HOPS	(UMAD_SMP_MAX_HOPS - 1)	/* the path's byte 0 is no hop */
 #define TIMEOUT_MS	200
 #define RETRIES		2
 
@@ -32,51 +33,37 @@ struct node {
 static struct node *nodes;
 static int n_nodes;
 
-/* One SubnGet by directed route; 0 and data (64 bytes) or -1. */
+/* One SubnGet by directed route; 0 and data (SMP_DATA_SIZE bytes) or -1. */
 static int dr_get(int fd, int agent, const uint8_t *path, int hops, uint16_t attr, uint32_t mod,
 		  uint8_t *data)
 {
 	static uint32_t tid = 1;
-	uint8_t buf[sizeof(struct ib_user_mad) + MAD_LEN];
+	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	uint8_t *mad = umad_get_mad(umad);
-	int len = MAD_LEN, r;
+	int len = MAD_SIZE, r;
 
 	memset(buf, 0, sizeof(buf));
-	umad_set_addr(umad, 0xffff, 0, 0, 0);
-	mad[0] = 1;			/* base version */
-	mad[1] = 0x81;			/* directed-route SMP */
-	mad[2] = 1;			/* class version */
-	mad[3] = 0x01;			/* Get */
-	mad[7] = (uint8_t)hops;
-	mad[8 + 4] = (uint8_t)(tid >> 24);
-	mad[8 + 5] = (uint8_t)(tid >> 16);
-	mad[8 + 6] = (uint8_t)(tid >> 8);
-	mad[8 + 7] = (uint8_t)tid;
+	umad_set_addr(umad, LID_PERMISSIVE, QP0_SMI, 0, 0);
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_DIRECTED_ROUTE;
+	mad[MAD_OFF_CLASS_VERSION] = SMP_CLASS_VERSION;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET;
+	mad[SMP_OFF_HOP_CNT] = (uint8_t)hops;
+	put_be32(mad + MAD_OFF_TID_LOW, tid);
 	tid++;
-	mad[16] = (uint8_t)(attr >> 8);
-	mad[17] = (uint8_t)attr;
-	mad[20] = (uint8_t)(mod >> 24);
-	mad[21] = (uint8_t)(mod >> 16);
-	mad[22] = (uint8_t)(mod >> 8);
-	mad[23] = (uint8_t)mod;
-	mad[32] = mad[33] = mad[34] = mad[35] = 0xff;	/* DrSLID, DrDLID permissive */
-	memcpy(mad + 128, path, (size_t)hops + 1);
-	if (umad_send(fd, agent, umad, MAD_LEN, TIMEOUT_MS, RETRIES) < 0)
+	put_be16(mad + MAD_OFF_ATTR_ID, attr);
+	put_be32(mad + MAD_OFF_ATTR_MOD, mod);
+	put_be16(mad + SMP_OFF_DR_SLID, LID_PERMISSIVE);
+	put_be16(mad + SMP_OFF_DR_DLID, LID_PERMISSIVE);
+	memcpy(mad + SMP_OFF_INITIAL_PATH, path, (size_t)hops + 1);
+	if (umad_send(fd, agent, umad, MAD_SIZE, TIMEOUT_MS, RETRIES) < 0)
 		return -1;
 	r = umad_recv(fd, umad, &len, -1);
-	if (r < 0 || umad_status(umad) || (mad[4] & 0x7f) || mad[5])
+	if (r < 0 || umad_status(umad) || (mad_status(mad) & ~UMAD_SMP_DIRECTION))
 		return -1;	/* timed out, or the SMA answered with an error status */
-	memcpy(data, mad + 64, 64);
+	memcpy(data, mad + SMP_OFF_DATA, SMP_DATA_SIZE);
 	return 0;
-}
-
-static uint64_t be64_at(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return be64toh(v);
 }
 
 static int known(uint64_t guid)
@@ -102,13 +89,13 @@ static void print_path(const uint8_t *path, int hops)
 static void visit(int fd, int agent, const uint8_t *path, int hops)
 {
 	static const char *const types[] = { "?", "CA", "Switch", "Router" };
-	uint8_t info[64], desc[64];
+	uint8_t info[SMP_DATA_SIZE], desc[SMP_DATA_SIZE];
 	struct node *n;
 	uint64_t guid;
 
-	if (dr_get(fd, agent, path, hops, 0x0011, 0, info) < 0)
+	if (dr_get(fd, agent, path, hops, UMAD_SM_ATTR_NODE_INFO, 0, info) < 0)
 		return;		/* nothing answers there (no cable, or the link is down) */
-	guid = be64_at(info + 12);
+	guid = get_be64(info + 12);
 	if (known(guid) || n_nodes == MAX_NODES)
 		return;
 	n = &nodes[n_nodes++];
@@ -117,9 +104,9 @@ static void visit(int fd, int agent, const uint8_t *path, int hops)
 	n->num_ports = info[3];
 	n->hops = hops;
 	memcpy(n->path, path, (size_t)hops + 1);
-	if (dr_get(fd, agent, path, hops, 0x0010, 0, desc) < 0)
+	if (dr_get(fd, agent, path, hops, UMAD_SM_ATTR_NODE_DESC, 0, desc) < 0)
 		memset(desc, 0, sizeof(desc));
-	desc[63] = '\0';
+	desc[sizeof(desc) - 1] = '\0';
 	printf("%-6s guid 0x%016" PRIx64 " ports %-3u vendor 0x%06x device 0x%04x local port %-3u path ",
 	       types[n->type < 4 ? n->type : 0], guid, n->num_ports,
 	       (unsigned)(info[37] << 16 | info[38] << 8 | info[39]),
@@ -144,7 +131,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "dr_walk: cannot open a umad port: %s\n", strerror(-fd));
 		return 1;
 	}
-	agent = umad_register(fd, 0x81, 1, 0, NULL);
+	agent = umad_register(fd, UMAD_CLASS_SUBN_DIRECTED_ROUTE, SMP_CLASS_VERSION, 0, NULL);
 	nodes = calloc(MAX_NODES, sizeof(*nodes));
 	if (agent < 0 || !nodes) {
 		fprintf(stderr, "dr_walk: cannot register an SMP agent\n");

@@ -30,9 +30,6 @@ extern atomic_size_t umad_hdr_size;
 /* PortInfo:CapabilityMask.IsSMDisabled (bit 10). */
 #define UMAD_CAPMASK_IS_SM_DISABLED 0x400
 
-/* The OpenIB OUI that umad_register() puts in its requests. */
-#define UMAD_OPENIB_OUI_VALUE 0x001405
-
 /* Best-port resolution (resolve.c).  Returns a malloc'ed name or NULL. */
 char *umad_resolve_ca_name(const char *ca_in, int *best_port, int enforce_smi);
 

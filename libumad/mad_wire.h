@@ -37,6 +37,7 @@
 #define MAD_OFF_ATTR_MOD	offsetof(struct umad_hdr, attr_mod)
 /* The low 32 bits of the TID: the kernel puts the agent id in the high ones. */
 #define MAD_OFF_TID_LOW		(MAD_OFF_TID + 4)
+#define MAD_TID_SIZE		sizeof(((struct umad_hdr *)0)->tid)
 
 /* SMPs (both routings share the header; the DR fields are zero in LID-routed ones). */
 #define SMP_OFF_HOP_PTR		offsetof(struct umad_smp, hop_ptr)
@@ -48,6 +49,8 @@
 #define SMP_OFF_INITIAL_PATH	offsetof(struct umad_smp, initial_path)
 #define SMP_OFF_RETURN_PATH	offsetof(struct umad_smp, return_path)
 #define SMP_DATA_SIZE		UMAD_LEN_SMP_DATA
+/* Both SMP classes are at version 1. */
+#define SMP_CLASS_VERSION	1
 
 /* The RMPP header, after the common header in the classes that segment. */
 #define RMPP_OFF_VERSION	offsetof(struct umad_rmpp_packet, rmpp_hdr.rmpp_version)
@@ -123,6 +126,8 @@ enum {
 #define QP0_SMI			0
 #define QP1_GSI			1
 #define LID_PERMISSIVE		0xffff
+/* Unicast LIDs lie below it, multicast LIDs from it up to the permissive LID. */
+#define LID_MCAST_START		0xc000
 #define PKEY_DEFAULT		0xffff
 
 /* Subnet management packets: QP0, VL15, both routings. */
@@ -141,6 +146,13 @@ static inline int mad_class_is_rmpp(uint8_t mgmt_class)
 		mgmt_class <= UMAD_CLASS_VENDOR_RANGE2_END);
 }
 
+/* Vendor classes with an OUI in their header (and RMPP). */
+static inline int mad_class_is_vendor_range2(uint8_t mgmt_class)
+{
+	return mgmt_class >= UMAD_CLASS_VENDOR_RANGE2_START &&
+	       mgmt_class <= UMAD_CLASS_VENDOR_RANGE2_END;
+}
+
 /* Header bytes every RMPP segment of a class repeats. */
 static inline size_t mad_rmpp_header_len(uint8_t mgmt_class)
 {
@@ -151,6 +163,9 @@ static inline size_t mad_rmpp_header_len(uint8_t mgmt_class)
 		return VENDOR_HDR_END;
 	return RMPP_HDR_END;
 }
+
+/* BM: bit 0 of the attribute modifier marks a response. */
+#define BM_ATTR_MOD_RESPONSE	1u
 
 static inline int mad_method_is_response(uint8_t method)
 {

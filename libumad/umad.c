@@ -12,6 +12,7 @@
 
 #include "backends/backend.h"
 #include "internal.h"
+#include "libumad/mad_wire.h"
 #include "pcap/capture_tap.h"
 
 atomic_int umad_debug_level;
@@ -442,14 +443,15 @@ static void copy_method_mask(uint64_t dst[2], const long *method_mask)
 		memset(dst, 0, 16);
 }
 
+/* The API's classes are ints: only those that fit a MAD's class byte are classes at all. */
 static int is_smi_class(int mgmt_class)
 {
-	return mgmt_class == 0x01 || mgmt_class == 0x81;
+	return (unsigned)mgmt_class <= UINT8_MAX && mad_class_is_smp((uint8_t)mgmt_class);
 }
 
 static int is_vendor_range2(int mgmt_class)
 {
-	return mgmt_class >= 0x30 && mgmt_class <= 0x4f;
+	return (unsigned)mgmt_class <= UINT8_MAX && mad_class_is_vendor_range2((uint8_t)mgmt_class);
 }
 
 /* rdma-core returns -EPERM (-1) for any failed registration, with errno set. */
@@ -481,11 +483,11 @@ int umad_register(int portid, int mgmt_class, int mgmt_version, uint8_t rmpp_ver
 		  long method_mask[16 / sizeof(long)])
 {
 	struct umad_agent_req req = {
-		.qpn = is_smi_class(mgmt_class) ? 0 : 1,
+		.qpn = is_smi_class(mgmt_class) ? QP0_SMI : QP1_GSI,
 		.mgmt_class = (uint8_t)mgmt_class,
 		.mgmt_class_version = (uint8_t)mgmt_version,
 		.rmpp_version = rmpp_version,
-		.oui = UMAD_OPENIB_OUI_VALUE,
+		.oui = UMAD_OPENIB_OUI,
 	};
 
 	UMAD_DEBUG("fd %d mgmt_class %d mgmt_version %d rmpp_version %d", portid,
@@ -498,7 +500,7 @@ int umad_register_oui(int portid, int mgmt_class, uint8_t rmpp_version, uint8_t 
 		      long method_mask[16 / sizeof(long)])
 {
 	struct umad_agent_req req = {
-		.qpn = 1,
+		.qpn = QP1_GSI,
 		.mgmt_class = (uint8_t)mgmt_class,
 		.mgmt_class_version = 1,
 		.rmpp_version = rmpp_version,
@@ -537,7 +539,7 @@ int umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
 		return -r;
 
 	req = (struct umad_agent_req){
-		.qpn = is_smi_class(attr->mgmt_class) ? 0 : 1,
+		.qpn = is_smi_class(attr->mgmt_class) ? QP0_SMI : QP1_GSI,
 		.mgmt_class = attr->mgmt_class,
 		.mgmt_class_version = attr->mgmt_class_version,
 		.rmpp_version = attr->rmpp_version,

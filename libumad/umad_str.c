@@ -8,7 +8,10 @@
 
 #include <endian.h>
 #include <stddef.h>
+#include <infiniband/umad_cm.h>
 #include <infiniband/umad_str.h>
+
+#include "libumad/mad_wire.h"
 
 struct code_name {
 	uint16_t code;
@@ -28,10 +31,18 @@ static const char *lookup(const struct code_name *table, size_t n, uint16_t code
 }
 
 static const struct code_name class_names[] = {
-	{ 0x01, "Subn" }, { 0x81, "Subn" }, { 0x03, "SubnAdm" }, { 0x04, "Perf" },
-	{ 0x05, "BM" }, { 0x06, "DevMgt" }, { 0x07, "ComMgt" }, { 0x08, "SNMP" },
-	{ 0x10, "DevAdm" }, { 0x11, "BootMgt" }, { 0x12, "BIS" },
-	{ 0x21, "CongestionManagment" },
+	{ UMAD_CLASS_SUBN_LID_ROUTED, "Subn" },
+	{ UMAD_CLASS_SUBN_DIRECTED_ROUTE, "Subn" },
+	{ UMAD_CLASS_SUBN_ADM, "SubnAdm" },
+	{ UMAD_CLASS_PERF_MGMT, "Perf" },
+	{ UMAD_CLASS_BM, "BM" },
+	{ UMAD_CLASS_DEVICE_MGMT, "DevMgt" },
+	{ UMAD_CLASS_CM, "ComMgt" },
+	{ UMAD_CLASS_SNMP, "SNMP" },
+	{ UMAD_CLASS_DEVICE_ADM, "DevAdm" },
+	{ UMAD_CLASS_BOOT_MGMT, "BootMgt" },
+	{ UMAD_CLASS_BIS, "BIS" },
+	{ UMAD_CLASS_CONG_MGMT, "CongestionManagment" },
 };
 
 const char *umad_class_str(uint8_t mgmt_class)
@@ -40,29 +51,40 @@ const char *umad_class_str(uint8_t mgmt_class)
 
 	if (name)
 		return name;
-	if ((mgmt_class >= 0x09 && mgmt_class <= 0x0f) || (mgmt_class >= 0x30 && mgmt_class <= 0x4f))
+	if ((mgmt_class >= UMAD_CLASS_VENDOR_RANGE1_START &&
+	     mgmt_class <= UMAD_CLASS_VENDOR_RANGE1_END) || mad_class_is_vendor_range2(mgmt_class))
 		return "Vendor";
-	if (mgmt_class >= 0x10 && mgmt_class <= 0x2f)
+	if (mgmt_class >= UMAD_CLASS_APPLICATION_START && mgmt_class <= UMAD_CLASS_APPLICATION_END)
 		return "Application";
 	return "<unknown>";
 }
 
 static const struct code_name common_methods[] = {
-	{ 0x01, "Get" }, { 0x02, "Set" }, { 0x81, "GetResp" }, { 0x03, "Send" },
-	{ 0x05, "Trap" }, { 0x06, "Report" }, { 0x86, "ReportResp" }, { 0x07, "TrapRepress" },
+	{ UMAD_METHOD_GET, "Get" },
+	{ UMAD_METHOD_SET, "Set" },
+	{ UMAD_METHOD_GET_RESP, "GetResp" },
+	{ UMAD_METHOD_SEND, "Send" },
+	{ UMAD_METHOD_TRAP, "Trap" },
+	{ UMAD_METHOD_REPORT, "Report" },
+	{ UMAD_METHOD_REPORT_RESP, "ReportResp" },
+	{ UMAD_METHOD_TRAP_REPRESS, "TrapRepress" },
 };
 
 static const struct code_name sa_methods[] = {
-	{ 0x12, "GetTable" }, { 0x92, "GetTableResp" }, { 0x15, "Delete" },
-	{ 0x95, "DeleteResp" }, { 0x14, "GetMulti" }, { 0x94, "GetMultiResp" },
-	{ 0x13, "GetTraceTable" },
+	{ UMAD_SA_METHOD_GET_TABLE, "GetTable" },
+	{ UMAD_SA_METHOD_GET_TABLE_RESP, "GetTableResp" },
+	{ UMAD_SA_METHOD_DELETE, "Delete" },
+	{ UMAD_SA_METHOD_DELETE_RESP, "DeleteResp" },
+	{ UMAD_SA_METHOD_GET_MULTI, "GetMulti" },
+	{ UMAD_SA_METHOD_GET_MULTI_RESP, "GetMultiResp" },
+	{ UMAD_SA_METHOD_GET_TRACE_TABLE, "GetTraceTable" },
 };
 
 const char *umad_method_str(uint8_t mgmt_class, uint8_t method)
 {
 	const char *name = NULL;
 
-	if (mgmt_class == 0x03)
+	if (mgmt_class == UMAD_CLASS_SUBN_ADM)
 		name = lookup(sa_methods, N_OF(sa_methods), method);
 	if (!name)
 		name = lookup(common_methods, N_OF(common_methods), method);
@@ -74,15 +96,15 @@ const char *umad_common_mad_status_str(__be16 be_status)
 {
 	uint16_t status = be16toh(be_status);
 
-	if (status & 0x0001)
+	if (status & UMAD_STATUS_BUSY)
 		return "Busy";
-	if (status & 0x0002)
+	if (status & UMAD_STATUS_REDIRECT)
 		return "Redirection required";
-	switch (status & 0x001c) {
-	case 0x04: return "Bad Version";
-	case 0x08: return "Method not supported";
-	case 0x0c: return "Method/Attribute combo not supported";
-	case 0x1c: return "Invalid attribute/modifier field";
+	switch (status & UMAD_STATUS_INVALID_FIELD_MASK) {
+	case UMAD_STATUS_BAD_VERSION: return "Bad Version";
+	case UMAD_STATUS_METHOD_NOT_SUPPORTED: return "Method not supported";
+	case UMAD_STATUS_ATTR_NOT_SUPPORTED: return "Method/Attribute combo not supported";
+	case UMAD_STATUS_INVALID_ATTR_VALUE: return "Invalid attribute/modifier field";
 	default: return "Success";
 	}
 }
@@ -94,48 +116,80 @@ static const char *const sa_statuses[] = {
 
 const char *umad_sa_mad_status_str(__be16 be_status)
 {
-	unsigned code = (be16toh(be_status) & 0xff00) >> 8;
+	unsigned code = (be16toh(be_status) & UMAD_STATUS_CLASS_MASK) >> 8;
 
 	return code < N_OF(sa_statuses) ? sa_statuses[code] : "Undefined Error";
 }
 
 static const struct code_name sm_attributes[] = {
-	{ 0x0010, "NodeDescription" }, { 0x0011, "NodeInfo" }, { 0x0012, "SwitchInfo" },
-	{ 0x0014, "GUIDInfo" }, { 0x0015, "PortInfo" }, { 0x0016, "P_KeyTable" },
-	{ 0x0017, "SLtoVLMappingTable" }, { 0x0018, "VLArbitrationTable" },
-	{ 0x0019, "LinearForwardingTable" }, { 0x001a, "RandomForwardingTable" },
-	{ 0x001b, "MulticastForwardingTable" }, { 0x001c, "LinkSpeedWidthPairsTable" },
-	{ 0x001d, "VendorSpecificMadsTable" }, { 0x001e, "HierarchyInfo" },
-	{ 0x0020, "SMInfo" }, { 0x0030, "VendorDiag" }, { 0x0031, "LedInfo" },
-	{ 0x0032, "CableInfo" }, { 0x0033, "PortInfoExtended" },
+	{ UMAD_SM_ATTR_NODE_DESC, "NodeDescription" },
+	{ UMAD_SM_ATTR_NODE_INFO, "NodeInfo" },
+	{ UMAD_SM_ATTR_SWITCH_INFO, "SwitchInfo" },
+	{ UMAD_SM_ATTR_GUID_INFO, "GUIDInfo" },
+	{ UMAD_SM_ATTR_PORT_INFO, "PortInfo" },
+	{ UMAD_SM_ATTR_PKEY_TABLE, "P_KeyTable" },
+	{ UMAD_SM_ATTR_SLVL_TABLE, "SLtoVLMappingTable" },
+	{ UMAD_SM_ATTR_VL_ARB_TABLE, "VLArbitrationTable" },
+	{ UMAD_SM_ATTR_LINEAR_FT, "LinearForwardingTable" },
+	{ UMAD_SM_ATTR_RANDOM_FT, "RandomForwardingTable" },
+	{ UMAD_SM_ATTR_MCAST_FT, "MulticastForwardingTable" },
+	{ UMAD_SM_ATTR_LINK_SPD_WIDTH_TABLE, "LinkSpeedWidthPairsTable" },
+	{ UMAD_SM_ATTR_VENDOR_MADS_TABLE, "VendorSpecificMadsTable" },
+	{ UMAD_SM_ATTR_HIERARCHY_INFO, "HierarchyInfo" },
+	{ UMAD_SM_ATTR_SM_INFO, "SMInfo" },
+	{ UMAD_SM_ATTR_VENDOR_DIAG, "VendorDiag" },
+	{ UMAD_SM_ATTR_LED_INFO, "LedInfo" },
+	{ UMAD_SM_ATTR_CABLE_INFO, "CableInfo" },
+	{ UMAD_SM_ATTR_PORT_INFO_EXT, "PortInfoExtended" },
 };
 
 static const struct code_name sa_attributes[] = {
-	{ 0x0011, "NodeRecord" }, { 0x0012, "PortInfoRecord" },
-	{ 0x0013, "SLtoVLMappingTableRecord" }, { 0x0014, "SwitchInfoRecord" },
-	{ 0x0015, "LinearForwardingTableRecord" }, { 0x0016, "RandomForwardingTableRecord" },
-	{ 0x0017, "MulticastForwardingTableRecord" }, { 0x0018, "SMInfoRecord" },
-	{ 0x0019, "LinkSpeedWidthPairsTableRecord" }, { 0x00f3, "InformInfoRecord" },
-	{ 0x0020, "LinkRecord" }, { 0x0030, "GuidInfoRecord" }, { 0x0031, "ServiceRecord" },
-	{ 0x0033, "P_KeyTableRecord" }, { 0x0035, "PathRecord" },
-	{ 0x0036, "VLArbitrationTableRecord" }, { 0x0038, "MCMemberRecord" },
-	{ 0x0039, "TraceRecord" }, { 0x003a, "MultiPathRecord" },
-	{ 0x003b, "ServiceAssociationRecord" }, { 0x003c, "HierarchyInfoRecord" },
-	{ 0x003d, "CableInfoRecord" }, { 0x003e, "PortInfoExtendedRecord" },
+	{ UMAD_SA_ATTR_NODE_REC, "NodeRecord" },
+	{ UMAD_SA_ATTR_PORT_INFO_REC, "PortInfoRecord" },
+	{ UMAD_SA_ATTR_SLVL_REC, "SLtoVLMappingTableRecord" },
+	{ UMAD_SA_ATTR_SWITCH_INFO_REC, "SwitchInfoRecord" },
+	{ UMAD_SA_ATTR_LINEAR_FT_REC, "LinearForwardingTableRecord" },
+	{ UMAD_SA_ATTR_RANDOM_FT_REC, "RandomForwardingTableRecord" },
+	{ UMAD_SA_ATTR_MCAST_FT_REC, "MulticastForwardingTableRecord" },
+	{ UMAD_SA_ATTR_SM_INFO_REC, "SMInfoRecord" },
+	{ UMAD_SA_ATTR_LINK_SPD_WIDTH_TABLE_REC, "LinkSpeedWidthPairsTableRecord" },
+	{ UMAD_SA_ATTR_INFORM_INFO_REC, "InformInfoRecord" },
+	{ UMAD_SA_ATTR_LINK_REC, "LinkRecord" },
+	{ UMAD_SA_ATTR_GUID_INFO_REC, "GuidInfoRecord" },
+	{ UMAD_SA_ATTR_SERVICE_REC, "ServiceRecord" },
+	{ UMAD_SA_ATTR_PKEY_TABLE_REC, "P_KeyTableRecord" },
+	{ UMAD_SA_ATTR_PATH_REC, "PathRecord" },
+	{ UMAD_SA_ATTR_VL_ARB_REC, "VLArbitrationTableRecord" },
+	{ UMAD_SA_ATTR_MCMEMBER_REC, "MCMemberRecord" },
+	{ UMAD_SA_ATTR_TRACE_REC, "TraceRecord" },
+	{ UMAD_SA_ATTR_MULTI_PATH_REC, "MultiPathRecord" },
+	{ UMAD_SA_ATTR_SERVICE_ASSOC_REC, "ServiceAssociationRecord" },
+	{ UMAD_SA_ATTR_HIERARCHY_INFO_REC, "HierarchyInfoRecord" },
+	{ UMAD_SA_ATTR_CABLE_INFO_REC, "CableInfoRecord" },
+	{ UMAD_SA_ATTR_PORT_INFO_EXT_REC, "PortInfoExtendedRecord" },
 };
 
 static const struct code_name cm_attributes[] = {
-	{ 0x0010, "ConnectRequest" }, { 0x0011, "MsgRcptAck" }, { 0x0012, "ConnectReject" },
-	{ 0x0013, "ConnectReply" }, { 0x0014, "ReadyToUse" }, { 0x0015, "DisconnectRequest" },
-	{ 0x0016, "DisconnectReply" }, { 0x0017, "ServiceIDResReq" },
-	{ 0x0018, "ServiceIDResReqResp" }, { 0x0019, "LoadAlternatePath" },
-	{ 0x001a, "AlternatePathResponse" }, { 0x001b, "SuggestAlternatePath" },
-	{ 0x001c, "SuggestPathResponse" },
+	{ UMAD_CM_ATTR_REQ, "ConnectRequest" },
+	{ UMAD_CM_ATTR_MRA, "MsgRcptAck" },
+	{ UMAD_CM_ATTR_REJ, "ConnectReject" },
+	{ UMAD_CM_ATTR_REP, "ConnectReply" },
+	{ UMAD_CM_ATTR_RTU, "ReadyToUse" },
+	{ UMAD_CM_ATTR_DREQ, "DisconnectRequest" },
+	{ UMAD_CM_ATTR_DREP, "DisconnectReply" },
+	{ UMAD_CM_ATTR_SIDR_REQ, "ServiceIDResReq" },
+	{ UMAD_CM_ATTR_SIDR_REP, "ServiceIDResReqResp" },
+	{ UMAD_CM_ATTR_LAP, "LoadAlternatePath" },
+	{ UMAD_CM_ATTR_APR, "AlternatePathResponse" },
+	{ UMAD_CM_ATTR_SAP, "SuggestAlternatePath" },
+	{ UMAD_CM_ATTR_SPR, "SuggestPathResponse" },
 };
 
 /* Attributes every class shares. */
 static const struct code_name common_attributes[] = {
-	{ 0x0001, "Class Port Info" }, { 0x0002, "Notice" }, { 0x0003, "Inform Info" },
+	{ UMAD_ATTR_CLASS_PORT_INFO, "Class Port Info" },
+	{ UMAD_ATTR_NOTICE, "Notice" },
+	{ UMAD_ATTR_INFORM_INFO, "Inform Info" },
 };
 
 const char *umad_attribute_str(uint8_t mgmt_class, __be16 be_attr_id)
@@ -144,14 +198,14 @@ const char *umad_attribute_str(uint8_t mgmt_class, __be16 be_attr_id)
 	const char *name = NULL;
 
 	switch (mgmt_class) {
-	case 0x01:
-	case 0x81:
+	case UMAD_CLASS_SUBN_LID_ROUTED:
+	case UMAD_CLASS_SUBN_DIRECTED_ROUTE:
 		name = lookup(sm_attributes, N_OF(sm_attributes), id);
 		break;
-	case 0x03:
+	case UMAD_CLASS_SUBN_ADM:
 		name = lookup(sa_attributes, N_OF(sa_attributes), id);
 		break;
-	case 0x07:
+	case UMAD_CLASS_CM:
 		name = lookup(cm_attributes, N_OF(cm_attributes), id);
 		break;
 	}

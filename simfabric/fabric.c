@@ -10,7 +10,7 @@
 
 #include "simfabric/fabric.h"
 
-#define LID_INDEX_SIZE 0xC000	/* unicast LIDs */
+#define LID_INDEX_SIZE LID_MCAST_START	/* unicast LIDs */
 
 struct sim_fabric *sim_fabric_new(void)
 {

@@ -17,6 +17,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libumad/mad_wire.h"
+
 enum sim_node_type {
 	SIM_NODE_CA = 1,
 	SIM_NODE_SWITCH = 2,
@@ -73,9 +75,9 @@ enum sim_phys_state {
 #define SIM_PKEY_TABLE_SIZE	64
 #define SIM_GUID_CAP		8
 #define SIM_LFT_CAP		49152	/* LinearFDBCap of every switch */
-#define SIM_MFT_CAP		1024	/* MulticastFDBCap (LIDs 0xC000..) */
+#define SIM_MFT_CAP		1024	/* MulticastFDBCap (LIDs from LID_MCAST_START) */
 #define SIM_MFT_POSITIONS	16	/* 16 port-mask words of 16 bits: 256 ports */
-#define SIM_DESC_LEN		64
+#define SIM_DESC_LEN		SMP_DATA_SIZE	/* NodeDescription fills the SMP data */
 
 struct sim_node;
 
@@ -117,7 +119,7 @@ struct sim_port {
 
 	uint64_t guid;				/* port GUID (CA/router ports; switches: node GUID) */
 	/* GUIDInfo beyond the port GUID, and the P_KeyTable: allocated when an SM first
-	 * sets them (NULL: alias GUIDs 0; P_Keys the default 0xffff then 0s). */
+	 * sets them (NULL: alias GUIDs 0; P_Keys PKEY_DEFAULT then 0s). */
 	uint64_t *alias_guids;			/* SIM_GUID_CAP entries, [0] unused */
 	uint16_t *pkeys;			/* SIM_PKEY_TABLE_SIZE entries */
 	uint8_t sl2vl[16];			/* SLtoVLMappingTable, one VL per SL */
@@ -167,7 +169,7 @@ struct sim_fabric {
 	struct sim_node **nodes;		/* in file order */
 	size_t n_nodes, cap_nodes;
 	size_t n_switches, n_cas, n_routers, n_links;
-	struct sim_node **by_lid;		/* 0xC000 entries once an SM set a LID, or NULL */
+	struct sim_node **by_lid;		/* one per unicast LID once an SM set a LID, or NULL */
 	uint8_t *port_of_lid;			/* the port each LID belongs to (CA ports) */
 };
 
@@ -215,7 +217,7 @@ static inline uint16_t sim_port_pkey(const struct sim_port *p, unsigned index)
 {
 	if (p->pkeys)
 		return p->pkeys[index];
-	return index == 0 ? 0xffff : 0;
+	return index == 0 ? PKEY_DEFAULT : 0;
 }
 
 /* GUIDInfo entry `index` (0: the port GUID). */

@@ -8,7 +8,6 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/port_state.c simfabric/port_state.h \
 	simfabric/sma.c simfabric/sma.h \
 	simfabric/route.c simfabric/route.h \
-	simfabric/mad_wire.h \
 	simfabric/sysfs_writer.c simfabric/sysfs_writer.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "simfabric/mad_wire.h"
+#include "libumad/mad_wire.h"
 #include "simfabric/route.h"
 
 /* The port whose LID range addresses (node, port): port 0 for a switch. */
@@ -57,7 +57,7 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 		end->port = at;
 		return 0;
 	}
-	for (hops = 0; hops <= SMP_MAX_HOPS; hops++) {
+	for (hops = 0; hops <= UMAD_SMP_MAX_HOPS; hops++) {
 		unsigned egress;
 
 		if (lid_in_range(addressed_port(node, at), dlid)) {
@@ -103,17 +103,18 @@ static int lid_routed_end(struct sim_fabric *f, struct sim_node *node, unsigned 
 int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,
 		    struct sim_hop_end *end, struct sim_hop_end *dr_end)
 {
-	uint8_t hop_cnt = mad[MAD_HOP_CNT];
-	uint8_t *hop_ptr = &mad[MAD_HOP_PTR];
-	const uint8_t *initial = mad + SMP_INITIAL_PATH;
-	uint8_t *ret = mad + SMP_RETURN_PATH;
-	uint16_t dr_slid = get_be16(mad + SMP_DR_SLID), dr_dlid = get_be16(mad + SMP_DR_DLID);
+	uint8_t hop_cnt = mad[SMP_OFF_HOP_CNT];
+	uint8_t *hop_ptr = &mad[SMP_OFF_HOP_PTR];
+	const uint8_t *initial = mad + SMP_OFF_INITIAL_PATH;
+	uint8_t *ret = mad + SMP_OFF_RETURN_PATH;
+	uint16_t dr_slid = get_be16(mad + SMP_OFF_DR_SLID);
+	uint16_t dr_dlid = get_be16(mad + SMP_OFF_DR_DLID);
 	struct sim_node *node = from->node;
 	unsigned port = from->num;
 	struct sim_hop_end e;
 
 	/* C14-6: at most 63 hops; a request travels with D = 0 and starts at hop 0. */
-	if (hop_cnt >= SMP_MAX_HOPS || (mad[MAD_STATUS] & 0x80) || *hop_ptr != 0)
+	if (hop_cnt >= UMAD_SMP_MAX_HOPS || (mad_status(mad) & UMAD_SMP_DIRECTION) || *hop_ptr != 0)
 		return -1;
 	if (dr_slid != LID_PERMISSIVE) {
 		/* The first part is LID-routed to where the directed part starts. */
@@ -155,10 +156,11 @@ int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, 
 int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
 		  const struct sim_hop_end *dr_end, uint8_t *mad, struct sim_hop_end *end)
 {
-	uint8_t hop_cnt = mad[MAD_HOP_CNT];
-	uint8_t *hop_ptr = &mad[MAD_HOP_PTR];
-	const uint8_t *ret = mad + SMP_RETURN_PATH;
-	uint16_t dr_slid = get_be16(mad + SMP_DR_SLID), dr_dlid = get_be16(mad + SMP_DR_DLID);
+	uint8_t hop_cnt = mad[SMP_OFF_HOP_CNT];
+	uint8_t *hop_ptr = &mad[SMP_OFF_HOP_PTR];
+	const uint8_t *ret = mad + SMP_OFF_RETURN_PATH;
+	uint16_t dr_slid = get_be16(mad + SMP_OFF_DR_SLID);
+	uint16_t dr_dlid = get_be16(mad + SMP_OFF_DR_DLID);
 	struct sim_node *node = responder->node;
 	unsigned port = responder->port;
 	struct sim_hop_end e;
@@ -194,7 +196,7 @@ int sim_smp_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dli
 	struct sim_hop_end dst, back;
 	uint16_t host_lid;
 
-	if (mad[MAD_CLASS] == MGMT_CLASS_SUBN_DR) {
+	if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE) {
 		struct sim_hop_end dr_end;
 
 		if (sim_dr_outgoing(f, from, dlid, mad, &dst, &dr_end) < 0 ||

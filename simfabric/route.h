@@ -26,8 +26,8 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
  * Send an SMP from the host port `from` (LRH DLID `dlid` for LID-routed
  * SMPs and for the LID-routed first part of a directed route), have the
  * destination's SMA answer it, and carry the answer back.  The MAD buffer
- * (256 bytes) becomes the response.  Returns 1 with *resp_slid (the LID
- * the answer comes from, 0xffff for directed routes) when the answer
+ * (MAD_SIZE bytes) becomes the response.  Returns 1 with *resp_slid (the LID
+ * the answer comes from, LID_PERMISSIVE for directed routes) when the answer
  * reaches `from`'s node, 0 when the request or its answer is lost.
  */
 int sim_smp_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, uint8_t *mad,

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simfabric/mad_wire.h"
+#include "libumad/mad_wire.h"
 #include "simfabric/port_state.h"
 #include "simfabric/sma.h"
 
@@ -26,7 +26,7 @@ struct sma_request {
 	int set;
 	int hide_m_key;
 	uint32_t mod;
-	uint8_t *data;		/* the 64-byte SMP data, answered in place */
+	uint8_t *data;		/* the SMP data, answered in place */
 	const struct sim_sma_hooks *hooks;
 };
 
@@ -41,7 +41,7 @@ static void node_changed(struct sma_request *r)
 static int node_desc(struct sma_request *r)
 {
 	if (r->set)
-		return MAD_STATUS_ATTR_UNSUPPORTED;
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	memset(r->data, 0, SMP_DATA_SIZE);
 	memcpy(r->data, r->node->desc, strnlen(r->node->desc, SIM_DESC_LEN));
 	return SMA_REPLY;
@@ -52,8 +52,8 @@ void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t
 	uint64_t port_guid = n->type == SIM_NODE_SWITCH ? n->node_guid : n->ports[local_port].guid;
 
 	memset(d, 0, SMP_DATA_SIZE);
-	d[0] = 1;			/* BaseVersion */
-	d[1] = 1;			/* ClassVersion */
+	d[0] = UMAD_BASE_VERSION;
+	d[1] = SMP_CLASS_VERSION;
 	d[2] = (uint8_t)n->type;
 	d[3] = n->num_ports;
 	put_be64(d + 4, n->sys_guid);
@@ -71,7 +71,7 @@ void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t
 static int node_info(struct sma_request *r)
 {
 	if (r->set)
-		return MAD_STATUS_ATTR_UNSUPPORTED;
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	sim_encode_node_info(r->node, r->in_port, r->data);
 	return SMA_REPLY;
 }
@@ -227,12 +227,12 @@ static int port_info(struct sma_request *r)
 	struct sim_port *p = port_from_modifier(r, r->mod);
 
 	if (!p || r->mod > 0xff)
-		return MAD_STATUS_INVALID_FIELD;
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
 		if (!port_info_set_valid(p, r->data)) {
 			/* Answer with the unchanged attribute and the status. */
 			sim_encode_port_info(r->node, p, r->in_port, r->hide_m_key, r->data);
-			return MAD_STATUS_INVALID_FIELD;
+			return UMAD_STATUS_INVALID_ATTR_VALUE;
 		}
 		port_info_apply(r, p, r->data);
 		node_changed(r);
@@ -251,13 +251,14 @@ static int switch_info(struct sma_request *r)
 	uint8_t *d = r->data;
 
 	if (!sw)
-		return MAD_STATUS_ATTR_UNSUPPORTED;
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->set) {
 		uint16_t lft_top = get_be16(d + 6), mft_top = get_be16(d + 18);
 
-		if (lft_top >= SIM_LFT_CAP || (mft_top && (mft_top < 0xc000 ||
-							   mft_top >= 0xc000 + SIM_MFT_CAP)))
-			return MAD_STATUS_INVALID_FIELD;
+		if (lft_top >= SIM_LFT_CAP ||
+		    (mft_top && (mft_top < LID_MCAST_START ||
+				 mft_top >= LID_MCAST_START + SIM_MFT_CAP)))
+			return UMAD_STATUS_INVALID_ATTR_VALUE;
 		sw->lft_top = lft_top;
 		sw->default_port = d[8];
 		sw->default_mcast_primary = d[9];
@@ -287,12 +288,12 @@ static int switch_info(struct sma_request *r)
 static int linear_ft(struct sma_request *r)
 {
 	struct sim_switch *sw = r->node->sw;
-	size_t first = (size_t)r->mod * 64;
+	size_t first = (size_t)r->mod * SMP_DATA_SIZE;
 
 	if (!sw)
-		return MAD_STATUS_ATTR_UNSUPPORTED;
-	if (r->mod >= SIM_LFT_CAP / 64)
-		return MAD_STATUS_INVALID_FIELD;
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (r->mod >= SIM_LFT_CAP / SMP_DATA_SIZE)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
 		if (!sw->lft) {
 			sw->lft = malloc(SIM_LFT_CAP);
@@ -300,13 +301,13 @@ static int linear_ft(struct sma_request *r)
 				return SMA_SILENT;	/* out of memory: as a lost packet */
 			memset(sw->lft, 0xff, SIM_LFT_CAP);
 		}
-		memcpy(sw->lft + first, r->data, 64);
+		memcpy(sw->lft + first, r->data, SMP_DATA_SIZE);
 		node_changed(r);
 	}
 	if (sw->lft)
-		memcpy(r->data, sw->lft + first, 64);
+		memcpy(r->data, sw->lft + first, SMP_DATA_SIZE);
 	else
-		memset(r->data, 0xff, 64);
+		memset(r->data, 0xff, SMP_DATA_SIZE);
 	return SMA_REPLY;
 }
 
@@ -316,10 +317,10 @@ static int mcast_ft(struct sma_request *r)
 	unsigned block = r->mod & 0x1ff, position = r->mod >> 28, i;
 
 	if (!sw)
-		return MAD_STATUS_ATTR_UNSUPPORTED;
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (block >= SIM_MFT_CAP / 32 || position > r->node->num_ports / 16 ||
 	    (r->mod & 0x0ffffe00))
-		return MAD_STATUS_INVALID_FIELD;
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !sw->mft) {
 		sw->mft = calloc(SIM_MFT_CAP, sizeof(*sw->mft));
 		if (!sw->mft)
@@ -346,7 +347,7 @@ static int guid_info(struct sma_request *r)
 	unsigned i;
 
 	if (r->mod >= SIM_GUID_CAP / 8)
-		return MAD_STATUS_INVALID_FIELD;
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !p->alias_guids) {
 		p->alias_guids = calloc(SIM_GUID_CAP, sizeof(*p->alias_guids));
 		if (!p->alias_guids)
@@ -373,12 +374,12 @@ static int pkey_table(struct sma_request *r)
 	p = num <= r->node->num_ports ? &r->node->ports[num] : NULL;
 	if (!p || (r->node->type != SIM_NODE_SWITCH && num == 0) ||
 	    block >= SIM_PKEY_TABLE_SIZE / 32)
-		return MAD_STATUS_INVALID_FIELD;
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !p->pkeys) {
 		p->pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(*p->pkeys));
 		if (!p->pkeys)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
-		p->pkeys[0] = 0xffff;
+		p->pkeys[0] = PKEY_DEFAULT;
 	}
 	for (i = 0; i < 32; i++) {
 		if (r->set)
@@ -400,7 +401,7 @@ static int sl2vl_table(struct sma_request *r)
 		in = 0;
 	}
 	if (out > r->node->num_ports || in > r->node->num_ports || (r->mod >> 16))
-		return MAD_STATUS_INVALID_FIELD;
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	/* One table per output port: the input port is accepted but not told apart. */
 	p = &r->node->ports[out];
 	for (sl = 0; sl < 16; sl += 2) {
@@ -424,7 +425,7 @@ static int vl_arb_table(struct sma_request *r)
 	if (r->node->type != SIM_NODE_SWITCH)
 		num = r->in_port;
 	if (block < 1 || block > 4 || num > r->node->num_ports)
-		return MAD_STATUS_INVALID_FIELD;
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	p = &r->node->ports[num];
 	if (r->set && !p->vlarb) {
 		p->vlarb = calloc(4, sizeof(*p->vlarb));
@@ -455,9 +456,9 @@ static int sm_info(struct sma_request *r)
 
 	/* Only a port running an SM has SMInfo; elsewhere it is not supported. */
 	if (!(p->capmask & SIM_CAP_IS_SM))
-		return MAD_STATUS_ATTR_UNSUPPORTED;
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->set)
-		return MAD_STATUS_ATTR_UNSUPPORTED;
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	memset(r->data, 0, SMP_DATA_SIZE);
 	put_be64(r->data + 0, s->guid);
 	put_be64(r->data + 8, r->hide_m_key ? 0 : s->sm_key);
@@ -471,7 +472,7 @@ static int led_info(struct sma_request *r)
 	struct sim_port *p = port_from_modifier(r, r->mod);
 
 	if (!p)
-		return MAD_STATUS_INVALID_FIELD;
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
 		p->led = r->data[0] >> 7;
 		node_changed(r);
@@ -491,7 +492,7 @@ static int led_info(struct sma_request *r)
 static int m_key_check(struct sma_request *r, const uint8_t *mad)
 {
 	struct sim_port *m = sim_mgmt_port(r->node, r->in_port);
-	uint64_t key = get_be64(mad + SMP_MKEY);
+	uint64_t key = get_be64(mad + SMP_OFF_MKEY);
 
 	if (!m->m_key || key == m->m_key)
 		return 0;
@@ -506,12 +507,12 @@ static int m_key_check(struct sma_request *r, const uint8_t *mad)
 
 static void set_status(uint8_t *mad, uint16_t status)
 {
-	uint16_t word = get_be16(mad + MAD_STATUS);
+	uint16_t word = mad_status(mad);
 
 	/* Keep the direction bit of a DR SMP. */
-	if (mad[MAD_CLASS] == MGMT_CLASS_SUBN_DR)
-		status = (uint16_t)((word & DR_DIRECTION_BIT) | (status & 0x7fff));
-	put_be16(mad + MAD_STATUS, status);
+	if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE)
+		status = (uint16_t)((word & UMAD_SMP_DIRECTION) | (status & ~UMAD_SMP_DIRECTION));
+	put_be16(mad + MAD_OFF_STATUS, status);
 }
 
 int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad,
@@ -519,45 +520,46 @@ int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_por
 {
 	struct sma_request r = {
 		.f = f, .node = node, .in_port = in_port, .hooks = hooks,
-		.mod = mad_attr_mod(mad), .data = mad + SMP_DATA,
+		.mod = mad_attr_mod(mad), .data = mad + SMP_OFF_DATA,
 	};
-	uint8_t method = mad[MAD_METHOD];
+	uint8_t method = mad_method(mad);
 	int status;
 
-	if (method & METHOD_RESP_BIT || method == METHOD_TRAP_REPRESS)
+	if (mad_method_is_response(method) || method == UMAD_METHOD_TRAP_REPRESS)
 		return 0;
-	if (mad[MAD_CLASS] != MGMT_CLASS_SUBN_LID && mad[MAD_CLASS] != MGMT_CLASS_SUBN_DR)
+	if (!mad_class_is_smp(mad_class(mad)))
 		return 0;
-	r.set = method == METHOD_SET;
-	if ((method == METHOD_GET || method == METHOD_SET) && m_key_check(&r, mad) < 0)
+	r.set = method == UMAD_METHOD_SET;
+	if ((method == UMAD_METHOD_GET || method == UMAD_METHOD_SET) && m_key_check(&r, mad) < 0)
 		return 0;
 
-	if (mad[MAD_BASE_VERSION] != 1 || mad[MAD_CLASS_VERSION] != 1) {
-		status = MAD_STATUS_BAD_VERSION;
-	} else if (method != METHOD_GET && method != METHOD_SET) {
-		status = MAD_STATUS_METHOD_UNSUPPORTED;
+	if (mad[MAD_OFF_BASE_VERSION] != UMAD_BASE_VERSION ||
+	    mad[MAD_OFF_CLASS_VERSION] != SMP_CLASS_VERSION) {
+		status = UMAD_STATUS_BAD_VERSION;
+	} else if (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET) {
+		status = UMAD_STATUS_METHOD_NOT_SUPPORTED;
 	} else {
 		switch (mad_attr_id(mad)) {
-		case ATTR_NODE_DESC: status = node_desc(&r); break;
-		case ATTR_NODE_INFO: status = node_info(&r); break;
-		case ATTR_SWITCH_INFO: status = switch_info(&r); break;
-		case ATTR_GUID_INFO: status = guid_info(&r); break;
-		case ATTR_PORT_INFO: status = port_info(&r); break;
-		case ATTR_PKEY_TABLE: status = pkey_table(&r); break;
-		case ATTR_SL2VL_TABLE: status = sl2vl_table(&r); break;
-		case ATTR_VL_ARB_TABLE: status = vl_arb_table(&r); break;
-		case ATTR_LINEAR_FT: status = linear_ft(&r); break;
-		case ATTR_MCAST_FT: status = mcast_ft(&r); break;
-		case ATTR_SM_INFO: status = sm_info(&r); break;
-		case ATTR_LED_INFO: status = led_info(&r); break;
-		default: status = MAD_STATUS_ATTR_UNSUPPORTED; break;
+		case UMAD_SM_ATTR_NODE_DESC: status = node_desc(&r); break;
+		case UMAD_SM_ATTR_NODE_INFO: status = node_info(&r); break;
+		case UMAD_SM_ATTR_SWITCH_INFO: status = switch_info(&r); break;
+		case UMAD_SM_ATTR_GUID_INFO: status = guid_info(&r); break;
+		case UMAD_SM_ATTR_PORT_INFO: status = port_info(&r); break;
+		case UMAD_SM_ATTR_PKEY_TABLE: status = pkey_table(&r); break;
+		case UMAD_SM_ATTR_SLVL_TABLE: status = sl2vl_table(&r); break;
+		case UMAD_SM_ATTR_VL_ARB_TABLE: status = vl_arb_table(&r); break;
+		case UMAD_SM_ATTR_LINEAR_FT: status = linear_ft(&r); break;
+		case UMAD_SM_ATTR_MCAST_FT: status = mcast_ft(&r); break;
+		case UMAD_SM_ATTR_SM_INFO: status = sm_info(&r); break;
+		case UMAD_SM_ATTR_LED_INFO: status = led_info(&r); break;
+		default: status = UMAD_STATUS_ATTR_NOT_SUPPORTED; break;
 		}
 	}
 	if (status == SMA_SILENT)
 		return 0;
-	mad[MAD_METHOD] = METHOD_GET_RESP;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
 	set_status(mad, (uint16_t)status);
-	if (mad[MAD_CLASS] == MGMT_CLASS_SUBN_DR)
-		mad[MAD_STATUS] |= DR_DIRECTION_BIT >> 8;
+	if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE)
+		mad[MAD_OFF_STATUS] |= UMAD_SMP_DIRECTION >> 8;
 	return 1;
 }

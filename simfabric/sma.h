@@ -19,7 +19,7 @@ struct sim_sma_hooks {
 /*
  * Process an SMP (LID-routed or directed-route) that reached `node` through
  * port `in_port` (0: a switch's own management port).  The MAD buffer
- * (256 bytes) is turned into the response in place.  Returns 1 when there
+ * (MAD_SIZE bytes) is turned into the response in place.  Returns 1 when there
  * is a response to send back, 0 when the SMA stays silent (a failed M_Key
  * check, a response or TrapRepress arriving, a malformed class).
  */

@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "backends/mad_rules.h"
+#include "libumad/mad_wire.h"
 
 static struct umad_agent_req req(uint8_t qpn, uint8_t mgmt_class, uint8_t version, uint8_t rmpp)
 {
@@ -129,7 +130,7 @@ static void test_response_methods(void **state)
 /* A zero-padded MAD of one class; DR SMPs get a path out of port 1 and permissive DR LIDs. */
 static void make_mad(uint8_t *mad, uint8_t mgmt_class, uint8_t method)
 {
-	memset(mad, 0, MAD_RULES_MAD_SIZE);
+	memset(mad, 0, MAD_SIZE);
 	mad[0] = 1;
 	mad[1] = mgmt_class;
 	mad[2] = 1;
@@ -146,7 +147,7 @@ static void test_send_sizes(void **state)
 {
 	struct umad_agent_req smi = req(0, 0x81, 1, 0), sa = req(1, 0x03, 2, 1),
 			      sa_user = req(1, 0x03, 2, 1), plain = req(1, 0x03, 2, 0);
-	uint8_t mad[MAD_RULES_MAD_SIZE];
+	uint8_t mad[MAD_SIZE];
 
 	(void)state;
 	sa_user.flags = UMAD_USER_RMPP;
@@ -173,7 +174,7 @@ static void test_send_sizes(void **state)
 static void test_send_directed_route(void **state)
 {
 	struct umad_agent_req smi = req(0, 0x81, 1, 0);
-	uint8_t mad[MAD_RULES_MAD_SIZE];
+	uint8_t mad[MAD_SIZE];
 
 	(void)state;
 	/* Out of port 1 of an end node: the path must start with that port (C14-9:1). */

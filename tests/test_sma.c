@@ -19,8 +19,8 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "libumad/mad_wire.h"
 #include "simfabric/fabric.h"
-#include "simfabric/mad_wire.h"
 #include "simfabric/port_state.h"
 #include "simfabric/route.h"
 #include "simfabric/sma.h"
@@ -85,26 +85,26 @@ static uint8_t *dr_smp(uint8_t method, uint16_t attr, uint32_t mod, const char *
 	unsigned hops = 0;
 
 	memset(m, 0, MAD_SIZE);
-	m[MAD_BASE_VERSION] = 1;
-	m[MAD_CLASS] = MGMT_CLASS_SUBN_DR;
-	m[MAD_CLASS_VERSION] = 1;
-	m[MAD_METHOD] = method;
-	put_be64(m + MAD_TID, 0x1234);
-	put_be16(m + MAD_ATTR_ID, attr);
-	put_be32(m + MAD_ATTR_MOD, mod);
-	put_be64(m + SMP_MKEY, fx->m_key);
-	put_be16(m + SMP_DR_SLID, fx->dr_slid);
-	put_be16(m + SMP_DR_DLID, fx->dr_dlid);
+	m[MAD_OFF_BASE_VERSION] = 1;
+	m[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_DIRECTED_ROUTE;
+	m[MAD_OFF_CLASS_VERSION] = 1;
+	m[MAD_OFF_METHOD] = method;
+	put_be64(m + MAD_OFF_TID, 0x1234);
+	put_be16(m + MAD_OFF_ATTR_ID, attr);
+	put_be32(m + MAD_OFF_ATTR_MOD, mod);
+	put_be64(m + SMP_OFF_MKEY, fx->m_key);
+	put_be16(m + SMP_OFF_DR_SLID, fx->dr_slid);
+	put_be16(m + SMP_OFF_DR_DLID, fx->dr_dlid);
 	for (; *path; path++) {
 		if (*path >= '0' && *path <= '9') {
 			unsigned port = (unsigned)strtoul(path, (char **)&path, 10);
 
-			m[SMP_INITIAL_PATH + ++hops] = (uint8_t)port;
+			m[SMP_OFF_INITIAL_PATH + ++hops] = (uint8_t)port;
 			path--;
 		}
 	}
-	m[MAD_HOP_CNT] = (uint8_t)hops;
-	return m + SMP_DATA;
+	m[SMP_OFF_HOP_CNT] = (uint8_t)hops;
+	return m + SMP_OFF_DATA;
 }
 
 /* A LID-routed SMP. */
@@ -112,8 +112,8 @@ static uint8_t *lid_smp(uint8_t method, uint16_t attr, uint32_t mod)
 {
 	uint8_t *d = dr_smp(method, attr, mod, "");
 
-	fx->mad[MAD_CLASS] = MGMT_CLASS_SUBN_LID;
-	memset(fx->mad + SMP_DR_SLID, 0, 4);
+	fx->mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_LID_ROUTED;
+	memset(fx->mad + SMP_OFF_DR_SLID, 0, 4);
 	return d;
 }
 
@@ -124,14 +124,14 @@ static int send_to(uint16_t dlid)
 
 	if (!sim_smp_round_trip(fx->f, fx->host, dlid, fx->mad, &slid, &hooks))
 		return LOST;
-	assert_int_equal(fx->mad[MAD_METHOD], METHOD_GET_RESP);
-	assert_int_equal(get_be64(fx->mad + MAD_TID), 0x1234);
-	if (fx->mad[MAD_CLASS] == MGMT_CLASS_SUBN_DR) {
+	assert_int_equal(fx->mad[MAD_OFF_METHOD], UMAD_METHOD_GET_RESP);
+	assert_int_equal(get_be64(fx->mad + MAD_OFF_TID), 0x1234);
+	if (fx->mad[MAD_OFF_CLASS] == UMAD_CLASS_SUBN_DIRECTED_ROUTE) {
 		/* Answers come back with the direction bit set and the hop pointer consumed. */
-		assert_true(fx->mad[MAD_STATUS] & 0x80);
+		assert_true(fx->mad[MAD_OFF_STATUS] & 0x80);
 		assert_int_equal(slid, LID_PERMISSIVE);
 	}
-	return get_be16(fx->mad + MAD_STATUS) & 0x7fff;
+	return get_be16(fx->mad + MAD_OFF_STATUS) & 0x7fff;
 }
 
 static int send_dr(void)
@@ -141,13 +141,13 @@ static int send_dr(void)
 
 static uint8_t *data(void)
 {
-	return fx->mad + SMP_DATA;
+	return fx->mad + SMP_OFF_DATA;
 }
 
 /* PortInfo of a node by DR, read into buf (64 bytes). */
 static void get_port_info(const char *path, unsigned port, uint8_t *buf)
 {
-	dr_smp(METHOD_GET, ATTR_PORT_INFO, port, path);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, port, path);
 	assert_int_equal(send_dr(), 0);
 	memcpy(buf, data(), SMP_DATA_SIZE);
 }
@@ -163,7 +163,7 @@ static void port_info_for_set(const char *path, unsigned port, uint8_t *buf)
 /* Set PortInfo from buf; the status. */
 static int set_port_info(const char *path, unsigned port, const uint8_t *buf)
 {
-	memcpy(dr_smp(METHOD_SET, ATTR_PORT_INFO, port, path), buf, SMP_DATA_SIZE);
+	memcpy(dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_PORT_INFO, port, path), buf, SMP_DATA_SIZE);
 	return send_dr();
 }
 
@@ -172,11 +172,11 @@ static int set_port_info(const char *path, unsigned port, const uint8_t *buf)
 static void test_node_description(void **state)
 {
 	(void)state;
-	dr_smp(METHOD_GET, ATTR_NODE_DESC, 0, "1,7");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_DESC, 0, "1,7");
 	assert_int_equal(send_dr(), 0);
 	assert_string_equal((char *)data(), "Switch2");
-	dr_smp(METHOD_SET, ATTR_NODE_DESC, 0, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
+	dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_NODE_DESC, 0, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
 }
 
 static void test_node_info(void **state)
@@ -185,7 +185,7 @@ static void test_node_info(void **state)
 
 	(void)state;
 	/* The host itself (0 hops): a CA, local port 1. */
-	d = dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(d[0], 1);
 	assert_int_equal(d[1], 1);
@@ -195,7 +195,7 @@ static void test_node_info(void **state)
 	assert_int_equal(get_be64(d + 20), 0x100001);
 	assert_int_equal(d[36], 1);
 	/* Switch2, reached over Switch1's port 8: it says it was reached through its port 8. */
-	d = dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,8");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,8");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(d[2], SIM_NODE_SWITCH);
 	assert_int_equal(d[3], 8);
@@ -203,11 +203,11 @@ static void test_node_info(void **state)
 	assert_int_equal(get_be64(d + 20), 0x200001);
 	assert_int_equal(d[36], 8);
 	/* Hca4 across both switches: its own port GUID. */
-	d = dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,7,2");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7,2");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be64(d + 20), node("Hca4")->ports[1].guid);
-	dr_smp(METHOD_SET, ATTR_NODE_INFO, 0, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
+	dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
 }
 
 /* --- PortInfo ----------------------------------------------------------------- */
@@ -238,10 +238,10 @@ static void test_port_info_get(void **state)
 	get_port_info("1", 3, pi);
 	assert_int_equal(pi[32] & 0xf, SIM_PORT_DOWN);
 	/* Out of range. */
-	dr_smp(METHOD_GET, ATTR_PORT_INFO, 9, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
-	dr_smp(METHOD_GET, ATTR_PORT_INFO, 3, "");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, 9, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, 3, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
 static void test_port_info_set(void **state)
@@ -325,7 +325,7 @@ static void test_port_info_set_invalid(void **state)
 			memcpy(req, pi, sizeof(req));
 			put_be16(req + 16, 0x77);	/* a LID that must not be applied */
 			req[bad[i].offset] = bad[i].value;
-			assert_int_equal(set_port_info("", 0, req), MAD_STATUS_INVALID_FIELD);
+			assert_int_equal(set_port_info("", 0, req), UMAD_STATUS_INVALID_ATTR_VALUE);
 			assert_int_equal(get_be16(data() + 16), 0);
 			get_port_info("", 0, back);
 			assert_int_equal(get_be16(back + 16), 0);
@@ -358,7 +358,7 @@ static void test_port_states(void **state)
 	set_state("", 0, SIM_PORT_ACTIVE, 0, 0);
 	assert_int_equal(fx->host->state, SIM_PORT_ACTIVE);
 	set_state("", 0, SIM_PORT_ACTIVE, 0, 0);
-	set_state("", 0, SIM_PORT_ARMED, 0, MAD_STATUS_INVALID_FIELD);
+	set_state("", 0, SIM_PORT_ARMED, 0, UMAD_STATUS_INVALID_ATTR_VALUE);
 	set_state("", 0, SIM_PORT_NOCHANGE, 0, 0);
 	assert_int_equal(fx->host->state, SIM_PORT_ACTIVE);
 	/* The switch side too, and its PortStateChange flag goes up. */
@@ -376,7 +376,7 @@ static void test_port_states(void **state)
 	set_state("1", 0, SIM_PORT_ARMED, 0, 0);
 	set_state("1", 0, SIM_PORT_DOWN, 0, 0);
 	assert_int_equal(node("Switch1")->ports[0].state, SIM_PORT_INIT);
-	set_state("1", 0, SIM_PORT_NOCHANGE, SIM_PHYS_DISABLED, MAD_STATUS_INVALID_FIELD);
+	set_state("1", 0, SIM_PORT_NOCHANGE, SIM_PHYS_DISABLED, UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
 static void test_link_disabled(void **state)
@@ -390,25 +390,25 @@ static void test_link_disabled(void **state)
 	assert_int_equal(a->state, SIM_PORT_DOWN);
 	assert_int_equal(b->phys_state, SIM_PHYS_POLLING);
 	assert_int_equal(b->state, SIM_PORT_DOWN);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,7");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), LOST);
 	/* The redundant link still reaches Switch2. */
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,8");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,8");
 	assert_int_equal(send_dr(), 0);
 	/* Polling re-enables it: the link trains to Init. */
 	set_state("1", 7, SIM_PORT_NOCHANGE, SIM_PHYS_POLLING, 0);
 	assert_int_equal(a->phys_state, SIM_PHYS_LINKUP);
 	assert_int_equal(b->state, SIM_PORT_INIT);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,7");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), 0);
 	/* A pulled cable loses the SMP too, and plugging it back brings the link up. */
 	sim_port_cable(a, 0, NULL);
 	assert_null(b->peer);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,7");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), LOST);
 	sim_port_cable(a, 1, b);
 	assert_int_equal(b->state, SIM_PORT_INIT);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,7");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), 0);
 }
 
@@ -419,12 +419,12 @@ static void test_switch_info(void **state)
 	uint8_t *d;
 
 	(void)state;
-	d = dr_smp(METHOD_GET, ATTR_SWITCH_INFO, 0, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SWITCH_INFO, 0, "1");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be16(d + 0), SIM_LFT_CAP);
 	assert_int_equal(get_be16(d + 4), SIM_MFT_CAP);
 	assert_int_equal(get_be16(d + 6), 0);
-	d = dr_smp(METHOD_SET, ATTR_SWITCH_INFO, 0, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, "1");
 	put_be16(d + 6, 0x40);		/* LinearFDBTop */
 	d[8] = 7;			/* DefaultPort */
 	d[11] = 5 << 3 | 0x04;		/* LifeTimeValue, clear PortStateChange */
@@ -436,15 +436,15 @@ static void test_switch_info(void **state)
 	assert_int_equal(d[11], 5 << 3);
 	assert_int_equal(get_be16(d + 18), 0xc010);
 	/* Tops beyond the caps. */
-	d = dr_smp(METHOD_SET, ATTR_SWITCH_INFO, 0, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, "1");
 	put_be16(d + 6, SIM_LFT_CAP);
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
-	d = dr_smp(METHOD_SET, ATTR_SWITCH_INFO, 0, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, "1");
 	put_be16(d + 18, 0xbfff);
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 	/* A CA is no switch. */
-	dr_smp(METHOD_GET, ATTR_SWITCH_INFO, 0, "");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SWITCH_INFO, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
 }
 
 static void test_enhanced_port0(void **state)
@@ -454,13 +454,13 @@ static void test_enhanced_port0(void **state)
 
 	(void)state;
 	assert_non_null(f);
-	mad[MAD_BASE_VERSION] = 1;
-	mad[MAD_CLASS] = MGMT_CLASS_SUBN_DR;
-	mad[MAD_CLASS_VERSION] = 1;
-	mad[MAD_METHOD] = METHOD_GET;
-	put_be16(mad + MAD_ATTR_ID, ATTR_SWITCH_INFO);
+	mad[MAD_OFF_BASE_VERSION] = 1;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_DIRECTED_ROUTE;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET;
+	put_be16(mad + MAD_OFF_ATTR_ID, UMAD_SM_ATTR_SWITCH_INFO);
 	assert_int_equal(sim_sma_process(f, f->nodes[0], 0, mad, NULL), 1);
-	assert_int_equal(mad[SMP_DATA + 16] & 0x08, 0x08);
+	assert_int_equal(mad[SMP_OFF_DATA + 16] & 0x08, 0x08);
 	sim_fabric_free(f);
 }
 
@@ -471,22 +471,22 @@ static void test_linear_ft(void **state)
 
 	(void)state;
 	/* Unset entries read as 0xff (no route). */
-	d = dr_smp(METHOD_GET, ATTR_LINEAR_FT, 1, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_LINEAR_FT, 1, "1");
 	assert_int_equal(send_dr(), 0);
 	for (i = 0; i < 64; i++)
 		assert_int_equal(d[i], 0xff);
-	d = dr_smp(METHOD_SET, ATTR_LINEAR_FT, 1, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_LINEAR_FT, 1, "1");
 	for (i = 0; i < 64; i++)
 		d[i] = (uint8_t)(i % 9);
 	assert_int_equal(send_dr(), 0);
-	d = dr_smp(METHOD_GET, ATTR_LINEAR_FT, 1, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_LINEAR_FT, 1, "1");
 	assert_int_equal(send_dr(), 0);
 	for (i = 0; i < 64; i++)
 		assert_int_equal(d[i], i % 9);
-	dr_smp(METHOD_GET, ATTR_LINEAR_FT, SIM_LFT_CAP / 64, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
-	dr_smp(METHOD_GET, ATTR_LINEAR_FT, 0, "");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_LINEAR_FT, SIM_LFT_CAP / 64, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_LINEAR_FT, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
 }
 
 static void test_mcast_ft(void **state)
@@ -495,25 +495,25 @@ static void test_mcast_ft(void **state)
 	int i;
 
 	(void)state;
-	d = dr_smp(METHOD_GET, ATTR_MCAST_FT, 3, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_MCAST_FT, 3, "1");
 	assert_int_equal(send_dr(), 0);
 	for (i = 0; i < 64; i++)
 		assert_int_equal(d[i], 0);
-	d = dr_smp(METHOD_SET, ATTR_MCAST_FT, 3, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_MCAST_FT, 3, "1");
 	for (i = 0; i < 32; i++)
 		put_be16(d + 2 * i, (uint16_t)(1u << (i % 9)));
 	assert_int_equal(send_dr(), 0);
-	d = dr_smp(METHOD_GET, ATTR_MCAST_FT, 3, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_MCAST_FT, 3, "1");
 	assert_int_equal(send_dr(), 0);
 	for (i = 0; i < 32; i++)
 		assert_int_equal(get_be16(d + 2 * i), 1u << (i % 9));
 	/* Position 1 (ports 16..31) does not exist on an 8-port switch; nor block 32. */
-	dr_smp(METHOD_GET, ATTR_MCAST_FT, 1u << 28 | 3, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
-	dr_smp(METHOD_GET, ATTR_MCAST_FT, SIM_MFT_CAP / 32, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
-	dr_smp(METHOD_GET, ATTR_MCAST_FT, 0, "");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_MCAST_FT, 1u << 28 | 3, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_MCAST_FT, SIM_MFT_CAP / 32, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_MCAST_FT, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
 }
 
 /* --- GUIDInfo, P_KeyTable, SL2VL, VLArbitration --------------------------------- */
@@ -523,22 +523,22 @@ static void test_guid_info(void **state)
 	uint8_t *d;
 
 	(void)state;
-	d = dr_smp(METHOD_GET, ATTR_GUID_INFO, 0, "");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_GUID_INFO, 0, "");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be64(d), 0x100001);
 	assert_int_equal(get_be64(d + 8), 0);
 	/* Alias GUIDs are set; GUID 0 (the port GUID) is read-only. */
-	d = dr_smp(METHOD_SET, ATTR_GUID_INFO, 0, "");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_GUID_INFO, 0, "");
 	put_be64(d, 0xdead);
 	put_be64(d + 8, 0xabcdef);
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be64(d), 0x100001);
 	assert_int_equal(get_be64(d + 8), 0xabcdef);
 	assert_int_equal(sim_port_guid_at(fx->host, 1), 0xabcdef);
-	dr_smp(METHOD_GET, ATTR_GUID_INFO, 1, "");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_GUID_INFO, 1, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 	/* A switch's is its port 0's. */
-	d = dr_smp(METHOD_GET, ATTR_GUID_INFO, 0, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_GUID_INFO, 0, "1");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be64(d), 0x200000);
 }
@@ -548,25 +548,25 @@ static void test_pkey_table(void **state)
 	uint8_t *d;
 
 	(void)state;
-	d = dr_smp(METHOD_GET, ATTR_PKEY_TABLE, 0, "");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PKEY_TABLE, 0, "");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be16(d), 0xffff);
 	assert_int_equal(get_be16(d + 2), 0);
-	d = dr_smp(METHOD_SET, ATTR_PKEY_TABLE, 1, "");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_PKEY_TABLE, 1, "");
 	put_be16(d + 4, 0x8001);
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(sim_port_pkey(fx->host, 34), 0x8001);
 	assert_int_equal(sim_port_pkey(fx->host, 0), 0xffff);
 	/* A switch port by the modifier's upper half. */
-	d = dr_smp(METHOD_SET, ATTR_PKEY_TABLE, 7u << 16, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_PKEY_TABLE, 7u << 16, "1");
 	put_be16(d, 0x7fff);
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(sim_port_pkey(&node("Switch1")->ports[7], 0), 0x7fff);
 	assert_int_equal(sim_port_pkey(&node("Switch1")->ports[6], 0), 0xffff);
-	dr_smp(METHOD_GET, ATTR_PKEY_TABLE, 9u << 16, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
-	dr_smp(METHOD_GET, ATTR_PKEY_TABLE, SIM_PKEY_TABLE_SIZE / 32, "");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PKEY_TABLE, 9u << 16, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PKEY_TABLE, SIM_PKEY_TABLE_SIZE / 32, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
 static void test_sl2vl(void **state)
@@ -575,25 +575,25 @@ static void test_sl2vl(void **state)
 	int i;
 
 	(void)state;
-	d = dr_smp(METHOD_SET, ATTR_SL2VL_TABLE, 0, "");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, 0, "");
 	for (i = 0; i < 8; i++)
 		d[i] = (uint8_t)(i << 4 | (7 - i));
 	assert_int_equal(send_dr(), 0);
-	d = dr_smp(METHOD_GET, ATTR_SL2VL_TABLE, 0, "");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE, 0, "");
 	assert_int_equal(send_dr(), 0);
 	for (i = 0; i < 8; i++)
 		assert_int_equal(d[i], i << 4 | (7 - i));
 	assert_int_equal(fx->host->sl2vl[3], 7 - 1);
 	/* A switch: input port in bits 15:8, output port in 7:0. */
-	d = dr_smp(METHOD_SET, ATTR_SL2VL_TABLE, 2u << 8 | 7, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, 2u << 8 | 7, "1");
 	d[0] = 0x12;
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(node("Switch1")->ports[7].sl2vl[0], 1);
 	assert_int_equal(node("Switch1")->ports[7].sl2vl[1], 2);
-	dr_smp(METHOD_GET, ATTR_SL2VL_TABLE, 9, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
-	dr_smp(METHOD_GET, ATTR_SL2VL_TABLE, 1u << 16, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE, 9, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE, 1u << 16, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
 static void test_vl_arbitration(void **state)
@@ -603,10 +603,10 @@ static void test_vl_arbitration(void **state)
 
 	(void)state;
 	for (block = 1; block <= 4; block++) {
-		d = dr_smp(METHOD_GET, ATTR_VL_ARB_TABLE, (uint32_t)block << 16, "");
+		d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_VL_ARB_TABLE, (uint32_t)block << 16, "");
 		assert_int_equal(send_dr(), 0);
 		assert_int_equal(d[0], 0);
-		d = dr_smp(METHOD_SET, ATTR_VL_ARB_TABLE, (uint32_t)block << 16, "");
+		d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_VL_ARB_TABLE, (uint32_t)block << 16, "");
 		d[0] = (uint8_t)block;		/* VL */
 		d[1] = (uint8_t)(block * 10);	/* weight */
 		d[62] = 0xf7;			/* reserved nibble dropped */
@@ -614,23 +614,23 @@ static void test_vl_arbitration(void **state)
 		assert_int_equal(send_dr(), 0);
 	}
 	for (block = 1; block <= 4; block++) {
-		d = dr_smp(METHOD_GET, ATTR_VL_ARB_TABLE, (uint32_t)block << 16, "");
+		d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_VL_ARB_TABLE, (uint32_t)block << 16, "");
 		assert_int_equal(send_dr(), 0);
 		assert_int_equal(d[0], block);
 		assert_int_equal(d[1], block * 10);
 		assert_int_equal(d[62], 7);
 	}
-	dr_smp(METHOD_GET, ATTR_VL_ARB_TABLE, 0, "");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
-	dr_smp(METHOD_GET, ATTR_VL_ARB_TABLE, 5u << 16, "");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_VL_ARB_TABLE, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_VL_ARB_TABLE, 5u << 16, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 	/* A switch's output port in the low half. */
-	d = dr_smp(METHOD_SET, ATTR_VL_ARB_TABLE, 1u << 16 | 8, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_VL_ARB_TABLE, 1u << 16 | 8, "1");
 	d[1] = 99;
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(node("Switch1")->ports[8].vlarb[0][0][1], 99);
-	dr_smp(METHOD_GET, ATTR_VL_ARB_TABLE, 1u << 16 | 9, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_VL_ARB_TABLE, 1u << 16 | 9, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
 /* --- SMInfo, LedInfo ---------------------------------------------------------- */
@@ -642,8 +642,8 @@ static void test_sm_info(void **state)
 
 	(void)state;
 	/* No SM on the port: not supported. */
-	dr_smp(METHOD_GET, ATTR_SM_INFO, 0, "");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
 	/* With IsSM: the SM's GUID, priority and state; its SM_Key hidden from a wrong M_Key. */
 	fx->host->capmask |= SIM_CAP_IS_SM;
 	hca->sminfo.guid = 0x100001;
@@ -651,14 +651,14 @@ static void test_sm_info(void **state)
 	hca->sminfo.act_count = 42;
 	hca->sminfo.priority = 5;
 	hca->sminfo.state = 3;
-	d = dr_smp(METHOD_GET, ATTR_SM_INFO, 0, "");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO, 0, "");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be64(d), 0x100001);
 	assert_int_equal(get_be64(d + 8), 0x5555);
 	assert_int_equal(get_be32(d + 16), 42);
 	assert_int_equal(d[20], 5 << 4 | 3);
-	dr_smp(METHOD_SET, ATTR_SM_INFO, 0, "");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
+	dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SM_INFO, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
 }
 
 static void test_led_info(void **state)
@@ -666,18 +666,18 @@ static void test_led_info(void **state)
 	uint8_t *d;
 
 	(void)state;
-	d = dr_smp(METHOD_SET, ATTR_LED_INFO, 3, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_LED_INFO, 3, "1");
 	d[0] = 0x80;
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(node("Switch1")->ports[3].led, 1);
-	d = dr_smp(METHOD_GET, ATTR_LED_INFO, 3, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_LED_INFO, 3, "1");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(d[0], 0x80);
-	d = dr_smp(METHOD_GET, ATTR_LED_INFO, 4, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_LED_INFO, 4, "1");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(d[0], 0);
-	dr_smp(METHOD_GET, ATTR_LED_INFO, 9, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_INVALID_FIELD);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_LED_INFO, 9, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
 /* --- statuses for what is not supported ----------------------------------------- */
@@ -685,23 +685,23 @@ static void test_led_info(void **state)
 static void test_unsupported(void **state)
 {
 	(void)state;
-	dr_smp(METHOD_GET, ATTR_RANDOM_FT, 0, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
-	dr_smp(METHOD_GET, ATTR_VENDOR_DIAG, 0, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
-	dr_smp(METHOD_GET, 0xff00, 0, "");
-	assert_int_equal(send_dr(), MAD_STATUS_ATTR_UNSUPPORTED);
-	dr_smp(0x03, ATTR_NODE_INFO, 0, "1");		/* Send */
-	assert_int_equal(send_dr(), MAD_STATUS_METHOD_UNSUPPORTED);
-	dr_smp(METHOD_TRAP, ATTR_NODE_INFO, 0, "1");
-	assert_int_equal(send_dr(), MAD_STATUS_METHOD_UNSUPPORTED);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1");
-	fx->mad[MAD_CLASS_VERSION] = 2;
-	assert_int_equal(send_dr(), MAD_STATUS_BAD_VERSION);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_RANDOM_FT, 0, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_VENDOR_DIAG, 0, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
+	dr_smp(UMAD_METHOD_GET, 0xff00, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
+	dr_smp(0x03, UMAD_SM_ATTR_NODE_INFO, 0, "1");		/* Send */
+	assert_int_equal(send_dr(), UMAD_STATUS_METHOD_NOT_SUPPORTED);
+	dr_smp(UMAD_METHOD_TRAP, UMAD_SM_ATTR_NODE_INFO, 0, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_METHOD_NOT_SUPPORTED);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
+	fx->mad[MAD_OFF_CLASS_VERSION] = 2;
+	assert_int_equal(send_dr(), UMAD_STATUS_BAD_VERSION);
 	/* Responses and TrapRepress are never answered. */
-	dr_smp(METHOD_GET_RESP, ATTR_NODE_INFO, 0, "1");
+	dr_smp(UMAD_METHOD_GET_RESP, UMAD_SM_ATTR_NODE_INFO, 0, "1");
 	assert_int_equal(send_dr(), LOST);
-	dr_smp(METHOD_TRAP_REPRESS, ATTR_NODE_INFO, 0, "1");
+	dr_smp(UMAD_METHOD_TRAP_REPRESS, UMAD_SM_ATTR_NODE_INFO, 0, "1");
 	assert_int_equal(send_dr(), LOST);
 }
 
@@ -730,7 +730,7 @@ static void test_m_key(void **state)
 		violations = fx->host->m_key_violations;
 		/* A wrong key: Gets pass at levels 0 and 1 (1 hides the key), fail above. */
 		fx->m_key = 0x1111;
-		dr_smp(METHOD_GET, ATTR_PORT_INFO, 0, "");
+		dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, 0, "");
 		if (level <= 1) {
 			assert_int_equal(send_dr(), 0);
 			assert_int_equal(get_be64(data()), level == 0 ? 0xcafe : 0);
@@ -741,17 +741,17 @@ static void test_m_key(void **state)
 		}
 		/* Sets fail at every level, silently, and are counted. */
 		violations = fx->host->m_key_violations;
-		dr_smp(METHOD_SET, ATTR_LED_INFO, 0, "");
+		dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_LED_INFO, 0, "");
 		data()[0] = 0x80;
 		assert_int_equal(send_dr(), LOST);
 		assert_int_equal(fx->host->led, 0);
 		assert_int_equal(fx->host->m_key_violations, violations + 1);
 		/* Other nodes are not protected. */
-		dr_smp(METHOD_SET, ATTR_LED_INFO, 1, "1");
+		dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_LED_INFO, 1, "1");
 		assert_int_equal(send_dr(), 0);
 		/* The right key does everything and sees the key; then clear it. */
 		fx->m_key = 0xcafe;
-		dr_smp(METHOD_GET, ATTR_PORT_INFO, 0, "");
+		dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, 0, "");
 		assert_int_equal(send_dr(), 0);
 		assert_int_equal(get_be64(data()), 0xcafe);
 		protect_host(0, 0);
@@ -766,14 +766,14 @@ static void test_m_key(void **state)
 		pi[34] = 3 << 6;
 		assert_int_equal(set_port_info("1", 0, pi), 0);
 	}
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
 	assert_int_equal(send_dr(), LOST);
 	fx->m_key = 0x77;
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
 	assert_int_equal(send_dr(), 0);
 	/* ...but not the nodes behind it. */
 	fx->m_key = 0;
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,7");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), 0);
 }
 
@@ -787,16 +787,16 @@ static void test_dr_hops(void **state)
 
 	(void)state;
 	/* The outgoing walk: hop pointer at hop count + 1, the return path records arrival ports. */
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,8,2");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,8,2");
 	assert_int_equal(sim_dr_outgoing(fx->f, fx->host, LID_PERMISSIVE, m, &end, &dr_end), 0);
 	assert_ptr_equal(end.node, node("Hca4"));
 	assert_int_equal(end.port, 1);
 	assert_ptr_equal(dr_end.node, node("Hca4"));
 	assert_int_equal(dr_end.port, 1);
-	assert_int_equal(m[MAD_HOP_PTR], 4);
-	assert_int_equal(m[SMP_RETURN_PATH + 1], 1);	/* into Switch1 through port 1 */
-	assert_int_equal(m[SMP_RETURN_PATH + 2], 8);	/* into Switch2 through port 8 */
-	assert_int_equal(m[SMP_RETURN_PATH + 3], 1);	/* into Hca4 through port 1 */
+	assert_int_equal(m[SMP_OFF_HOP_PTR], 4);
+	assert_int_equal(m[SMP_OFF_RETURN_PATH + 1], 1);	/* into Switch1 through port 1 */
+	assert_int_equal(m[SMP_OFF_RETURN_PATH + 2], 8);	/* into Switch2 through port 8 */
+	assert_int_equal(m[SMP_OFF_RETURN_PATH + 3], 1);	/* into Hca4 through port 1 */
 	/* The answer goes back along that path to the host, hop pointer back to 0. */
 	assert_int_equal(sim_sma_process(fx->f, end.node, end.port, m, NULL), 1);
 	{
@@ -805,13 +805,13 @@ static void test_dr_hops(void **state)
 		assert_int_equal(sim_dr_return(fx->f, &end, &dr_end, m, &back), 0);
 		assert_ptr_equal(back.node, node("Hca1"));
 		assert_int_equal(back.port, 1);
-		assert_int_equal(m[MAD_HOP_PTR], 0);
+		assert_int_equal(m[SMP_OFF_HOP_PTR], 0);
 	}
 	/* Zero hops: the host's own SMA. */
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "");
 	assert_int_equal(sim_dr_outgoing(fx->f, fx->host, LID_PERMISSIVE, m, &end, &dr_end), 0);
 	assert_ptr_equal(end.node, node("Hca1"));
-	assert_int_equal(m[MAD_HOP_PTR], 1);
+	assert_int_equal(m[SMP_OFF_HOP_PTR], 1);
 	/* The longest legal path: 63 hops, bouncing between the two switches. */
 	{
 		char path[256] = "1";
@@ -819,8 +819,8 @@ static void test_dr_hops(void **state)
 
 		for (i = 1; i < 63; i++)
 			strcat(path, ",7");
-		dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, path);
-		assert_int_equal(m[MAD_HOP_CNT], 63);
+		dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, path);
+		assert_int_equal(m[SMP_OFF_HOP_CNT], 63);
 		assert_int_equal(send_dr(), 0);
 		/* 1 + 62 hops across the 7-7 link ends at Switch1 (an even number of crossings). */
 		assert_int_equal(get_be64(data() + 12), 0x200000);
@@ -834,27 +834,27 @@ static void test_dr_hops(void **state)
 
 		for (i = 1; i < 64; i++)
 			strcat(path, ",7");
-		dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, path);
+		dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, path);
 		assert_int_equal(send_dr(), LOST);
 	}
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1");
-	m[MAD_STATUS] = 0x80;
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
+	m[MAD_OFF_STATUS] = 0x80;
 	assert_int_equal(send_dr(), LOST);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1");
-	m[MAD_HOP_PTR] = 1;
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
+	m[SMP_OFF_HOP_PTR] = 1;
 	assert_int_equal(send_dr(), LOST);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,2,1");	/* through Hca2 */
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,2,1");	/* through Hca2 */
 	assert_int_equal(send_dr(), LOST);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "2");	/* host sends from port 1 */
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "2");	/* host sends from port 1 */
 	assert_int_equal(send_dr(), LOST);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,9");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,9");
 	assert_int_equal(send_dr(), LOST);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,3");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,3");
 	assert_int_equal(send_dr(), LOST);
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,0");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,0");
 	assert_int_equal(send_dr(), LOST);
 	/* A switch can send back out of the port the SMP came in by. */
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,1");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,1");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be64(data() + 12), 0x100000);
 }
@@ -876,17 +876,17 @@ static void assign_lids(void)
 		put_be16(pi + 16, nodes[i].lid);
 		assert_int_equal(set_port_info(nodes[i].path, 0, pi), 0);
 	}
-	d = dr_smp(METHOD_SET, ATTR_SWITCH_INFO, 0, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, "1");
 	put_be16(d + 6, 6);
 	assert_int_equal(send_dr(), 0);
-	d = dr_smp(METHOD_SET, ATTR_SWITCH_INFO, 0, "1,7");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SWITCH_INFO, 0, "1,7");
 	put_be16(d + 6, 6);
 	assert_int_equal(send_dr(), 0);
-	d = dr_smp(METHOD_SET, ATTR_LINEAR_FT, 0, "1");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_LINEAR_FT, 0, "1");
 	memset(d, 0xff, 64);
 	memcpy(d, lft1, sizeof(lft1));
 	assert_int_equal(send_dr(), 0);
-	d = dr_smp(METHOD_SET, ATTR_LINEAR_FT, 0, "1,7");
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_LINEAR_FT, 0, "1,7");
 	memset(d, 0xff, 64);
 	memcpy(d, lft2, sizeof(lft2));
 	assert_int_equal(send_dr(), 0);
@@ -900,32 +900,32 @@ static void test_lid_routed(void **state)
 	(void)state;
 	assign_lids();
 	/* LID-routed SMPs to each LID, the answer routed back to LID 1. */
-	d = lid_smp(METHOD_GET, ATTR_NODE_INFO, 0);
+	d = lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0);
 	assert_int_equal(sim_smp_round_trip(fx->f, fx->host, 6, fx->mad, &slid, NULL), 1);
 	assert_int_equal(slid, 6);
 	assert_int_equal(get_be64(d + 12), node("Hca4")->node_guid);
-	d = lid_smp(METHOD_GET, ATTR_NODE_INFO, 0);
+	d = lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0);
 	assert_int_equal(send_to(3), 0);
 	assert_int_equal(get_be64(d + 12), 0x200001);
 	/* Beyond LinearFDBTop, an unrouted or unknown LID: lost. */
-	lid_smp(METHOD_GET, ATTR_NODE_INFO, 0);
+	lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0);
 	assert_int_equal(send_to(7), LOST);
 	node("Switch1")->sw->lft_top = 4;
-	lid_smp(METHOD_GET, ATTR_NODE_INFO, 0);
+	lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0);
 	assert_int_equal(send_to(5), LOST);
-	lid_smp(METHOD_GET, ATTR_NODE_INFO, 0);
+	lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0);
 	assert_int_equal(send_to(4), 0);
 	node("Switch1")->sw->lft_top = 6;
 	/* The answer needs a way back: without a route to LID 1 on Switch2 it is lost. */
 	node("Switch2")->sw->lft[1] = 0xff;
-	lid_smp(METHOD_GET, ATTR_NODE_INFO, 0);
+	lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0);
 	assert_int_equal(send_to(6), LOST);
 	node("Switch2")->sw->lft[1] = 7;
-	lid_smp(METHOD_GET, ATTR_NODE_INFO, 0);
+	lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0);
 	assert_int_equal(send_to(6), 0);
 	/* A host without a LID gets no LID-routed answer. */
 	fx->host->lid = 0;
-	lid_smp(METHOD_GET, ATTR_NODE_INFO, 0);
+	lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0);
 	assert_int_equal(send_to(6), LOST);
 	fx->host->lid = 1;
 }
@@ -938,36 +938,36 @@ static void test_dr_lid_routed_parts(void **state)
 	assign_lids();
 	/* DrSLID = the host's LID: LID-routed to Switch2 (LID 3), then directed out of port 2. */
 	fx->dr_slid = 1;
-	d = dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "2");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "2");
 	assert_int_equal(send_to(3), 0);
 	assert_int_equal(get_be64(d + 12), node("Hca4")->node_guid);
 	assert_int_equal(d[36], 1);
 	/* Zero hops with a LID-routed first part: Switch2 answers itself. */
-	d = dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "");
 	assert_int_equal(send_to(3), 0);
 	assert_int_equal(get_be64(d + 12), 0x200001);
 	/* The first part cannot start the directed part at an end node with hops left. */
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
 	assert_int_equal(send_to(6), LOST);
 	/* An unrouted LID loses it. */
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "2");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "2");
 	assert_int_equal(send_to(9), LOST);
 	fx->dr_slid = LID_PERMISSIVE;
 
 	/* DrDLID: directed to Switch1, then LID-routed to LID 6 (Hca4); back the same way. */
 	fx->dr_dlid = 6;
-	d = dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be64(d + 12), node("Hca4")->node_guid);
 	/* Zero hops: the host LID-routes it itself. */
-	d = dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "");
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(get_be64(d + 12), node("Hca4")->node_guid);
 	/* The directed part may not end at an end node with a LID-routed part to follow. */
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,2");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,2");
 	assert_int_equal(send_dr(), LOST);
 	fx->dr_dlid = 9;
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1");
 	assert_int_equal(send_dr(), LOST);
 	fx->dr_dlid = LID_PERMISSIVE;
 }
@@ -979,7 +979,7 @@ static void test_link_counters(void **state)
 	uint64_t before = sw_in->rcv_pkts;
 
 	(void)state;
-	dr_smp(METHOD_GET, ATTR_NODE_INFO, 0, "1,7");
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(sw_in->rcv_pkts, before + 1);
 	assert_int_equal(sw_in->xmit_pkts, 1);
