@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <infiniband/umad_str.h>
 
+#include "libumad/mad_wire.h"
 #include "pcap/pcapng_reader.h"
 
 #ifndef UMAD_MODULE_DIR
@@ -204,23 +205,23 @@ static int show_stats(const char *path)
 		mad = capture_mad(&rec, &len);
 		if (!mad)
 			continue;
-		method = mad[3];
-		tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+		method = mad_method(mad);
+		tid = get_be32(mad + MAD_OFF_TID_LOW);
 		records++;
-		count_mad(mad[1], method, (uint16_t)(mad[16] << 8 | mad[17]));
+		count_mad(mad_class(mad), method, mad_attr_id(mad));
 		if (strstr(rec.comment, "timeout=1") || strstr(rec.comment, "status=110 ")) {
 			if (direction == 1)
 				timeouts++;
 		}
 		if (direction == 2) {
 			sent++;
-			if (!(method & 0x80) && n_pending < MAX_PENDING)
+			if (!mad_method_is_response(method) && n_pending < MAX_PENDING)
 				pending[n_pending++] = (struct pending){ rec.iface, tid, rec.ts_ns };
 		} else {
 			received++;
 			for (i = 0; i < n_pending; i++) {
 				if (pending[i].iface == rec.iface && pending[i].tid == tid) {
-					if ((method & 0x80) && rec.ts_ns >= pending[i].ts_ns &&
+					if (mad_method_is_response(method) && rec.ts_ns >= pending[i].ts_ns &&
 					    add_rtt(rec.ts_ns - pending[i].ts_ns) < 0)
 						break;
 					pending[i] = pending[--n_pending];

@@ -41,7 +41,7 @@ static void dr_get_nodeinfo(uint8_t mad[256], struct ib_user_mad *hdr)
 	mad[17] = 0x11;		/* NodeInfo */
 	memset(mad + 32, 0xff, 4);	/* DrSLID, DrDLID permissive */
 	mad[129] = 1;		/* initial path [0, 1] */
-	hdr->addr.lid = htobe16(IB_LID_PERMISSIVE);
+	hdr->addr.lid = htobe16(LID_PERMISSIVE);
 }
 
 static void test_reference_vector(void **state)
