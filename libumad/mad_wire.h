@@ -105,6 +105,8 @@ enum {
 #define IB_DETH_LEN		8
 #define IB_ICRC_LEN		4
 #define IB_VCRC_LEN		2
+/* PktLen counts 4-byte words; a payload is padded to whole words (BTH PadCnt). */
+#define IB_WORD_LEN		4
 
 /* LRH: VL:4 LVer:4 | SL:4 rsv:2 LNH:2 | DLID:16 | rsv:5 PktLen:11 | SLID:16. */
 #define LRH_OFF_VL		0

@@ -98,7 +98,7 @@ int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 	const ib_mad_addr_t *addr = &hdr->addr;
 	int smp = mad_len > MAD_OFF_CLASS && mad_class_is_smp(mad_class(mad));
 	int global = addr->grh_present != 0;
-	size_t pad = (4 - mad_len % 4) % 4;
+	size_t pad = (IB_WORD_LEN - mad_len % IB_WORD_LEN) % IB_WORD_LEN;
 	size_t head = IB_LRH_LEN + (global ? IB_GRH_LEN : 0) + IB_BTH_LEN + IB_DETH_LEN;
 	size_t icrc_at = head + mad_len + pad;
 	size_t total = ib_packet_len(global, mad_len);
@@ -108,7 +108,7 @@ int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 	uint8_t *bth, *deth;
 	uint16_t vcrc;
 
-	if ((icrc_at + IB_ICRC_LEN) / 4 > LRH_PKTLEN_MAX)
+	if ((icrc_at + IB_ICRC_LEN) / IB_WORD_LEN > LRH_PKTLEN_MAX)
 		return -EINVAL;
 	if (total > max)
 		return -ENOSPC;
@@ -118,7 +118,7 @@ int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 	out[LRH_OFF_SL_LNH] = (uint8_t)((smp ? 0 : (addr->sl & LRH_SL_MASK)) << LRH_SL_SHIFT |
 					(global ? LRH_LNH_GLOBAL : LRH_LNH_LOCAL));
 	put_be16(out + LRH_OFF_DLID, ends->outbound ? remote_lid : ends->local_lid);
-	put_be16(out + LRH_OFF_PKTLEN, (uint16_t)((icrc_at + IB_ICRC_LEN) / 4));
+	put_be16(out + LRH_OFF_PKTLEN, (uint16_t)((icrc_at + IB_ICRC_LEN) / IB_WORD_LEN));
 	put_be16(out + LRH_OFF_SLID, ends->outbound ? ends->local_lid : remote_lid);
 
 	if (global) {

@@ -31,7 +31,7 @@ struct ib_packet_ends {
 static inline size_t ib_packet_len(int grh, size_t mad_len)
 {
 	return IB_LRH_LEN + (grh ? IB_GRH_LEN : 0) + IB_BTH_LEN + IB_DETH_LEN +
-	       ((mad_len + 3) & ~(size_t)3) + IB_ICRC_LEN + IB_VCRC_LEN;
+	       ((mad_len + IB_WORD_LEN - 1) & ~(size_t)(IB_WORD_LEN - 1)) + IB_ICRC_LEN + IB_VCRC_LEN;
 }
 
 /*
