@@ -316,7 +316,7 @@ static void epb_option(struct capture_reader *r, uint16_t code, const uint8_t *v
 		r->comment[n] = '\0';
 		rec->comment = r->comment;
 	} else if (code == 2 && len == 4) {
-		rec->direction = (int)(get32(r, v) & 3);
+		rec->direction = (enum pcapng_direction)(get32(r, v) & PCAPNG_DIR_MASK);
 	} else if (code == 5 && len == 8) {
 		rec->packet_id = get64(r, v);
 	}
@@ -504,17 +504,17 @@ const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len)
 	return rec->packet + head;
 }
 
-int capture_direction(const struct capture_record *rec)
+enum pcapng_direction capture_direction(const struct capture_record *rec)
 {
 	const uint8_t *mad;
 	size_t len;
 	uint8_t method;
 
-	if (rec->direction == 1 || rec->direction == 2)
+	if (rec->direction == PCAPNG_DIR_INBOUND || rec->direction == PCAPNG_DIR_OUTBOUND)
 		return rec->direction;
 	mad = capture_mad(rec, &len);
 	method = mad ? mad_method(mad) : 0;
 	if (mad_method_is_response(method) || method == UMAD_METHOD_TRAP_REPRESS)
-		return 1;
-	return 2;
+		return PCAPNG_DIR_INBOUND;
+	return PCAPNG_DIR_OUTBOUND;
 }

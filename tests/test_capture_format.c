@@ -652,7 +652,7 @@ static void test_reader_round_trip(void **state)
 		assert_string_equal(rec.iface_name, "mlx5_0:1");
 		assert_int_equal(rec.len, 290);
 		assert_int_equal(rec.packet[LRH_OFF_VL], n == 2 ? 0x00 : 0xf0);	/* VL0 for the GMP */
-		assert_int_equal(rec.direction, n == 1 ? 1 : 2);
+		assert_int_equal(rec.direction, n == 1 ? PCAPNG_DIR_INBOUND : PCAPNG_DIR_OUTBOUND);
 		assert_int_equal(rec.packet_id, n < 2 ? 1 : 0);
 		assert_true(rec.ts_ns == 1700000000000000000ull + (uint64_t)n * 1000000u);
 		assert_non_null(strstr(rec.comment, n == 2 ? "agent=1" : "agent=0"));
