@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "capture_file.h"
+#include "capture_meta.h"
 #include "capture_tap.h"
 #include "ib_packet.h"
 #include "pcapng_writer.h"
@@ -177,10 +178,15 @@ static pthread_cond_t wake_up = PTHREAD_COND_INITIALIZER;
 static atomic_int writer_kicked;		/* moved off a sender's CPU (kick_writer) */
 static pthread_t writer_thread;
 
-/* The writing thread's own: one packet and one comment at a time, no allocation per MAD. */
+/*
+ * The writing thread's own: one packet and one comment at a time, no
+ * allocation per MAD; a segment's comment is the message's, with its
+ * segment=N/M.
+ */
 static uint8_t mad_copy[MAD_SIZE];
-static char comment[256];
-static char seg_comment[300];
+static struct capture_meta meta;
+static char comment[CAPTURE_META_MAX];
+static char seg_comment[CAPTURE_META_MAX];
 static int write_error;
 
 /* The variable naming the file: UMAD_CAPTURE, or the preload shim's own. */
@@ -743,40 +749,6 @@ static uint64_t packet_id_for(struct tap_port *p, int outbound, int timeout, con
 	return next_packet_id++;
 }
 
-/* Append "key=value" (decimal, or 0x-hex) to comment at *len: no printf per MAD. */
-static void put_field(size_t *len, const char *key, uint64_t value, int hex)
-{
-	char digits[24];
-	int n = 0;
-
-	if (*len + 32 + strlen(key) >= sizeof(comment))
-		return;
-	if (*len)
-		comment[(*len)++] = ' ';
-	while (*key)
-		comment[(*len)++] = *key++;
-	comment[(*len)++] = '=';
-	if (hex) {
-		comment[(*len)++] = '0';
-		comment[(*len)++] = 'x';
-	}
-	do {
-		digits[n++] = "0123456789abcdef"[value % (hex ? 16 : 10)];
-		value /= hex ? 16 : 10;
-	} while (value);
-	while (n)
-		comment[(*len)++] = digits[--n];
-	comment[*len] = '\0';
-}
-
-/* What the comment says: MADs of one agent mostly say the same, so it is formatted once. */
-struct comment_key {
-	uint32_t agent_id, status, timeout_ms, retries, qpn, qkey;
-	uint16_t lid, pkey_index;
-	uint8_t sl, path_bits, grh, timeout;
-	size_t mad_len;
-};
-
 /*
  * The comments formatted last: a tool's requests mostly say the same, and
  * so do its answers, but a few fields can take turns (umad2sim leaves a
@@ -784,53 +756,39 @@ struct comment_key {
  */
 #define COMMENTS_KEPT 8
 
-/* The umad metadata as one line of key=value, which Wireshark shows as the packet comment. */
+/* The umad metadata into meta and comment, which Wireshark shows as the packet comment. */
 static void format_comment(const struct ib_user_mad *h, size_t mad_len, int timeout)
 {
-	static struct comment_key keys[COMMENTS_KEPT];
-	static char texts[COMMENTS_KEPT][sizeof(comment)];
+	static struct capture_meta kept_meta[COMMENTS_KEPT];
+	static char kept_text[COMMENTS_KEPT][sizeof(comment)];
 	static int kept, next;
-	struct comment_key key;
-	size_t len = 0;
 	int i;
 
-	/* Field by field after the memset: memcmp must not see stray padding bytes. */
-	memset(&key, 0, sizeof(key));
-	key.agent_id = h->agent_id;
-	key.status = h->status;
-	key.timeout_ms = h->timeout_ms;
-	key.retries = h->retries;
-	key.qpn = h->addr.qpn;
-	key.qkey = h->addr.qkey;
-	key.lid = h->addr.lid;
-	key.pkey_index = h->addr.pkey_index;
-	key.sl = h->addr.sl;
-	key.path_bits = h->addr.path_bits;
-	key.grh = h->addr.grh_present;
-	key.timeout = (uint8_t)timeout;
-	key.mad_len = mad_len;
+	/* Field by field after the memset: memcmp must not see stray bytes. */
+	memset(&meta, 0, sizeof(meta));
+	meta.have = CAPTURE_META_ALWAYS | (timeout ? CAPTURE_META_BIT(CAPTURE_META_TIMEOUT) : 0);
+	meta.agent = h->agent_id;
+	meta.status = h->status;
+	meta.timeout_ms = h->timeout_ms;
+	meta.retries = h->retries;
+	meta.qpn = be32toh(h->addr.qpn);
+	meta.qkey = be32toh(h->addr.qkey);
+	meta.lid = be16toh(h->addr.lid);
+	meta.sl = h->addr.sl;
+	meta.path_bits = h->addr.path_bits;
+	meta.pkey_index = h->addr.pkey_index;
+	meta.grh = h->addr.grh_present;
+	meta.length = (uint32_t)mad_len;
+	meta.timeout = timeout ? 1 : 0;
 	for (i = 0; i < kept; i++)
-		if (!memcmp(&key, &keys[i], sizeof(key))) {
-			strcpy(comment, texts[i]);
+		if (!memcmp(&meta, &kept_meta[i], sizeof(meta))) {
+			strcpy(comment, kept_text[i]);
 			return;
 		}
-	put_field(&len, "agent", h->agent_id, 0);
-	put_field(&len, "status", h->status, 0);
-	put_field(&len, "timeout_ms", h->timeout_ms, 0);
-	put_field(&len, "retries", h->retries, 0);
-	put_field(&len, "qpn", be32toh(h->addr.qpn), 0);
-	put_field(&len, "qkey", be32toh(h->addr.qkey), 1);
-	put_field(&len, "lid", be16toh(h->addr.lid), 0);
-	put_field(&len, "sl", h->addr.sl, 0);
-	put_field(&len, "path_bits", h->addr.path_bits, 0);
-	put_field(&len, "pkey_index", h->addr.pkey_index, 0);
-	put_field(&len, "grh", h->addr.grh_present, 0);
-	put_field(&len, "length", mad_len, 0);
-	if (timeout)
-		put_field(&len, "timeout", 1, 0);
+	capture_meta_format(&meta, comment, sizeof(comment));
 	/* Kept in turn, the oldest replaced first. */
-	keys[next] = key;
-	memcpy(texts[next], comment, len + 1);
+	kept_meta[next] = meta;
+	strcpy(kept_text[next], comment);
 	next = (next + 1) % COMMENTS_KEPT;
 	if (kept < COMMENTS_KEPT)
 		kept++;
@@ -896,6 +854,8 @@ static void write_rmpp_segments(const struct tap_record *rec, struct ib_packet_e
 	size_t pad = count * seg_size - data_len, i, part;
 	uint32_t paylen;
 
+	meta.have |= CAPTURE_META_BIT(CAPTURE_META_SEGMENT);
+	meta.segments = (uint32_t)count;
 	for (i = 0; i < count; i++) {
 		part = i + 1 < count ? seg_size : data_len - i * seg_size;
 		memset(mad_copy, 0, MAD_SIZE);
@@ -913,8 +873,8 @@ static void write_rmpp_segments(const struct tap_record *rec, struct ib_packet_e
 		paylen = i + 1 == count ? (uint32_t)(MAD_SIZE - RMPP_HDR_END - pad) :
 			 i == 0 ? (uint32_t)(count * (MAD_SIZE - RMPP_HDR_END) - pad) : 0;
 		put_be32(mad_copy + RMPP_OFF_PAYLEN, paylen);
-		snprintf(seg_comment, sizeof(seg_comment), "%s segment=%zu/%zu", comment, i + 1,
-			 count);
+		meta.segment = (uint32_t)(i + 1);
+		capture_meta_format(&meta, seg_comment, sizeof(seg_comment));
 		write_segment(rec, ends);
 	}
 	seg_comment[0] = '\0';

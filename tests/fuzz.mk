@@ -25,11 +25,11 @@ fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c libumad/sysfs.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
-	pcap/capture_tap.c
+	pcap/capture_meta.c pcap/capture_tap.c
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
 fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c \
 	backends/soft_port.c backends/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
-	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c
+	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c pcap/capture_meta.c
 
 EXTRA_DIST += tests/fuzz
 CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \

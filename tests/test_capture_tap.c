@@ -26,6 +26,7 @@
 
 #include <infiniband/umad.h>
 #include "libumad/mad_wire.h"
+#include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
 #include "tests/child.h"
 
@@ -205,8 +206,9 @@ static void test_comments_follow_each_mad(void **state)
 {
 	struct capture_reader *r;
 	struct capture_record rec;
+	struct capture_meta meta;
 	struct child_result res;
-	char err[256], want[32];
+	char err[256];
 	int got, requests = 0;
 
 	(void)state;
@@ -214,11 +216,14 @@ static void test_comments_follow_each_mad(void **state)
 	r = capture_open(path, err, sizeof(err));
 	assert_non_null(r);
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
-		if (rec.direction != 2)
+		if (rec.direction != PCAPNG_DIR_OUTBOUND)
 			continue;
-		snprintf(want, sizeof(want), " pkey_index=%d ", pkey_index_of(requests));
-		if (!strstr(rec.comment, want))
-			fail_msg("request %d: comment \"%s\" lacks \"%s\"", requests, rec.comment, want);
+		if (capture_meta_parse(rec.comment, &meta, err, sizeof(err)) < 0)
+			fail_msg("request %d: comment \"%s\": %s", requests, rec.comment, err);
+		assert_int_equal(meta.have, CAPTURE_META_ALWAYS);
+		if (meta.pkey_index != (uint32_t)pkey_index_of(requests))
+			fail_msg("request %d: comment \"%s\" says pkey_index %u, not %d", requests,
+				 rec.comment, meta.pkey_index, pkey_index_of(requests));
 		requests++;
 	}
 	assert_int_equal(got, 0);
@@ -588,12 +593,12 @@ static void test_threads_reusing_buffers(void **state)
 			if (mad[i] != payload_byte(pair, seq, i))
 				fail_msg("record %d (pair %d MAD %u, direction %d): byte %d is 0x%02x",
 					 n, pair, seq, rec.direction, i, mad[i]);
-		if (rec.direction == 2) {
+		if (rec.direction == PCAPNG_DIR_OUTBOUND) {
 			assert_false(sent[pair][seq]);
 			sent[pair][seq] = 1;
 		} else {
 			/* Its request is in the file before it. */
-			assert_int_equal(rec.direction, 1);
+			assert_int_equal(rec.direction, PCAPNG_DIR_INBOUND);
 			assert_true(sent[pair][seq]);
 			assert_false(answered[pair][seq]);
 			answered[pair][seq] = 1;
