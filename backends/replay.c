@@ -23,6 +23,7 @@
 #include "backends/backend.h"
 #include "backends/soft_port.h"
 #include "libumad/mad_wire.h"
+#include "pcap/capture_meta.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"
 
@@ -270,11 +271,34 @@ static void forget_capture(void)
 	memset(&reassembly, 0, sizeof(reassembly));
 }
 
+/*
+ * The metadata of a record; a comment that does not parse counts as none
+ * (the first such is reported once the file is read).
+ */
+static void read_meta(const struct capture_record *rec, unsigned long record,
+		      struct capture_meta *meta, unsigned long *bad, char *first_bad, size_t size)
+{
+	char why[256];
+
+	if (capture_meta_parse(rec->comment, meta, why, sizeof(why)) == 0)
+		return;
+	memset(meta, 0, sizeof(*meta));
+	if (!(*bad)++)
+		snprintf(first_bad, size, "record %lu: %s", record, why);
+}
+
+/* Does the record say its request timed out? */
+static int timed_out(const struct capture_meta *meta)
+{
+	return capture_meta_has(meta, CAPTURE_META_TIMEOUT) && meta->timeout;
+}
+
 static int load(const char *path)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512];
+	char err[512], first_bad[320];
+	unsigned long records = 0, bad = 0;
 	int got, loaded = 0, other;
 
 	r = capture_open(path, err, sizeof(err));
@@ -284,21 +308,25 @@ static int load(const char *path)
 	}
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
 		struct local_port *lp = local_for(rec.iface_name, rec.iface);
-		int direction = capture_direction(&rec), first_of_many;
+		enum pcapng_direction direction = capture_direction(&rec);
+		struct capture_meta meta;
 		size_t off, len, i;
 		const uint8_t *mad;
 		uint16_t slid, dlid;
 		uint32_t tid;
+		int first_of_many;
 
+		records++;
 		mad = capture_mad(&rec, &len);
 		if (!lp || !mad)
 			continue;
+		read_meta(&rec, records, &meta, &bad, first_bad, sizeof(first_bad));
 		off = (size_t)(mad - rec.packet);
 		dlid = get_be16(rec.packet + LRH_OFF_DLID);
 		slid = get_be16(rec.packet + LRH_OFF_SLID);
 		tid = get_be32(mad + MAD_OFF_TID_LOW);
 		loaded++;
-		if (direction == 2) {
+		if (direction == PCAPNG_DIR_OUTBOUND) {
 			if (!lp->lid && slid != LID_PERMISSIVE)
 				lp->lid = slid;
 			if (!mad_method_is_response(mad_method(mad)) && n_open < MAX_OPEN &&
@@ -313,7 +341,7 @@ static int load(const char *path)
 			}
 			continue;
 		}
-		if (direction != 1)
+		if (direction != PCAPNG_DIR_INBOUND)
 			continue;
 		/* The local node answers NodeInfo at hop 0: what the host's CA looks like. */
 		if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE &&
@@ -328,21 +356,15 @@ static int load(const char *path)
 			lp->node_guid = htobe64(get_be64(ni + NODEINFO_OFF_NODE_GUID));
 			lp->port_guid = htobe64(get_be64(ni + NODEINFO_OFF_PORT_GUID));
 		}
-		if (!mad_method_is_response(mad_method(mad)) && !strstr(rec.comment, "timeout=1"))
+		if (!mad_method_is_response(mad_method(mad)) && !timed_out(&meta))
 			continue;	/* an unsolicited request: not an answer */
-		{
-			const char *s = strstr(rec.comment, " segment=");
-			unsigned seg = 0, count = 0;
-
-			if (s && sscanf(s, " segment=%u/%u", &seg, &count) == 2 && seg > 1) {
-				if (reassembly.active && reassembly.iface == rec.iface &&
-				    reassembly.tid == tid)
-					append_segment(mad, len, seg, count);
-				continue;
-			}
-			first_of_many = s && seg == 1 && count > 1;
-			reassembly.active = 0;
+		if (capture_meta_has(&meta, CAPTURE_META_SEGMENT) && meta.segment > 1) {
+			if (reassembly.active && reassembly.iface == rec.iface && reassembly.tid == tid)
+				append_segment(mad, len, meta.segment, meta.segments);
+			continue;
 		}
+		first_of_many = capture_meta_has(&meta, CAPTURE_META_SEGMENT) && meta.segments > 1;
+		reassembly.active = 0;
 		for (i = n_open; i-- > 0;) {
 			struct open_request *o = &open_reqs[i];
 
@@ -355,7 +377,7 @@ static int load(const char *path)
 
 				if (!req)
 					break;
-				if (strstr(rec.comment, "timeout=1")) {
+				if (timed_out(&meta)) {
 					a.timeout = 1;
 				} else {
 					a.mad = malloc(len);
@@ -396,6 +418,9 @@ static int load(const char *path)
 	if (got < 0)
 		fprintf(stderr, "libumad replay: %s: answering from the %d MADs before it\n", err,
 			loaded);
+	if (bad)
+		fprintf(stderr, "libumad replay: %s: %lu record(s) with a comment that does not "
+			"read, taken without their metadata; the first: %s\n", path, bad, first_bad);
 	if (!loaded && other >= 0) {
 		const char *name = capture_linktype_name(other);
 

@@ -18,6 +18,7 @@
 #include <infiniband/umad_str.h>
 
 #include "libumad/mad_wire.h"
+#include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
 
 #ifndef UMAD_MODULE_DIR
@@ -183,10 +184,10 @@ static uint64_t percentile(double p)
 
 static int show_stats(const char *path)
 {
-	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched;
+	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched, bad = 0;
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512];
+	char err[512], why[256];
 	size_t i;
 	int got, other;
 
@@ -196,7 +197,8 @@ static int show_stats(const char *path)
 		return 1;
 	}
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
-		int direction = capture_direction(&rec);
+		enum pcapng_direction direction = capture_direction(&rec);
+		struct capture_meta meta;
 		const uint8_t *mad;
 		size_t len;
 		uint32_t tid;
@@ -209,11 +211,18 @@ static int show_stats(const char *path)
 		tid = get_be32(mad + MAD_OFF_TID_LOW);
 		records++;
 		count_mad(mad_class(mad), method, mad_attr_id(mad));
-		if (strstr(rec.comment, "timeout=1") || strstr(rec.comment, "status=110 ")) {
-			if (direction == 1)
-				timeouts++;
+		/* A comment that does not read says nothing; the first is reported. */
+		if (capture_meta_parse(rec.comment, &meta, why, sizeof(why)) < 0) {
+			if (!bad++)
+				fprintf(stderr, "umad capture stats: %s: MAD %lu: %s\n", path, records,
+					why);
+			memset(&meta, 0, sizeof(meta));
 		}
-		if (direction == 2) {
+		if (direction == PCAPNG_DIR_INBOUND &&
+		    ((capture_meta_has(&meta, CAPTURE_META_TIMEOUT) && meta.timeout) ||
+		     (capture_meta_has(&meta, CAPTURE_META_STATUS) && meta.status == ETIMEDOUT)))
+			timeouts++;
+		if (direction == PCAPNG_DIR_OUTBOUND) {
 			sent++;
 			if (!mad_method_is_response(method) && n_pending < MAX_PENDING)
 				pending[n_pending++] = (struct pending){ rec.iface, tid, rec.ts_ns };
@@ -243,6 +252,9 @@ static int show_stats(const char *path)
 			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
 		return 1;
 	}
+	if (bad > 1)
+		fprintf(stderr, "umad capture stats: %s: %lu MADs in all with a comment that does not "
+			"read\n", path, bad);
 	unmatched = n_pending;
 	printf("%s: %lu MADs (%lu sent, %lu received), %lu timeouts, %lu requests unanswered\n",
 	       path, records, sent, received, timeouts, unmatched);

@@ -15,6 +15,7 @@
  * Sources: tests/fuzz/fuzz_replay_match.c backends/replay.c backends/soft_port.c
  *   backends/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c
  *   pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c
+ *   pcap/capture_meta.c
  *   ("make fuzz" builds and runs it).
  */
 #include "config.h"
