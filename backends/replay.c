@@ -22,10 +22,11 @@
 
 #include "backends/backend.h"
 #include "backends/soft_port.h"
+#include "libumad/mad_wire.h"
+#include "pcap/capture_meta.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"
 
-#define MAD_SIZE	MAD_QUEUE_MAD
 #define KEY_MAX		512
 #define BUCKETS		4096
 
@@ -69,32 +70,38 @@ static size_t make_key(const uint8_t *mad, size_t len, uint16_t dlid, uint8_t *k
 {
 	size_t k = 0, n;
 
-	if (len < 24)
+	if (len < MAD_HDR_SIZE)
 		return 0;
-	memcpy(key, mad, 4);			/* base version, class, class version, method */
-	memcpy(key + 4, mad + 16, 8);		/* attribute id, reserved, modifier */
-	k = 12;
-	if (mad[1] == 0x81 && len >= 256) {
-		uint8_t hops = mad[7] < 64 ? mad[7] : 63;
+	/* Base version, class, class version, method. */
+	memcpy(key + k, mad, MAD_OFF_STATUS);
+	k += MAD_OFF_STATUS;
+	/* Attribute id, reserved, modifier. */
+	memcpy(key + k, mad + MAD_OFF_ATTR_ID, MAD_HDR_SIZE - MAD_OFF_ATTR_ID);
+	k += MAD_HDR_SIZE - MAD_OFF_ATTR_ID;
+	if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE && len >= MAD_SIZE) {
+		uint8_t hops = mad[SMP_OFF_HOP_CNT] < UMAD_SMP_MAX_HOPS ? mad[SMP_OFF_HOP_CNT] :
+			       UMAD_SMP_MAX_HOPS - 1;
 
 		key[k++] = hops;
-		memcpy(key + k, mad + 32, 4);	/* DrSLID, DrDLID */
-		k += 4;
-		memcpy(key + k, mad + 129, hops);	/* initial path */
+		/* DrSLID, DrDLID. */
+		memcpy(key + k, mad + SMP_OFF_DR_SLID, SMP_OFF_DR_DLID + sizeof(__be16) - SMP_OFF_DR_SLID);
+		k += SMP_OFF_DR_DLID + sizeof(__be16) - SMP_OFF_DR_SLID;
+		/* The initial path's hops (its first byte is not used). */
+		memcpy(key + k, mad + SMP_OFF_INITIAL_PATH + 1, hops);
 		k += hops;
 	} else {
-		key[k++] = (uint8_t)(dlid >> 8);
-		key[k++] = (uint8_t)dlid;
+		put_be16(key + k, dlid);
+		k += sizeof(dlid);
 	}
-	if (mad[1] == 0x01 || mad[1] == 0x81) {
+	if (mad_class_is_smp(mad_class(mad))) {
 		/* SMPs: the payload matters for Set (M_Key left out: captures may be redacted). */
-		if (mad[3] == 0x02 && len >= 128) {
-			memcpy(key + k, mad + 64, 64);
-			k += 64;
+		if (mad_method(mad) == UMAD_METHOD_SET && len >= SMP_OFF_DATA + SMP_DATA_SIZE) {
+			memcpy(key + k, mad + SMP_OFF_DATA, SMP_DATA_SIZE);
+			k += SMP_DATA_SIZE;
 		}
 	} else {
-		n = (len > MAD_SIZE ? MAD_SIZE : len) - 24;
-		memcpy(key + k, mad + 24, n);
+		n = (len > MAD_SIZE ? MAD_SIZE : len) - MAD_HDR_SIZE;
+		memcpy(key + k, mad + MAD_HDR_SIZE, n);
 		k += n;
 	}
 	return k;
@@ -205,16 +212,8 @@ static struct local_port *local_for(const char *iface_name, int iface)
 	memset(&locals[n_locals], 0, sizeof(locals[0]));
 	snprintf(locals[n_locals].ca, sizeof(locals[0].ca), "%s", ca);
 	locals[n_locals].portnum = port;
-	locals[n_locals].node_type = port == 0 ? 2 : 1;
+	locals[n_locals].node_type = port == 0 ? NODEINFO_TYPE_SWITCH : NODEINFO_TYPE_CA;
 	return &locals[n_locals++];
-}
-
-static uint64_t get_be64(const uint8_t *p)
-{
-	uint64_t v;
-
-	memcpy(&v, p, 8);
-	return v;	/* stays big-endian: the umad structs want it so */
 }
 
 /* A recorded answer that arrived in RMPP segments, being put back together. */
@@ -235,11 +234,10 @@ static void append_segment(const uint8_t *mad, size_t len, unsigned seg, unsigne
 	if (len < MAD_SIZE)
 		return;
 	if (seg == count) {
-		uint32_t paylen = (uint32_t)mad[32] << 24 | (uint32_t)mad[33] << 16 |
-				  (uint32_t)mad[34] << 8 | mad[35];
+		uint32_t paylen = get_be32(mad + RMPP_OFF_PAYLEN);
 
-		if (paylen >= head - 36 && paylen - (head - 36) <= part)
-			part = paylen - (head - 36);
+		if (paylen >= head - RMPP_HDR_END && paylen - (head - RMPP_HDR_END) <= part)
+			part = paylen - (head - RMPP_HDR_END);
 		reassembly.active = 0;
 	}
 	grown = realloc(a->mad, a->len + part);
@@ -273,11 +271,34 @@ static void forget_capture(void)
 	memset(&reassembly, 0, sizeof(reassembly));
 }
 
+/*
+ * The metadata of a record; a comment that does not parse counts as none
+ * (the first such is reported once the file is read).
+ */
+static void read_meta(const struct capture_record *rec, unsigned long record,
+		      struct capture_meta *meta, unsigned long *bad, char *first_bad, size_t size)
+{
+	char why[256];
+
+	if (capture_meta_parse(rec->comment, meta, why, sizeof(why)) == 0)
+		return;
+	memset(meta, 0, sizeof(*meta));
+	if (!(*bad)++)
+		snprintf(first_bad, size, "record %lu: %s", record, why);
+}
+
+/* Does the record say its request timed out? */
+static int timed_out(const struct capture_meta *meta)
+{
+	return capture_meta_has(meta, CAPTURE_META_TIMEOUT) && meta->timeout;
+}
+
 static int load(const char *path)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512];
+	char err[512], first_bad[320];
+	unsigned long records = 0, bad = 0;
 	int got, loaded = 0, other;
 
 	r = capture_open(path, err, sizeof(err));
@@ -287,24 +308,29 @@ static int load(const char *path)
 	}
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
 		struct local_port *lp = local_for(rec.iface_name, rec.iface);
-		int direction = capture_direction(&rec), first_of_many;
+		enum pcapng_direction direction = capture_direction(&rec);
+		struct capture_meta meta;
 		size_t off, len, i;
 		const uint8_t *mad;
 		uint16_t slid, dlid;
 		uint32_t tid;
+		int first_of_many;
 
+		records++;
 		mad = capture_mad(&rec, &len);
 		if (!lp || !mad)
 			continue;
+		read_meta(&rec, records, &meta, &bad, first_bad, sizeof(first_bad));
 		off = (size_t)(mad - rec.packet);
-		dlid = (uint16_t)(rec.packet[2] << 8 | rec.packet[3]);
-		slid = (uint16_t)(rec.packet[6] << 8 | rec.packet[7]);
-		tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+		dlid = get_be16(rec.packet + LRH_OFF_DLID);
+		slid = get_be16(rec.packet + LRH_OFF_SLID);
+		tid = get_be32(mad + MAD_OFF_TID_LOW);
 		loaded++;
-		if (direction == 2) {
-			if (!lp->lid && slid != 0xffff)
+		if (direction == PCAPNG_DIR_OUTBOUND) {
+			if (!lp->lid && slid != LID_PERMISSIVE)
 				lp->lid = slid;
-			if (!(mad[3] & 0x80) && n_open < MAX_OPEN && make_room_for_open()) {
+			if (!mad_method_is_response(mad_method(mad)) && n_open < MAX_OPEN &&
+			    make_room_for_open()) {
 				struct open_request *o = &open_reqs[n_open];
 
 				o->key_len = make_key(mad, len, dlid, o->key);
@@ -315,41 +341,43 @@ static int load(const char *path)
 			}
 			continue;
 		}
-		if (direction != 1)
+		if (direction != PCAPNG_DIR_INBOUND)
 			continue;
 		/* The local node answers NodeInfo at hop 0: what the host's CA looks like. */
-		if (mad[1] == 0x81 && mad[3] == 0x81 && mad[7] == 0 && mad[16] == 0 &&
-		    mad[17] == 0x11 && len >= 128 && !lp->node_guid) {
-			lp->node_type = mad[64 + 2];
-			lp->sys_guid = get_be64(mad + 64 + 4);
-			lp->node_guid = get_be64(mad + 64 + 12);
-			lp->port_guid = get_be64(mad + 64 + 20);
-		}
-		if (!(mad[3] & 0x80) && !strstr(rec.comment, "timeout=1"))
-			continue;	/* an unsolicited request: not an answer */
-		{
-			const char *s = strstr(rec.comment, " segment=");
-			unsigned seg = 0, count = 0;
+		if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE &&
+		    mad_method(mad) == UMAD_METHOD_GET_RESP && mad[SMP_OFF_HOP_CNT] == 0 &&
+		    mad_attr_id(mad) == UMAD_SM_ATTR_NODE_INFO && len >= SMP_OFF_DATA + SMP_DATA_SIZE &&
+		    !lp->node_guid) {
+			const uint8_t *ni = mad + SMP_OFF_DATA;
 
-			if (s && sscanf(s, " segment=%u/%u", &seg, &count) == 2 && seg > 1) {
-				if (reassembly.active && reassembly.iface == rec.iface &&
-				    reassembly.tid == tid)
-					append_segment(mad, len, seg, count);
-				continue;
-			}
-			first_of_many = s && seg == 1 && count > 1;
-			reassembly.active = 0;
+			lp->node_type = ni[NODEINFO_OFF_NODE_TYPE];
+			/* Kept big-endian, as the umad structs want them. */
+			lp->sys_guid = htobe64(get_be64(ni + NODEINFO_OFF_SYS_GUID));
+			lp->node_guid = htobe64(get_be64(ni + NODEINFO_OFF_NODE_GUID));
+			lp->port_guid = htobe64(get_be64(ni + NODEINFO_OFF_PORT_GUID));
 		}
+		if (!mad_method_is_response(mad_method(mad)) && !timed_out(&meta))
+			continue;	/* an unsolicited request: not an answer */
+		if (capture_meta_has(&meta, CAPTURE_META_SEGMENT) && meta.segment > 1) {
+			if (reassembly.active && reassembly.iface == rec.iface && reassembly.tid == tid)
+				append_segment(mad, len, meta.segment, meta.segments);
+			continue;
+		}
+		first_of_many = capture_meta_has(&meta, CAPTURE_META_SEGMENT) && meta.segments > 1;
+		reassembly.active = 0;
 		for (i = n_open; i-- > 0;) {
 			struct open_request *o = &open_reqs[i];
 
 			if (o->iface == rec.iface && o->tid == tid) {
 				struct request *req = find_request(o->key, o->key_len, 1);
-				struct answer a = { .slid = slid, .sl = rec.packet[1] >> 4 };
+				struct answer a = {
+					.slid = slid,
+					.sl = rec.packet[LRH_OFF_SL_LNH] >> LRH_SL_SHIFT,
+				};
 
 				if (!req)
 					break;
-				if (strstr(rec.comment, "timeout=1")) {
+				if (timed_out(&meta)) {
 					a.timeout = 1;
 				} else {
 					a.mad = malloc(len);
@@ -357,9 +385,10 @@ static int load(const char *path)
 						break;
 					memcpy(a.mad, mad, len);
 					a.len = len;
-					a.src_qp = (uint32_t)rec.packet[off - 3] << 16 |
-						   (uint32_t)rec.packet[off - 2] << 8 | rec.packet[off - 1];
-					a.qkey = a.src_qp ? 0x80010000u : 0;
+					/* The DETH ends where the MAD starts. */
+					a.src_qp = get_be24(rec.packet + off - IB_DETH_LEN +
+							    DETH_OFF_SRC_QP);
+					a.qkey = a.src_qp != QP0_SMI ? UMAD_QKEY : 0;
 				}
 				add_answer(req, &a);
 				if (first_of_many) {
@@ -368,7 +397,7 @@ static int load(const char *path)
 					reassembly.tid = tid;
 					reassembly.req = req;
 					reassembly.index = req->n_answers - 1;
-					reassembly.head = ib_rmpp_header_len(mad[1]);
+					reassembly.head = mad_rmpp_header_len(mad_class(mad));
 				}
 				*o = open_reqs[--n_open];
 				break;
@@ -389,6 +418,9 @@ static int load(const char *path)
 	if (got < 0)
 		fprintf(stderr, "libumad replay: %s: answering from the %d MADs before it\n", err,
 			loaded);
+	if (bad)
+		fprintf(stderr, "libumad replay: %s: %lu record(s) with a comment that does not "
+			"read, taken without their metadata; the first: %s\n", path, bad, first_bad);
 	if (!loaded && other >= 0) {
 		const char *name = capture_linktype_name(other);
 
@@ -451,17 +483,17 @@ static int fill_port(const struct local_port *lp, umad_port_t *port)
 	memset(port, 0, sizeof(*port));
 	snprintf(port->ca_name, sizeof(port->ca_name), "%s", lp->ca);
 	port->portnum = lp->portnum;
-	port->base_lid = lp->lid == 0xffff ? 0 : lp->lid;
-	port->state = 4;
-	port->phys_state = 5;
+	port->base_lid = lp->lid == LID_PERMISSIVE ? 0 : lp->lid;
+	port->state = PORTINFO_STATE_ACTIVE;
+	port->phys_state = PORTINFO_PHYS_STATE_LINKUP;
 	port->rate = 10;
-	port->gid_prefix = htobe64(0xfe80000000000000ULL);
+	port->gid_prefix = htobe64(GID_PREFIX_LINK_LOCAL);
 	port->port_guid = lp->port_guid;
 	snprintf(port->link_layer, sizeof(port->link_layer), "InfiniBand");
 	port->pkeys = calloc(1, sizeof(*port->pkeys));
 	if (!port->pkeys)
 		return -ENOMEM;
-	port->pkeys[0] = 0xffff;
+	port->pkeys[0] = PKEY_DEFAULT;
 	port->pkeys_size = 1;
 	return 0;
 }
@@ -527,8 +559,6 @@ static int replay_get_issm_path(const char *ca_name, int portnum, char *path, si
 
 /* --- ports ---------------------------------------------------------------- */
 
-#define NODE_TYPE_SWITCH 2	/* NodeInfo:NodeType */
-
 static int replay_open_port(const char *ca_name, int portnum, size_t *hdr_size, int *open_errno)
 {
 	struct local_port *lp = find_local(ca_name, portnum);
@@ -536,7 +566,7 @@ static int replay_open_port(const char *ca_name, int portnum, size_t *hdr_size, 
 
 	if (!lp)
 		return -EINVAL;
-	fd = soft_port_open(lp, lp->node_type == NODE_TYPE_SWITCH, (unsigned)portnum, lp,
+	fd = soft_port_open(lp, lp->node_type == NODEINFO_TYPE_SWITCH, (unsigned)portnum, lp,
 			    open_errno);
 	if (fd >= 0)
 		*hdr_size = MAD_RULES_HDR_SIZE;
@@ -554,10 +584,8 @@ static void note_unmatched(const uint8_t *mad)
 	unmatched++;
 	if (used < sizeof(unmatched_text) - 100)
 		snprintf(unmatched_text + used, sizeof(unmatched_text) - used,
-			 "  class 0x%02x method 0x%02x attribute 0x%04x modifier 0x%08x\n", mad[1],
-			 mad[3], mad[16] << 8 | mad[17],
-			 (uint32_t)mad[20] << 24 | (uint32_t)mad[21] << 16 | (uint32_t)mad[22] << 8 |
-				 mad[23]);
+			 "  class 0x%02x method 0x%02x attribute 0x%04x modifier 0x%08x\n",
+			 mad_class(mad), mad_method(mad), mad_attr_id(mad), mad_attr_mod(mad));
 	pthread_mutex_unlock(&unmatched_lock);
 }
 
@@ -571,7 +599,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint
 	size_t key_len;
 	int r = 0;
 
-	if (mad_rules_method_is_response(mad[1], mad[3], 0))
+	if (mad_rules_method_is_response(mad_class(mad), mad_method(mad), 0))
 		return soft_port_no_answer(p, hdr, mad);	/* our own answers go nowhere */
 	key_len = make_key(mad, mad_len, be16toh(hdr->addr.lid), key);
 	/*
@@ -594,7 +622,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint
 		out.addr.qpn = htobe32(a->src_qp);
 		out.addr.qkey = htobe32(a->qkey);
 		/* The recorded answer, carrying the application's TID. */
-		r = mad_queue_push_with_tid(&p->q, &out, a->mad, a->len, mad + 8);
+		r = mad_queue_push_with_tid(&p->q, &out, a->mad, a->len, mad + MAD_OFF_TID);
 	} else if (!a || a->timeout) {
 		if (!a)
 			note_unmatched(mad);

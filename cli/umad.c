@@ -17,6 +17,8 @@
 #include <unistd.h>
 #include <infiniband/umad_str.h>
 
+#include "libumad/mad_wire.h"
+#include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
 
 #ifndef UMAD_MODULE_DIR
@@ -182,10 +184,10 @@ static uint64_t percentile(double p)
 
 static int show_stats(const char *path)
 {
-	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched;
+	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched, bad = 0;
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512];
+	char err[512], why[256];
 	size_t i;
 	int got, other;
 
@@ -195,7 +197,8 @@ static int show_stats(const char *path)
 		return 1;
 	}
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
-		int direction = capture_direction(&rec);
+		enum pcapng_direction direction = capture_direction(&rec);
+		struct capture_meta meta;
 		const uint8_t *mad;
 		size_t len;
 		uint32_t tid;
@@ -204,23 +207,30 @@ static int show_stats(const char *path)
 		mad = capture_mad(&rec, &len);
 		if (!mad)
 			continue;
-		method = mad[3];
-		tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+		method = mad_method(mad);
+		tid = get_be32(mad + MAD_OFF_TID_LOW);
 		records++;
-		count_mad(mad[1], method, (uint16_t)(mad[16] << 8 | mad[17]));
-		if (strstr(rec.comment, "timeout=1") || strstr(rec.comment, "status=110 ")) {
-			if (direction == 1)
-				timeouts++;
+		count_mad(mad_class(mad), method, mad_attr_id(mad));
+		/* A comment that does not read says nothing; the first is reported. */
+		if (capture_meta_parse(rec.comment, &meta, why, sizeof(why)) < 0) {
+			if (!bad++)
+				fprintf(stderr, "umad capture stats: %s: MAD %lu: %s\n", path, records,
+					why);
+			memset(&meta, 0, sizeof(meta));
 		}
-		if (direction == 2) {
+		if (direction == PCAPNG_DIR_INBOUND &&
+		    ((capture_meta_has(&meta, CAPTURE_META_TIMEOUT) && meta.timeout) ||
+		     (capture_meta_has(&meta, CAPTURE_META_STATUS) && meta.status == ETIMEDOUT)))
+			timeouts++;
+		if (direction == PCAPNG_DIR_OUTBOUND) {
 			sent++;
-			if (!(method & 0x80) && n_pending < MAX_PENDING)
+			if (!mad_method_is_response(method) && n_pending < MAX_PENDING)
 				pending[n_pending++] = (struct pending){ rec.iface, tid, rec.ts_ns };
 		} else {
 			received++;
 			for (i = 0; i < n_pending; i++) {
 				if (pending[i].iface == rec.iface && pending[i].tid == tid) {
-					if ((method & 0x80) && rec.ts_ns >= pending[i].ts_ns &&
+					if (mad_method_is_response(method) && rec.ts_ns >= pending[i].ts_ns &&
 					    add_rtt(rec.ts_ns - pending[i].ts_ns) < 0)
 						break;
 					pending[i] = pending[--n_pending];
@@ -242,6 +252,9 @@ static int show_stats(const char *path)
 			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
 		return 1;
 	}
+	if (bad > 1)
+		fprintf(stderr, "umad capture stats: %s: %lu MADs in all with a comment that does not "
+			"read\n", path, bad);
 	unmatched = n_pending;
 	printf("%s: %lu MADs (%lu sent, %lu received), %lu timeouts, %lu requests unanswered\n",
 	       path, records, sent, received, timeouts, unmatched);

@@ -78,6 +78,28 @@ enum {
 /* Bytes every RMPP segment repeats: SA (MAD + RMPP + SA header), vendor range 2 (+ OUI), others. */
 #define SA_HDR_END		offsetof(struct umad_sa_packet, data)
 #define VENDOR_HDR_END		offsetof(struct umad_vendor_packet, data)
+#define SA_OFF_SM_KEY		offsetof(struct umad_sa_packet, sm_key)
+
+/* M_Key and SM_Key are 64 bits wherever they appear. */
+#define MAD_KEY_SIZE		sizeof(((struct umad_smp *)0)->mkey)
+
+/* Fields of SMP attributes, as offsets in the SMP's data. */
+#define NODEINFO_OFF_NODE_TYPE	2
+#define NODEINFO_OFF_SYS_GUID	4
+#define NODEINFO_OFF_NODE_GUID	12
+#define NODEINFO_OFF_PORT_GUID	20
+#define PORTINFO_OFF_MKEY	0
+#define SMINFO_OFF_SM_KEY	8
+
+/* NodeInfo:NodeType. */
+enum {
+	NODEINFO_TYPE_CA	= 1,
+	NODEINFO_TYPE_SWITCH	= 2,
+};
+
+/* PortInfo:PortState and PortPhysicalState of a port that is up. */
+#define PORTINFO_STATE_ACTIVE		4
+#define PORTINFO_PHYS_STATE_LINKUP	5
 
 /* Packet headers around a MAD on the wire (IBA 5.2, 9.2, 9.3). */
 #define IB_LRH_LEN		8
@@ -86,6 +108,8 @@ enum {
 #define IB_DETH_LEN		8
 #define IB_ICRC_LEN		4
 #define IB_VCRC_LEN		2
+/* PktLen counts 4-byte words; a payload is padded to whole words (BTH PadCnt). */
+#define IB_WORD_LEN		4
 
 /* LRH: VL:4 LVer:4 | SL:4 rsv:2 LNH:2 | DLID:16 | rsv:5 PktLen:11 | SLID:16. */
 #define LRH_OFF_VL		0
@@ -93,6 +117,9 @@ enum {
 #define LRH_OFF_DLID		2
 #define LRH_OFF_PKTLEN		4
 #define LRH_OFF_SLID		6
+#define LRH_VL_SHIFT		4
+#define LRH_SL_SHIFT		4
+#define LRH_SL_MASK		0x0f
 #define LRH_LNH_MASK		0x03
 #define LRH_LNH_LOCAL		2	/* LRH, BTH */
 #define LRH_LNH_GLOBAL		3	/* LRH, GRH, BTH */
@@ -107,6 +134,9 @@ enum {
 #define GRH_OFF_SGID		8
 #define GRH_OFF_DGID		24
 #define GRH_IP_VERSION		6
+#define GRH_VERSION_SHIFT	28
+#define GRH_TCLASS_SHIFT	20
+#define GRH_FLOW_LABEL_MASK	0x000fffff
 #define GRH_NEXT_HDR_BTH	0x1b
 
 /* BTH: OpCode | SE M PadCnt TVer | P_Key | rsv | DestQP:24 | A rsv | PSN:24. */
@@ -115,12 +145,21 @@ enum {
 #define BTH_OFF_PKEY		2
 #define BTH_OFF_RESV8A		4
 #define BTH_OFF_DEST_QP		5
+#define BTH_OFF_ACKREQ		8
 #define BTH_OFF_PSN		9
 #define BTH_OPCODE_UD_SEND_ONLY	0x64
+#define BTH_PAD_SHIFT		4
+#define BTH_PSN_MASK		0x00ffffff
 
 /* DETH: Q_Key | rsv | SrcQP:24. */
 #define DETH_OFF_QKEY		0
+#define DETH_OFF_RESV		4
 #define DETH_OFF_SRC_QP		5
+
+/* QP numbers are 24 bits on the wire (BTH DestQP, DETH SrcQP). */
+#define IB_QPN_MASK		0x00ffffff
+/* The link-local GID prefix, fe80::/64. */
+#define GID_PREFIX_LINK_LOCAL	0xfe80000000000000ULL
 
 /* Queue pairs of the management agents, the permissive LID and the default P_Key. */
 #define QP0_SMI			0

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "capture_tap.h"
+#include "libumad/mad_wire.h"
 
 #define CAPTURE_VARIABLE "UMAD_PRELOAD_CAPTURE"
 
@@ -96,7 +97,7 @@ int umad_close_port(int portid)
 
 static unsigned qp_of(int mgmt_class)
 {
-	return mgmt_class == 0x01 || mgmt_class == 0x81 ? 0 : 1;
+	return mad_class_is_smp((uint8_t)mgmt_class) ? QP0_SMI : QP1_GSI;
 }
 
 int umad_register(int portid, int mgmt_class, int mgmt_version, uint8_t rmpp_version,
@@ -117,7 +118,7 @@ int umad_register_oui(int portid, int mgmt_class, uint8_t rmpp_version, uint8_t 
 					      method_mask) : -ENOSYS;
 
 	if (id >= 0)
-		umad_tap_agent(portid, (uint32_t)id, 1);
+		umad_tap_agent(portid, (uint32_t)id, QP1_GSI);
 	return id;
 }
 

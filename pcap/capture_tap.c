@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "capture_file.h"
+#include "capture_meta.h"
 #include "capture_tap.h"
 #include "ib_packet.h"
 #include "pcapng_writer.h"
@@ -39,7 +40,6 @@
 #define TAP_MAX_PORTS	64	/* open ports followed at once */
 #define TAP_MAX_AGENTS	UMAD_CA_MAX_AGENTS
 #define TAP_MAX_IFACES	64
-#define ETIMEDOUT_STATUS 110	/* the kernel's status for a send that got no answer */
 
 /* Requests waiting for an answer: their packet id goes on the answer (or the timeout) too. */
 #define TAP_PENDING 256
@@ -74,7 +74,6 @@
  * it becomes a MAD, or UNSENT (left out of the file) if the send failed.
  */
 enum tap_record_kind { TAP_REC_MAD, TAP_REC_IFACE, TAP_REC_SENDING, TAP_REC_UNSENT };
-#define MAD_SIZE 256
 
 /* Cache-line aligned, the MAD first: the sender's copy is a few whole lines. */
 struct tap_record {
@@ -179,10 +178,15 @@ static pthread_cond_t wake_up = PTHREAD_COND_INITIALIZER;
 static atomic_int writer_kicked;		/* moved off a sender's CPU (kick_writer) */
 static pthread_t writer_thread;
 
-/* The writing thread's own: one packet and one comment at a time, no allocation per MAD. */
+/*
+ * The writing thread's own: one packet and one comment at a time, no
+ * allocation per MAD; a segment's comment is the message's, with its
+ * segment=N/M.
+ */
 static uint8_t mad_copy[MAD_SIZE];
-static char comment[256];
-static char seg_comment[300];
+static struct capture_meta meta;
+static char comment[CAPTURE_META_MAX];
+static char seg_comment[CAPTURE_META_MAX];
 static int write_error;
 
 /* The variable naming the file: UMAD_CAPTURE, or the preload shim's own. */
@@ -644,11 +648,11 @@ void umad_tap_port_opened(int portid, const char *ca_name, int portnum, const um
 		p = take_slot(portid);
 	if (p) {
 		p->iface = iface_for(ca_name, portnum);
-		p->lid = 0xffff;
+		p->lid = LID_PERMISSIVE;
 		for (i = 0; i < TAP_MAX_AGENTS; i++)
-			p->agent_qp[i] = 1;
+			p->agent_qp[i] = QP1_GSI;
 		if (info) {
-			p->lid = info->base_lid ? (uint16_t)info->base_lid : 0xffff;
+			p->lid = info->base_lid ? (uint16_t)info->base_lid : LID_PERMISSIVE;
 			p->gid.global.subnet_prefix = info->gid_prefix;
 			p->gid.global.interface_id = info->port_guid;
 			p->n_pkeys = info->pkeys_size < 64 ? info->pkeys_size : 64;
@@ -689,27 +693,28 @@ void umad_tap_agent(int portid, uint32_t agent_id, unsigned qpn)
 	pthread_mutex_unlock(&tap_lock);
 }
 
+/* Zero the 64-bit key at offset at, if the MAD holds it. */
+static void zero_key(uint8_t *mad, size_t len, size_t at)
+{
+	if (len >= at + MAD_KEY_SIZE)
+		memset(mad + at, 0, MAD_KEY_SIZE);
+}
+
 void umad_tap_redact(uint8_t *mad, size_t len)
 {
 	uint16_t attr;
 
-	if (len < 24)
+	if (len < MAD_HDR_SIZE)
 		return;
-	attr = (uint16_t)(mad[16] << 8 | mad[17]);
-	switch (mad[1]) {
-	case 0x01:
-	case 0x81:
-		if (len >= 32)
-			memset(mad + 24, 0, 8);		/* SMP M_Key */
-		if (attr == 0x15 && len >= 72)
-			memset(mad + 64, 0, 8);		/* PortInfo:M_Key */
-		if (attr == 0x20 && len >= 80)
-			memset(mad + 72, 0, 8);		/* SMInfo:SM_Key */
-		break;
-	case 0x03:
-		if (len >= 44)
-			memset(mad + 36, 0, 8);		/* SA header SM_Key */
-		break;
+	attr = mad_attr_id(mad);
+	if (mad_class_is_smp(mad_class(mad))) {
+		zero_key(mad, len, SMP_OFF_MKEY);
+		if (attr == UMAD_SM_ATTR_PORT_INFO)
+			zero_key(mad, len, SMP_OFF_DATA + PORTINFO_OFF_MKEY);
+		if (attr == UMAD_SM_ATTR_SM_INFO)
+			zero_key(mad, len, SMP_OFF_DATA + SMINFO_OFF_SM_KEY);
+	} else if (mad_class(mad) == UMAD_CLASS_SUBN_ADM) {
+		zero_key(mad, len, SA_OFF_SM_KEY);
 	}
 }
 
@@ -724,10 +729,10 @@ static uint64_t packet_id_for(struct tap_port *p, int outbound, int timeout, con
 	uint32_t tid;
 	int response;
 
-	if (len < 16)
+	if (len < MAD_OFF_TID_LOW + sizeof(tid))
 		return next_packet_id++;
-	tid = (uint32_t)mad[12] << 24 | (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
-	response = mad[3] & 0x80;
+	tid = get_be32(mad + MAD_OFF_TID_LOW);
+	response = mad_method_is_response(mad_method(mad));
 	/* Slots by TID: tools number their transactions, so neighbours rarely collide. */
 	slot = &p->pending[(tid ^ (tid >> 8)) % TAP_PENDING];
 	if (outbound && !response) {
@@ -744,40 +749,6 @@ static uint64_t packet_id_for(struct tap_port *p, int outbound, int timeout, con
 	return next_packet_id++;
 }
 
-/* Append "key=value" (decimal, or 0x-hex) to comment at *len: no printf per MAD. */
-static void put_field(size_t *len, const char *key, uint64_t value, int hex)
-{
-	char digits[24];
-	int n = 0;
-
-	if (*len + 32 + strlen(key) >= sizeof(comment))
-		return;
-	if (*len)
-		comment[(*len)++] = ' ';
-	while (*key)
-		comment[(*len)++] = *key++;
-	comment[(*len)++] = '=';
-	if (hex) {
-		comment[(*len)++] = '0';
-		comment[(*len)++] = 'x';
-	}
-	do {
-		digits[n++] = "0123456789abcdef"[value % (hex ? 16 : 10)];
-		value /= hex ? 16 : 10;
-	} while (value);
-	while (n)
-		comment[(*len)++] = digits[--n];
-	comment[*len] = '\0';
-}
-
-/* What the comment says: MADs of one agent mostly say the same, so it is formatted once. */
-struct comment_key {
-	uint32_t agent_id, status, timeout_ms, retries, qpn, qkey;
-	uint16_t lid, pkey_index;
-	uint8_t sl, path_bits, grh, timeout;
-	size_t mad_len;
-};
-
 /*
  * The comments formatted last: a tool's requests mostly say the same, and
  * so do its answers, but a few fields can take turns (umad2sim leaves a
@@ -785,53 +756,39 @@ struct comment_key {
  */
 #define COMMENTS_KEPT 8
 
-/* The umad metadata as one line of key=value, which Wireshark shows as the packet comment. */
+/* The umad metadata into meta and comment, which Wireshark shows as the packet comment. */
 static void format_comment(const struct ib_user_mad *h, size_t mad_len, int timeout)
 {
-	static struct comment_key keys[COMMENTS_KEPT];
-	static char texts[COMMENTS_KEPT][sizeof(comment)];
+	static struct capture_meta kept_meta[COMMENTS_KEPT];
+	static char kept_text[COMMENTS_KEPT][sizeof(comment)];
 	static int kept, next;
-	struct comment_key key;
-	size_t len = 0;
 	int i;
 
-	/* Field by field after the memset: memcmp must not see stray padding bytes. */
-	memset(&key, 0, sizeof(key));
-	key.agent_id = h->agent_id;
-	key.status = h->status;
-	key.timeout_ms = h->timeout_ms;
-	key.retries = h->retries;
-	key.qpn = h->addr.qpn;
-	key.qkey = h->addr.qkey;
-	key.lid = h->addr.lid;
-	key.pkey_index = h->addr.pkey_index;
-	key.sl = h->addr.sl;
-	key.path_bits = h->addr.path_bits;
-	key.grh = h->addr.grh_present;
-	key.timeout = (uint8_t)timeout;
-	key.mad_len = mad_len;
+	/* Field by field after the memset: memcmp must not see stray bytes. */
+	memset(&meta, 0, sizeof(meta));
+	meta.have = CAPTURE_META_ALWAYS | (timeout ? CAPTURE_META_BIT(CAPTURE_META_TIMEOUT) : 0);
+	meta.agent = h->agent_id;
+	meta.status = h->status;
+	meta.timeout_ms = h->timeout_ms;
+	meta.retries = h->retries;
+	meta.qpn = be32toh(h->addr.qpn);
+	meta.qkey = be32toh(h->addr.qkey);
+	meta.lid = be16toh(h->addr.lid);
+	meta.sl = h->addr.sl;
+	meta.path_bits = h->addr.path_bits;
+	meta.pkey_index = h->addr.pkey_index;
+	meta.grh = h->addr.grh_present;
+	meta.length = (uint32_t)mad_len;
+	meta.timeout = timeout ? 1 : 0;
 	for (i = 0; i < kept; i++)
-		if (!memcmp(&key, &keys[i], sizeof(key))) {
-			strcpy(comment, texts[i]);
+		if (!memcmp(&meta, &kept_meta[i], sizeof(meta))) {
+			strcpy(comment, kept_text[i]);
 			return;
 		}
-	put_field(&len, "agent", h->agent_id, 0);
-	put_field(&len, "status", h->status, 0);
-	put_field(&len, "timeout_ms", h->timeout_ms, 0);
-	put_field(&len, "retries", h->retries, 0);
-	put_field(&len, "qpn", be32toh(h->addr.qpn), 0);
-	put_field(&len, "qkey", be32toh(h->addr.qkey), 1);
-	put_field(&len, "lid", be16toh(h->addr.lid), 0);
-	put_field(&len, "sl", h->addr.sl, 0);
-	put_field(&len, "path_bits", h->addr.path_bits, 0);
-	put_field(&len, "pkey_index", h->addr.pkey_index, 0);
-	put_field(&len, "grh", h->addr.grh_present, 0);
-	put_field(&len, "length", mad_len, 0);
-	if (timeout)
-		put_field(&len, "timeout", 1, 0);
+	capture_meta_format(&meta, comment, sizeof(comment));
 	/* Kept in turn, the oldest replaced first. */
-	keys[next] = key;
-	memcpy(texts[next], comment, len + 1);
+	kept_meta[next] = meta;
+	strcpy(kept_text[next], comment);
 	next = (next + 1) % COMMENTS_KEPT;
 	if (kept < COMMENTS_KEPT)
 		kept++;
@@ -854,7 +811,7 @@ static void note_write_error(int r)
 	}
 }
 
-/* One 256-byte MAD from mad_copy onto the wire, built in place in the file's next block. */
+/* One MAD from mad_copy onto the wire, built in place in the file's next block. */
 static void write_segment(const struct tap_record *rec, struct ib_packet_ends *ends)
 {
 	size_t len = ib_packet_len(rec->hdr.addr.grh_present, MAD_SIZE);
@@ -872,10 +829,10 @@ static void write_segment(const struct tap_record *rec, struct ib_packet_ends *e
 	ends->psn++;
 }
 
-/* How many 256-byte MADs carry a message of mad_len bytes (RMPP segments). */
+/* How many MADs carry a message of mad_len bytes (RMPP segments). */
 static size_t segment_count(const uint8_t *mad, size_t mad_len)
 {
-	size_t head = ib_rmpp_header_len(mad[1]), seg_size = MAD_SIZE - head;
+	size_t head = mad_rmpp_header_len(mad_class(mad)), seg_size = MAD_SIZE - head;
 
 	if (mad_len <= MAD_SIZE)
 		return 1;
@@ -892,34 +849,32 @@ static void write_rmpp_segments(const struct tap_record *rec, struct ib_packet_e
 {
 	const uint8_t *mad = rec->big;
 	size_t mad_len = rec->mad_len;
-	size_t head = ib_rmpp_header_len(mad[1]), seg_size = MAD_SIZE - head;
+	size_t head = mad_rmpp_header_len(mad_class(mad)), seg_size = MAD_SIZE - head;
 	size_t data_len = mad_len - head, count = segment_count(mad, mad_len);
 	size_t pad = count * seg_size - data_len, i, part;
 	uint32_t paylen;
 
+	meta.have |= CAPTURE_META_BIT(CAPTURE_META_SEGMENT);
+	meta.segments = (uint32_t)count;
 	for (i = 0; i < count; i++) {
 		part = i + 1 < count ? seg_size : data_len - i * seg_size;
 		memset(mad_copy, 0, MAD_SIZE);
 		memcpy(mad_copy, mad, head);
 		memcpy(mad_copy + head, mad + head + i * seg_size, part);
-		if (!mad_copy[24])
-			mad_copy[24] = 1;			/* RMPP version */
-		mad_copy[25] = 1;				/* DATA */
-		mad_copy[26] = (uint8_t)((mad_copy[26] & 0xf8) | 0x01 |	/* Active */
-					 (i == 0 ? 0x02 : 0) | (i + 1 == count ? 0x04 : 0));
-		mad_copy[27] = 0;
-		mad_copy[28] = (uint8_t)((i + 1) >> 24);
-		mad_copy[29] = (uint8_t)((i + 1) >> 16);
-		mad_copy[30] = (uint8_t)((i + 1) >> 8);
-		mad_copy[31] = (uint8_t)(i + 1);
-		paylen = i + 1 == count ? (uint32_t)(MAD_SIZE - 36 - pad) :
-			 i == 0 ? (uint32_t)(count * (MAD_SIZE - 36) - pad) : 0;
-		mad_copy[32] = (uint8_t)(paylen >> 24);
-		mad_copy[33] = (uint8_t)(paylen >> 16);
-		mad_copy[34] = (uint8_t)(paylen >> 8);
-		mad_copy[35] = (uint8_t)paylen;
-		snprintf(seg_comment, sizeof(seg_comment), "%s segment=%zu/%zu", comment, i + 1,
-			 count);
+		if (!mad_copy[RMPP_OFF_VERSION])
+			mad_copy[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
+		mad_copy[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
+		mad_copy[RMPP_OFF_FLAGS] = (uint8_t)((mad_copy[RMPP_OFF_FLAGS] & ~RMPP_FLAGS_MASK) |
+						     UMAD_RMPP_FLAG_ACTIVE |
+						     (i == 0 ? RMPP_FLAG_FIRST : 0) |
+						     (i + 1 == count ? RMPP_FLAG_LAST : 0));
+		mad_copy[RMPP_OFF_STATUS] = 0;
+		put_be32(mad_copy + RMPP_OFF_SEG_NUM, (uint32_t)(i + 1));
+		paylen = i + 1 == count ? (uint32_t)(MAD_SIZE - RMPP_HDR_END - pad) :
+			 i == 0 ? (uint32_t)(count * (MAD_SIZE - RMPP_HDR_END) - pad) : 0;
+		put_be32(mad_copy + RMPP_OFF_PAYLEN, paylen);
+		meta.segment = (uint32_t)(i + 1);
+		capture_meta_format(&meta, seg_comment, sizeof(seg_comment));
 		write_segment(rec, ends);
 	}
 	seg_comment[0] = '\0';
@@ -942,7 +897,7 @@ static void write_record(const struct tap_record *rec)
 	format_comment(&rec->hdr, rec->mad_len, rec->timeout);
 	if (!rec->big) {
 		/*
-		 * On the wire a MAD is never shorter than 256 bytes (the kernel
+		 * On the wire a MAD is never shorter than MAD_SIZE (the kernel
 		 * pads it), and a timed-out send comes back with only its header.
 		 */
 		memcpy(mad_copy, rec->mad, MAD_SIZE);
@@ -1066,7 +1021,8 @@ static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad
 	uint32_t status = umad->status;
 	/* An ABI 5 header is shorter: it has no pkey_index. */
 	uint16_t pkey_index = hdr_size >= sizeof(*umad) ? umad->addr.pkey_index : 0;
-	int timeout = !outbound && status == ETIMEDOUT_STATUS;
+	/* The kernel's status for a send that got no answer. */
+	int timeout = !outbound && status == ETIMEDOUT;
 
 	if (!p)
 		return 0;
@@ -1087,8 +1043,8 @@ static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad
 	rec->hdr.retries = retries;
 	rec->ends.outbound = outbound;
 	rec->ends.local_lid = p->lid;
-	rec->ends.local_qp = agent_id < TAP_MAX_AGENTS ? p->agent_qp[agent_id] : 1;
-	rec->ends.pkey = pkey_index < p->n_pkeys ? p->pkeys[pkey_index] : 0xffff;
+	rec->ends.local_qp = agent_id < TAP_MAX_AGENTS ? p->agent_qp[agent_id] : QP1_GSI;
+	rec->ends.pkey = pkey_index < p->n_pkeys ? p->pkeys[pkey_index] : PKEY_DEFAULT;
 	rec->ends.local_gid = p->gid;
 	rec->ends.psn = p->psn;
 	rec->iface = (int16_t)p->iface;

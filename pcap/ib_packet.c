@@ -10,13 +10,6 @@
 #include "crc.h"
 #include "ib_packet.h"
 
-#define LNH_LOCAL	2	/* LRH, BTH */
-#define LNH_GLOBAL	3	/* LRH, GRH, BTH */
-#define GRH_NEXT_BTH	0x1b
-#define OPCODE_UD_SEND_ONLY 0x64
-#define QP1_QKEY	0x80010000u
-#define PKEY_DEFAULT	0xffff
-
 /* ICRC: CRC-32, poly 0x04C11DB7; VCRC: CRC-16, poly 0x100B; both reflected. */
 static struct crc_reflected icrc_engine, vcrc_engine;
 static pthread_once_t engines_once = PTHREAD_ONCE_INIT;
@@ -37,7 +30,7 @@ static size_t variant_head(const uint8_t *pkt, size_t len, int *global)
 
 	if (len < IB_LRH_LEN + IB_BTH_LEN)
 		return 0;
-	*global = (pkt[1] & 3) == LNH_GLOBAL;
+	*global = (pkt[LRH_OFF_SL_LNH] & LRH_LNH_MASK) == LRH_LNH_GLOBAL;
 	head = IB_LRH_LEN + (*global ? IB_GRH_LEN : 0) + IB_BTH_LEN;
 	return len < head ? 0 : head;
 }
@@ -46,16 +39,16 @@ static size_t variant_head(const uint8_t *pkt, size_t len, int *global)
 static void mask_variant(uint8_t *hdrs, size_t head, int global)
 {
 	if (global) {
+		uint8_t *grh = hdrs + IB_LRH_LEN;
+
 		memset(hdrs, 0xff, IB_LRH_LEN);
-		hdrs[IB_LRH_LEN] |= 0x0f;		/* TClass, high nibble */
-		hdrs[IB_LRH_LEN + 1] = 0xff;		/* TClass low, FlowLabel */
-		hdrs[IB_LRH_LEN + 2] = 0xff;
-		hdrs[IB_LRH_LEN + 3] = 0xff;
-		hdrs[IB_LRH_LEN + 7] = 0xff;		/* HopLmt */
+		grh[GRH_OFF_VER_TC_FLOW] |= 0x0f;	/* TClass, high nibble */
+		memset(grh + GRH_OFF_VER_TC_FLOW + 1, 0xff, 3);	/* TClass low, FlowLabel */
+		grh[GRH_OFF_HOP_LIMIT] = 0xff;
 	} else {
-		hdrs[0] |= 0xf0;			/* VL */
+		hdrs[LRH_OFF_VL] |= 0xf0;		/* VL */
 	}
-	hdrs[head - IB_BTH_LEN + 4] = 0xff;		/* BTH Resv8a / FECN, BECN */
+	hdrs[head - IB_BTH_LEN + BTH_OFF_RESV8A] = 0xff;	/* FECN, BECN, Resv */
 }
 
 uint32_t ib_icrc(const uint8_t *pkt, size_t len)
@@ -99,92 +92,74 @@ uint16_t ib_vcrc(const uint8_t *pkt, size_t len)
 	return (uint16_t)~crc_reflected_update(&vcrc_engine, 0xffff, pkt, len);
 }
 
-static void put16(uint8_t *p, uint16_t v)
-{
-	p[0] = (uint8_t)(v >> 8);
-	p[1] = (uint8_t)v;
-}
-
-static void put24(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 16);
-	p[1] = (uint8_t)(v >> 8);
-	p[2] = (uint8_t)v;
-}
-
-static void put32(uint8_t *p, uint32_t v)
-{
-	p[0] = (uint8_t)(v >> 24);
-	p[1] = (uint8_t)(v >> 16);
-	p[2] = (uint8_t)(v >> 8);
-	p[3] = (uint8_t)v;
-}
-
 int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 		    const uint8_t *mad, size_t mad_len, const struct ib_packet_ends *ends)
 {
 	const ib_mad_addr_t *addr = &hdr->addr;
-	int smp = mad_len > 1 && (mad[1] == 0x01 || mad[1] == 0x81);
+	int smp = mad_len > MAD_OFF_CLASS && mad_class_is_smp(mad_class(mad));
 	int global = addr->grh_present != 0;
-	size_t pad = (4 - mad_len % 4) % 4;
+	size_t pad = (IB_WORD_LEN - mad_len % IB_WORD_LEN) % IB_WORD_LEN;
 	size_t head = IB_LRH_LEN + (global ? IB_GRH_LEN : 0) + IB_BTH_LEN + IB_DETH_LEN;
 	size_t icrc_at = head + mad_len + pad;
 	size_t total = ib_packet_len(global, mad_len);
 	uint16_t remote_lid = be16toh(addr->lid);
-	uint32_t remote_qp = be32toh(addr->qpn) & 0xffffff;
+	uint32_t remote_qp = be32toh(addr->qpn) & IB_QPN_MASK;
 	uint32_t dest_qp, src_qp, qkey, icrc;
 	uint8_t *bth, *deth;
 	uint16_t vcrc;
 
-	if ((icrc_at + IB_ICRC_LEN) / 4 > 0x7ff)
+	if ((icrc_at + IB_ICRC_LEN) / IB_WORD_LEN > LRH_PKTLEN_MAX)
 		return -EINVAL;
 	if (total > max)
 		return -ENOSPC;
 
 	/* LRH: SMPs travel on VL15 with SL 0. */
-	out[0] = smp ? 0xf0 : 0x00;
-	out[1] = (uint8_t)((smp ? 0 : (addr->sl & 0xf)) << 4 | (global ? LNH_GLOBAL : LNH_LOCAL));
-	put16(out + 2, ends->outbound ? remote_lid : ends->local_lid);
-	put16(out + 4, (uint16_t)((icrc_at + IB_ICRC_LEN) / 4));
-	put16(out + 6, ends->outbound ? ends->local_lid : remote_lid);
+	out[LRH_OFF_VL] = smp ? LRH_VL_SMP << LRH_VL_SHIFT : 0;
+	out[LRH_OFF_SL_LNH] = (uint8_t)((smp ? 0 : (addr->sl & LRH_SL_MASK)) << LRH_SL_SHIFT |
+					(global ? LRH_LNH_GLOBAL : LRH_LNH_LOCAL));
+	put_be16(out + LRH_OFF_DLID, ends->outbound ? remote_lid : ends->local_lid);
+	put_be16(out + LRH_OFF_PKTLEN, (uint16_t)((icrc_at + IB_ICRC_LEN) / IB_WORD_LEN));
+	put_be16(out + LRH_OFF_SLID, ends->outbound ? ends->local_lid : remote_lid);
 
 	if (global) {
 		uint8_t *grh = out + IB_LRH_LEN;
-		uint32_t flow = be32toh(addr->flow_label) & 0xfffff;
+		uint32_t flow = be32toh(addr->flow_label) & GRH_FLOW_LABEL_MASK;
 		const uint8_t *local = ends->local_gid.raw, *remote = addr->gid;
 
-		put32(grh, 6u << 28 | (uint32_t)addr->traffic_class << 20 | flow);
-		put16(grh + 4, (uint16_t)(IB_BTH_LEN + IB_DETH_LEN + mad_len + pad + IB_ICRC_LEN));
-		grh[6] = GRH_NEXT_BTH;
-		grh[7] = addr->hop_limit;
-		memcpy(grh + 8, ends->outbound ? local : remote, 16);
-		memcpy(grh + 24, ends->outbound ? remote : local, 16);
+		put_be32(grh + GRH_OFF_VER_TC_FLOW, (uint32_t)GRH_IP_VERSION << GRH_VERSION_SHIFT |
+			 (uint32_t)addr->traffic_class << GRH_TCLASS_SHIFT | flow);
+		put_be16(grh + GRH_OFF_PAYLEN,
+			 (uint16_t)(IB_BTH_LEN + IB_DETH_LEN + mad_len + pad + IB_ICRC_LEN));
+		grh[GRH_OFF_NEXT_HDR] = GRH_NEXT_HDR_BTH;
+		grh[GRH_OFF_HOP_LIMIT] = addr->hop_limit;
+		memcpy(grh + GRH_OFF_SGID, ends->outbound ? local : remote, sizeof(union umad_gid));
+		memcpy(grh + GRH_OFF_DGID, ends->outbound ? remote : local, sizeof(union umad_gid));
 	}
 
 	if (ends->outbound) {
 		dest_qp = remote_qp;
 		src_qp = ends->local_qp;
-		qkey = dest_qp == 0 ? 0 : be32toh(addr->qkey);
+		qkey = dest_qp == QP0_SMI ? 0 : be32toh(addr->qkey);
 	} else {
 		dest_qp = ends->local_qp;
 		src_qp = remote_qp;
 		/* The receiver's QP1 Q_Key; QP0 has none. */
-		qkey = dest_qp == 0 ? 0 : QP1_QKEY;
+		qkey = dest_qp == QP0_SMI ? 0 : UMAD_QKEY;
 	}
 
 	bth = out + head - IB_DETH_LEN - IB_BTH_LEN;
-	bth[0] = OPCODE_UD_SEND_ONLY;
-	bth[1] = (uint8_t)(pad << 4);
-	put16(bth + 2, smp ? PKEY_DEFAULT : ends->pkey);
-	bth[4] = 0;
-	put24(bth + 5, dest_qp);
-	bth[8] = 0;
-	put24(bth + 9, ends->psn & 0xffffff);
+	bth[BTH_OFF_OPCODE] = BTH_OPCODE_UD_SEND_ONLY;
+	bth[BTH_OFF_PAD] = (uint8_t)(pad << BTH_PAD_SHIFT);
+	put_be16(bth + BTH_OFF_PKEY, smp ? PKEY_DEFAULT : ends->pkey);
+	bth[BTH_OFF_RESV8A] = 0;
+	put_be24(bth + BTH_OFF_DEST_QP, dest_qp);
+	bth[BTH_OFF_ACKREQ] = 0;
+	put_be24(bth + BTH_OFF_PSN, ends->psn & BTH_PSN_MASK);
 
 	deth = bth + IB_BTH_LEN;
-	put32(deth, qkey);
-	deth[4] = 0;
-	put24(deth + 5, src_qp);
+	put_be32(deth + DETH_OFF_QKEY, qkey);
+	deth[DETH_OFF_RESV] = 0;
+	put_be24(deth + DETH_OFF_SRC_QP, src_qp);
 
 	memcpy(out + head, mad, mad_len);
 	memset(out + head + mad_len, 0, pad);

@@ -10,25 +10,18 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <infiniband/umad.h>
-#include <infiniband/umad_types.h>
 
-#define IB_LRH_LEN	8
-#define IB_GRH_LEN	40
-#define IB_BTH_LEN	12
-#define IB_DETH_LEN	8
-#define IB_ICRC_LEN	4
-#define IB_VCRC_LEN	2
-/* Largest packet: headers + one 256-byte MAD + CRCs. */
-#define IB_MAD_PACKET_MAX (IB_LRH_LEN + IB_GRH_LEN + IB_BTH_LEN + IB_DETH_LEN + 256 + \
+#include "libumad/mad_wire.h"
+
+/* Largest packet: headers + one MAD + CRCs. */
+#define IB_MAD_PACKET_MAX (IB_LRH_LEN + IB_GRH_LEN + IB_BTH_LEN + IB_DETH_LEN + MAD_SIZE + \
 			   IB_ICRC_LEN + IB_VCRC_LEN)
-
-#define IB_LID_PERMISSIVE 0xffff
 
 /* What the packet needs besides the umad header: the capturing port's side. */
 struct ib_packet_ends {
 	int outbound;			/* 1: umad_send, 0: umad_recv */
-	uint16_t local_lid;		/* base LID | path bits; 0xffff when not assigned */
-	uint8_t local_qp;		/* the agent's QP: 0 (SMI) or 1 (GSI) */
+	uint16_t local_lid;		/* base LID | path bits; LID_PERMISSIVE when not assigned */
+	uint8_t local_qp;		/* the agent's QP: QP0_SMI or QP1_GSI */
 	uint16_t pkey;			/* P_Key value at hdr->addr.pkey_index (GMPs) */
 	union umad_gid local_gid;	/* for the GRH, when hdr->addr.grh_present */
 	uint32_t psn;			/* any; a per-port counter reads best */
@@ -38,43 +31,27 @@ struct ib_packet_ends {
 static inline size_t ib_packet_len(int grh, size_t mad_len)
 {
 	return IB_LRH_LEN + (grh ? IB_GRH_LEN : 0) + IB_BTH_LEN + IB_DETH_LEN +
-	       ((mad_len + 3) & ~(size_t)3) + IB_ICRC_LEN + IB_VCRC_LEN;
+	       ((mad_len + IB_WORD_LEN - 1) & ~(size_t)(IB_WORD_LEN - 1)) + IB_ICRC_LEN + IB_VCRC_LEN;
 }
 
 /*
- * Write the packet carrying mad (mad_len bytes, 256 for one MAD) into out.
+ * Write the packet carrying mad (mad_len bytes, MAD_SIZE for one MAD) into out.
  * Returns its length, or -ENOSPC if max is too small, -EINVAL for a MAD
  * that does not fit one packet (PktLen has 11 bits).
  */
 int ib_packet_build(uint8_t *out, size_t max, const struct ib_user_mad *hdr,
 		    const uint8_t *mad, size_t mad_len, const struct ib_packet_ends *ends);
 
-/* Header bytes every RMPP segment of a class repeats: MAD + RMPP (+ SA header or OUI). */
-static inline size_t ib_rmpp_header_len(uint8_t mgmt_class)
-{
-	if (mgmt_class == 0x03)
-		return 56;
-	if (mgmt_class >= 0x30 && mgmt_class <= 0x4f)
-		return 40;
-	return 36;
-}
-
 /*
  * Does a message longer than one MAD travel as RMPP segments?  Only in the
- * classes the kernel segments (SA, DM 0x06 and 0x10, BIS, vendor range 2)
- * and with the RMPP header's Active flag: anything else is one MAD, its
- * first 256 bytes (the kernel accepts nothing longer).
+ * classes the kernel segments (mad_class_is_rmpp) and with the RMPP
+ * header's Active flag: anything else is one MAD, its first MAD_SIZE bytes
+ * (the kernel accepts nothing longer).
  */
 static inline int ib_is_rmpp_message(const uint8_t *mad, size_t mad_len)
 {
-	uint8_t c = mad[offsetof(struct umad_hdr, mgmt_class)];
-	size_t flags = sizeof(struct umad_hdr) + offsetof(struct umad_rmpp_hdr, rmpp_rtime_flags);
-
-	return mad_len > flags &&
-	       (c == UMAD_CLASS_SUBN_ADM || c == UMAD_CLASS_DEVICE_MGMT ||
-		c == UMAD_CLASS_DEVICE_ADM || c == UMAD_CLASS_BIS ||
-		(c >= UMAD_CLASS_VENDOR_RANGE2_START && c <= UMAD_CLASS_VENDOR_RANGE2_END)) &&
-	       (mad[flags] & UMAD_RMPP_FLAG_ACTIVE);
+	return mad_len > RMPP_OFF_FLAGS && mad_class_is_rmpp(mad_class(mad)) &&
+	       (mad[RMPP_OFF_FLAGS] & UMAD_RMPP_FLAG_ACTIVE);
 }
 
 /* IBA 7.8.1: CRC-32 over LRH..payload with the variant fields set to ones. */

@@ -4,6 +4,7 @@
 noinst_LTLIBRARIES += pcap/libcapture.la
 pcap_libcapture_la_SOURCES = \
 	pcap/crc.c pcap/crc.h \
+	pcap/capture_meta.c pcap/capture_meta.h \
 	pcap/ib_packet.c pcap/ib_packet.h \
 	pcap/capture_file.c pcap/capture_file.h \
 	pcap/pcapng_writer.c pcap/pcapng_writer.h \
@@ -20,4 +21,5 @@ EXTRA_DIST += pcap/capture_preload.map
 
 # Reading captures (the CLI, later the replay backend).
 noinst_LTLIBRARIES += pcap/libcapturereader.la
-pcap_libcapturereader_la_SOURCES = pcap/pcapng_reader.c pcap/pcapng_reader.h
+pcap_libcapturereader_la_SOURCES = pcap/pcapng_reader.c pcap/pcapng_reader.h \
+	pcap/capture_meta.c pcap/capture_meta.h

@@ -316,7 +316,7 @@ static void epb_option(struct capture_reader *r, uint16_t code, const uint8_t *v
 		r->comment[n] = '\0';
 		rec->comment = r->comment;
 	} else if (code == 2 && len == 4) {
-		rec->direction = (int)(get32(r, v) & 3);
+		rec->direction = (enum pcapng_direction)(get32(r, v) & PCAPNG_DIR_MASK);
 	} else if (code == 5 && len == 8) {
 		rec->packet_id = get64(r, v);
 	}
@@ -492,31 +492,29 @@ const char *capture_linktype_name(int linktype)
 	return NULL;
 }
 
-#define LNH_GRH		3	/* LRH's link next header: IBA global, a GRH follows */
-
 const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len)
 {
 	size_t head = IB_LRH_LEN + IB_BTH_LEN + IB_DETH_LEN, crcs = IB_ICRC_LEN + IB_VCRC_LEN;
 
-	if (rec->len >= 2 && (rec->packet[1] & 3) == LNH_GRH)
+	if (rec->len >= 2 && (rec->packet[LRH_OFF_SL_LNH] & LRH_LNH_MASK) == LRH_LNH_GLOBAL)
 		head += IB_GRH_LEN;
-	if (rec->len < head + sizeof(struct umad_hdr) + crcs)
+	if (rec->len < head + MAD_HDR_SIZE + crcs)
 		return NULL;
 	*mad_len = rec->len - head - crcs;
 	return rec->packet + head;
 }
 
-int capture_direction(const struct capture_record *rec)
+enum pcapng_direction capture_direction(const struct capture_record *rec)
 {
 	const uint8_t *mad;
 	size_t len;
 	uint8_t method;
 
-	if (rec->direction == 1 || rec->direction == 2)
+	if (rec->direction == PCAPNG_DIR_INBOUND || rec->direction == PCAPNG_DIR_OUTBOUND)
 		return rec->direction;
 	mad = capture_mad(rec, &len);
-	method = mad ? mad[offsetof(struct umad_hdr, method)] : 0;
-	if ((method & UMAD_METHOD_RESP_MASK) || method == UMAD_METHOD_TRAP_REPRESS)
-		return 1;
-	return 2;
+	method = mad ? mad_method(mad) : 0;
+	if (mad_method_is_response(method) || method == UMAD_METHOD_TRAP_REPRESS)
+		return PCAPNG_DIR_INBOUND;
+	return PCAPNG_DIR_OUTBOUND;
 }

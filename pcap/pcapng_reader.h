@@ -12,13 +12,15 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "capture_meta.h"
+
 struct capture_reader;
 
 struct capture_record {
 	int iface;			/* interface id (0 in classic pcap) */
 	const char *iface_name;		/* "mlx5_0:1", or "" */
 	uint64_t ts_ns;			/* Unix time, nanoseconds */
-	int direction;			/* 0 unknown, 1 inbound, 2 outbound */
+	enum pcapng_direction direction;	/* as epb_flags says; UNKNOWN without them */
 	const uint8_t *packet;		/* the IB packet (LRH..), ERF header removed */
 	size_t len;
 	const char *comment;		/* "" when none */
@@ -52,11 +54,11 @@ const char *capture_linktype_name(int linktype);
 const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len);
 
 /*
- * The record's direction, 1 inbound or 2 outbound.  When the file does not
+ * The record's direction, PCAPNG_DIR_INBOUND or OUTBOUND.  When the file does not
  * say (classic pcap, as ibdump and editcap write it), a request is taken as
  * sent by the capturing host and a response as received, which is what a
  * capture taken on the host's own port shows.
  */
-int capture_direction(const struct capture_record *rec);
+enum pcapng_direction capture_direction(const struct capture_record *rec);
 
 #endif /* LIBUMAD_PCAPNG_READER_H */

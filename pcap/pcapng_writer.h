@@ -15,13 +15,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PCAPNG_LINKTYPE_ERF 197
+#include "capture_meta.h"
 
-enum pcapng_direction {
-	PCAPNG_DIR_UNKNOWN = 0,
-	PCAPNG_DIR_INBOUND = 1,
-	PCAPNG_DIR_OUTBOUND = 2,
-};
+#define PCAPNG_LINKTYPE_ERF 197
 
 struct pcapng_writer;
 

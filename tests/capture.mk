@@ -26,3 +26,12 @@ endif
 # The LD_PRELOAD shim on Debian's libibumad under ibsim + umad2sim.
 TESTS += tests/ibsim_capture_replay.sh
 EXTRA_DIST += tests/ibsim_capture_replay.sh
+
+# The capture comment: struct, formatter and parser (libc only).
+if HAVE_CMOCKA
+check_PROGRAMS += tests/test_capture_meta
+TESTS += tests/test_capture_meta
+tests_test_capture_meta_SOURCES = tests/test_capture_meta.c
+tests_test_capture_meta_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_capture_meta_LDADD = pcap/libcapturereader.la $(CMOCKA_LIBS)
+endif

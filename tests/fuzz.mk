@@ -6,7 +6,7 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_RUNS =
-FUZZ_TARGETS = capture_reader topology sim_mad replay_match api
+FUZZ_TARGETS = capture_reader capture_meta topology sim_mad replay_match api
 # ASan's default quarantine (256 MiB of freed memory held back) makes every
 # input of the targets that allocate per call touch fresh pages: a smaller
 # one runs them about a third faster and still catches a use after any of
@@ -16,6 +16,7 @@ FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 	-I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/libumad -include config.h
 
 fuzz_capture_reader_sources = tests/fuzz/fuzz_capture_reader.c pcap/pcapng_reader.c
+fuzz_capture_meta_sources = tests/fuzz/fuzz_capture_meta.c pcap/capture_meta.c
 fuzz_topology_sources = tests/fuzz/fuzz_topology.c simfabric/fabric.c simfabric/topology.c
 fuzz_sim_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.c \
 	simfabric/sma.c simfabric/route.c simfabric/sysfs_writer.c \
@@ -25,20 +26,23 @@ fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c libumad/sysfs.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
-	pcap/capture_tap.c
+	pcap/capture_meta.c pcap/capture_tap.c
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
 fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c \
 	backends/soft_port.c backends/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
-	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c
+	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c pcap/capture_meta.c
 
 EXTRA_DIST += tests/fuzz
-CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \
+CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_capture_meta fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \
 	fuzz/fuzz_replay_match \
 	fuzz/modules/backend-sim.so
 
 fuzz/fuzz_capture_reader: $(fuzz_capture_reader_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(fuzz_capture_reader_sources:%=$(top_srcdir)/%) -o $@
+fuzz/fuzz_capture_meta: $(fuzz_capture_meta_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(fuzz_capture_meta_sources:%=$(top_srcdir)/%) -o $@
 fuzz/fuzz_topology: $(fuzz_topology_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer \

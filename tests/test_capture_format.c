@@ -26,22 +26,21 @@
 #include "pcap/pcapng_reader.h"
 
 /* DR SubnGet(NodeInfo) from LID 1 to the permissive LID, initial path [0, 1], TID 0x100001234. */
-static void dr_get_nodeinfo(uint8_t mad[256], struct ib_user_mad *hdr)
+static void dr_get_nodeinfo(uint8_t mad[MAD_SIZE], struct ib_user_mad *hdr)
 {
-	memset(mad, 0, 256);
+	memset(mad, 0, MAD_SIZE);
 	memset(hdr, 0, sizeof(*hdr));
-	mad[0] = 1;		/* base version */
-	mad[1] = 0x81;		/* directed-route SMP */
-	mad[2] = 1;
-	mad[3] = 0x01;		/* Get */
-	mad[7] = 1;		/* hop count */
-	mad[11] = 0x01;		/* TID 0x0000000100001234 */
-	mad[14] = 0x12;
-	mad[15] = 0x34;
-	mad[17] = 0x11;		/* NodeInfo */
-	memset(mad + 32, 0xff, 4);	/* DrSLID, DrDLID permissive */
-	mad[129] = 1;		/* initial path [0, 1] */
-	hdr->addr.lid = htobe16(IB_LID_PERMISSIVE);
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_DIRECTED_ROUTE;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET;
+	mad[SMP_OFF_HOP_CNT] = 1;
+	put_be64(mad + MAD_OFF_TID, 0x100001234ull);
+	put_be16(mad + MAD_OFF_ATTR_ID, UMAD_SM_ATTR_NODE_INFO);
+	put_be16(mad + SMP_OFF_DR_SLID, LID_PERMISSIVE);
+	put_be16(mad + SMP_OFF_DR_DLID, LID_PERMISSIVE);
+	mad[SMP_OFF_INITIAL_PATH + 1] = 1;	/* initial path [0, 1] */
+	hdr->addr.lid = htobe16(LID_PERMISSIVE);
 }
 
 static void test_reference_vector(void **state)
@@ -50,8 +49,10 @@ static void test_reference_vector(void **state)
 					   0x64, 0x00, 0xff, 0xff, 0x00, 0x00, 0x00, 0x00,
 					   0x00, 0x00, 0x00, 0x00 };
 	static const uint8_t crcs[] = { 0xdf, 0xc9, 0xc0, 0x79, 0xf4, 0x8f };
-	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1, .local_qp = 0, .pkey = 0xffff };
-	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX];
+	struct ib_packet_ends ends = {
+		.outbound = 1, .local_lid = 1, .local_qp = QP0_SMI, .pkey = PKEY_DEFAULT
+	};
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
 	struct ib_user_mad hdr;
 	int n;
 
@@ -60,7 +61,7 @@ static void test_reference_vector(void **state)
 	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
 	assert_int_equal(n, 290);
 	assert_memory_equal(pkt, lrh_bth, sizeof(lrh_bth));
-	assert_memory_equal(pkt + 28, mad, 256);
+	assert_memory_equal(pkt + IB_LRH_LEN + IB_BTH_LEN + IB_DETH_LEN, mad, MAD_SIZE);
 	assert_memory_equal(pkt + n - 6, crcs, sizeof(crcs));
 	/* The CRC functions alone, on the same bytes. */
 	assert_int_equal(ib_icrc(pkt, 284), 0x79c0c9df);
@@ -136,7 +137,7 @@ static void test_crc_engines(void **state)
 static void test_variant_fields_do_not_change_icrc(void **state)
 {
 	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
-	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX];
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
 	struct ib_user_mad hdr;
 	uint32_t icrc;
 
@@ -144,8 +145,8 @@ static void test_variant_fields_do_not_change_icrc(void **state)
 	dr_get_nodeinfo(mad, &hdr);
 	assert_int_equal(ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends), 290);
 	icrc = ib_icrc(pkt, 284);
-	pkt[0] = 0x30;		/* another VL */
-	pkt[12] = 0xc0;		/* FECN/BECN */
+	pkt[LRH_OFF_VL] = 0x30;			/* another VL */
+	pkt[IB_LRH_LEN + BTH_OFF_RESV8A] = 0xc0;	/* FECN/BECN */
 	assert_int_equal(ib_icrc(pkt, 284), icrc);
 	pkt[100] ^= 1;		/* but the payload counts */
 	assert_int_not_equal(ib_icrc(pkt, 284), icrc);
@@ -153,15 +154,20 @@ static void test_variant_fields_do_not_change_icrc(void **state)
 
 static void test_gmp_inbound_with_grh(void **state)
 {
-	struct ib_packet_ends ends = { .outbound = 0, .local_lid = 7, .local_qp = 1, .pkey = 0x8001 };
-	uint8_t mad[256] = { 1, 0x04, 1, 0x81 }, pkt[IB_MAD_PACKET_MAX];
+	struct ib_packet_ends ends = { .outbound = 0, .local_lid = 7, .local_qp = QP1_GSI, .pkey = 0x8001 };
+	uint8_t mad[MAD_SIZE] = {
+		[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION, [MAD_OFF_CLASS] = UMAD_CLASS_PERF_MGMT,
+		[MAD_OFF_CLASS_VERSION] = 1, [MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP,
+	};
+	uint8_t pkt[IB_MAD_PACKET_MAX], *grh = pkt + IB_LRH_LEN, *bth = grh + IB_GRH_LEN;
+	uint8_t *deth = bth + IB_BTH_LEN;
 	struct ib_user_mad hdr;
 	int n;
 
 	(void)state;
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.addr.lid = htobe16(2);
-	hdr.addr.qpn = htobe32(1);
+	hdr.addr.qpn = htobe32(QP1_GSI);
 	hdr.addr.sl = 3;
 	hdr.addr.grh_present = 1;
 	hdr.addr.hop_limit = 64;
@@ -171,35 +177,37 @@ static void test_gmp_inbound_with_grh(void **state)
 	ends.local_gid.raw[0] = 0xfd;
 	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
 	assert_int_equal(n, 330);
-	assert_int_equal(pkt[0], 0x00);			/* VL0 */
-	assert_int_equal(pkt[1], 0x33);			/* SL 3, LNH global */
-	assert_int_equal(pkt[3], 7);			/* DLID: us */
-	assert_int_equal(pkt[5], 82);			/* PktLen */
-	assert_int_equal(pkt[7], 2);			/* SLID: the sender */
-	assert_int_equal(pkt[8], 0x61);			/* IPVer 6, TClass 0x12 */
-	assert_int_equal(pkt[8 + 6], 0x1b);		/* next header: BTH */
-	assert_int_equal(pkt[8 + 8], 0xfe);		/* SGID: the sender's */
-	assert_int_equal(pkt[8 + 24], 0xfd);		/* DGID: ours */
-	assert_int_equal(pkt[48 + 2], 0x80);		/* P_Key 0x8001 */
-	assert_int_equal(pkt[48 + 7], 1);		/* DestQP: our QP1 */
-	assert_int_equal(pkt[60], 0x80);		/* Q_Key 0x80010000 */
-	assert_int_equal(pkt[60 + 7], 1);		/* SrcQP */
+	/* The expected values as numbers: the wire's, not the vocabulary's. */
+	assert_int_equal(pkt[LRH_OFF_VL], 0x00);		/* VL0 */
+	assert_int_equal(pkt[LRH_OFF_SL_LNH], 0x33);		/* SL 3, LNH global */
+	assert_int_equal(get_be16(pkt + LRH_OFF_DLID), 7);	/* DLID: us */
+	assert_int_equal(get_be16(pkt + LRH_OFF_PKTLEN), 82);
+	assert_int_equal(get_be16(pkt + LRH_OFF_SLID), 2);	/* SLID: the sender */
+	assert_int_equal(grh[GRH_OFF_VER_TC_FLOW], 0x61);	/* IPVer 6, TClass 0x12 */
+	assert_int_equal(grh[GRH_OFF_NEXT_HDR], 0x1b);		/* next header: BTH */
+	assert_int_equal(grh[GRH_OFF_SGID], 0xfe);		/* SGID: the sender's */
+	assert_int_equal(grh[GRH_OFF_DGID], 0xfd);		/* DGID: ours */
+	assert_int_equal(get_be16(bth + BTH_OFF_PKEY), 0x8001);
+	assert_int_equal(get_be24(bth + BTH_OFF_DEST_QP), 1);	/* our QP1 */
+	assert_int_equal(get_be32(deth + DETH_OFF_QKEY), 0x80010000);
+	assert_int_equal(get_be24(deth + DETH_OFF_SRC_QP), 1);
 }
 
 static void test_sizes(void **state)
 {
 	struct ib_packet_ends ends = { .outbound = 1 };
-	uint8_t mad[8192] = { 1, 0x03 }, pkt[9000];
+	uint8_t mad[8192] = { [MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION,
+			      [MAD_OFF_CLASS] = UMAD_CLASS_SUBN_ADM }, pkt[9000];
 	struct ib_user_mad hdr;
 
 	(void)state;
 	memset(&hdr, 0, sizeof(hdr));
-	assert_int_equal(ib_packet_build(pkt, 100, &hdr, mad, 256, &ends), -ENOSPC);
+	assert_int_equal(ib_packet_build(pkt, 100, &hdr, mad, MAD_SIZE, &ends), -ENOSPC);
 	/* PktLen has 11 bits: 8188 bytes at most. */
 	assert_int_equal(ib_packet_build(pkt, sizeof(pkt), &hdr, mad, 8192, &ends), -EINVAL);
 	/* A payload that is no multiple of 4 is padded, and PadCnt says so. */
 	assert_int_equal(ib_packet_build(pkt, sizeof(pkt), &hdr, mad, 254, &ends), 290);
-	assert_int_equal(pkt[9] >> 4 & 3, 2);
+	assert_int_equal(pkt[IB_LRH_LEN + BTH_OFF_PAD] >> BTH_PAD_SHIFT & 3, 2);
 }
 
 /* --- pcapng files --------------------------------------------------------- */
@@ -229,10 +237,12 @@ static int remove_path(void **state)
 /* Three frames: the DR Get out, its response in, a PerfMgt Get(PortCounters) out. */
 static void write_sample(void)
 {
-	struct ib_packet_ends out = { .outbound = 1, .local_lid = 1, .local_qp = 0 };
-	struct ib_packet_ends in = { .outbound = 0, .local_lid = 1, .local_qp = 0 };
-	struct ib_packet_ends gsi = { .outbound = 1, .local_lid = 1, .local_qp = 1, .pkey = 0xffff };
-	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX];
+	struct ib_packet_ends out = { .outbound = 1, .local_lid = 1, .local_qp = QP0_SMI };
+	struct ib_packet_ends in = { .outbound = 0, .local_lid = 1, .local_qp = QP0_SMI };
+	struct ib_packet_ends gsi = {
+		.outbound = 1, .local_lid = 1, .local_qp = QP1_GSI, .pkey = PKEY_DEFAULT
+	};
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
 	struct pcapng_writer *w;
 	struct ib_user_mad hdr;
 	int n;
@@ -246,27 +256,28 @@ static void write_sample(void)
 	assert_int_equal(pcapng_write_ib(w, 0, 1700000000000000000ull, PCAPNG_DIR_OUTBOUND,
 					 pkt, (size_t)n, "agent=0 status=0", 1), 0);
 
-	mad[3] = 0x81;		/* GetResp */
-	mad[4] = 0x80;		/* D bit */
-	mad[64 + 0] = 1;	/* NodeInfo: base version, class version, type CA, 1 port */
-	mad[64 + 1] = 1;
-	mad[64 + 2] = 1;
-	mad[64 + 3] = 1;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
+	put_be16(mad + MAD_OFF_STATUS, UMAD_SMP_DIRECTION);
+	/* NodeInfo: base version, class version, type CA, 1 port. */
+	mad[SMP_OFF_DATA + 0] = 1;
+	mad[SMP_OFF_DATA + 1] = 1;
+	mad[SMP_OFF_DATA + NODEINFO_OFF_NODE_TYPE] = NODEINFO_TYPE_CA;
+	mad[SMP_OFF_DATA + 3] = 1;
 	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &in);
 	assert_int_equal(pcapng_write_ib(w, 0, 1700000000001000000ull, PCAPNG_DIR_INBOUND,
 					 pkt, (size_t)n, "agent=0 status=0", 1), 0);
 
 	memset(mad, 0, sizeof(mad));
-	mad[0] = 1;
-	mad[1] = 0x04;		/* PerfMgt */
-	mad[2] = 1;
-	mad[3] = 0x01;
-	mad[17] = 0x12;		/* PortCounters */
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_PERF_MGMT;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET;
+	put_be16(mad + MAD_OFF_ATTR_ID, 0x12);	/* PortCounters */
 	mad[64 + 1] = 1;	/* PortSelect */
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.addr.lid = htobe16(2);
-	hdr.addr.qpn = htobe32(1);
-	hdr.addr.qkey = htobe32(0x80010000);
+	hdr.addr.qpn = htobe32(QP1_GSI);
+	hdr.addr.qkey = htobe32(UMAD_QKEY);
 	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &gsi);
 	assert_int_equal(pcapng_write_ib(w, 0, 1700000000002000000ull, PCAPNG_DIR_OUTBOUND,
 					 pkt, (size_t)n, "agent=1 status=0", 0), 0);
@@ -344,7 +355,7 @@ static uint64_t file_size(void)
 static void write_one(struct pcapng_writer *w, uint64_t id)
 {
 	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
-	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX];
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
 	struct ib_user_mad hdr;
 	int n;
 
@@ -542,7 +553,7 @@ static void test_writes_end_aligned(void **state)
 static void test_no_block_crosses_a_page(void **state)
 {
 	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
-	uint8_t mad[256], pkt[IB_MAD_PACKET_MAX], *file;
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX], *file;
 	char err[PCAP_ERRBUF_SIZE], cmd[256], comment[200];
 	struct capture_record rec;
 	struct capture_reader *r;
@@ -640,8 +651,8 @@ static void test_reader_round_trip(void **state)
 	while (capture_next(r, &rec, err, sizeof(err)) == 1) {
 		assert_string_equal(rec.iface_name, "mlx5_0:1");
 		assert_int_equal(rec.len, 290);
-		assert_int_equal(rec.packet[0], n == 2 ? 0x00 : 0xf0);	/* VL0 for the GMP */
-		assert_int_equal(rec.direction, n == 1 ? 1 : 2);
+		assert_int_equal(rec.packet[LRH_OFF_VL], n == 2 ? 0x00 : 0xf0);	/* VL0 for the GMP */
+		assert_int_equal(rec.direction, n == 1 ? PCAPNG_DIR_INBOUND : PCAPNG_DIR_OUTBOUND);
 		assert_int_equal(rec.packet_id, n < 2 ? 1 : 0);
 		assert_true(rec.ts_ns == 1700000000000000000ull + (uint64_t)n * 1000000u);
 		assert_non_null(strstr(rec.comment, n == 2 ? "agent=1" : "agent=0"));

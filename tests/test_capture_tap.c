@@ -25,6 +25,8 @@
 #include <pcap/pcap.h>
 
 #include <infiniband/umad.h>
+#include "libumad/mad_wire.h"
+#include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
 #include "tests/child.h"
 
@@ -33,10 +35,27 @@
 #endif
 
 #define ERF_HDR 16
-#define MAD_AT (ERF_HDR + 28)	/* LRH, BTH, DETH before the MAD */
+#define MAD_IN_PACKET (IB_LRH_LEN + IB_BTH_LEN + IB_DETH_LEN)
+#define MAD_AT (ERF_HDR + MAD_IN_PACKET)
+/* The umad buffers here: the header, then the MAD. */
+#define UMAD_HDR 64
+#define ATTR_PORT_COUNTERS 0x0012	/* PerfMgt */
+/* An attribute the loopback module answers by reusing the request's buffer at once. */
+#define ATTR_LOOPBACK_REUSE 0xff7f
 
 static char path[128];
-static const uint8_t mkey[8] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+static const uint8_t mkey[MAD_KEY_SIZE] = { 0x11, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88 };
+
+/* The common header of a MAD: class, class version, method, attribute. */
+static void set_mad_hdr(uint8_t *mad, uint8_t mgmt_class, uint8_t version, uint8_t method,
+			uint16_t attr)
+{
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = mgmt_class;
+	mad[MAD_OFF_CLASS_VERSION] = version;
+	mad[MAD_OFF_METHOD] = method;
+	put_be16(mad + MAD_OFF_ATTR_ID, attr);
+}
 
 static int make_path(void **state)
 {
@@ -63,26 +82,22 @@ static int remove_path(void **state)
 static int send_and_receive(int fd, int agent, uint8_t mgmt_class, uint16_t attr, size_t len,
 			    uint32_t status)
 {
-	uint8_t buf[64 + 256] = { 0 };
+	uint8_t buf[UMAD_HDR + MAD_SIZE] = { 0 };
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
-	uint8_t *mad = buf + 64;
+	uint8_t *mad = buf + UMAD_HDR;
 	static uint8_t tid;
-	int got = 256;
+	int got = MAD_SIZE;
 
-	mad[15] = ++tid;	/* each request its own transaction */
-	mad[0] = 1;
-	mad[1] = mgmt_class;
-	mad[2] = 1;
-	mad[3] = 0x01;
-	mad[16] = (uint8_t)(attr >> 8);
-	mad[17] = (uint8_t)attr;
-	if (mgmt_class == 0x81) {
-		mad[7] = 1;				/* hop count */
-		memcpy(mad + 24, mkey, 8);		/* M_Key */
-		memset(mad + 32, 0xff, 4);
-		umad_set_addr(buf, 0xffff, 0, 0, 0);
+	mad[MAD_OFF_TID_LOW + 3] = ++tid;	/* each request its own transaction */
+	set_mad_hdr(mad, mgmt_class, 1, UMAD_METHOD_GET, attr);
+	if (mgmt_class == UMAD_CLASS_SUBN_DIRECTED_ROUTE) {
+		mad[SMP_OFF_HOP_CNT] = 1;
+		memcpy(mad + SMP_OFF_MKEY, mkey, MAD_KEY_SIZE);
+		put_be16(mad + SMP_OFF_DR_SLID, LID_PERMISSIVE);
+		put_be16(mad + SMP_OFF_DR_DLID, LID_PERMISSIVE);
+		umad_set_addr(buf, LID_PERMISSIVE, QP0_SMI, 0, 0);
 	} else {
-		umad_set_addr(buf, 2, 1, 0, 0x80010000);
+		umad_set_addr(buf, 2, QP1_GSI, 0, UMAD_QKEY);
 	}
 	umad->status = status;
 	CHECK_EQ(umad_send(fd, agent, buf, (int)len, 100, 0), 0);
@@ -98,12 +113,15 @@ static int capture_session(void)
 	setenv("UMAD_CAPTURE", path, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	perf = umad_register(fd, 0x04, 1, 0, NULL);
-	smi = umad_register(fd, 0x81, 1, 0, NULL);
+	perf = umad_register(fd, UMAD_CLASS_PERF_MGMT, 1, 0, NULL);
+	smi = umad_register(fd, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
 	CHECK(perf >= 0 && smi >= 0);
-	if (send_and_receive(fd, perf, 0x04, 0x0012, 256, 0) < 0 ||
-	    send_and_receive(fd, smi, 0x81, 0x0011, 256, 0) < 0 ||
-	    send_and_receive(fd, perf, 0x04, 0x0012, 24, 110) < 0)	/* a timeout's shape */
+	if (send_and_receive(fd, perf, UMAD_CLASS_PERF_MGMT, ATTR_PORT_COUNTERS, MAD_SIZE, 0) < 0 ||
+	    send_and_receive(fd, smi, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_NODE_INFO,
+			     MAD_SIZE, 0) < 0 ||
+	    /* a timeout's shape */
+	    send_and_receive(fd, perf, UMAD_CLASS_PERF_MGMT, ATTR_PORT_COUNTERS, MAD_HDR_SIZE,
+			     ETIMEDOUT) < 0)
 		return -1;
 	CHECK_EQ(umad_close_port(fd), 0);
 	return 0;
@@ -122,9 +140,9 @@ static int read_records(uint8_t *mad_out, int which)
 		fail_msg("libpcap: %s", err);
 	assert_int_equal(pcap_datalink(p), DLT_ERF);
 	while ((r = pcap_next_ex(p, &ph, &data)) == 1) {
-		assert_true(ph->caplen >= MAD_AT + 256 + 6);
+		assert_true(ph->caplen >= MAD_AT + MAD_SIZE + IB_ICRC_LEN + IB_VCRC_LEN);
 		if (n == which && mad_out)
-			memcpy(mad_out, data + MAD_AT, 256);
+			memcpy(mad_out, data + MAD_AT, MAD_SIZE);
 		n++;
 	}
 	assert_int_equal(r, PCAP_ERROR_BREAK);	/* a clean end of file, no torn record */
@@ -135,7 +153,7 @@ static int read_records(uint8_t *mad_out, int which)
 static void test_records_and_mode(void **state)
 {
 	struct child_result res;
-	uint8_t mad[256];
+	uint8_t mad[MAD_SIZE];
 	struct stat st;
 
 	(void)state;
@@ -143,8 +161,8 @@ static void test_records_and_mode(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(read_records(mad, 2), 6);
-	assert_int_equal(mad[1], 0x81);
-	assert_memory_equal(mad + 24, mkey, 8);		/* kept without redaction */
+	assert_int_equal(mad_class(mad), UMAD_CLASS_SUBN_DIRECTED_ROUTE);
+	assert_memory_equal(mad + SMP_OFF_MKEY, mkey, MAD_KEY_SIZE);	/* kept without redaction */
 }
 
 /*
@@ -161,26 +179,22 @@ static int pkey_index_of(int request)
 
 static int requests_on_pkey_indexes(void)
 {
-	uint8_t buf[64 + 256];
+	uint8_t buf[UMAD_HDR + MAD_SIZE], *mad = buf + UMAD_HDR;
 	int fd, agent, i, got;
 
 	setenv("UMAD_CAPTURE", path, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	agent = umad_register(fd, UMAD_CLASS_PERF_MGMT, 1, 0, NULL);
 	CHECK(agent >= 0);
 	for (i = 0; i < PKEY_REQUESTS; i++) {
 		memset(buf, 0, sizeof(buf));
-		buf[64] = 1;
-		buf[64 + 1] = 0x04;
-		buf[64 + 2] = 1;
-		buf[64 + 3] = 0x01;
-		buf[64 + 15] = (uint8_t)i;
-		buf[64 + 17] = 0x12;
-		umad_set_addr(buf, 2, 1, 0, 0x80010000);
+		set_mad_hdr(mad, UMAD_CLASS_PERF_MGMT, 1, UMAD_METHOD_GET, ATTR_PORT_COUNTERS);
+		put_be32(mad + MAD_OFF_TID_LOW, (uint32_t)i);
+		umad_set_addr(buf, 2, QP1_GSI, 0, UMAD_QKEY);
 		CHECK_EQ(umad_set_pkey(buf, pkey_index_of(i)), 0);
-		CHECK_EQ(umad_send(fd, agent, buf, 256, 100, 0), 0);
-		got = 256;
+		CHECK_EQ(umad_send(fd, agent, buf, MAD_SIZE, 100, 0), 0);
+		got = MAD_SIZE;
 		CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
 	}
 	CHECK_EQ(umad_close_port(fd), 0);
@@ -192,8 +206,9 @@ static void test_comments_follow_each_mad(void **state)
 {
 	struct capture_reader *r;
 	struct capture_record rec;
+	struct capture_meta meta;
 	struct child_result res;
-	char err[256], want[32];
+	char err[256];
 	int got, requests = 0;
 
 	(void)state;
@@ -201,11 +216,14 @@ static void test_comments_follow_each_mad(void **state)
 	r = capture_open(path, err, sizeof(err));
 	assert_non_null(r);
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
-		if (rec.direction != 2)
+		if (rec.direction != PCAPNG_DIR_OUTBOUND)
 			continue;
-		snprintf(want, sizeof(want), " pkey_index=%d ", pkey_index_of(requests));
-		if (!strstr(rec.comment, want))
-			fail_msg("request %d: comment \"%s\" lacks \"%s\"", requests, rec.comment, want);
+		if (capture_meta_parse(rec.comment, &meta, err, sizeof(err)) < 0)
+			fail_msg("request %d: comment \"%s\": %s", requests, rec.comment, err);
+		assert_int_equal(meta.have, CAPTURE_META_ALWAYS);
+		if (meta.pkey_index != (uint32_t)pkey_index_of(requests))
+			fail_msg("request %d: comment \"%s\" says pkey_index %u, not %d", requests,
+				 rec.comment, meta.pkey_index, pkey_index_of(requests));
 		requests++;
 	}
 	assert_int_equal(got, 0);
@@ -314,14 +332,16 @@ static void test_second_process_keeps_off(void **state)
 		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
 		setenv("UMAD_CAPTURE", path, 1);
 		fd = umad_open_port(NULL, 0);
-		perf = fd >= 0 ? umad_register(fd, 0x04, 1, 0, NULL) : -1;
-		ok = perf >= 0 && send_and_receive(fd, perf, 0x04, 0x0012, 256, 0) == 0;
+		perf = fd >= 0 ? umad_register(fd, UMAD_CLASS_PERF_MGMT, 1, 0, NULL) : -1;
+		ok = perf >= 0 && send_and_receive(fd, perf, UMAD_CLASS_PERF_MGMT, ATTR_PORT_COUNTERS,
+						   MAD_SIZE, 0) == 0;
 		/* The file exists (and is ours) once a MAD is in it. */
 		umad_done();
 		c = ok ? 'y' : 'n';
 		if (write(ready[1], &c, 1) != 1 || read(go[0], &c, 1) != 1)
 			_exit(2);
-		ok = ok && send_and_receive(fd, perf, 0x04, 0x0012, 256, 0) == 0;
+		ok = ok && send_and_receive(fd, perf, UMAD_CLASS_PERF_MGMT, ATTR_PORT_COUNTERS,
+					    MAD_SIZE, 0) == 0;
 		ok = ok && umad_close_port(fd) == 0;
 		exit(ok ? 0 : 1);
 	}
@@ -380,16 +400,16 @@ static void test_pid_in_name(void **state)
 
 static void test_redaction(void **state)
 {
-	static const uint8_t zeros[8];
+	static const uint8_t zeros[MAD_KEY_SIZE];
 	struct child_result res;
-	uint8_t mad[256];
+	uint8_t mad[MAD_SIZE];
 
 	(void)state;
 	setenv("UMAD_CAPTURE_REDACT", "1", 1);
 	expect_child_ok(capture_session, "sim", TEST_MODULE_DIR, &res);
 	assert_int_equal(read_records(mad, 2), 6);
-	assert_int_equal(mad[1], 0x81);
-	assert_memory_equal(mad + 24, zeros, 8);
+	assert_int_equal(mad_class(mad), UMAD_CLASS_SUBN_DIRECTED_ROUTE);
+	assert_memory_equal(mad + SMP_OFF_MKEY, zeros, MAD_KEY_SIZE);
 }
 
 /*
@@ -399,26 +419,21 @@ static void test_redaction(void **state)
  */
 static int reused_and_failed_sends(void)
 {
-	uint8_t buf[64 + 256] = { 0 };
-	uint8_t *mad = buf + 64;
-	int fd, agent, got = 256;
+	uint8_t buf[UMAD_HDR + MAD_SIZE] = { 0 };
+	uint8_t *mad = buf + UMAD_HDR;
+	int fd, agent, got = MAD_SIZE;
 
 	setenv("UMAD_CAPTURE", path, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	agent = umad_register(fd, 0x04, 1, 0, NULL);
+	agent = umad_register(fd, UMAD_CLASS_PERF_MGMT, 1, 0, NULL);
 	CHECK(agent >= 0);
 	CHECK_EQ(umad_send(fd, agent, buf, 10, 100, 0), -EIO);
 	CHECK_EQ(errno, EINVAL);
-	mad[0] = 1;
-	mad[1] = 0x04;
-	mad[2] = 1;
-	mad[3] = 0x01;
-	mad[15] = 0x42;
-	mad[16] = 0xff;
-	mad[17] = 0x7f;
-	umad_set_addr(buf, 2, 1, 0, 0x80010000);
-	CHECK_EQ(umad_send(fd, agent, buf, 256, 100, 0), 0);
+	set_mad_hdr(mad, UMAD_CLASS_PERF_MGMT, 1, UMAD_METHOD_GET, ATTR_LOOPBACK_REUSE);
+	put_be32(mad + MAD_OFF_TID_LOW, 0x42);
+	umad_set_addr(buf, 2, QP1_GSI, 0, UMAD_QKEY);
+	CHECK_EQ(umad_send(fd, agent, buf, MAD_SIZE, 100, 0), 0);
 	CHECK_EQ(mad[0], 0xa5);		/* the backend did reuse it */
 	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
 	CHECK_EQ(umad_close_port(fd), 0);
@@ -428,18 +443,17 @@ static int reused_and_failed_sends(void)
 static void test_send_captured_as_given(void **state)
 {
 	struct child_result res;
-	uint8_t out[256], in[256];
+	uint8_t out[MAD_SIZE], in[MAD_SIZE];
 
 	(void)state;
 	expect_child_ok(reused_and_failed_sends, "sim", TEST_MODULE_DIR, &res);
 	/* The failed send is not there: the request and its echo only. */
 	assert_int_equal(read_records(out, 0), 2);
 	read_records(in, 1);
-	assert_int_equal(out[1], 0x04);
-	assert_int_equal(out[15], 0x42);
-	assert_int_equal(out[16], 0xff);
-	assert_int_equal(out[17], 0x7f);
-	assert_memory_equal(out, in, 256);
+	assert_int_equal(mad_class(out), UMAD_CLASS_PERF_MGMT);
+	assert_int_equal(get_be32(out + MAD_OFF_TID_LOW), 0x42);
+	assert_int_equal(mad_attr_id(out), ATTR_LOOPBACK_REUSE);
+	assert_memory_equal(out, in, MAD_SIZE);
 }
 
 /*
@@ -454,7 +468,7 @@ static void test_send_captured_as_given(void **state)
 struct pair {
 	int index, fd, agent;
 	atomic_int failed;
-	uint8_t bufs[PAIR_BUFS][64 + 256];
+	uint8_t bufs[PAIR_BUFS][UMAD_HDR + MAD_SIZE];
 	sem_t free_bufs;
 	char failure[256];
 };
@@ -478,23 +492,17 @@ static void *pair_sender(void *arg)
 	int i;
 
 	for (seq = 0; seq < PAIR_MADS && !p->failed; seq++) {
-		uint8_t *buf = p->bufs[seq % PAIR_BUFS], *mad = buf + 64;
+		uint8_t *buf = p->bufs[seq % PAIR_BUFS], *mad = buf + UMAD_HDR;
 
 		sem_wait(&p->free_bufs);
-		memset(buf, 0, 64);
-		mad[0] = 1;
-		mad[1] = 0x04;
-		mad[2] = 1;
-		mad[3] = 0x01;
-		mad[12] = (uint8_t)p->index;
-		mad[13] = (uint8_t)(seq >> 16);
-		mad[14] = (uint8_t)(seq >> 8);
-		mad[15] = (uint8_t)seq;
-		mad[17] = 0x12;
-		for (i = 24; i < 256; i++)
+		memset(buf, 0, UMAD_HDR);
+		set_mad_hdr(mad, UMAD_CLASS_PERF_MGMT, 1, UMAD_METHOD_GET, ATTR_PORT_COUNTERS);
+		/* The TID's low half: the pair, then the sequence number. */
+		put_be32(mad + MAD_OFF_TID_LOW, (uint32_t)p->index << 24 | seq);
+		for (i = MAD_HDR_SIZE; i < (int)MAD_SIZE; i++)
 			mad[i] = payload_byte(p->index, seq, i);
-		umad_set_addr(buf, 2, 1, 0, 0x80010000);
-		if (umad_send(p->fd, p->agent, buf, 256, 100, 0) != 0)
+		umad_set_addr(buf, 2, QP1_GSI, 0, UMAD_QKEY);
+		if (umad_send(p->fd, p->agent, buf, MAD_SIZE, 100, 0) != 0)
 			pair_fail(p, "umad_send failed", seq);
 	}
 	return NULL;
@@ -503,19 +511,19 @@ static void *pair_sender(void *arg)
 static void *pair_receiver(void *arg)
 {
 	struct pair *p = arg;
-	uint8_t buf[64 + 256];
+	uint8_t buf[UMAD_HDR + MAD_SIZE];
 	uint32_t n, seq;
 
 	for (n = 0; n < PAIR_MADS && !p->failed; n++) {
-		int got = 256;
+		int got = MAD_SIZE;
 
-		if (umad_recv(p->fd, buf, &got, 5000) != p->agent || got != 256) {
+		if (umad_recv(p->fd, buf, &got, 5000) != p->agent || got != (int)MAD_SIZE) {
 			pair_fail(p, "umad_recv failed", n);
 			break;
 		}
-		seq = (uint32_t)buf[64 + 13] << 16 | (uint32_t)buf[64 + 14] << 8 | buf[64 + 15];
+		seq = get_be24(buf + UMAD_HDR + MAD_OFF_TID_LOW + 1);
 		/* The request's buffer is done with: reused at once. */
-		memset(p->bufs[seq % PAIR_BUFS] + 64, 0xa5, 256);
+		memset(p->bufs[seq % PAIR_BUFS] + UMAD_HDR, 0xa5, MAD_SIZE);
 		sem_post(&p->free_bufs);
 	}
 	/* A sender waiting for a buffer after a failure sees it and stops. */
@@ -538,7 +546,7 @@ static int threads_sending_and_receiving(void)
 		p->index = i;
 		p->fd = umad_open_port(NULL, 0);
 		CHECK(p->fd >= 0);
-		p->agent = umad_register(p->fd, 0x04, 1, 0, NULL);
+		p->agent = umad_register(p->fd, UMAD_CLASS_PERF_MGMT, 1, 0, NULL);
 		CHECK(p->agent >= 0);
 		CHECK_EQ(sem_init(&p->free_bufs, 0, PAIR_BUFS), 0);
 	}
@@ -575,22 +583,22 @@ static void test_threads_reusing_buffers(void **state)
 	if (!r)
 		fail_msg("%s", err);
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
-		const uint8_t *mad = rec.packet + 28;	/* after LRH, BTH, DETH */
-		int pair = mad[12];
-		uint32_t seq = (uint32_t)mad[13] << 16 | (uint32_t)mad[14] << 8 | mad[15];
+		const uint8_t *mad = rec.packet + MAD_IN_PACKET;
+		int pair = mad[MAD_OFF_TID_LOW];
+		uint32_t seq = get_be24(mad + MAD_OFF_TID_LOW + 1);
 
-		assert_true(rec.len >= 28 + 256);
+		assert_true(rec.len >= MAD_IN_PACKET + MAD_SIZE);
 		assert_true(pair < PAIRS && seq < PAIR_MADS);
-		for (i = 24; i < 256; i++)
+		for (i = MAD_HDR_SIZE; i < (int)MAD_SIZE; i++)
 			if (mad[i] != payload_byte(pair, seq, i))
 				fail_msg("record %d (pair %d MAD %u, direction %d): byte %d is 0x%02x",
 					 n, pair, seq, rec.direction, i, mad[i]);
-		if (rec.direction == 2) {
+		if (rec.direction == PCAPNG_DIR_OUTBOUND) {
 			assert_false(sent[pair][seq]);
 			sent[pair][seq] = 1;
 		} else {
 			/* Its request is in the file before it. */
-			assert_int_equal(rec.direction, 1);
+			assert_int_equal(rec.direction, PCAPNG_DIR_INBOUND);
 			assert_true(sent[pair][seq]);
 			assert_false(answered[pair][seq]);
 			answered[pair][seq] = 1;
@@ -643,27 +651,24 @@ static void test_tshark_view(void **state)
 /* An SA GetTableResp of 1000 bytes (56 of headers, 944 of records): five segments. */
 static int rmpp_session(void)
 {
-	uint8_t buf[64 + 1000] = { 0 };
-	uint8_t *mad = buf + 64;
+	uint8_t buf[UMAD_HDR + 1000] = { 0 };
+	uint8_t *mad = buf + UMAD_HDR;
 	int fd, agent, got = 1000, i;
 
 	setenv("UMAD_CAPTURE", path, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	agent = umad_register(fd, 0x03, 2, 1, NULL);
+	agent = umad_register(fd, UMAD_CLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION, UMAD_RMPP_VERSION, NULL);
 	CHECK(agent >= 0);
-	mad[0] = 1;
-	mad[1] = 0x03;
-	mad[2] = 2;
-	mad[3] = 0x92;		/* GetTableResp */
-	mad[15] = 0x77;
-	mad[17] = 0x35;		/* PathRecord */
-	mad[24] = 1;
-	mad[25] = 1;
-	mad[26] = 0x01;		/* RMPP active */
-	for (i = 56; i < 1000; i++)
+	set_mad_hdr(mad, UMAD_CLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION, UMAD_SA_METHOD_GET_TABLE_RESP,
+		    UMAD_SA_ATTR_PATH_REC);
+	put_be32(mad + MAD_OFF_TID_LOW, 0x77);
+	mad[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
+	mad[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
+	mad[RMPP_OFF_FLAGS] = UMAD_RMPP_FLAG_ACTIVE;
+	for (i = SA_HDR_END; i < 1000; i++)
 		mad[i] = (uint8_t)(i / 200);	/* which segment each byte belongs in */
-	umad_set_addr(buf, 1, 1, 0, 0x80010000);
+	umad_set_addr(buf, 1, QP1_GSI, 0, UMAD_QKEY);
 	CHECK_EQ(umad_send(fd, agent, buf, 1000, 0, 0), 0);
 	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
 	CHECK_EQ(got, 1000);
@@ -674,25 +679,23 @@ static int rmpp_session(void)
 /* A long SMP, which no kernel RMPP carries (the loopback module accepts it all the same). */
 static int long_smp_session(void)
 {
-	uint8_t buf[64 + 4096] = { 0 };
-	uint8_t *mad = buf + 64;
+	uint8_t buf[UMAD_HDR + 4096] = { 0 };
+	uint8_t *mad = buf + UMAD_HDR;
 	int fd, agent, got = 4096;
 
 	setenv("UMAD_CAPTURE", path, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	agent = umad_register(fd, 0x81, 1, 0, NULL);
+	agent = umad_register(fd, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
 	CHECK(agent >= 0);
-	mad[0] = 1;
-	mad[1] = 0x81;
-	mad[2] = 1;
-	mad[3] = 0x01;
-	mad[15] = 0x55;
-	mad[17] = 0x11;
-	memcpy(mad + 24, mkey, 8);		/* M_Key, whose third byte sits where an RMPP */
-	mad[26] = 0x01;				/* header's flags would: "Active" */
-	memset(mad + 32, 0xff, 4);		/* DrSLID, DrDLID */
-	umad_set_addr(buf, 0xffff, 0, 0, 0);
+	set_mad_hdr(mad, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO);
+	put_be32(mad + MAD_OFF_TID_LOW, 0x55);
+	/* The M_Key, whose third byte sits where an RMPP header's flags would: "Active". */
+	memcpy(mad + SMP_OFF_MKEY, mkey, MAD_KEY_SIZE);
+	mad[RMPP_OFF_FLAGS] = UMAD_RMPP_FLAG_ACTIVE;
+	put_be16(mad + SMP_OFF_DR_SLID, LID_PERMISSIVE);
+	put_be16(mad + SMP_OFF_DR_DLID, LID_PERMISSIVE);
+	umad_set_addr(buf, LID_PERMISSIVE, QP0_SMI, 0, 0);
 	CHECK_EQ(umad_send(fd, agent, buf, 4096, 0, 0), 0);
 	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
 	CHECK_EQ(umad_close_port(fd), 0);
@@ -703,18 +706,18 @@ static int long_smp_session(void)
 static void test_long_smp_is_one_packet(void **state)
 {
 	struct child_result res;
-	uint8_t mad[256], key[8];
+	uint8_t mad[MAD_SIZE], key[MAD_KEY_SIZE];
 
 	(void)state;
-	memcpy(key, mkey, 8);
-	key[2] = 0x01;
+	memcpy(key, mkey, MAD_KEY_SIZE);
+	key[RMPP_OFF_FLAGS - SMP_OFF_MKEY] = UMAD_RMPP_FLAG_ACTIVE;
 	expect_child_ok(long_smp_session, "sim", TEST_MODULE_DIR, &res);
 	assert_int_equal(read_records(mad, 0), 2);	/* out and back, one packet each */
-	assert_int_equal(mad[1], 0x81);
-	assert_memory_equal(mad + 24, key, 8);
-	assert_int_equal(mad[32], 0xff);
+	assert_int_equal(mad_class(mad), UMAD_CLASS_SUBN_DIRECTED_ROUTE);
+	assert_memory_equal(mad + SMP_OFF_MKEY, key, MAD_KEY_SIZE);
+	assert_int_equal(get_be16(mad + SMP_OFF_DR_SLID), LID_PERMISSIVE);
 	assert_int_equal(read_records(mad, 1), 2);
-	assert_memory_equal(mad + 24, key, 8);
+	assert_memory_equal(mad + SMP_OFF_MKEY, key, MAD_KEY_SIZE);
 }
 
 static void test_rmpp_segments(void **state)
@@ -779,34 +782,30 @@ static void test_rmpp_segments(void **state)
  */
 static void fill_sa(uint8_t *mad, uint8_t method, uint8_t tid)
 {
-	mad[0] = 1;
-	mad[1] = 0x03;
-	mad[2] = 2;
-	mad[3] = method;
-	mad[15] = tid;
-	mad[17] = 0x35;		/* PathRecord */
-	mad[24] = 1;		/* RMPP version */
+	set_mad_hdr(mad, UMAD_CLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION, method, UMAD_SA_ATTR_PATH_REC);
+	put_be32(mad + MAD_OFF_TID_LOW, tid);
+	mad[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
 }
 
 static int capture_sa_exchange(void)
 {
-	uint8_t buf[64 + 1000] = { 0 };
+	uint8_t buf[UMAD_HDR + 1000] = { 0 }, *mad = buf + UMAD_HDR;
 	int fd, agent, got, i;
 
 	setenv("UMAD_CAPTURE", path, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	agent = umad_register(fd, 0x03, 2, 1, NULL);
-	fill_sa(buf + 64, 0x12, 0x42);			/* the request goes out... */
-	umad_set_addr(buf, 1, 1, 0, 0x80010000);
-	CHECK_EQ(umad_send(fd, agent, buf, 256, 0, 0), 0);
+	agent = umad_register(fd, UMAD_CLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION, UMAD_RMPP_VERSION, NULL);
+	fill_sa(mad, UMAD_SA_METHOD_GET_TABLE, 0x42);		/* the request goes out... */
+	umad_set_addr(buf, 1, QP1_GSI, 0, UMAD_QKEY);
+	CHECK_EQ(umad_send(fd, agent, buf, MAD_SIZE, 0, 0), 0);
 	got = 1000;
 	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);	/* (its loopback echo) */
-	memset(buf + 64, 0, 1000);
-	fill_sa(buf + 64, 0x92, 0x42);			/* ...and its answer comes back */
-	buf[64 + 26] = 0x01;
-	for (i = 56; i < 1000; i++)
-		buf[64 + i] = (uint8_t)i;
+	memset(mad, 0, 1000);
+	fill_sa(mad, UMAD_SA_METHOD_GET_TABLE_RESP, 0x42);	/* ...and its answer comes back */
+	mad[RMPP_OFF_FLAGS] = UMAD_RMPP_FLAG_ACTIVE;
+	for (i = SA_HDR_END; i < 1000; i++)
+		mad[i] = (uint8_t)i;
 	CHECK_EQ(umad_send(fd, agent, buf, 1000, 0, 0), 0);
 	got = 1000;
 	CHECK_EQ(umad_recv(fd, buf, &got, 1000), agent);
@@ -816,25 +815,25 @@ static int capture_sa_exchange(void)
 
 static int replay_sa_exchange(void)
 {
-	uint8_t buf[64 + 1000] = { 0 };
-	int fd, agent, got = 256, i;
+	uint8_t buf[UMAD_HDR + 1000] = { 0 }, *mad = buf + UMAD_HDR;
+	int fd, agent, got = MAD_SIZE, i;
 
 	setenv("UMAD_REPLAY", path, 1);
 	setenv("UMAD_MODULE_DIR", REPLAY_MODULE_DIR, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	agent = umad_register(fd, 0x03, 2, 1, NULL);
+	agent = umad_register(fd, UMAD_CLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION, UMAD_RMPP_VERSION, NULL);
 	CHECK(agent >= 0);
-	fill_sa(buf + 64, 0x12, 0x99);			/* our own TID */
-	umad_set_addr(buf, 1, 1, 0, 0x80010000);
-	CHECK_EQ(umad_send(fd, agent, buf, 256, 100, 0), 0);
+	fill_sa(mad, UMAD_SA_METHOD_GET_TABLE, 0x99);		/* our own TID */
+	umad_set_addr(buf, 1, QP1_GSI, 0, UMAD_QKEY);
+	CHECK_EQ(umad_send(fd, agent, buf, MAD_SIZE, 100, 0), 0);
 	CHECK_EQ(umad_recv(fd, buf, &got, 1000), -ENOSPC);	/* the kernel's length protocol */
 	CHECK_EQ(got, 1000);
 	CHECK_EQ(umad_recv(fd, buf, &got, 0), agent);
-	CHECK_EQ(buf[64 + 3], 0x92);
-	CHECK_EQ(buf[64 + 15], 0x99);
-	for (i = 56; i < 1000; i++)
-		CHECK_EQ(buf[64 + i], (uint8_t)i);
+	CHECK_EQ(mad_method(mad), UMAD_SA_METHOD_GET_TABLE_RESP);
+	CHECK_EQ(get_be32(mad + MAD_OFF_TID_LOW), 0x99);
+	for (i = SA_HDR_END; i < 1000; i++)
+		CHECK_EQ(mad[i], (uint8_t)i);
 	CHECK_EQ(umad_close_port(fd), 0);
 	return 0;
 }
@@ -856,7 +855,7 @@ static int open_capturing_port(int *agent)
 	setenv("UMAD_CAPTURE", path, 1);
 	fd = umad_open_port(NULL, 0);
 	CHECK(fd >= 0);
-	*agent = umad_register(fd, 0x04, 1, 0, NULL);
+	*agent = umad_register(fd, UMAD_CLASS_PERF_MGMT, 1, 0, NULL);
 	return fd;
 }
 
@@ -868,7 +867,7 @@ static int capture_forever(void)
 	if (fd < 0)
 		return -1;
 	for (;;)
-		if (send_and_receive(fd, agent, 0x04, 0x0012, 256, 0) < 0)
+		if (send_and_receive(fd, agent, UMAD_CLASS_PERF_MGMT, ATTR_PORT_COUNTERS, MAD_SIZE, 0) < 0)
 			return -1;
 }
 
@@ -881,7 +880,7 @@ static int capture_few_then_idle(void)
 		return -1;
 	usleep(50 * 1000);	/* the writer is asleep by now: the MADs must wake it */
 	for (i = 0; i < 5; i++)
-		if (send_and_receive(fd, agent, 0x04, 0x0012, 256, 0) < 0)
+		if (send_and_receive(fd, agent, UMAD_CLASS_PERF_MGMT, ATTR_PORT_COUNTERS, MAD_SIZE, 0) < 0)
 			return -1;
 	for (;;)
 		pause();
@@ -895,7 +894,7 @@ static int capture_steadily(void)
 	if (fd < 0)
 		return -1;
 	for (;;) {
-		if (send_and_receive(fd, agent, 0x04, 0x0012, 256, 0) < 0)
+		if (send_and_receive(fd, agent, UMAD_CLASS_PERF_MGMT, ATTR_PORT_COUNTERS, MAD_SIZE, 0) < 0)
 			return -1;
 		usleep(2000);
 	}

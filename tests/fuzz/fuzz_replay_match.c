@@ -15,6 +15,7 @@
  * Sources: tests/fuzz/fuzz_replay_match.c backends/replay.c backends/soft_port.c
  *   backends/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c
  *   pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c
+ *   pcap/capture_meta.c
  *   ("make fuzz" builds and runs it).
  */
 #include "config.h"
@@ -28,6 +29,7 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "libumad/mad_wire.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_writer.h"
 
@@ -102,8 +104,8 @@ static int write_built(const uint8_t *data, size_t size)
 	while (size >= 5 && n++ < 64) {
 		struct ib_user_mad hdr;
 		struct ib_packet_ends ends = { 0 };
-		uint8_t mad[256] = { 0 };
-		size_t len = ((size_t)data[3] << 8 | data[4]) % 257, take;
+		uint8_t mad[MAD_SIZE] = { 0 };
+		size_t len = ((size_t)data[3] << 8 | data[4]) % (MAD_SIZE + 1), take;
 		int which = data[0] % 3, dir = data[1] % 3, built;
 		const char *comment = comments[data[2] % 6];
 
@@ -115,12 +117,13 @@ static int write_built(const uint8_t *data, size_t size)
 		size -= take;
 		memset(&hdr, 0, sizeof(hdr));
 		hdr.addr.lid = htobe16((uint16_t)(0xfff0 + which));
-		hdr.addr.qpn = htobe32(mad[1] == 0x81 || mad[1] == 0x01 ? 0 : 1);
+		ends.local_qp = mad_class_is_smp(mad_class(mad)) ? QP0_SMI : QP1_GSI;
+		hdr.addr.qpn = htobe32(ends.local_qp);
 		ends.outbound = dir == PCAPNG_DIR_OUTBOUND;
 		ends.local_lid = (uint16_t)(1 + which);
-		ends.local_qp = mad[1] == 0x81 || mad[1] == 0x01 ? 0 : 1;
-		ends.pkey = 0xffff;
-		built = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, len < 24 ? 24 : len, &ends);
+		ends.pkey = PKEY_DEFAULT;
+		built = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, len < MAD_HDR_SIZE ? MAD_HDR_SIZE : len,
+					&ends);
 		if (built < 0)
 			continue;
 		i = pcapng_write_ib(w, ids[which], ts += 1000, (enum pcapng_direction)dir, pkt,
@@ -143,7 +146,10 @@ static int first_port_visit(const char *ca_name, void *arg)
 static unsigned send_requests(const uint8_t *data, size_t size)
 {
 	static uint8_t umad[sizeof(struct ib_user_mad) + MAX_MESSAGE];
-	static const uint8_t classes[] = { 0x81, 0x01, 0x04, 0x03 };
+	static const uint8_t classes[] = {
+		UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_CLASS_PERF_MGMT,
+		UMAD_CLASS_SUBN_ADM,
+	};
 	struct umad_agent_req req;
 	uint32_t agents[4];
 	size_t hdr = 0, i;
@@ -163,12 +169,12 @@ static unsigned send_requests(const uint8_t *data, size_t size)
 		return 0;
 	for (i = 0; i < 4; i++) {
 		memset(&req, 0, sizeof(req));
-		req.qpn = classes[i] == 0x81 || classes[i] == 0x01 ? 0 : 1;
+		req.qpn = mad_class_is_smp(classes[i]) ? QP0_SMI : QP1_GSI;
 		req.mgmt_class = classes[i];
-		req.mgmt_class_version = classes[i] == 0x03 ? 2 : 1;
-		req.rmpp_version = classes[i] == 0x03;
+		req.mgmt_class_version = classes[i] == UMAD_CLASS_SUBN_ADM ? UMAD_SA_CLASS_VERSION : 1;
+		req.rmpp_version = classes[i] == UMAD_CLASS_SUBN_ADM ? UMAD_RMPP_VERSION : 0;
 		req.legacy = 1;
-		req.oui = 0x001405;
+		req.oui = UMAD_OPENIB_OUI;
 		if (umad_backend_replay.register_agent(fd, &req, &agents[i]) < 0)
 			agents[i] = 99;
 	}
