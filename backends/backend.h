@@ -36,21 +36,8 @@
 /* Bumped whenever struct umad_backend changes; modules built for another value are refused. */
 #define UMAD_BACKEND_ABI 2
 
-/*
- * Free the ports get_ca() filled in (each malloc'ed with a malloc'ed pkeys
- * table) and clear them: for get_ca's error paths and release_ca.
- */
-static inline void umad_backend_free_ca_ports(umad_ca_t *ca)
-{
-	int i;
-
-	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
-		if (ca->ports[i])
-			free(ca->ports[i]->pkeys);
-		free(ca->ports[i]);
-		ca->ports[i] = NULL;
-	}
-}
+/* Filling and freeing what get_ca() and get_port() return. */
+#include "backends/ca_port.h"
 
 /* A REGISTER_AGENT request in backend-neutral form (the kernel's reg_req2 fields). */
 struct umad_agent_req {
