@@ -17,23 +17,35 @@
 #include "backends/backend.h"
 #include "internal.h"
 
-extern const struct umad_backend umad_backend_kernel;
-
 #ifndef UMAD_MODULE_DIR
 #error "the build defines UMAD_MODULE_DIR, the installed module directory"
 #endif
 
+/*
+ * The backends, one row each.  BUILTIN(name): umad_backend_<name>, linked
+ * into libibumad.so.3 (its file listed in backends/local.mk).  MODULE(name):
+ * umad_backend_<name> in backend-<name>.so, loaded from the module directory
+ * when UMAD_BACKEND names it.
+ */
+#define UMAD_BACKENDS(BUILTIN, MODULE) \
+	BUILTIN(kernel) \
+	MODULE(sim) \
+	MODULE(replay)
+
 struct backend_row {
 	const char *name;
-	const struct umad_backend *builtin;	/* linked into libibumad.so.3, or */
-	const char *module;			/* a module in the module directory */
+	const struct umad_backend *builtin;	/* linked in, or NULL: a module */
+	const char *module;			/* backend-<name>.so */
 };
 
-/* Adding a backend: one row here, plus its file in backends/. */
+#define DECLARE_BUILTIN(n) extern const struct umad_backend umad_backend_##n;
+#define NO_DECLARATION(n)
+UMAD_BACKENDS(DECLARE_BUILTIN, NO_DECLARATION)
+
+#define BUILTIN_ROW(n) { #n, &umad_backend_##n, NULL },
+#define MODULE_ROW(n) { #n, NULL, "backend-" #n ".so" },
 static const struct backend_row backend_table[] = {
-	{ "kernel", &umad_backend_kernel, NULL },
-	{ "sim", NULL, "backend-sim.so" },
-	{ "replay", NULL, "backend-replay.so" },
+	UMAD_BACKENDS(BUILTIN_ROW, MODULE_ROW)
 };
 
 #define N_BACKENDS (sizeof(backend_table) / sizeof(backend_table[0]))

@@ -29,8 +29,8 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/sysfs.c \
 	libumad/sysfs.h \
 	backends/backend.h \
-	backends/ca_port.h \
-	$(kernel_backend_sources)
+	backends/ca_port.h
+# The built-in backends join these sources in backends/local.mk.
 libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
 libumad_libumad_core_la_LIBADD = pcap/libcapture.la
 
