@@ -28,3 +28,9 @@ backend_sim_la_SOURCES = backends/sim.c backends/runtime_dir.c backends/runtime_
 backend_sim_la_LIBADD = simfabric/libsimfabric.la
 backend_sim_la_LDFLAGS = $(backend_module_ldflags)
 endif
+
+# The template backend: built by make check beside the other modules (the
+# loader's tests use it), not installed.
+check_LTLIBRARIES += backend-loopback.la
+backend_loopback_la_SOURCES = backends/loopback.c
+backend_loopback_la_LDFLAGS = $(backend_module_ldflags) -rpath /nowhere

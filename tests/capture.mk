@@ -19,7 +19,7 @@ tests_test_capture_tap_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS)
 	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"' \
 	-DREPLAY_MODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_capture_tap_LDADD = libibumad.la pcap/libcapturereader.la $(PCAP_LIBS) $(CMOCKA_LIBS) -lpthread
-tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-sim.la backend-replay.la
+tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-loopback.la backend-replay.la
 endif
 endif
 
