@@ -10,7 +10,6 @@ umadinclude_HEADERS = \
 	libumad/infiniband/umad_cm.h \
 	libumad/infiniband/umad_sa_mcm.h
 
-pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = libumad/libibumad.pc
 
 # Everything of the library, as a convenience library the unit tests link
