@@ -15,10 +15,12 @@ soft_port_sources = backends/soft_port.c backends/soft_port.h \
 	backends/mad_queue.c backends/mad_queue.h
 
 # The replay backend, answering from a capture.
+if ENABLE_CAPTURE
 pkglib_LTLIBRARIES += backend-replay.la
 backend_replay_la_SOURCES = backends/replay.c $(soft_port_sources)
 backend_replay_la_LIBADD = pcap/libcapturereader.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
+endif
 
 # The sim backend: the simulated fabric uses glib.
 if ENABLE_SIM

@@ -18,6 +18,7 @@ noinst_LTLIBRARIES += libumad/libumad-core.la
 libumad_libumad_core_la_SOURCES = \
 	libumad/internal.h \
 	libumad/file_kind.h \
+	libumad/tap.h \
 	libumad/mad_wire.h \
 	libumad/dispatch.c \
 	libumad/umad.c \
@@ -31,7 +32,11 @@ libumad_libumad_core_la_SOURCES = \
 	backends/ca_port.h
 # The built-in backends join these sources in backends/local.mk.
 libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
-libumad_libumad_core_la_LIBADD = pcap/libcapture.la
+libumad_libumad_core_la_LIBADD =
+if ENABLE_CAPTURE
+# The UMAD_CAPTURE tap (libumad/tap.h says what the API calls without it).
+libumad_libumad_core_la_LIBADD += pcap/libcapture.la
+endif
 
 lib_LTLIBRARIES += libibumad.la
 libibumad_la_SOURCES =

@@ -12,7 +12,7 @@
 
 #include "backends/backend.h"
 #include "internal.h"
-#include "pcap/capture_tap.h"
+#include "tap.h"
 
 atomic_int umad_debug_level;
 atomic_size_t umad_hdr_size = UMAD_HDR_SIZE_OLD;

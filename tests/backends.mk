@@ -11,7 +11,7 @@ endif
 # 8 threads, a million timed sends, ports closed under their users: sim and replay.
 if HAVE_CMOCKA
 if ENABLE_SIM
-if ENABLE_PCAP
+if ENABLE_CAPTURE
 check_PROGRAMS += tests/test_exactly_once
 TESTS += tests/test_exactly_once
 tests_test_exactly_once_SOURCES = tests/test_exactly_once.c tests/child.c tests/child.h

@@ -1,6 +1,6 @@
 # Capture format: packet synthesis, pcapng files read by libpcap and tshark.
 if HAVE_CMOCKA
-if ENABLE_PCAP
+if HAVE_LIBPCAP
 check_PROGRAMS += tests/test_capture_format
 TESTS += tests/test_capture_format
 tests_test_capture_format_SOURCES = tests/test_capture_format.c
@@ -11,7 +11,7 @@ endif
 
 # The tap through the public API on the loopback module (see dispatch.mk).
 if HAVE_CMOCKA
-if ENABLE_PCAP
+if HAVE_LIBPCAP
 check_PROGRAMS += tests/test_capture_tap
 TESTS += tests/test_capture_tap
 tests_test_capture_tap_SOURCES = tests/test_capture_tap.c tests/child.c tests/child.h
@@ -24,5 +24,7 @@ endif
 endif
 
 # The LD_PRELOAD shim on Debian's libibumad under ibsim + umad2sim.
+if ENABLE_CAPTURE
 TESTS += tests/ibsim_capture_replay.sh
+endif
 EXTRA_DIST += tests/ibsim_capture_replay.sh
