@@ -159,12 +159,7 @@ static int get_port(const char *ca_name, const char *ports_dir, int portnum, uma
 	int r;
 
 	/* Callers see the name and number even when reading fails, as in rdma-core. */
-	memset(port->ca_name, 0, sizeof(port->ca_name));
-	strncpy(port->ca_name, ca_name, sizeof(port->ca_name) - 1);
-	port->portnum = portnum;
-	port->pkeys = NULL;
-	port->pkeys_size = 0;
-
+	umad_backend_port_init(port, ca_name, portnum, 0);
 	if (umad_path(dir, sizeof(dir), "%s/%d", ports_dir, portnum) < 0)
 		return -EIO;
 	if (umad_sysfs_read_uint(dir, SYS_PORT_LMC, &port->lmc) < 0 ||
@@ -204,17 +199,20 @@ static int port_number(const char *name)
 	return n > 0 && n < UMAD_CA_MAX_PORTS ? n : -1;
 }
 
+/* get_port for umad_backend_ca_add_port: arg is the device's ports directory. */
+static int fill_port(void *arg, const char *ca_name, int portnum, umad_port_t *port)
+{
+	return get_port(ca_name, arg, portnum, port) < 0 ? -EIO : 0;
+}
+
 static int kernel_get_ca(const char *ca_name, umad_ca_t *ca)
 {
 	char classdir[PATH_MAX], dir[PATH_MAX], ports_dir[PATH_MAX];
 	struct dirent **names = NULL;
 	int r, n, i, portnum;
 
-	ca->numports = 0;
-	memset(ca->ports, 0, sizeof(ca->ports));
 	/* The device is looked up by the name as umad_ca_t holds it (19 characters at most). */
-	memset(ca->ca_name, 0, sizeof(ca->ca_name));
-	strncpy(ca->ca_name, ca_name, sizeof(ca->ca_name) - 1);
+	umad_backend_ca_init(ca, ca_name);
 
 	r = class_dir(classdir, sizeof(classdir));
 	if (r < 0)
@@ -249,28 +247,13 @@ static int kernel_get_ca(const char *ca_name, umad_ca_t *ca)
 		portnum = port_number(names[i]->d_name);
 		if (portnum < 0) {
 			r = -EIO;
+			umad_backend_free_ca_ports(ca);
+			ca->numports = 0;
 			break;
 		}
-		ca->ports[portnum] = calloc(1, sizeof(umad_port_t));
-		if (!ca->ports[portnum]) {
-			r = -ENOMEM;
-			break;
-		}
-		if (get_port(ca_name, ports_dir, portnum, ca->ports[portnum]) < 0) {
-			free(ca->ports[portnum]->pkeys);
-			free(ca->ports[portnum]);
-			ca->ports[portnum] = NULL;
-			r = -EIO;
-			break;
-		}
-		if (ca->numports < portnum)
-			ca->numports = portnum;
+		r = umad_backend_ca_add_port(ca, portnum, fill_port, ports_dir);
 	}
 	free_names(names, n);
-	if (r < 0) {
-		umad_backend_free_ca_ports(ca);
-		ca->numports = 0;
-	}
 	return r;
 }
 
@@ -285,11 +268,8 @@ static int kernel_get_port(const char *ca_name, int portnum, umad_port_t *port)
 		      SYS_CA_PORTS_DIR) < 0)
 		return -ENAMETOOLONG;
 	r = get_port(ca_name, ports_dir, portnum, port);
-	if (r < 0) {
-		free(port->pkeys);
-		port->pkeys = NULL;
-		port->pkeys_size = 0;
-	}
+	if (r < 0)
+		umad_backend_port_clear(port);
 	return r;
 }
 

@@ -1,6 +1,12 @@
-# Backends linked into libibumad.so.3 (libc only).  Backends needing glib or
-# libpcap are modules: see the sim and replay fragments.
-kernel_backend_sources = backends/kernel.c
+# The backends (see backends/backend.h).  Each has one row in
+# libumad/dispatch.c and its file here: a built-in backend (libc only) in
+# the list linked into libibumad.so.3, a module (backend-NAME.so, loaded
+# from UMAD_MODULE_DIR or $(pkglibdir)) in a block of its own.
+
+# Built-in backends: linked into libibumad.so.3.
+libumad_libumad_core_la_SOURCES += backends/kernel.c
+
+backend_module_ldflags = -module -avoid-version -shared -no-undefined
 
 # User-space umad ports (open-port table, agents, the kernel's rules), for
 # the backends without a kernel.
@@ -8,17 +14,25 @@ soft_port_sources = backends/soft_port.c backends/soft_port.h \
 	backends/mad_rules.c backends/mad_rules.h \
 	backends/mad_queue.c backends/mad_queue.h
 
-# The replay backend: a module (found through UMAD_MODULE_DIR or $(pkglibdir)).
+# The replay backend, answering from a capture.
+if ENABLE_CAPTURE
 pkglib_LTLIBRARIES += backend-replay.la
 backend_replay_la_SOURCES = backends/replay.c $(soft_port_sources)
 backend_replay_la_LIBADD = pcap/libcapturereader.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
+endif
 
-# The sim backend: a module, since the simulated fabric uses glib.
+# The sim backend: the simulated fabric uses glib.
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
 backend_sim_la_SOURCES = backends/sim.c backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)
 backend_sim_la_LIBADD = simfabric/libsimfabric.la
-backend_sim_la_LDFLAGS = -module -avoid-version -shared -no-undefined
+backend_sim_la_LDFLAGS = $(backend_module_ldflags)
 endif
+
+# The template backend: built by make check beside the other modules (the
+# loader's tests use it), not installed.
+check_LTLIBRARIES += backend-loopback.la
+backend_loopback_la_SOURCES = backends/loopback.c
+backend_loopback_la_LDFLAGS = $(backend_module_ldflags) -rpath /nowhere

@@ -17,23 +17,37 @@
 #include "backends/backend.h"
 #include "internal.h"
 
-extern const struct umad_backend umad_backend_kernel;
-
 #ifndef UMAD_MODULE_DIR
 #error "the build defines UMAD_MODULE_DIR, the installed module directory"
 #endif
 
+/*
+ * The backends, one row each.  BUILTIN(name): umad_backend_<name>, linked
+ * into libibumad.so.3 (its file listed in backends/local.mk).  MODULE(name):
+ * umad_backend_<name> in backend-<name>.so, loaded from the module directory
+ * when UMAD_BACKEND names it.  loopback is the template backend
+ * (backends/loopback.c): make check builds it, make install does not.
+ */
+#define UMAD_BACKENDS(BUILTIN, MODULE) \
+	BUILTIN(kernel) \
+	MODULE(sim) \
+	MODULE(replay) \
+	MODULE(loopback)
+
 struct backend_row {
 	const char *name;
-	const struct umad_backend *builtin;	/* linked into libibumad.so.3, or */
-	const char *module;			/* a module in the module directory */
+	const struct umad_backend *builtin;	/* linked in, or NULL: a module */
+	const char *module;			/* backend-<name>.so */
 };
 
-/* Adding a backend: one row here, plus its file in backends/. */
+#define DECLARE_BUILTIN(n) extern const struct umad_backend umad_backend_##n;
+#define NO_DECLARATION(n)
+UMAD_BACKENDS(DECLARE_BUILTIN, NO_DECLARATION)
+
+#define BUILTIN_ROW(n) { #n, &umad_backend_##n, NULL },
+#define MODULE_ROW(n) { #n, NULL, "backend-" #n ".so" },
 static const struct backend_row backend_table[] = {
-	{ "kernel", &umad_backend_kernel, NULL },
-	{ "sim", NULL, "backend-sim.so" },
-	{ "replay", NULL, "backend-replay.so" },
+	UMAD_BACKENDS(BUILTIN_ROW, MODULE_ROW)
 };
 
 #define N_BACKENDS (sizeof(backend_table) / sizeof(backend_table[0]))
@@ -88,6 +102,25 @@ const char *umad_backend_names(void)
 	return available_names;
 }
 
+/* The first mandatory member (backend.h) a backend left NULL, or NULL when it has them all. */
+static const char *missing_operation(const struct umad_backend *be)
+{
+#define REQUIRE(member) if (!be->member) return #member
+	REQUIRE(name);
+	REQUIRE(for_each_ca);
+	REQUIRE(get_ca);
+	REQUIRE(get_port);
+	REQUIRE(get_issm_path);
+	REQUIRE(open_port);
+	REQUIRE(close_port);
+	REQUIRE(register_agent);
+	REQUIRE(unregister_agent);
+	REQUIRE(send);
+	REQUIRE(recv);
+#undef REQUIRE
+	return NULL;
+}
+
 static int load_module(const struct backend_row *row, const struct umad_backend **out)
 {
 	char path[PATH_MAX], symbol[64];
@@ -125,6 +158,12 @@ static int load_module(const struct backend_row *row, const struct umad_backend 
 		dlclose(handle);
 		return -ELIBBAD;
 	}
+	if (missing_operation(be)) {
+		fprintf(stderr, "libibumad: %s does not implement the mandatory operation '%s'; "
+			"backend '%s' refused\n", path, missing_operation(be), row->name);
+		dlclose(handle);
+		return -ELIBBAD;
+	}
 	*out = be;
 	return 0;
 }
@@ -149,6 +188,13 @@ static void select_backend(void)
 	}
 	if (backend_table[i].builtin) {
 		be = backend_table[i].builtin;
+		/* A newcomer's built-in mistake gets the same message, not a crash later. */
+		if (missing_operation(be)) {
+			fprintf(stderr, "libibumad: backend '%s' does not implement the mandatory "
+				"operation '%s'\n", name, missing_operation(be));
+			select_error = -ELIBBAD;
+			return;
+		}
 	} else {
 		err = load_module(&backend_table[i], &be);
 		if (err < 0) {

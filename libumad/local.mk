@@ -10,7 +10,6 @@ umadinclude_HEADERS = \
 	libumad/infiniband/umad_cm.h \
 	libumad/infiniband/umad_sa_mcm.h
 
-pkgconfigdir = $(libdir)/pkgconfig
 pkgconfig_DATA = libumad/libibumad.pc
 
 # Everything of the library, as a convenience library the unit tests link
@@ -19,6 +18,7 @@ noinst_LTLIBRARIES += libumad/libumad-core.la
 libumad_libumad_core_la_SOURCES = \
 	libumad/internal.h \
 	libumad/file_kind.h \
+	libumad/tap.h \
 	libumad/mad_wire.h \
 	libumad/dispatch.c \
 	libumad/umad.c \
@@ -29,9 +29,14 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/sysfs.c \
 	libumad/sysfs.h \
 	backends/backend.h \
-	$(kernel_backend_sources)
+	backends/ca_port.h
+# The built-in backends join these sources in backends/local.mk.
 libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
-libumad_libumad_core_la_LIBADD = pcap/libcapture.la
+libumad_libumad_core_la_LIBADD =
+if ENABLE_CAPTURE
+# The UMAD_CAPTURE tap (libumad/tap.h says what the API calls without it).
+libumad_libumad_core_la_LIBADD += pcap/libcapture.la
+endif
 
 lib_LTLIBRARIES += libibumad.la
 libibumad_la_SOURCES =

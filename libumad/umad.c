@@ -13,7 +13,7 @@
 #include "backends/backend.h"
 #include "internal.h"
 #include "libumad/mad_wire.h"
-#include "pcap/capture_tap.h"
+#include "tap.h"
 
 atomic_int umad_debug_level;
 atomic_size_t umad_hdr_size = UMAD_HDR_SIZE_OLD;
@@ -77,13 +77,6 @@ int umad_get_ca(const char *ca_name, umad_ca_t *ca)
 	return r;
 }
 
-static void free_port_contents(umad_port_t *port)
-{
-	free(port->pkeys);
-	port->pkeys = NULL;
-	port->pkeys_size = 0;
-}
-
 int umad_release_ca(umad_ca_t *ca)
 {
 	int i;
@@ -94,7 +87,7 @@ int umad_release_ca(umad_ca_t *ca)
 	for (i = 0; i <= ca->numports && i < UMAD_CA_MAX_PORTS; i++) {
 		if (!ca->ports[i])
 			continue;
-		free_port_contents(ca->ports[i]);
+		umad_backend_port_clear(ca->ports[i]);
 		free(ca->ports[i]);
 		ca->ports[i] = NULL;
 	}
@@ -123,7 +116,7 @@ int umad_release_port(umad_port_t *port)
 	if (!port)
 		return -ENODEV;
 	UMAD_DEBUG("port %s:%d", port->ca_name, port->portnum);
-	free_port_contents(port);
+	umad_backend_port_clear(port);
 	return 0;
 }
 
@@ -199,7 +192,7 @@ static int open_port(const char *ca_name, int portnum, int enforce_smi)
 
 			umad_tap_port_opened(fd, name, portnum, have_info ? &info : NULL);
 			if (have_info)
-				free_port_contents(&info);
+				umad_backend_port_clear(&info);
 		}
 	} else if (fd == -EIO && open_errno) {
 		UMAD_DEBUG("open %s port %d failed: %s", name, portnum, strerror(open_errno));

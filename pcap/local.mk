@@ -1,6 +1,7 @@
 # Capture: IB packet synthesis, the pcapng writer and the in-library tap.
 # libc only, so the tap lives in libibumad.so.3 itself and works with every
-# backend.
+# backend.  None of it is built with --disable-capture.
+if ENABLE_CAPTURE
 noinst_LTLIBRARIES += pcap/libcapture.la
 pcap_libcapture_la_SOURCES = \
 	pcap/crc.c pcap/crc.h \
@@ -17,9 +18,10 @@ libumad_capture_la_LIBADD = pcap/libcapture.la
 libumad_capture_la_LDFLAGS = -module -avoid-version -shared -no-undefined \
 	-Wl,--version-script=$(srcdir)/pcap/capture_preload.map
 EXTRA_libumad_capture_la_DEPENDENCIES = pcap/capture_preload.map
-EXTRA_DIST += pcap/capture_preload.map
 
 # Reading captures (the CLI, later the replay backend).
 noinst_LTLIBRARIES += pcap/libcapturereader.la
 pcap_libcapturereader_la_SOURCES = pcap/pcapng_reader.c pcap/pcapng_reader.h \
 	pcap/capture_meta.c pcap/capture_meta.h
+endif
+EXTRA_DIST += pcap/capture_preload.map

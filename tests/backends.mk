@@ -11,7 +11,7 @@ endif
 # 8 threads, a million timed sends, ports closed under their users: sim and replay.
 if HAVE_CMOCKA
 if ENABLE_SIM
-if ENABLE_PCAP
+if ENABLE_CAPTURE
 check_PROGRAMS += tests/test_exactly_once
 TESTS += tests/test_exactly_once
 tests_test_exactly_once_SOURCES = tests/test_exactly_once.c tests/child.c tests/child.h
@@ -25,10 +25,12 @@ endif
 
 # The replay backend's index of requests and answers.
 if HAVE_CMOCKA
+if ENABLE_CAPTURE
 check_PROGRAMS += tests/test_replay_index
 TESTS += tests/test_replay_index
 tests_test_replay_index_SOURCES = tests/test_replay_index.c backends/replay_index.c \
 	backends/replay_index.h
 tests_test_replay_index_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_replay_index_LDADD = $(CMOCKA_LIBS)
+endif
 endif

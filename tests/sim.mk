@@ -37,7 +37,7 @@ TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh
 
 # Captures of the same tools on the simulator, read by tshark and replayed.
-if ENABLE_PCAP
+if ENABLE_CAPTURE
 TESTS += tests/sim_capture.sh
 endif
 endif

@@ -157,7 +157,7 @@ static void test_records_and_mode(void **state)
 	struct stat st;
 
 	(void)state;
-	expect_child_ok(capture_session, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(capture_session, "loopback", TEST_MODULE_DIR, &res);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(read_records(mad, 2), 6);
@@ -212,7 +212,7 @@ static void test_comments_follow_each_mad(void **state)
 	int got, requests = 0;
 
 	(void)state;
-	expect_child_ok(requests_on_pkey_indexes, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(requests_on_pkey_indexes, "loopback", TEST_MODULE_DIR, &res);
 	r = capture_open(path, err, sizeof(err));
 	assert_non_null(r);
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
@@ -248,7 +248,7 @@ static void test_uncreatable_file(void **state)
 	struct child_result res;
 
 	(void)state;
-	expect_child_ok(session_with_uncreatable_file, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(session_with_uncreatable_file, "loopback", TEST_MODULE_DIR, &res);
 	assert_non_null(strstr(res.stderr_text, "UMAD_CAPTURE=/nonexistent-umad-dir/capture.pcapng: "
 						"No such file or directory; not capturing"));
 	assert_null(strstr(strstr(res.stderr_text, "not capturing") + 1, "not capturing"));
@@ -277,7 +277,7 @@ static void test_not_regular_files_refused(void **state)
 	(void)state;
 	snprintf(saved, sizeof(saved), "%s", path);
 	assert_int_equal(mkfifo(path, 0600), 0);
-	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(session_in_time, "loopback", TEST_MODULE_DIR, &res);
 	assert_non_null(strstr(res.stderr_text, ": a FIFO, not a regular file; not capturing"));
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
@@ -292,7 +292,7 @@ static void test_not_regular_files_refused(void **state)
 	fclose(f);
 	assert_int_equal(chmod(real, 0644), 0);
 	assert_int_equal(symlink(real, sym), 0);
-	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(session_in_time, "loopback", TEST_MODULE_DIR, &res);
 	assert_non_null(strstr(res.stderr_text, ": a symbolic link, not a regular file; not capturing"));
 	assert_int_equal(stat(real, &st), 0);
 	assert_int_equal(st.st_size, 7);
@@ -302,12 +302,12 @@ static void test_not_regular_files_refused(void **state)
 
 	snprintf(dir, sizeof(dir), "%s", saved);
 	assert_int_equal(mkdir(dir, 0700), 0);
-	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(session_in_time, "loopback", TEST_MODULE_DIR, &res);
 	assert_non_null(strstr(res.stderr_text, ": a directory, not a regular file; not capturing"));
 	rmdir(dir);
 
 	strcpy(path, "/dev/null");
-	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(session_in_time, "loopback", TEST_MODULE_DIR, &res);
 	assert_non_null(strstr(res.stderr_text, "UMAD_CAPTURE=/dev/null: a character device"));
 	strcpy(path, saved);
 }
@@ -328,7 +328,7 @@ static void test_second_process_keeps_off(void **state)
 	if (first == 0) {
 		int fd, perf, ok;
 
-		setenv("UMAD_BACKEND", "sim", 1);
+		setenv("UMAD_BACKEND", "loopback", 1);
 		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
 		setenv("UMAD_CAPTURE", path, 1);
 		fd = umad_open_port(NULL, 0);
@@ -347,7 +347,7 @@ static void test_second_process_keeps_off(void **state)
 	}
 	assert_int_equal(read(ready[0], &c, 1), 1);
 	assert_int_equal(c, 'y');
-	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(session_in_time, "loopback", TEST_MODULE_DIR, &res);
 	assert_non_null(strstr(res.stderr_text, "another process is writing a capture into it"));
 	assert_int_equal(write(go[1], "g", 1), 1);
 	assert_int_equal(waitpid(first, &status, 0), first);
@@ -358,7 +358,7 @@ static void test_second_process_keeps_off(void **state)
 	close(go[0]);
 	close(go[1]);
 	/* Once the first is gone, the next one replaces its file. */
-	expect_child_ok(session_in_time, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(session_in_time, "loopback", TEST_MODULE_DIR, &res);
 	assert_null(strstr(res.stderr_text, "not capturing"));
 	assert_int_equal(read_records(NULL, 0), 6);
 }
@@ -379,7 +379,7 @@ static void test_pid_in_name(void **state)
 	if (pid == 0) {
 		int r;
 
-		setenv("UMAD_BACKEND", "sim", 1);
+		setenv("UMAD_BACKEND", "loopback", 1);
 		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
 		r = capture_session();
 		_exit(r == 0 ? 0 : 1);
@@ -406,7 +406,7 @@ static void test_redaction(void **state)
 
 	(void)state;
 	setenv("UMAD_CAPTURE_REDACT", "1", 1);
-	expect_child_ok(capture_session, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(capture_session, "loopback", TEST_MODULE_DIR, &res);
 	assert_int_equal(read_records(mad, 2), 6);
 	assert_int_equal(mad_class(mad), UMAD_CLASS_SUBN_DIRECTED_ROUTE);
 	assert_memory_equal(mad + SMP_OFF_MKEY, zeros, MAD_KEY_SIZE);
@@ -446,7 +446,7 @@ static void test_send_captured_as_given(void **state)
 	uint8_t out[MAD_SIZE], in[MAD_SIZE];
 
 	(void)state;
-	expect_child_ok(reused_and_failed_sends, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(reused_and_failed_sends, "loopback", TEST_MODULE_DIR, &res);
 	/* The failed send is not there: the request and its echo only. */
 	assert_int_equal(read_records(out, 0), 2);
 	read_records(in, 1);
@@ -578,7 +578,7 @@ static void test_threads_reusing_buffers(void **state)
 	int n = 0, got, i;
 
 	(void)state;
-	expect_child_ok(threads_sending_and_receiving, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(threads_sending_and_receiving, "loopback", TEST_MODULE_DIR, &res);
 	r = capture_open(path, err, sizeof(err));
 	if (!r)
 		fail_msg("%s", err);
@@ -630,7 +630,7 @@ static void test_tshark_view(void **state)
 	(void)state;
 	if (access("/usr/bin/tshark", X_OK) != 0)
 		skip();		/* installed by scripts/install-deps; CI has it */
-	expect_child_ok(capture_session, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(capture_session, "loopback", TEST_MODULE_DIR, &res);
 	snprintf(cmd, sizeof(cmd),
 		 "tshark -r %s -T fields -E separator='|' -e frame.p2p_dir -e _ws.col.Info "
 		 "-e frame.comment -e frame.packet_id 2>/dev/null", path);
@@ -711,7 +711,7 @@ static void test_long_smp_is_one_packet(void **state)
 	(void)state;
 	memcpy(key, mkey, MAD_KEY_SIZE);
 	key[RMPP_OFF_FLAGS - SMP_OFF_MKEY] = UMAD_RMPP_FLAG_ACTIVE;
-	expect_child_ok(long_smp_session, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(long_smp_session, "loopback", TEST_MODULE_DIR, &res);
 	assert_int_equal(read_records(mad, 0), 2);	/* out and back, one packet each */
 	assert_int_equal(mad_class(mad), UMAD_CLASS_SUBN_DIRECTED_ROUTE);
 	assert_memory_equal(mad + SMP_OFF_MKEY, key, MAD_KEY_SIZE);
@@ -739,7 +739,7 @@ static void test_rmpp_segments(void **state)
 	(void)state;
 	if (access("/usr/bin/tshark", X_OK) != 0)
 		skip();
-	expect_child_ok(rmpp_session, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(rmpp_session, "loopback", TEST_MODULE_DIR, &res);
 	/* Type DATA, flags (Active|First, Active, Active|Last), segment, payload length. */
 	snprintf(cmd, sizeof(cmd),
 		 "tshark -r %s -T fields -E separator=, -e infiniband.rmpp.rmpptype "
@@ -843,7 +843,7 @@ static void test_rmpp_replayed_whole(void **state)
 	struct child_result res;
 
 	(void)state;
-	expect_child_ok(capture_sa_exchange, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(capture_sa_exchange, "loopback", TEST_MODULE_DIR, &res);
 	expect_child_ok(replay_sa_exchange, "replay", REPLAY_MODULE_DIR, &res);
 }
 
@@ -933,7 +933,7 @@ static int records_after_sigkill(int (*capture)(void), int want)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		setenv("UMAD_BACKEND", "sim", 1);
+		setenv("UMAD_BACKEND", "loopback", 1);
 		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
 		_exit(capture() < 0 ? 1 : 0);
 	}

@@ -22,8 +22,8 @@
 
 #include <infiniband/umad.h>
 
-#ifndef TEST_MODULE_DIR
-#error "TEST_MODULE_DIR must name the directory of the test modules"
+#if !defined(TEMPLATE_MODULE_DIR) || !defined(WRONG_ABI_MODULE_DIR) || !defined(NO_RECV_MODULE_DIR)
+#error "the build names the directories of the template module and its refused variants"
 #endif
 
 #include "tests/child.h"
@@ -64,14 +64,17 @@ static int calls_fail_cleanly(void)
 	return 0;
 }
 
+/* The template backend is listed: the message names what UMAD_BACKEND may say. */
 static void test_unknown_backend(void **state)
 {
 	struct child_result res;
 
 	(void)state;
-	expect_child_ok(calls_fail_cleanly, "nosuch", TEST_MODULE_DIR, &res);
+	expect_child_ok(calls_fail_cleanly, "nosuch", TEMPLATE_MODULE_DIR, &res);
 	assert_non_null(strstr(res.stderr_text, "unknown backend 'nosuch' in UMAD_BACKEND"));
-	assert_non_null(strstr(res.stderr_text, "available backends: kernel, sim"));
+	/* Whatever else this configuration built, the template is there. */
+	assert_non_null(strstr(res.stderr_text, "available backends: kernel, "));
+	assert_non_null(strstr(strstr(res.stderr_text, "available backends: "), "loopback\n"));
 	/* One message per process, not one per call. */
 	assert_null(strstr(strstr(res.stderr_text, "unknown backend") + 1, "unknown backend"));
 }
@@ -81,10 +84,10 @@ static void test_missing_module(void **state)
 	struct child_result res;
 
 	(void)state;
-	expect_child_ok(calls_fail_cleanly, "sim", "/nonexistent/modules", &res);
-	assert_non_null(strstr(res.stderr_text, "backend 'sim' is not available"));
-	assert_non_null(strstr(res.stderr_text, "/nonexistent/modules/backend-sim.so"));
-	assert_non_null(strstr(res.stderr_text, "available backends: kernel"));
+	expect_child_ok(calls_fail_cleanly, "loopback", "/nonexistent/modules", &res);
+	assert_non_null(strstr(res.stderr_text, "backend 'loopback' is not available"));
+	assert_non_null(strstr(res.stderr_text, "/nonexistent/modules/backend-loopback.so"));
+	assert_non_null(strstr(res.stderr_text, "available backends: kernel\n"));
 }
 
 static void test_module_wrong_abi(void **state)
@@ -92,11 +95,24 @@ static void test_module_wrong_abi(void **state)
 	struct child_result res;
 
 	(void)state;
-	expect_child_ok(calls_fail_cleanly, "replay", TEST_MODULE_DIR, &res);
-	assert_non_null(strstr(res.stderr_text, "was built for backend ABI"));
+	expect_child_ok(calls_fail_cleanly, "loopback", WRONG_ABI_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text, "backend-loopback.so was built for backend ABI"));
 }
 
-/* --- the loopback module: public calls end to end ----------------------- */
+/* A module without a mandatory operation is refused when loaded, not found out by a crash. */
+static void test_module_missing_operation(void **state)
+{
+	struct child_result res;
+
+	(void)state;
+	expect_child_ok(calls_fail_cleanly, "loopback", NO_RECV_MODULE_DIR, &res);
+	assert_non_null(strstr(res.stderr_text,
+			       "backend-loopback.so does not implement the mandatory operation 'recv'; "
+			       "backend 'loopback' refused"));
+	assert_null(strstr(strstr(res.stderr_text, "refused") + 1, "refused"));
+}
+
+/* --- the template backend: public calls end to end --------------------------- */
 
 static int loopback_round_trips(void)
 {
@@ -165,7 +181,7 @@ static void test_loopback_module(void **state)
 	struct child_result res;
 
 	(void)state;
-	expect_child_ok(loopback_round_trips, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(loopback_round_trips, "loopback", TEMPLATE_MODULE_DIR, &res);
 }
 
 /* --- opensm's threading: one receiver blocked in umad_recv(-1), several senders */
@@ -232,7 +248,7 @@ static void test_threads(void **state)
 	struct child_result res;
 
 	(void)state;
-	expect_child_ok(threaded_send_recv, "sim", TEST_MODULE_DIR, &res);
+	expect_child_ok(threaded_send_recv, "loopback", TEMPLATE_MODULE_DIR, &res);
 }
 
 /* --- the default is the kernel backend ---------------------------------- */
@@ -265,6 +281,7 @@ int main(void)
 		cmocka_unit_test(test_unknown_backend),
 		cmocka_unit_test(test_missing_module),
 		cmocka_unit_test(test_module_wrong_abi),
+		cmocka_unit_test(test_module_missing_operation),
 		cmocka_unit_test(test_loopback_module),
 		cmocka_unit_test(test_threads),
 		cmocka_unit_test(test_default_backend),
