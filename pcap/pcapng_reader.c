@@ -41,6 +41,9 @@ struct capture_reader {
 	uint8_t *block;
 	size_t block_cap;
 	off_t file_size;		/* of a regular file, or -1: a stream's length is unknown */
+	long block_at;			/* file offset of block[0], or -1 in a stream */
+	uint8_t magic[4];		/* read to tell the format, read again by the first block */
+	size_t magic_left;		/* bytes of magic still to be read again */
 	char comment[1024];
 	int other_linktype;		/* the first non-ERF link type seen, or -1 */
 };
@@ -84,11 +87,23 @@ static uint64_t get64(const struct capture_reader *r, const uint8_t *p)
 	return r->swapped ? __builtin_bswap64(v) : v;
 }
 
+/* Where reading stands in the file, or -1 in a stream. */
+static long position(const struct capture_reader *r)
+{
+	long at = ftell(r->f);
+
+	return at < 0 ? at : at - (long)r->magic_left;
+}
+
 /* Read exactly n bytes: 1, 0 at a clean end (nothing read), -1 when cut short. */
 static int read_exact(struct capture_reader *r, void *buf, size_t n)
 {
-	size_t got = fread(buf, 1, n, r->f);
+	size_t again = r->magic_left < n ? r->magic_left : n, got;
 
+	/* A stream cannot rewind: the format's magic is handed out again from memory. */
+	memcpy(buf, r->magic + sizeof(r->magic) - r->magic_left, again);
+	r->magic_left -= again;
+	got = again + fread((uint8_t *)buf + again, 1, n - again, r->f);
 	if (got == n)
 		return 1;
 	return got == 0 && feof(r->f) ? 0 : -1;
@@ -115,8 +130,9 @@ static int grow(struct capture_reader *r, size_t n)
  */
 static int read_body(struct capture_reader *r, size_t n)
 {
-	long at = ftell(r->f);
+	long at = position(r);
 
+	r->block_at = at;
 	if (r->file_size >= 0 && at >= 0 && (off_t)n > r->file_size - at)
 		return 0;
 	if (grow(r, n) < 0)
@@ -158,13 +174,14 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 			snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		else
 			say(err, errlen, r, "too short to be a capture file (%ld bytes)",
-			    (long)ftell(r->f));
+			    position(r));
 		goto fail;
 	}
 	memcpy(&magic, head, 4);
 	if (magic == BT_SHB) {
 		/* pcapng: the section header is read by capture_next like any block. */
-		rewind(r->f);
+		memcpy(r->magic, head, sizeof(r->magic));
+		r->magic_left = sizeof(r->magic);
 		return r;
 	}
 	r->classic = 1;
@@ -218,8 +235,16 @@ static int parse_erf(const uint8_t *data, size_t caplen, struct capture_record *
 		return 0;
 	wlen = (size_t)data[14] << 8 | data[15];
 	rec->packet = data + hdr;
+	rec->packet_offset = -1;
 	rec->len = caplen - hdr < wlen ? caplen - hdr : wlen;
 	return 1;
+}
+
+/* Where the record's packet lies in the file, when it is a file. */
+static void locate_packet(const struct capture_reader *r, struct capture_record *rec)
+{
+	if (r->block_at >= 0)
+		rec->packet_offset = r->block_at + (rec->packet - r->block);
 }
 
 static int next_classic(struct capture_reader *r, struct capture_record *rec, char *err,
@@ -258,8 +283,10 @@ static int next_classic(struct capture_reader *r, struct capture_record *rec, ch
 			say(err, errlen, r, "ERF record shorter than its header");
 			return -1;
 		}
-		if (got)
+		if (got) {
+			locate_packet(r, rec);
 			return 1;
+		}
 	}
 }
 
@@ -331,7 +358,7 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 	if (r->classic)
 		return next_classic(r, rec, err, errlen);
 	for (;;) {
-		r->offset = ftell(r->f);
+		r->offset = position(r);
 		got = read_exact(r, h, 8);
 		if (got == 0)
 			return 0;
@@ -452,6 +479,7 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 			}
 			if (!got)
 				continue;
+			locate_packet(r, rec);
 			if (((caplen + 3u) & ~3u) <= total - 32)
 				read_options(r, r->block + 20 + ((caplen + 3u) & ~3u),
 					     r->block + total - 12, epb_option, rec);
