@@ -17,7 +17,8 @@ soft_port_sources = backends/soft_port.c backends/soft_port.h \
 # The replay backend, answering from a capture.
 if ENABLE_CAPTURE
 pkglib_LTLIBRARIES += backend-replay.la
-backend_replay_la_SOURCES = backends/replay.c $(soft_port_sources)
+backend_replay_la_SOURCES = backends/replay.c backends/replay_index.c backends/replay_index.h \
+	$(soft_port_sources)
 backend_replay_la_LIBADD = pcap/libcapturereader.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
 endif

@@ -7,6 +7,10 @@
  * recorded order), carrying the application's own TID.  A request with no
  * recorded answer times out as on the wire.
  *
+ * The capture is indexed, not copied (backends/replay_index.h): an answer
+ * is read back from the file when a request takes it.  A capture read from
+ * a stream (a pipe) has no offsets to go back to; its answers are copied.
+ *
  * A port is a mad_queue: a descriptor that poll(2) reports readable when
  * umad_recv() has something, without a thread.
  */
@@ -14,6 +18,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,31 +26,15 @@
 #include <unistd.h>
 
 #include "backends/backend.h"
+#include "backends/replay_index.h"
 #include "backends/soft_port.h"
 #include "libumad/mad_wire.h"
 #include "pcap/capture_meta.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"
 
-#define KEY_MAX		512
-#define BUCKETS		4096
-
-struct answer {
-	int timeout;			/* the recorded request timed out */
-	uint8_t *mad;			/* the recorded response */
-	size_t len;
-	uint16_t slid;
-	uint8_t sl;
-	uint32_t src_qp, qkey;
-};
-
-struct request {
-	struct request *next_in_bucket;
-	uint8_t key[KEY_MAX];
-	size_t key_len;
-	struct answer *answers;
-	size_t n_answers, used;
-};
+/* The longest key make_key() builds: the header's fields, a LID, a MAD's payload. */
+#define KEY_MAX		(2 * MAD_SIZE)
 
 struct local_port {
 	char ca[UMAD_CA_NAME_LEN];
@@ -55,10 +44,11 @@ struct local_port {
 	__be64 node_guid, sys_guid, port_guid;
 };
 
-static struct request *buckets[BUCKETS];
+static struct replay_index *recorded;
+static int capture_fd = -1;		/* the capture, for reading answers back */
 static struct local_port *locals;
 static size_t n_locals;
-/* Which recorded answer comes next is shared by all ports. */
+/* The index, and which recorded answer comes next, are shared by all ports. */
 static pthread_mutex_t answers_lock = PTHREAD_MUTEX_INITIALIZER;
 static unsigned long unmatched;
 static char unmatched_text[4096];
@@ -107,53 +97,13 @@ static size_t make_key(const uint8_t *mad, size_t len, uint16_t dlid, uint8_t *k
 	return k;
 }
 
-static unsigned hash(const uint8_t *p, size_t n)
-{
-	uint32_t h = 2166136261u;
-
-	while (n--)
-		h = (h ^ *p++) * 16777619u;
-	return h % BUCKETS;
-}
-
-static struct request *find_request(const uint8_t *key, size_t len, int create)
-{
-	unsigned b = hash(key, len);
-	struct request *r;
-
-	for (r = buckets[b]; r; r = r->next_in_bucket)
-		if (r->key_len == len && !memcmp(r->key, key, len))
-			return r;
-	if (!create)
-		return NULL;
-	r = calloc(1, sizeof(*r));
-	if (!r)
-		return NULL;
-	memcpy(r->key, key, len);
-	r->key_len = len;
-	r->next_in_bucket = buckets[b];
-	buckets[b] = r;
-	return r;
-}
-
-static int add_answer(struct request *r, const struct answer *a)
-{
-	struct answer *grown = realloc(r->answers, (r->n_answers + 1) * sizeof(*grown));
-
-	if (!grown)
-		return -ENOMEM;
-	r->answers = grown;
-	r->answers[r->n_answers++] = *a;
-	return 0;
-}
-
 /* --- loading the capture -------------------------------------------------- */
 
+/* A request seen going out, whose answer (or timeout) is still to come. */
 struct open_request {
 	int iface;
 	uint32_t tid;
-	uint8_t key[KEY_MAX];
-	size_t key_len;
+	uint32_t request;	/* in the index */
 };
 
 #define MAX_OPEN 65536
@@ -220,14 +170,14 @@ static struct local_port *local_for(const char *iface_name, int iface)
 static struct {
 	int active, iface;
 	uint32_t tid;
-	struct request *req;
-	size_t index, head;
+	uint32_t answer;	/* in the index */
+	size_t head;
 } reassembly;
 
 /* Append segment 'seg' of 'count' (after the first) to the answer being reassembled. */
 static void append_segment(const uint8_t *mad, size_t len, unsigned seg, unsigned count)
 {
-	struct answer *a = &reassembly.req->answers[reassembly.index];
+	struct replay_answer *a = replay_index_answer(recorded, reassembly.answer);
 	size_t head = reassembly.head, part = MAD_SIZE - head;
 	uint8_t *grown;
 
@@ -240,30 +190,22 @@ static void append_segment(const uint8_t *mad, size_t len, unsigned seg, unsigne
 			part = paylen - (head - RMPP_HDR_END);
 		reassembly.active = 0;
 	}
-	grown = realloc(a->mad, a->len + part);
+	grown = realloc(a->owned, a->len + part);
 	if (!grown)
 		return;
 	memcpy(grown + a->len, mad + head, part);
-	a->mad = grown;
-	a->len += part;
+	a->owned = grown;
+	a->len += (uint32_t)part;
 }
 
 /* Everything load() kept. */
 static void forget_capture(void)
 {
-	size_t b, i;
-
-	for (b = 0; b < BUCKETS; b++) {
-		while (buckets[b]) {
-			struct request *r = buckets[b];
-
-			buckets[b] = r->next_in_bucket;
-			for (i = 0; i < r->n_answers; i++)
-				free(r->answers[i].mad);
-			free(r->answers);
-			free(r);
-		}
-	}
+	replay_index_free(recorded);
+	recorded = NULL;
+	if (capture_fd >= 0)
+		close(capture_fd);
+	capture_fd = -1;
 	free(locals);
 	locals = NULL;
 	n_locals = 0;
@@ -299,14 +241,23 @@ static int load(const char *path)
 	struct capture_reader *r;
 	char err[512], first_bad[320];
 	unsigned long records = 0, bad = 0;
-	int got, loaded = 0, other;
+	int got, loaded = 0, other, no_memory = 0;
 
 	r = capture_open(path, err, sizeof(err));
 	if (!r) {
 		fprintf(stderr, "libumad replay: %s\n", err);
 		return -EINVAL;
 	}
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+	recorded = replay_index_new();
+	/* Answers are read back from here; a stream cannot be, and its answers are copied. */
+	capture_fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (!recorded) {
+		capture_close(r);
+		fprintf(stderr, "libumad replay: %s: out of memory\n", path);
+		forget_capture();
+		return -ENOMEM;
+	}
+	while (!no_memory && (got = capture_next(r, &rec, err, sizeof(err))) == 1) {
 		struct local_port *lp = local_for(rec.iface_name, rec.iface);
 		enum pcapng_direction direction = capture_direction(&rec);
 		struct capture_meta meta;
@@ -332,12 +283,18 @@ static int load(const char *path)
 			if (!mad_method_is_response(mad_method(mad)) && n_open < MAX_OPEN &&
 			    make_room_for_open()) {
 				struct open_request *o = &open_reqs[n_open];
+				uint8_t key[KEY_MAX];
+				size_t key_len = make_key(mad, len, dlid, key);
+				int64_t id = key_len ? replay_index_request(recorded, key, key_len, 1) : -1;
 
-				o->key_len = make_key(mad, len, dlid, o->key);
-				o->iface = rec.iface;
-				o->tid = tid;
-				if (o->key_len)
+				if (id == -ENOMEM)
+					no_memory = 1;
+				if (id >= 0) {
+					o->iface = rec.iface;
+					o->tid = tid;
+					o->request = (uint32_t)id;
 					n_open++;
+				}
 			}
 			continue;
 		}
@@ -369,34 +326,38 @@ static int load(const char *path)
 			struct open_request *o = &open_reqs[i];
 
 			if (o->iface == rec.iface && o->tid == tid) {
-				struct request *req = find_request(o->key, o->key_len, 1);
-				struct answer a = {
+				struct replay_answer a = {
 					.slid = slid,
 					.sl = rec.packet[LRH_OFF_SL_LNH] >> LRH_SL_SHIFT,
 				};
+				int64_t id;
 
-				if (!req)
-					break;
 				if (timed_out(&meta)) {
 					a.timeout = 1;
 				} else {
-					a.mad = malloc(len);
-					if (!a.mad)
-						break;
-					memcpy(a.mad, mad, len);
-					a.len = len;
+					/* One packet carries one MAD; segments are put together below. */
+					a.len = (uint32_t)(len < MAD_SIZE ? len : MAD_SIZE);
 					/* The DETH ends where the MAD starts. */
 					a.src_qp = get_be24(rec.packet + off - IB_DETH_LEN +
 							    DETH_OFF_SRC_QP);
-					a.qkey = a.src_qp != QP0_SMI ? UMAD_QKEY : 0;
+					if (capture_fd >= 0 && rec.packet_offset >= 0 && !first_of_many)
+						a.offset = (uint64_t)rec.packet_offset + off;
+					else if (!(a.owned = malloc(a.len)))
+						no_memory = 1;
+					else
+						memcpy(a.owned, mad, a.len);
 				}
-				add_answer(req, &a);
+				id = no_memory ? -ENOMEM : replay_index_add_answer(recorded, o->request, &a);
+				if (id < 0) {
+					free(a.owned);
+					no_memory = 1;
+					break;
+				}
 				if (first_of_many) {
 					reassembly.active = 1;
 					reassembly.iface = rec.iface;
 					reassembly.tid = tid;
-					reassembly.req = req;
-					reassembly.index = req->n_answers - 1;
+					reassembly.answer = (uint32_t)id;
 					reassembly.head = mad_rmpp_header_len(mad_class(mad));
 				}
 				*o = open_reqs[--n_open];
@@ -409,6 +370,11 @@ static int load(const char *path)
 	free(open_reqs);
 	open_reqs = NULL;
 	cap_open = 0;
+	if (no_memory) {
+		fprintf(stderr, "libumad replay: %s: out of memory after %d MADs\n", path, loaded);
+		forget_capture();
+		return -ENOMEM;
+	}
 	/* A capture cut short (a copy interrupted, a disk full): what came before is good. */
 	if (got < 0 && !loaded) {
 		fprintf(stderr, "libumad replay: %s\n", err);
@@ -593,10 +559,11 @@ static void note_unmatched(const uint8_t *mad)
 static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad,
 		  size_t mad_len)
 {
-	uint8_t key[KEY_MAX];
-	struct request *req;
-	struct answer *a = NULL;
+	uint8_t key[KEY_MAX], recorded_mad[MAD_SIZE];
+	const struct replay_answer *a = NULL;
+	const uint8_t *bytes = NULL;
 	size_t key_len;
+	int64_t id;
 	int r = 0;
 
 	if (mad_rules_method_is_response(mad_class(mad), mad_method(mad), 0))
@@ -607,12 +574,15 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint
 	 * again.  Answers are queued under the same lock, in the order picked.
 	 */
 	pthread_mutex_lock(&answers_lock);
-	req = find_request(key, key_len, 0);
-	if (req && req->n_answers) {
-		a = &req->answers[req->used < req->n_answers ? req->used : req->n_answers - 1];
-		req->used++;
-	}
+	id = key_len ? replay_index_request(recorded, key, key_len, 0) : -ENOENT;
+	if (id >= 0)
+		a = replay_index_take(recorded, (uint32_t)id);
 	if (a && !a->timeout && hdr->timeout_ms) {
+		bytes = a->owned;
+		if (!bytes && pread(capture_fd, recorded_mad, a->len, (off_t)a->offset) == (ssize_t)a->len)
+			bytes = recorded_mad;
+	}
+	if (bytes) {
 		struct ib_user_mad out;
 
 		memset(&out, 0, sizeof(out));
@@ -620,10 +590,11 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint
 		out.addr.lid = htobe16(a->slid);
 		out.addr.sl = a->sl;
 		out.addr.qpn = htobe32(a->src_qp);
-		out.addr.qkey = htobe32(a->qkey);
+		out.addr.qkey = htobe32(a->src_qp != QP0_SMI ? UMAD_QKEY : 0);
 		/* The recorded answer, carrying the application's TID. */
-		r = mad_queue_push_with_tid(&p->q, &out, a->mad, a->len, mad + MAD_OFF_TID);
-	} else if (!a || a->timeout) {
+		r = mad_queue_push_with_tid(&p->q, &out, bytes, a->len, mad + MAD_OFF_TID);
+	} else if (!a || a->timeout || hdr->timeout_ms) {
+		/* No answer recorded, a recorded timeout, or a capture that changed under us. */
 		if (!a)
 			note_unmatched(mad);
 		r = soft_port_no_answer(p, hdr, mad);

@@ -28,7 +28,7 @@ fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
 	pcap/capture_meta.c pcap/capture_tap.c
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
-fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c \
+fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c backends/replay_index.c \
 	backends/soft_port.c backends/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
 	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c pcap/capture_meta.c
 
