@@ -245,7 +245,7 @@ static int load(const char *path)
 
 	r = capture_open(path, err, sizeof(err));
 	if (!r) {
-		fprintf(stderr, "libumad replay: %s\n", err);
+		fprintf(stderr, "libumad: replay: %s\n", err);
 		return -EINVAL;
 	}
 	recorded = replay_index_new();
@@ -253,7 +253,7 @@ static int load(const char *path)
 	capture_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (!recorded) {
 		capture_close(r);
-		fprintf(stderr, "libumad replay: %s: out of memory\n", path);
+		fprintf(stderr, "libumad: replay: %s: out of memory\n", path);
 		forget_capture();
 		return -ENOMEM;
 	}
@@ -371,32 +371,32 @@ static int load(const char *path)
 	open_reqs = NULL;
 	cap_open = 0;
 	if (no_memory) {
-		fprintf(stderr, "libumad replay: %s: out of memory after %d MADs\n", path, loaded);
+		fprintf(stderr, "libumad: replay: %s: out of memory after %d MADs\n", path, loaded);
 		forget_capture();
 		return -ENOMEM;
 	}
 	/* A capture cut short (a copy interrupted, a disk full): what came before is good. */
 	if (got < 0 && !loaded) {
-		fprintf(stderr, "libumad replay: %s\n", err);
+		fprintf(stderr, "libumad: replay: %s\n", err);
 		forget_capture();
 		return -EINVAL;
 	}
 	if (got < 0)
-		fprintf(stderr, "libumad replay: %s: answering from the %d MADs before it\n", err,
+		fprintf(stderr, "libumad: replay: %s: answering from the %d MADs before it\n", err,
 			loaded);
 	if (bad)
-		fprintf(stderr, "libumad replay: %s: %lu record(s) with a comment that does not "
+		fprintf(stderr, "libumad: replay: %s: %lu record(s) with a comment that does not "
 			"read, taken without their metadata; the first: %s\n", path, bad, first_bad);
 	if (!loaded && other >= 0) {
 		const char *name = capture_linktype_name(other);
 
-		fprintf(stderr, "libumad replay: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
+		fprintf(stderr, "libumad: replay: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
 			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
 		forget_capture();
 		return -EINVAL;
 	}
 	if (!loaded || !n_locals) {
-		fprintf(stderr, "libumad replay: %s holds no MAD of any umad port\n", path);
+		fprintf(stderr, "libumad: replay: %s holds no MAD of any umad port\n", path);
 		forget_capture();
 		return -EINVAL;
 	}
@@ -408,7 +408,7 @@ static int replay_init(void)
 	const char *path = getenv("UMAD_REPLAY");
 
 	if (!path || !*path) {
-		fprintf(stderr, "libumad replay: set UMAD_REPLAY to the capture file to answer from\n");
+		fprintf(stderr, "libumad: replay: set UMAD_REPLAY to the capture file to answer from\n");
 		return -EINVAL;
 	}
 	return load(path);
@@ -419,7 +419,7 @@ static void replay_fini(void)
 	soft_port_close_all();
 	forget_capture();
 	if (unmatched && umad_debug(-1) >= 1)
-		fprintf(stderr, "libumad replay: %lu request(s) had no recorded answer:\n%s",
+		fprintf(stderr, "libumad: replay: %lu request(s) had no recorded answer:\n%s",
 			unmatched, unmatched_text);
 	unmatched = 0;
 	unmatched_text[0] = '\0';

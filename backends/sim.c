@@ -291,7 +291,7 @@ static int write_sysfs(void)
 	r = sim_sysfs_write_ca(sim.dir, &ca, sim.host->desc, sim.umad_ids, rate_texts, err,
 			       sizeof(err));
 	if (r < 0)
-		fprintf(stderr, "libumad sim: %s\n", err);
+		fprintf(stderr, "libumad: sim: %s\n", err);
 	umad_backend_free_ca_ports(&ca);
 	return r;
 }
@@ -367,12 +367,12 @@ static int make_runtime_dir(void)
 	if (dir && *dir) {
 		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
 			r = -errno;
-			fprintf(stderr, "libumad sim: cannot create UMAD_SIM_SYSFS=%s: %s\n", dir,
+			fprintf(stderr, "libumad: sim: cannot create UMAD_SIM_SYSFS=%s: %s\n", dir,
 				strerror(-r));
 			return r;
 		}
 		if (snprintf(sim.dir, sizeof(sim.dir), "%s", dir) >= (int)sizeof(sim.dir)) {
-			fprintf(stderr, "libumad sim: UMAD_SIM_SYSFS=%s: path too long\n", dir);
+			fprintf(stderr, "libumad: sim: UMAD_SIM_SYSFS=%s: path too long\n", dir);
 			return -ENAMETOOLONG;
 		}
 		sim.write_sysfs = 1;
@@ -381,13 +381,13 @@ static int make_runtime_dir(void)
 	r = runtime_dir_create(&sim.private_dir, bases, sizeof(bases) / sizeof(bases[0]),
 			       "libumad-sim");
 	if (r < 0) {
-		fprintf(stderr, "libumad sim: cannot create a runtime directory: %s\n", strerror(-r));
+		fprintf(stderr, "libumad: sim: cannot create a runtime directory: %s\n", strerror(-r));
 		return r;
 	}
 	snprintf(sim.dir, sizeof(sim.dir), "%s", sim.private_dir.path);
 	r = make_issm_files();
 	if (r < 0)
-		fprintf(stderr, "libumad sim: cannot create the issm files in %s: %s\n", sim.dir,
+		fprintf(stderr, "libumad: sim: cannot create the issm files in %s: %s\n", sim.dir,
 			strerror(-r));
 	return r;
 }
@@ -414,7 +414,7 @@ static int sim_init(void)
 	int i, id, r;
 
 	if (name && *name && !valid_ca_name(name)) {
-		fprintf(stderr, "libumad sim: UMAD_SIM_CA_NAME=%s: a device name is 1 to %d letters, "
+		fprintf(stderr, "libumad: sim: UMAD_SIM_CA_NAME=%s: a device name is 1 to %d letters, "
 			"digits, '_', '-' or '.' (and not . or ..)\n", name, UMAD_CA_NAME_LEN - 1);
 		return -EINVAL;
 	}
@@ -423,13 +423,13 @@ static int sim_init(void)
 	else
 		sim.fabric = sim_topology_parse(sim_default_topology, "<default fabric>", &errors);
 	if (!sim.fabric) {
-		fprintf(stderr, "libumad sim: cannot load the topology:\n%s", errors ? errors : "");
+		fprintf(stderr, "libumad: sim: cannot load the topology:\n%s", errors ? errors : "");
 		free(errors);
 		return -EINVAL;
 	}
 	sim.host = choose_host(getenv("UMAD_SIM_HOST"));
 	if (!sim.host) {
-		fprintf(stderr, "libumad sim: UMAD_SIM_HOST=%s names no node of %s\n",
+		fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s names no node of %s\n",
 			getenv("UMAD_SIM_HOST"), path && *path ? path : "the default fabric");
 		sim_fabric_free(sim.fabric);
 		sim.fabric = NULL;

@@ -63,7 +63,7 @@ static int run_captured(int argc, char **argv)
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "-w")) {
 			if (i + 1 >= argc || !strcmp(argv[i + 1], "--")) {
-				fprintf(stderr, "umad capture: -w needs a FILE\n");
+				fprintf(stderr, "umad: capture: -w needs a FILE\n");
 				return usage(stderr);
 			}
 			file = argv[++i];
@@ -73,28 +73,28 @@ static int run_captured(int argc, char **argv)
 			i++;
 			break;
 		} else {
-			fprintf(stderr, "umad capture: unexpected argument '%s' (options are -w FILE "
+			fprintf(stderr, "umad: capture: unexpected argument '%s' (options are -w FILE "
 				"and --redact, then -- COMMAND)\n", argv[i]);
 			return usage(stderr);
 		}
 	}
 	if (!file) {
-		fprintf(stderr, "umad capture: missing -w FILE\n");
+		fprintf(stderr, "umad: capture: missing -w FILE\n");
 		return usage(stderr);
 	}
 	if (i >= argc) {
-		fprintf(stderr, "umad capture: missing the command to run after --\n");
+		fprintf(stderr, "umad: capture: missing the command to run after --\n");
 		return usage(stderr);
 	}
 	shim = shim_path(shim_buf, sizeof(shim_buf));
 	if (access(shim, R_OK) != 0) {
-		fprintf(stderr, "umad capture: %s: %s (set UMAD_CAPTURE_SHIM or UMAD_MODULE_DIR)\n",
+		fprintf(stderr, "umad: capture: %s: %s (set UMAD_CAPTURE_SHIM or UMAD_MODULE_DIR)\n",
 			shim, strerror(errno));
 		return 1;
 	}
 	old = getenv("LD_PRELOAD");
 	if (asprintf(&preload, "%s%s%s", shim, old && *old ? " " : "", old ? old : "") < 0) {
-		fprintf(stderr, "umad capture: out of memory\n");
+		fprintf(stderr, "umad: capture: out of memory\n");
 		return 1;
 	}
 	setenv("LD_PRELOAD", preload, 1);
@@ -102,7 +102,7 @@ static int run_captured(int argc, char **argv)
 	if (redact)
 		setenv("UMAD_CAPTURE_REDACT", "1", 1);
 	execvp(argv[i], argv + i);
-	fprintf(stderr, "umad capture: %s: %s\n", argv[i], strerror(errno));
+	fprintf(stderr, "umad: capture: %s: %s\n", argv[i], strerror(errno));
 	free(preload);
 	return 127;
 }
@@ -193,7 +193,7 @@ static int show_stats(const char *path)
 
 	r = capture_open(path, err, sizeof(err));
 	if (!r) {
-		fprintf(stderr, "umad capture stats: %s\n", err);
+		fprintf(stderr, "umad: capture stats: %s\n", err);
 		return 1;
 	}
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
@@ -214,7 +214,7 @@ static int show_stats(const char *path)
 		/* A comment that does not read says nothing; the first is reported. */
 		if (capture_meta_parse(rec.comment, &meta, why, sizeof(why)) < 0) {
 			if (!bad++)
-				fprintf(stderr, "umad capture stats: %s: MAD %lu: %s\n", path, records,
+				fprintf(stderr, "umad: capture stats: %s: MAD %lu: %s\n", path, records,
 					why);
 			memset(&meta, 0, sizeof(meta));
 		}
@@ -242,18 +242,18 @@ static int show_stats(const char *path)
 	other = capture_other_linktype(r);
 	capture_close(r);
 	if (got < 0 && !records) {
-		fprintf(stderr, "umad capture stats: %s\n", err);
+		fprintf(stderr, "umad: capture stats: %s\n", err);
 		return 1;
 	}
 	if (!records && other >= 0) {
 		const char *name = capture_linktype_name(other);
 
-		fprintf(stderr, "umad capture stats: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
+		fprintf(stderr, "umad: capture stats: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
 			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
 		return 1;
 	}
 	if (bad > 1)
-		fprintf(stderr, "umad capture stats: %s: %lu MADs in all with a comment that does not "
+		fprintf(stderr, "umad: capture stats: %s: %lu MADs in all with a comment that does not "
 			"read\n", path, bad);
 	unmatched = n_pending;
 	printf("%s: %lu MADs (%lu sent, %lu received), %lu timeouts, %lu requests unanswered\n",
@@ -273,7 +273,7 @@ static int show_stats(const char *path)
 	free(rtts);
 	/* A file cut short: its figures are those of the records before the cut. */
 	if (got < 0) {
-		fprintf(stderr, "umad capture stats: %s: the figures are of the %lu MADs before it\n",
+		fprintf(stderr, "umad: capture stats: %s: the figures are of the %lu MADs before it\n",
 			err, records);
 		return 1;
 	}
@@ -294,11 +294,11 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[2], "stats")) {
 		if (argc == 3) {
-			fprintf(stderr, "umad capture stats: missing FILE\n");
+			fprintf(stderr, "umad: capture stats: missing FILE\n");
 			return usage(stderr);
 		}
 		if (argc > 4) {
-			fprintf(stderr, "umad capture stats: unexpected argument '%s' after FILE\n",
+			fprintf(stderr, "umad: capture stats: unexpected argument '%s' after FILE\n",
 				argv[4]);
 			return usage(stderr);
 		}

@@ -128,13 +128,13 @@ static int load_module(const struct backend_row *row, const struct umad_backend 
 	void *handle;
 
 	if (module_path(row, path, sizeof(path)) < 0) {
-		fprintf(stderr, "libibumad: UMAD_MODULE_DIR is too long\n");
+		fprintf(stderr, "libumad: UMAD_MODULE_DIR is too long\n");
 		return -ENAMETOOLONG;
 	}
 	if (access(path, R_OK) != 0) {
 		int err = errno;
 
-		fprintf(stderr, "libibumad: backend '%s' is not available: %s: %s "
+		fprintf(stderr, "libumad: backend '%s' is not available: %s: %s "
 			"(set UMAD_MODULE_DIR to the directory holding %s); available backends: %s\n",
 			row->name, path, strerror(err), row->module, umad_backend_names());
 		return -ENOENT;
@@ -142,24 +142,24 @@ static int load_module(const struct backend_row *row, const struct umad_backend 
 	/* RTLD_NODELETE: the backend's threads may outlive a dlclose by a caller's library. */
 	handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
 	if (!handle) {
-		fprintf(stderr, "libibumad: cannot load backend '%s': %s\n", row->name, dlerror());
+		fprintf(stderr, "libumad: cannot load backend '%s': %s\n", row->name, dlerror());
 		return -ELIBBAD;
 	}
 	snprintf(symbol, sizeof(symbol), "umad_backend_%s", row->name);
 	be = dlsym(handle, symbol);
 	if (!be) {
-		fprintf(stderr, "libibumad: %s does not define %s\n", path, symbol);
+		fprintf(stderr, "libumad: %s does not define %s\n", path, symbol);
 		dlclose(handle);
 		return -ELIBBAD;
 	}
 	if (be->abi != UMAD_BACKEND_ABI) {
-		fprintf(stderr, "libibumad: %s was built for backend ABI %u, this library has %u\n",
+		fprintf(stderr, "libumad: %s was built for backend ABI %u, this library has %u\n",
 			path, be->abi, UMAD_BACKEND_ABI);
 		dlclose(handle);
 		return -ELIBBAD;
 	}
 	if (missing_operation(be)) {
-		fprintf(stderr, "libibumad: %s does not implement the mandatory operation '%s'; "
+		fprintf(stderr, "libumad: %s does not implement the mandatory operation '%s'; "
 			"backend '%s' refused\n", path, missing_operation(be), row->name);
 		dlclose(handle);
 		return -ELIBBAD;
@@ -181,7 +181,7 @@ static void select_backend(void)
 		if (!strcmp(backend_table[i].name, name))
 			break;
 	if (i == N_BACKENDS) {
-		fprintf(stderr, "libibumad: unknown backend '%s' in UMAD_BACKEND; available backends: %s\n",
+		fprintf(stderr, "libumad: unknown backend '%s' in UMAD_BACKEND; available backends: %s\n",
 			name, umad_backend_names());
 		select_error = -ENOENT;
 		return;
@@ -190,7 +190,7 @@ static void select_backend(void)
 		be = backend_table[i].builtin;
 		/* A newcomer's built-in mistake gets the same message, not a crash later. */
 		if (missing_operation(be)) {
-			fprintf(stderr, "libibumad: backend '%s' does not implement the mandatory "
+			fprintf(stderr, "libumad: backend '%s' does not implement the mandatory "
 				"operation '%s'\n", name, missing_operation(be));
 			select_error = -ELIBBAD;
 			return;
@@ -205,7 +205,7 @@ static void select_backend(void)
 	if (be->init) {
 		err = be->init();
 		if (err < 0) {
-			fprintf(stderr, "libibumad: backend '%s' failed to start: %s\n",
+			fprintf(stderr, "libumad: backend '%s' failed to start: %s\n",
 				be->name, strerror(-err));
 			select_error = err;
 			return;

@@ -51,7 +51,7 @@ static void resolve(void)
 	*(void **)&real.send = dlsym(RTLD_NEXT, "umad_send");
 	*(void **)&real.recv = dlsym(RTLD_NEXT, "umad_recv");
 	if (!real.open_port || !real.send || !real.recv || !real.size)
-		fprintf(stderr, "libumad-capture: no libibumad below the shim; nothing is captured\n");
+		fprintf(stderr, "libumad: capture shim: no libibumad below the shim; nothing is captured\n");
 }
 
 /* True when the wrapped library has fn (looked up on first use). */
