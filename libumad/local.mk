@@ -26,8 +26,6 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/device_list.c \
 	libumad/umad_str.c \
 	libumad/dump.c \
-	libumad/sysfs.c \
-	libumad/sysfs.h \
 	backends/backend.h \
 	$(kernel_backend_sources)
 libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'

@@ -23,7 +23,7 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.
 	backends/mad_queue.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
-	libumad/device_list.c libumad/umad_str.c libumad/dump.c libumad/sysfs.c \
+	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
 	pcap/capture_tap.c
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)

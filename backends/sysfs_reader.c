@@ -12,7 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysfs.h"
+#include "backends/sysfs_reader.h"
 
 const char *umad_sysfs_root(void)
 {
