@@ -19,6 +19,11 @@ if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
 backend_sim_la_SOURCES = backends/sim.c backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)
-backend_sim_la_LIBADD = simfabric/libsimfabric.la
+backend_sim_la_LIBADD = simfabric/libsimfabric.la backends/libsysfswriter.la
 backend_sim_la_LDFLAGS = -module -avoid-version -shared -no-undefined
 endif
+
+# The writer of fake sysfs trees (libc only): the sim backend's host, the
+# tests' hosts and the example's.
+noinst_LTLIBRARIES += backends/libsysfswriter.la
+backends_libsysfswriter_la_SOURCES = backends/sysfs_writer.c backends/sysfs_writer.h

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "simfabric/sysfs_writer.h"
+#include "backends/sysfs_writer.h"
 
 /* snprintf into a path buffer; -ENAMETOOLONG when it does not fit. */
 static int __attribute__((format(printf, 3, 4)))

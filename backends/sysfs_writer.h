@@ -5,8 +5,8 @@
  * and ROOT/dev/infiniband/{umadN,issmN}.  The kernel backend reads it with
  * UMAD_SYSFS_ROOT=ROOT/sys, and scripts read it as they read /sys.
  */
-#ifndef SIMFABRIC_SYSFS_WRITER_H
-#define SIMFABRIC_SYSFS_WRITER_H
+#ifndef BACKENDS_SYSFS_WRITER_H
+#define BACKENDS_SYSFS_WRITER_H
 
 #include <stddef.h>
 #include <infiniband/umad.h>
@@ -25,4 +25,4 @@ int sim_sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_d
 		       const int *umad_ids, const char *const *rate_texts, char *err,
 		       size_t errlen);
 
-#endif /* SIMFABRIC_SYSFS_WRITER_H */
+#endif /* BACKENDS_SYSFS_WRITER_H */
