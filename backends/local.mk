@@ -26,4 +26,5 @@ endif
 # The writer of fake sysfs trees (libc only): the sim backend's host, the
 # tests' hosts and the example's.
 noinst_LTLIBRARIES += backends/libsysfswriter.la
-backends_libsysfswriter_la_SOURCES = backends/sysfs_writer.c backends/sysfs_writer.h
+backends_libsysfswriter_la_SOURCES = backends/sysfs_writer.c backends/sysfs_writer.h \
+	backends/sysfs_layout.h

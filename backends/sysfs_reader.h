@@ -10,6 +10,8 @@
 #include <stdint.h>
 #include <linux/types.h>
 
+#include "backends/sysfs_layout.h"
+
 /* ROOT/class/infiniband and ROOT/class/infiniband_mad, ROOT from UMAD_SYSFS_ROOT or "/sys". */
 const char *umad_sysfs_root(void);
 /* Directory of the umadN/issmN nodes: UMAD_DEV_DIR or "/dev/infiniband". */
