@@ -108,7 +108,7 @@ static int make_parent(const char *path)
 	return sysfs_mkdirs(dir);
 }
 
-/* A temporary file renamed over the old one. */
+/* A temporary file renamed over the old one; the directory is made only when missing. */
 int sysfs_put(const char *path, const char *value)
 {
 	char tmp[PATH_MAX + 8];
@@ -116,11 +116,15 @@ int sysfs_put(const char *path, const char *value)
 	int fd, r;
 
 	r = path_printf(tmp, sizeof(tmp), "%s.tmp", path);
-	if (!r)
-		r = make_parent(path);
 	if (r)
 		return r;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0 && errno == ENOENT) {
+		r = make_parent(path);
+		if (r)
+			return r;
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	}
 	if (fd < 0)
 		return -errno;
 	if (write(fd, value, n) != (ssize_t)n)
