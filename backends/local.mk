@@ -1,6 +1,7 @@
 # Backends linked into libibumad.so.3 (libc only).  Backends needing glib or
 # libpcap are modules: see the sim and replay fragments.
-kernel_backend_sources = backends/kernel.c backends/sysfs_reader.c backends/sysfs_reader.h
+kernel_backend_sources = backends/kernel.c backends/sysfs_reader.c backends/sysfs_reader.h \
+	backends/sysfs_layout.h
 
 # User-space umad ports (open-port table, agents, the kernel's rules), for
 # the backends without a kernel.
