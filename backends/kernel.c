@@ -18,7 +18,7 @@
 
 #include "backends/backend.h"
 #include "internal.h"
-#include "sysfs.h"
+#include "backends/sysfs_reader.h"
 
 /* The kernel's registration requests (include/uapi/rdma/ib_user_mad.h), private as in rdma-core. */
 struct ib_user_mad_reg_req {

@@ -4,7 +4,8 @@
 # from UMAD_MODULE_DIR or $(pkglibdir)) in a block of its own.
 
 # Built-in backends: linked into libibumad.so.3.
-libumad_libumad_core_la_SOURCES += backends/kernel.c
+libumad_libumad_core_la_SOURCES += backends/kernel.c backends/sysfs_reader.c \
+	backends/sysfs_reader.h backends/sysfs_layout.h
 
 backend_module_ldflags = -module -avoid-version -shared -no-undefined
 
@@ -28,7 +29,7 @@ if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
 backend_sim_la_SOURCES = backends/sim.c backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)
-backend_sim_la_LIBADD = simfabric/libsimfabric.la
+backend_sim_la_LIBADD = simfabric/libsimfabric.la backends/libsysfswriter.la
 backend_sim_la_LDFLAGS = $(backend_module_ldflags)
 endif
 
@@ -37,3 +38,9 @@ endif
 check_LTLIBRARIES += backend-loopback.la
 backend_loopback_la_SOURCES = backends/loopback.c
 backend_loopback_la_LDFLAGS = $(backend_module_ldflags) -rpath /nowhere
+
+# The writer of fake sysfs trees (libc only): the sim backend's host, the
+# tests' hosts and the example's.
+noinst_LTLIBRARIES += backends/libsysfswriter.la
+backends_libsysfswriter_la_SOURCES = backends/sysfs_writer.c backends/sysfs_writer.h \
+	backends/sysfs_layout.h

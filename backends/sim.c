@@ -38,7 +38,7 @@
 #include "libumad/mad_wire.h"
 #include "simfabric/route.h"
 #include "simfabric/sma.h"
-#include "simfabric/sysfs_writer.h"
+#include "backends/sysfs_writer.h"
 #include "simfabric/topology.h"
 
 #define MAX_HOST_PORTS	(SIM_MAX_PORTS + 1)

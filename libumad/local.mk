@@ -26,8 +26,6 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/device_list.c \
 	libumad/umad_str.c \
 	libumad/dump.c \
-	libumad/sysfs.c \
-	libumad/sysfs.h \
 	backends/backend.h \
 	backends/ca_port.h
 # The built-in backends join these sources in backends/local.mk.

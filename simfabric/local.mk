@@ -1,4 +1,4 @@
-# The simulated fabric: model, topology reader, SMA, routing, fake sysfs.
+# The simulated fabric: model, topology reader, SMA, routing.
 # Used by the sim backend module (glib is allowed there, never in libibumad.so.3).
 if ENABLE_SIM
 noinst_LTLIBRARIES += simfabric/libsimfabric.la
@@ -7,8 +7,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/topology.c simfabric/topology.h \
 	simfabric/port_state.c simfabric/port_state.h \
 	simfabric/sma.c simfabric/sma.h \
-	simfabric/route.c simfabric/route.h \
-	simfabric/sysfs_writer.c simfabric/sysfs_writer.h
+	simfabric/route.c simfabric/route.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)
 endif

@@ -8,5 +8,5 @@ tests_test_api_SOURCES = tests/test_api.c
 tests_test_api_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_api_CFLAGS = $(AM_CFLAGS) -Wall -Wextra -Werror
 tests_test_api_LDFLAGS = -Wl,--wrap=ioctl -Wl,--wrap=read -Wl,--wrap=write -Wl,--wrap=poll
-tests_test_api_LDADD = libumad/libumad-core.la $(CMOCKA_LIBS)
+tests_test_api_LDADD = libumad/libumad-core.la backends/libsysfswriter.la $(CMOCKA_LIBS)
 endif

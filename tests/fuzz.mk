@@ -19,12 +19,12 @@ fuzz_capture_reader_sources = tests/fuzz/fuzz_capture_reader.c pcap/pcapng_reade
 fuzz_capture_meta_sources = tests/fuzz/fuzz_capture_meta.c pcap/capture_meta.c
 fuzz_topology_sources = tests/fuzz/fuzz_topology.c simfabric/fabric.c simfabric/topology.c
 fuzz_sim_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.c \
-	simfabric/sma.c simfabric/route.c simfabric/sysfs_writer.c \
+	simfabric/sma.c simfabric/route.c backends/sysfs_writer.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c backends/mad_rules.c \
 	backends/mad_queue.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
-	libumad/device_list.c libumad/umad_str.c libumad/dump.c libumad/sysfs.c \
+	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
 	pcap/capture_meta.c pcap/capture_tap.c
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)

@@ -28,7 +28,7 @@ TESTS += tests/test_sim_runtime
 tests_test_sim_runtime_SOURCES = tests/test_sim_runtime.c tests/child.c tests/child.h
 tests_test_sim_runtime_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
-tests_test_sim_runtime_LDADD = libibumad.la $(CMOCKA_LIBS)
+tests_test_sim_runtime_LDADD = libibumad.la backends/libsysfswriter.la $(CMOCKA_LIBS)
 tests_test_sim_runtime_DEPENDENCIES = libibumad.la backend-sim.la
 endif
 

@@ -2,7 +2,7 @@
 /*
  * Unit tests of every exported function of libibumad's public API, through
  * the kernel backend on fake sysfs/devfs trees (UMAD_SYSFS_ROOT, UMAD_DEV_DIR
- * in a mkdtemp directory).  Kernel answers a tree of regular files cannot
+ * in a mkdtemp directory, written by the writer of fake trees).  Kernel answers a tree of regular files cannot
  * give (ioctl results, ENOSPC from read, short writes, poll errors) are
  * faked with linker wraps of ioctl, read, write and poll: each fake is armed
  * for one descriptor and passes every other call through.
@@ -22,7 +22,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <poll.h>
 #include <setjmp.h>
@@ -33,13 +32,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include <infiniband/umad.h>
 #include <infiniband/umad_str.h>
+
+#include "backends/sysfs_writer.h"
 
 /* The kernel's ioctl numbers and request layouts (private to the library, as in rdma-core). */
 #define REQ_REGISTER_AGENT	0xC01C1B01UL
@@ -86,150 +86,123 @@ static char root[512];			/* mkdtemp directory */
 static char sysroot[1024];		/* UMAD_SYSFS_ROOT */
 static char devdir[1024];		/* UMAD_DEV_DIR */
 
-static void mkdirs(const char *path)
-{
-	char buf[PATH_MAX], *p;
-
-	snprintf(buf, sizeof(buf), "%s", path);
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		mkdir(buf, 0755);
-		*p = '/';
-	}
-	mkdir(buf, 0755);
-}
-
-static void put(const char *content, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void put(const char *content, const char *fmt, ...)
-{
-	char path[PATH_MAX], dir[PATH_MAX], *slash;
-	va_list ap;
-	FILE *f;
-
-	va_start(ap, fmt);
-	vsnprintf(path, sizeof(path), fmt, ap);
-	va_end(ap);
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (slash) {
-		*slash = '\0';
-		mkdirs(dir);
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	if (content)
-		fprintf(f, "%s\n", content);
-	fclose(f);
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
-}
-
-static void rm_tree(const char *path)
-{
-	nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
+/* Every step of the tree must work: a tree half written would test nothing. */
+#define FS(call) assert_int_equal((call), 0)
 
 /* An empty host: no device class, no ib_umad. */
 static void fs_reset(void)
 {
-	rm_tree(sysroot);
-	rm_tree(devdir);
-	mkdirs(sysroot);
-	mkdirs(devdir);
+	FS(sysfs_remove(sysroot));
+	FS(sysfs_remove(devdir));
+	FS(sysfs_mkdirs(sysroot));
+	FS(sysfs_mkdirs(devdir));
 }
 
-#define CLASS "%s/class/infiniband"
-#define MADCLASS "%s/class/infiniband_mad"
-
-static void fs_abi(const char *version)
-{
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), MADCLASS "/abi_version", sysroot);
-	if (version)
-		put(version, "%s", path);
-	else
-		remove(path);
-}
-
-static void fs_ca(const char *name, const char *node_type, const char *guid)
+/* The device class directory, empty. */
+static void fs_class(void)
 {
 	char dir[PATH_MAX];
 
-	snprintf(dir, sizeof(dir), CLASS "/%s/ports", sysroot, name);
-	mkdirs(dir);
-	put(node_type, CLASS "/%s/node_type", sysroot, name);
-	put("20.31.1014", CLASS "/%s/fw_ver", sysroot, name);
-	put("0x0", CLASS "/%s/hw_rev", sysroot, name);
-	put("MT4123", CLASS "/%s/hca_type", sysroot, name);
-	put("MT_0000000223", CLASS "/%s/board_id", sysroot, name);
-	put(guid, CLASS "/%s/node_guid", sysroot, name);
-	put(guid, CLASS "/%s/sys_image_guid", sysroot, name);
+	FS(sysfs_ca_path(dir, sizeof(dir), root, NULL, NULL));
+	FS(sysfs_mkdirs(dir));
+}
+
+static void fs_abi(unsigned version)
+{
+	FS(sysfs_write_abi_version(root, version));
+}
+
+/* ib_umad not loaded. */
+static void fs_no_abi(void)
+{
+	char path[PATH_MAX];
+
+	FS(sysfs_mad_path(path, sizeof(path), root, IB_UMAD_ABI_FILE));
+	FS(sysfs_remove(path));
+}
+
+/* Files a test breaks on purpose; what it removes must have been there. */
+static void fs_put_port(const char *ca, int port, const char *file, const char *value)
+{
+	char path[PATH_MAX];
+
+	FS(sysfs_port_path(path, sizeof(path), root, ca, port, file));
+	FS(sysfs_put(path, value));
+}
+
+static void fs_remove_ca(const char *ca, const char *file)
+{
+	char path[PATH_MAX];
+
+	FS(sysfs_ca_path(path, sizeof(path), root, ca, file));
+	FS(access(path, F_OK));
+	FS(sysfs_remove(path));
+}
+
+static void fs_remove_port(const char *ca, int port, const char *file)
+{
+	char path[PATH_MAX];
+
+	FS(sysfs_port_path(path, sizeof(path), root, ca, port, file));
+	FS(access(path, F_OK));
+	FS(sysfs_remove(path));
+}
+
+static void fs_ca(const char *name, unsigned node_type, uint64_t guid)
+{
+	umad_ca_t ca = {
+		.node_type = node_type,
+		.fw_ver = "20.31.1014",
+		.hw_ver = "0x0",
+		.ca_type = "MT4123",
+		.node_guid = htobe64(guid),
+		.system_guid = htobe64(guid),
+	};
+
+	FS(sysfs_write_ca_files(root, name, &ca, "MT_0000000223", NULL));
 }
 
 struct port_spec {
-	const char *state;
-	const char *phys_state;
+	unsigned state;
+	unsigned phys_state;
 	const char *link_layer;		/* NULL: no file */
-	const char *gid;		/* the port GUID half of gids/0 */
-	const char *cap_mask;
-	const char *lid;
-	int npkeys;
+	uint64_t guid;			/* the port GUID half of gids/0 */
+	uint32_t cap_mask;
+	unsigned lid;
+	unsigned npkeys;		/* the first of 0xffff, 0x8001, 0, 0 */
 };
 
 static void fs_port(const char *ca, int n, const struct port_spec *s)
 {
-	static const char *pkeys[] = { "0xffff", "0x8001", "0x0000", "0x0000" };
-	char gid[128];
-	int i;
+	uint16_t pkeys[] = { 0xffff, 0x8001, 0x0000, 0x0000 };
+	umad_port_t p = {
+		.portnum = n,
+		.base_lid = s->lid,
+		.sm_lid = 1,
+		.state = s->state,
+		.phys_state = s->phys_state,
+		.capmask = htobe32(s->cap_mask),
+		.gid_prefix = htobe64(0xfe80000000000000ULL),
+		.port_guid = htobe64(s->guid),
+		.pkeys_size = s->npkeys < 4 ? s->npkeys : 4,
+		.pkeys = pkeys,
+	};
 
-	put(s->lid ? s->lid : "0x5", CLASS "/%s/ports/%d/lid", sysroot, ca, n);
-	put("0", CLASS "/%s/ports/%d/lid_mask_count", sysroot, ca, n);
-	put("0x1", CLASS "/%s/ports/%d/sm_lid", sysroot, ca, n);
-	put("0", CLASS "/%s/ports/%d/sm_sl", sysroot, ca, n);
-	put(s->state, CLASS "/%s/ports/%d/state", sysroot, ca, n);
-	put(s->phys_state, CLASS "/%s/ports/%d/phys_state", sysroot, ca, n);
-	put("100 Gb/sec (4X EDR)", CLASS "/%s/ports/%d/rate", sysroot, ca, n);
-	put(s->cap_mask ? s->cap_mask : "0x2651e84a", CLASS "/%s/ports/%d/cap_mask", sysroot, ca, n);
-	if (s->link_layer)
-		put(s->link_layer, CLASS "/%s/ports/%d/link_layer", sysroot, ca, n);
-	snprintf(gid, sizeof(gid), "fe80:0000:0000:0000:%s", s->gid);
-	put(gid, CLASS "/%s/ports/%d/gids/0", sysroot, ca, n);
-	{
-		char dir[PATH_MAX];
-
-		snprintf(dir, sizeof(dir), CLASS "/%s/ports/%d/pkeys", sysroot, ca, n);
-		mkdirs(dir);
-	}
-	for (i = 0; i < s->npkeys && i < 4; i++)
-		put(pkeys[i], CLASS "/%s/ports/%d/pkeys/%d", sysroot, ca, n, i);
+	snprintf(p.link_layer, sizeof(p.link_layer), "%s", s->link_layer ? s->link_layer : "");
+	FS(sysfs_write_port(root, ca, &p, "100 Gb/sec (4X EDR)"));
 }
 
 static void fs_umad(int id, const char *ca, int port)
 {
-	char num[16];
-
-	snprintf(num, sizeof(num), "%d", port);
-	put(ca, MADCLASS "/umad%d/ibdev", sysroot, id);
-	put(num, MADCLASS "/umad%d/port", sysroot, id);
-	put(NULL, "%s/umad%d", devdir, id);
-	put(NULL, "%s/issm%d", devdir, id);
+	FS(sysfs_write_umad(root, id, ca, port));
 }
 
-static const struct port_spec DOWN_POLLING = { "1: DOWN", "2: Polling", "InfiniBand",
-					       "0c42:a103:0065:1231", NULL, "0x1", 4 };
-static const struct port_spec ACTIVE_P2 = { "4: ACTIVE", "5: LinkUp", "InfiniBand",
-					    "0c42:a103:0065:1232", NULL, "0x11", 4 };
-static const struct port_spec ACTIVE_CA1 = { "4: ACTIVE", "5: LinkUp", "InfiniBand",
-					     "0c42:a103:0065:1241", NULL, "0x21", 2 };
+static const struct port_spec DOWN_POLLING = { 1, 2, "InfiniBand", 0x0c42a10300651231ULL,
+					       0x2651e84a, 0x1, 4 };
+static const struct port_spec ACTIVE_P2 = { 4, 5, "InfiniBand", 0x0c42a10300651232ULL,
+					    0x2651e84a, 0x11, 4 };
+static const struct port_spec ACTIVE_CA1 = { 4, 5, "InfiniBand", 0x0c42a10300651241ULL,
+					     0x2651e84a, 0x21, 2 };
 
 /*
  * The standard host: mlx5_0 {1: DOWN/Polling, 2: ACTIVE}, mlx5_1 {1: ACTIVE},
@@ -237,17 +210,17 @@ static const struct port_spec ACTIVE_CA1 = { "4: ACTIVE", "5: LinkUp", "InfiniBa
  */
 static void fs_standard(void)
 {
-	static const struct port_spec rxe = { "4: ACTIVE", "5: LinkUp", "Ethernet",
-					      "0211:22ff:fe33:4455", "0x00010000", "0", 1 };
+	static const struct port_spec rxe = { 4, 5, "Ethernet", 0x021122fffe334455ULL,
+					      0x00010000, 0, 1 };
 
 	fs_reset();
-	fs_abi("5");
-	fs_ca("mlx5_0", "1: CA", "0c42:a103:0065:1230");
+	fs_abi(5);
+	fs_ca("mlx5_0", 1, 0x0c42a10300651230ULL);
 	fs_port("mlx5_0", 1, &DOWN_POLLING);
 	fs_port("mlx5_0", 2, &ACTIVE_P2);
-	fs_ca("mlx5_1", "1: CA", "0c42:a103:0065:1240");
+	fs_ca("mlx5_1", 1, 0x0c42a10300651240ULL);
 	fs_port("mlx5_1", 1, &ACTIVE_CA1);
-	fs_ca("rxe0", "4: RNIC", "0211:22ff:fe33:4455");
+	fs_ca("rxe0", 4, 0x021122fffe334455ULL);
 	fs_port("rxe0", 1, &rxe);
 	fs_umad(0, "mlx5_0", 1);
 	fs_umad(1, "mlx5_0", 2);
@@ -257,16 +230,16 @@ static void fs_standard(void)
 /* A planarized port: two planes share a port GUID; mlx5_1 (the GSI plane) has IsSMDisabled. */
 static void fs_planarized(void)
 {
-	static const struct port_spec smi = { "4: ACTIVE", "5: LinkUp", "InfiniBand",
-					      "0c42:a103:0070:0001", "0x2651e84a", "0x7", 1 };
-	static const struct port_spec gsi = { "4: ACTIVE", "5: LinkUp", "InfiniBand",
-					      "0c42:a103:0070:0001", "0x2651ec4a", "0x7", 1 };
+	static const struct port_spec smi = { 4, 5, "InfiniBand", 0x0c42a10300700001ULL,
+					      0x2651e84a, 0x7, 1 };
+	static const struct port_spec gsi = { 4, 5, "InfiniBand", 0x0c42a10300700001ULL,
+					      0x2651ec4a, 0x7, 1 };
 
 	fs_reset();
-	fs_abi("5");
-	fs_ca("mlx5_0", "1: CA", "0c42:a103:0070:0000");
+	fs_abi(5);
+	fs_ca("mlx5_0", 1, 0x0c42a10300700000ULL);
 	fs_port("mlx5_0", 1, &smi);
-	fs_ca("mlx5_1", "1: CA", "0c42:a103:0070:0010");
+	fs_ca("mlx5_1", 1, 0x0c42a10300700010ULL);
 	fs_port("mlx5_1", 1, &gsi);
 	fs_umad(0, "mlx5_0", 1);
 	fs_umad(1, "mlx5_1", 1);
@@ -710,9 +683,9 @@ static void test_cas_names(void **state)
 	assert_int_equal(umad_get_cas_names(cas, 0), 0);
 
 	/* A name of 20 characters does not fit umad_ca_t and is skipped. */
-	fs_ca("abcdefghijklmnopqrst", "1: CA", "0002:c903:0000:4000");
+	fs_ca("abcdefghijklmnopqrst", 1, 0x0002c90300004000ULL);
 	fs_port("abcdefghijklmnopqrst", 1, &ACTIVE_CA1);
-	fs_ca("abcdefghijklmnopqrs", "3: ROUTER", "0002:c903:0000:3000");
+	fs_ca("abcdefghijklmnopqrs", 3, 0x0002c90300003000ULL);
 	fs_port("abcdefghijklmnopqrs", 1, &ACTIVE_CA1);
 	memset(cas, 0, sizeof(cas));
 	assert_int_equal(umad_get_cas_names(cas, 8), 3);
@@ -724,7 +697,6 @@ static void test_cas_names(void **state)
 static void test_cas_names_no_class(void **state)
 {
 	char cas[4][UMAD_CA_NAME_LEN];
-	char dir[PATH_MAX];
 
 	(void)state;
 	/* No /sys/class/infiniband at all: rdma-core's "mthca0". */
@@ -733,8 +705,7 @@ static void test_cas_names_no_class(void **state)
 	assert_string_equal(cas[0], "mthca0");
 
 	/* An empty class: nothing. */
-	snprintf(dir, sizeof(dir), CLASS, sysroot);
-	mkdirs(dir);
+	fs_class();
 	memset(cas, 0, sizeof(cas));
 	assert_int_equal(umad_get_cas_names(cas, 4), 0);
 	assert_int_equal(cas[0][0], 0);
@@ -794,7 +765,6 @@ static void test_device_list(void **state)
 static void test_device_list_empty(void **state)
 {
 	struct umad_device_node *head = NULL;
-	char dir[PATH_MAX];
 
 	(void)state;
 	/* Missing class: NULL with errno 0 (ENOENT is cleared). */
@@ -802,8 +772,7 @@ static void test_device_list_empty(void **state)
 	assert_null(umad_get_ca_device_list());
 	assert_int_equal(errno, 0);
 
-	snprintf(dir, sizeof(dir), CLASS, sysroot);
-	mkdirs(dir);
+	fs_class();
 	errno = EBUSY;
 	assert_null(umad_get_ca_device_list());
 	assert_int_equal(errno, 0);
@@ -883,19 +852,14 @@ static void test_get_ca(void **state)
 
 static void test_get_ca_broken(void **state)
 {
-	char path[PATH_MAX];
 	umad_ca_t ca;
 
 	(void)state;
 	/* Optional files missing: "" strings, link layer "IB". */
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/fw_ver", sysroot);
-	remove(path);
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/hw_rev", sysroot);
-	remove(path);
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/hca_type", sysroot);
-	remove(path);
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/ports/1/link_layer", sysroot);
-	remove(path);
+	fs_remove_ca("mlx5_0", SYS_CA_FW_VERS);
+	fs_remove_ca("mlx5_0", SYS_CA_HW_VERS);
+	fs_remove_ca("mlx5_0", SYS_CA_TYPE);
+	fs_remove_port("mlx5_0", 1, SYS_PORT_LINK_LAYER);
 	memset(&ca, 0x5a, sizeof(ca));
 	assert_int_equal(umad_get_ca("mlx5_0", &ca), 0);
 	assert_string_equal(ca.fw_ver, "");
@@ -905,38 +869,30 @@ static void test_get_ca_broken(void **state)
 	assert_int_equal(umad_release_ca(&ca), 0);
 
 	/* A mandatory port file missing: the whole CA fails with -EIO. */
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/ports/2/rate", sysroot);
-	remove(path);
+	fs_remove_port("mlx5_0", 2, SYS_PORT_RATE);
 	assert_int_equal(umad_get_ca("mlx5_0", &ca), -EIO);
-	put("100 Gb/sec (4X EDR)", "%s", path);
+	fs_put_port("mlx5_0", 2, SYS_PORT_RATE, "100 Gb/sec (4X EDR)\n");
 
-	/* No P_Keys: -EIO. */
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/ports/2/pkeys/0", sysroot);
-	rm_tree(path);
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/ports/2/pkeys/1", sysroot);
-	rm_tree(path);
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/ports/2/pkeys/2", sysroot);
-	rm_tree(path);
-	snprintf(path, sizeof(path), CLASS "/mlx5_0/ports/2/pkeys/3", sysroot);
-	rm_tree(path);
+	/* No P_Keys (the directory stays, empty): -EIO. */
+	fs_remove_port("mlx5_0", 2, SYSFS_PKEYS_DIR "/0");
+	fs_remove_port("mlx5_0", 2, SYSFS_PKEYS_DIR "/1");
+	fs_remove_port("mlx5_0", 2, SYSFS_PKEYS_DIR "/2");
+	fs_remove_port("mlx5_0", 2, SYSFS_PKEYS_DIR "/3");
 	assert_int_equal(umad_get_ca("mlx5_0", &ca), -EIO);
 
 	/* A port numbered 10 makes the CA unusable. */
 	fs_port("mlx5_1", 10, &ACTIVE_CA1);
 	assert_int_equal(umad_get_ca("mlx5_1", &ca), -EIO);
-	snprintf(path, sizeof(path), CLASS "/mlx5_1/ports/10", sysroot);
-	rm_tree(path);
+	fs_remove_port("mlx5_1", 10, NULL);
 	assert_int_equal(umad_get_ca("mlx5_1", &ca), 0);
 	assert_int_equal(umad_release_ca(&ca), 0);
 
 	/* No ports directory: -ENOENT. */
-	snprintf(path, sizeof(path), CLASS "/mlx5_1/ports", sysroot);
-	rm_tree(path);
+	fs_remove_ca("mlx5_1", SYS_CA_PORTS_DIR);
 	assert_int_equal(umad_get_ca("mlx5_1", &ca), -ENOENT);
 
 	/* A mandatory CA file missing: its -errno. */
-	snprintf(path, sizeof(path), CLASS "/rxe0/node_guid", sysroot);
-	remove(path);
+	fs_remove_ca("rxe0", SYS_CA_NODE_GUID);
 	assert_int_equal(umad_get_ca("rxe0", &ca), -ENOENT);
 }
 
@@ -1122,7 +1078,7 @@ static void child_abi6(void)
 	uint8_t buf[128];
 	int fd;
 
-	fs_abi("6");
+	fs_abi(6);
 	fd = umad_open_port("mlx5_0", 2);
 	CHECK(fd >= 0);
 	CHECK_EQ(umad_size(), HDR_NEW);
@@ -1143,7 +1099,7 @@ static void child_abi5_enable_pkey(void)
 	uint8_t buf[128];
 	int fd1, fd2;
 
-	fs_abi("5");
+	fs_abi(5);
 	fake_kernel_arm();
 	fake_kernel.enable_pkey_errno = 0;
 	fd1 = umad_open_port("mlx5_0", 2);
@@ -1175,7 +1131,7 @@ static void child_abi_missing(void)
 	char cas[4][UMAD_CA_NAME_LEN];
 	umad_ca_t ca;
 
-	fs_abi(NULL);
+	fs_no_abi();
 	CHECK_EQ(umad_open_port("mlx5_0", 2), -EOPNOTSUPP);
 	CHECK_EQ(umad_open_port(NULL, 0), -EOPNOTSUPP);
 	CHECK_EQ(umad_open_smi_port("mlx5_0", 2), -EOPNOTSUPP);
@@ -1189,7 +1145,7 @@ static void child_abi_missing(void)
 
 static void child_abi_old(void)
 {
-	fs_abi("4");
+	fs_abi(4);
 	CHECK_EQ(umad_open_port("mlx5_0", 2), -EOPNOTSUPP);
 }
 
@@ -1879,8 +1835,15 @@ static int child_main(const char *name)
 	const char *s = getenv("UMAD_SYSFS_ROOT"), *d = getenv("UMAD_DEV_DIR");
 	size_t i;
 
+	size_t n;
+
 	if (!s || !d)
 		return 99;
+	/* UMAD_SYSFS_ROOT is ROOT/sys, ROOT the tree the writer works on. */
+	n = strlen(s);
+	if (n < strlen("/" SYSFS_DIR) || strcmp(s + n - strlen("/" SYSFS_DIR), "/" SYSFS_DIR))
+		return 99;
+	snprintf(root, sizeof(root), "%.*s", (int)(n - strlen("/" SYSFS_DIR)), s);
 	snprintf(sysroot, sizeof(sysroot), "%s", s);
 	snprintf(devdir, sizeof(devdir), "%s", d);
 	for (i = 0; i < sizeof(child_cases) / sizeof(child_cases[0]); i++) {
@@ -1941,13 +1904,13 @@ int main(int argc, char **argv)
 		perror("mkdtemp");
 		return 99;
 	}
-	snprintf(sysroot, sizeof(sysroot), "%s/sys", root);
-	snprintf(devdir, sizeof(devdir), "%s/dev/infiniband", root);
+	snprintf(sysroot, sizeof(sysroot), "%s/" SYSFS_DIR, root);
+	snprintf(devdir, sizeof(devdir), "%s/" SYSFS_DEV_DIR, root);
 	setenv("UMAD_SYSFS_ROOT", sysroot, 1);
 	setenv("UMAD_DEV_DIR", devdir, 1);
 	unsetenv("UMAD_BACKEND");
 
 	r = cmocka_run_group_tests(tests, NULL, NULL);
-	rm_tree(root);
+	sysfs_remove(root);
 	return r;
 }

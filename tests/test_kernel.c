@@ -2,109 +2,106 @@
 /*
  * The kernel backend on fake sysfs trees (UMAD_SYSFS_ROOT / UMAD_DEV_DIR):
  * the file parsing rules and rdma-core's CA/port selection rules, through
- * the public API.  Each test builds its own tree in a temporary directory.
+ * the public API.  Each test builds its own tree in a temporary directory
+ * with the writer of fake trees, and breaks it on purpose where it says so.
  */
 #include "config.h"
 
+#include <endian.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
 #include <infiniband/umad.h>
 
+#include "backends/sysfs_writer.h"
+
 static char root[PATH_MAX];
 
-static void put(const char *rel, const char *content)
+/* One file of CA ca, or of its port, written exactly as given: the odd contents a test is about. */
+static void put_ca(const char *ca, const char *file, const char *value)
 {
-	char path[PATH_MAX * 2], dir[PATH_MAX * 2], *slash;
-	FILE *f;
+	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (slash = strchr(dir + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
-		*slash = '\0';
-		mkdir(dir, 0755);
-		*slash = '/';
-	}
-	f = fopen(path, "w");
-	assert_non_null(f);
-	fputs(content, f);
-	fclose(f);
+	assert_int_equal(sysfs_ca_path(path, sizeof(path), root, ca, file), 0);
+	assert_int_equal(sysfs_put(path, value), 0);
 }
 
-static void removef(const char *fmt, ...)
+static void put_port(const char *ca, int port, const char *file, const char *value)
 {
-	char rel[PATH_MAX], path[PATH_MAX * 2];
-	va_list ap;
+	char path[PATH_MAX];
 
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	assert_int_equal(unlink(path), 0);
+	assert_int_equal(sysfs_port_path(path, sizeof(path), root, ca, port, file), 0);
+	assert_int_equal(sysfs_put(path, value), 0);
 }
 
-static void putf(const char *content, const char *fmt, ...)
+/* A file that a test wants missing; it must have been there. */
+static void remove_ca(const char *ca, const char *file)
 {
-	char rel[PATH_MAX];
-	va_list ap;
+	char path[PATH_MAX];
 
-	va_start(ap, fmt);
-	vsnprintf(rel, sizeof(rel), fmt, ap);
-	va_end(ap);
-	put(rel, content);
+	assert_int_equal(sysfs_ca_path(path, sizeof(path), root, ca, file), 0);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(sysfs_remove(path), 0);
+}
+
+static void remove_port(const char *ca, int port, const char *file)
+{
+	char path[PATH_MAX];
+
+	assert_int_equal(sysfs_port_path(path, sizeof(path), root, ca, port, file), 0);
+	assert_int_equal(access(path, F_OK), 0);
+	assert_int_equal(sysfs_remove(path), 0);
 }
 
 /* A device with every file rdma-core reads. */
-static void add_ca(const char *name, const char *node_type)
+static void add_ca(const char *name, unsigned node_type)
 {
-	putf(node_type, "sys/class/infiniband/%s/node_type", name);
-	putf("16.35.2000\n", "sys/class/infiniband/%s/fw_ver", name);
-	putf("0x0\n", "sys/class/infiniband/%s/hw_rev", name);
-	putf("MT4123\n", "sys/class/infiniband/%s/hca_type", name);
-	putf("0002:c903:00a0:0001\n", "sys/class/infiniband/%s/node_guid", name);
-	putf("0002:c903:00a0:0001\n", "sys/class/infiniband/%s/sys_image_guid", name);
+	umad_ca_t ca = {
+		.node_type = node_type,
+		.fw_ver = "16.35.2000",
+		.hw_ver = "0x0",
+		.ca_type = "MT4123",
+		.node_guid = htobe64(0x0002c90300a00001ULL),
+		.system_guid = htobe64(0x0002c90300a00001ULL),
+	};
+
+	assert_int_equal(sysfs_write_ca_files(root, name, &ca, NULL, NULL), 0);
 }
 
 static int next_umad_id;
 
-/* A port and its umadN/issmN; returns the umad id. */
-static int add_port(const char *ca, int port, const char *state, const char *phys,
+/*
+ * A port (LID 0x1a, P_Keys 0xffff and 0x8001; no link_layer file when
+ * link_layer is NULL) and its umadN/issmN; returns the umad id.
+ */
+static int add_port(const char *ca, int port, unsigned state, unsigned phys,
 		    const char *link_layer)
 {
-	char value[64];
+	uint16_t pkeys[] = { 0xffff, 0x8001 };
+	umad_port_t p = {
+		.portnum = port,
+		.base_lid = 0x1a,
+		.sm_lid = 1,
+		.state = state,
+		.phys_state = phys,
+		.capmask = htobe32(0x2651e848),
+		.gid_prefix = htobe64(0xfe80000000000000ULL),
+		.port_guid = htobe64(0x0002c90300a00010ULL + (unsigned)port),
+		.pkeys_size = 2,
+		.pkeys = pkeys,
+	};
 	int id = next_umad_id++;
 
-#define PORTFILE(file, v) putf(v, "sys/class/infiniband/%s/ports/%d/" file, ca, port)
-	PORTFILE("state", state);
-	PORTFILE("phys_state", phys);
-	if (link_layer)
-		PORTFILE("link_layer", link_layer);
-	PORTFILE("lid", "0x1a\n");
-	PORTFILE("lid_mask_count", "0\n");
-	PORTFILE("sm_lid", "0x1\n");
-	PORTFILE("sm_sl", "0\n");
-	PORTFILE("rate", "100 Gb/sec (4X EDR)\n");
-	PORTFILE("cap_mask", "0x2651e848\n");
-	snprintf(value, sizeof(value), "fe80:0000:0000:0000:0002:c903:00a0:%04x\n", 0x10 + port);
-	PORTFILE("gids/0", value);
-	PORTFILE("pkeys/0", "0xffff\n");
-	PORTFILE("pkeys/1", "0x8001\n");
-#undef PORTFILE
-	putf(ca, "sys/class/infiniband_mad/umad%d/ibdev", id);
-	snprintf(value, sizeof(value), "%d\n", port);
-	putf(value, "sys/class/infiniband_mad/umad%d/port", id);
-	putf("", "dev/infiniband/umad%d", id);
-	putf("", "dev/infiniband/issm%d", id);
+	snprintf(p.link_layer, sizeof(p.link_layer), "%s", link_layer ? link_layer : "");
+	assert_int_equal(sysfs_write_port(root, ca, &p, "100 Gb/sec (4X EDR)"), 0);
+	assert_int_equal(sysfs_write_umad(root, id, ca, port), 0);
 	return id;
 }
 
@@ -115,22 +112,19 @@ static int setup_tree(void **state)
 	(void)state;
 	snprintf(root, sizeof(root), "/tmp/umad-test-kernel-XXXXXX");
 	assert_non_null(mkdtemp(root));
-	snprintf(path, sizeof(path), "%s/sys", root);
+	snprintf(path, sizeof(path), "%s/" SYSFS_DIR, root);
 	setenv("UMAD_SYSFS_ROOT", path, 1);
-	snprintf(path, sizeof(path), "%s/dev/infiniband", root);
+	assert_int_equal(sysfs_dev_path(path, sizeof(path), root, NULL), 0);
 	setenv("UMAD_DEV_DIR", path, 1);
-	put("sys/class/infiniband_mad/abi_version", "5\n");
+	assert_int_equal(sysfs_write_abi_version(root, 5), 0);
 	next_umad_id = 0;
 	return 0;
 }
 
 static int teardown_tree(void **state)
 {
-	char cmd[PATH_MAX + 16];
-
 	(void)state;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	assert_int_equal(system(cmd), 0);
+	assert_int_equal(sysfs_remove(root), 0);
 	return 0;
 }
 
@@ -152,8 +146,8 @@ static void test_parsing(void **state)
 	umad_ca_t ca;
 
 	(void)state;
-	add_ca("mlx5_0", "1: CA\n");
-	add_port("mlx5_0", 1, "4: ACTIVE\n", "5: LinkUp\n", "InfiniBand\n");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 4, 5, "InfiniBand");
 	assert_int_equal(umad_get_ca("mlx5_0", &ca), 0);
 	assert_int_equal(ca.node_type, 1);
 	assert_int_equal(ca.numports, 1);
@@ -181,14 +175,17 @@ static void test_string_edges(void **state)
 	umad_ca_t ca;
 
 	(void)state;
-	add_ca("mlx5_0", "0x1\n");
-	add_port("mlx5_0", 1, "4\n", "5\n", NULL);	/* no link_layer: old kernels, "IB" */
+	add_ca("mlx5_0", 1);
+	put_ca("mlx5_0", SYS_NODE_TYPE, "0x1\n");			/* hex, no name */
+	add_port("mlx5_0", 1, 4, 5, NULL);	/* no link_layer: old kernels, "IB" */
+	put_port("mlx5_0", 1, SYS_PORT_STATE, "4\n");			/* numbers, no names */
+	put_port("mlx5_0", 1, SYS_PORT_PHY_STATE, "5\n");
 	/* 40 bytes exactly: the last one is lost to the terminator, as in rdma-core. */
 	memset(long_type, 'x', 40);
 	long_type[40] = '\0';
-	put("sys/class/infiniband/mlx5_0/hca_type", long_type);
-	put("sys/class/infiniband/mlx5_0/fw_ver", "1.2.3");		/* no newline */
-	removef("sys/class/infiniband/mlx5_0/hw_rev");			/* optional */
+	put_ca("mlx5_0", SYS_CA_TYPE, long_type);
+	put_ca("mlx5_0", SYS_CA_FW_VERS, "1.2.3");			/* no newline */
+	remove_ca("mlx5_0", SYS_CA_HW_VERS);				/* optional */
 	assert_int_equal(umad_get_ca("mlx5_0", &ca), 0);
 	assert_int_equal(strlen(ca.ca_type), 39);
 	assert_string_equal(ca.fw_ver, "1.2.3");
@@ -196,9 +193,9 @@ static void test_string_edges(void **state)
 	assert_string_equal(ca.ports[1]->link_layer, "IB");
 	umad_release_ca(&ca);
 
-	put("sys/class/infiniband/mlx5_0/node_guid", "zz\n");		/* one group, not four */
+	put_ca("mlx5_0", SYS_CA_NODE_GUID, "zz\n");			/* one group, not four */
 	assert_int_equal(umad_get_ca("mlx5_0", &ca), -EINVAL);
-	removef("sys/class/infiniband/mlx5_0/node_guid");		/* mandatory */
+	remove_ca("mlx5_0", SYS_CA_NODE_GUID);				/* mandatory */
 	assert_int_equal(umad_get_ca("mlx5_0", &ca), -ENOENT);
 }
 
@@ -208,9 +205,9 @@ static void test_mandatory_port_files(void **state)
 	umad_ca_t ca;
 
 	(void)state;
-	add_ca("mlx5_0", "1\n");
-	add_port("mlx5_0", 1, "4\n", "5\n", "InfiniBand\n");
-	removef("sys/class/infiniband/mlx5_0/ports/1/rate");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 4, 5, "InfiniBand");
+	remove_port("mlx5_0", 1, SYS_PORT_RATE);
 	assert_int_equal(umad_get_ca("mlx5_0", &ca), -EIO);
 	assert_int_equal(umad_get_port("mlx5_0", 1, &port), -EIO);
 	/* The name and number are filled in before the reads, as in rdma-core. */
@@ -224,10 +221,10 @@ static void test_empty_pkeys(void **state)
 	umad_port_t port;
 
 	(void)state;
-	add_ca("mlx5_0", "1\n");
-	add_port("mlx5_0", 1, "4\n", "5\n", "InfiniBand\n");
-	removef("sys/class/infiniband/mlx5_0/ports/1/pkeys/0");
-	removef("sys/class/infiniband/mlx5_0/ports/1/pkeys/1");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 4, 5, "InfiniBand");
+	remove_port("mlx5_0", 1, SYSFS_PKEYS_DIR "/0");	/* the directory stays, empty */
+	remove_port("mlx5_0", 1, SYSFS_PKEYS_DIR "/1");
 	assert_int_equal(umad_get_port("mlx5_0", 1, &port), -EIO);
 }
 
@@ -237,11 +234,11 @@ static void test_port_ten_is_unusable(void **state)
 	umad_ca_t ca;
 
 	(void)state;
-	add_ca("big", "1\n");
-	add_port("big", 1, "4\n", "5\n", "InfiniBand\n");
-	add_port("big", 10, "4\n", "5\n", "InfiniBand\n");
-	add_ca("small", "1\n");
-	add_port("small", 1, "2: INIT\n", "5\n", "InfiniBand\n");
+	add_ca("big", 1);
+	add_port("big", 1, 4, 5, "InfiniBand");
+	add_port("big", 10, 4, 5, "InfiniBand");
+	add_ca("small", 1);
+	add_port("small", 1, 2, 5, "InfiniBand");
 	assert_int_equal(umad_get_ca("big", &ca), -EIO);
 	/* Still listed, never chosen. */
 	assert_int_equal(umad_get_cas_names(names, 4), 2);
@@ -254,10 +251,10 @@ static void test_node_type_filter(void **state)
 	char names[4][UMAD_CA_NAME_LEN];
 
 	(void)state;
-	add_ca("rxe0", "4: RNIC\n");
-	add_port("rxe0", 1, "4\n", "5\n", "Ethernet\n");
-	add_ca("mlx5_0", "1\n");
-	add_port("mlx5_0", 1, "1: DOWN\n", "2: Polling\n", "InfiniBand\n");
+	add_ca("rxe0", 4);
+	add_port("rxe0", 1, 4, 5, "Ethernet");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 1, 2, "InfiniBand");
 	assert_int_equal(umad_get_cas_names(names, 4), 1);
 	assert_string_equal(names[0], "mlx5_0");
 }
@@ -269,8 +266,8 @@ static void test_switch_uses_port_zero(void **state)
 	int fd;
 
 	(void)state;
-	add_ca("sw0", "2: switch\n");
-	add_port("sw0", 0, "4\n", "5\n", "InfiniBand\n");
+	add_ca("sw0", 2);
+	add_port("sw0", 0, 4, 5, "InfiniBand");
 	assert_best(NULL, 0, "sw0", 0);
 	assert_best(NULL, 1, "sw0", 0);		/* the port asked for is ignored */
 	assert_best("sw0", 0, "sw0", 0);
@@ -282,12 +279,12 @@ static void test_switch_uses_port_zero(void **state)
 static void test_active_beats_linkup_across_cas(void **state)
 {
 	(void)state;
-	add_ca("a_linkup", "1\n");
-	add_port("a_linkup", 1, "2: INIT\n", "5: LinkUp\n", "InfiniBand\n");
-	add_ca("b_active", "1\n");
-	add_port("b_active", 1, "4: ACTIVE\n", "5: LinkUp\n", "InfiniBand\n");
-	add_ca("c_down", "1\n");
-	add_port("c_down", 1, "1: DOWN\n", "2: Polling\n", "InfiniBand\n");
+	add_ca("a_linkup", 1);
+	add_port("a_linkup", 1, 2, 5, "InfiniBand");
+	add_ca("b_active", 1);
+	add_port("b_active", 1, 4, 5, "InfiniBand");
+	add_ca("c_down", 1);
+	add_port("c_down", 1, 1, 2, "InfiniBand");
 	/* Whatever the directory order, an ACTIVE port wins. */
 	assert_best(NULL, 0, "b_active", 1);
 }
@@ -295,18 +292,17 @@ static void test_active_beats_linkup_across_cas(void **state)
 static void test_port_order_within_ca(void **state)
 {
 	(void)state;
-	add_ca("mlx5_0", "1\n");
-	add_port("mlx5_0", 1, "1: DOWN\n", "2: Polling\n", "InfiniBand\n");
-	add_port("mlx5_0", 2, "2: INIT\n", "5: LinkUp\n", "InfiniBand\n");
-	add_port("mlx5_0", 3, "4: ACTIVE\n", "5: LinkUp\n", "InfiniBand\n");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 1, 2, "InfiniBand");
+	add_port("mlx5_0", 2, 2, 5, "InfiniBand");
+	add_port("mlx5_0", 3, 4, 5, "InfiniBand");
 	assert_best("mlx5_0", 0, "mlx5_0", 3);		/* ACTIVE first */
-	removef("sys/class/infiniband/mlx5_0/ports/3/state");
-	put("sys/class/infiniband/mlx5_0/ports/3/state", "1: DOWN\n");
+	put_port("mlx5_0", 3, SYS_PORT_STATE, "1: DOWN\n");
 	assert_best("mlx5_0", 0, "mlx5_0", 2);		/* then LinkUp */
-	put("sys/class/infiniband/mlx5_0/ports/2/phys_state", "3: Disabled\n");
-	put("sys/class/infiniband/mlx5_0/ports/3/phys_state", "3: Disabled\n");
+	put_port("mlx5_0", 2, SYS_PORT_PHY_STATE, "3: Disabled\n");
+	put_port("mlx5_0", 3, SYS_PORT_PHY_STATE, "3: Disabled\n");
 	assert_best("mlx5_0", 0, "mlx5_0", 1);		/* then anything not Disabled */
-	put("sys/class/infiniband/mlx5_0/ports/1/phys_state", "3: Disabled\n");
+	put_port("mlx5_0", 1, SYS_PORT_PHY_STATE, "3: Disabled\n");
 	{
 		umad_port_t p;
 
@@ -319,16 +315,16 @@ static void test_ethernet_ports(void **state)
 	int fd;
 
 	(void)state;
-	add_ca("mlx5_0", "1\n");
-	add_port("mlx5_0", 1, "4: ACTIVE\n", "5: LinkUp\n", "Ethernet\n");
-	add_port("mlx5_0", 2, "1: DOWN\n", "2: Polling\n", "InfiniBand\n");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 4, 5, "Ethernet");
+	add_port("mlx5_0", 2, 1, 2, "InfiniBand");
 	/* Pass 1 skips Ethernet; pass 2 does not look at the link layer. */
 	assert_best("mlx5_0", 0, "mlx5_0", 1);
 	/* An explicit Ethernet port is refused by the check, but a CA+port pair is not checked. */
 	fd = umad_open_port("mlx5_0", 1);
 	assert_true(fd >= 0);
 	umad_close_port(fd);
-	put("sys/class/infiniband/mlx5_0/ports/2/state", "4: ACTIVE\n");
+	put_port("mlx5_0", 2, SYS_PORT_STATE, "4: ACTIVE\n");
 	assert_best("mlx5_0", 0, "mlx5_0", 2);
 }
 
@@ -338,8 +334,8 @@ static void test_explicit_not_validated(void **state)
 	umad_port_t p;
 
 	(void)state;
-	add_ca("mlx5_0", "1\n");
-	add_port("mlx5_0", 1, "1: DOWN\n", "3: Disabled\n", "InfiniBand\n");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 1, 3, "InfiniBand");
 	/* (name, port) is used as given: a Disabled port still opens. */
 	{
 		int fd = umad_open_port("mlx5_0", 1);
@@ -357,7 +353,7 @@ static void test_explicit_not_validated(void **state)
 
 static void test_no_devices(void **state)
 {
-	char names[4][UMAD_CA_NAME_LEN];
+	char names[4][UMAD_CA_NAME_LEN], class_dir[PATH_MAX];
 	umad_port_t p;
 
 	(void)state;
@@ -369,13 +365,13 @@ static void test_no_devices(void **state)
 	assert_int_equal(umad_open_port(NULL, 0), -ENODEV);
 	assert_int_equal(umad_get_port(NULL, 0, &p), -ENODEV);
 	/* An empty class directory: no names at all. */
-	put("sys/class/infiniband/.keep", "");
-	removef("sys/class/infiniband/.keep");
+	assert_int_equal(sysfs_ca_path(class_dir, sizeof(class_dir), root, NULL, NULL), 0);
+	assert_int_equal(sysfs_mkdirs(class_dir), 0);
 	assert_int_equal(umad_get_cas_names(names, 4), 0);
 	assert_int_equal(umad_open_port(NULL, 0), -ENODEV);
 	/* Devices, none usable: the "mthca0" port 1 fallback, which has no umad device. */
-	add_ca("mlx5_0", "1\n");
-	add_port("mlx5_0", 1, "1: DOWN\n", "3: Disabled\n", "InfiniBand\n");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 1, 3, "InfiniBand");
 	assert_int_equal(umad_open_port(NULL, 0), -EINVAL);
 	assert_int_equal(umad_get_port(NULL, 0, &p), -EIO);
 }
@@ -385,8 +381,8 @@ static void test_open_header_size(void **state)
 	int fd;
 
 	(void)state;
-	add_ca("mlx5_0", "1\n");
-	add_port("mlx5_0", 1, "4\n", "5\n", "InfiniBand\n");
+	add_ca("mlx5_0", 1);
+	add_port("mlx5_0", 1, 4, 5, "InfiniBand");
 	/* ABI 5 on a file that answers no ioctl: the old 56-byte header. */
 	fd = umad_open_port("mlx5_0", 1);
 	assert_true(fd >= 0);

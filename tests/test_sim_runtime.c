@@ -24,6 +24,7 @@
 
 #include <infiniband/umad.h>
 
+#include "backends/sysfs_writer.h"
 #include "tests/child.h"
 
 static char base[256];
@@ -86,7 +87,7 @@ static void test_ca_name_stays_inside(void **state)
 	expect_child_ok(init_works, "sim", MODULE_DIR, &res);
 	setenv("UMAD_SIM_CA_NAME", "mlx5_0", 1);
 	expect_child_ok(init_works, "sim", MODULE_DIR, &res);
-	snprintf(outside, sizeof(outside), "%s/sys/class/infiniband/mlx5_0/node_type", sysfs);
+	assert_int_equal(sysfs_ca_path(outside, sizeof(outside), sysfs, "mlx5_0", SYS_NODE_TYPE), 0);
 	assert_int_equal(access(outside, F_OK), 0);
 	unsetenv("UMAD_SIM_CA_NAME");
 	unsetenv("UMAD_SIM_SYSFS");

@@ -193,7 +193,7 @@ static int cmp_names(const void *a, const void *b)
 
 static void scan_sysfs(void)
 {
-	DIR *d = opendir("/sys/class/infiniband");
+	DIR *d = opendir(SYS_INFINIBAND);	/* both libraries' umad.h name it */
 	struct dirent *e;
 
 	n_names = 0;

@@ -11,7 +11,8 @@
 # ALLOWED_QUIRKS.  The functions rdma-core 44 lacks are checked against the
 # results the reference documents for rdma-core HEAD (EXPECTED below).
 #
-# Needs root, unshare(1) and Debian's library; exits 77 (skip) without them.
+# Needs root, unshare(1), Debian's library and tests/sysfs_tree (built by
+# make check); exits 77 (skip) without them.
 # Environment: top_srcdir, top_builddir (set by make check); CC (default cc);
 # RDMA_LIBIBUMAD: path of the reference library (default: found below);
 # DIFF_FIXTURES: space-separated subset of fixtures to run;
@@ -38,95 +39,66 @@ ALLOWED_QUIRKS="recv-eagain-length recv-error-length close-bad-fd open-cloexec o
 # Inner part: runs inside "unshare -m" for one fixture.
 # ---------------------------------------------------------------------------
 
-# write FILE CONTENT: create FILE (and its directory) holding CONTENT and a newline.
-write() {
-	mkdir -p "$(dirname "$1")"
-	printf '%s\n' "$2" > "$1"
+# The fixtures are written by tests/sysfs_tree (the fake sysfs writer the sim
+# backend, the C tests and the example use) on this namespace's /sys/class
+# and /dev; its "put" and "rm" make the deliberately odd contents.
+tree() {
+	"$sysfs_tree" / "$@" || exit 1
 }
-
-SYS=/sys/class/infiniband
-MAD=/sys/class/infiniband_mad
-DEV=/dev/infiniband
 
 # mkca NAME NODE_TYPE GUID: a device with every file rdma-core reads (and board_id).
 mkca() {
-	d=$SYS/$1
-	mkdir -p "$d/ports"
-	write "$d/node_type" "$2"
-	write "$d/fw_ver" "16.35.2000"
-	write "$d/hw_rev" "0x0"
-	write "$d/hca_type" "MT4123"
-	write "$d/board_id" "MT_0000000223"
-	write "$d/node_guid" "$3"
-	write "$d/sys_image_guid" "$3"
+	tree ca "$1" "$2" "$3"
 }
 
 # mkport CA N STATE PHYS_STATE LINK_LAYER PORT_GUID [CAP_MASK [LID [NPKEYS]]]
+# (LINK_LAYER none: no file; P_Keys 0xffff, 0x8001, then zeros)
 mkport() {
-	p=$SYS/$1/ports/$2
-	mkdir -p "$p/gids" "$p/pkeys"
-	write "$p/lid" "${8:-0x$2}"
-	write "$p/lid_mask_count" "0"
-	write "$p/sm_lid" "0x1"
-	write "$p/sm_sl" "0"
-	write "$p/state" "$3"
-	write "$p/phys_state" "$4"
 	if [ "$5" = Ethernet ]; then
-		write "$p/rate" "25 Gb/sec (1X EDR)"
+		rate="25 Gb/sec (1X EDR)"
 	else
-		write "$p/rate" "100 Gb/sec (4X EDR)"
+		rate="100 Gb/sec (4X EDR)"
 	fi
-	write "$p/cap_mask" "${7:-0x2651e84a}"
-	[ "$5" = none ] || write "$p/link_layer" "$5"
-	write "$p/gids/0" "fe80:0000:0000:0000:$6"
-	write "$p/gids/1" "0000:0000:0000:0000:0000:0000:0000:0000"
-	i=0
-	while [ "$i" -lt "${9:-4}" ]; do
-		case $i in
-		0) v=0xffff ;;
-		1) v=0x8001 ;;
-		*) v=0x0000 ;;
-		esac
-		write "$p/pkeys/$i" "$v"
-		i=$((i + 1))
-	done
+	ll=$5
+	[ "$ll" = none ] && ll=
+	tree port "$1" "$2" "$3" "$4" "$ll" "$6" "${7:-0x2651e84a}" "${8:-0x$2}" "${9:-4}" "$rate"
 }
 
-# mkumad ID CA PORT: class/infiniband_mad/umadID plus the device files umadID and issmID.
+# mkumad ID CA PORT: class/infiniband_mad/umadID and issmID, and the device files.
 mkumad() {
-	write "$MAD/umad$1/ibdev" "$2"
-	write "$MAD/umad$1/port" "$3"
-	write "$MAD/umad$1/dev" "231:$1"
-	mkdir -p "$DEV"
-	: > "$DEV/umad$1"
-	: > "$DEV/issm$1"
+	tree umad "$1" "$2" "$3"
 }
 
 mkabi() {
-	write "$MAD/abi_version" "$1"
+	tree abi "$1"
 }
 
-ACTIVE="4: ACTIVE"
-INIT="2: INIT"
-DOWN="1: DOWN"
-LINKUP="5: LinkUp"
-POLLING="2: Polling"
-DISABLED="3: Disabled"
+# Port states and physical states, as numbers (the writer adds the kernel's names).
+ACTIVE=4
+INIT=2
+DOWN=1
+LINKUP=5
+POLLING=2
+DISABLED=3
 IB=InfiniBand
+CA=1
+SWITCH=2
+ROUTER=3
+RNIC=4
 
 build_fixture() {
 	case $1 in
 	A)	# mlx5_0 {p1 DOWN/Polling, p2 ACTIVE}, mlx5_1 Ethernet ACTIVE,
 		# mlx5_2 INIT/LinkUp, rxe0 an RNIC (node type 4); umad ids with a gap.
 		mkabi 5
-		mkca mlx5_0 "1: CA" "0c42:a103:0065:1230"
+		mkca mlx5_0 $CA "0c42:a103:0065:1230"
 		mkport mlx5_0 1 "$DOWN" "$POLLING" $IB "0c42:a103:0065:1231"
 		mkport mlx5_0 2 "$ACTIVE" "$LINKUP" $IB "0c42:a103:0065:1232" "" 0x11
-		mkca mlx5_1 "1: CA" "0c42:a103:0065:1240"
+		mkca mlx5_1 $CA "0c42:a103:0065:1240"
 		mkport mlx5_1 1 "$ACTIVE" "$LINKUP" Ethernet "0e42:a1ff:fe65:1240" 0x00010000 0x0 1
-		mkca mlx5_2 "1: CA" "0c42:a103:0065:1250"
+		mkca mlx5_2 $CA "0c42:a103:0065:1250"
 		mkport mlx5_2 1 "$INIT" "$LINKUP" $IB "0c42:a103:0065:1251" "" 0x21
-		mkca rxe0 "4: RNIC" "0211:22ff:fe33:4455"
+		mkca rxe0 $RNIC "0211:22ff:fe33:4455"
 		mkport rxe0 1 "$ACTIVE" "$LINKUP" Ethernet "0211:22ff:fe33:4455" 0x00010000 0x0 1
 		mkumad 0 mlx5_0 1
 		mkumad 1 mlx5_0 2
@@ -135,84 +107,90 @@ build_fixture() {
 		;;
 	B)	# A planarized port: two planes share a port GUID; the GSI plane has IsSMDisabled.
 		mkabi 5
-		mkca mlx5_0 "1: CA" "0c42:a103:0070:0000"
+		mkca mlx5_0 $CA "0c42:a103:0070:0000"
 		mkport mlx5_0 1 "$ACTIVE" "$LINKUP" $IB "0c42:a103:0070:0001" 0x2651e84a 0x7
-		mkca mlx5_1 "1: CA" "0c42:a103:0070:0010"
+		mkca mlx5_1 $CA "0c42:a103:0070:0010"
 		mkport mlx5_1 1 "$ACTIVE" "$LINKUP" $IB "0c42:a103:0070:0001" 0x2651ec4a 0x7
 		mkumad 0 mlx5_0 1
 		mkumad 1 mlx5_1 1
 		;;
 	C)	# A switch: port 0 only.
 		mkabi 5
-		mkca sw0 "2: SWITCH" "7cfe:9003:00a0:b0c0"
+		mkca sw0 $SWITCH "7cfe:9003:00a0:b0c0"
 		mkport sw0 0 "$ACTIVE" "$LINKUP" $IB "7cfe:9003:00a0:b0c0" 0x4a 0x3
 		mkumad 0 sw0 0
 		;;
 	D)	# No InfiniBand class at all (no ib_core, no ib_umad).
 		;;
 	E)	# Empty device class.
-		mkdir -p $SYS
+		tree class
 		mkabi 5
 		;;
 	F1)	# A CA with a port numbered 10 (rdma-core: the whole CA is unusable), and a normal one.
 		mkabi 5
-		mkca big0 "1: CA" "0002:c903:0000:1000"
+		mkca big0 $CA "0002:c903:0000:1000"
 		mkport big0 1 "$ACTIVE" "$LINKUP" $IB "0002:c903:0000:1001"
 		mkport big0 10 "$ACTIVE" "$LINKUP" $IB "0002:c903:0000:100a"
-		mkca mlx4_0 "1: CA" "0002:c903:0000:2000"
+		mkca mlx4_0 $CA "0002:c903:0000:2000"
 		mkport mlx4_0 1 "$DOWN" "$DISABLED" $IB "0002:c903:0000:2001"
 		mkport mlx4_0 2 "$DOWN" "$POLLING" $IB "0002:c903:0000:2002"
 		mkumad 0 big0 1
 		mkumad 1 big0 10
 		mkumad 2 mlx4_0 1
 		mkumad 3 mlx4_0 2
-		rm -f $DEV/umad3	# opening mlx4_0:2 fails (-EIO, errno ENOENT)
+		tree rm dev umad3	# opening mlx4_0:2 fails (-EIO, errno ENOENT)
 		;;
 	F2)	# Names of 20 characters and more, a router whose ports are all disabled,
 		# a node type in hex, a bad GUID, over-long strings.  (No 19-character
 		# name: rdma-core 44 gives results that depend on earlier calls for
 		# those, apparently stale memory, with port 0.)
 		mkabi 5
-		mkca abcdefghijklmnopqrstuvwxyz "1: CA" "0002:c903:0000:3000"
+		mkca abcdefghijklmnopqrstuvwxyz $CA "0002:c903:0000:3000"
 		mkport abcdefghijklmnopqrstuvwxyz 1 "$ACTIVE" "$LINKUP" $IB "0002:c903:0000:3001"
-		mkca abcdefghijklmnopqrst "1: CA" "0002:c903:0000:4000"
+		mkca abcdefghijklmnopqrst $CA "0002:c903:0000:4000"
 		mkport abcdefghijklmnopqrst 1 "$ACTIVE" "$LINKUP" $IB "0002:c903:0000:4001"
-		mkca router0 "3: ROUTER" "0002:c903:0000:5000"
+		mkca router0 $ROUTER "0002:c903:0000:5000"
 		mkport router0 1 "$DOWN" "$DISABLED" $IB "0002:c903:0000:5001"
 		mkport router0 2 "$DOWN" "$DISABLED" $IB "0002:c903:0000:5002"
-		mkca weird0 "0x1" "0002:c903:0000:6000"
+		mkca weird0 $CA "0002:c903:0000:6000"
+		tree put ca weird0 node_type "0x1"
 		mkport weird0 3 "$DOWN" "$LINKUP" $IB "0002:c903:0000:6003"
 		mkumad 0 abcdefghijklmnopqrstuvwxyz 1
 		mkumad 1 abcdefghijklmnopqrst 1
 		mkumad 2 router0 1
 		mkumad 3 weird0 3
-		mkca badguid0 "1: CA" "0002:c903:0000"
+		mkca badguid0 $CA "0002:c903:0000:7000"
+		tree put ca badguid0 node_guid "0002:c903:0000"
+		tree put ca badguid0 sys_image_guid "0002:c903:0000"
 		mkport badguid0 1 "$ACTIVE" "$LINKUP" $IB "0002:c903:0000:7001"
-		mkca longstr0 "1: CA" "0002:c903:0000:8000"
-		write $SYS/longstr0/fw_ver "1234567890123456789012345"
-		write $SYS/longstr0/hca_type "123456789012345678901234567890123456789012345"
-		write $SYS/longstr0/hw_rev "12345678901234567890"
-		mkport longstr0 1 "$ACTIVE" "$LINKUP" "InfiniBand-and-more-than-20" "0002:c903:0000:8001"
+		mkca longstr0 $CA "0002:c903:0000:8000"
+		tree put ca longstr0 fw_ver "1234567890123456789012345"
+		tree put ca longstr0 hca_type "123456789012345678901234567890123456789012345"
+		tree put ca longstr0 hw_rev "12345678901234567890"
+		mkport longstr0 1 "$ACTIVE" "$LINKUP" $IB "0002:c903:0000:8001"
+		tree put port longstr0 1 link_layer "InfiniBand-and-more-than-20"
 		mkport longstr0 2 "$ACTIVE" "$LINKUP" "IB" "0002:c903:0000:8002"
-		write $SYS/longstr0/ports/2/state "4"
-		write $SYS/longstr0/ports/2/lid "26"
+		tree put port longstr0 2 state "4"
+		tree put port longstr0 2 lid "26"
 		mkumad 4 longstr0 1
 		mkumad 5 longstr0 2
 		;;
 	G1)	# Optional files missing: fw_ver, hw_rev, hca_type, link_layer.
 		mkabi 5
-		mkca mlx5_0 "1: CA" "0c42:a103:0080:0000"
+		mkca mlx5_0 $CA "0c42:a103:0080:0000"
 		mkport mlx5_0 1 "$ACTIVE" "$LINKUP" none "0c42:a103:0080:0001" "" 0x9
-		rm -f $SYS/mlx5_0/fw_ver $SYS/mlx5_0/hw_rev $SYS/mlx5_0/hca_type
+		tree rm ca mlx5_0 fw_ver
+		tree rm ca mlx5_0 hw_rev
+		tree rm ca mlx5_0 hca_type
 		mkumad 0 mlx5_0 1
 		;;
 	G2)	# A mandatory file missing (rate) on one port of mlx5_0; mlx5_1 is fine.
 		mkabi 5
-		mkca mlx5_0 "1: CA" "0c42:a103:0090:0000"
+		mkca mlx5_0 $CA "0c42:a103:0090:0000"
 		mkport mlx5_0 1 "$ACTIVE" "$LINKUP" $IB "0c42:a103:0090:0001"
 		mkport mlx5_0 2 "$ACTIVE" "$LINKUP" $IB "0c42:a103:0090:0002"
-		rm -f $SYS/mlx5_0/ports/2/rate
-		mkca mlx5_1 "1: CA" "0c42:a103:0091:0000"
+		tree rm port mlx5_0 2 rate
+		mkca mlx5_1 $CA "0c42:a103:0091:0000"
 		mkport mlx5_1 1 "$INIT" "$LINKUP" $IB "0c42:a103:0091:0001"
 		mkumad 0 mlx5_0 1
 		mkumad 1 mlx5_0 2
@@ -220,11 +198,11 @@ build_fixture() {
 		;;
 	G3)	# An empty pkeys directory on mlx5_0's only port; mlx5_1 has one P_Key.
 		mkabi 5
-		mkca mlx5_0 "1: CA" "0c42:a103:00a0:0000"
+		mkca mlx5_0 $CA "0c42:a103:00a0:0000"
 		mkport mlx5_0 1 "$ACTIVE" "$LINKUP" $IB "0c42:a103:00a0:0001" "" 0x3 0
-		mkca mlx5_1 "1: CA" "0c42:a103:00a1:0000"
+		mkca mlx5_1 $CA "0c42:a103:00a1:0000"
 		mkport mlx5_1 1 "$ACTIVE" "$LINKUP" $IB "0c42:a103:00a1:0001" "" 0x4 1
-		write $SYS/mlx5_1/ports/1/pkeys/foo "0x1234"	# not an index: ignored
+		tree put port mlx5_1 1 pkeys/foo "0x1234"	# not an index: ignored
 		mkumad 0 mlx5_0 1
 		mkumad 1 mlx5_1 1
 		;;
@@ -233,12 +211,9 @@ build_fixture() {
 		H5) mkabi 5 ;;
 		H6) mkabi 6 ;;
 		esac
-		mkca mlx5_0 "1: CA" "0c42:a103:00b0:0000"
+		mkca mlx5_0 $CA "0c42:a103:00b0:0000"
 		mkport mlx5_0 1 "$ACTIVE" "$LINKUP" $IB "0c42:a103:00b0:0001"
 		mkumad 0 mlx5_0 1
-		if [ "$1" = HX ]; then
-			rm -f $MAD/abi_version
-		fi
 		;;
 	*)
 		echo "unknown fixture $1" >&2
@@ -333,6 +308,9 @@ if [ -z "${RDMA_LIBIBUMAD:-}" ] || [ ! -e "$RDMA_LIBIBUMAD" ]; then
 fi
 [ -e /usr/include/infiniband/umad.h ] || skip "rdma-core's umad.h is not installed"
 [ -e "$ours_lib" ] || skip "$ours_lib is not built"
+sysfs_tree=$top_builddir/tests/sysfs_tree
+[ -x "$sysfs_tree" ] || skip "$sysfs_tree is not built"
+export sysfs_tree
 [ "$(id -u)" = 0 ] || skip "needs root (mount namespaces and tmpfs mounts)"
 command -v unshare > /dev/null 2>&1 || skip "unshare(1) is not available"
 unshare -m sh -c 'mount -t tmpfs difftest /sys/class' > /dev/null 2>&1 ||

@@ -10,7 +10,7 @@
  *
  * Sources: tests/fuzz/fuzz_api.c and libibumad's (libumad/dispatch.c
  *   libumad/umad.c libumad/resolve.c libumad/device_list.c
- *   libumad/umad_str.c libumad/dump.c libumad/sysfs.c backends/kernel.c
+ *   libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c backends/kernel.c
  *   pcap/crc.c pcap/ib_packet.c pcap/pcapng_writer.c pcap/capture_tap.c),
  *   with FUZZ_MODULE_DIR naming a directory holding a backend-sim.so built
  *   for fuzzing ("make fuzz" builds both).

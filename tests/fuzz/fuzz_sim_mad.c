@@ -13,7 +13,7 @@
  * Sources: tests/fuzz/fuzz_sim_mad.c backends/sim.c backends/soft_port.c
  *   backends/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
  *   simfabric/fabric.c simfabric/topology.c simfabric/port_state.c
- *   simfabric/sma.c simfabric/route.c simfabric/sysfs_writer.c, with glib-2.0
+ *   simfabric/sma.c simfabric/route.c backends/sysfs_writer.c, with glib-2.0
  *   ("make fuzz" builds and runs it).
  *
  * Input: a byte choosing the host port, a byte with the number of

@@ -12,20 +12,20 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "sysfs.h"
+#include "backends/sysfs_reader.h"
 
 const char *umad_sysfs_root(void)
 {
 	const char *root = getenv("UMAD_SYSFS_ROOT");
 
-	return root && *root ? root : "/sys";
+	return root && *root ? root : "/" SYSFS_DIR;
 }
 
 const char *umad_dev_dir(void)
 {
 	const char *dir = getenv("UMAD_DEV_DIR");
 
-	return dir && *dir ? dir : "/dev/infiniband";
+	return dir && *dir ? dir : "/" SYSFS_DEV_DIR;
 }
 
 int umad_path(char *path, size_t size, const char *fmt, ...)

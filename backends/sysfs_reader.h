@@ -3,12 +3,14 @@
  * Readers of sysfs attribute files with rdma-core's parsing rules, under a
  * root that UMAD_SYSFS_ROOT can move (tests, containers).
  */
-#ifndef LIBUMAD_SYSFS_H
-#define LIBUMAD_SYSFS_H
+#ifndef BACKENDS_SYSFS_READER_H
+#define BACKENDS_SYSFS_READER_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include <linux/types.h>
+
+#include "backends/sysfs_layout.h"
 
 /* ROOT/class/infiniband and ROOT/class/infiniband_mad, ROOT from UMAD_SYSFS_ROOT or "/sys". */
 const char *umad_sysfs_root(void);
@@ -31,4 +33,4 @@ int umad_sysfs_read_uint(const char *dir, const char *file, unsigned *value);
 int umad_sysfs_read_guid(const char *dir, const char *file, __be64 *guid);
 int umad_sysfs_read_gid(const char *dir, const char *file, uint8_t gid[16]);
 
-#endif /* LIBUMAD_SYSFS_H */
+#endif /* BACKENDS_SYSFS_READER_H */
