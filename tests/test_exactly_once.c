@@ -156,6 +156,7 @@ static int record_the_mix(void)
 struct worker {
 	pthread_t thread;
 	int index;
+	int fd, agent;			/* its port, opened before churn starts */
 	long sends;			/* timed sends to make */
 	long timed, untimed, answered, timed_out;
 	char failure[256];
@@ -184,11 +185,9 @@ static void *work(void *arg)
 {
 	struct worker *w = arg;
 	uint32_t base = (uint32_t)w->index << 24, seq = 0;
-	int agent, fd = open_smi_port(&agent);
+	int agent = w->agent, fd = w->fd;
 	struct msg m;
 
-	if (fd < 0 || agent < 0)
-		WORKER_FAIL(w, "worker %d: open %d register %d", w->index, fd, agent);
 	while (w->timed < w->sends) {
 		uint8_t done[BATCH] = { 0 };
 		uint32_t first = seq;
@@ -329,11 +328,19 @@ static int stress(void)
 	CHECK_EQ(umad_init(), 0);
 	fds_before = open_descriptors();
 	memset(workers, 0, sizeof(workers));
+	/*
+	 * The workers' ports are open before churn starts: a descriptor number
+	 * churn closed and a worker then got would let chaos, still holding
+	 * that number, send and receive on the worker's port (as on a kernel).
+	 */
 	for (i = 0; i < WORKERS; i++) {
 		workers[i].index = i + 1;
 		workers[i].sends = (total + WORKERS - 1) / WORKERS;
-		CHECK_EQ(pthread_create(&workers[i].thread, NULL, work, &workers[i]), 0);
+		workers[i].fd = open_smi_port(&workers[i].agent);
+		CHECK(workers[i].fd >= 0 && workers[i].agent >= 0);
 	}
+	for (i = 0; i < WORKERS; i++)
+		CHECK_EQ(pthread_create(&workers[i].thread, NULL, work, &workers[i]), 0);
 	CHECK_EQ(pthread_create(&churner, NULL, churn, NULL), 0);
 	CHECK_EQ(pthread_create(&chaoser, NULL, chaos, NULL), 0);
 	for (i = 0; i < WORKERS; i++) {
