@@ -53,12 +53,12 @@ _Static_assert(sizeof(struct ib_user_mad_reg_req2) == 40, "REGISTER_AGENT2 reque
 
 static int class_dir(char *path, size_t size)
 {
-	return umad_path(path, size, "%s/class/infiniband", umad_sysfs_root());
+	return sysfs_path(path, size, "%s/" SYSFS_CLASS_DIR, umad_sysfs_root());
 }
 
 static int mad_dir(char *path, size_t size)
 {
-	return umad_path(path, size, "%s/class/infiniband_mad", umad_sysfs_root());
+	return sysfs_path(path, size, "%s/" SYSFS_MAD_CLASS_DIR, umad_sysfs_root());
 }
 
 /* --- devices ------------------------------------------------------------ */
@@ -68,7 +68,7 @@ static int is_ib_type(const char *classdir, const char *ca_name)
 	char dir[PATH_MAX];
 	unsigned type;
 
-	if (umad_path(dir, sizeof(dir), "%s/%s", classdir, ca_name) < 0 ||
+	if (sysfs_path(dir, sizeof(dir), "%s/%s", classdir, ca_name) < 0 ||
 	    umad_sysfs_read_uint(dir, SYS_NODE_TYPE, &type) < 0)
 		return 0;
 	return type >= 1 && type <= 3;	/* CA, switch, router; not RNICs */
@@ -124,7 +124,7 @@ static int read_pkeys(const char *port_dir, umad_port_t *port)
 	char dir[PATH_MAX];
 	int n, i;
 
-	if (umad_path(dir, sizeof(dir), "%s/pkeys", port_dir) < 0)
+	if (sysfs_path(dir, sizeof(dir), "%s/" SYSFS_PKEYS_DIR, port_dir) < 0)
 		return -EIO;
 	n = scandir(dir, &names, digits_only, NULL);
 	if (n <= 0) {
@@ -160,7 +160,7 @@ static int get_port(const char *ca_name, const char *ports_dir, int portnum, uma
 
 	/* Callers see the name and number even when reading fails, as in rdma-core. */
 	umad_backend_port_init(port, ca_name, portnum, 0);
-	if (umad_path(dir, sizeof(dir), "%s/%d", ports_dir, portnum) < 0)
+	if (sysfs_path(dir, sizeof(dir), "%s/%d", ports_dir, portnum) < 0)
 		return -EIO;
 	if (umad_sysfs_read_uint(dir, SYS_PORT_LMC, &port->lmc) < 0 ||
 	    umad_sysfs_read_uint(dir, SYS_PORT_SMLID, &port->sm_lid) < 0 ||
@@ -217,7 +217,7 @@ static int kernel_get_ca(const char *ca_name, umad_ca_t *ca)
 	r = class_dir(classdir, sizeof(classdir));
 	if (r < 0)
 		return r;
-	if (umad_path(dir, sizeof(dir), "%s/%s", classdir, ca->ca_name) < 0)
+	if (sysfs_path(dir, sizeof(dir), "%s/%s", classdir, ca->ca_name) < 0)
 		return -ENAMETOOLONG;
 	r = umad_sysfs_read_uint(dir, SYS_NODE_TYPE, &ca->node_type);
 	if (r < 0)
@@ -235,7 +235,7 @@ static int kernel_get_ca(const char *ca_name, umad_ca_t *ca)
 	if (r < 0)
 		return r;
 
-	if (umad_path(ports_dir, sizeof(ports_dir), "%s/%s", dir, SYS_CA_PORTS_DIR) < 0)
+	if (sysfs_path(ports_dir, sizeof(ports_dir), "%s/%s", dir, SYS_CA_PORTS_DIR) < 0)
 		return -ENAMETOOLONG;
 	n = scandir(ports_dir, &names, NULL, alphasort);
 	if (n < 0)
@@ -264,7 +264,7 @@ static int kernel_get_port(const char *ca_name, int portnum, umad_port_t *port)
 
 	if (r < 0)
 		return r;
-	if (umad_path(ports_dir, sizeof(ports_dir), "%s/%s/%s", classdir, ca_name,
+	if (sysfs_path(ports_dir, sizeof(ports_dir), "%s/%s/%s", classdir, ca_name,
 		      SYS_CA_PORTS_DIR) < 0)
 		return -ENAMETOOLONG;
 	r = get_port(ca_name, ports_dir, portnum, port);
@@ -285,7 +285,7 @@ static int umad_id_of(const char *ca_name, int portnum)
 	if (mad_dir(maddir, sizeof(maddir)) < 0)
 		return -1;
 	for (id = 0; id < UMAD_MAX_PORTS; id++) {
-		if (umad_path(dir, sizeof(dir), "%s/umad%d", maddir, id) < 0)
+		if (sysfs_path(dir, sizeof(dir), "%s/" SYSFS_UMAD_NAME, maddir, id) < 0)
 			return -1;
 		if (umad_sysfs_read_string(dir, SYS_IB_MAD_DEV, dev, sizeof(dev)) < 0 ||
 		    umad_sysfs_read_uint(dir, SYS_IB_MAD_PORT, &port) < 0)
@@ -352,7 +352,7 @@ static int kernel_open_port(const char *ca_name, int portnum, size_t *hdr_size, 
 	id = umad_id_of(ca_name, portnum);
 	if (id < 0)
 		return -EINVAL;
-	if (umad_path(path, sizeof(path), "%s/umad%d", umad_dev_dir(), id) < 0)
+	if (sysfs_path(path, sizeof(path), "%s/" SYSFS_UMAD_NAME, umad_dev_dir(), id) < 0)
 		return -EINVAL;
 	fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
@@ -374,7 +374,7 @@ static int kernel_get_issm_path(const char *ca_name, int portnum, char *path, si
 	if (id < 0)
 		return -EINVAL;
 	/* Truncated like snprintf in rdma-core, never overflowing. */
-	snprintf(path, max, "%s/issm%u", umad_dev_dir(), (unsigned)id);
+	snprintf(path, max, "%s/" SYSFS_ISSM_NAME, umad_dev_dir(), id);
 	return 0;
 }
 

@@ -162,7 +162,7 @@ static struct local_port *local_for(const char *iface_name, int iface)
 	memset(&locals[n_locals], 0, sizeof(locals[0]));
 	snprintf(locals[n_locals].ca, sizeof(locals[0].ca), "%s", ca);
 	locals[n_locals].portnum = port;
-	locals[n_locals].node_type = port == 0 ? NODEINFO_TYPE_SWITCH : NODEINFO_TYPE_CA;
+	locals[n_locals].node_type = port == 0 ? NODE_TYPE_SWITCH : NODE_TYPE_CA;
 	return &locals[n_locals++];
 }
 
@@ -446,22 +446,26 @@ static int replay_for_each_ca(umad_ca_visit_fn visit, void *arg)
 
 static int fill_port(const struct local_port *lp, umad_port_t *port)
 {
-	memset(port, 0, sizeof(*port));
-	snprintf(port->ca_name, sizeof(port->ca_name), "%s", lp->ca);
-	port->portnum = lp->portnum;
+	int r = umad_backend_port_init(port, lp->ca, lp->portnum, 1);
+
+	if (r < 0)
+		return r;
 	port->base_lid = lp->lid == LID_PERMISSIVE ? 0 : lp->lid;
-	port->state = PORTINFO_STATE_ACTIVE;
-	port->phys_state = PORTINFO_PHYS_STATE_LINKUP;
-	port->rate = 10;
+	port->state = PORT_STATE_ACTIVE;
+	port->phys_state = PHYS_STATE_LINKUP;
+	port->rate = 10;	/* Gb/s: what 4x SDR gives, as any recorded rate is unknown */
 	port->gid_prefix = htobe64(GID_PREFIX_LINK_LOCAL);
 	port->port_guid = lp->port_guid;
 	snprintf(port->link_layer, sizeof(port->link_layer), "InfiniBand");
-	port->pkeys = calloc(1, sizeof(*port->pkeys));
-	if (!port->pkeys)
-		return -ENOMEM;
 	port->pkeys[0] = PKEY_DEFAULT;
-	port->pkeys_size = 1;
 	return 0;
+}
+
+/* umad_backend_ca_add_port's filler: arg is the local_port. */
+static int fill_ca_port(void *arg, const char *ca_name, int portnum, umad_port_t *port)
+{
+	(void)ca_name, (void)portnum;
+	return fill_port(arg, port);
 }
 
 static struct local_port *find_local(const char *ca, int portnum)
@@ -486,8 +490,7 @@ static int replay_get_ca(const char *ca_name, umad_ca_t *ca)
 	size_t i;
 	int r;
 
-	memset(ca, 0, sizeof(*ca));
-	snprintf(ca->ca_name, sizeof(ca->ca_name), "%s", ca_name);
+	umad_backend_ca_init(ca, ca_name);
 	for (i = 0; i < n_locals; i++) {
 		struct local_port *lp = &locals[i];
 
@@ -496,14 +499,9 @@ static int replay_get_ca(const char *ca_name, umad_ca_t *ca)
 		ca->node_type = lp->node_type;
 		ca->node_guid = lp->node_guid;
 		ca->system_guid = lp->sys_guid;
-		ca->ports[lp->portnum] = malloc(sizeof(umad_port_t));
-		r = ca->ports[lp->portnum] ? fill_port(lp, ca->ports[lp->portnum]) : -ENOMEM;
-		if (r < 0) {
-			umad_backend_free_ca_ports(ca);
+		r = umad_backend_ca_add_port(ca, lp->portnum, fill_ca_port, lp);
+		if (r < 0)
 			return r;
-		}
-		if (ca->numports < lp->portnum)
-			ca->numports = lp->portnum;
 	}
 	/* No such CA, or one whose recorded NodeInfo gave no node type: nothing kept. */
 	if (!ca->node_type) {
@@ -532,7 +530,7 @@ static int replay_open_port(const char *ca_name, int portnum, size_t *hdr_size, 
 
 	if (!lp)
 		return -EINVAL;
-	fd = soft_port_open(lp, lp->node_type == NODEINFO_TYPE_SWITCH, (unsigned)portnum, lp,
+	fd = soft_port_open(lp, lp->node_type == NODE_TYPE_SWITCH, (unsigned)portnum, lp,
 			    open_errno);
 	if (fd >= 0)
 		*hdr_size = MAD_RULES_HDR_SIZE;

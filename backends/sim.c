@@ -59,7 +59,7 @@ static struct {
 
 static int host_port_valid(int portnum)
 {
-	if (sim.host->type == SIM_NODE_SWITCH)
+	if (sim.host->type == NODE_TYPE_SWITCH)
 		return portnum == 0;
 	return portnum >= 1 && portnum <= sim.host->num_ports;
 }
@@ -68,9 +68,8 @@ static int host_port_valid(int portnum)
 
 static int issm_path(int portnum, char *path, size_t max)
 {
-	int n = snprintf(path, max, "%s/dev/infiniband/issm%d", sim.dir, sim.umad_ids[portnum]);
-
-	return n < 0 || (size_t)n >= max ? -ENAMETOOLONG : 0;
+	return sysfs_path(path, max, "%s/" SYSFS_DEV_DIR "/" SYSFS_ISSM_NAME, sim.dir,
+			  sim.umad_ids[portnum]);
 }
 
 /* Is any descriptor of this process open on the path? (What inotify cannot tell us.) */
@@ -203,11 +202,10 @@ static unsigned shown_rate_x10(const struct sim_port *p)
 static int fill_port(const struct sim_port *p, umad_port_t *port)
 {
 	const struct sim_port *m = sim_mgmt_port(p->node, p->num);
-	int i;
+	int i, r = umad_backend_port_init(port, sim.ca_name, p->num, SIM_PKEY_TABLE_SIZE);
 
-	memset(port, 0, sizeof(*port));
-	snprintf(port->ca_name, sizeof(port->ca_name), "%s", sim.ca_name);
-	port->portnum = p->num;
+	if (r < 0)
+		return r;
 	port->base_lid = m->lid;
 	port->lmc = m->lmc;
 	port->sm_lid = m->sm_lid;
@@ -219,13 +217,16 @@ static int fill_port(const struct sim_port *p, umad_port_t *port)
 	port->gid_prefix = htobe64(m->gid_prefix);
 	port->port_guid = htobe64(p->guid);
 	snprintf(port->link_layer, sizeof(port->link_layer), "InfiniBand");
-	port->pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(*port->pkeys));
-	if (!port->pkeys)
-		return -ENOMEM;
 	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
 		port->pkeys[i] = sim_port_pkey(p, (unsigned)i);
-	port->pkeys_size = SIM_PKEY_TABLE_SIZE;
 	return 0;
+}
+
+/* umad_backend_ca_add_port's filler: arg is the host's port. */
+static int fill_ca_port(void *arg, const char *ca_name, int portnum, umad_port_t *port)
+{
+	(void)ca_name, (void)portnum;
+	return fill_port(arg, port);
 }
 
 /* Fabric lock held. */
@@ -234,8 +235,7 @@ static int fill_ca(umad_ca_t *ca)
 	struct sim_node *n = sim.host;
 	int i, r;
 
-	memset(ca, 0, sizeof(*ca));
-	snprintf(ca->ca_name, sizeof(ca->ca_name), "%s", sim.ca_name);
+	umad_backend_ca_init(ca, sim.ca_name);
 	ca->node_type = (unsigned)n->type;
 	ca->node_guid = htobe64(n->node_guid);
 	ca->system_guid = htobe64(n->sys_guid);
@@ -246,15 +246,9 @@ static int fill_ca(umad_ca_t *ca)
 		if (!host_port_valid(i))
 			continue;
 		refresh_is_sm(&n->ports[i]);
-		ca->ports[i] = malloc(sizeof(umad_port_t));
-		r = ca->ports[i] ? fill_port(&n->ports[i], ca->ports[i]) : -ENOMEM;
-		if (r < 0) {
-			free(ca->ports[i]);
-			ca->ports[i] = NULL;
-			umad_backend_free_ca_ports(ca);
+		r = umad_backend_ca_add_port(ca, i, fill_ca_port, &n->ports[i]);
+		if (r < 0)
 			return r;
-		}
-		ca->numports = i;
 	}
 	return 0;
 }
@@ -288,7 +282,7 @@ static int write_sysfs(void)
 				 sim_width_name(p->width_active), sim_speed_name(p));
 		rate_texts[i] = rates[i];
 	}
-	r = sim_sysfs_write_ca(sim.dir, &ca, sim.host->desc, sim.umad_ids, rate_texts, err,
+	r = sysfs_write_ca(sim.dir, &ca, sim.host->desc, sim.umad_ids, rate_texts, err,
 			       sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "libumad: sim: %s\n", err);
@@ -324,7 +318,7 @@ static struct sim_node *choose_host(const char *wanted)
 	if (wanted && *wanted)
 		return sim_fabric_find(sim.fabric, wanted);
 	for (i = 0; i < sim.fabric->n_nodes; i++)
-		if (sim.fabric->nodes[i]->type == SIM_NODE_CA)
+		if (sim.fabric->nodes[i]->type == NODE_TYPE_CA)
 			return sim.fabric->nodes[i];
 	return sim.fabric->nodes[0];
 }
@@ -335,17 +329,22 @@ static int make_issm_files(void)
 	char path[PATH_MAX];
 	int i, r;
 
-	if (snprintf(path, sizeof(path), "%s/dev", sim.dir) >= (int)sizeof(path) ||
-	    (mkdir(path, 0700) < 0 && errno != EEXIST) ||
-	    snprintf(path, sizeof(path), "%s/dev/infiniband", sim.dir) >= (int)sizeof(path) ||
-	    (mkdir(path, 0700) < 0 && errno != EEXIST))
-		return -errno;
+	/* Owner-only, unlike a fake sysfs tree: the directory is this process's. */
+	static const char *const dirs[] = { "dev", SYSFS_DEV_DIR };
+	size_t d;
+
+	for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
+		if (sysfs_path(path, sizeof(path), "%s/%s", sim.dir, dirs[d]) < 0)
+			return -ENAMETOOLONG;
+		if (mkdir(path, 0700) < 0 && errno != EEXIST)
+			return -errno;
+	}
 	for (i = 0; i <= sim.host->num_ports && i < MAX_HOST_PORTS; i++) {
 		if (!host_port_valid(i))
 			continue;
 		if (issm_path(i, path, sizeof(path)) < 0)
 			return -ENAMETOOLONG;
-		r = sim_sysfs_touch(path);
+		r = sysfs_touch(path);
 		if (r < 0)
 			return r;
 	}
@@ -512,7 +511,7 @@ static int sim_open_port(const char *ca_name, int portnum, size_t *hdr_size, int
 
 	if (strcmp(ca_name, sim.ca_name) || !host_port_valid(portnum))
 		return -EINVAL;
-	fd = soft_port_open(&sim.host->ports[portnum], sim.host->type == SIM_NODE_SWITCH,
+	fd = soft_port_open(&sim.host->ports[portnum], sim.host->type == NODE_TYPE_SWITCH,
 			    (unsigned)portnum, &sim.host->ports[portnum], open_errno);
 	if (fd >= 0)
 		*hdr_size = MAD_RULES_HDR_SIZE;

@@ -9,6 +9,9 @@
 #ifndef BACKENDS_SYSFS_LAYOUT_H
 #define BACKENDS_SYSFS_LAYOUT_H
 
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <infiniband/umad.h>
 
 /* Under the host root: sysfs (UMAD_SYSFS_ROOT) and the device nodes (UMAD_DEV_DIR). */
@@ -31,5 +34,18 @@
 /* ib_umad's devices: umadN and issmN, in its class and among the device nodes. */
 #define SYSFS_UMAD_NAME		"umad%d"
 #define SYSFS_ISSM_NAME		"issm%d"
+
+/* Format a path into path (size bytes): 0, or -ENAMETOOLONG when it does not fit. */
+static inline int __attribute__((format(printf, 3, 4)))
+sysfs_path(char *path, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(path, size, fmt, ap);
+	va_end(ap);
+	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
+}
 
 #endif /* BACKENDS_SYSFS_LAYOUT_H */

@@ -28,17 +28,6 @@ const char *umad_dev_dir(void)
 	return dir && *dir ? dir : "/" SYSFS_DEV_DIR;
 }
 
-int umad_path(char *path, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(path, size, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
-}
-
 int umad_sysfs_read_string(const char *dir, const char *file, char *buf, size_t max)
 {
 	char path[PATH_MAX];
@@ -48,7 +37,7 @@ int umad_sysfs_read_string(const char *dir, const char *file, char *buf, size_t 
 
 	if (max == 0)
 		return -EINVAL;
-	r = umad_path(path, sizeof(path), "%s/%s", dir, file);
+	r = sysfs_path(path, sizeof(path), "%s/%s", dir, file);
 	if (r < 0)
 		return r;
 	fd = open(path, O_RDONLY | O_CLOEXEC);

@@ -17,10 +17,6 @@ const char *umad_sysfs_root(void);
 /* Directory of the umadN/issmN nodes: UMAD_DEV_DIR or "/dev/infiniband". */
 const char *umad_dev_dir(void);
 
-/* snprintf into path; -ENAMETOOLONG when it does not fit. */
-int umad_path(char *path, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
-
 /*
  * Each reader opens DIR/FILE and returns 0 or -errno.  read_string does one
  * read(), keeps at most max-1 bytes and strips the last newline; read_uint

@@ -16,32 +16,19 @@
 
 #include "backends/sysfs_writer.h"
 
-/* snprintf into a path buffer; -ENAMETOOLONG when it does not fit. */
-static int __attribute__((format(printf, 3, 4)))
-path_printf(char *buf, size_t max, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, max, fmt, ap);
-	va_end(ap);
-	return n < 0 || (size_t)n >= max ? -ENAMETOOLONG : 0;
-}
-
 /* DIR, or DIR/FILE when there is a file. */
 static int join(char *path, size_t size, const char *dir, const char *file)
 {
-	return file ? path_printf(path, size, "%s/%s", dir, file)
-		    : path_printf(path, size, "%s", dir);
+	return file ? sysfs_path(path, size, "%s/%s", dir, file)
+		    : sysfs_path(path, size, "%s", dir);
 }
 
 int sysfs_ca_path(char *path, size_t size, const char *root, const char *ca, const char *file)
 {
 	char dir[PATH_MAX];
-	int r = ca ? path_printf(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_CLASS_DIR "/%s", root,
+	int r = ca ? sysfs_path(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_CLASS_DIR "/%s", root,
 				 ca)
-		   : path_printf(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_CLASS_DIR, root);
+		   : sysfs_path(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_CLASS_DIR, root);
 
 	return r ? r : join(path, size, dir, file);
 }
@@ -53,14 +40,14 @@ int sysfs_port_path(char *path, size_t size, const char *root, const char *ca, i
 	int r = sysfs_ca_path(ports, sizeof(ports), root, ca, SYS_CA_PORTS_DIR);
 
 	if (!r)
-		r = path_printf(dir, sizeof(dir), "%s/%d", ports, port);
+		r = sysfs_path(dir, sizeof(dir), "%s/%d", ports, port);
 	return r ? r : join(path, size, dir, file);
 }
 
 int sysfs_mad_path(char *path, size_t size, const char *root, const char *file)
 {
 	char dir[PATH_MAX];
-	int r = path_printf(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_MAD_CLASS_DIR, root);
+	int r = sysfs_path(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_MAD_CLASS_DIR, root);
 
 	return r ? r : join(path, size, dir, file);
 }
@@ -68,7 +55,7 @@ int sysfs_mad_path(char *path, size_t size, const char *root, const char *file)
 int sysfs_dev_path(char *path, size_t size, const char *root, const char *file)
 {
 	char dir[PATH_MAX];
-	int r = path_printf(dir, sizeof(dir), "%s/" SYSFS_DEV_DIR, root);
+	int r = sysfs_path(dir, sizeof(dir), "%s/" SYSFS_DEV_DIR, root);
 
 	return r ? r : join(path, size, dir, file);
 }
@@ -115,7 +102,7 @@ int sysfs_put(const char *path, const char *value)
 	size_t n = strlen(value);
 	int fd, r;
 
-	r = path_printf(tmp, sizeof(tmp), "%s.tmp", path);
+	r = sysfs_path(tmp, sizeof(tmp), "%s.tmp", path);
 	if (r)
 		return r;
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
@@ -175,7 +162,7 @@ int sysfs_remove(const char *path)
 	return 0;
 }
 
-int sim_sysfs_touch(const char *path)
+int sysfs_touch(const char *path)
 {
 	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
 
@@ -280,7 +267,7 @@ int sysfs_write_port(const char *root, const char *ca_name, const umad_port_t *p
 	if (p->link_layer[0] && (r = put(dir, SYS_PORT_LINK_LAYER, "%s\n", p->link_layer)))
 		return r;
 	for (i = 0; i < (int)p->pkeys_size; i++) {
-		r = path_printf(name, sizeof(name), SYSFS_PKEY_FILE, i);
+		r = sysfs_path(name, sizeof(name), SYSFS_PKEY_FILE, i);
 		if (!r)
 			r = put(dir, name, "0x%04x\n", p->pkeys[i]);
 		if (r)
@@ -297,18 +284,18 @@ int sysfs_write_umad(const char *root, int id, const char *ca_name, int port)
 	int r;
 
 	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if ((r = path_printf(name, sizeof(name), kinds[i], id)) ||
+		if ((r = sysfs_path(name, sizeof(name), kinds[i], id)) ||
 		    (r = sysfs_mad_path(dir, sizeof(dir), root, name)) ||
 		    (r = put(dir, SYS_IB_MAD_DEV, "%s\n", ca_name)) ||
 		    (r = put(dir, SYS_IB_MAD_PORT, "%d\n", port)) ||
 		    (r = sysfs_dev_path(node, sizeof(node), root, name)) ||
-		    (r = make_parent(node)) || (r = sim_sysfs_touch(node)))
+		    (r = make_parent(node)) || (r = sysfs_touch(node)))
 			return r;
 	}
 	return 0;
 }
 
-int sim_sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
+int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
 		       const int *umad_ids, const char *const *rate_texts, char *err, size_t errlen)
 {
 	int r, i;

@@ -41,7 +41,7 @@ int sysfs_put(const char *path, const char *value);
 /* Remove path, a file or a whole directory; an absent one is not an error. */
 int sysfs_remove(const char *path);
 /* Create an empty file (mode 0600) if it is absent, as the device nodes stand in. */
-int sim_sysfs_touch(const char *path);
+int sysfs_touch(const char *path);
 
 /* ROOT/sys/class/infiniband_mad/abi_version: ib_umad's ABI version. */
 int sysfs_write_abi_version(const char *root, unsigned version);
@@ -69,7 +69,7 @@ int sysfs_write_umad(const char *root, int id, const char *ca_name, int port);
  * the port with rate file rate_texts[i] and umad device umad_ids[i].  0,
  * or -errno with a message in err.
  */
-int sim_sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
+int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
 		       const int *umad_ids, const char *const *rate_texts, char *err,
 		       size_t errlen);
 

@@ -92,14 +92,29 @@ enum {
 #define SMINFO_OFF_SM_KEY	8
 
 /* NodeInfo:NodeType. */
-enum {
-	NODEINFO_TYPE_CA	= 1,
-	NODEINFO_TYPE_SWITCH	= 2,
+enum node_type {
+	NODE_TYPE_CA		= 1,
+	NODE_TYPE_SWITCH	= 2,
+	NODE_TYPE_ROUTER	= 3,
 };
 
-/* PortInfo:PortState and PortPhysicalState of a port that is up. */
-#define PORTINFO_STATE_ACTIVE		4
-#define PORTINFO_PHYS_STATE_LINKUP	5
+/* PortInfo:PortState (NOCHANGE only in a Set). */
+enum port_state {
+	PORT_STATE_NOCHANGE	= 0,
+	PORT_STATE_DOWN		= 1,
+	PORT_STATE_INIT		= 2,
+	PORT_STATE_ARMED	= 3,
+	PORT_STATE_ACTIVE	= 4,
+};
+
+/* PortInfo:PortPhysicalState. */
+enum port_phys_state {
+	PHYS_STATE_SLEEP	= 1,
+	PHYS_STATE_POLLING	= 2,
+	PHYS_STATE_DISABLED	= 3,
+	PHYS_STATE_TRAINING	= 4,
+	PHYS_STATE_LINKUP	= 5,
+};
 
 /* Packet headers around a MAD on the wire (IBA 5.2, 9.2, 9.3). */
 #define IB_LRH_LEN		8

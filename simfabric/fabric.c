@@ -63,9 +63,9 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 	p->width_enabled = p->width_supported;
 	p->speed_supported = SIM_SPEED_SDR;
 	p->speed_enabled = SIM_SPEED_SDR;
-	p->state = SIM_PORT_DOWN;
-	p->phys_state = SIM_PHYS_POLLING;
-	p->link_down_default = SIM_PHYS_POLLING;
+	p->state = PORT_STATE_DOWN;
+	p->phys_state = PHYS_STATE_POLLING;
+	p->link_down_default = PHYS_STATE_POLLING;
 	p->mtu_cap = 5;			/* 4096 */
 	p->neighbor_mtu = 5;
 	p->vl_cap = 4;			/* VL0-7 */
@@ -81,7 +81,7 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 	p->gid_prefix = 0xfe80000000000000ULL;
 	for (sl = 0; sl < 16; sl++)
 		p->sl2vl[sl] = (uint8_t)(sl % 8);
-	if (n->type == SIM_NODE_CA)
+	if (n->type == NODE_TYPE_CA)
 		p->capmask = SIM_CAP_IS_NOTICE | SIM_CAP_IS_TRAP | SIM_CAP_IS_SL_MAPPING |
 			     SIM_CAP_IS_SYS_IMAGE_GUID | SIM_CAP_IS_CM | SIM_CAP_IS_VENDOR_CLASS |
 			     SIM_CAP_IS_CAPMASK_NOTICE | SIM_CAP_IS_CLIENT_REREG;
@@ -89,16 +89,16 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 		p->capmask = SIM_CAP_IS_NOTICE | SIM_CAP_IS_TRAP | SIM_CAP_IS_SL_MAPPING |
 			     SIM_CAP_IS_SYS_IMAGE_GUID | SIM_CAP_IS_VENDOR_CLASS |
 			     SIM_CAP_IS_CAPMASK_NOTICE | SIM_CAP_IS_CLIENT_REREG;
-	if (n->type == SIM_NODE_SWITCH && num == 0) {
+	if (n->type == NODE_TYPE_SWITCH && num == 0) {
 		/* Base port 0: no physical link of its own; always up as far as SMPs go. */
-		p->state = SIM_PORT_INIT;
-		p->phys_state = SIM_PHYS_LINKUP;
+		p->state = PORT_STATE_INIT;
+		p->phys_state = PHYS_STATE_LINKUP;
 		p->width_active = SIM_WIDTH_4X;
 		p->speed_active = SIM_SPEED_SDR;
 	}
 }
 
-struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum sim_node_type type,
+struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
 				     const char *name, unsigned num_ports)
 {
 	struct sim_node *n;
@@ -123,7 +123,7 @@ struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum sim_node_type ty
 	n->num_ports = (uint8_t)num_ports;
 	n->ports = calloc(num_ports + 1, sizeof(*n->ports));
 	n->partition_cap = SIM_PKEY_TABLE_SIZE;
-	if (type == SIM_NODE_SWITCH) {
+	if (type == NODE_TYPE_SWITCH) {
 		/* The forwarding tables are allocated when an SM first writes them. */
 		n->sw = calloc(1, sizeof(*n->sw));
 		if (!n->sw) {
@@ -146,9 +146,9 @@ struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum sim_node_type ty
 		default_port(n, &n->ports[i], i);
 	n->index = f->n_nodes;
 	f->nodes[f->n_nodes++] = n;
-	if (type == SIM_NODE_SWITCH)
+	if (type == NODE_TYPE_SWITCH)
 		f->n_switches++;
-	else if (type == SIM_NODE_CA)
+	else if (type == NODE_TYPE_CA)
 		f->n_cas++;
 	else
 		f->n_routers++;
@@ -191,8 +191,8 @@ int sim_link_train(struct sim_port *a, struct sim_port *b)
 	a->width_active = b->width_active = width;
 	a->speed_active = b->speed_active = speed ? speed : SIM_SPEED_SDR;
 	a->ext_active = b->ext_active = ext;
-	a->phys_state = b->phys_state = SIM_PHYS_LINKUP;
-	a->state = b->state = SIM_PORT_INIT;
+	a->phys_state = b->phys_state = PHYS_STATE_LINKUP;
+	a->state = b->state = PORT_STATE_INIT;
 	a->neighbor_mtu = b->neighbor_mtu = a->mtu_cap < b->mtu_cap ? a->mtu_cap : b->mtu_cap;
 	return 0;
 }

@@ -19,30 +19,6 @@
 
 #include "libumad/mad_wire.h"
 
-enum sim_node_type {
-	SIM_NODE_CA = 1,
-	SIM_NODE_SWITCH = 2,
-	SIM_NODE_ROUTER = 3,
-};
-
-/* PortInfo:PortState */
-enum sim_port_state {
-	SIM_PORT_NOCHANGE = 0,
-	SIM_PORT_DOWN = 1,
-	SIM_PORT_INIT = 2,
-	SIM_PORT_ARMED = 3,
-	SIM_PORT_ACTIVE = 4,
-};
-
-/* PortInfo:PortPhysicalState */
-enum sim_phys_state {
-	SIM_PHYS_SLEEP = 1,
-	SIM_PHYS_POLLING = 2,
-	SIM_PHYS_DISABLED = 3,
-	SIM_PHYS_TRAINING = 4,
-	SIM_PHYS_LINKUP = 5,
-};
-
 /* Width bits (LinkWidth*): 1x, 4x, 8x, 12x, 2x. */
 #define SIM_WIDTH_1X	0x01
 #define SIM_WIDTH_4X	0x02
@@ -91,8 +67,8 @@ struct sim_port {
 	uint8_t width_supported, width_enabled, width_active;
 	uint8_t speed_supported, speed_enabled, speed_active;
 	uint8_t ext_supported, ext_enabled, ext_active;
-	uint8_t state;				/* enum sim_port_state */
-	uint8_t phys_state;			/* enum sim_phys_state */
+	uint8_t state;				/* enum port_state */
+	uint8_t phys_state;			/* enum port_phys_state */
 	uint8_t link_down_default;		/* 2 = polling */
 	uint8_t mtu_cap, neighbor_mtu;		/* 1=256 .. 5=4096 */
 	uint8_t vl_cap, op_vls;			/* 1..5 (VL0..VL14 encodings) */
@@ -151,7 +127,7 @@ struct sim_sminfo {
 };
 
 struct sim_node {
-	enum sim_node_type type;
+	enum node_type type;
 	char *name;				/* the topology's node id ("Switch1", "H-0002c9...") */
 	char desc[SIM_DESC_LEN + 1];		/* NodeDescription */
 	unsigned line;				/* where the node's record starts */
@@ -183,7 +159,7 @@ void sim_fabric_free(struct sim_fabric *f);
  * state: ports Down/Polling with no link, 4x SDR supported and enabled,
  * MTU 4096, VL0-7, the default P_Key, LIDs 0.  Returns NULL on ENOMEM.
  */
-struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum sim_node_type type,
+struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
 				     const char *name, unsigned num_ports);
 
 /*
@@ -209,7 +185,7 @@ int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t ol
 /* The port whose LID/LMC/M_Key/SM LID describe the node for management (port 0 of a switch). */
 static inline struct sim_port *sim_mgmt_port(struct sim_node *n, unsigned port_num)
 {
-	return n->type == SIM_NODE_SWITCH ? &n->ports[0] : &n->ports[port_num];
+	return n->type == NODE_TYPE_SWITCH ? &n->ports[0] : &n->ports[port_num];
 }
 
 /* One P_Key table entry (the default table when none was set). */
@@ -231,7 +207,7 @@ static inline uint64_t sim_port_guid_at(const struct sim_port *p, unsigned index
 /* Is the port's physical link up (both ends LinkUp)? */
 static inline int sim_port_link_up(const struct sim_port *p)
 {
-	return p->peer && p->phys_state == SIM_PHYS_LINKUP && p->peer->phys_state == SIM_PHYS_LINKUP;
+	return p->peer && p->phys_state == PHYS_STATE_LINKUP && p->peer->phys_state == PHYS_STATE_LINKUP;
 }
 
 /* Rate in Gb/s (as sysfs shows it: 2.5 per lane for SDR...), times 10 to stay integral. */

@@ -27,9 +27,9 @@ static void link_lost(struct sim_port *p)
 
 		if (!e)
 			continue;
-		e->state = SIM_PORT_DOWN;
-		if (e->phys_state != SIM_PHYS_DISABLED)
-			e->phys_state = SIM_PHYS_POLLING;
+		e->state = PORT_STATE_DOWN;
+		if (e->phys_state != PHYS_STATE_DISABLED)
+			e->phys_state = PHYS_STATE_POLLING;
 		e->width_active = e->speed_active = e->ext_active = 0;
 		note_change(e);
 	}
@@ -40,7 +40,7 @@ static void link_try_up(struct sim_port *p)
 {
 	struct sim_port *q = p->peer;
 
-	if (!q || p->phys_state == SIM_PHYS_DISABLED || q->phys_state == SIM_PHYS_DISABLED)
+	if (!q || p->phys_state == PHYS_STATE_DISABLED || q->phys_state == PHYS_STATE_DISABLED)
 		return;
 	if (sim_link_train(p, q) == 0) {
 		note_change(p);
@@ -51,13 +51,13 @@ static void link_try_up(struct sim_port *p)
 int sim_port_state_valid(const struct sim_port *p, unsigned new_state)
 {
 	switch (new_state) {
-	case SIM_PORT_NOCHANGE:
-	case SIM_PORT_DOWN:
+	case PORT_STATE_NOCHANGE:
+	case PORT_STATE_DOWN:
 		return 1;
-	case SIM_PORT_ARMED:
-		return p->state == SIM_PORT_INIT || p->state == SIM_PORT_ARMED;
-	case SIM_PORT_ACTIVE:
-		return p->state == SIM_PORT_ARMED || p->state == SIM_PORT_ACTIVE;
+	case PORT_STATE_ARMED:
+		return p->state == PORT_STATE_INIT || p->state == PORT_STATE_ARMED;
+	case PORT_STATE_ACTIVE:
+		return p->state == PORT_STATE_ARMED || p->state == PORT_STATE_ACTIVE;
 	default:
 		return 0;	/* Init cannot be set, and 5..15 are reserved */
 	}
@@ -68,16 +68,16 @@ int sim_port_set_state(struct sim_port *p, unsigned new_state)
 	if (!sim_port_state_valid(p, new_state))
 		return -EINVAL;
 	switch (new_state) {
-	case SIM_PORT_NOCHANGE:
+	case PORT_STATE_NOCHANGE:
 		break;
-	case SIM_PORT_DOWN:
+	case PORT_STATE_DOWN:
 		if (p->num == 0) {
 			/* A switch's management port has no link: back to Init. */
-			p->state = SIM_PORT_INIT;
+			p->state = PORT_STATE_INIT;
 			break;
 		}
 		/* The link goes down, then trains up again to Init as hardware does. */
-		if (p->phys_state == SIM_PHYS_LINKUP) {
+		if (p->phys_state == PHYS_STATE_LINKUP) {
 			link_lost(p);
 			link_try_up(p);
 		}
@@ -97,21 +97,21 @@ int sim_port_phys_valid(const struct sim_port *p, unsigned new_phys)
 		return 1;
 	if (p->num == 0)
 		return 0;	/* no physical link to change */
-	return new_phys == SIM_PHYS_POLLING || new_phys == SIM_PHYS_DISABLED;
+	return new_phys == PHYS_STATE_POLLING || new_phys == PHYS_STATE_DISABLED;
 }
 
 int sim_port_set_phys(struct sim_port *p, unsigned new_phys)
 {
 	if (!sim_port_phys_valid(p, new_phys))
 		return -EINVAL;
-	if (new_phys == SIM_PHYS_DISABLED) {
-		if (p->phys_state == SIM_PHYS_LINKUP)
+	if (new_phys == PHYS_STATE_DISABLED) {
+		if (p->phys_state == PHYS_STATE_LINKUP)
 			link_lost(p);
-		p->phys_state = SIM_PHYS_DISABLED;
-		p->state = SIM_PORT_DOWN;
-	} else if (new_phys == SIM_PHYS_POLLING) {
-		if (p->phys_state == SIM_PHYS_DISABLED) {
-			p->phys_state = SIM_PHYS_POLLING;
+		p->phys_state = PHYS_STATE_DISABLED;
+		p->state = PORT_STATE_DOWN;
+	} else if (new_phys == PHYS_STATE_POLLING) {
+		if (p->phys_state == PHYS_STATE_DISABLED) {
+			p->phys_state = PHYS_STATE_POLLING;
 			link_try_up(p);
 		}
 	}
@@ -120,7 +120,7 @@ int sim_port_set_phys(struct sim_port *p, unsigned new_phys)
 
 int sim_port_retrain(struct sim_port *p)
 {
-	if (!p->peer || p->phys_state != SIM_PHYS_LINKUP)
+	if (!p->peer || p->phys_state != PHYS_STATE_LINKUP)
 		return 0;
 	if (sim_link_train(p, p->peer) < 0) {
 		link_lost(p);

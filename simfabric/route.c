@@ -14,7 +14,7 @@
 /* The port whose LID range addresses (node, port): port 0 for a switch. */
 static const struct sim_port *addressed_port(const struct sim_node *n, unsigned port)
 {
-	return n->type == SIM_NODE_SWITCH ? &n->ports[0] : &n->ports[port];
+	return n->type == NODE_TYPE_SWITCH ? &n->ports[0] : &n->ports[port];
 }
 
 static int lid_in_range(const struct sim_port *p, uint16_t lid)
@@ -51,7 +51,7 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 	(void)f;
 	if (dlid == LID_PERMISSIVE) {
 		/* The permissive LID is consumed by the first node that sees it. */
-		if (node->type != SIM_NODE_SWITCH && cross(&node, &at, port) < 0)
+		if (node->type != NODE_TYPE_SWITCH && cross(&node, &at, port) < 0)
 			return -1;
 		end->node = node;
 		end->port = at;
@@ -65,7 +65,7 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 			end->port = at;
 			return 0;
 		}
-		if (node->type == SIM_NODE_SWITCH) {
+		if (node->type == NODE_TYPE_SWITCH) {
 			if (dlid >= SIM_LFT_CAP || dlid > node->sw->lft_top || !node->sw->lft)
 				return -1;
 			egress = node->sw->lft[dlid];
@@ -91,7 +91,7 @@ static int lid_routed_end(struct sim_fabric *f, struct sim_node *node, unsigned 
 			  uint8_t hop_cnt, uint16_t lid, struct sim_hop_end *end)
 {
 	if (lid != LID_PERMISSIVE) {
-		if (node->type != SIM_NODE_SWITCH && hop_cnt)
+		if (node->type != NODE_TYPE_SWITCH && hop_cnt)
 			return -1;
 		return sim_route_lid(f, node, port, lid, end);
 	}
@@ -129,14 +129,14 @@ int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, 
 		unsigned egress = initial[1];
 
 		/* C14-9:1: an end node sends out of the port it was asked to. */
-		if (node->type != SIM_NODE_SWITCH && (dr_slid != LID_PERMISSIVE || egress != port))
+		if (node->type != NODE_TYPE_SWITCH && (dr_slid != LID_PERMISSIVE || egress != port))
 			return -1;
 		*hop_ptr = 1;
 		if (cross(&node, &port, egress) < 0)
 			return -1;
 		/* C14-9:2: intermediate hops are switches; each records where it came in. */
 		while (*hop_ptr < hop_cnt) {
-			if (node->type != SIM_NODE_SWITCH)
+			if (node->type != NODE_TYPE_SWITCH)
 				return -1;
 			ret[*hop_ptr] = (uint8_t)port;
 			(*hop_ptr)++;
@@ -179,7 +179,7 @@ int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
 		return -1;
 	/* C14-13:1 and :2: back along the return path, switches only in between. */
 	while (*hop_ptr > 1) {
-		if (*hop_ptr <= hop_cnt && node->type != SIM_NODE_SWITCH)
+		if (*hop_ptr <= hop_cnt && node->type != NODE_TYPE_SWITCH)
 			return -1;
 		(*hop_ptr)--;
 		if (cross(&node, &port, ret[*hop_ptr]) < 0)

@@ -49,7 +49,7 @@ static int node_desc(struct sma_request *r)
 
 void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t *d)
 {
-	uint64_t port_guid = n->type == SIM_NODE_SWITCH ? n->node_guid : n->ports[local_port].guid;
+	uint64_t port_guid = n->type == NODE_TYPE_SWITCH ? n->node_guid : n->ports[local_port].guid;
 
 	memset(d, 0, SMP_DATA_SIZE);
 	d[0] = UMAD_BASE_VERSION;
@@ -82,7 +82,7 @@ void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, un
 			  int hide_m_key, uint8_t *d)
 {
 	/* A switch is one management entity: its addressing lives in port 0. */
-	const struct sim_port *m = n->type == SIM_NODE_SWITCH ? &n->ports[0] : p;
+	const struct sim_port *m = n->type == NODE_TYPE_SWITCH ? &n->ports[0] : p;
 
 	memset(d, 0, SMP_DATA_SIZE);
 	put_be64(d + 0, hide_m_key ? 0 : m->m_key);
@@ -126,9 +126,9 @@ void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, un
 /* The port a modifier names: switches any of 0..N; end ports 0 means the arrival port. */
 static struct sim_port *port_from_modifier(struct sma_request *r, unsigned num)
 {
-	if (r->node->type != SIM_NODE_SWITCH && num == 0)
+	if (r->node->type != NODE_TYPE_SWITCH && num == 0)
 		num = r->in_port;
-	if (num > r->node->num_ports || (r->node->type != SIM_NODE_SWITCH && num == 0))
+	if (num > r->node->num_ports || (r->node->type != NODE_TYPE_SWITCH && num == 0))
 		return NULL;
 	return &r->node->ports[num];
 }
@@ -149,7 +149,7 @@ static int port_info_set_valid(const struct sim_port *p, const uint8_t *d)
 		return 0;
 	if (vls && vls > p->vl_cap)
 		return 0;
-	if (link_down_default > SIM_PHYS_POLLING)
+	if (link_down_default > PHYS_STATE_POLLING)
 		return 0;
 	return sim_port_state_valid(p, d[32] & 0xf) && sim_port_phys_valid(p, d[33] >> 4);
 }
@@ -160,7 +160,7 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 	int rates_changed = 0;
 
 	/* Addressing: end ports, and a switch through its port 0 only. */
-	if (r->node->type != SIM_NODE_SWITCH || p->num == 0) {
+	if (r->node->type != NODE_TYPE_SWITCH || p->num == 0) {
 		uint16_t old_lid = p->lid;
 		uint8_t old_lmc = p->lmc;
 
@@ -170,7 +170,7 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 		p->sm_lid = get_be16(d + 18);
 		p->m_key_lease = get_be16(d + 26);
 		p->m_key_protect = d[34] >> 6;
-		p->lmc = r->node->type == SIM_NODE_SWITCH ? 0 : d[34] & 7;
+		p->lmc = r->node->type == NODE_TYPE_SWITCH ? 0 : d[34] & 7;
 		p->sm_sl = d[36] & 0xf;
 		p->m_key_violations = get_be16(d + 44);
 		/* Out of memory for the LID index: the port keeps the LID it can be found by. */
@@ -214,7 +214,7 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 	p->mcast_pkey_trap_suppress = (d[51] >> 5) & 3;
 	/* ClientReregister asks the clients to re-register; it reads back as 0. */
 	p->client_reregister = 0;
-	if (r->node->type != SIM_NODE_SWITCH)
+	if (r->node->type != NODE_TYPE_SWITCH)
 		p->resp_time_value = d[52] & 0x1f;
 	if (rates_changed)
 		sim_port_retrain(p);
@@ -369,10 +369,10 @@ static int pkey_table(struct sma_request *r)
 	unsigned block = r->mod & 0xffff, num = r->mod >> 16, i;
 	struct sim_port *p;
 
-	if (r->node->type != SIM_NODE_SWITCH)
+	if (r->node->type != NODE_TYPE_SWITCH)
 		num = r->in_port;
 	p = num <= r->node->num_ports ? &r->node->ports[num] : NULL;
-	if (!p || (r->node->type != SIM_NODE_SWITCH && num == 0) ||
+	if (!p || (r->node->type != NODE_TYPE_SWITCH && num == 0) ||
 	    block >= SIM_PKEY_TABLE_SIZE / 32)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !p->pkeys) {
@@ -396,7 +396,7 @@ static int sl2vl_table(struct sma_request *r)
 	unsigned out = r->mod & 0xff, in = (r->mod >> 8) & 0xff, sl;
 	struct sim_port *p;
 
-	if (r->node->type != SIM_NODE_SWITCH) {
+	if (r->node->type != NODE_TYPE_SWITCH) {
 		out = r->in_port;
 		in = 0;
 	}
@@ -422,7 +422,7 @@ static int vl_arb_table(struct sma_request *r)
 	unsigned block = r->mod >> 16, num = r->mod & 0xffff, i;
 	struct sim_port *p;
 
-	if (r->node->type != SIM_NODE_SWITCH)
+	if (r->node->type != NODE_TYPE_SWITCH)
 		num = r->in_port;
 	if (block < 1 || block > 4 || num > r->node->num_ports)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;

@@ -319,7 +319,7 @@ static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed
 }
 
 static void parse_header(struct parser *p, const char *file, unsigned line, const char *s,
-			 enum sim_node_type type, size_t keyword_len)
+			 enum node_type type, size_t keyword_len)
 {
 	char name[MAX_NAME], full[MAX_NAME + 80], desc[MAX_NAME];
 	const char *rest;
@@ -407,7 +407,7 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 
 	guid = p->guid_next[type];
 	n->node_guid = guid;
-	p->guid_next[type] += type == SIM_NODE_SWITCH ? 1 : nports + 1;
+	p->guid_next[type] += type == NODE_TYPE_SWITCH ? 1 : nports + 1;
 	n->sys_guid = p->sys_image_guid ? p->sys_image_guid : guid;
 	p->sys_image_guid = 0;
 	n->vendor_id = p->vendor_id;
@@ -415,11 +415,11 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 	for (i = 0; i <= n->num_ports; i++) {
 		struct sim_port *port = &n->ports[i];
 
-		port->guid = type == SIM_NODE_SWITCH ? guid : guid + i;
+		port->guid = type == NODE_TYPE_SWITCH ? guid : guid + i;
 		if (i)
 			apply_port_rates(port, p->width, p->speed, p->ext);
 	}
-	if (type == SIM_NODE_SWITCH && strstr(rest, "enhanced port 0"))
+	if (type == NODE_TYPE_SWITCH && strstr(rest, "enhanced port 0"))
 		n->sw->enhanced_port0 = 1;
 	p->current = n;
 	p->current_file = file;
@@ -540,7 +540,7 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	}
 	g_hash_table_insert(p->current_ports, GUINT_TO_POINTER(pl.local), GUINT_TO_POINTER(line));
 	port = &p->current->ports[pl.local];
-	if (has_guid && p->current->type != SIM_NODE_SWITCH) {
+	if (has_guid && p->current->type != NODE_TYPE_SWITCH) {
 		port->guid = guid;
 	}
 	/* Options, then an optional comment whose last word may give the link's rate. */
@@ -603,7 +603,7 @@ static const char *assignment(const char *s, size_t key_len, int *relative)
 }
 
 static void parse_guid_base(struct parser *p, const char *file, unsigned line, const char *s,
-			    size_t key_len, enum sim_node_type type)
+			    size_t key_len, enum node_type type)
 {
 	int relative;
 	const char *v = assignment(s, key_len, &relative);
@@ -712,27 +712,27 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 		return;
 	}
 	if (starts_with_word(s, "Switch")) {
-		parse_header(p, file, line, s, SIM_NODE_SWITCH, 6);
+		parse_header(p, file, line, s, NODE_TYPE_SWITCH, 6);
 		return;
 	}
 	if (starts_with_word(s, "Hca") || starts_with_word(s, "Ca")) {
-		parse_header(p, file, line, s, SIM_NODE_CA, s[0] == 'H' ? 3 : 2);
+		parse_header(p, file, line, s, NODE_TYPE_CA, s[0] == 'H' ? 3 : 2);
 		return;
 	}
 	if (starts_with_word(s, "Rt")) {
-		parse_header(p, file, line, s, SIM_NODE_ROUTER, 2);
+		parse_header(p, file, line, s, NODE_TYPE_ROUTER, 2);
 		return;
 	}
 	/* Everything else is a global line and ends the record. */
 	end_record(p);
 	if (starts_with_key(s, "switchguid"))
-		parse_guid_base(p, file, line, s, 10, SIM_NODE_SWITCH);
+		parse_guid_base(p, file, line, s, 10, NODE_TYPE_SWITCH);
 	else if (starts_with_key(s, "hcaguids"))
-		parse_guid_base(p, file, line, s, 8, SIM_NODE_CA);
+		parse_guid_base(p, file, line, s, 8, NODE_TYPE_CA);
 	else if (starts_with_key(s, "caguid"))
-		parse_guid_base(p, file, line, s, 6, SIM_NODE_CA);
+		parse_guid_base(p, file, line, s, 6, NODE_TYPE_CA);
 	else if (starts_with_key(s, "rtguid"))
-		parse_guid_base(p, file, line, s, 6, SIM_NODE_ROUTER);
+		parse_guid_base(p, file, line, s, 6, NODE_TYPE_ROUTER);
 	else if (starts_with_key(s, "vendid")) {
 		v = p->vendor_id;
 		parse_value(p, file, line, s, 6, 0xffffff, &v);
@@ -1041,9 +1041,9 @@ static void check_guids(struct parser *p)
 			uint64_t *guid = j == 0 ? &n->node_guid : &n->ports[j].guid;
 			struct sim_node *other;
 
-			if (j > 0 && n->type == SIM_NODE_SWITCH)
+			if (j > 0 && n->type == NODE_TYPE_SWITCH)
 				break;	/* switch ports share the node GUID */
-			if (j == 0 && n->type != SIM_NODE_SWITCH && n->node_guid == n->ports[1].guid)
+			if (j == 0 && n->type != NODE_TYPE_SWITCH && n->node_guid == n->ports[1].guid)
 				continue;
 			other = g_hash_table_lookup(seen, guid);
 			if (other) {
@@ -1071,9 +1071,9 @@ static void parser_init(struct parser *p)
 	p->current_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->errors = g_string_new(NULL);
 	/* ibsim's GUID bases, so that the same file gives the same GUIDs in both simulators. */
-	p->guid_base[SIM_NODE_CA] = p->guid_next[SIM_NODE_CA] = 0x100000;
-	p->guid_base[SIM_NODE_SWITCH] = p->guid_next[SIM_NODE_SWITCH] = 0x200000;
-	p->guid_base[SIM_NODE_ROUTER] = p->guid_next[SIM_NODE_ROUTER] = 0x300000;
+	p->guid_base[NODE_TYPE_CA] = p->guid_next[NODE_TYPE_CA] = 0x100000;
+	p->guid_base[NODE_TYPE_SWITCH] = p->guid_next[NODE_TYPE_SWITCH] = 0x200000;
+	p->guid_base[NODE_TYPE_ROUTER] = p->guid_next[NODE_TYPE_ROUTER] = 0x300000;
 	p->width = SIM_WIDTH_1X | SIM_WIDTH_4X;
 	p->speed = SIM_SPEED_SDR;
 }

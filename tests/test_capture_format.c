@@ -261,7 +261,7 @@ static void write_sample(void)
 	/* NodeInfo: base version, class version, type CA, 1 port. */
 	mad[SMP_OFF_DATA + 0] = 1;
 	mad[SMP_OFF_DATA + 1] = 1;
-	mad[SMP_OFF_DATA + NODEINFO_OFF_NODE_TYPE] = NODEINFO_TYPE_CA;
+	mad[SMP_OFF_DATA + NODEINFO_OFF_NODE_TYPE] = NODE_TYPE_CA;
 	mad[SMP_OFF_DATA + 3] = 1;
 	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &in);
 	assert_int_equal(pcapng_write_ib(w, 0, 1700000000001000000ull, PCAPNG_DIR_INBOUND,

@@ -189,7 +189,7 @@ static void test_node_info(void **state)
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(d[0], 1);
 	assert_int_equal(d[1], 1);
-	assert_int_equal(d[2], SIM_NODE_CA);
+	assert_int_equal(d[2], NODE_TYPE_CA);
 	assert_int_equal(d[3], 2);
 	assert_int_equal(get_be64(d + 12), 0x100000);
 	assert_int_equal(get_be64(d + 20), 0x100001);
@@ -197,7 +197,7 @@ static void test_node_info(void **state)
 	/* Switch2, reached over Switch1's port 8: it says it was reached through its port 8. */
 	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,8");
 	assert_int_equal(send_dr(), 0);
-	assert_int_equal(d[2], SIM_NODE_SWITCH);
+	assert_int_equal(d[2], NODE_TYPE_SWITCH);
 	assert_int_equal(d[3], 8);
 	assert_int_equal(get_be64(d + 12), 0x200001);
 	assert_int_equal(get_be64(d + 20), 0x200001);
@@ -220,23 +220,23 @@ static void test_port_info_get(void **state)
 	/* An end port: modifier 0 is the port asked through. */
 	get_port_info("", 0, pi);
 	assert_int_equal(pi[28], 1);			/* LocalPortNum */
-	assert_int_equal(pi[32] & 0xf, SIM_PORT_INIT);
-	assert_int_equal(pi[33] >> 4, SIM_PHYS_LINKUP);
+	assert_int_equal(pi[32] & 0xf, PORT_STATE_INIT);
+	assert_int_equal(pi[33] >> 4, PHYS_STATE_LINKUP);
 	assert_int_equal(pi[31], SIM_WIDTH_4X);		/* LinkWidthActive */
 	assert_int_equal(pi[35] >> 4, SIM_SPEED_SDR);	/* LinkSpeedActive */
 	assert_int_equal(pi[41] & 0xf, 5);		/* MTUCap 4096 */
 	/* Port 2 of the host is not cabled. */
 	get_port_info("", 2, pi);
-	assert_int_equal(pi[32] & 0xf, SIM_PORT_DOWN);
-	assert_int_equal(pi[33] >> 4, SIM_PHYS_POLLING);
+	assert_int_equal(pi[32] & 0xf, PORT_STATE_DOWN);
+	assert_int_equal(pi[33] >> 4, PHYS_STATE_POLLING);
 	/* A switch answers for any of its ports, 0 included. */
 	get_port_info("1", 7, pi);
-	assert_int_equal(pi[32] & 0xf, SIM_PORT_INIT);
+	assert_int_equal(pi[32] & 0xf, PORT_STATE_INIT);
 	get_port_info("1", 0, pi);
-	assert_int_equal(pi[32] & 0xf, SIM_PORT_INIT);
-	assert_int_equal(pi[33] >> 4, SIM_PHYS_LINKUP);
+	assert_int_equal(pi[32] & 0xf, PORT_STATE_INIT);
+	assert_int_equal(pi[33] >> 4, PHYS_STATE_LINKUP);
 	get_port_info("1", 3, pi);
-	assert_int_equal(pi[32] & 0xf, SIM_PORT_DOWN);
+	assert_int_equal(pi[32] & 0xf, PORT_STATE_DOWN);
 	/* Out of range. */
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, 9, "1");
 	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
@@ -311,10 +311,10 @@ static void test_port_info_set_invalid(void **state)
 			{ 29, SIM_WIDTH_12X | SIM_WIDTH_8X },	/* width not supported */
 			{ 36, 6 << 4 },				/* NeighborMTU above MTUCap */
 			{ 43, 6 << 4 },				/* OperationalVLs above VLCap */
-			{ 32, SIM_PORT_INIT },			/* Init cannot be set */
-			{ 32, SIM_PORT_ACTIVE },		/* Init -> Active skips Armed */
+			{ 32, PORT_STATE_INIT },			/* Init cannot be set */
+			{ 32, PORT_STATE_ACTIVE },		/* Init -> Active skips Armed */
 			{ 32, 7 },				/* reserved state */
-			{ 33, SIM_PHYS_SLEEP << 4 },		/* phys state not settable */
+			{ 33, PHYS_STATE_SLEEP << 4 },		/* phys state not settable */
 			{ 33, 3 },				/* LinkDownDefault reserved */
 		};
 		size_t i;
@@ -329,7 +329,7 @@ static void test_port_info_set_invalid(void **state)
 			assert_int_equal(get_be16(data() + 16), 0);
 			get_port_info("", 0, back);
 			assert_int_equal(get_be16(back + 16), 0);
-			assert_int_equal(back[32] & 0xf, SIM_PORT_INIT);
+			assert_int_equal(back[32] & 0xf, PORT_STATE_INIT);
 		}
 	}
 }
@@ -352,31 +352,31 @@ static void test_port_states(void **state)
 
 	(void)state;
 	/* Init -> Armed -> Active, and staying there; Armed again from Active is refused. */
-	set_state("", 0, SIM_PORT_ARMED, 0, 0);
-	assert_int_equal(fx->host->state, SIM_PORT_ARMED);
-	set_state("", 0, SIM_PORT_ARMED, 0, 0);
-	set_state("", 0, SIM_PORT_ACTIVE, 0, 0);
-	assert_int_equal(fx->host->state, SIM_PORT_ACTIVE);
-	set_state("", 0, SIM_PORT_ACTIVE, 0, 0);
-	set_state("", 0, SIM_PORT_ARMED, 0, UMAD_STATUS_INVALID_ATTR_VALUE);
-	set_state("", 0, SIM_PORT_NOCHANGE, 0, 0);
-	assert_int_equal(fx->host->state, SIM_PORT_ACTIVE);
+	set_state("", 0, PORT_STATE_ARMED, 0, 0);
+	assert_int_equal(fx->host->state, PORT_STATE_ARMED);
+	set_state("", 0, PORT_STATE_ARMED, 0, 0);
+	set_state("", 0, PORT_STATE_ACTIVE, 0, 0);
+	assert_int_equal(fx->host->state, PORT_STATE_ACTIVE);
+	set_state("", 0, PORT_STATE_ACTIVE, 0, 0);
+	set_state("", 0, PORT_STATE_ARMED, 0, UMAD_STATUS_INVALID_ATTR_VALUE);
+	set_state("", 0, PORT_STATE_NOCHANGE, 0, 0);
+	assert_int_equal(fx->host->state, PORT_STATE_ACTIVE);
 	/* The switch side too, and its PortStateChange flag goes up. */
 	node("Switch1")->sw->port_state_change = 0;
-	set_state("1", 1, SIM_PORT_ARMED, 0, 0);
-	set_state("1", 1, SIM_PORT_ACTIVE, 0, 0);
-	assert_int_equal(sw_port->state, SIM_PORT_ACTIVE);
+	set_state("1", 1, PORT_STATE_ARMED, 0, 0);
+	set_state("1", 1, PORT_STATE_ACTIVE, 0, 0);
+	assert_int_equal(sw_port->state, PORT_STATE_ACTIVE);
 	assert_int_equal(node("Switch1")->sw->port_state_change, 1);
 	/* Down: the link drops and trains again, both ends back to Init. */
-	set_state("1", 1, SIM_PORT_DOWN, 0, 0);
-	assert_int_equal(sw_port->state, SIM_PORT_INIT);
-	assert_int_equal(fx->host->state, SIM_PORT_INIT);
-	assert_int_equal(fx->host->phys_state, SIM_PHYS_LINKUP);
+	set_state("1", 1, PORT_STATE_DOWN, 0, 0);
+	assert_int_equal(sw_port->state, PORT_STATE_INIT);
+	assert_int_equal(fx->host->state, PORT_STATE_INIT);
+	assert_int_equal(fx->host->phys_state, PHYS_STATE_LINKUP);
 	/* A switch's port 0 has no link: Down sets it back to Init; its phys state cannot be set. */
-	set_state("1", 0, SIM_PORT_ARMED, 0, 0);
-	set_state("1", 0, SIM_PORT_DOWN, 0, 0);
-	assert_int_equal(node("Switch1")->ports[0].state, SIM_PORT_INIT);
-	set_state("1", 0, SIM_PORT_NOCHANGE, SIM_PHYS_DISABLED, UMAD_STATUS_INVALID_ATTR_VALUE);
+	set_state("1", 0, PORT_STATE_ARMED, 0, 0);
+	set_state("1", 0, PORT_STATE_DOWN, 0, 0);
+	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_INIT);
+	set_state("1", 0, PORT_STATE_NOCHANGE, PHYS_STATE_DISABLED, UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
 static void test_link_disabled(void **state)
@@ -385,20 +385,20 @@ static void test_link_disabled(void **state)
 
 	(void)state;
 	/* Disable Switch1 port 7: both ends go down; SMPs over it are lost. */
-	set_state("1", 7, SIM_PORT_NOCHANGE, SIM_PHYS_DISABLED, 0);
-	assert_int_equal(a->phys_state, SIM_PHYS_DISABLED);
-	assert_int_equal(a->state, SIM_PORT_DOWN);
-	assert_int_equal(b->phys_state, SIM_PHYS_POLLING);
-	assert_int_equal(b->state, SIM_PORT_DOWN);
+	set_state("1", 7, PORT_STATE_NOCHANGE, PHYS_STATE_DISABLED, 0);
+	assert_int_equal(a->phys_state, PHYS_STATE_DISABLED);
+	assert_int_equal(a->state, PORT_STATE_DOWN);
+	assert_int_equal(b->phys_state, PHYS_STATE_POLLING);
+	assert_int_equal(b->state, PORT_STATE_DOWN);
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), LOST);
 	/* The redundant link still reaches Switch2. */
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,8");
 	assert_int_equal(send_dr(), 0);
 	/* Polling re-enables it: the link trains to Init. */
-	set_state("1", 7, SIM_PORT_NOCHANGE, SIM_PHYS_POLLING, 0);
-	assert_int_equal(a->phys_state, SIM_PHYS_LINKUP);
-	assert_int_equal(b->state, SIM_PORT_INIT);
+	set_state("1", 7, PORT_STATE_NOCHANGE, PHYS_STATE_POLLING, 0);
+	assert_int_equal(a->phys_state, PHYS_STATE_LINKUP);
+	assert_int_equal(b->state, PORT_STATE_INIT);
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), 0);
 	/* A pulled cable loses the SMP too, and plugging it back brings the link up. */
@@ -407,7 +407,7 @@ static void test_link_disabled(void **state)
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), LOST);
 	sim_port_cable(a, 1, b);
-	assert_int_equal(b->state, SIM_PORT_INIT);
+	assert_int_equal(b->state, PORT_STATE_INIT);
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, "1,7");
 	assert_int_equal(send_dr(), 0);
 }

@@ -88,13 +88,13 @@ static void test_default_fabric(void **state)
 	assert_ptr_equal(port_of(f, "Switch1", 7)->peer, port_of(f, "Switch2", 7));
 	assert_ptr_equal(port_of(f, "Switch1", 8)->peer, port_of(f, "Switch2", 8));
 	assert_ptr_equal(hca1->ports[1].peer, &sw1->ports[1]);
-	assert_int_equal(hca1->ports[1].state, SIM_PORT_INIT);
-	assert_int_equal(hca1->ports[1].phys_state, SIM_PHYS_LINKUP);
+	assert_int_equal(hca1->ports[1].state, PORT_STATE_INIT);
+	assert_int_equal(hca1->ports[1].phys_state, PHYS_STATE_LINKUP);
 	assert_int_equal(hca1->ports[1].width_active, SIM_WIDTH_4X);
 	assert_int_equal(hca1->ports[1].speed_active, SIM_SPEED_SDR);
 	/* An uncabled port stays down. */
 	assert_null(hca1->ports[2].peer);
-	assert_int_equal(hca1->ports[2].state, SIM_PORT_DOWN);
+	assert_int_equal(hca1->ports[2].state, PORT_STATE_DOWN);
 	assert_null(port_of(f, "Switch1", 3)->peer);
 	/* Names stand in for missing descriptions. */
 	assert_string_equal(sw1->desc, "Switch1");
@@ -121,10 +121,10 @@ static void test_headers_and_descriptions(void **state)
 	assert_string_equal(sim_fabric_find(f, "S")->desc, "big switch");
 	assert_true(sim_fabric_find(f, "S")->sw->enhanced_port0);
 	assert_string_equal(sim_fabric_find(f, "C")->desc, "a comment description");
-	assert_int_equal(sim_fabric_find(f, "R")->type, SIM_NODE_ROUTER);
+	assert_int_equal(sim_fabric_find(f, "R")->type, NODE_TYPE_ROUTER);
 	assert_int_equal(sim_fabric_find(f, "R")->node_guid, 0x300000);
 	assert_string_equal(sim_fabric_find(f, "H")->desc, "tabbed");
-	assert_int_equal(sim_fabric_find(f, "H")->type, SIM_NODE_CA);
+	assert_int_equal(sim_fabric_find(f, "H")->type, NODE_TYPE_CA);
 	sim_fabric_free(f);
 }
 
