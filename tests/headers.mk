@@ -4,3 +4,7 @@ check_PROGRAMS += tests/layout_check
 TESTS += tests/layout_check tests/header_compat.sh
 tests_layout_check_SOURCES = tests/layout_check.c
 EXTRA_DIST += tests/header_compat.sh
+
+# The wire format spelled once (libumad/mad_wire.h): no bare offsets or protocol numbers elsewhere.
+TESTS += tests/wire_vocabulary.sh
+EXTRA_DIST += tests/wire_vocabulary.sh

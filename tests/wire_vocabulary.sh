@@ -1,0 +1,40 @@
+#!/bin/sh
+# The wire format has one vocabulary (libumad/mad_wire.h on the public
+# umad headers): outside it, the library, the backends, the fabric, the
+# capture code, the CLI and the examples name header fields and protocol
+# numbers instead of spelling them.  This looks for the spellings that
+# crept back before: byte offsets into a MAD or packet, the QP1 Q_Key, a
+# MAD size or class test written as a number, a private copy of the
+# accessors; and for replay or the CLI reaching into the simulator.
+# Tests may spell numbers (an expected value written twice proves nothing).
+set -u
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+cd "$top_srcdir" || exit 1
+status=0
+
+sources=$(ls libumad/*.[ch] backends/*.[ch] simfabric/*.[ch] pcap/*.[ch] cli/*.[ch] \
+	examples/*.[ch] 2>/dev/null | grep -v '^libumad/mad_wire\.h$')
+
+# look WHAT REGEX: report every line of the sources that matches.
+look() {
+	found=$(grep -nE "$2" $sources)
+	if [ -n "$found" ]; then
+		echo "FAIL: $1:"
+		echo "$found"
+		status=1
+	fi
+}
+
+look "a byte offset into a MAD or packet" '\b(mad|smp|pkt|packet|hdr_bytes)\[[0-9]+\]'
+look "the QP1 Q_Key as a number" '0x8001'
+look "a MAD size of its own" '#define[[:space:]]+[A-Z_]*MAD_SIZE[[:space:]]+[0-9]'
+look "a class, method or attribute compared with a number" \
+	'(class|method|attr[a-z_]*)\)?[[:space:]]*[!=<>]=?[[:space:]]*0x[0-9a-fA-F]+'
+look "big-endian accessors of its own" '^static inline [a-z0-9_]+ (get|put)_?be(16|24|32|64)\('
+found=$(grep -ln '#include "simfabric/' backends/replay.c cli/*.c pcap/*.c 2>/dev/null)
+if [ -n "$found" ]; then
+	echo "FAIL: replay, the CLI or capture include the simulator: $found"
+	status=1
+fi
+[ "$status" -eq 0 ] && echo "PASS: the wire format is spelled once"
+exit "$status"
