@@ -554,8 +554,8 @@ static void note_unmatched(const uint8_t *mad)
 }
 
 /* Answer a checked request with its recorded answer, or let it time out. */
-static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad,
-		  size_t mad_len)
+static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
+		  const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
 {
 	uint8_t key[KEY_MAX], recorded_mad[MAD_SIZE];
 	const struct replay_answer *a = NULL;
@@ -564,6 +564,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint
 	int64_t id;
 	int r = 0;
 
+	(void)agent;	/* answers are matched by what was asked, not by whom */
 	if (mad_rules_method_is_response(mad_class(mad), mad_method(mad), 0))
 		return soft_port_no_answer(p, hdr, mad);	/* our own answers go nowhere */
 	key_len = make_key(mad, mad_len, be16toh(hdr->addr.lid), key);
@@ -603,19 +604,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint
 
 static ssize_t replay_send(int portid, const void *umad, size_t len)
 {
-	struct soft_port *p = soft_port_get(portid);
-	struct umad_agent_req agent;
-	uint8_t mad[MAD_SIZE];
-	int r;
-
-	if (!p)
-		return -EBADF;
-	r = soft_port_check_send(p, umad, len, mad, &agent);
-	if (r == 0)
-		r = answer(p, umad, (const uint8_t *)umad + MAD_RULES_HDR_SIZE,
-			   len - MAD_RULES_HDR_SIZE);
-	soft_port_put(p);
-	return r < 0 ? r : (ssize_t)len;
+	return soft_port_send(portid, umad, len, answer);
 }
 
 const struct umad_backend umad_backend_replay = {

@@ -520,13 +520,14 @@ static int sim_open_port(const char *ca_name, int portnum, size_t *hdr_size, int
 
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
 static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
-		   const struct umad_agent_req *agent, uint8_t *mad)
+		   const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
 {
 	struct sim_port *from = op->data;
 	struct ib_user_mad reply;
 	uint16_t slid = 0;
 	int answered = 0;
 
+	(void)mad_len;	/* the fabric carries whole MADs */
 	/*
 	 * Only SMPs sent on QP0 are answered (an SMP class on QP1, or a GMP on
 	 * QP0, is dropped by the receiver); answers and TrapRepress the
@@ -553,18 +554,7 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 
 static ssize_t sim_send(int portid, const void *umad, size_t len)
 {
-	struct soft_port *op = soft_port_get(portid);
-	struct umad_agent_req agent;
-	uint8_t mad[MAD_SIZE];
-	int r;
-
-	if (!op)
-		return -EBADF;
-	r = soft_port_check_send(op, umad, len, mad, &agent);
-	if (r == 0)
-		r = deliver(op, umad, &agent, mad);
-	soft_port_put(op);
-	return r < 0 ? r : (ssize_t)len;
+	return soft_port_send(portid, umad, len, deliver);
 }
 
 const struct umad_backend umad_backend_sim = {

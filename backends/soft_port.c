@@ -299,8 +299,8 @@ static int is_response(const uint8_t *mad)
 	return mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad));
 }
 
-int soft_port_check_send(struct soft_port *p, const void *umad, size_t len, uint8_t *mad,
-			 struct umad_agent_req *agent)
+static int check_send(struct soft_port *p, const void *umad, size_t len, uint8_t *mad,
+		      struct umad_agent_req *agent)
 {
 	const struct ib_user_mad *hdr = umad;
 	size_t mad_len;
@@ -330,6 +330,22 @@ int soft_port_check_send(struct soft_port *p, const void *umad, size_t len, uint
 	if (mad_queue_is_outstanding(&p->q, hdr, mad, is_response(mad)))
 		return -EINVAL;
 	return 0;
+}
+
+ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliver_fn deliver)
+{
+	struct soft_port *p = soft_port_get(portid);
+	struct umad_agent_req agent;
+	uint8_t mad[MAD_SIZE];
+	int r;
+
+	if (!p)
+		return -EBADF;
+	r = check_send(p, umad, len, mad, &agent);
+	if (r == 0)
+		r = deliver(p, umad, &agent, mad, len - MAD_RULES_HDR_SIZE);
+	soft_port_put(p);
+	return r < 0 ? r : (ssize_t)len;
 }
 
 int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad)

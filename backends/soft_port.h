@@ -60,13 +60,21 @@ int soft_port_register(int portid, struct umad_agent_req *req, uint32_t *agent_i
 int soft_port_unregister(int portid, uint32_t agent_id);
 
 /*
- * The kernel's write() checks of one send (length, agent, sizes per class
- * and agent, directed route, a duplicate outstanding request): 0 with the
- * MAD copied into mad (MAD_SIZE bytes, zero-padded) and the sending
- * agent's registration in *agent, or -errno.
+ * What a backend does with a send that passed the kernel's checks: hdr is
+ * the caller's umad header, agent the sending agent's registration, mad
+ * a copy of the MAD the backend may answer in (MAD_SIZE bytes, zero-padded
+ * past mad_len).  0 or -errno.
  */
-int soft_port_check_send(struct soft_port *p, const void *umad, size_t len, uint8_t *mad,
-			 struct umad_agent_req *agent);
+typedef int (*soft_port_deliver_fn)(struct soft_port *p, const struct ib_user_mad *hdr,
+				    const struct umad_agent_req *agent, uint8_t *mad,
+				    size_t mad_len);
+
+/*
+ * A backend's send operation: the kernel's write() checks (length, agent,
+ * sizes per class and agent, directed route, a duplicate outstanding
+ * request), then deliver, on a port held for the while.  len or -errno.
+ */
+ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliver_fn deliver);
 
 /*
  * A checked send that gets no answer: with a timeout it completes with
