@@ -100,6 +100,8 @@ static int read_exact(struct capture_reader *r, void *buf, size_t n)
 {
 	size_t again = r->magic_left < n ? r->magic_left : n, got;
 
+	if (!n)
+		return 1;	/* an empty record: buf may be the still unallocated block */
 	/* A stream cannot rewind: the format's magic is handed out again from memory. */
 	memcpy(buf, r->magic + sizeof(r->magic) - r->magic_left, again);
 	r->magic_left -= again;
