@@ -46,6 +46,18 @@ struct local_port {
 
 static struct replay_index *recorded;
 static int capture_fd = -1;		/* the capture, for reading answers back */
+
+/*
+ * A window of the capture around the last answer read back: a tool asks
+ * again what it asked when it was recorded, mostly in the same order, so
+ * answers come from further along the file and one read serves many.
+ */
+#define WINDOW_SIZE	(64u << 10)
+static struct {
+	uint8_t bytes[WINDOW_SIZE];
+	uint64_t start;
+	size_t len;
+} window;
 static struct local_port *locals;
 static size_t n_locals;
 /* The index, and which recorded answer comes next, are shared by all ports. */
@@ -206,6 +218,7 @@ static void forget_capture(void)
 	if (capture_fd >= 0)
 		close(capture_fd);
 	capture_fd = -1;
+	window.start = window.len = 0;
 	free(locals);
 	locals = NULL;
 	n_locals = 0;
@@ -271,7 +284,6 @@ static int load(const char *path)
 		mad = capture_mad(&rec, &len);
 		if (!lp || !mad)
 			continue;
-		read_meta(&rec, records, &meta, &bad, first_bad, sizeof(first_bad));
 		off = (size_t)(mad - rec.packet);
 		dlid = get_be16(rec.packet + LRH_OFF_DLID);
 		slid = get_be16(rec.packet + LRH_OFF_SLID);
@@ -300,6 +312,8 @@ static int load(const char *path)
 		}
 		if (direction != PCAPNG_DIR_INBOUND)
 			continue;
+		/* Only what came in says anything replay uses (a timeout, a segment). */
+		read_meta(&rec, records, &meta, &bad, first_bad, sizeof(first_bad));
 		/* The local node answers NodeInfo at hop 0: what the host's CA looks like. */
 		if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE &&
 		    mad_method(mad) == UMAD_METHOD_GET_RESP && mad[SMP_OFF_HOP_CNT] == 0 &&
@@ -553,11 +567,26 @@ static void note_unmatched(const uint8_t *mad)
 	pthread_mutex_unlock(&unmatched_lock);
 }
 
+/* The len bytes at offset of the capture (len <= MAD_SIZE), or NULL. answers_lock held. */
+static const uint8_t *read_back(uint64_t offset, size_t len)
+{
+	ssize_t got;
+
+	if (offset < window.start || offset - window.start + len > window.len) {
+		got = pread(capture_fd, window.bytes, sizeof(window.bytes), (off_t)offset);
+		window.start = offset;
+		window.len = got > 0 ? (size_t)got : 0;
+		if (len > window.len)
+			return NULL;
+	}
+	return window.bytes + (offset - window.start);
+}
+
 /* Answer a checked request with its recorded answer, or let it time out. */
 static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 		  const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
 {
-	uint8_t key[KEY_MAX], recorded_mad[MAD_SIZE];
+	uint8_t key[KEY_MAX];
 	const struct replay_answer *a = NULL;
 	const uint8_t *bytes = NULL;
 	size_t key_len;
@@ -578,8 +607,8 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 		a = replay_index_take(recorded, (uint32_t)id);
 	if (a && !a->timeout && hdr->timeout_ms) {
 		bytes = a->owned;
-		if (!bytes && pread(capture_fd, recorded_mad, a->len, (off_t)a->offset) == (ssize_t)a->len)
-			bytes = recorded_mad;
+		if (!bytes)
+			bytes = read_back(a->offset, a->len);
 	}
 	if (bytes) {
 		struct ib_user_mad out;
