@@ -172,7 +172,7 @@ for net in default $nets; do
 	echo "ok: opensm -o on $name: SUBNET UP, $lids LIDs, $errs errors"
 done
 # opensm claims IsSM through the issm file itself (ERR 5431 if it could not).
-grep -q '5431' "$work/osm-default.log" && fail "opensm could not open the issm device"
+grep -q 'ERR 5431' "$work/osm-default.log" && fail "opensm could not open the issm device"
 grep -q 'Setting IS_SM on port 0x0000000000100001' "$work/osm-default.log" ||
 	fail "opensm did not set IsSM on the host port"
 
