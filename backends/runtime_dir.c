@@ -110,6 +110,7 @@ int runtime_dir_create(struct runtime_dir *d, const char *const *bases, size_t n
 			err = errno;
 			continue;
 		}
+		d->owner = getpid();
 		d->lock_fd = open(d->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 		if (d->lock_fd < 0 || flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 			err = errno;
@@ -124,7 +125,7 @@ int runtime_dir_create(struct runtime_dir *d, const char *const *bases, size_t n
 
 void runtime_dir_remove(struct runtime_dir *d)
 {
-	if (d->path[0])
+	if (d->path[0] && d->owner == getpid())
 		remove_tree(d->path);
 	if (d->lock_fd >= 0)
 		close(d->lock_fd);

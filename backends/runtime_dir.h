@@ -10,10 +10,12 @@
 #define LIBUMAD_RUNTIME_DIR_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 struct runtime_dir {
 	char path[4096];
 	int lock_fd;
+	pid_t owner;		/* the process that made it */
 };
 
 /*
@@ -23,7 +25,11 @@ struct runtime_dir {
  */
 int runtime_dir_create(struct runtime_dir *d, const char *const *bases, size_t n_bases,
 		       const char *prefix);
-/* Remove the directory and all in it, and let its lock go. */
+/*
+ * Remove the directory and all in it, and let its lock go; in a forked
+ * child (whose exit handlers run too) only the child's copy of the lock is
+ * let go: the directory is the parent's.
+ */
 void runtime_dir_remove(struct runtime_dir *d);
 /* Remove the dead processes' directories of prefix in base; how many were removed. */
 int runtime_dir_sweep(const char *base, const char *prefix);

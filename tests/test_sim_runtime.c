@@ -179,6 +179,37 @@ static void test_dead_processes_leave_nothing(void **state)
 	unsetenv("XDG_RUNTIME_DIR");
 }
 
+/*
+ * A forked child of a process on the sim that exits normally runs the exit
+ * handlers it inherited: the parent's directory (its issm files) stays.
+ */
+static void test_forked_child_keeps_parent_dir(void **state)
+{
+	char issm[256];
+	int status;
+	pid_t parent, child;
+
+	(void)state;
+	setenv("XDG_RUNTIME_DIR", base, 1);
+	parent = fork();
+	assert_true(parent >= 0);
+	if (parent == 0) {
+		if (umad_init() < 0 || umad_get_issm_path(NULL, 1, issm, sizeof(issm)) < 0 ||
+		    access(issm, F_OK) < 0)
+			_exit(2);
+		child = fork();
+		if (child == 0)
+			exit(0);
+		if (child < 0 || waitpid(child, &status, 0) != child)
+			_exit(3);
+		_exit(access(issm, F_OK) == 0 ? 0 : 4);
+	}
+	assert_int_equal(waitpid(parent, &status, 0), parent);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	unsetenv("XDG_RUNTIME_DIR");
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -223,6 +254,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup(test_ca_name_stays_inside, fresh_base),
 		cmocka_unit_test_setup(test_dead_processes_leave_nothing, fresh_base),
+		cmocka_unit_test_setup(test_forked_child_keeps_parent_dir, fresh_base),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
