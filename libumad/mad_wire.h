@@ -116,6 +116,14 @@ enum port_phys_state {
 	PHYS_STATE_LINKUP	= 5,
 };
 
+/* --- Performance management (class UMAD_CLASS_PERF_MGMT): attributes and fields. --- */
+
+/* --- Subnet administration: what umad_sa.h does not name. --- */
+
+/* --- Congestion control (class UMAD_CLASS_CONG_MGMT): attributes and fields. --- */
+
+/* --- Traps and notices (SMA traps, SA reports). --- */
+
 /* Packet headers around a MAD on the wire (IBA 5.2, 9.2, 9.3). */
 #define IB_LRH_LEN		8
 #define IB_GRH_LEN		40
