@@ -182,6 +182,15 @@ struct sim_node *sim_fabric_node_by_lid(const struct sim_fabric *f, uint16_t lid
 int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t old_lid,
 			   uint8_t old_lmc);
 
+/* The LFT's egress port for a unicast LID: SIM_LFT_NO_ROUTE where none was set. */
+#define SIM_LFT_NO_ROUTE	0xff
+static inline uint8_t sim_switch_lft_get(const struct sim_switch *sw, uint16_t lid)
+{
+	if (!sw->lft || lid >= SIM_LFT_CAP)
+		return SIM_LFT_NO_ROUTE;
+	return sw->lft[lid];
+}
+
 /* The port whose LID/LMC/M_Key/SM LID describe the node for management (port 0 of a switch). */
 static inline struct sim_port *sim_mgmt_port(struct sim_node *n, unsigned port_num)
 {

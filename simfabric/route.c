@@ -66,10 +66,10 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 			return 0;
 		}
 		if (node->type == NODE_TYPE_SWITCH) {
-			if (dlid >= SIM_LFT_CAP || dlid > node->sw->lft_top || !node->sw->lft)
+			if (dlid > node->sw->lft_top)
 				return -1;
-			egress = node->sw->lft[dlid];
-			if (egress == 0xff || egress == 0)
+			egress = sim_switch_lft_get(node->sw, dlid);
+			if (egress == SIM_LFT_NO_ROUTE || egress == 0)
 				return -1;
 		} else {
 			if (hops > 0)
