@@ -20,7 +20,7 @@ if ENABLE_CAPTURE
 pkglib_LTLIBRARIES += backend-replay.la
 backend_replay_la_SOURCES = backends/replay.c backends/replay_index.c backends/replay_index.h \
 	$(soft_port_sources)
-backend_replay_la_LIBADD = pcap/libcapturereader.la
+backend_replay_la_LIBADD = pcap/libcapturereader.la pcap/libcapturemeta.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
 endif
 

@@ -3,5 +3,5 @@ if ENABLE_CAPTURE
 bin_PROGRAMS += cli/umad
 cli_umad_SOURCES = cli/umad.c
 cli_umad_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
-cli_umad_LDADD = pcap/libcapturereader.la libibumad.la
+cli_umad_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la libibumad.la
 endif

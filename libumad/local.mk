@@ -33,7 +33,7 @@ libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmodu
 libumad_libumad_core_la_LIBADD =
 if ENABLE_CAPTURE
 # The UMAD_CAPTURE tap (libumad/tap.h says what the API calls without it).
-libumad_libumad_core_la_LIBADD += pcap/libcapture.la
+libumad_libumad_core_la_LIBADD += pcap/libcapture.la pcap/libcapturemeta.la
 endif
 
 lib_LTLIBRARIES += libibumad.la

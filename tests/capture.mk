@@ -5,7 +5,7 @@ check_PROGRAMS += tests/test_capture_format
 TESTS += tests/test_capture_format
 tests_test_capture_format_SOURCES = tests/test_capture_format.c
 tests_test_capture_format_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS)
-tests_test_capture_format_LDADD = pcap/libcapture.la pcap/libcapturereader.la $(PCAP_LIBS) $(CMOCKA_LIBS)
+tests_test_capture_format_LDADD = pcap/libcapture.la pcap/libcapturereader.la pcap/libcapturemeta.la $(PCAP_LIBS) $(CMOCKA_LIBS)
 endif
 endif
 
@@ -18,7 +18,7 @@ tests_test_capture_tap_SOURCES = tests/test_capture_tap.c tests/child.c tests/ch
 tests_test_capture_tap_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS) \
 	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"' \
 	-DREPLAY_MODULE_DIR='"$(abs_top_builddir)/.libs"'
-tests_test_capture_tap_LDADD = libibumad.la pcap/libcapturereader.la $(PCAP_LIBS) $(CMOCKA_LIBS) -lpthread
+tests_test_capture_tap_LDADD = libibumad.la pcap/libcapturereader.la pcap/libcapturemeta.la $(PCAP_LIBS) $(CMOCKA_LIBS) -lpthread
 tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-loopback.la backend-replay.la
 endif
 endif
@@ -36,6 +36,6 @@ check_PROGRAMS += tests/test_capture_meta
 TESTS += tests/test_capture_meta
 tests_test_capture_meta_SOURCES = tests/test_capture_meta.c
 tests_test_capture_meta_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
-tests_test_capture_meta_LDADD = pcap/libcapturereader.la $(CMOCKA_LIBS)
+tests_test_capture_meta_LDADD = pcap/libcapturemeta.la $(CMOCKA_LIBS)
 endif
 endif
