@@ -10,6 +10,11 @@
 
 #include "simfabric/port_state.h"
 
+/*
+ * SwitchInfo:PortStateChange: set when the link state machine moves a port
+ * (the link coming up to Init, or going down), not when an SM arms or
+ * activates a port or retrains it to the widths and speeds it enabled.
+ */
 static void note_change(struct sim_port *p)
 {
 	if (p->node->sw)
@@ -40,7 +45,8 @@ static void link_try_up(struct sim_port *p)
 {
 	struct sim_port *q = p->peer;
 
-	if (!q || p->phys_state == PHYS_STATE_DISABLED || q->phys_state == PHYS_STATE_DISABLED)
+	if (!q || p->phys_state == PHYS_STATE_DISABLED || q->phys_state == PHYS_STATE_DISABLED ||
+	    p->failed || q->failed)
 		return;
 	if (sim_link_train(p, q) == 0) {
 		note_change(p);
@@ -83,8 +89,6 @@ int sim_port_set_state(struct sim_port *p, unsigned new_state)
 		}
 		break;
 	default:
-		if (p->state != new_state)
-			note_change(p);
 		p->state = (uint8_t)new_state;
 		break;
 	}
@@ -126,7 +130,6 @@ int sim_port_retrain(struct sim_port *p)
 		link_lost(p);
 		return -ERANGE;
 	}
-	note_change(p);
 	return 0;
 }
 

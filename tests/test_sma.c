@@ -361,17 +361,18 @@ static void test_port_states(void **state)
 	set_state("", 0, PORT_STATE_ARMED, 0, UMAD_STATUS_INVALID_ATTR_VALUE);
 	set_state("", 0, PORT_STATE_NOCHANGE, 0, 0);
 	assert_int_equal(fx->host->state, PORT_STATE_ACTIVE);
-	/* The switch side too, and its PortStateChange flag goes up. */
+	/* The switch side too; the SM arming and activating it is no PortStateChange. */
 	node("Switch1")->sw->port_state_change = 0;
 	set_state("1", 1, PORT_STATE_ARMED, 0, 0);
 	set_state("1", 1, PORT_STATE_ACTIVE, 0, 0);
 	assert_int_equal(sw_port->state, PORT_STATE_ACTIVE);
-	assert_int_equal(node("Switch1")->sw->port_state_change, 1);
-	/* Down: the link drops and trains again, both ends back to Init. */
+	assert_int_equal(node("Switch1")->sw->port_state_change, 0);
+	/* Down: the link drops and trains again, both ends back to Init, and the flag goes up. */
 	set_state("1", 1, PORT_STATE_DOWN, 0, 0);
 	assert_int_equal(sw_port->state, PORT_STATE_INIT);
 	assert_int_equal(fx->host->state, PORT_STATE_INIT);
 	assert_int_equal(fx->host->phys_state, PHYS_STATE_LINKUP);
+	assert_int_equal(node("Switch1")->sw->port_state_change, 1);
 	/* A switch's port 0 has no link: Down sets it back to Init; its phys state cannot be set. */
 	set_state("1", 0, PORT_STATE_ARMED, 0, 0);
 	set_state("1", 0, PORT_STATE_DOWN, 0, 0);
