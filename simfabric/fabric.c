@@ -26,6 +26,7 @@ static void free_node(struct sim_node *n)
 
 	for (i = 0; n->ports && i <= n->num_ports; i++) {
 		free(n->ports[i].vlarb);
+		free(n->ports[i].fault);
 		free(n->ports[i].pkeys);
 		free(n->ports[i].alias_guids);
 	}

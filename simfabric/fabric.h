@@ -57,11 +57,20 @@
 
 struct sim_node;
 
+/* Drops steered by the fault API: a seeded generator per port, so runs repeat. */
+struct sim_link_fault {
+	uint32_t drop_threshold;		/* drop when the next draw is below it */
+	uint64_t rng;				/* xorshift64 state, never 0 */
+	uint64_t dropped;
+};
+
 struct sim_port {
 	struct sim_node *node;
 	uint8_t num;				/* 0 for a switch's management port */
 	struct sim_port *peer;			/* the other end of the cable, or NULL */
 	unsigned line;				/* topology line that declared the link, for messages */
+	uint8_t failed;				/* a fault holds the link down (fault.h) */
+	struct sim_link_fault *fault;		/* packet drops on the way out, or NULL */
 
 	/* Link attributes (PortInfo). */
 	uint8_t width_supported, width_enabled, width_active;
