@@ -7,9 +7,10 @@
  * recorded order), carrying the application's own TID.  A request with no
  * recorded answer times out as on the wire.
  *
- * The capture is indexed, not copied (backends/replay_index.h): an answer
- * is read back from the file when a request takes it.  A capture read from
- * a stream (a pipe) has no offsets to go back to; its answers are copied.
+ * The capture is indexed (backends/replay_index.h): requests as keys,
+ * answers as their MADs packed in file order, so a file or a stream (a
+ * pipe) is read once, and answers are given from memory without touching
+ * the rest of the file again.
  *
  * A port is a mad_queue: a descriptor that poll(2) reports readable when
  * umad_recv() has something, without a thread.
@@ -45,19 +46,6 @@ struct local_port {
 };
 
 static struct replay_index *recorded;
-static int capture_fd = -1;		/* the capture, for reading answers back */
-
-/*
- * A window of the capture around the last answer read back: a tool asks
- * again what it asked when it was recorded, mostly in the same order, so
- * answers come from further along the file and one read serves many.
- */
-#define WINDOW_SIZE	(64u << 10)
-static struct {
-	uint8_t bytes[WINDOW_SIZE];
-	uint64_t start;
-	size_t len;
-} window;
 static struct local_port *locals;
 static size_t n_locals;
 /* The index, and which recorded answer comes next, are shared by all ports. */
@@ -215,10 +203,6 @@ static void forget_capture(void)
 {
 	replay_index_free(recorded);
 	recorded = NULL;
-	if (capture_fd >= 0)
-		close(capture_fd);
-	capture_fd = -1;
-	window.start = window.len = 0;
 	free(locals);
 	locals = NULL;
 	n_locals = 0;
@@ -262,8 +246,6 @@ static int load(const char *path)
 		return -EINVAL;
 	}
 	recorded = replay_index_new();
-	/* Answers are read back from here; a stream cannot be, and its answers are copied. */
-	capture_fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (!recorded) {
 		capture_close(r);
 		fprintf(stderr, "libumad: replay: %s: out of memory\n", path);
@@ -354,8 +336,10 @@ static int load(const char *path)
 					/* The DETH ends where the MAD starts. */
 					a.src_qp = get_be24(rec.packet + off - IB_DETH_LEN +
 							    DETH_OFF_SRC_QP);
-					if (capture_fd >= 0 && rec.packet_offset >= 0 && !first_of_many)
-						a.offset = (uint64_t)rec.packet_offset + off;
+					/* Kept packed; the first of many segments grows on its own. */
+					if (!first_of_many)
+						no_memory = !(a.kept = replay_index_keep(recorded, mad,
+											 a.len));
 					else if (!(a.owned = malloc(a.len)))
 						no_memory = 1;
 					else
@@ -567,21 +551,6 @@ static void note_unmatched(const uint8_t *mad)
 	pthread_mutex_unlock(&unmatched_lock);
 }
 
-/* The len bytes at offset of the capture (len <= MAD_SIZE), or NULL. answers_lock held. */
-static const uint8_t *read_back(uint64_t offset, size_t len)
-{
-	ssize_t got;
-
-	if (offset < window.start || offset - window.start + len > window.len) {
-		got = pread(capture_fd, window.bytes, sizeof(window.bytes), (off_t)offset);
-		window.start = offset;
-		window.len = got > 0 ? (size_t)got : 0;
-		if (len > window.len)
-			return NULL;
-	}
-	return window.bytes + (offset - window.start);
-}
-
 /* Answer a checked request with its recorded answer, or let it time out. */
 static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 		  const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
@@ -606,9 +575,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 	if (id >= 0)
 		a = replay_index_take(recorded, (uint32_t)id);
 	if (a && !a->timeout && hdr->timeout_ms) {
-		bytes = a->owned;
-		if (!bytes)
-			bytes = read_back(a->offset, a->len);
+		bytes = a->owned ? a->owned : a->kept;
 	}
 	if (bytes) {
 		struct ib_user_mad out;

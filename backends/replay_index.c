@@ -2,9 +2,10 @@
 /*
  * The replay index: requests in an open-addressing hash table whose slots
  * hold request ids; keys packed one after another in one arena; answers in
- * one array, each request's chained through 'next'.  Everything grows by
- * doubling, so loading a capture costs a few reallocations, not one
- * allocation per record.
+ * one array, each request's chained through 'next'; the answers' bytes
+ * packed in file order in chunks that never move.  Everything grows by
+ * doubling or by whole chunks, so loading a capture costs a few allocations,
+ * not one per record.
  */
 #include "config.h"
 
@@ -16,12 +17,20 @@
 
 #define KEY_LEN_MAX	UINT16_MAX
 #define FIRST_SLOTS	1024u	/* a power of two */
+#define CHUNK_SIZE	(1u << 20)	/* kept answers' bytes, per allocation */
 
 struct request {
 	uint64_t key_at;	/* in the arena */
 	uint32_t hash;
 	uint16_t key_len;
 	uint32_t first, last, cursor;	/* answers, REPLAY_NO_ANSWER when none */
+};
+
+/* Kept answer bytes: answers asked again in their recorded order read along one chunk. */
+struct chunk {
+	struct chunk *next;
+	size_t used, size;
+	uint8_t bytes[];
 };
 
 struct replay_index {
@@ -33,6 +42,7 @@ struct replay_index {
 	size_t arena_used, arena_cap;
 	struct replay_answer *answers;
 	size_t n_answers, cap_answers;
+	struct chunk *chunks;		/* the newest first */
 };
 
 /* FNV-1a: keys are short and mostly differ in their last bytes (paths, LIDs). */
@@ -87,6 +97,12 @@ void replay_index_free(struct replay_index *idx)
 		return;
 	for (i = 0; i < idx->n_answers; i++)
 		free(idx->answers[i].owned);
+	while (idx->chunks) {
+		struct chunk *c = idx->chunks;
+
+		idx->chunks = c->next;
+		free(c);
+	}
 	free(idx->answers);
 	free(idx->arena);
 	free(idx->requests);
@@ -216,4 +232,24 @@ size_t replay_index_requests(const struct replay_index *idx)
 size_t replay_index_answers(const struct replay_index *idx)
 {
 	return idx->n_answers;
+}
+
+const uint8_t *replay_index_keep(struct replay_index *idx, const uint8_t *bytes, size_t len)
+{
+	struct chunk *c = idx->chunks;
+
+	if (!c || c->size - c->used < len) {
+		size_t size = len > CHUNK_SIZE ? len : CHUNK_SIZE;
+
+		c = malloc(sizeof(*c) + size);
+		if (!c)
+			return NULL;
+		c->used = 0;
+		c->size = size;
+		c->next = idx->chunks;
+		idx->chunks = c;
+	}
+	memcpy(c->bytes + c->used, bytes, len);
+	c->used += len;
+	return c->bytes + c->used - len;
 }

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The replay backend's index of a capture: each recorded request (by its
- * key, the bytes that identify it) with its recorded answers in order.  An
- * answer is where its MAD lies in the capture file, not a copy of it, so the
- * index stays a small fraction of the file; only an answer put back
- * together from RMPP segments is held in memory.
+ * key, the bytes that identify it) with its recorded answers in order.
+ * Requests are kept as keys and answers as their MADs, packed in the order
+ * the file has them, so the index is a fraction of the file (which also
+ * holds the requests, the packet headers and the pcapng framing) and
+ * answers given in their recorded order are read along one run of memory.
  *
  * Not thread-safe: the caller serialises every call on one index.
  */
@@ -17,7 +18,7 @@
 #define REPLAY_NO_ANSWER	UINT32_MAX
 
 struct replay_answer {
-	uint64_t offset;	/* of the MAD in the capture file */
+	const uint8_t *kept;	/* the MAD, kept by replay_index_keep(), or NULL */
 	uint8_t *owned;		/* the whole answer when reassembled from segments, else NULL */
 	uint32_t len;		/* of the MAD (or of owned) */
 	uint32_t next;		/* the request's next answer, REPLAY_NO_ANSWER after the last */
@@ -53,6 +54,12 @@ struct replay_answer *replay_index_answer(struct replay_index *idx, uint32_t ans
  * again once they are used up; NULL for a request with none.
  */
 const struct replay_answer *replay_index_take(struct replay_index *idx, uint32_t id);
+
+/*
+ * Keep len bytes (an answer's MAD) for as long as the index: a pointer to
+ * the copy, or NULL on ENOMEM.  Copies are packed one after another.
+ */
+const uint8_t *replay_index_keep(struct replay_index *idx, const uint8_t *bytes, size_t len);
 
 /* How many requests and answers the index holds. */
 size_t replay_index_requests(const struct replay_index *idx);

@@ -24,9 +24,10 @@ done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$top_srcdir/scripts/gen-fattree" "$k" "$levels" > "$work/fabric.net"
+# The simulator as it recorded: the power-on fabric, no built-in SM to bring up.
 lib() {
 	LD_LIBRARY_PATH="$top_builddir/.libs" UMAD_MODULE_DIR="$top_builddir/.libs" \
-		UMAD_SIM_TOPOLOGY="$work/fabric.net" UMAD_SIM_HOST=H1 "$@"
+		UMAD_SIM_TOPOLOGY="$work/fabric.net" UMAD_SIM_HOST=H1 UMAD_SIM_SM=none "$@"
 }
 # measure OUT BACKEND: one ibnetdiscover, "milliseconds kilobytes" appended to OUT.
 measure() {

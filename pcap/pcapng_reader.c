@@ -42,7 +42,6 @@ struct capture_reader {
 	uint8_t *block;
 	size_t block_cap;
 	off_t file_size;		/* of a regular file, or -1: a stream's length is unknown */
-	long block_at;			/* file offset of block[0], or -1 when not a regular file */
 	uint8_t magic[4];		/* read to tell the format, read again by the first block */
 	size_t magic_left;		/* bytes of magic still to be read again */
 	long pos;			/* bytes of the file read so far */
@@ -135,8 +134,6 @@ static int read_body(struct capture_reader *r, size_t n)
 {
 	long at = position(r);
 
-	/* Only a regular file can be read again at an offset. */
-	r->block_at = r->file_size >= 0 ? at : -1;
 	if (r->file_size >= 0 && (off_t)n > r->file_size - at)
 		return 0;
 	if (grow(r, n) < 0)
@@ -242,16 +239,8 @@ static int parse_erf(const uint8_t *data, size_t caplen, struct capture_record *
 		return 0;
 	wlen = (size_t)data[14] << 8 | data[15];
 	rec->packet = data + hdr;
-	rec->packet_offset = -1;
 	rec->len = caplen - hdr < wlen ? caplen - hdr : wlen;
 	return 1;
-}
-
-/* Where the record's packet lies in the file, when it is a file. */
-static void locate_packet(const struct capture_reader *r, struct capture_record *rec)
-{
-	if (r->block_at >= 0)
-		rec->packet_offset = r->block_at + (rec->packet - r->block);
 }
 
 static int next_classic(struct capture_reader *r, struct capture_record *rec, char *err,
@@ -290,10 +279,8 @@ static int next_classic(struct capture_reader *r, struct capture_record *rec, ch
 			say(err, errlen, r, "ERF record shorter than its header");
 			return -1;
 		}
-		if (got) {
-			locate_packet(r, rec);
+		if (got)
 			return 1;
-		}
 	}
 }
 
@@ -486,7 +473,6 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 			}
 			if (!got)
 				continue;
-			locate_packet(r, rec);
 			if (((caplen + 3u) & ~3u) <= total - 32)
 				read_options(r, r->block + 20 + ((caplen + 3u) & ~3u),
 					     r->block + total - 12, epb_option, rec);

@@ -23,7 +23,6 @@ struct capture_record {
 	enum pcapng_direction direction;	/* as epb_flags says; UNKNOWN without them */
 	const uint8_t *packet;		/* the IB packet (LRH..), ERF header removed */
 	size_t len;
-	int64_t packet_offset;		/* of the packet's first byte in the file; -1 in a stream */
 	const char *comment;		/* "" when none */
 	uint64_t packet_id;		/* 0 when none */
 };

@@ -30,9 +30,9 @@ static int teardown(void **state)
 	return 0;
 }
 
-static struct replay_answer at(uint64_t offset)
+static struct replay_answer at(uint32_t mark)
 {
-	struct replay_answer a = { .offset = offset, .len = 256, .next = 12345 };
+	struct replay_answer a = { .src_qp = mark, .len = 256, .next = 12345 };
 
 	return a;
 }
@@ -68,15 +68,15 @@ static void test_answers_in_order_last_repeats(void **state)
 	/* Recorded but never answered (a capture cut short): no answer. */
 	assert_null(replay_index_take(idx, (uint32_t)id));
 	assert_true(replay_index_add_answer(idx, (uint32_t)id, &timeout) >= 0);
-	assert_true(replay_index_add_answer(idx, (uint32_t)id, &(struct replay_answer){ .offset = 100 }) >= 0);
-	assert_true(replay_index_add_answer(idx, (uint32_t)id, &(struct replay_answer){ .offset = 200 }) >= 0);
+	assert_true(replay_index_add_answer(idx, (uint32_t)id, &(struct replay_answer){ .src_qp = 100 }) >= 0);
+	assert_true(replay_index_add_answer(idx, (uint32_t)id, &(struct replay_answer){ .src_qp = 200 }) >= 0);
 	got = replay_index_take(idx, (uint32_t)id);
 	assert_non_null(got);
 	assert_int_equal(got->timeout, 1);
-	assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, 100);
-	assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, 200);
-	assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, 200);
-	assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, 200);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->src_qp, 100);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->src_qp, 200);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->src_qp, 200);
+	assert_int_equal(replay_index_take(idx, (uint32_t)id)->src_qp, 200);
 	assert_null(replay_index_take(idx, 999999));
 	assert_int_equal(replay_index_add_answer(idx, 999999, &timeout), -EINVAL);
 }
@@ -110,8 +110,8 @@ static void test_many_requests(void **state)
 		len = (size_t)snprintf(key, sizeof(key), "request %zu%s", i, i % 7 ? "" : " long key tail");
 		id = replay_index_request(idx, (const uint8_t *)key, len, 0);
 		assert_int_equal(id, (int64_t)i);
-		assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, i);
-		assert_int_equal(replay_index_take(idx, (uint32_t)id)->offset, i % 3 ? i : N + i);
+		assert_int_equal(replay_index_take(idx, (uint32_t)id)->src_qp, i);
+		assert_int_equal(replay_index_take(idx, (uint32_t)id)->src_qp, i % 3 ? i : N + i);
 	}
 }
 
@@ -139,6 +139,33 @@ static void test_owned_answers(void **state)
 	assert_null(replay_index_answer(idx, (uint32_t)aid + 1));
 }
 
+/* Kept bytes: copies that stay put while more are kept, across chunks, large ones too. */
+static void test_kept_answers(void **state)
+{
+	struct replay_index *idx = *state;
+	const uint8_t *kept[3000];
+	uint8_t mad[256], big[3u << 20];
+	const uint8_t *b;
+	size_t i;
+
+	for (i = 0; i < 3000; i++) {
+		memset(mad, (int)(i & 0xff), sizeof(mad));
+		mad[0] = (uint8_t)(i >> 8);
+		kept[i] = replay_index_keep(idx, mad, sizeof(mad));
+		assert_non_null(kept[i]);
+	}
+	memset(big, 0x5a, sizeof(big));
+	b = replay_index_keep(idx, big, sizeof(big));
+	assert_non_null(b);
+	assert_memory_equal(b, big, sizeof(big));
+	for (i = 0; i < 3000; i++) {
+		assert_int_equal(kept[i][0], (uint8_t)(i >> 8));
+		assert_int_equal(kept[i][255], (uint8_t)(i & 0xff));
+	}
+	/* Packed in the order kept (within a chunk). */
+	assert_ptr_equal(kept[1], kept[0] + sizeof(mad));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -146,6 +173,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_answers_in_order_last_repeats, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_many_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owned_answers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_kept_answers, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
