@@ -26,8 +26,11 @@
  * (AllPortSelect, advertised by switches only) with the sum over its ports
  * 1..N, and port 0 too when it is an enhanced port 0: the ports perfquery
  * reads when it emulates AllPortSelect itself.  A CA or router answers for
- * the port the MAD arrived through only; any other PortSelect, 0xFF included,
- * is an invalid attribute value (the PMA of a CA port speaks for that port).
+ * any of its ports 1..N, whichever port the MAD arrived through, so that
+ * perfquery's emulation of AllPortSelect (PortSelect 1..N, all sent to one
+ * port's LID) sums the node's ports; 0, 0xFF (not advertised: ibqueryerrors
+ * reads no per-port lines from a CA that offers it) and ports beyond N are
+ * invalid attribute values.
  *
  * Samples.  Simulated time does not pass between MADs: a Set of
  * PortSamplesControl starts a sample at once (SampleStart and
@@ -404,7 +407,7 @@ static int port_range(const struct pma_request *r, unsigned port_select, unsigne
 		}
 		if (port_select > n->num_ports)
 			return -1;
-	} else if (port_select != r->in_port || port_select == 0) {
+	} else if (port_select == 0 || port_select > n->num_ports) {
 		return -1;
 	}
 	*first = *last = port_select;
@@ -639,8 +642,8 @@ int sim_pma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_por
 	(void)f;
 	if (mad_class(mad) != UMAD_CLASS_PERF_MGMT || mad[MAD_OFF_BASE_VERSION] != UMAD_BASE_VERSION ||
 	    mad[MAD_OFF_CLASS_VERSION] != PMA_CLASS_VERSION || mad_method_is_response(method) ||
-	    in_port > node->num_ports)
-		return 0;
+	    in_port > node->num_ports || (in_port == 0 && node->type != NODE_TYPE_SWITCH))
+		return 0;	/* port 0 is a switch's alone */
 	if (method == UMAD_METHOD_GET || method == UMAD_METHOD_SET) {
 		r.set = method == UMAD_METHOD_SET;
 		status = answer(&r, mad_attr_id(mad));

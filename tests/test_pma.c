@@ -526,28 +526,40 @@ static void test_ca_port_select(void **state)
 	struct sim_node *h1 = fx->h1;
 	static const uint16_t attrs[] = { 0x0012, 0x001D, 0x0015, 0x0016, 0x0017, 0x0018, 0x0019,
 					  0x001A, 0x001B, 0x001C, 0x0036, 0x0037, 0x0010 };
+	uint8_t *d;
 	size_t i;
 
 	(void)state;
 	traffic(&h1->ports[2], 5, 6, 7, 8);
-	/* A CA port's PMA answers for that port only. */
+	/* A CA answers for any of its ports, through either; 0, 0xFF and port 3 are invalid. */
 	for (i = 0; i < sizeof(attrs) / sizeof(attrs[0]); i++) {
 		get(h1, 1, attrs[i], 1);
-		get(h1, 2, attrs[i], 2);
-		pma_mad(UMAD_METHOD_GET, attrs[i], 2);
+		get(h1, 1, attrs[i], 2);
+		get(h1, 2, attrs[i], 1);
+		pma_mad(UMAD_METHOD_GET, attrs[i], 3);
 		assert_int_equal(ask(h1, 1), UMAD_STATUS_INVALID_ATTR_VALUE);
 		pma_mad(UMAD_METHOD_GET, attrs[i], 0xff);
 		assert_int_equal(ask(h1, 1), UMAD_STATUS_INVALID_ATTR_VALUE);
 		pma_mad(UMAD_METHOD_GET, attrs[i], 0);
-		assert_int_equal(ask(h1, 1), UMAD_STATUS_INVALID_ATTR_VALUE);
+		assert_int_equal(ask(h1, 2), UMAD_STATUS_INVALID_ATTR_VALUE);
 	}
-	assert_int_equal(get_be32(get(h1, 2, 0x0012, 2) + 24), 5);
-	assert_int_equal(get_be32(get(h1, 1, 0x0012, 1) + 24), 0);
-	/* A rejected Set clears nothing. */
-	pma_mad(UMAD_METHOD_SET, 0x0012, 2);
+	/* Port 2's counters, asked through port 1 (as perfquery -a does), and the other way. */
+	d = get(h1, 1, 0x0012, 2);
+	assert_int_equal(d[1], 2);
+	assert_int_equal(get_be32(d + 24), 5);
+	assert_int_equal(get_be32(d + 36), 8);
+	assert_int_equal(get_be32(get(h1, 2, 0x0012, 1) + 24), 0);
+	/* A rejected Set clears nothing; an accepted one clears the port it names. */
+	pma_mad(UMAD_METHOD_SET, 0x0012, 3);
 	put_be16(fx->mad + 64 + 2, 0xffff);
 	assert_int_equal(ask(h1, 1), UMAD_STATUS_INVALID_ATTR_VALUE);
-	assert_int_equal(get_be32(get(h1, 2, 0x0012, 2) + 24), 5);
+	assert_int_equal(get_be32(get(h1, 1, 0x0012, 2) + 24), 5);
+	clear(h1, 1, 0x0012, 2, 1 << 12, 0);
+	assert_int_equal(get_be32(get(h1, 2, 0x0012, 2) + 24), 0);
+	assert_int_equal(get_be32(get(h1, 2, 0x0012, 2) + 28), 6);
+	/* Nothing arrives at a CA's port 0. */
+	pma_mad(UMAD_METHOD_GET, 0x0012, 1);
+	assert_int_equal(ask(h1, 0), -1);
 }
 
 /* --- what is not supported ---------------------------------------------------------- */
