@@ -28,9 +28,10 @@
  * reads when it emulates AllPortSelect itself.  A CA or router answers for
  * any of its ports 1..N, whichever port the MAD arrived through, so that
  * perfquery's emulation of AllPortSelect (PortSelect 1..N, all sent to one
- * port's LID) sums the node's ports; 0, 0xFF (not advertised: ibqueryerrors
- * reads no per-port lines from a CA that offers it) and ports beyond N are
- * invalid attribute values.
+ * port's LID) sums the node's ports.  PortSelect 0 names the arrival port
+ * (perfquery sends 0 when given a LID and no port); 0xFF (not advertised:
+ * ibqueryerrors reads no per-port lines from a CA that offers it) and ports
+ * beyond N are invalid attribute values.
  *
  * Samples.  Simulated time does not pass between MADs: a Set of
  * PortSamplesControl starts a sample at once (SampleStart and
@@ -407,8 +408,11 @@ static int port_range(const struct pma_request *r, unsigned port_select, unsigne
 		}
 		if (port_select > n->num_ports)
 			return -1;
-	} else if (port_select == 0 || port_select > n->num_ports) {
-		return -1;
+	} else {
+		if (port_select == 0)
+			port_select = r->in_port;	/* "this port", as the SMA reads port 0 */
+		if (port_select > n->num_ports)
+			return -1;
 	}
 	*first = *last = port_select;
 	return 0;
