@@ -118,6 +118,61 @@ enum port_phys_state {
 
 /* --- Performance management (class UMAD_CLASS_PERF_MGMT): attributes and fields. --- */
 
+/* PerfMgt MADs: the common header, 40 reserved bytes, then the attribute's 192 bytes. */
+#define PMA_OFF_DATA		offsetof(struct umad_dm_packet, data)
+#define PMA_DATA_SIZE		UMAD_LEN_DM_DATA
+#define PMA_CLASS_VERSION	1
+
+enum {
+	PMA_ATTR_PORT_SAMPLES_CONTROL			= 0x0010,
+	PMA_ATTR_PORT_SAMPLES_RESULT			= 0x0011,
+	PMA_ATTR_PORT_COUNTERS				= 0x0012,
+	PMA_ATTR_PORT_RCV_ERROR_DETAILS			= 0x0015,
+	PMA_ATTR_PORT_XMIT_DISCARD_DETAILS		= 0x0016,
+	PMA_ATTR_PORT_OP_RCV_COUNTERS			= 0x0017,
+	PMA_ATTR_PORT_FLOW_CTL_COUNTERS			= 0x0018,
+	PMA_ATTR_PORT_VL_OP_PACKETS			= 0x0019,
+	PMA_ATTR_PORT_VL_OP_DATA			= 0x001A,
+	PMA_ATTR_PORT_VL_XMIT_FLOW_CTL_UPDATE_ERRORS	= 0x001B,
+	PMA_ATTR_PORT_VL_XMIT_WAIT_COUNTERS		= 0x001C,
+	PMA_ATTR_PORT_COUNTERS_EXT			= 0x001D,
+	PMA_ATTR_PORT_XMIT_DATA_SL			= 0x0036,
+	PMA_ATTR_PORT_RCV_DATA_SL			= 0x0037,
+};
+
+/* ClassPortInfo:CapabilityMask bits of the PMA, and CapabilityMask2's. */
+#define PMA_CAP_ALL_PORT_SELECT		(1u << 8)	/* PortSelect 0xFF: all ports */
+#define PMA_CAP_EXT_WIDTH		(1u << 9)	/* PortCountersExtended, unicast/multicast too */
+#define PMA_CAP_EXT_WIDTH_NOIETF	(1u << 10)	/* PortCountersExtended without them */
+#define PMA_CAP_SAMPLES_ONLY		(1u << 11)
+#define PMA_CAP_XMIT_WAIT		(1u << 12)	/* PortCounters:PortXmitWait */
+#define PMA_CAP_QP1_DROPPED		(1u << 15)	/* PortCounters:QP1Dropped */
+#define PMA_CAP2_ADDL_PORT_COUNTERS_EXT	(1u << 1)	/* PortCountersExtended error counters */
+
+/* Fields most attributes start with, as offsets in the attribute data. */
+#define PMA_OFF_OP_CODE		0
+#define PMA_OFF_PORT_SELECT	1
+#define PMA_OFF_COUNTER_SELECT	2
+#define PMA_PORT_SELECT_ALL	0xff
+/* The second select: PortCounters' 8 bits, PortCountersExtended's 32 bits. */
+#define PMA_PC_OFF_COUNTER_SELECT2	18
+#define PMA_PCE_OFF_COUNTER_SELECT2	4
+
+/* PortSamplesControl:CounterSelectN values of the mandatory counters; SampleStatus. */
+enum {
+	PMA_SAMPLE_XMIT_DATA	= 0x0001,
+	PMA_SAMPLE_RCV_DATA	= 0x0002,
+	PMA_SAMPLE_XMIT_PKTS	= 0x0003,
+	PMA_SAMPLE_RCV_PKTS	= 0x0004,
+	PMA_SAMPLE_XMIT_WAIT	= 0x0005,
+};
+enum {
+	PMA_SAMPLE_STATUS_DONE		= 0,
+	PMA_SAMPLE_STATUS_STARTED	= 1,
+	PMA_SAMPLE_STATUS_RUNNING	= 2,
+};
+#define PMA_SAMPLE_COUNTERS	15	/* Counter0..14 */
+
 /* --- Subnet administration: what umad_sa.h does not name. --- */
 
 /* --- Congestion control (class UMAD_CLASS_CONG_MGMT): attributes and fields. --- */

@@ -29,6 +29,9 @@ static void free_node(struct sim_node *n)
 		free(n->ports[i].fault);
 		free(n->ports[i].pkeys);
 		free(n->ports[i].alias_guids);
+		free(n->ports[i].pma_zero);
+		free(n->ports[i].pma_errors);
+		free(n->ports[i].pma_samples);
 	}
 	if (n->sw) {
 		free(n->sw->lft);

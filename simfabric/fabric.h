@@ -115,6 +115,16 @@ struct sim_port {
 
 	/* Counters the PMA reports. */
 	uint64_t xmit_data, rcv_data, xmit_pkts, rcv_pkts;
+	/* The multicast part of xmit_pkts/rcv_pkts (raised with them); the rest is unicast. */
+	uint64_t xmit_mcast_pkts, rcv_mcast_pkts;
+	/*
+	 * Allocated by simfabric/pma.c only when needed, each freed with free():
+	 * where a Set cleared counters (NULL: none cleared yet), the error counters
+	 * the fault API raised (NULL: all 0), a PortSamplesControl sample (NULL: none).
+	 */
+	struct sim_pma_zero *pma_zero;
+	struct sim_pma_errors *pma_errors;
+	struct sim_pma_samples *pma_samples;
 };
 
 struct sim_switch {

@@ -7,6 +7,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/topology.c simfabric/topology.h \
 	simfabric/port_state.c simfabric/port_state.h \
 	simfabric/sma.c simfabric/sma.h \
+	simfabric/pma.c simfabric/pma.h \
 	simfabric/route.c simfabric/route.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)

@@ -10,11 +10,18 @@
  * whole run, so state an input leaves (a port disabled, a LID set) is
  * met by the next ones.
  *
+ * Each send's MAD also goes straight to the PMA of a node of a second copy
+ * of the default fabric (as PerfMgt class, whatever class it had; the node
+ * and the arrival port picked by the address's LID and SL), which must
+ * answer in place with a GetResp or stay silent; then the address's Q_Key
+ * raises one of that port's error counters, so that the saturating widths
+ * are met too.
+ *
  * Sources: tests/fuzz/fuzz_sim_mad.c backends/sim.c backends/soft_port.c
  *   backends/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
  *   simfabric/fabric.c simfabric/topology.c simfabric/port_state.c
- *   simfabric/sma.c simfabric/route.c backends/sysfs_writer.c, with glib-2.0
- *   ("make fuzz" builds and runs it).
+ *   simfabric/sma.c simfabric/pma.c simfabric/route.c
+ *   backends/sysfs_writer.c, with glib-2.0 ("make fuzz" builds and runs it).
  *
  * Input: a byte choosing the host port, a byte with the number of
  * registrations (each 28 bytes: qpn, class, version, rmpp version, flags,
@@ -30,6 +37,9 @@
 #include <string.h>
 
 #include "backends/backend.h"
+#include "libumad/mad_wire.h"
+#include "simfabric/pma.h"
+#include "simfabric/topology.h"
 
 extern const struct umad_backend umad_backend_sim;
 
@@ -41,6 +51,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int started;
+static struct sim_fabric *pma_fabric;	/* the PMA's own copy of the default fabric */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -53,7 +64,33 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	started = umad_backend_sim.init() == 0;
 	if (started)
 		atexit(umad_backend_sim.fini);
+	pma_fabric = sim_topology_parse(sim_default_topology, "default", NULL);
+	if (!pma_fabric)
+		abort();
 	return 0;
+}
+
+/* The MAD to a PMA: answered in place as a GetResp, or left alone. */
+static void to_pma(const struct ib_user_mad *hdr, const uint8_t *mad, size_t len)
+{
+	uint8_t buf[MAD_SIZE] = { 0 }, before[MAD_SIZE];
+	struct sim_node *n = pma_fabric->nodes[be16toh(hdr->addr.lid) % pma_fabric->n_nodes];
+	unsigned port = hdr->addr.sl % (n->num_ports + 1u);
+
+	memcpy(buf, mad, len < MAD_SIZE ? len : MAD_SIZE);
+	buf[MAD_OFF_CLASS] = UMAD_CLASS_PERF_MGMT;
+	memcpy(before, buf, MAD_SIZE);
+	if (sim_pma_process(pma_fabric, n, port, buf)) {
+		if (mad_method(buf) != UMAD_METHOD_GET_RESP || mad_tid(buf) != mad_tid(before) ||
+		    mad_attr_id(buf) != mad_attr_id(before))
+			abort();
+	} else if (memcmp(buf, before, MAD_SIZE)) {
+		abort();	/* silence changes nothing */
+	}
+	if (sim_pma_counter_add(&n->ports[port],
+				(enum sim_pma_counter)(hdr->addr.qkey % (SIM_PMA_N_COUNTERS + 1)),
+				(uint64_t)be32toh(hdr->addr.qkey) << (hdr->addr.qkey & 31)) == -ENOMEM)
+		abort();
 }
 
 /* Read what the port has, into a buffer of `room` bytes after the header; sum every byte. */
@@ -125,6 +162,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hdr->retries = s[2] % 3;
 		memcpy(umad + sizeof(struct ib_user_mad), data + at, avail);
 		at += avail;
+		to_pma(hdr, umad + sizeof(struct ib_user_mad), mad_len);
 		umad_backend_sim.send(fd, umad, sizeof(struct ib_user_mad) + mad_len);
 		if (umad_backend_sim.pending(fd) < 0)
 			abort();

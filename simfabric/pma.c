@@ -1,0 +1,660 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The PMA: Get and Set of the performance management attributes of every
+ * port (a switch's port 0 too), answered from the model.
+ *
+ * What is counted.  The traffic counters (sim_port xmit/rcv data and
+ * packets) are raised by the router for every packet that crosses a link,
+ * on every VL: PortXmitData and the rest count all VLs, so the SMPs on VL15
+ * are in them as the spec defines these counters.  Every simulated packet is
+ * a UD SEND_ONLY on SL 0 (SMPs included: their LRH carries SL 0), so the
+ * per-SL attributes report all traffic under SL 0, the per-opcode ones under
+ * that opcode; the router does not tell VL15 from the data VLs yet, so the
+ * per-VL attributes report it all under VL 0.  Link-level flow control is
+ * not simulated: its counters stay 0.  The error counters rise only through
+ * sim_pma_counter_add (the fault API).
+ *
+ * Widths.  Every count is kept in 64 bits and never goes back; a Set that
+ * clears a counter records the count it had (its zero), and a read reports
+ * the count since then, saturated to the field's width as the spec says
+ * (a counter stops at all ones).  PortCounters is the narrow view of
+ * PortCountersExtended's counters: clearing through either clears both.
+ * The zeros, the error counts and a sample's state are allocated per port
+ * only when first needed, so an idle port carries three NULL pointers.
+ *
+ * PortSelect.  A switch answers for any of its ports, and for 0xFF
+ * (AllPortSelect, advertised by switches only) with the sum over its ports
+ * 1..N, and port 0 too when it is an enhanced port 0: the ports perfquery
+ * reads when it emulates AllPortSelect itself.  A CA or router answers for
+ * any of its ports 1..N, whichever port the MAD arrived through, so that
+ * perfquery's emulation of AllPortSelect (PortSelect 1..N, all sent to one
+ * port's LID) sums the node's ports.  PortSelect 0 names the arrival port
+ * (perfquery sends 0 when given a LID and no port); 0xFF (not advertised:
+ * ibqueryerrors reads no per-port lines from a CA that offers it) and ports
+ * beyond N are invalid attribute values.
+ *
+ * Samples.  Simulated time does not pass between MADs: a Set of
+ * PortSamplesControl starts a sample at once (SampleStart and
+ * SampleInterval are kept and reported, not waited for), and the first Get
+ * of PortSamplesResult ends it, reporting what the selected counters
+ * counted in between.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "libumad/mad_wire.h"
+#include "simfabric/pma.h"
+
+/* Counters derived from the traffic counts (and PortXmitWait), each cleared on its own. */
+enum traffic {
+	T_XMIT_DATA, T_RCV_DATA, T_XMIT_PKTS, T_RCV_PKTS,
+	T_UCAST_XMIT, T_UCAST_RCV, T_MCAST_XMIT, T_MCAST_RCV,
+	T_XMIT_DATA_SL0, T_RCV_DATA_SL0,
+	T_OP_RCV_PKTS, T_OP_RCV_DATA,
+	T_VL_OP_PKTS0, T_VL_OP_DATA0, T_VL_XMIT_WAIT0,
+	T_N
+};
+
+/* The counters a field can show: the error counters, the traffic ones, or a constant 0. */
+#define C_TRAFFIC(t)	(SIM_PMA_N_COUNTERS + (t))
+#define C_ZERO		(SIM_PMA_N_COUNTERS + T_N)
+
+struct sim_pma_zero {
+	uint64_t at[T_N];			/* the source's count when last cleared */
+};
+
+struct sim_pma_errors {
+	uint64_t raw[SIM_PMA_N_COUNTERS];	/* everything ever raised */
+	uint64_t zero[SIM_PMA_N_COUNTERS];	/* raw when last cleared */
+};
+
+struct sim_pma_samples {
+	uint64_t base[PMA_SAMPLE_COUNTERS];	/* the counts when the sample started */
+	uint32_t result[PMA_SAMPLE_COUNTERS];
+	uint16_t select[PMA_SAMPLE_COUNTERS];
+	uint32_t start, interval;
+	uint16_t tag;
+	uint8_t status, port_select;
+};
+
+static const char *const counter_names[SIM_PMA_N_COUNTERS] = {
+	[SIM_PMA_SYMBOL_ERRORS] = "SymbolErrorCounter",
+	[SIM_PMA_LINK_ERROR_RECOVERY] = "LinkErrorRecoveryCounter",
+	[SIM_PMA_LINK_DOWNED] = "LinkDownedCounter",
+	[SIM_PMA_RCV_ERRORS] = "PortRcvErrors",
+	[SIM_PMA_RCV_REMOTE_PHYS_ERRORS] = "PortRcvRemotePhysicalErrors",
+	[SIM_PMA_RCV_SWITCH_RELAY_ERRORS] = "PortRcvSwitchRelayErrors",
+	[SIM_PMA_XMIT_DISCARDS] = "PortXmitDiscards",
+	[SIM_PMA_XMIT_CONSTRAINT_ERRORS] = "PortXmitConstraintErrors",
+	[SIM_PMA_RCV_CONSTRAINT_ERRORS] = "PortRcvConstraintErrors",
+	[SIM_PMA_LOCAL_LINK_INTEGRITY_ERRORS] = "LocalLinkIntegrityErrors",
+	[SIM_PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS] = "ExcessiveBufferOverrunErrors",
+	[SIM_PMA_VL15_DROPPED] = "VL15Dropped",
+	[SIM_PMA_XMIT_WAIT] = "PortXmitWait",
+	[SIM_PMA_QP1_DROPPED] = "QP1Dropped",
+	[SIM_PMA_LOCAL_PHYSICAL_ERRORS] = "PortLocalPhysicalErrors",
+	[SIM_PMA_MALFORMED_PACKET_ERRORS] = "PortMalformedPacketErrors",
+	[SIM_PMA_BUFFER_OVERRUN_ERRORS] = "PortBufferOverrunErrors",
+	[SIM_PMA_DLID_MAPPING_ERRORS] = "PortDLIDMappingErrors",
+	[SIM_PMA_VL_MAPPING_ERRORS] = "PortVLMappingErrors",
+	[SIM_PMA_LOOPING_ERRORS] = "PortLoopingErrors",
+	[SIM_PMA_INACTIVE_DISCARDS] = "PortInactiveDiscards",
+	[SIM_PMA_NEIGHBOR_MTU_DISCARDS] = "PortNeighborMTUDiscards",
+	[SIM_PMA_SW_LIFETIME_LIMIT_DISCARDS] = "PortSwLifetimeLimitDiscards",
+	[SIM_PMA_SW_HOQ_LIFETIME_LIMIT_DISCARDS] = "PortSwHOQLifetimeLimitDiscards",
+};
+
+static uint64_t add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/* --- the counters ---------------------------------------------------------------- */
+
+static uint64_t err_raw(const struct sim_port *p, enum sim_pma_counter c)
+{
+	return p->pma_errors ? p->pma_errors->raw[c] : 0;
+}
+
+/* The count a traffic counter derives from, since the fabric started. */
+static uint64_t traffic_source(const struct sim_port *p, enum traffic t)
+{
+	switch (t) {
+	case T_XMIT_DATA:
+	case T_XMIT_DATA_SL0:
+		return p->xmit_data;
+	case T_RCV_DATA:
+	case T_RCV_DATA_SL0:
+	case T_OP_RCV_DATA:
+	case T_VL_OP_DATA0:
+		return p->rcv_data;
+	case T_XMIT_PKTS:
+		return p->xmit_pkts;
+	case T_RCV_PKTS:
+	case T_OP_RCV_PKTS:
+	case T_VL_OP_PKTS0:
+		return p->rcv_pkts;
+	case T_UCAST_XMIT:
+		return p->xmit_pkts - p->xmit_mcast_pkts;
+	case T_UCAST_RCV:
+		return p->rcv_pkts - p->rcv_mcast_pkts;
+	case T_MCAST_XMIT:
+		return p->xmit_mcast_pkts;
+	case T_MCAST_RCV:
+		return p->rcv_mcast_pkts;
+	case T_VL_XMIT_WAIT0:
+		return err_raw(p, SIM_PMA_XMIT_WAIT);
+	case T_N:
+		break;
+	}
+	return 0;
+}
+
+/* What counter c (C_*) shows now: its count since it was last cleared. */
+static uint64_t counter_value(const struct sim_port *p, unsigned c)
+{
+	if (c < SIM_PMA_N_COUNTERS)
+		return p->pma_errors ? p->pma_errors->raw[c] - p->pma_errors->zero[c] : 0;
+	if (c < C_ZERO) {
+		enum traffic t = (enum traffic)(c - SIM_PMA_N_COUNTERS);
+
+		return traffic_source(p, t) - (p->pma_zero ? p->pma_zero->at[t] : 0);
+	}
+	return 0;
+}
+
+/* Clearing a traffic counter that is not 0 needs the port's zeros: allocate them first. */
+static int need_zeros(struct sim_port *p, unsigned c)
+{
+	if (c < SIM_PMA_N_COUNTERS || c >= C_ZERO || p->pma_zero || !counter_value(p, c))
+		return 0;
+	p->pma_zero = calloc(1, sizeof(*p->pma_zero));
+	return p->pma_zero ? 0 : -ENOMEM;
+}
+
+static void counter_clear(struct sim_port *p, unsigned c)
+{
+	if (c < SIM_PMA_N_COUNTERS) {
+		if (p->pma_errors)
+			p->pma_errors->zero[c] = p->pma_errors->raw[c];
+	} else if (c < C_ZERO && p->pma_zero) {
+		enum traffic t = (enum traffic)(c - SIM_PMA_N_COUNTERS);
+
+		p->pma_zero->at[t] = traffic_source(p, t);
+	}
+}
+
+int sim_pma_counter_add(struct sim_port *p, enum sim_pma_counter c, uint64_t n)
+{
+	struct sim_pma_errors *e;
+
+	if ((unsigned)c >= SIM_PMA_N_COUNTERS)
+		return -EINVAL;
+	if (!n)
+		return 0;
+	if (!p->pma_errors) {
+		p->pma_errors = calloc(1, sizeof(*p->pma_errors));
+		if (!p->pma_errors)
+			return -ENOMEM;
+	}
+	e = p->pma_errors;
+	e->raw[c] = add_sat(e->raw[c], n);
+	/* The details say why PortRcvErrors or PortXmitDiscards rose. */
+	if (c >= SIM_PMA_LOCAL_PHYSICAL_ERRORS && c <= SIM_PMA_LOOPING_ERRORS)
+		e->raw[SIM_PMA_RCV_ERRORS] = add_sat(e->raw[SIM_PMA_RCV_ERRORS], n);
+	else if (c >= SIM_PMA_INACTIVE_DISCARDS && c <= SIM_PMA_SW_HOQ_LIFETIME_LIMIT_DISCARDS)
+		e->raw[SIM_PMA_XMIT_DISCARDS] = add_sat(e->raw[SIM_PMA_XMIT_DISCARDS], n);
+	return 0;
+}
+
+uint64_t sim_pma_counter_get(const struct sim_port *p, enum sim_pma_counter c)
+{
+	return (unsigned)c < SIM_PMA_N_COUNTERS ? counter_value(p, c) : 0;
+}
+
+const char *sim_pma_counter_name(enum sim_pma_counter c)
+{
+	return (unsigned)c < SIM_PMA_N_COUNTERS ? counter_names[c] : NULL;
+}
+
+int sim_pma_counter_by_name(const char *name)
+{
+	unsigned c;
+
+	if (!name)
+		return -1;
+	for (c = 0; c < SIM_PMA_N_COUNTERS; c++)
+		if (!strcasecmp(name, counter_names[c]))
+			return (int)c;
+	/* perfquery prints libibmad's name for this one. */
+	if (!strcasecmp(name, "PortMalformedPktErrors"))
+		return SIM_PMA_MALFORMED_PACKET_ERRORS;
+	return -1;
+}
+
+/* --- attribute layouts ------------------------------------------------------------- */
+
+/* A counter field of an attribute: where, how wide, what it shows, its CounterSelect bit. */
+struct pma_field {
+	uint8_t off;		/* byte offset in the attribute data */
+	uint8_t shift;		/* for fields narrower than a byte: bit position in it */
+	uint8_t bits;		/* 4, 8, 16, 32 or 64 */
+	uint8_t ctr;		/* C_* */
+	uint8_t sel;		/* bit of the select word (CounterSelect, then CounterSelect2) */
+};
+
+#define F(o, b, c, s)		{ (o), 0, (b), (c), (s) }
+#define FT(o, b, t, s)		{ (o), 0, (b), C_TRAFFIC(t), (s) }
+#define SEL2(n)			(16 + (n))	/* CounterSelect2 bit n */
+
+static const struct pma_field port_counters[] = {
+	F(4, 16, SIM_PMA_SYMBOL_ERRORS, 0),
+	F(6, 8, SIM_PMA_LINK_ERROR_RECOVERY, 1),
+	F(7, 8, SIM_PMA_LINK_DOWNED, 2),
+	F(8, 16, SIM_PMA_RCV_ERRORS, 3),
+	F(10, 16, SIM_PMA_RCV_REMOTE_PHYS_ERRORS, 4),
+	F(12, 16, SIM_PMA_RCV_SWITCH_RELAY_ERRORS, 5),
+	F(14, 16, SIM_PMA_XMIT_DISCARDS, 6),
+	F(16, 8, SIM_PMA_XMIT_CONSTRAINT_ERRORS, 7),
+	F(17, 8, SIM_PMA_RCV_CONSTRAINT_ERRORS, 8),
+	/* byte 18: CounterSelect2 */
+	{ 19, 4, 4, SIM_PMA_LOCAL_LINK_INTEGRITY_ERRORS, 9 },	/* high nibble */
+	{ 19, 0, 4, SIM_PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS, 10 },
+	F(20, 16, SIM_PMA_QP1_DROPPED, SEL2(1)),
+	F(22, 16, SIM_PMA_VL15_DROPPED, 11),
+	FT(24, 32, T_XMIT_DATA, 12),
+	FT(28, 32, T_RCV_DATA, 13),
+	FT(32, 32, T_XMIT_PKTS, 14),
+	FT(36, 32, T_RCV_PKTS, 15),
+	F(40, 32, SIM_PMA_XMIT_WAIT, SEL2(0)),
+};
+
+/* CounterSelect2 (bytes 4-7) selects the error counters, in PortCounters' order. */
+static const struct pma_field port_counters_ext[] = {
+	FT(8, 64, T_XMIT_DATA, 0),
+	FT(16, 64, T_RCV_DATA, 1),
+	FT(24, 64, T_XMIT_PKTS, 2),
+	FT(32, 64, T_RCV_PKTS, 3),
+	FT(40, 64, T_UCAST_XMIT, 4),
+	FT(48, 64, T_UCAST_RCV, 5),
+	FT(56, 64, T_MCAST_XMIT, 6),
+	FT(64, 64, T_MCAST_RCV, 7),
+	F(72, 64, SIM_PMA_SYMBOL_ERRORS, SEL2(0)),
+	F(80, 64, SIM_PMA_LINK_ERROR_RECOVERY, SEL2(1)),
+	F(88, 64, SIM_PMA_LINK_DOWNED, SEL2(2)),
+	F(96, 64, SIM_PMA_RCV_ERRORS, SEL2(3)),
+	F(104, 64, SIM_PMA_RCV_REMOTE_PHYS_ERRORS, SEL2(4)),
+	F(112, 64, SIM_PMA_RCV_SWITCH_RELAY_ERRORS, SEL2(5)),
+	F(120, 64, SIM_PMA_XMIT_DISCARDS, SEL2(6)),
+	F(128, 64, SIM_PMA_XMIT_CONSTRAINT_ERRORS, SEL2(7)),
+	F(136, 64, SIM_PMA_RCV_CONSTRAINT_ERRORS, SEL2(8)),
+	F(144, 64, SIM_PMA_LOCAL_LINK_INTEGRITY_ERRORS, SEL2(9)),
+	F(152, 64, SIM_PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS, SEL2(10)),
+	F(160, 64, SIM_PMA_VL15_DROPPED, SEL2(11)),
+	F(168, 64, SIM_PMA_XMIT_WAIT, SEL2(12)),
+	F(176, 64, SIM_PMA_QP1_DROPPED, SEL2(13)),
+};
+
+static const struct pma_field rcv_error_details[] = {
+	F(4, 16, SIM_PMA_LOCAL_PHYSICAL_ERRORS, 0),
+	F(6, 16, SIM_PMA_MALFORMED_PACKET_ERRORS, 1),
+	F(8, 16, SIM_PMA_BUFFER_OVERRUN_ERRORS, 2),
+	F(10, 16, SIM_PMA_DLID_MAPPING_ERRORS, 3),
+	F(12, 16, SIM_PMA_VL_MAPPING_ERRORS, 4),
+	F(14, 16, SIM_PMA_LOOPING_ERRORS, 5),
+};
+
+static const struct pma_field xmit_discard_details[] = {
+	F(4, 16, SIM_PMA_INACTIVE_DISCARDS, 0),
+	F(6, 16, SIM_PMA_NEIGHBOR_MTU_DISCARDS, 1),
+	F(8, 16, SIM_PMA_SW_LIFETIME_LIMIT_DISCARDS, 2),
+	F(10, 16, SIM_PMA_SW_HOQ_LIFETIME_LIMIT_DISCARDS, 3),
+};
+
+static const struct pma_field op_rcv_counters[] = {
+	FT(4, 32, T_OP_RCV_PKTS, 0),		/* PortOpRcvPkts */
+	FT(8, 32, T_OP_RCV_DATA, 1),		/* PortOpRcvData */
+};
+
+static const struct pma_field flow_ctl_counters[] = {
+	F(4, 32, C_ZERO, 0),			/* PortXmitFlowPkts */
+	F(8, 32, C_ZERO, 1),			/* PortRcvFlowPkts */
+};
+
+/* The per-VL and per-SL arrays: entry 0 (VL 0, SL 0) carries the traffic, the rest are 0. */
+static const struct pma_field vl_op_packets[] = { FT(4, 16, T_VL_OP_PKTS0, 0) };
+static const struct pma_field vl_op_data[] = { FT(4, 32, T_VL_OP_DATA0, 0) };
+static const struct pma_field vl_xmit_wait[] = { FT(4, 16, T_VL_XMIT_WAIT0, 0) };
+static const struct pma_field xmit_data_sl[] = { FT(4, 32, T_XMIT_DATA_SL0, 0) };
+static const struct pma_field rcv_data_sl[] = { FT(4, 32, T_RCV_DATA_SL0, 0) };
+
+struct pma_counter_attr {
+	uint16_t id;
+	uint8_t sel2_off, sel2_size;	/* where CounterSelect2 is, and its bytes (0: none) */
+	uint8_t by_opcode;		/* counts only packets of the OpCode field's opcode */
+	const struct pma_field *fields;
+	size_t n_fields;
+};
+
+#define A(id, off2, size2, op, tbl)	{ (id), (off2), (size2), (op), (tbl), sizeof(tbl) / sizeof((tbl)[0]) }
+#define A0(id)				{ (id), 0, 0, 0, NULL, 0 }
+
+static const struct pma_counter_attr counter_attrs[] = {
+	A(PMA_ATTR_PORT_COUNTERS, PMA_PC_OFF_COUNTER_SELECT2, 1, 0, port_counters),
+	A(PMA_ATTR_PORT_COUNTERS_EXT, PMA_PCE_OFF_COUNTER_SELECT2, 4, 0, port_counters_ext),
+	A(PMA_ATTR_PORT_RCV_ERROR_DETAILS, 0, 0, 0, rcv_error_details),
+	A(PMA_ATTR_PORT_XMIT_DISCARD_DETAILS, 0, 0, 0, xmit_discard_details),
+	A(PMA_ATTR_PORT_OP_RCV_COUNTERS, 0, 0, 1, op_rcv_counters),
+	A(PMA_ATTR_PORT_FLOW_CTL_COUNTERS, 0, 0, 0, flow_ctl_counters),
+	A(PMA_ATTR_PORT_VL_OP_PACKETS, 0, 0, 1, vl_op_packets),
+	A(PMA_ATTR_PORT_VL_OP_DATA, 0, 0, 1, vl_op_data),
+	A0(PMA_ATTR_PORT_VL_XMIT_FLOW_CTL_UPDATE_ERRORS),	/* 2-bit fields, all 0 */
+	A(PMA_ATTR_PORT_VL_XMIT_WAIT_COUNTERS, 0, 0, 0, vl_xmit_wait),
+	A(PMA_ATTR_PORT_XMIT_DATA_SL, 0, 0, 0, xmit_data_sl),
+	A(PMA_ATTR_PORT_RCV_DATA_SL, 0, 0, 0, rcv_data_sl),
+};
+
+/* The most fields one attribute has (PortCountersExtended's). */
+#define MAX_FIELDS	(sizeof(port_counters_ext) / sizeof(port_counters_ext[0]))
+_Static_assert(sizeof(port_counters) / sizeof(port_counters[0]) <= MAX_FIELDS,
+	       "every attribute's fields fit the sums");
+
+static void put_field(uint8_t *d, const struct pma_field *f, uint64_t v)
+{
+	uint64_t max = f->bits >= 64 ? UINT64_MAX : (1ULL << f->bits) - 1;
+
+	if (v > max)
+		v = max;	/* counters stop at all ones */
+	switch (f->bits) {
+	case 64:
+		put_be64(d + f->off, v);
+		break;
+	case 32:
+		put_be32(d + f->off, (uint32_t)v);
+		break;
+	case 16:
+		put_be16(d + f->off, (uint16_t)v);
+		break;
+	default:
+		d[f->off] = (uint8_t)((d[f->off] & ~(max << f->shift)) | v << f->shift);
+		break;
+	}
+}
+
+/* --- the requests ------------------------------------------------------------------ */
+
+struct pma_request {
+	struct sim_node *node;
+	unsigned in_port;
+	int set;
+	uint8_t *d;		/* the attribute data, answered in place */
+};
+
+/* The ports PortSelect names, [*first, *last]; -1 when it names none this PMA answers for. */
+static int port_range(const struct pma_request *r, unsigned port_select, unsigned *first,
+		      unsigned *last)
+{
+	const struct sim_node *n = r->node;
+
+	if (n->type == NODE_TYPE_SWITCH) {
+		if (port_select == PMA_PORT_SELECT_ALL) {
+			*first = n->sw->enhanced_port0 ? 0 : 1;
+			*last = n->num_ports;
+			return 0;
+		}
+		if (port_select > n->num_ports)
+			return -1;
+	} else {
+		if (port_select == 0)
+			port_select = r->in_port;	/* "this port", as the SMA reads port 0 */
+		if (port_select > n->num_ports)
+			return -1;
+	}
+	*first = *last = port_select;
+	return 0;
+}
+
+/* Does the PMA of this node offer PortSelect 0xFF? */
+static int all_port_select(const struct sim_node *n)
+{
+	return n->type == NODE_TYPE_SWITCH;
+}
+
+static int class_port_info(struct pma_request *r)
+{
+	uint8_t *d = r->d;
+	uint16_t cap = PMA_CAP_EXT_WIDTH | PMA_CAP_XMIT_WAIT | PMA_CAP_QP1_DROPPED;
+	uint8_t resp_time = sim_mgmt_port(r->node, r->in_port)->resp_time_value;
+
+	if (r->set)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (all_port_select(r->node))
+		cap |= PMA_CAP_ALL_PORT_SELECT;
+	memset(d, 0, PMA_DATA_SIZE);
+	d[offsetof(struct umad_class_port_info, base_ver)] = UMAD_BASE_VERSION;
+	d[offsetof(struct umad_class_port_info, class_ver)] = PMA_CLASS_VERSION;
+	put_be16(d + offsetof(struct umad_class_port_info, cap_mask), cap);
+	put_be32(d + offsetof(struct umad_class_port_info, cap_mask2_resp_time),
+		 PMA_CAP2_ADDL_PORT_COUNTERS_EXT << 5 | (resp_time & UMAD_CLASS_RESP_TIME_MASK));
+	return UMAD_STATUS_SUCCESS;
+}
+
+static int counters(struct pma_request *r, const struct pma_counter_attr *a)
+{
+	uint8_t *d = r->d;
+	uint8_t head[PMA_OFF_COUNTER_SELECT + 2], sel2[4];
+	uint64_t sel = get_be16(d + PMA_OFF_COUNTER_SELECT), sum[MAX_FIELDS] = { 0 };
+	unsigned first, last, i, k;
+	int counted = !a->by_opcode || d[PMA_OFF_OP_CODE] == BTH_OPCODE_UD_SEND_ONLY;
+
+	if (port_range(r, d[PMA_OFF_PORT_SELECT], &first, &last) < 0)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (a->sel2_size == 1)
+		sel |= (uint64_t)d[a->sel2_off] << 16;
+	else if (a->sel2_size == 4)
+		sel |= (uint64_t)get_be32(d + a->sel2_off) << 16;
+	if (r->set && counted) {
+		/* Allocate first, so that a Set either clears everything it selects or nothing. */
+		for (i = first; i <= last; i++)
+			for (k = 0; k < a->n_fields; k++)
+				if ((sel >> a->fields[k].sel & 1) &&
+				    need_zeros(&r->node->ports[i], a->fields[k].ctr) < 0)
+					return UMAD_STATUS_BUSY;
+		for (i = first; i <= last; i++)
+			for (k = 0; k < a->n_fields; k++)
+				if (sel >> a->fields[k].sel & 1)
+					counter_clear(&r->node->ports[i], a->fields[k].ctr);
+	}
+	for (i = first; counted && i <= last; i++)
+		for (k = 0; k < a->n_fields; k++)
+			sum[k] = add_sat(sum[k], counter_value(&r->node->ports[i], a->fields[k].ctr));
+	/* The response repeats OpCode, PortSelect and the selects; everything else is counters. */
+	memcpy(head, d, sizeof(head));
+	memcpy(sel2, d + a->sel2_off, a->sel2_size);
+	memset(d, 0, PMA_DATA_SIZE);
+	memcpy(d, head, sizeof(head));
+	memcpy(d + a->sel2_off, sel2, a->sel2_size);
+	for (k = 0; k < a->n_fields; k++)
+		put_field(d, &a->fields[k], sum[k]);
+	return UMAD_STATUS_SUCCESS;
+}
+
+/* --- samples ----------------------------------------------------------------------- */
+
+/* PortSamplesControl fields, as offsets in the attribute data. */
+#define PSC_OFF_TICK		2
+#define PSC_OFF_COUNTER_WIDTH	3	/* low 3 bits */
+#define PSC_OFF_MASKS_0_9	4	/* CounterMask0..9, 3 bits each, in the low 30 bits */
+#define PSC_OFF_MASKS_10_14	8	/* CounterMask10..14 in the low 15 bits */
+#define PSC_OFF_STATUS		11	/* SampleStatus, low 2 bits */
+#define PSC_OFF_START		28
+#define PSC_OFF_INTERVAL	32
+#define PSC_OFF_TAG		36
+#define PSC_OFF_SELECT0		38	/* CounterSelect0..14, 16 bits each */
+#define PSC_COUNTER_WIDTH_32	4	/* the sample counters are 32 bits wide */
+#define PSC_MASK_PORT		1	/* CounterMask: counts the selected port's events */
+/* PortSamplesResult fields. */
+#define PSR_OFF_TAG		0
+#define PSR_OFF_STATUS		3	/* low 2 bits */
+#define PSR_OFF_COUNTER0	4	/* Counter0..14, 32 bits each */
+
+/* The sample's state lives with the PMA: a switch's port 0, or the CA port. */
+static struct sim_port *samples_port(const struct pma_request *r)
+{
+	return &r->node->ports[r->node->type == NODE_TYPE_SWITCH ? 0 : r->in_port];
+}
+
+/* What a CounterSelect value counts, summed over the ports, never cleared. */
+static uint64_t sample_count(const struct pma_request *r, unsigned first, unsigned last,
+			     uint16_t select)
+{
+	uint64_t v = 0;
+	unsigned i;
+
+	for (i = first; i <= last; i++) {
+		const struct sim_port *p = &r->node->ports[i];
+
+		switch (select) {
+		case PMA_SAMPLE_XMIT_DATA: v = add_sat(v, p->xmit_data); break;
+		case PMA_SAMPLE_RCV_DATA: v = add_sat(v, p->rcv_data); break;
+		case PMA_SAMPLE_XMIT_PKTS: v = add_sat(v, p->xmit_pkts); break;
+		case PMA_SAMPLE_RCV_PKTS: v = add_sat(v, p->rcv_pkts); break;
+		case PMA_SAMPLE_XMIT_WAIT: v = add_sat(v, err_raw(p, SIM_PMA_XMIT_WAIT)); break;
+		default: break;	/* optional counters: none offered */
+		}
+	}
+	return v;
+}
+
+static int samples_control(struct pma_request *r)
+{
+	uint8_t *d = r->d;
+	struct sim_port *sp = samples_port(r);
+	struct sim_pma_samples *s;
+	unsigned first, last, i;
+	uint32_t masks;
+	uint8_t port_select = d[PMA_OFF_PORT_SELECT], op_code = d[PMA_OFF_OP_CODE];
+
+	if (port_range(r, port_select, &first, &last) < 0)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (r->set) {
+		if (!sp->pma_samples && !(sp->pma_samples = calloc(1, sizeof(*sp->pma_samples))))
+			return UMAD_STATUS_BUSY;
+		s = sp->pma_samples;
+		s->port_select = port_select;
+		s->start = get_be32(d + PSC_OFF_START);
+		s->interval = get_be32(d + PSC_OFF_INTERVAL);
+		s->tag = get_be16(d + PSC_OFF_TAG);
+		for (i = 0; i < PMA_SAMPLE_COUNTERS; i++) {
+			s->select[i] = get_be16(d + PSC_OFF_SELECT0 + 2 * i);
+			s->base[i] = sample_count(r, first, last, s->select[i]);
+			s->result[i] = 0;
+		}
+		s->status = PMA_SAMPLE_STATUS_RUNNING;
+	}
+	s = sp->pma_samples;
+	memset(d, 0, PMA_DATA_SIZE);
+	d[PMA_OFF_OP_CODE] = op_code;
+	d[PMA_OFF_PORT_SELECT] = s ? s->port_select : port_select;
+	d[PSC_OFF_TICK] = 0;
+	d[PSC_OFF_COUNTER_WIDTH] = PSC_COUNTER_WIDTH_32;
+	for (masks = 0, i = 0; i < 10; i++)
+		masks |= (uint32_t)PSC_MASK_PORT << ((9 - i) * 3);
+	put_be32(d + PSC_OFF_MASKS_0_9, masks);
+	for (masks = 0, i = 10; i < PMA_SAMPLE_COUNTERS; i++)
+		masks |= (uint32_t)PSC_MASK_PORT << ((14 - i) * 3);
+	put_be16(d + PSC_OFF_MASKS_10_14, (uint16_t)masks);
+	if (s) {
+		d[PSC_OFF_STATUS] = s->status;
+		put_be32(d + PSC_OFF_START, s->start);
+		put_be32(d + PSC_OFF_INTERVAL, s->interval);
+		put_be16(d + PSC_OFF_TAG, s->tag);
+		for (i = 0; i < PMA_SAMPLE_COUNTERS; i++)
+			put_be16(d + PSC_OFF_SELECT0 + 2 * i, s->select[i]);
+	} else {
+		/* Before any sample: the mandatory counters in the first five slots. */
+		d[PSC_OFF_STATUS] = PMA_SAMPLE_STATUS_DONE;
+		for (i = 0; i < PMA_SAMPLE_XMIT_WAIT; i++)
+			put_be16(d + PSC_OFF_SELECT0 + 2 * i, (uint16_t)(PMA_SAMPLE_XMIT_DATA + i));
+	}
+	return UMAD_STATUS_SUCCESS;
+}
+
+static int samples_result(struct pma_request *r)
+{
+	uint8_t *d = r->d;
+	struct sim_pma_samples *s = samples_port(r)->pma_samples;
+	unsigned first, last, i;
+
+	if (r->set)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	memset(d, 0, PMA_DATA_SIZE);
+	if (!s) {
+		d[PSR_OFF_STATUS] = PMA_SAMPLE_STATUS_DONE;
+		return UMAD_STATUS_SUCCESS;
+	}
+	if (s->status != PMA_SAMPLE_STATUS_DONE) {
+		/* This read ends the sample (simulated time passes only when looked at). */
+		if (port_range(r, s->port_select, &first, &last) == 0) {
+			for (i = 0; i < PMA_SAMPLE_COUNTERS; i++) {
+				uint64_t v = sample_count(r, first, last, s->select[i]) - s->base[i];
+
+				s->result[i] = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+			}
+		}
+		s->status = PMA_SAMPLE_STATUS_DONE;
+	}
+	put_be16(d + PSR_OFF_TAG, s->tag);
+	d[PSR_OFF_STATUS] = s->status;
+	for (i = 0; i < PMA_SAMPLE_COUNTERS; i++)
+		put_be32(d + PSR_OFF_COUNTER0 + 4 * i, s->result[i]);
+	return UMAD_STATUS_SUCCESS;
+}
+
+/* --- dispatch ---------------------------------------------------------------------- */
+
+static int answer(struct pma_request *r, uint16_t attr_id)
+{
+	size_t i;
+
+	switch (attr_id) {
+	case UMAD_ATTR_CLASS_PORT_INFO:
+		return class_port_info(r);
+	case PMA_ATTR_PORT_SAMPLES_CONTROL:
+		return samples_control(r);
+	case PMA_ATTR_PORT_SAMPLES_RESULT:
+		return samples_result(r);
+	default:
+		break;
+	}
+	for (i = 0; i < sizeof(counter_attrs) / sizeof(counter_attrs[0]); i++)
+		if (counter_attrs[i].id == attr_id)
+			return counters(r, &counter_attrs[i]);
+	return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+}
+
+int sim_pma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad)
+{
+	struct pma_request r = { .node = node, .in_port = in_port, .d = mad + PMA_OFF_DATA };
+	uint8_t method = mad_method(mad);
+	int status;
+
+	(void)f;
+	if (mad_class(mad) != UMAD_CLASS_PERF_MGMT || mad[MAD_OFF_BASE_VERSION] != UMAD_BASE_VERSION ||
+	    mad[MAD_OFF_CLASS_VERSION] != PMA_CLASS_VERSION || mad_method_is_response(method) ||
+	    in_port > node->num_ports || (in_port == 0 && node->type != NODE_TYPE_SWITCH))
+		return 0;	/* port 0 is a switch's alone */
+	if (method == UMAD_METHOD_GET || method == UMAD_METHOD_SET) {
+		r.set = method == UMAD_METHOD_SET;
+		status = answer(&r, mad_attr_id(mad));
+	} else {
+		status = UMAD_STATUS_METHOD_NOT_SUPPORTED;
+	}
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
+	put_be16(mad + MAD_OFF_STATUS, (uint16_t)status);
+	return 1;
+}
