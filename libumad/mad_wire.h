@@ -175,6 +175,158 @@ enum {
 
 /* --- Subnet administration: what umad_sa.h does not name. --- */
 
+/* The SA header after SM_Key: AttributeOffset (in 8-byte words) and ComponentMask. */
+#define SA_OFF_ATTR_OFFSET	offsetof(struct umad_sa_packet, attr_offset)
+#define SA_OFF_COMP_MASK	offsetof(struct umad_sa_packet, comp_mask)
+#define SA_DATA_SIZE		UMAD_LEN_SA_DATA
+#define SA_ATTR_OFFSET_UNIT	8
+/* The SA's status codes (umad_sa.h) sit in the high byte of the MAD status. */
+#define SA_STATUS_SHIFT		8
+
+/* Records as an SA sends them, each padded to whole 8-byte words. */
+#define SA_NODE_REC_SIZE		112
+#define SA_PORT_INFO_REC_SIZE		72
+#define SA_SLVL_REC_SIZE		16
+#define SA_SWITCH_INFO_REC_SIZE		24
+#define SA_LFT_REC_SIZE			72
+#define SA_MFT_REC_SIZE			72
+#define SA_SM_INFO_REC_SIZE		32
+#define SA_LINK_REC_SIZE		8
+#define SA_GUID_INFO_REC_SIZE		72
+#define SA_SERVICE_REC_SIZE		176
+#define SA_PKEY_TABLE_REC_SIZE		72
+#define SA_PATH_REC_SIZE		64
+#define SA_VL_ARB_REC_SIZE		72
+#define SA_MCMEMBER_REC_SIZE		56
+#define SA_INFORM_INFO_REC_SIZE		64
+#define SA_INFORM_INFO_SIZE		36
+#define SA_CLASS_PORT_INFO_SIZE		sizeof(struct umad_class_port_info)
+/* Notice: 64 bytes fit an SMP Trap; the IssuerGID follows in the SA's Reports. */
+#define SA_NOTICE_SMP_SIZE		64
+#define SA_NOTICE_SIZE			80
+
+/* ComponentMask bits the SA's code names (a component is a field, in record order). */
+#define SA_NR_COMP_LID			(UINT64_C(1) << 0)
+#define SA_NR_COMP_NODE_TYPE		(UINT64_C(1) << 4)
+#define SA_NR_COMP_NODE_GUID		(UINT64_C(1) << 7)
+#define SA_NR_COMP_PORT_GUID		(UINT64_C(1) << 8)
+#define SA_NR_COMP_NODE_DESC		(UINT64_C(1) << 14)
+#define SA_PIR_COMP_LID			(UINT64_C(1) << 0)
+#define SA_PIR_COMP_PORT_NUM		(UINT64_C(1) << 1)
+#define SA_PIR_COMP_CAP_MASK		(UINT64_C(1) << 7)
+#define SA_LR_COMP_FROM_LID		(UINT64_C(1) << 0)
+#define SA_LR_COMP_FROM_PORT		(UINT64_C(1) << 1)
+#define SA_LR_COMP_TO_PORT		(UINT64_C(1) << 2)
+#define SA_LR_COMP_TO_LID		(UINT64_C(1) << 3)
+#define SA_PR_COMP_SERVICE_ID		(UINT64_C(3) << 0)	/* two components, its halves */
+#define SA_PR_COMP_DGID			(UINT64_C(1) << 2)
+#define SA_PR_COMP_SGID			(UINT64_C(1) << 3)
+#define SA_PR_COMP_DLID			(UINT64_C(1) << 4)
+#define SA_PR_COMP_SLID			(UINT64_C(1) << 5)
+#define SA_PR_COMP_RAW_TRAFFIC		(UINT64_C(1) << 6)
+#define SA_PR_COMP_FLOW_LABEL		(UINT64_C(1) << 8)
+#define SA_PR_COMP_HOP_LIMIT		(UINT64_C(1) << 9)
+#define SA_PR_COMP_TCLASS		(UINT64_C(1) << 10)
+#define SA_PR_COMP_REVERSIBLE		(UINT64_C(1) << 11)
+#define SA_PR_COMP_NUMB_PATH		(UINT64_C(1) << 12)
+#define SA_PR_COMP_PKEY			(UINT64_C(1) << 13)
+#define SA_PR_COMP_QOS_CLASS		(UINT64_C(1) << 14)
+#define SA_PR_COMP_SL			(UINT64_C(1) << 15)
+#define SA_PR_COMP_MTU_SEL		(UINT64_C(1) << 16)
+#define SA_PR_COMP_MTU			(UINT64_C(1) << 17)
+#define SA_PR_COMP_RATE_SEL		(UINT64_C(1) << 18)
+#define SA_PR_COMP_RATE			(UINT64_C(1) << 19)
+#define SA_PR_COMP_PKT_LIFE_SEL		(UINT64_C(1) << 20)
+#define SA_PR_COMP_PKT_LIFE		(UINT64_C(1) << 21)
+#define SA_SR_COMP_ID			(UINT64_C(1) << 0)
+#define SA_SR_COMP_GID			(UINT64_C(1) << 1)
+#define SA_SR_COMP_PKEY			(UINT64_C(1) << 2)
+#define SA_SR_COMP_LEASE		(UINT64_C(1) << 4)
+#define SA_SR_COMP_KEY			(UINT64_C(1) << 5)
+#define SA_SR_COMP_NAME			(UINT64_C(1) << 6)
+#define SA_IIR_COMP_SUBSCRIBER_GID	(UINT64_C(1) << 0)
+
+/* PortInfoRecord queries with this modifier bit match CapabilityMask bits, not the value. */
+#define SA_PIR_MOD_CAP_MASK_MATCH	(1u << 31)
+
+/* ClassPortInfo:CapabilityMask bits every class shares, and SA ones umad_sa.h lacks. */
+#define CPI_CAP_IS_TRAP_SUP			(1 << 0)
+#define CPI_CAP_IS_GET_SET_NOTICE_SUP		(1 << 1)
+#define SA_CAP_MASK2_IS_SEND_ONLY_FULL_MEMBER_SUP	(1 << 12)
+#define SA_CAP_MASK2_IS_LINK_WIDTH_2X_SUP		(1 << 13)
+#define SA_CAP_MASK2_IS_LINK_SPEED_HDR_SUP		(1 << 15)
+/* cap_mask2_resp_time: CapabilityMask2 above RespTimeValue. */
+#define CPI_CAP_MASK2_SHIFT		5
+
+/* PathRecord and MCMemberRecord encodings of MTU and rate. */
+enum sa_mtu {
+	SA_MTU_256	= 1,
+	SA_MTU_512	= 2,
+	SA_MTU_1024	= 3,
+	SA_MTU_2048	= 4,
+	SA_MTU_4096	= 5,
+};
+
+enum sa_rate {
+	SA_RATE_2_5_GBPS	= 2,
+	SA_RATE_10_GBPS		= 3,
+	SA_RATE_30_GBPS		= 4,
+	SA_RATE_5_GBPS		= 5,
+	SA_RATE_20_GBPS		= 6,
+	SA_RATE_40_GBPS		= 7,
+	SA_RATE_60_GBPS		= 8,
+	SA_RATE_80_GBPS		= 9,
+	SA_RATE_120_GBPS	= 10,
+	SA_RATE_14_GBPS		= 11,
+	SA_RATE_56_GBPS		= 12,
+	SA_RATE_112_GBPS	= 13,
+	SA_RATE_168_GBPS	= 14,
+	SA_RATE_25_GBPS		= 15,
+	SA_RATE_100_GBPS	= 16,
+	SA_RATE_200_GBPS	= 17,
+	SA_RATE_300_GBPS	= 18,
+	SA_RATE_28_GBPS		= 19,
+	SA_RATE_50_GBPS		= 20,
+	SA_RATE_400_GBPS	= 21,
+	SA_RATE_600_GBPS	= 22,
+};
+
+/* Multicast GIDs: ff, flags:4 scope:4, signature:16, ...; T flag = transient. */
+#define MGID_PREFIX_BYTE		0xff
+#define MGID_FLAG_TRANSIENT		0x10
+#define MGID_SIGNATURE_IPV4		0x401b
+#define MGID_SIGNATURE_IPV6		0x601b
+#define MGID_SIGNATURE_SA		0xa01b	/* MGIDs the SA makes up */
+/* IPoIB's broadcast group of the default partition, ff12:401b:ffff::ffff:ffff, and its Q_Key. */
+#define IPOIB_BCAST_MGID_HIGH		0xff12401bffff0000ULL
+#define IPOIB_BCAST_MGID_LOW		0x00000000ffffffffULL
+#define IPOIB_QKEY			0x0000000b
+
+/* P_Key: the membership bit (full member) above the 15-bit partition number. */
+#define SA_PKEY_FULL_MEMBER		0x8000
+#define SA_PKEY_BASE_MASK		0x7fff
+
+/* ServiceRecord:ServiceLease that never runs out. */
+#define SA_SERVICE_LEASE_INFINITE	0xffffffffu
+
+/* InformInfo wildcards (Type, TrapNumber/DeviceID, LIDRangeBegin; ProducerType/VendorID). */
+#define SA_INFORM_ANY			0xffff
+#define SA_INFORM_ANY_PRODUCER		0xffffff
+
+/* Notice fields: IsGeneric:1 Type:7 | ProducerType:24 | TrapNumber | IssuerLID | Toggle:1 Count:15. */
+#define SA_NOTICE_OFF_TYPE		0
+#define SA_NOTICE_OFF_PRODUCER		1
+#define SA_NOTICE_OFF_TRAP_NUM		4
+#define SA_NOTICE_OFF_ISSUER_LID	6
+#define SA_NOTICE_OFF_TOGGLE_COUNT	8
+#define SA_NOTICE_OFF_DETAILS		10
+#define SA_NOTICE_OFF_ISSUER_GID	64
+#define SA_NOTICE_GENERIC		0x80
+#define SA_NOTICE_TYPE_SUBN_MGMT	3
+#define SA_NOTICE_PRODUCER_CLASS_MGR	4
+/* Traps 64-67 carry a GID at this offset of their details. */
+#define SA_NOTICE_DETAILS_OFF_GID	6
+
 /* --- Congestion control (class UMAD_CLASS_CONG_MGMT): attributes and fields. --- */
 
 /* --- Traps and notices (SMA traps, SA reports). --- */

@@ -1,4 +1,4 @@
-# The simulated fabric: model, topology reader, SMA, routing.
+# The simulated fabric: model, topology reader, SMA, routing, SA.
 # Used by the sim backend module (glib is allowed there, never in libibumad.so.3).
 if ENABLE_SIM
 noinst_LTLIBRARIES += simfabric/libsimfabric.la
@@ -8,7 +8,10 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/port_state.c simfabric/port_state.h \
 	simfabric/sma.c simfabric/sma.h \
 	simfabric/pma.c simfabric/pma.h \
-	simfabric/route.c simfabric/route.h
+	simfabric/route.c simfabric/route.h \
+	simfabric/sa.c simfabric/sa.h simfabric/sa_internal.h \
+	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_mcast.c \
+	simfabric/sa_service.c simfabric/sa_inform.c
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)
 endif

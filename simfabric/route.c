@@ -216,3 +216,45 @@ int sim_smp_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dli
 	*resp_slid = addressed_port(dst.node, dst.port)->lid;
 	return 1;
 }
+
+int sim_route_walk(const struct sim_fabric *f, struct sim_node *node, unsigned port,
+		   uint16_t dlid,
+		   void (*visit)(void *arg, const struct sim_port *out, const struct sim_port *in),
+		   void *arg, struct sim_hop_end *end)
+{
+	unsigned at = port;
+	int hops;
+
+	(void)f;
+	if (dlid == 0 || dlid >= LID_MCAST_START)
+		return -1;
+	for (hops = 0; hops <= UMAD_SMP_MAX_HOPS; hops++) {
+		const struct sim_port *out;
+		unsigned egress;
+
+		if (lid_in_range(addressed_port(node, at), dlid)) {
+			end->node = node;
+			end->port = at;
+			return hops;
+		}
+		if (node->type == NODE_TYPE_SWITCH) {
+			if (dlid > node->sw->lft_top)
+				return -1;
+			egress = sim_switch_lft_get(node->sw, dlid);
+		} else {
+			if (hops > 0)
+				return -1;	/* end nodes do not forward */
+			egress = port;
+		}
+		if (egress == 0 || egress > node->num_ports)
+			return -1;
+		out = &node->ports[egress];
+		if (!sim_port_link_up(out))
+			return -1;
+		if (visit)
+			visit(arg, out, out->peer);
+		node = out->peer->node;
+		at = out->peer->num;
+	}
+	return -1;	/* a forwarding loop */
+}

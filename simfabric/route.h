@@ -48,4 +48,17 @@ int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, 
 int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
 		  const struct sim_hop_end *dr_end, uint8_t *mad, struct sim_hop_end *end);
 
+/*
+ * Follow the LID route a packet from `node` would take to `dlid` (port as
+ * for sim_route_lid: the end port it leaves by, or a switch's port 0),
+ * counting nothing: visit (when not NULL) sees each link crossed, from the
+ * port it leaves by to the port it arrives at.  Returns the number of
+ * links crossed (0: dlid is the sender's own) with *end where the route
+ * ends, or -1 when there is none (no LFT entry, a link down, a loop).
+ */
+int sim_route_walk(const struct sim_fabric *f, struct sim_node *node, unsigned port,
+		   uint16_t dlid,
+		   void (*visit)(void *arg, const struct sim_port *out, const struct sim_port *in),
+		   void *arg, struct sim_hop_end *end);
+
 #endif /* SIMFABRIC_ROUTE_H */

@@ -2,8 +2,8 @@
 # opensm and infiniband-diags run against it (UMAD_BACKEND=sim).
 if ENABLE_SIM
 if HAVE_CMOCKA
-check_PROGRAMS += tests/test_topology tests/test_sma tests/test_pma
-TESTS += tests/test_topology tests/test_sma tests/test_pma
+check_PROGRAMS += tests/test_topology tests/test_sma tests/test_pma tests/test_sa
+TESTS += tests/test_topology tests/test_sma tests/test_pma tests/test_sa
 
 tests_test_topology_SOURCES = tests/test_topology.c
 tests_test_topology_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
@@ -16,6 +16,10 @@ tests_test_sma_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_test_pma_SOURCES = tests/test_pma.c
 tests_test_pma_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_pma_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+tests_test_sa_SOURCES = tests/test_sa.c
+tests_test_sa_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_sa_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 # The backend through the public API (it loads the built backend-sim.so).
 check_PROGRAMS += tests/test_sim_backend

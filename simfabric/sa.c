@@ -1,0 +1,497 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The SA's front: the request checked (class, version, SM_Key, method,
+ * attribute), handed to the record type's code, and the answer put
+ * together with the SA's statuses (Get wants exactly one record, GetTable
+ * any number).  Also the pieces the record types share: the generic
+ * component-mask matcher and the port look-ups.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "simfabric/sa_internal.h"
+
+/* RespTimeValue of the SA's ClassPortInfo: 4.096 us * 2^16, about a quarter second. */
+#define SA_RESP_TIME_VALUE	16
+/* opensm's default SM_Key. */
+#define SA_DEFAULT_SM_KEY	1
+
+/* --- lifecycle ------------------------------------------------------------------- */
+
+struct sim_sa *sim_sa_new(struct sim_fabric *f, struct sim_port *sm_port,
+			  const struct sim_sa_hooks *hooks)
+{
+	struct sim_sa *sa = calloc(1, sizeof(*sa));
+
+	if (!sa)
+		return NULL;
+	sa->f = f;
+	sa->sm_port = sm_port;
+	if (hooks)
+		sa->hooks = *hooks;
+	sa->sm_key = SA_DEFAULT_SM_KEY;
+	sa->report_tid = 1;
+	if (sa_mcast_init(sa) < 0) {
+		sim_sa_free(sa);
+		return NULL;
+	}
+	return sa;
+}
+
+void sim_sa_free(struct sim_sa *sa)
+{
+	if (!sa)
+		return;
+	sa_mcast_free(sa);
+	sa_service_free(sa);
+	sa_inform_free(sa);
+	free(sa);
+}
+
+void sim_sa_set_key(struct sim_sa *sa, uint64_t sm_key)
+{
+	sa->sm_key = sm_key;
+}
+
+void sim_sa_age(struct sim_sa *sa, unsigned seconds)
+{
+	sa->clock_offset += seconds;
+}
+
+uint64_t sa_now(const struct sim_sa *sa)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec + sa->clock_offset;
+}
+
+/* --- the matcher and the answer ----------------------------------------------------- */
+
+uint32_t sa_get_bits(const uint8_t *p, unsigned bit, unsigned bits)
+{
+	uint32_t v = 0;
+	unsigned i;
+
+	for (i = bit; i < bit + bits; i++)
+		v = v << 1 | ((p[i / 8] >> (7 - i % 8)) & 1);
+	return v;
+}
+
+void sa_put_bits(uint8_t *p, unsigned bit, unsigned bits, uint32_t v)
+{
+	unsigned i;
+
+	for (i = bit + bits; i-- > bit; v >>= 1) {
+		uint8_t m = (uint8_t)(1 << (7 - i % 8));
+
+		p[i / 8] = (uint8_t)((v & 1) ? p[i / 8] | m : p[i / 8] & ~m);
+	}
+}
+
+static int field_matches(const struct sa_query *q, const struct sa_field *f, const uint8_t *rec)
+{
+	uint32_t want, have;
+
+	switch (f->match) {
+	case SA_MATCH_LID:
+	case SA_MATCH_LID2:
+		want = sa_get_bits(q->rec, f->bit, f->bits);
+		have = sa_get_bits(rec, f->bit, f->bits);
+		return want >= have && want < have + (1u << q->lmc[f->match == SA_MATCH_LID2]);
+	case SA_MATCH_CAP_MASK:
+		if (q->attr_mod & SA_PIR_MOD_CAP_MASK_MATCH) {
+			want = sa_get_bits(q->rec, f->bit, f->bits);
+			have = sa_get_bits(rec, f->bit, f->bits);
+			return (want & have) == want;
+		}
+		break;
+	default:
+		break;
+	}
+	if (f->bit % 8 == 0 && f->bits % 8 == 0)
+		return !memcmp(q->rec + f->bit / 8, rec + f->bit / 8, f->bits / 8);
+	return sa_get_bits(q->rec, f->bit, f->bits) == sa_get_bits(rec, f->bit, f->bits);
+}
+
+int sa_matches(const struct sa_query *q, const uint8_t *rec)
+{
+	unsigned i;
+
+	/* Components past the table (reserved ones, fields not modelled) do not narrow. */
+	for (i = 0; i < q->n_fields && i < 64; i++)
+		if ((q->comp_mask >> i & 1) && !field_matches(q, &q->fields[i], rec))
+			return 0;
+	return 1;
+}
+
+int sa_add(struct sa_query *q, const uint8_t *rec)
+{
+	if (q->error)
+		return q->error;
+	if (q->len + q->rec_size > q->cap) {
+		size_t cap = q->cap * 2;
+		uint8_t *grown;
+
+		while (cap < q->len + q->rec_size)
+			cap *= 2;
+		grown = realloc(q->buf, cap);
+		if (!grown)
+			return q->error = -ENOMEM;
+		memset(grown + q->cap, 0, cap - q->cap);
+		q->buf = grown;
+		q->cap = cap;
+	}
+	memcpy(q->buf + q->len, rec, q->rec_size);
+	q->len += q->rec_size;
+	q->count++;
+	return 0;
+}
+
+int sa_emit(struct sa_query *q, const uint8_t *rec)
+{
+	if (sa_done(q) || !sa_matches(q, rec))
+		return q->error;
+	return sa_add(q, rec);
+}
+
+/* --- ports ---------------------------------------------------------------------------- */
+
+int sa_port_known(const struct sim_port *p)
+{
+	if (p->node->type == NODE_TYPE_SWITCH)
+		return p->num == 0 && p->lid != 0;
+	return p->num != 0 && p->lid != 0 && sim_port_link_up(p);
+}
+
+uint64_t sa_port_guid(const struct sim_port *p)
+{
+	return p->node->type == NODE_TYPE_SWITCH ? p->node->node_guid : p->guid;
+}
+
+void sa_port_gid(const struct sim_port *p, uint8_t *gid)
+{
+	put_be64(gid, sim_mgmt_port(p->node, p->num)->gid_prefix);
+	put_be64(gid + 8, sa_port_guid(p));
+}
+
+struct sim_port *sa_next_end_port(const struct sim_sa *sa, size_t *node, unsigned *port)
+{
+	for (; *node < sa->f->n_nodes; (*node)++, *port = 0) {
+		struct sim_node *n = sa->f->nodes[*node];
+
+		if (n->type == NODE_TYPE_SWITCH) {
+			/* One end port, port 0: *port 1 marks it seen. */
+			if (*port == 0) {
+				*port = 1;
+				if (sa_port_known(&n->ports[0]))
+					return &n->ports[0];
+			}
+			continue;
+		}
+		while (*port < n->num_ports) {
+			struct sim_port *p = &n->ports[++*port];
+
+			if (sa_port_known(p))
+				return p;
+		}
+	}
+	return NULL;
+}
+
+struct sim_port *sa_port_by_lid(const struct sim_sa *sa, uint16_t lid)
+{
+	uint8_t num = 0;
+	struct sim_node *n = sim_fabric_node_by_lid(sa->f, lid, &num);
+	struct sim_port *p;
+
+	if (!n || num > n->num_ports)
+		return NULL;
+	p = sim_mgmt_port(n, num);
+	return sa_port_known(p) ? p : NULL;
+}
+
+struct sim_port *sa_port_by_guid(const struct sim_sa *sa, uint64_t guid)
+{
+	size_t i;
+	unsigned num, k;
+
+	if (!guid)
+		return NULL;
+	for (i = 0; i < sa->f->n_nodes; i++) {
+		struct sim_node *n = sa->f->nodes[i];
+
+		if (n->type == NODE_TYPE_SWITCH) {
+			if (n->node_guid == guid && sa_port_known(&n->ports[0]))
+				return &n->ports[0];
+			continue;
+		}
+		for (num = 1; num <= n->num_ports; num++) {
+			struct sim_port *p = &n->ports[num];
+
+			if (!sa_port_known(p))
+				continue;
+			for (k = 0; k < SIM_GUID_CAP; k++)
+				if (sim_port_guid_at(p, k) == guid)
+					return p;
+		}
+	}
+	return NULL;
+}
+
+struct sim_port *sa_port_by_gid(const struct sim_sa *sa, const uint8_t *gid)
+{
+	uint64_t prefix = get_be64(gid);
+	struct sim_port *p = sa_port_by_guid(sa, get_be64(gid + 8));
+
+	/* The link-local prefix names any port of the subnet, whatever prefix the SM gave it. */
+	if (p && prefix != GID_PREFIX_LINK_LOCAL &&
+	    prefix != sim_mgmt_port(p->node, p->num)->gid_prefix)
+		return NULL;
+	return p;
+}
+
+struct sim_port *sa_requester_port(const struct sa_query *q)
+{
+	if (!q->from)
+		return NULL;
+	if (q->from->port)
+		return q->from->port;
+	return sa_port_by_lid(q->sa, q->from->lid);
+}
+
+int sa_port_has_pkey(const struct sim_port *p, uint16_t pkey, int full)
+{
+	const struct sim_port *t = sim_mgmt_port(p->node, p->num);
+	unsigned i;
+
+	if (!(pkey & SA_PKEY_BASE_MASK))
+		return 0;
+	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
+		uint16_t k = sim_port_pkey(t, i);
+
+		if ((k & SA_PKEY_BASE_MASK) == (pkey & SA_PKEY_BASE_MASK) &&
+		    (!full || (k & SA_PKEY_FULL_MEMBER)))
+			return 1;
+	}
+	return 0;
+}
+
+/* --- rates ------------------------------------------------------------------------------ */
+
+/* Every rate the PathRecord encoding has, slowest first, in Gb/s * 10. */
+static const struct {
+	uint8_t rate;
+	uint16_t x10;
+} rates[] = {
+	{ SA_RATE_2_5_GBPS, 25 }, { SA_RATE_5_GBPS, 50 }, { SA_RATE_10_GBPS, 100 },
+	{ SA_RATE_14_GBPS, 140 }, { SA_RATE_20_GBPS, 200 }, { SA_RATE_25_GBPS, 250 },
+	{ SA_RATE_28_GBPS, 280 }, { SA_RATE_30_GBPS, 300 }, { SA_RATE_40_GBPS, 400 },
+	{ SA_RATE_50_GBPS, 500 }, { SA_RATE_56_GBPS, 560 }, { SA_RATE_60_GBPS, 600 },
+	{ SA_RATE_80_GBPS, 800 }, { SA_RATE_100_GBPS, 1000 }, { SA_RATE_112_GBPS, 1120 },
+	{ SA_RATE_120_GBPS, 1200 }, { SA_RATE_168_GBPS, 1680 }, { SA_RATE_200_GBPS, 2000 },
+	{ SA_RATE_300_GBPS, 3000 }, { SA_RATE_400_GBPS, 4000 }, { SA_RATE_600_GBPS, 6000 },
+};
+
+uint8_t sa_rate_from_x10(unsigned x10)
+{
+	size_t i;
+	uint8_t best = SA_RATE_2_5_GBPS;
+
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]) && rates[i].x10 <= x10; i++)
+		best = rates[i].rate;
+	return best;
+}
+
+unsigned sa_rate_x10(uint8_t rate)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+		if (rates[i].rate == rate)
+			return rates[i].x10;
+	return 0;
+}
+
+/* --- ClassPortInfo -------------------------------------------------------------------------- */
+
+static int class_port_info(struct sa_query *q)
+{
+	uint8_t cpi[SA_CLASS_PORT_INFO_SIZE] = { 0 };
+	uint16_t cap = CPI_CAP_IS_GET_SET_NOTICE_SUP | UMAD_SA_CAP_MASK_IS_UD_MCAST_SUP |
+		       UMAD_SA_CAP_MASK_IS_PORTINFO_CAP_MASK_MATCH_SUP;
+	uint32_t cap2 = UMAD_SA_CAP_MASK2_IS_ADDITIONAL_GUID_SUP |
+			UMAD_SA_CAP_MASK2_IS_FULL_PORTINFO_REC_SUP |
+			UMAD_SA_CAP_MASK2_IS_EXT_SPEEDS_SUP |
+			SA_CAP_MASK2_IS_SEND_ONLY_FULL_MEMBER_SUP |
+			SA_CAP_MASK2_IS_LINK_WIDTH_2X_SUP | SA_CAP_MASK2_IS_LINK_SPEED_HDR_SUP;
+
+	if (q->method != UMAD_METHOD_GET)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	cpi[offsetof(struct umad_class_port_info, base_ver)] = UMAD_BASE_VERSION;
+	cpi[offsetof(struct umad_class_port_info, class_ver)] = UMAD_SA_CLASS_VERSION;
+	put_be16(cpi + offsetof(struct umad_class_port_info, cap_mask), cap);
+	put_be32(cpi + offsetof(struct umad_class_port_info, cap_mask2_resp_time),
+		 cap2 << CPI_CAP_MASK2_SHIFT | SA_RESP_TIME_VALUE);
+	/* Not redirected: QP1 and its Q_Key; traps the same. */
+	put_be32(cpi + offsetof(struct umad_class_port_info, redir_qp), QP1_GSI);
+	put_be32(cpi + offsetof(struct umad_class_port_info, redir_qkey), UMAD_QKEY);
+	put_be32(cpi + offsetof(struct umad_class_port_info, trap_qkey), UMAD_QKEY);
+	return sa_add(q, cpi);
+}
+
+/* --- dispatch ----------------------------------------------------------------------------- */
+
+struct sa_attr {
+	uint16_t attr;
+	unsigned rec_size;
+	int (*get)(struct sa_query *q);		/* Get and GetTable */
+	int (*set)(struct sa_query *q);
+	int (*del)(struct sa_query *q);
+};
+
+static const struct sa_attr sa_attrs[] = {
+	{ UMAD_ATTR_CLASS_PORT_INFO, SA_CLASS_PORT_INFO_SIZE, class_port_info, NULL, NULL },
+	{ UMAD_SA_ATTR_NODE_REC, SA_NODE_REC_SIZE, sa_node_records, NULL, NULL },
+	{ UMAD_SA_ATTR_PORT_INFO_REC, SA_PORT_INFO_REC_SIZE, sa_port_info_records, NULL, NULL },
+	{ UMAD_SA_ATTR_SLVL_REC, SA_SLVL_REC_SIZE, sa_slvl_records, NULL, NULL },
+	{ UMAD_SA_ATTR_SWITCH_INFO_REC, SA_SWITCH_INFO_REC_SIZE, sa_switch_info_records, NULL,
+	  NULL },
+	{ UMAD_SA_ATTR_LINEAR_FT_REC, SA_LFT_REC_SIZE, sa_lft_records, NULL, NULL },
+	{ UMAD_SA_ATTR_MCAST_FT_REC, SA_MFT_REC_SIZE, sa_mft_records, NULL, NULL },
+	{ UMAD_SA_ATTR_SM_INFO_REC, SA_SM_INFO_REC_SIZE, sa_sm_info_records, NULL, NULL },
+	{ UMAD_SA_ATTR_LINK_REC, SA_LINK_REC_SIZE, sa_link_records, NULL, NULL },
+	{ UMAD_SA_ATTR_GUID_INFO_REC, SA_GUID_INFO_REC_SIZE, sa_guid_info_records, NULL, NULL },
+	{ UMAD_SA_ATTR_SERVICE_REC, SA_SERVICE_REC_SIZE, sa_service_query, sa_service_set,
+	  sa_service_delete },
+	{ UMAD_SA_ATTR_PKEY_TABLE_REC, SA_PKEY_TABLE_REC_SIZE, sa_pkey_table_records, NULL, NULL },
+	{ UMAD_SA_ATTR_PATH_REC, SA_PATH_REC_SIZE, sa_path_records, NULL, NULL },
+	{ UMAD_SA_ATTR_VL_ARB_REC, SA_VL_ARB_REC_SIZE, sa_vl_arb_records, NULL, NULL },
+	{ UMAD_SA_ATTR_MCMEMBER_REC, SA_MCMEMBER_REC_SIZE, sa_mcmember_query, sa_mcmember_join,
+	  sa_mcmember_leave },
+	{ UMAD_ATTR_INFORM_INFO, SA_INFORM_INFO_SIZE, NULL, sa_inform_set, NULL },
+	{ UMAD_SA_ATTR_INFORM_INFO_REC, SA_INFORM_INFO_REC_SIZE, sa_inform_records, NULL, NULL },
+};
+
+static const struct sa_attr *find_attr(uint16_t attr)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(sa_attrs) / sizeof(sa_attrs[0]); i++)
+		if (sa_attrs[i].attr == attr)
+			return &sa_attrs[i];
+	return NULL;
+}
+
+static uint8_t response_method(uint8_t method)
+{
+	switch (method) {
+	case UMAD_METHOD_GET:
+	case UMAD_METHOD_SET:
+		return UMAD_METHOD_GET_RESP;
+	default:
+		return (uint8_t)(method | UMAD_METHOD_RESP_MASK);
+	}
+}
+
+/* Run the request through its attribute's code: a MAD status, or -ENOMEM. */
+static int run(struct sa_query *q, uint16_t attr_id)
+{
+	const struct sa_attr *a = find_attr(attr_id);
+	int (*fn)(struct sa_query *) = NULL;
+
+	switch (q->method) {
+	case UMAD_METHOD_GET:
+	case UMAD_SA_METHOD_GET_TABLE:
+		break;
+	case UMAD_METHOD_SET:
+	case UMAD_SA_METHOD_DELETE:
+		break;
+	default:
+		return UMAD_STATUS_METHOD_NOT_SUPPORTED;
+	}
+	if (!a)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	q->rec_size = a->rec_size;
+	if (q->method == UMAD_METHOD_GET || q->method == UMAD_SA_METHOD_GET_TABLE)
+		fn = a->get;
+	else if (q->method == UMAD_METHOD_SET)
+		fn = a->set;
+	else
+		fn = a->del;
+	/* A known attribute with a method it does not take: the method/attribute status. */
+	if (!fn)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	return fn(q);
+}
+
+int sim_sa_process(struct sim_sa *sa, const struct sim_sa_requester *from,
+		   const uint8_t *req, size_t req_len, uint8_t **resp, size_t *resp_len)
+{
+	struct sa_query q = { .sa = sa, .from = from };
+	uint64_t sm_key;
+	int status;
+
+	if (!sa || !req || !resp || !resp_len || req_len < MAD_SIZE)
+		return 0;
+	if (req[MAD_OFF_BASE_VERSION] != UMAD_BASE_VERSION ||
+	    mad_class(req) != UMAD_CLASS_SUBN_ADM ||
+	    req[MAD_OFF_CLASS_VERSION] != UMAD_SA_CLASS_VERSION)
+		return 0;
+	q.method = mad_method(req);
+	/* Answers to the SA's own Reports, and stray responses, end here. */
+	if (mad_method_is_response(q.method) || q.method == UMAD_METHOD_TRAP_REPRESS)
+		return 0;
+	/* A wrong SM_Key is dropped (opensm does); the right one makes the request trusted. */
+	sm_key = get_be64(req + SA_OFF_SM_KEY);
+	if (sm_key && sm_key != sa->sm_key)
+		return 0;
+	q.trusted = sm_key != 0;
+	q.attr_mod = mad_attr_mod(req);
+	q.comp_mask = get_be64(req + SA_OFF_COMP_MASK);
+	q.rec = req + SA_HDR_END;
+	q.cap = MAD_SIZE;
+	q.buf = calloc(1, q.cap);
+	if (!q.buf)
+		return -ENOMEM;
+	q.len = SA_HDR_END;
+
+	status = run(&q, mad_attr_id(req));
+	if (status < 0 || q.error) {
+		free(q.buf);
+		return -ENOMEM;
+	}
+	if (status == 0 && q.method == UMAD_METHOD_GET && q.count != 1)
+		status = SA_STATUS(q.count ? UMAD_SA_STATUS_TOO_MANY_RECORDS :
+				   UMAD_SA_STATUS_NO_RECORDS);
+
+	/* The header: the request's, answered; RMPP left to the caller; SM_Key never echoed. */
+	memcpy(q.buf, req, SA_HDR_END);
+	q.buf[MAD_OFF_METHOD] = response_method(q.method);
+	put_be16(q.buf + MAD_OFF_STATUS, (uint16_t)status);
+	memset(q.buf + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
+	memset(q.buf + SA_OFF_SM_KEY, 0, MAD_KEY_SIZE);
+	put_be16(q.buf + SA_OFF_ATTR_OFFSET,
+		 q.count ? (uint16_t)(q.rec_size / SA_ATTR_OFFSET_UNIT) : 0);
+
+	if (status && !q.count) {
+		/* An error without a record of its own echoes the request's data. */
+		memcpy(q.buf + SA_HDR_END, req + SA_HDR_END, SA_DATA_SIZE);
+		q.len = MAD_SIZE;
+	} else if (status && q.method == UMAD_METHOD_GET) {
+		/* Too many records: none of them goes back. */
+		memcpy(q.buf + SA_HDR_END, req + SA_HDR_END, SA_DATA_SIZE);
+		memset(q.buf + MAD_SIZE, 0, q.cap - MAD_SIZE);
+		put_be16(q.buf + SA_OFF_ATTR_OFFSET, 0);
+		q.len = MAD_SIZE;
+	} else if (q.method != UMAD_SA_METHOD_GET_TABLE) {
+		q.len = MAD_SIZE;
+	}
+	*resp = q.buf;
+	*resp_len = q.len;
+	return 1;
+}

@@ -1,0 +1,697 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * MCMemberRecord: multicast groups keyed by MGID.  A Set joins (creating
+ * the group when a full member asks with every component creation needs),
+ * a Delete leaves, Get/GetTable query.  MLIDs are handed out lowest free
+ * first from the first multicast LID; every membership change goes to the
+ * owner's mcast_changed hook so it can program the MFTs, and groups made
+ * or gone raise traps 66 and 67 to subscribers.  The checks and statuses
+ * follow the spec's rules for joins and leaves (o15-0.1.x, o15-0.2.x).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "simfabric/sa_internal.h"
+
+/* MCMemberRecord fields (byte offsets). */
+#define MCR_MGID	offsetof(struct umad_sa_mcmember_record, mgid)
+#define MCR_PORT_GID	offsetof(struct umad_sa_mcmember_record, portgid)
+#define MCR_QKEY	offsetof(struct umad_sa_mcmember_record, qkey)
+#define MCR_MLID	offsetof(struct umad_sa_mcmember_record, mlid)
+#define MCR_MTU		offsetof(struct umad_sa_mcmember_record, mtu)
+#define MCR_TCLASS	offsetof(struct umad_sa_mcmember_record, tclass)
+#define MCR_PKEY	offsetof(struct umad_sa_mcmember_record, pkey)
+#define MCR_RATE	offsetof(struct umad_sa_mcmember_record, rate)
+#define MCR_PKT_LIFE	offsetof(struct umad_sa_mcmember_record, pkt_life)
+#define MCR_SL_FLOW_HOP	offsetof(struct umad_sa_mcmember_record, sl_flow_hop)
+#define MCR_SCOPE_STATE	offsetof(struct umad_sa_mcmember_record, scope_state)
+#define MCR_PROXY_JOIN	offsetof(struct umad_sa_mcmember_record, proxy_join)
+
+#define MCR_JOIN_STATE_MASK	0x0f
+#define MCR_SCOPE_MASK		0xf0
+#define MCR_PROXY_BIT		0x80
+#define MCR_SCOPE_SHIFT		4
+
+/* What a join, a leave and a creation must name. */
+#define JOIN_COMPS	(UMAD_SA_MCM_COMP_MASK_MGID | UMAD_SA_MCM_COMP_MASK_PORT_GID | \
+			 UMAD_SA_MCM_COMP_MASK_JOIN_STATE)
+#define CREATE_COMPS	(JOIN_COMPS | UMAD_SA_MCM_COMP_MASK_QKEY | UMAD_SA_MCM_COMP_MASK_TCLASS | \
+			 UMAD_SA_MCM_COMP_MASK_PKEY | UMAD_SA_MCM_COMP_MASK_FLOW_LABEL | \
+			 UMAD_SA_MCM_COMP_MASK_SL)
+
+#define FULL_STATES	(UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER | \
+			 UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_FULL_MEMBER)
+
+/* SL:4 FlowLabel:20 HopLimit:8 */
+static uint32_t rec_sl(const uint8_t *rec)
+{
+	return sa_get_bits(rec + MCR_SL_FLOW_HOP, 0, 4);
+}
+
+static uint32_t rec_flow(const uint8_t *rec)
+{
+	return sa_get_bits(rec + MCR_SL_FLOW_HOP, 4, 20);
+}
+
+static uint8_t rec_hop(const uint8_t *rec)
+{
+	return rec[MCR_SL_FLOW_HOP + 3];
+}
+
+static uint8_t low6(uint8_t v)
+{
+	return umad_sa_get_rate_mtu_or_life(v);
+}
+
+static uint8_t selector(uint8_t v)
+{
+	return v >> UMAD_SA_SELECTOR_SHIFT;
+}
+
+/* --- groups --------------------------------------------------------------------------- */
+
+struct sa_group *sa_group_by_mgid(const struct sim_sa *sa, const uint8_t *mgid)
+{
+	size_t i;
+
+	for (i = 0; i < sa->n_groups; i++)
+		if (!memcmp(sa->groups[i].rec + MCR_MGID, mgid, 16))
+			return &sa->groups[i];
+	return NULL;
+}
+
+static struct sa_group *group_by_mlid(const struct sim_sa *sa, uint16_t mlid)
+{
+	size_t i;
+
+	for (i = 0; i < sa->n_groups; i++)
+		if (sa->groups[i].mlid == mlid)
+			return &sa->groups[i];
+	return NULL;
+}
+
+/* The MLID for a new group: the one asked for if free, else the lowest free one; 0: none. */
+static uint16_t free_mlid(const struct sim_sa *sa, uint16_t wanted)
+{
+	unsigned mlid;
+
+	if (wanted >= LID_MCAST_START && wanted < LID_MCAST_START + SIM_MFT_CAP &&
+	    !group_by_mlid(sa, wanted))
+		return wanted;
+	for (mlid = LID_MCAST_START; mlid < LID_MCAST_START + SIM_MFT_CAP; mlid++)
+		if (!group_by_mlid(sa, (uint16_t)mlid))
+			return (uint16_t)mlid;
+	return 0;
+}
+
+/* Insert a group, the array kept in MLID order; NULL on ENOMEM. */
+static struct sa_group *add_group(struct sim_sa *sa, const uint8_t *rec, uint16_t mlid)
+{
+	struct sa_group *g;
+	size_t at;
+
+	if (sa->n_groups == sa->cap_groups) {
+		size_t cap = sa->cap_groups ? sa->cap_groups * 2 : 8;
+		struct sa_group *grown = realloc(sa->groups, cap * sizeof(*grown));
+
+		if (!grown)
+			return NULL;
+		sa->groups = grown;
+		sa->cap_groups = cap;
+	}
+	for (at = 0; at < sa->n_groups && sa->groups[at].mlid < mlid; at++)
+		;
+	memmove(&sa->groups[at + 1], &sa->groups[at], (sa->n_groups - at) * sizeof(*g));
+	sa->n_groups++;
+	g = &sa->groups[at];
+	memset(g, 0, sizeof(*g));
+	memcpy(g->rec, rec, SA_MCMEMBER_REC_SIZE);
+	memset(g->rec + MCR_PORT_GID, 0, 16);
+	g->rec[MCR_SCOPE_STATE] &= MCR_SCOPE_MASK;
+	g->rec[MCR_PROXY_JOIN] = 0;
+	put_be16(g->rec + MCR_MLID, mlid);
+	g->mlid = mlid;
+	return g;
+}
+
+static void remove_group(struct sim_sa *sa, struct sa_group *g)
+{
+	size_t at = (size_t)(g - sa->groups);
+
+	free(g->members);
+	memmove(g, g + 1, (sa->n_groups - at - 1) * sizeof(*g));
+	sa->n_groups--;
+}
+
+static struct sa_member *find_member(const struct sa_group *g, uint64_t guid)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_members; i++)
+		if (get_be64(g->members[i].gid + 8) == guid)
+			return &g->members[i];
+	return NULL;
+}
+
+/* Room for one more member, in the group and in the hook's list; -ENOMEM. */
+static int member_room(struct sim_sa *sa, struct sa_group *g)
+{
+	if (g->n_members == g->cap_members) {
+		size_t cap = g->cap_members ? g->cap_members * 2 : 4;
+		struct sa_member *grown = realloc(g->members, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		g->members = grown;
+		g->cap_members = cap;
+	}
+	if (sa->cap_member_buf < g->n_members + 1) {
+		size_t cap = g->cap_members;
+		struct sim_port **grown = realloc(sa->member_buf, cap * sizeof(*grown));
+
+		if (!grown)
+			return -ENOMEM;
+		sa->member_buf = grown;
+		sa->cap_member_buf = cap;
+	}
+	return 0;
+}
+
+/* Tell the owner who is in the group at mlid now (g NULL: the group is gone). */
+static void members_changed(struct sim_sa *sa, uint16_t mlid, const struct sa_group *g)
+{
+	size_t i, n = g ? g->n_members : 0;
+
+	if (!sa->hooks.mcast_changed)
+		return;
+	for (i = 0; i < n; i++)
+		sa->member_buf[i] = g->members[i].port;
+	sa->hooks.mcast_changed(sa->hooks.arg, mlid, sa->member_buf, n);
+}
+
+int sa_mcast_init(struct sim_sa *sa)
+{
+	uint8_t rec[SA_MCMEMBER_REC_SIZE] = { 0 };
+	struct sa_group *g;
+	uint8_t life = sa->sm_port ? sa->sm_port->subnet_timeout : 0;
+
+	/* IPoIB's broadcast group of the default partition, as opensm makes it. */
+	put_be64(rec + MCR_MGID, IPOIB_BCAST_MGID_HIGH);
+	put_be64(rec + MCR_MGID + 8, IPOIB_BCAST_MGID_LOW);
+	put_be32(rec + MCR_QKEY, IPOIB_QKEY);
+	rec[MCR_MTU] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, SA_MTU_2048);
+	put_be16(rec + MCR_PKEY, PKEY_DEFAULT);
+	rec[MCR_RATE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, SA_RATE_10_GBPS);
+	rec[MCR_PKT_LIFE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, life);
+	rec[MCR_SCOPE_STATE] = umad_sa_mcm_set_scope_state(UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL, 0);
+	g = add_group(sa, rec, LID_MCAST_START);
+	if (!g)
+		return -ENOMEM;
+	g->permanent = 1;
+	return 0;
+}
+
+void sa_mcast_free(struct sim_sa *sa)
+{
+	size_t i;
+
+	for (i = 0; i < sa->n_groups; i++)
+		free(sa->groups[i].members);
+	free(sa->groups);
+	free(sa->member_buf);
+}
+
+size_t sim_sa_mcast_members(const struct sim_sa *sa, uint16_t mlid, struct sim_port **out,
+			    size_t max)
+{
+	const struct sa_group *g = group_by_mlid(sa, mlid);
+	size_t i;
+
+	if (!g)
+		return 0;
+	for (i = 0; i < g->n_members && i < max; i++)
+		out[i] = g->members[i].port;
+	return g->n_members;
+}
+
+/* --- checks shared by joins, leaves and queries ---------------------------------------- */
+
+/* The components the query names that the group does not have (o15-0.2.4 item 5). */
+static int other_fields_match(const struct sa_query *q, const uint8_t *grec)
+{
+	const uint8_t *r = q->rec;
+	uint64_t mask = q->comp_mask;
+
+	if ((mask & UMAD_SA_MCM_COMP_MASK_QKEY) && get_be32(r + MCR_QKEY) != get_be32(grec + MCR_QKEY))
+		return 0;
+	if (mask & UMAD_SA_MCM_COMP_MASK_PKEY) {
+		uint16_t want = get_be16(r + MCR_PKEY), have = get_be16(grec + MCR_PKEY);
+
+		/* The same partition, and not two limited members. */
+		if ((want & SA_PKEY_BASE_MASK) != (have & SA_PKEY_BASE_MASK) ||
+		    !((want | have) & SA_PKEY_FULL_MEMBER))
+			return 0;
+	}
+	if ((mask & UMAD_SA_MCM_COMP_MASK_TCLASS) && r[MCR_TCLASS] != grec[MCR_TCLASS])
+		return 0;
+	if ((mask & UMAD_SA_MCM_COMP_MASK_SL) && rec_sl(r) != rec_sl(grec))
+		return 0;
+	if ((mask & UMAD_SA_MCM_COMP_MASK_FLOW_LABEL) && rec_flow(r) != rec_flow(grec))
+		return 0;
+	if ((mask & UMAD_SA_MCM_COMP_MASK_HOP_LIMIT) && rec_hop(r) != rec_hop(grec))
+		return 0;
+	return 1;
+}
+
+/* A selector of the query against the group's value. */
+static int selector_holds(uint8_t sel, unsigned want, unsigned have)
+{
+	switch (sel) {
+	case UMAD_SA_SELECTOR_GREATER_THAN:
+		return have > want;
+	case UMAD_SA_SELECTOR_LESS_THAN:
+		return have < want;
+	case UMAD_SA_SELECTOR_EXACTLY:
+		return have == want;
+	default:
+		return 1;
+	}
+}
+
+/* MTU and rate selectors the query gives, against the group's. */
+static int selectors_match(const struct sa_query *q, const uint8_t *grec)
+{
+	const uint8_t *r = q->rec;
+
+	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU_SEL) &&
+	    !selector_holds(selector(r[MCR_MTU]), low6(r[MCR_MTU]), low6(grec[MCR_MTU])))
+		return 0;
+	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE_SEL) &&
+	    !selector_holds(selector(r[MCR_RATE]), sa_rate_x10(low6(r[MCR_RATE])),
+			    sa_rate_x10(low6(grec[MCR_RATE]))))
+		return 0;
+	return 1;
+}
+
+static uint8_t port_mtu(const struct sim_port *p)
+{
+	return p->neighbor_mtu < p->mtu_cap ? p->neighbor_mtu : p->mtu_cap;
+}
+
+/* Can the port carry the group's traffic (its MTU and rate at least the group's)? */
+static int port_fits(const struct sim_port *p, const uint8_t *grec)
+{
+	return port_mtu(p) >= low6(grec[MCR_MTU]) &&
+	       sim_port_rate_x10(p) >= sa_rate_x10(low6(grec[MCR_RATE]));
+}
+
+/* MTU and rate given with a selector must be encodings that exist. */
+static int values_valid(const struct sa_query *q)
+{
+	const uint8_t *r = q->rec;
+
+	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU_SEL) &&
+	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU) &&
+	    (low6(r[MCR_MTU]) < SA_MTU_256 || low6(r[MCR_MTU]) > SA_MTU_4096))
+		return 0;
+	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE_SEL) &&
+	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE) && !sa_rate_x10(low6(r[MCR_RATE])))
+		return 0;
+	return 1;
+}
+
+/* The PortGID's prefix must be the subnet's (or the link-local one). */
+static int port_gid_prefix_ok(const struct sim_sa *sa, const uint8_t *gid)
+{
+	uint64_t prefix = get_be64(gid);
+	const struct sim_port *sm = sa->sm_port;
+
+	return prefix == GID_PREFIX_LINK_LOCAL ||
+	       (sm && prefix == sim_mgmt_port(sm->node, sm->num)->gid_prefix);
+}
+
+/*
+ * May the requester change this member (o15-0.2.1)?  One that joined for
+ * itself only by itself; one joined by proxy by any port of its partition.
+ */
+static int may_modify(const struct sa_group *g, const struct sa_member *m,
+		      const struct sim_port *requester)
+{
+	if (!m->proxy)
+		return requester == m->port;
+	return sa_port_has_pkey(requester, get_be16(g->rec + MCR_PKEY), 0);
+}
+
+/* --- creation ------------------------------------------------------------------------------- */
+
+/* A requested MGID: multicast, reserved flags clear, SA signature not link-local. */
+static int mgid_valid(const uint8_t *mgid)
+{
+	uint16_t signature = get_be16(mgid + 2);
+
+	if (mgid[0] != MGID_PREFIX_BYTE)
+		return 0;
+	if (signature == MGID_SIGNATURE_IPV4 || signature == MGID_SIGNATURE_IPV6)
+		return 1;
+	if (mgid[1] & ~(MGID_FLAG_TRANSIENT | 0x0f))
+		return 0;
+	return !(signature == MGID_SIGNATURE_SA &&
+		 (mgid[1] & 0x0f) == UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL);
+}
+
+/* An MGID of the SA's making: transient, the scope asked for, the SA signature, a counter. */
+static int make_mgid(struct sim_sa *sa, const struct sa_query *q, uint8_t *mgid)
+{
+	uint8_t scope = UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL;
+	uint64_t prefix = sa->sm_port ? sim_mgmt_port(sa->sm_port->node, sa->sm_port->num)->gid_prefix
+				      : GID_PREFIX_LINK_LOCAL;
+	unsigned tries;
+
+	if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE)
+		scope = q->rec[MCR_SCOPE_STATE] >> MCR_SCOPE_SHIFT;
+	/* An SA-signed MGID must not be link-local: widen it to site-local. */
+	if (scope == UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL)
+		scope = UMAD_SA_MCM_ADDR_SCOPE_SITE_LOCAL;
+	for (tries = 0; tries < SIM_MFT_CAP * 2; tries++) {
+		mgid[0] = MGID_PREFIX_BYTE;
+		mgid[1] = (uint8_t)(MGID_FLAG_TRANSIENT | (scope & 0x0f));
+		put_be16(mgid + 2, MGID_SIGNATURE_SA);
+		put_be64(mgid + 4, prefix);
+		put_be32(mgid + 12, sa->mgid_counter++);
+		if (!sa_group_by_mgid(sa, mgid))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The MTU and rate of a group a port creates: what the query's selectors
+ * allow on the creator's port, or the port's own when none is given.
+ */
+static int realizable(const struct sa_query *q, const struct sim_port *p, uint8_t *mtu,
+		      uint8_t *rate)
+{
+	const uint8_t *r = q->rec;
+	uint8_t port_rate = sa_rate_from_x10(sim_port_rate_x10(p)), sel;
+	unsigned port_x10 = sa_rate_x10(port_rate);
+
+	*mtu = port_mtu(p);
+	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU) &&
+	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU_SEL) &&
+	    (sel = selector(r[MCR_MTU])) != UMAD_SA_SELECTOR_LARGEST_AVAIL) {
+		uint8_t want = low6(r[MCR_MTU]);
+
+		if (sel == UMAD_SA_SELECTOR_GREATER_THAN && want >= *mtu)
+			return 0;
+		if (sel == UMAD_SA_SELECTOR_LESS_THAN)
+			*mtu = want > *mtu ? *mtu : (uint8_t)(want - 1);
+		else if (sel == UMAD_SA_SELECTOR_EXACTLY)
+			*mtu = want;
+		if (*mtu < SA_MTU_256 || *mtu > SA_MTU_4096)
+			return 0;
+	}
+	*rate = port_rate;
+	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE) &&
+	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE_SEL) &&
+	    (sel = selector(r[MCR_RATE])) != UMAD_SA_SELECTOR_LARGEST_AVAIL) {
+		uint8_t want = low6(r[MCR_RATE]);
+		unsigned want_x10 = sa_rate_x10(want);
+
+		if (sel == UMAD_SA_SELECTOR_GREATER_THAN && want_x10 >= port_x10)
+			return 0;
+		if (sel == UMAD_SA_SELECTOR_LESS_THAN)
+			*rate = want_x10 > port_x10 ? port_rate : sa_rate_from_x10(want_x10 - 1);
+		else if (sel == UMAD_SA_SELECTOR_EXACTLY)
+			*rate = want;
+		if (!sa_rate_x10(*rate) || (sel == UMAD_SA_SELECTOR_LESS_THAN &&
+					     sa_rate_x10(*rate) >= want_x10))
+			return 0;
+	}
+	return 1;
+}
+
+/* A new group from a join's record; a status, 0 with *gp on success. */
+static int create_group(struct sa_query *q, const struct sim_port *creator, struct sa_group **gp)
+{
+	struct sim_sa *sa = q->sa;
+	uint8_t rec[SA_MCMEMBER_REC_SIZE];
+	uint8_t mtu, rate, life, scope;
+	uint16_t mlid;
+
+	memcpy(rec, q->rec, sizeof(rec));
+	if (!memcmp(rec + MCR_MGID, (const uint8_t[16]){ 0 }, 16)) {
+		if (!make_mgid(sa, q, rec + MCR_MGID))
+			return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
+	} else if (!mgid_valid(rec + MCR_MGID)) {
+		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
+	}
+	if (!realizable(q, creator, &mtu, &rate))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	mlid = free_mlid(sa, (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MLID) ? get_be16(rec + MCR_MLID)
+									 : 0);
+	if (!mlid)
+		return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
+	life = (q->comp_mask & UMAD_SA_MCM_COMP_MASK_LIFE_TIME) ? low6(rec[MCR_PKT_LIFE])
+		: sa->sm_port ? sa->sm_port->subnet_timeout : 0;
+	scope = (q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE)
+		? rec[MCR_SCOPE_STATE] >> MCR_SCOPE_SHIFT : rec[MCR_MGID + 1] & 0x0f;
+	rec[MCR_MTU] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, mtu);
+	rec[MCR_RATE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, rate);
+	rec[MCR_PKT_LIFE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, life);
+	rec[MCR_SCOPE_STATE] = umad_sa_mcm_set_scope_state(scope, 0);
+	if (!(q->comp_mask & UMAD_SA_MCM_COMP_MASK_HOP_LIMIT))
+		rec[MCR_SL_FLOW_HOP + 3] = 0;
+	*gp = add_group(sa, rec, mlid);
+	return *gp ? 0 : -ENOMEM;
+}
+
+/* --- Set: join --------------------------------------------------------------------------------- */
+
+/* The answer to a join or leave: the group's parameters, the request's PortGID and JoinState. */
+static int member_answer(struct sa_query *q, const struct sa_group *g)
+{
+	uint8_t rec[SA_MCMEMBER_REC_SIZE];
+
+	memcpy(rec, g->rec, sizeof(rec));
+	memcpy(rec + MCR_PORT_GID, q->rec + MCR_PORT_GID, 16);
+	rec[MCR_SCOPE_STATE] = (uint8_t)((g->rec[MCR_SCOPE_STATE] & MCR_SCOPE_MASK) |
+					 (q->rec[MCR_SCOPE_STATE] & MCR_JOIN_STATE_MASK));
+	rec[MCR_PROXY_JOIN] = q->rec[MCR_PROXY_JOIN];
+	return sa_add(q, rec);
+}
+
+int sa_mcmember_join(struct sa_query *q)
+{
+	struct sim_sa *sa = q->sa;
+	const uint8_t *r = q->rec;
+	uint8_t join = r[MCR_SCOPE_STATE] & MCR_JOIN_STATE_MASK;
+	struct sim_port *port, *requester;
+	struct sa_group *g;
+	struct sa_member *m;
+	int created = 0, status, changed;
+
+	if ((q->comp_mask & JOIN_COMPS) != JOIN_COMPS)
+		return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
+	if (!values_valid(q))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	if (!port_gid_prefix_ok(sa, r + MCR_PORT_GID))
+		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
+	port = sa_port_by_guid(sa, get_be64(r + MCR_PORT_GID + 8));
+	requester = sa_requester_port(q);
+	if (!port || !requester)
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	/* Joining for another port takes a partition in common with it. */
+	if (port != requester && !q->trusted) {
+		const struct sim_port *t = sim_mgmt_port(requester->node, requester->num);
+		unsigned i;
+		int shared = 0;
+
+		for (i = 0; i < SIM_PKEY_TABLE_SIZE && !shared; i++) {
+			uint16_t k = sim_port_pkey(t, i);
+
+			shared = (k & SA_PKEY_BASE_MASK) && sa_port_has_pkey(port, k, 0);
+		}
+		if (!shared)
+			return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	}
+	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_PKEY) &&
+	    !(get_be16(r + MCR_PKEY) & SA_PKEY_BASE_MASK))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	if (!join)
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+
+	g = sa_group_by_mgid(sa, r + MCR_MGID);
+	if (!g) {
+		/* Only a full member creates, and only with every component creation needs. */
+		if (!(join & FULL_STATES))
+			return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+		if ((q->comp_mask & CREATE_COMPS) != CREATE_COMPS)
+			return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
+		status = create_group(q, port, &g);
+		if (status)
+			return status;
+		created = 1;
+	} else if (!other_fields_match(q, g->rec)) {
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	}
+	m = find_member(g, get_be64(r + MCR_PORT_GID + 8));
+	/* The group's MTU, rate and partition must suit the port; a member changed by whom it may. */
+	if (!selectors_match(q, g->rec) || !port_fits(port, g->rec) ||
+	    !sa_port_has_pkey(port, get_be16(g->rec + MCR_PKEY), 0) ||
+	    (m && !may_modify(g, m, requester))) {
+		if (created)
+			remove_group(sa, g);
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	}
+	if (!m && member_room(sa, g) < 0) {
+		if (created)
+			remove_group(sa, g);
+		return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
+	}
+	if (!m) {
+		m = &g->members[g->n_members++];
+		memset(m, 0, sizeof(*m));
+		m->port = port;
+		memcpy(m->gid, r + MCR_PORT_GID, 16);
+		m->proxy = port != requester;
+	}
+	changed = (m->join_state | join) != m->join_state;
+	m->join_state |= join;
+	status = member_answer(q, g);
+	if (status < 0)
+		return status;
+	if (changed)
+		members_changed(sa, g->mlid, g);
+	if (created)
+		sa_notice_gid(sa, UMAD_SM_MGID_CREATED_TRAP, g->rec + MCR_MGID);
+	return 0;
+}
+
+/* --- Delete: leave ------------------------------------------------------------------------------- */
+
+int sa_mcmember_leave(struct sa_query *q)
+{
+	struct sim_sa *sa = q->sa;
+	const uint8_t *r = q->rec;
+	uint8_t leave = r[MCR_SCOPE_STATE] & MCR_JOIN_STATE_MASK, mgid[16];
+	struct sim_port *requester;
+	struct sa_group *g;
+	struct sa_member *m;
+	uint16_t mlid;
+	int status;
+
+	if ((q->comp_mask & JOIN_COMPS) != JOIN_COMPS)
+		return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
+	if (!values_valid(q))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	if (!port_gid_prefix_ok(sa, r + MCR_PORT_GID))
+		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
+	g = sa_group_by_mgid(sa, r + MCR_MGID);
+	requester = sa_requester_port(q);
+	if (!g || !requester)
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	m = find_member(g, get_be64(r + MCR_PORT_GID + 8));
+	/* o15-0.1.14: a member, leaving states it has (some, and no others), allowed to. */
+	if (!m || !(leave & m->join_state) || (leave & ~m->join_state) ||
+	    !may_modify(g, m, requester))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+
+	status = member_answer(q, g);
+	if (status < 0)
+		return status;
+	m->join_state &= (uint8_t)~leave;
+	if (!m->join_state) {
+		*m = g->members[--g->n_members];
+	}
+	mlid = g->mlid;
+	if (!g->n_members && !g->permanent) {
+		memcpy(mgid, g->rec + MCR_MGID, sizeof(mgid));
+		remove_group(sa, g);
+		members_changed(sa, mlid, NULL);
+		sa_notice_gid(sa, UMAD_SM_MGID_DESTROYED_TRAP, mgid);
+	} else {
+		members_changed(sa, mlid, g);
+	}
+	return 0;
+}
+
+/* --- Get, GetTable ------------------------------------------------------------------------------------ */
+
+/* One record of a group: its parameters with a member's PortGID, JoinState, ProxyJoin. */
+static void query_record(struct sa_query *q, const struct sa_group *g, const struct sa_member *m)
+{
+	uint8_t rec[SA_MCMEMBER_REC_SIZE];
+
+	memcpy(rec, g->rec, sizeof(rec));
+	if (m) {
+		memcpy(rec + MCR_PORT_GID, m->gid, 16);
+		rec[MCR_SCOPE_STATE] = (uint8_t)((rec[MCR_SCOPE_STATE] & MCR_SCOPE_MASK) |
+						 m->join_state);
+		rec[MCR_PROXY_JOIN] = m->proxy ? MCR_PROXY_BIT : 0;
+	}
+	/* Only a trusted requester sees who the members are. */
+	if (!q->trusted) {
+		memset(rec + MCR_PORT_GID, 0, 16);
+		rec[MCR_SCOPE_STATE] &= MCR_SCOPE_MASK;
+		rec[MCR_PROXY_JOIN] = 0;
+	}
+	sa_add(q, rec);
+}
+
+/* Does a scope/join state pass the query's Scope and JoinState components? */
+static int scope_state_matches(const struct sa_query *q, uint8_t scope_state)
+{
+	uint8_t mask = 0;
+
+	if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE)
+		mask |= MCR_SCOPE_MASK;
+	if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_JOIN_STATE)
+		mask |= MCR_JOIN_STATE_MASK;
+	return (q->rec[MCR_SCOPE_STATE] & mask) == (scope_state & mask);
+}
+
+int sa_mcmember_query(struct sa_query *q)
+{
+	const struct sim_port *requester = sa_requester_port(q);
+	const uint8_t *r = q->rec;
+	size_t i, k;
+
+	q->fields = NULL;
+	q->n_fields = 0;
+	if (!values_valid(q))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	for (i = 0; i < q->sa->n_groups && !sa_done(q); i++) {
+		const struct sa_group *g = &q->sa->groups[i];
+		uint8_t scope = g->rec[MCR_SCOPE_STATE] & MCR_SCOPE_MASK;
+
+		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MGID) && memcmp(r + MCR_MGID, g->rec + MCR_MGID, 16))
+			continue;
+		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MLID) &&
+		    get_be16(r + MCR_MLID) != g->mlid)
+			continue;
+		/* A requester sees the groups of its partitions. */
+		if (requester && !sa_port_has_pkey(requester, get_be16(g->rec + MCR_PKEY), 0))
+			continue;
+		if (!other_fields_match(q, g->rec) || !selectors_match(q, g->rec))
+			continue;
+		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_PROXY_JOIN) && r[MCR_PROXY_JOIN])
+			continue;
+		if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_PORT_GID) {
+			const struct sa_member *m = find_member(g, get_be64(r + MCR_PORT_GID + 8));
+
+			if (m && scope_state_matches(q, (uint8_t)(scope | m->join_state)))
+				query_record(q, g, m);
+		} else if (q->trusted) {
+			/* Trusted: a record per member. */
+			for (k = 0; k < g->n_members && !sa_done(q); k++)
+				if (scope_state_matches(q, (uint8_t)(scope | g->members[k].join_state)))
+					query_record(q, g, &g->members[k]);
+		} else if (scope_state_matches(q, scope)) {
+			query_record(q, g, NULL);
+		}
+	}
+	return q->error;
+}

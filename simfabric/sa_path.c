@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * PathRecord: the path between two end ports as the switches' LFTs route
+ * it, walked hop by hop: the smallest MTU and rate of its links, whether
+ * the SL asked for can cross it, whether a route leads back (Reversible),
+ * a P_Key both ends share.  The query's selectors (greater, less, exactly,
+ * best) for MTU, rate and packet lifetime narrow or pick the values, as
+ * the spec's table for PathRecord says.  Ends are named by GID or LID or
+ * not at all (every end port); a multicast DGID asks for the group's path.
+ */
+#include "config.h"
+
+#include <limits.h>
+#include <string.h>
+
+#include "simfabric/route.h"
+#include "simfabric/sa_internal.h"
+
+/* PathRecord fields (byte offsets). */
+#define PR_SERVICE_ID	0
+#define PR_DGID		8
+#define PR_SGID		24
+#define PR_DLID		40
+#define PR_SLID		42
+#define PR_HOP_FLOW	44	/* RawTraffic:1 reserved:3 FlowLabel:20 HopLimit:8 */
+#define PR_TCLASS	48
+#define PR_NUMB_PATH	49	/* Reversible:1 NumbPath:7 */
+#define PR_PKEY		50
+#define PR_QOS_SL	52	/* QoSClass:12 SL:4 */
+#define PR_MTU		54	/* MTUSelector:2 MTU:6 */
+#define PR_RATE		55	/* RateSelector:2 Rate:6 */
+#define PR_PKT_LIFE	56	/* PacketLifeTimeSelector:2 PacketLifeTime:6 */
+#define PR_PREFERENCE	57
+
+#define PR_REVERSIBLE	0x80	/* in PR_NUMB_PATH */
+#define PR_NUMB_MASK	0x7f
+#define PR_SL_MASK	0x0f
+
+/* What a walk found on the links it crossed. */
+struct path_walk {
+	uint8_t mtu;
+	unsigned rate_x10;
+	int sl;			/* the SL to check, or -1 */
+	int sl_ok;
+};
+
+static uint8_t port_mtu(const struct sim_port *p)
+{
+	return p->neighbor_mtu < p->mtu_cap ? p->neighbor_mtu : p->mtu_cap;
+}
+
+static void path_hop(void *arg, const struct sim_port *out, const struct sim_port *in)
+{
+	struct path_walk *w = arg;
+	unsigned rate = sim_port_rate_x10(out);
+
+	if (port_mtu(out) < w->mtu)
+		w->mtu = port_mtu(out);
+	if (port_mtu(in) < w->mtu)
+		w->mtu = port_mtu(in);
+	if (rate < w->rate_x10)
+		w->rate_x10 = rate;
+	/* An SL mapped to VL15 is dropped at that port. */
+	if (w->sl >= 0 && out->sl2vl[w->sl] == LRH_VL_SMP)
+		w->sl_ok = 0;
+}
+
+/* Does the LID route from s to dlid end at port d?  Fills w. */
+static int walk(const struct sim_sa *sa, const struct sim_port *s, const struct sim_port *d,
+		uint16_t dlid, struct path_walk *w)
+{
+	struct sim_hop_end end;
+
+	if (sim_route_walk(sa->f, s->node, s->num, dlid, path_hop, w, &end) < 0)
+		return 0;
+	return end.node == d->node && (d->node->type == NODE_TYPE_SWITCH || end.port == d->num);
+}
+
+/* A P_Key the two ports share, at least one of them as a full member. */
+static int shared_pkey(const struct sim_port *s, const struct sim_port *d, uint16_t pkey)
+{
+	return sa_port_has_pkey(s, pkey, 0) && sa_port_has_pkey(d, pkey, 0) &&
+	       (sa_port_has_pkey(s, pkey, 1) || sa_port_has_pkey(d, pkey, 1));
+}
+
+static int common_pkey(const struct sim_port *s, const struct sim_port *d, uint16_t *pkey)
+{
+	const struct sim_port *t = sim_mgmt_port(s->node, s->num);
+	unsigned i;
+
+	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
+		uint16_t k = sim_port_pkey(t, i);
+
+		if ((k & SA_PKEY_BASE_MASK) && shared_pkey(s, d, k)) {
+			*pkey = k;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* The largest rate below `x10`, or 0. */
+static uint8_t rate_below(unsigned x10)
+{
+	uint8_t r = sa_rate_from_x10(x10 - 1);
+
+	return x10 > 1 && sa_rate_x10(r) < x10 ? r : 0;
+}
+
+/*
+ * Apply a selector to what the path offers (*have): 0 when the path cannot
+ * satisfy it; "less than" and "exactly" may lower *have to suit.
+ */
+static int select_mtu(uint8_t sel, uint8_t want, uint8_t *have)
+{
+	switch (sel) {
+	case UMAD_SA_SELECTOR_GREATER_THAN:
+		return *have > want;
+	case UMAD_SA_SELECTOR_LESS_THAN:
+		if (*have < want)
+			return 1;
+		if (want <= SA_MTU_256)
+			return 0;
+		*have = (uint8_t)(want - 1);
+		return 1;
+	case UMAD_SA_SELECTOR_EXACTLY:
+		if (*have < want)
+			return 0;
+		*have = want;
+		return 1;
+	default:
+		return 1;	/* the largest: what the path has */
+	}
+}
+
+static int select_rate(uint8_t sel, uint8_t want, uint8_t *have)
+{
+	unsigned h = sa_rate_x10(*have), w = sa_rate_x10(want);
+
+	switch (sel) {
+	case UMAD_SA_SELECTOR_GREATER_THAN:
+		return h > w;
+	case UMAD_SA_SELECTOR_LESS_THAN:
+		if (h < w)
+			return 1;
+		*have = rate_below(w);
+		return *have != 0;
+	case UMAD_SA_SELECTOR_EXACTLY:
+		if (h < w || !w)
+			return 0;
+		*have = want;
+		return 1;
+	default:
+		return 1;
+	}
+}
+
+static int select_life(uint8_t sel, uint8_t want, uint8_t *have)
+{
+	switch (sel) {
+	case UMAD_SA_SELECTOR_GREATER_THAN:
+		return *have > want;
+	case UMAD_SA_SELECTOR_LESS_THAN:
+		if (*have < want)
+			return 1;
+		if (want <= 1)
+			return 0;
+		*have = (uint8_t)(want - 1);
+		return 1;
+	case UMAD_SA_SELECTOR_EXACTLY:
+		if (*have < want)
+			return 0;
+		*have = want;
+		return 1;
+	default:
+		return 1;	/* the smallest: what the path has */
+	}
+}
+
+/* Both the selector and the value given: the query constrains the field. */
+static int constrained(const struct sa_query *q, uint64_t sel_comp, uint64_t value_comp)
+{
+	return (q->comp_mask & sel_comp) && (q->comp_mask & value_comp);
+}
+
+/* The path s -> d between slid and dlid, added when it exists and suits the query. */
+static int pair_path(struct sa_query *q, const struct sim_port *s, const struct sim_port *d,
+		     uint16_t slid, uint16_t dlid, uint8_t preference)
+{
+	const uint8_t *r = q->rec;
+	uint64_t mask = q->comp_mask;
+	struct path_walk w = {
+		.mtu = SA_MTU_4096, .rate_x10 = UINT_MAX,
+		.sl = (mask & SA_PR_COMP_SL) ? r[PR_QOS_SL + 1] & PR_SL_MASK : -1, .sl_ok = 1,
+	};
+	struct path_walk back = { .mtu = SA_MTU_4096, .rate_x10 = UINT_MAX, .sl = w.sl, .sl_ok = 1 };
+	int reversible;
+	uint8_t rec[SA_PATH_REC_SIZE] = { 0 }, mtu, rate, life;
+	uint16_t pkey;
+
+	if (!walk(q->sa, s, d, dlid, &w) || !w.sl_ok)
+		return 0;
+	/* No link crossed (a port to itself): the port's own MTU and rate. */
+	if (w.rate_x10 == UINT_MAX) {
+		w.mtu = port_mtu(s);
+		w.rate_x10 = sim_port_rate_x10(s);
+	}
+	reversible = walk(q->sa, d, s, slid, &back) && back.sl_ok;
+	if ((mask & SA_PR_COMP_REVERSIBLE) && (r[PR_NUMB_PATH] & PR_REVERSIBLE) && !reversible)
+		return 0;
+	if (mask & SA_PR_COMP_PKEY) {
+		pkey = get_be16(r + PR_PKEY);
+		if (!shared_pkey(s, d, pkey))
+			return 0;
+	} else if (!common_pkey(s, d, &pkey)) {
+		return 0;
+	}
+
+	mtu = w.mtu;
+	rate = sa_rate_from_x10(w.rate_x10);
+	/* Loopback paths have lifetime 0; others the subnet timeout, as opensm gives them. */
+	life = s == d ? 0 : q->sa->sm_port ? q->sa->sm_port->subnet_timeout : 0;
+	if (constrained(q, SA_PR_COMP_MTU_SEL, SA_PR_COMP_MTU) &&
+	    !select_mtu(r[PR_MTU] >> UMAD_SA_SELECTOR_SHIFT, umad_sa_get_rate_mtu_or_life(r[PR_MTU]),
+			&mtu))
+		return 0;
+	if (constrained(q, SA_PR_COMP_RATE_SEL, SA_PR_COMP_RATE) &&
+	    !select_rate(r[PR_RATE] >> UMAD_SA_SELECTOR_SHIFT,
+			 umad_sa_get_rate_mtu_or_life(r[PR_RATE]), &rate))
+		return 0;
+	if (constrained(q, SA_PR_COMP_PKT_LIFE_SEL, SA_PR_COMP_PKT_LIFE) &&
+	    !select_life(r[PR_PKT_LIFE] >> UMAD_SA_SELECTOR_SHIFT,
+			 umad_sa_get_rate_mtu_or_life(r[PR_PKT_LIFE]), &life))
+		return 0;
+
+	if (mask & SA_PR_COMP_SERVICE_ID)
+		memcpy(rec + PR_SERVICE_ID, r + PR_SERVICE_ID, 8);
+	/* GIDs as asked (an alias GUID stays), else the ports' own. */
+	if (mask & SA_PR_COMP_DGID)
+		memcpy(rec + PR_DGID, r + PR_DGID, 16);
+	else
+		sa_port_gid(d, rec + PR_DGID);
+	if (mask & SA_PR_COMP_SGID)
+		memcpy(rec + PR_SGID, r + PR_SGID, 16);
+	else
+		sa_port_gid(s, rec + PR_SGID);
+	put_be16(rec + PR_DLID, dlid);
+	put_be16(rec + PR_SLID, slid);
+	/* Inside the subnet: no hop limit; raw traffic, flow label, traffic class as asked. */
+	if (mask & SA_PR_COMP_RAW_TRAFFIC)
+		sa_put_bits(rec + PR_HOP_FLOW, 0, 1, sa_get_bits(r + PR_HOP_FLOW, 0, 1));
+	if (mask & SA_PR_COMP_FLOW_LABEL)
+		sa_put_bits(rec + PR_HOP_FLOW, 4, 20, sa_get_bits(r + PR_HOP_FLOW, 4, 20));
+	if (mask & SA_PR_COMP_TCLASS)
+		rec[PR_TCLASS] = r[PR_TCLASS];
+	/* NumbPath reads back 0: the record says only whether it is reversible. */
+	rec[PR_NUMB_PATH] = reversible ? PR_REVERSIBLE : 0;
+	put_be16(rec + PR_PKEY, pkey);
+	put_be16(rec + PR_QOS_SL, (uint16_t)(w.sl >= 0 ? w.sl : 0));
+	rec[PR_MTU] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, mtu);
+	rec[PR_RATE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, rate);
+	rec[PR_PKT_LIFE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, life);
+	rec[PR_PREFERENCE] = preference;
+	return sa_add(q, rec) == 0;
+}
+
+static void lid_range(const struct sim_port *p, uint16_t *lo, uint16_t *hi)
+{
+	uint8_t lmc = p->node->type == NODE_TYPE_SWITCH ? 0 : p->lmc;
+
+	*lo = p->lid;
+	*hi = (uint16_t)(p->lid + (1u << lmc) - 1);
+}
+
+/*
+ * The paths between two ports: with an LMC, the LID pairs that differ in
+ * both ends first (preference 0), then the rest (preference 2); as many as
+ * NumbPath asks, one for a Get.
+ */
+static void port_pair_paths(struct sa_query *q, const struct sim_port *s,
+			    const struct sim_port *d)
+{
+	uint16_t slo, shi, dlo, dhi;
+	unsigned limit = UINT_MAX, found = 0, i, a, b;
+
+	lid_range(s, &slo, &shi);
+	lid_range(d, &dlo, &dhi);
+	if (q->comp_mask & SA_PR_COMP_SLID)
+		slo = shi = get_be16(q->rec + PR_SLID);
+	if (q->comp_mask & SA_PR_COMP_DLID)
+		dlo = dhi = get_be16(q->rec + PR_DLID);
+	if (q->method == UMAD_METHOD_GET)
+		limit = 1;
+	else if (q->comp_mask & SA_PR_COMP_NUMB_PATH)
+		limit = q->rec[PR_NUMB_PATH] & PR_NUMB_MASK;
+
+	for (i = 0; slo + i <= shi && dlo + i <= dhi && found < limit && !sa_done(q); i++)
+		found += (unsigned)pair_path(q, s, d, (uint16_t)(slo + i), (uint16_t)(dlo + i), 0);
+	for (a = slo; a <= shi && found < limit && !sa_done(q); a++)
+		for (b = dlo; b <= dhi && found < limit && !sa_done(q); b++)
+			if (a - slo != b - dlo)
+				found += (unsigned)pair_path(q, s, d, (uint16_t)a, (uint16_t)b, 2);
+}
+
+/* The path from a port to a multicast group: the group's parameters, its MLID. */
+static int mcast_path(struct sa_query *q, const struct sim_port *s)
+{
+	const struct sa_group *g = sa_group_by_mgid(q->sa, q->rec + PR_DGID);
+	const struct umad_sa_mcmember_record *m;
+	uint8_t rec[SA_PATH_REC_SIZE] = { 0 };
+	uint8_t sl, hop;
+	uint32_t flow;
+
+	if (!g || !s)
+		return 0;
+	m = (const void *)g->rec;
+	memcpy(rec + PR_DGID, m->mgid, 16);
+	sa_port_gid(s, rec + PR_SGID);
+	put_be16(rec + PR_DLID, g->mlid);
+	put_be16(rec + PR_SLID, s->lid);
+	sl = (uint8_t)sa_get_bits(g->rec + offsetof(struct umad_sa_mcmember_record, sl_flow_hop),
+				  0, 4);
+	flow = sa_get_bits(g->rec + offsetof(struct umad_sa_mcmember_record, sl_flow_hop), 4, 20);
+	hop = g->rec[offsetof(struct umad_sa_mcmember_record, sl_flow_hop) + 3];
+	sa_put_bits(rec + PR_HOP_FLOW, 4, 20, flow);
+	rec[PR_HOP_FLOW + 3] = hop;
+	rec[PR_TCLASS] = m->tclass;
+	rec[PR_NUMB_PATH] = 1;
+	memcpy(rec + PR_PKEY, &m->pkey, 2);
+	put_be16(rec + PR_QOS_SL, sl);
+	rec[PR_MTU] = m->mtu;
+	rec[PR_RATE] = m->rate;
+	rec[PR_PKT_LIFE] = m->pkt_life;
+	return sa_add(q, rec);
+}
+
+/* An end the query names by GID and/or LID: 1 with *p (NULL: any), 0 for none, or a status. */
+static int query_end(struct sa_query *q, uint64_t gid_comp, unsigned gid_off, uint64_t lid_comp,
+		     unsigned lid_off, struct sim_port **p)
+{
+	*p = NULL;
+	if (q->comp_mask & gid_comp) {
+		*p = sa_port_by_gid(q->sa, q->rec + gid_off);
+		if (!*p)
+			return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
+	}
+	if (q->comp_mask & lid_comp) {
+		struct sim_port *by_lid = sa_port_by_lid(q->sa, get_be16(q->rec + lid_off));
+
+		if (!by_lid || (*p && *p != by_lid))
+			return 0;
+		*p = by_lid;
+	}
+	return 1;
+}
+
+int sa_path_records(struct sa_query *q)
+{
+	struct sim_port *src, *dst, *s, *d;
+	size_t sn = 0, dn;
+	unsigned sp = 0, dp;
+	int r;
+
+	q->fields = NULL;
+	q->n_fields = 0;
+	r = query_end(q, SA_PR_COMP_SGID, PR_SGID, SA_PR_COMP_SLID, PR_SLID, &src);
+	if (r != 1)
+		return r;
+	if ((q->comp_mask & SA_PR_COMP_DGID) && q->rec[PR_DGID] == MGID_PREFIX_BYTE)
+		return mcast_path(q, src ? src : sa_requester_port(q));
+	r = query_end(q, SA_PR_COMP_DGID, PR_DGID, SA_PR_COMP_DLID, PR_DLID, &dst);
+	if (r != 1)
+		return r;
+	for (s = src ? src : sa_next_end_port(q->sa, &sn, &sp); s && !sa_done(q);
+	     s = src ? NULL : sa_next_end_port(q->sa, &sn, &sp)) {
+		dn = 0;
+		dp = 0;
+		for (d = dst ? dst : sa_next_end_port(q->sa, &dn, &dp); d && !sa_done(q);
+		     d = dst ? NULL : sa_next_end_port(q->sa, &dn, &dp))
+			port_pair_paths(q, s, d);
+	}
+	return q->error;
+}
