@@ -1001,6 +1001,410 @@ static void test_mcast_proxy_and_caps(void **state)
 	}
 }
 
+/* --- the table records ---------------------------------------------------------------------------- */
+
+static void test_guid_info_records(void **state)
+{
+	uint8_t rec[SA_GUID_INFO_REC_SIZE] = { 0 };
+	const uint8_t *r;
+
+	(void)state;
+	/* One block of eight per end port. */
+	assert_int_equal(table(UMAD_SA_ATTR_GUID_INFO_REC, 0, NULL, SA_GUID_INFO_REC_SIZE), 5);
+	fx->hb->ports[1].alias_guids = calloc(SIM_GUID_CAP, sizeof(uint64_t));
+	fx->hb->ports[1].alias_guids[1] = 0xbeef;
+	put_be16(rec, 0x21);
+	assert_int_equal(table(UMAD_SA_ATTR_GUID_INFO_REC, SA_NR_COMP_LID, rec,
+			       SA_GUID_INFO_REC_SIZE), 1);
+	r = record(0, SA_GUID_INFO_REC_SIZE);
+	assert_int_equal(get_be16(r), 0x20);
+	assert_int_equal(r[2], 0);			/* BlockNum */
+	assert_int_equal(get_be64(r + 8), 0xb1);	/* GUID 0: the port GUID */
+	assert_int_equal(get_be64(r + 16), 0xbeef);
+	/* A switch's: its node GUID. */
+	put_be16(rec, 1);
+	assert_int_equal(table(UMAD_SA_ATTR_GUID_INFO_REC, SA_NR_COMP_LID, rec,
+			       SA_GUID_INFO_REC_SIZE), 1);
+	assert_int_equal(get_be64(record(0, SA_GUID_INFO_REC_SIZE) + 8), 0x1000);
+	/* By a GUID (component GID1). */
+	memset(rec, 0, sizeof(rec));
+	put_be64(rec + 16, 0xbeef);
+	assert_int_equal(table(UMAD_SA_ATTR_GUID_INFO_REC, UINT64_C(1) << 5, rec,
+			       SA_GUID_INFO_REC_SIZE), 1);
+	/* An alias GUID names the port in a PathRecord too. */
+	{
+		uint8_t pr[SA_PATH_REC_SIZE] = { 0 };
+
+		put_be64(pr + 8, GID_PREFIX_LINK_LOCAL);
+		put_be64(pr + 16, 0xbeef);
+		port_gid(&fx->ha->ports[1], pr + 24);
+		pr[49] = 1;
+		assert_int_equal(table(UMAD_SA_ATTR_PATH_REC, SA_PR_COMP_DGID | SA_PR_COMP_SGID |
+				       SA_PR_COMP_NUMB_PATH, pr, SA_PATH_REC_SIZE), 1);
+		assert_int_equal(get_be16(record(0, SA_PATH_REC_SIZE) + 40), 0x20);
+		assert_int_equal(get_be64(record(0, SA_PATH_REC_SIZE) + 16), 0xbeef);
+	}
+}
+
+static void test_pkey_table_records(void **state)
+{
+	uint8_t rec[SA_PKEY_TABLE_REC_SIZE] = { 0 };
+	const uint8_t *r;
+
+	(void)state;
+	/* HcaA: 64 entries, two blocks; the default P_Key first. */
+	put_be16(rec, 0x10);
+	assert_int_equal(table(UMAD_SA_ATTR_PKEY_TABLE_REC, SA_NR_COMP_LID, rec,
+			       SA_PKEY_TABLE_REC_SIZE), 2);
+	r = record(0, SA_PKEY_TABLE_REC_SIZE);
+	assert_int_equal(get_be16(r + 2), 0);			/* BlockNum */
+	assert_int_equal(r[4], 1);				/* PortNum */
+	assert_int_equal(get_be16(r + 8), PKEY_DEFAULT);
+	assert_int_equal(get_be16(r + 10), 0);
+	assert_int_equal(get_be16(record(1, SA_PKEY_TABLE_REC_SIZE) + 2), 1);
+	/* Sw1: port 0's two blocks, one per external port (enforcement cap 32). */
+	put_be16(rec, 1);
+	assert_int_equal(table(UMAD_SA_ATTR_PKEY_TABLE_REC, SA_NR_COMP_LID, rec,
+			       SA_PKEY_TABLE_REC_SIZE), 2 + 4);
+	/* Sw1 port 3, block 0: BlockNum and PortNum components. */
+	put_be16(rec + 2, 0);
+	rec[4] = 3;
+	assert_int_equal(table(UMAD_SA_ATTR_PKEY_TABLE_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
+			       UINT64_C(1) << 2, rec, SA_PKEY_TABLE_REC_SIZE), 1);
+	assert_int_equal(record(0, SA_PKEY_TABLE_REC_SIZE)[4], 3);
+	/* A table an SM wrote. */
+	fx->hc->ports[1].pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(uint16_t));
+	fx->hc->ports[1].pkeys[0] = PKEY_DEFAULT;
+	fx->hc->ports[1].pkeys[33] = 0x8123;
+	memset(rec, 0, sizeof(rec));
+	put_be16(rec, 0x30);
+	put_be16(rec + 2, 1);
+	assert_int_equal(table(UMAD_SA_ATTR_PKEY_TABLE_REC, SA_NR_COMP_LID | UINT64_C(1) << 1, rec,
+			       SA_PKEY_TABLE_REC_SIZE), 1);
+	assert_int_equal(get_be16(record(0, SA_PKEY_TABLE_REC_SIZE) + 8 + 2), 0x8123);
+}
+
+static void test_slvl_records(void **state)
+{
+	uint8_t rec[SA_SLVL_REC_SIZE] = { 0 };
+	const uint8_t *r;
+
+	(void)state;
+	/* An HCA port: one table, port numbers 0. */
+	put_be16(rec, 0x30);
+	assert_int_equal(table(UMAD_SA_ATTR_SLVL_REC, SA_NR_COMP_LID, rec, SA_SLVL_REC_SIZE), 1);
+	r = record(0, SA_SLVL_REC_SIZE);
+	assert_int_equal(r[2], 0);
+	assert_int_equal(r[3], 0);
+	assert_int_equal(r[8], 0 << 4 | 1);			/* SL0 -> VL0, SL1 -> VL1 */
+	assert_int_equal(r[12], 0 << 4 | 1);			/* SL8 -> VL0, SL9 -> VL1 */
+	/* A switch: one per (input, output) pair of its five ports. */
+	put_be16(rec, 2);
+	assert_int_equal(table(UMAD_SA_ATTR_SLVL_REC, SA_NR_COMP_LID, rec, SA_SLVL_REC_SIZE), 25);
+	fx->sw2->ports[2].sl2vl[0] = 3;
+	rec[2] = 1;
+	rec[3] = 2;
+	assert_int_equal(table(UMAD_SA_ATTR_SLVL_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
+			       UINT64_C(1) << 2, rec, SA_SLVL_REC_SIZE), 1);
+	assert_int_equal(record(0, SA_SLVL_REC_SIZE)[8] >> 4, 3);
+	/* All of them: 1 + 1 + 1 for the HCAs, 25 per switch. */
+	assert_int_equal(table(UMAD_SA_ATTR_SLVL_REC, 0, NULL, SA_SLVL_REC_SIZE), 53);
+}
+
+static void test_vl_arb_records(void **state)
+{
+	uint8_t rec[SA_VL_ARB_REC_SIZE] = { 0 };
+	const uint8_t *r;
+
+	(void)state;
+	/* Caps of 8 entries: block 1 (low) and block 3 (high). */
+	put_be16(rec, 0x10);
+	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID, rec, SA_VL_ARB_REC_SIZE), 2);
+	assert_int_equal(record(0, SA_VL_ARB_REC_SIZE)[3], 1);
+	assert_int_equal(record(1, SA_VL_ARB_REC_SIZE)[3], 3);
+	fx->ha->ports[1].vlarb = calloc(4, sizeof(*fx->ha->ports[1].vlarb));
+	fx->ha->ports[1].vlarb[2][1][0] = 5;
+	fx->ha->ports[1].vlarb[2][1][1] = 200;
+	rec[3] = 3;
+	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID | UINT64_C(1) << 2, rec,
+			       SA_VL_ARB_REC_SIZE), 1);
+	r = record(0, SA_VL_ARB_REC_SIZE);
+	assert_int_equal(r[2], 1);			/* OutputPortNum */
+	assert_int_equal(r[8 + 2], 5);			/* entry 1: VL */
+	assert_int_equal(r[8 + 3], 200);		/* weight */
+	/* A switch: its external ports. */
+	put_be16(rec, 1);
+	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID, rec, SA_VL_ARB_REC_SIZE), 8);
+}
+
+static void test_forwarding_table_records(void **state)
+{
+	uint8_t rec[SA_MFT_REC_SIZE] = { 0 };
+	const uint8_t *r;
+
+	(void)state;
+	/* LFTs: LinearFDBTop 0x30: block 0 of each switch. */
+	assert_int_equal(table(UMAD_SA_ATTR_LINEAR_FT_REC, 0, NULL, SA_LFT_REC_SIZE), 2);
+	route(fx->sw2, 0x45, 1);
+	put_be16(rec, 2);
+	assert_int_equal(table(UMAD_SA_ATTR_LINEAR_FT_REC, SA_NR_COMP_LID, rec, SA_LFT_REC_SIZE), 2);
+	r = record(1, SA_LFT_REC_SIZE);
+	assert_int_equal(get_be16(r + 2), 1);			/* BlockNum */
+	assert_int_equal(r[8 + 5], 1);				/* LID 0x45 */
+	assert_int_equal(r[8 + 6], SIM_LFT_NO_ROUTE);
+	assert_int_equal(record(0, SA_LFT_REC_SIZE)[8 + 0x20], 2);
+	put_be16(rec + 2, 1);
+	assert_int_equal(table(UMAD_SA_ATTR_LINEAR_FT_REC, SA_NR_COMP_LID | UINT64_C(1) << 1, rec,
+			       SA_LFT_REC_SIZE), 1);
+
+	/* MFTs: none until one is written; then the blocks in use. */
+	assert_int_equal(table(UMAD_SA_ATTR_MCAST_FT_REC, 0, NULL, SA_MFT_REC_SIZE), 0);
+	fx->sw1->sw->mft = calloc(SIM_MFT_CAP, sizeof(*fx->sw1->sw->mft));
+	fx->sw1->sw->mft[33][0] = 0x000a;			/* MLID 0xc021: ports 1, 3 */
+	assert_int_equal(table(UMAD_SA_ATTR_MCAST_FT_REC, 0, NULL, SA_MFT_REC_SIZE), 1);
+	r = record(0, SA_MFT_REC_SIZE);
+	assert_int_equal(get_be16(r), 1);
+	assert_int_equal(get_be16(r + 2) & 0x1ff, 1);		/* BlockNum */
+	assert_int_equal(get_be16(r + 2) >> 12, 0);		/* Position */
+	assert_int_equal(get_be16(r + 8 + 2), 0x000a);
+	memset(rec, 0, sizeof(rec));
+	put_be16(rec + 2, 2);					/* block 2: nothing */
+	assert_int_equal(table(UMAD_SA_ATTR_MCAST_FT_REC, UINT64_C(1) << 3, rec, SA_MFT_REC_SIZE), 0);
+	put_be16(rec + 2, 1);
+	assert_int_equal(table(UMAD_SA_ATTR_MCAST_FT_REC, UINT64_C(1) << 3, rec, SA_MFT_REC_SIZE), 1);
+}
+
+/* --- ServiceRecord ----------------------------------------------------------------------------------- */
+
+#define SR_NAME		48
+#define SR_LEASE	28
+
+/* Register (Set) or delete a service of HcaB's: the status. */
+static int service(uint8_t method, uint64_t id, const char *name, uint32_t lease, uint64_t more)
+{
+	uint8_t *d = request(method, UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_ID | SA_SR_COMP_GID | more);
+
+	put_be64(d, id);
+	port_gid(&fx->hb->ports[1], d + 8);
+	if (name)
+		strcpy((char *)d + SR_NAME, name);
+	put_be32(d + SR_LEASE, lease);
+	return send_from(&fx->from_b);
+}
+
+static void test_service_records(void **state)
+{
+	uint8_t rec[SA_SERVICE_REC_SIZE] = { 0 };
+	const uint8_t *r;
+
+	(void)state;
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, 0, NULL, SA_SERVICE_REC_SIZE), 0);
+	/* Register: the answer is the record, P_Key and lease filled in. */
+	assert_int_equal(service(UMAD_METHOD_SET, 0x1001, "svc-one", 0, SA_SR_COMP_NAME), 0);
+	assert_int_equal(mad_method(fx->resp), UMAD_METHOD_GET_RESP);
+	r = fx->resp + SA_HDR_END;
+	assert_int_equal(get_be64(r), 0x1001);
+	assert_int_equal(get_be16(r + 24), PKEY_DEFAULT);
+	assert_int_equal(get_be32(r + SR_LEASE), SA_SERVICE_LEASE_INFINITE);
+	assert_int_equal(service(UMAD_METHOD_SET, 0x1002, "svc-two", 10,
+				 SA_SR_COMP_NAME | SA_SR_COMP_LEASE), 0);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, 0, NULL, SA_SERVICE_REC_SIZE), 2);
+	/* By name, by ID, by GID. */
+	strcpy((char *)rec + SR_NAME, "svc-two");
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_NAME, rec, SA_SERVICE_REC_SIZE),
+			 1);
+	r = record(0, SA_SERVICE_REC_SIZE);
+	assert_int_equal(get_be64(r), 0x1002);
+	assert_true(get_be32(r + SR_LEASE) <= 10 && get_be32(r + SR_LEASE) >= 9);
+	memset(rec, 0, sizeof(rec));
+	put_be64(rec, 0x1003);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_ID, rec, SA_SERVICE_REC_SIZE), 0);
+	port_gid(&fx->hb->ports[1], rec + 8);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_GID, rec, SA_SERVICE_REC_SIZE), 2);
+	/* Registering the same key again replaces it. */
+	assert_int_equal(service(UMAD_METHOD_SET, 0x1001, "svc-one-again", 0, SA_SR_COMP_NAME), 0);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, 0, NULL, SA_SERVICE_REC_SIZE), 2);
+	strcpy((char *)rec + SR_NAME, "svc-one-again");
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_NAME, rec, SA_SERVICE_REC_SIZE),
+			 1);
+	/* A lease runs out. */
+	sim_sa_age(fx->sa, 11);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, 0, NULL, SA_SERVICE_REC_SIZE), 1);
+	/* Get: one. */
+	memset(request(UMAD_METHOD_GET, UMAD_SA_ATTR_SERVICE_REC, 0), 0, 1);
+	assert_int_equal(send_a(), 0);
+	assert_int_equal(get_be64(fx->resp + SA_HDR_END), 0x1001);
+	/* Delete answers with what it removed; a second time there is nothing. */
+	assert_int_equal(service(UMAD_SA_METHOD_DELETE, 0x1001, NULL, 0, 0), 0);
+	assert_int_equal(mad_method(fx->resp), UMAD_SA_METHOD_DELETE_RESP);
+	assert_string_equal((const char *)fx->resp + SA_HDR_END + SR_NAME, "svc-one-again");
+	assert_int_equal(service(UMAD_SA_METHOD_DELETE, 0x1001, NULL, 0, 0),
+			 UMAD_SA_STATUS_NO_RECORDS << 8);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, 0, NULL, SA_SERVICE_REC_SIZE), 0);
+	/* Register without the GID, or with one nobody has. */
+	put_be64(request(UMAD_METHOD_SET, UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_ID), 0x1004);
+	assert_int_equal(send_from(&fx->from_b), UMAD_SA_STATUS_INSUF_COMPS << 8);
+	{
+		uint8_t *d = request(UMAD_METHOD_SET, UMAD_SA_ATTR_SERVICE_REC,
+				     SA_SR_COMP_ID | SA_SR_COMP_GID);
+
+		put_be64(d, 0x1004);
+		put_be64(d + 8, GID_PREFIX_LINK_LOCAL);
+		put_be64(d + 16, 0xdead);
+		assert_int_equal(send_from(&fx->from_b), UMAD_SA_STATUS_INVALID_GID << 8);
+	}
+}
+
+/* --- InformInfo, Reports ------------------------------------------------------------------------------- */
+
+#define II_GID		0
+#define II_LID_BEGIN	16
+#define II_LID_END	18
+#define II_IS_GENERIC	22
+#define II_SUBSCRIBE	23
+#define II_TYPE		24
+#define II_TRAP		26
+#define II_PRODUCER	33
+
+/* Subscribe (or not) the requester to a generic trap from any issuer: the status. */
+static int subscribe(const struct sim_sa_requester *from, uint16_t trap, uint8_t on)
+{
+	uint8_t *d = request(UMAD_METHOD_SET, UMAD_ATTR_INFORM_INFO, 0);
+
+	put_be16(d + II_LID_BEGIN, SA_INFORM_ANY);
+	d[II_IS_GENERIC] = 1;
+	d[II_SUBSCRIBE] = on;
+	put_be16(d + II_TYPE, SA_INFORM_ANY);
+	put_be16(d + II_TRAP, trap);
+	put_be24(d + II_PRODUCER, SA_INFORM_ANY_PRODUCER);
+	return send_from(from);
+}
+
+/* A generic notice from `issuer`. */
+static void notice(uint8_t *ntc, uint16_t trap, uint16_t issuer)
+{
+	memset(ntc, 0, SA_NOTICE_SMP_SIZE);
+	ntc[SA_NOTICE_OFF_TYPE] = SA_NOTICE_GENERIC | 4;		/* informational */
+	put_be24(ntc + SA_NOTICE_OFF_PRODUCER, 2);			/* a switch */
+	put_be16(ntc + SA_NOTICE_OFF_TRAP_NUM, trap);
+	put_be16(ntc + SA_NOTICE_OFF_ISSUER_LID, issuer);
+	ntc[SA_NOTICE_OFF_DETAILS] = 0x42;
+}
+
+static void test_inform(void **state)
+{
+	uint8_t ntc[SA_NOTICE_SMP_SIZE], rec[SA_INFORM_INFO_REC_SIZE] = { 0 };
+	const uint8_t *m;
+
+	(void)state;
+	/* HcaB wants trap 128, HcaC trap 64. */
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_LINK_STATE_CHANGED_TRAP, 1), 0);
+	assert_int_equal(mad_method(fx->resp), UMAD_METHOD_GET_RESP);
+	assert_int_equal(fx->resp[SA_HDR_END + II_SUBSCRIBE], 1);	/* echoed */
+	assert_int_equal(subscribe(&fx->from_c, UMAD_SM_GID_IN_SERVICE_TRAP, 1), 0);
+
+	notice(ntc, UMAD_SM_LINK_STATE_CHANGED_TRAP, 2);
+	assert_int_equal(sim_sa_notice(fx->sa, ntc), 1);
+	assert_int_equal(fx->n_reports, 1);
+	assert_int_equal(fx->reports[0].lid, 0x20);
+	assert_int_equal(fx->reports[0].qpn, 5);
+	m = fx->reports[0].mad;
+	assert_int_equal(m[MAD_OFF_BASE_VERSION], 1);
+	assert_int_equal(mad_class(m), UMAD_CLASS_SUBN_ADM);
+	assert_int_equal(m[MAD_OFF_CLASS_VERSION], UMAD_SA_CLASS_VERSION);
+	assert_int_equal(mad_method(m), UMAD_METHOD_REPORT);
+	assert_int_equal(mad_attr_id(m), UMAD_ATTR_NOTICE);
+	assert_memory_equal(m + SA_HDR_END, ntc, SA_NOTICE_SMP_SIZE);
+	/* The IssuerGID, from the issuer's LID: Sw2. */
+	assert_int_equal(get_be64(m + SA_HDR_END + SA_NOTICE_OFF_ISSUER_GID), GID_PREFIX_LINK_LOCAL);
+	assert_int_equal(get_be64(m + SA_HDR_END + SA_NOTICE_OFF_ISSUER_GID + 8), 0x2000);
+	/* Another trap: nobody wants it. */
+	notice(ntc, UMAD_SM_LINK_INTEGRITY_THRESHOLD_TRAP, 2);
+	assert_int_equal(sim_sa_notice(fx->sa, ntc), 0);
+	assert_int_equal(fx->n_reports, 1);
+
+	/* InformInfoRecords list the subscriptions; by subscriber GID, one. */
+	assert_int_equal(table(UMAD_SA_ATTR_INFORM_INFO_REC, 0, NULL, SA_INFORM_INFO_REC_SIZE), 2);
+	port_gid(&fx->hc->ports[1], rec);
+	assert_int_equal(table(UMAD_SA_ATTR_INFORM_INFO_REC, SA_IIR_COMP_SUBSCRIBER_GID, rec,
+			       SA_INFORM_INFO_REC_SIZE), 1);
+	assert_int_equal(get_be16(record(0, SA_INFORM_INFO_REC_SIZE) + 24 + II_TRAP),
+			 UMAD_SM_GID_IN_SERVICE_TRAP);
+	assert_int_equal(get_be24(record(0, SA_INFORM_INFO_REC_SIZE) + 24 + 28), 7);	/* QPN */
+
+	/* A LID range: only notices from issuers inside it. */
+	{
+		uint8_t *d = request(UMAD_METHOD_SET, UMAD_ATTR_INFORM_INFO, 0);
+
+		put_be16(d + II_LID_BEGIN, 1);
+		put_be16(d + II_LID_END, 1);
+		d[II_IS_GENERIC] = 1;
+		d[II_SUBSCRIBE] = 1;
+		put_be16(d + II_TYPE, SA_INFORM_ANY);
+		put_be16(d + II_TRAP, UMAD_SM_LOCAL_CHANGES_TRAP);
+		put_be24(d + II_PRODUCER, SA_INFORM_ANY_PRODUCER);
+		assert_int_equal(send_a(), 0);
+	}
+	notice(ntc, UMAD_SM_LOCAL_CHANGES_TRAP, 2);
+	assert_int_equal(sim_sa_notice(fx->sa, ntc), 0);
+	notice(ntc, UMAD_SM_LOCAL_CHANGES_TRAP, 1);
+	assert_int_equal(sim_sa_notice(fx->sa, ntc), 1);
+	assert_int_equal(fx->reports[1].lid, 0x10);
+
+	/* Unsubscribe: no more Reports; a second time is refused with Subscribe 0. */
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_LINK_STATE_CHANGED_TRAP, 0), 0);
+	notice(ntc, UMAD_SM_LINK_STATE_CHANGED_TRAP, 2);
+	assert_int_equal(sim_sa_notice(fx->sa, ntc), 0);
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_LINK_STATE_CHANGED_TRAP, 0),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	assert_int_equal(fx->resp[SA_HDR_END + II_SUBSCRIBE], 0);
+	/* Security traps need a trusted subscriber. */
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_BAD_PKEY_TRAP, 1),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	assert_int_equal(fx->resp[SA_HDR_END + II_SUBSCRIBE], 0);
+	fx->sm_key = SA_KEY;
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_BAD_PKEY_TRAP, 1), 0);
+	fx->sm_key = 0;
+	/* Subscribe values above 1 are undefined. */
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_BAD_PKEY_TRAP, 2),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	/* InformInfo itself cannot be read. */
+	request(UMAD_METHOD_GET, UMAD_ATTR_INFORM_INFO, 0);
+	assert_int_equal(send_a(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
+}
+
+/* Groups made and gone are traps 66 and 67 to whoever subscribed. */
+static void test_mcast_traps(void **state)
+{
+	uint8_t mgid[16] = { 0xff, 0x12, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 9 };
+	const uint8_t *ntc;
+
+	(void)state;
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_MGID_CREATED_TRAP, 1), 0);
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_MGID_DESTROYED_TRAP, 1), 0);
+	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK,
+				&fx->from_c), 0);
+	assert_int_equal(fx->n_reports, 1);
+	ntc = fx->reports[0].mad + SA_HDR_END;
+	assert_int_equal(get_be16(ntc + SA_NOTICE_OFF_TRAP_NUM), UMAD_SM_MGID_CREATED_TRAP);
+	assert_int_equal(get_be16(ntc + SA_NOTICE_OFF_ISSUER_LID), 0x10);
+	assert_memory_equal(ntc + SA_NOTICE_OFF_DETAILS + SA_NOTICE_DETAILS_OFF_GID, mgid, 16);
+	/* A second member: no trap. */
+	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->ha->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_a), 0);
+	assert_int_equal(fx->n_reports, 1);
+	assert_int_equal(member(UMAD_SA_METHOD_DELETE, mgid, &fx->ha->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_a), 0);
+	assert_int_equal(member(UMAD_SA_METHOD_DELETE, mgid, &fx->hc->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_c), 0);
+	assert_int_equal(fx->n_reports, 2);
+	ntc = fx->reports[1].mad + SA_HDR_END;
+	assert_int_equal(get_be16(ntc + SA_NOTICE_OFF_TRAP_NUM), UMAD_SM_MGID_DESTROYED_TRAP);
+	assert_true(get_be64(fx->reports[1].mad + MAD_OFF_TID) !=
+		    get_be64(fx->reports[0].mad + MAD_OFF_TID));
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1017,6 +1421,14 @@ int main(void)
 		T(test_mcast_broadcast),
 		T(test_mcast_create),
 		T(test_mcast_proxy_and_caps),
+		T(test_guid_info_records),
+		T(test_pkey_table_records),
+		T(test_slvl_records),
+		T(test_vl_arb_records),
+		T(test_forwarding_table_records),
+		T(test_service_records),
+		T(test_inform),
+		T(test_mcast_traps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
