@@ -17,17 +17,27 @@
  * raises one of that port's error counters, so that the saturating widths
  * are met too.
  *
+ * Each send's MAD goes to the built-in SA as well (sim_sa_process on a
+ * fabric of its own: the default topology with LIDs and routes, a fresh
+ * SA per input), with the SA's header forced on when the send asks for
+ * it, from a requester the send picks; optionally its data is also handed
+ * to sim_sa_notice as a notice.  The SA's answers are read whole and their
+ * lengths checked against their AttributeOffset.
+ *
  * Sources: tests/fuzz/fuzz_sim_mad.c backends/sim.c backends/soft_port.c
  *   backends/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
  *   simfabric/fabric.c simfabric/topology.c simfabric/port_state.c
- *   simfabric/sma.c simfabric/pma.c simfabric/route.c
+ *   simfabric/sma.c simfabric/pma.c simfabric/route.c simfabric/sa*.c
  *   backends/sysfs_writer.c, with glib-2.0 ("make fuzz" builds and runs it).
  *
  * Input: a byte choosing the host port, a byte with the number of
  * registrations (each 28 bytes: qpn, class, version, rmpp version, flags,
  * legacy, OUI[3], method mask[16], pad[3]), then sends until the input
  * ends (each: agent id, timeout, retries, receive buffer size / 8, MAD
- * length[2], umad address[20], then the MAD bytes).
+ * length[2], umad address[20], then the MAD bytes).  The timeout byte's
+ * bits above the two the timeout uses steer the SA: bit 2 forces an SA
+ * header (base and class version, class), bit 3 also raises the data as a
+ * notice, bits 4-7 pick the requester among the fabric's end ports.
  */
 #include "config.h"
 
@@ -39,6 +49,7 @@
 #include "backends/backend.h"
 #include "libumad/mad_wire.h"
 #include "simfabric/pma.h"
+#include "simfabric/sa.h"
 #include "simfabric/topology.h"
 
 extern const struct umad_backend umad_backend_sim;
@@ -52,6 +63,171 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int started;
 static struct sim_fabric *pma_fabric;	/* the PMA's own copy of the default fabric */
+
+/* The SA's fabric: the default topology, every end port given a LID, switches routed. */
+static struct sim_fabric *sa_fabric;
+static struct sim_port *end_ports[16];
+static unsigned n_end_ports;
+
+/* The port of switch `sw` that leads towards node `to` (breadth-first), or 0. */
+static unsigned toward(struct sim_node *sw, struct sim_node *to)
+{
+	struct sim_node *queue[64];
+	unsigned first[64], head = 0, tail = 0, i, p;
+
+	if (sw == to)
+		return 0;
+	for (p = 1; p <= sw->num_ports; p++) {
+		struct sim_port *peer = sw->ports[p].peer;
+
+		if (peer && tail < 64) {
+			if (peer->node == to)
+				return p;
+			first[tail] = p;
+			queue[tail++] = peer->node;
+		}
+	}
+	while (head < tail) {
+		struct sim_node *n = queue[head];
+		unsigned via = first[head++];
+
+		if (n->type != NODE_TYPE_SWITCH)
+			continue;
+		for (p = 1; p <= n->num_ports; p++) {
+			struct sim_port *peer = n->ports[p].peer;
+			int seen = 0;
+
+			if (!peer)
+				continue;
+			if (peer->node == to)
+				return via;
+			for (i = 0; i < tail; i++)
+				seen |= queue[i] == peer->node;
+			if (!seen && peer->node != sw && tail < 64) {
+				first[tail] = via;
+				queue[tail++] = peer->node;
+			}
+		}
+	}
+	return 0;
+}
+
+static void sa_fabric_init(void)
+{
+	uint16_t lid = 1;
+	size_t i;
+	unsigned p, k;
+
+	sa_fabric = sim_topology_parse(sim_default_topology, "default", NULL);
+	if (!sa_fabric)
+		return;
+	for (i = 0; i < sa_fabric->n_nodes; i++) {
+		struct sim_node *n = sa_fabric->nodes[i];
+
+		for (p = n->type == NODE_TYPE_SWITCH ? 0 : 1;
+		     p <= (n->type == NODE_TYPE_SWITCH ? 0u : n->num_ports); p++) {
+			struct sim_port *port = &n->ports[p];
+
+			if (n->type != NODE_TYPE_SWITCH && !port->peer)
+				continue;
+			port->lid = lid;
+			port->lmc = n->type == NODE_TYPE_SWITCH ? 0 : 1;
+			lid = (uint16_t)(lid + (1u << port->lmc));
+			sim_fabric_lid_changed(sa_fabric, port, 0, 0);
+			if (n_end_ports < 16)
+				end_ports[n_end_ports++] = port;
+		}
+	}
+	for (i = 0; i < sa_fabric->n_nodes; i++) {
+		struct sim_switch *sw = sa_fabric->nodes[i]->sw;
+
+		if (!sw)
+			continue;
+		sw->lft = malloc(SIM_LFT_CAP);
+		if (!sw->lft)
+			continue;
+		memset(sw->lft, SIM_LFT_NO_ROUTE, SIM_LFT_CAP);
+		sw->lft_top = lid;
+		for (k = 0; k < n_end_ports; k++) {
+			unsigned lids = 1u << end_ports[k]->lmc, l;
+			unsigned port = toward(sa_fabric->nodes[i], end_ports[k]->node);
+
+			for (l = 0; l < lids; l++)
+				sw->lft[end_ports[k]->lid + l] = (uint8_t)port;
+		}
+	}
+}
+
+static volatile unsigned sa_sink;
+
+static void sa_mcast_changed(void *arg, uint16_t mlid, struct sim_port *const *members, size_t n)
+{
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < n; i++)
+		sa_sink += members[i]->lid + mlid;
+}
+
+static void sa_send_report(void *arg, uint16_t lid, uint32_t qpn, const uint8_t *mad)
+{
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < MAD_SIZE; i++)
+		sa_sink += mad[i];
+	sa_sink += lid + qpn;
+}
+
+/* One MAD to the SA, as the send's head byte `steer` says. */
+static void sa_feed(struct sim_sa *sa, const uint8_t *bytes, size_t len, uint8_t steer,
+		    const uint8_t *addr)
+{
+	static uint8_t req[MAX_MAD + MAD_SIZE];
+	struct sim_sa_requester from;
+	uint8_t *resp = NULL;
+	size_t resp_len = 0, i, len_req = len < MAD_SIZE ? MAD_SIZE : len;
+	int r;
+
+	memset(req, 0, MAD_SIZE);
+	memcpy(req, bytes, len);
+	if (steer & 0x04) {
+		req[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+		req[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_ADM;
+		req[MAD_OFF_CLASS_VERSION] = UMAD_SA_CLASS_VERSION;
+	}
+	from.port = n_end_ports ? end_ports[(steer >> 4) % n_end_ports] : NULL;
+	from.lid = from.port ? from.port->lid : 0;
+	/* Every so often a requester known only by a LID from the input. */
+	if ((steer >> 4) == 0xf) {
+		from.port = NULL;
+		from.lid = (uint16_t)(addr[0] << 8 | addr[1]);
+	}
+	from.qpn = (uint32_t)addr[2] << 16 | (uint32_t)addr[3] << 8 | addr[4];
+	from.pkey = PKEY_DEFAULT;
+	r = sim_sa_process(sa, &from, req, len_req, &resp, &resp_len);
+	if (r == 1) {
+		uint16_t offset = get_be16(resp + SA_OFF_ATTR_OFFSET);
+
+		if (resp_len < SA_HDR_END)
+			abort();
+		if (mad_method(resp) == UMAD_SA_METHOD_GET_TABLE_RESP && mad_status(resp) == 0) {
+			if (offset ? (resp_len - SA_HDR_END) % (offset * SA_ATTR_OFFSET_UNIT) != 0
+				   : resp_len != SA_HDR_END)
+				abort();
+		} else if (resp_len != MAD_SIZE) {
+			abort();
+		}
+		/* The buffer holds at least a MAD, whatever the answer's length. */
+		for (i = 0; i < (resp_len > MAD_SIZE ? resp_len : MAD_SIZE); i++)
+			sa_sink += resp[i];
+		free(resp);
+	} else if (r != 0 && r != -ENOMEM) {
+		abort();
+	}
+	if ((steer & 0x08) && len >= SA_HDR_END + SA_NOTICE_SMP_SIZE)
+		sa_sink += sim_sa_notice(sa, bytes + SA_HDR_END);
+}
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -67,6 +243,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	pma_fabric = sim_topology_parse(sim_default_topology, "default", NULL);
 	if (!pma_fabric)
 		abort();
+	sa_fabric_init();
 	return 0;
 }
 
@@ -130,12 +307,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t hdr_size = 0, at = 2;
 	int open_errno = 0, fd, n_regs, i;
 	volatile unsigned sink = 0;
+	static const struct sim_sa_hooks sa_hooks = { sa_mcast_changed, sa_send_report, NULL };
+	struct sim_sa *sa = NULL;
 
 	if (!started || size < 2)
 		return 0;
 	fd = umad_backend_sim.open_port("sim0", 1 + (data[0] & 1), &hdr_size, &open_errno);
 	if (fd < 0)
 		return 0;
+	if (sa_fabric && n_end_ports)
+		sa = sim_sa_new(sa_fabric, end_ports[0], &sa_hooks);
 	n_regs = data[1] % 5;
 	for (i = 0; i < n_regs && at + REG_BYTES <= size; i++, at += REG_BYTES) {
 		const uint8_t *r = data + at;
@@ -164,11 +345,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		at += avail;
 		to_pma(hdr, umad + sizeof(struct ib_user_mad), mad_len);
 		umad_backend_sim.send(fd, umad, sizeof(struct ib_user_mad) + mad_len);
+		if (sa)
+			sa_feed(sa, umad + sizeof(struct ib_user_mad), mad_len, s[1], s + 6);
 		if (umad_backend_sim.pending(fd) < 0)
 			abort();
 		sink += drain(fd, (size_t)s[3] * 8);
 	}
 	umad_backend_sim.close_port(fd);
+	sim_sa_free(sa);
 	(void)sink;
 	return 0;
 }
