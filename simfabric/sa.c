@@ -401,28 +401,22 @@ static uint8_t response_method(uint8_t method)
 /* Run the request through its attribute's code: a MAD status, or -ENOMEM. */
 static int run(struct sa_query *q, uint16_t attr_id)
 {
-	const struct sa_attr *a = find_attr(attr_id);
-	int (*fn)(struct sa_query *) = NULL;
+	const struct sa_attr *a;
+	int (*fn)(struct sa_query *);
 
-	switch (q->method) {
-	case UMAD_METHOD_GET:
-	case UMAD_SA_METHOD_GET_TABLE:
-		break;
-	case UMAD_METHOD_SET:
-	case UMAD_SA_METHOD_DELETE:
-		break;
-	default:
+	if (q->method != UMAD_METHOD_GET && q->method != UMAD_SA_METHOD_GET_TABLE &&
+	    q->method != UMAD_METHOD_SET && q->method != UMAD_SA_METHOD_DELETE)
 		return UMAD_STATUS_METHOD_NOT_SUPPORTED;
-	}
+	a = find_attr(attr_id);
 	if (!a)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	q->rec_size = a->rec_size;
-	if (q->method == UMAD_METHOD_GET || q->method == UMAD_SA_METHOD_GET_TABLE)
-		fn = a->get;
-	else if (q->method == UMAD_METHOD_SET)
+	if (q->method == UMAD_METHOD_SET)
 		fn = a->set;
-	else
+	else if (q->method == UMAD_SA_METHOD_DELETE)
 		fn = a->del;
+	else
+		fn = a->get;
 	/* A known attribute with a method it does not take: the method/attribute status. */
 	if (!fn)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
@@ -475,15 +469,15 @@ int sim_sa_process(struct sim_sa *sa, const struct sim_sa_requester *from,
 	put_be16(q.buf + MAD_OFF_STATUS, (uint16_t)status);
 	memset(q.buf + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
 	memset(q.buf + SA_OFF_SM_KEY, 0, MAD_KEY_SIZE);
+	memset(q.buf + offsetof(struct umad_sa_packet, reserved), 0,
+	       sizeof(((struct umad_sa_packet *)0)->reserved));
 	put_be16(q.buf + SA_OFF_ATTR_OFFSET,
 		 q.count ? (uint16_t)(q.rec_size / SA_ATTR_OFFSET_UNIT) : 0);
 
-	if (status && !q.count) {
-		/* An error without a record of its own echoes the request's data. */
-		memcpy(q.buf + SA_HDR_END, req + SA_HDR_END, SA_DATA_SIZE);
-		q.len = MAD_SIZE;
-	} else if (status && q.method == UMAD_METHOD_GET) {
-		/* Too many records: none of them goes back. */
+	if (status && (!q.count || q.method == UMAD_METHOD_GET ||
+		       q.method == UMAD_SA_METHOD_GET_TABLE)) {
+		/* An error echoes the request's data; records found on the way do not go back.
+		 * (A refused Set or Delete may answer with a record of its own.) */
 		memcpy(q.buf + SA_HDR_END, req + SA_HDR_END, SA_DATA_SIZE);
 		memset(q.buf + MAD_SIZE, 0, q.cap - MAD_SIZE);
 		put_be16(q.buf + SA_OFF_ATTR_OFFSET, 0);

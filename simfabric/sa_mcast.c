@@ -551,6 +551,13 @@ int sa_mcmember_join(struct sa_query *q)
 			remove_group(sa, g);
 		return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
 	}
+	/* The answer first: without memory for it, nothing changes. */
+	status = member_answer(q, g);
+	if (status < 0) {
+		if (created)
+			remove_group(sa, g);
+		return status;
+	}
 	if (!m) {
 		m = &g->members[g->n_members++];
 		memset(m, 0, sizeof(*m));
@@ -560,9 +567,6 @@ int sa_mcmember_join(struct sa_query *q)
 	}
 	changed = (m->join_state | join) != m->join_state;
 	m->join_state |= join;
-	status = member_answer(q, g);
-	if (status < 0)
-		return status;
 	if (changed)
 		members_changed(sa, g->mlid, g);
 	if (created)
