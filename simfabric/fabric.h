@@ -86,6 +86,9 @@ struct sim_port {
 	/* Addressing and management; for a switch, port 0's values are the node's. */
 	uint16_t lid, sm_lid;
 	uint8_t lmc, sm_sl;
+	/* The LID and LMC the topology file gives the port (0: none), for an SM to keep. */
+	uint16_t file_lid;
+	uint8_t file_lmc;
 	uint64_t gid_prefix;
 	uint64_t m_key;
 	uint8_t m_key_protect;
