@@ -79,6 +79,7 @@ struct port_line {
 	const char *file;
 	unsigned line;
 	guint remote_claim;		/* the far end's LID in the comment: its claim + 1, or 0 */
+	struct sim_node *remote_node;	/* found in pass 2 */
 };
 
 /* The file gives a port a LID here; checked against the others once the links are known. */
@@ -1104,18 +1105,31 @@ static void port_name(const struct sim_port *port, char *out, size_t max)
 	snprintf(out, max, "\"%s\"[%u]", port->node->name, port->num);
 }
 
+/* Who claims a port: by its place among all ports (node by node, port 0 first). */
+static struct claim *claim_of(struct claim *claims, const size_t *base, const struct sim_port *port)
+{
+	return &claims[base[port->node->index] + port->num];
+}
+
 static void resolve_links(struct parser *p)
 {
-	GHashTable *claims = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	struct sim_fabric *f = p->fabric;
+	size_t *base = g_new(size_t, f->n_nodes + 1), n_ports = 0, k;
+	struct claim *claims;
 	guint i;
 
+	for (k = 0; k < f->n_nodes; k++) {
+		base[k] = n_ports;
+		n_ports += f->nodes[k]->num_ports + 1u;
+	}
+	claims = g_new0(struct claim, n_ports);	/* peer NULL: nobody claimed the port yet */
 	/* Each port line claims its local port (explicitly) and the remote one (implicitly). */
 	for (i = 0; i < p->port_lines->len; i++) {
 		struct port_line *pl = &g_array_index(p->port_lines, struct port_line, i);
 		struct sim_node *remote = g_hash_table_lookup(p->by_name, pl->remote);
 		struct sim_port *local, *far;
 		struct claim *c;
-		char a[MAX_NAME + 16], b[MAX_NAME + 16];
+		char a[MAX_NAME + 16], b[MAX_NAME + 16], other[MAX_NAME + 16];
 
 		if (!remote) {
 			error_at(p, pl->file, pl->line, "unknown node \"%s\"", pl->remote);
@@ -1126,37 +1140,33 @@ static void resolve_links(struct parser *p)
 				 pl->remote_port, remote->name, remote->num_ports);
 			continue;
 		}
+		pl->remote_node = remote;
 		local = &pl->node->ports[pl->local];
 		far = &remote->ports[pl->remote_port];
-		port_name(local, a, sizeof(a));
-		port_name(far, b, sizeof(b));
 		if (local == far) {
+			port_name(local, a, sizeof(a));
 			error_at(p, pl->file, pl->line, "%s is linked to itself", a);
 			continue;
 		}
-		c = g_hash_table_lookup(claims, local);
-		if (c && c->peer != far) {
-			char other[MAX_NAME + 16];
-
+		c = claim_of(claims, base, local);
+		if (c->peer && c->peer != far) {
+			port_name(local, a, sizeof(a));
+			port_name(far, b, sizeof(b));
 			port_name(c->peer, other, sizeof(other));
 			error_at(p, pl->file, pl->line,
 				 "asymmetric link: %s goes to %s here, but %s:%u links %s to it",
 				 a, b, c->file, c->line, other);
 			continue;
 		}
-		if (!c) {
-			c = g_new0(struct claim, 1);
-			g_hash_table_insert(claims, local, c);
-		}
 		c->peer = far;
 		c->file = pl->file;
 		c->line = pl->line;
 		c->explicit_line = 1;
 
-		c = g_hash_table_lookup(claims, far);
-		if (c && c->peer != local) {
-			char other[MAX_NAME + 16];
-
+		c = claim_of(claims, base, far);
+		if (c->peer && c->peer != local) {
+			port_name(local, a, sizeof(a));
+			port_name(far, b, sizeof(b));
 			port_name(c->peer, other, sizeof(other));
 			if (c->explicit_line)
 				error_at(p, pl->file, pl->line,
@@ -1168,22 +1178,20 @@ static void resolve_links(struct parser *p)
 					 c->file, c->line);
 			continue;
 		}
-		if (!c) {
-			c = g_new0(struct claim, 1);
+		if (!c->peer) {
 			c->peer = local;
 			c->file = pl->file;
 			c->line = pl->line;
-			g_hash_table_insert(claims, far, c);
 		}
 	}
-	if (p->n_errors) {
-		g_hash_table_destroy(claims);
+	g_free(claims);
+	g_free(base);
+	if (p->n_errors)
 		return;
-	}
 	/* Everything agrees: cable it up, each link once. */
 	for (i = 0; i < p->port_lines->len; i++) {
 		struct port_line *pl = &g_array_index(p->port_lines, struct port_line, i);
-		struct sim_node *remote = g_hash_table_lookup(p->by_name, pl->remote);
+		struct sim_node *remote = pl->remote_node;
 		struct sim_port *local = &pl->node->ports[pl->local];
 		struct sim_port *far = &remote->ports[pl->remote_port];
 		char a[MAX_NAME + 16], b[MAX_NAME + 16];
@@ -1196,20 +1204,20 @@ static void resolve_links(struct parser *p)
 		if (local->peer == far)
 			continue;
 		r = sim_fabric_link(local, far);
+		if (r == 0) {
+			local->line = far->line = pl->line;
+			p->fabric->n_links++;
+			continue;
+		}
 		port_name(local, a, sizeof(a));
 		port_name(far, b, sizeof(b));
 		if (r == -ERANGE)
 			error_at(p, pl->file, pl->line,
 				 "%s and %s share no enabled link width or speed (w=/s=/e= of the two ends)",
 				 a, b);
-		else if (r < 0)
+		else
 			error_at(p, pl->file, pl->line, "cannot link %s to %s: %s", a, b, strerror(-r));
-		else {
-			local->line = far->line = pl->line;
-			p->fabric->n_links++;
-		}
 	}
-	g_hash_table_destroy(claims);
 }
 
 /* A port's LID and LMC as the file's claims agree on them. */
