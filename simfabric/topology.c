@@ -323,10 +323,10 @@ static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed
  * "lmc" belongs to the "lid" before it).  ibnetdiscover prints a switch's
  * LID in its header comment, and in a port line's comment the port's own
  * "lid L lmc M" before the far node's quoted description and the far end's
- * "lid R" after it; *before_quote says how many notes came before the first
- * quoted string (all of them when there is none, *saw_quote 0).  A "lid" or "lmc" not
- * followed by a number is prose and skipped.  0 and up to max notes, or -1
- * after reporting a number out of range.
+ * "lid R" after it; *before_quote says how many notes came before the
+ * first quoted string (all of them when there is none: *saw_quote 0).  A
+ * "lid" or "lmc" not followed by a number is prose and skipped.  0 and up
+ * to max notes, or -1 after reporting a number out of range.
  */
 static int lid_notes(struct parser *p, const char *file, unsigned line, const char *s,
 		     struct lid_note *notes, unsigned max, unsigned *n, unsigned *before_quote,
