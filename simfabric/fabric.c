@@ -297,16 +297,17 @@ int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t ol
 int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
 {
 	uint32_t len = (entries + SIM_LFT_BLOCK - 1) / SIM_LFT_BLOCK * SIM_LFT_BLOCK;
+	uint32_t have = sim_switch_lft_len(sw);
 	uint8_t *grown;
 
 	if (entries > SIM_LFT_CAP)
 		return -EINVAL;
-	if (len <= sw->lft_len)
+	if (len <= have)
 		return 0;
 	grown = realloc(sw->lft, len);
 	if (!grown)
 		return -ENOMEM;
-	memset(grown + sw->lft_len, SIM_LFT_NO_ROUTE, len - sw->lft_len);
+	memset(grown + have, SIM_LFT_NO_ROUTE, len - have);
 	sw->lft = grown;
 	sw->lft_len = len;
 	return 0;

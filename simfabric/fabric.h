@@ -121,7 +121,8 @@ struct sim_switch {
 	uint8_t enhanced_port0;
 	uint16_t lids_per_port, partition_enforcement_cap;
 	/* LFT entries 0 .. lft_len - 1 (whole blocks, grown as they are written); 0xff = no
-	 * route, as is every LID from lft_len up (lft NULL while lft_len is 0). */
+	 * route, as is every LID from there up.  A table allocated whole by its user
+	 * (lft set, lft_len left 0) holds SIM_LFT_CAP entries: sim_switch_lft_len. */
 	uint8_t *lft;
 	uint32_t lft_len;
 	uint16_t (*mft)[SIM_MFT_POSITIONS];	/* SIM_MFT_CAP port masks; NULL: all empty */
@@ -191,9 +192,14 @@ int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t ol
 
 /* The LFT's egress port for a unicast LID: SIM_LFT_NO_ROUTE where none was set. */
 #define SIM_LFT_NO_ROUTE	0xff
+static inline uint32_t sim_switch_lft_len(const struct sim_switch *sw)
+{
+	return sw->lft && !sw->lft_len ? SIM_LFT_CAP : sw->lft_len;
+}
+
 static inline uint8_t sim_switch_lft_get(const struct sim_switch *sw, uint16_t lid)
 {
-	if (lid >= sw->lft_len)
+	if (lid >= sim_switch_lft_len(sw))
 		return SIM_LFT_NO_ROUTE;
 	return sw->lft[lid];
 }

@@ -301,7 +301,7 @@ static int linear_ft(struct sma_request *r)
 		memcpy(sw->lft + first, r->data, SMP_DATA_SIZE);
 		node_changed(r);
 	}
-	if (first + SMP_DATA_SIZE <= sw->lft_len)
+	if (first + SMP_DATA_SIZE <= sim_switch_lft_len(sw))
 		memcpy(r->data, sw->lft + first, SMP_DATA_SIZE);
 	else
 		memset(r->data, SIM_LFT_NO_ROUTE, SMP_DATA_SIZE);

@@ -945,7 +945,7 @@ static int route_switch(const struct sw_graph *g, const struct dests *d, const u
 	uint32_t len = (d->top + SIM_LFT_BLOCK) / SIM_LFT_BLOCK * SIM_LFT_BLOCK;
 	size_t t, i;
 
-	/* The table exactly as long as LinearFDBTop needs. */
+	/* The table exactly as long as LinearFDBTop needs (one allocated whole is cut down). */
 	if (sw->lft_len != len) {
 		uint8_t *lft = realloc(sw->lft, len);
 

@@ -1207,6 +1207,26 @@ static void test_lft_blocks(void **state)
 	assert_int_equal(sim_switch_lft_reserve(sw->sw, SIM_LFT_CAP), 0);
 	assert_int_equal(sw->sw->lft_len, SIM_LFT_CAP);
 	assert_int_equal(sim_switch_lft_reserve(sw->sw, SIM_LFT_CAP + 1), -EINVAL);
+
+	/* A table its user allocated whole, without lft_len, holds LinearFDBCap entries. */
+	free(sw->sw->lft);
+	sw->sw->lft = malloc(SIM_LFT_CAP);
+	assert_non_null(sw->sw->lft);
+	memset(sw->sw->lft, SIM_LFT_NO_ROUTE, SIM_LFT_CAP);
+	sw->sw->lft_len = 0;
+	sw->sw->lft[40000] = 3;
+	assert_int_equal(sim_switch_lft_len(sw->sw), SIM_LFT_CAP);
+	assert_int_equal(sim_switch_lft_get(sw->sw, 40000), 3);
+	assert_int_equal(sim_switch_lft_reserve(sw->sw, 64), 0);
+	assert_int_equal(sim_switch_lft_get(sw->sw, 40000), 3);
+	put_be32(mad + MAD_OFF_ATTR_MOD, 40000 / SMP_DATA_SIZE);
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET;
+	assert_int_equal(sim_sma_process(f, sw, 0, mad, NULL), 1);
+	assert_int_equal(mad[SMP_OFF_DATA + 40000 % SMP_DATA_SIZE], 3);
+	/* Bring-up cuts it down to what LinearFDBTop needs. */
+	bring_up(f, port_of(f, "Hca1", 1));
+	assert_int_equal(sw->sw->lft_len, SIM_LFT_BLOCK);
+	assert_int_equal(sim_switch_lft_get(sw->sw, 40000), SIM_LFT_NO_ROUTE);
 	sim_fabric_free(f);
 }
 
