@@ -51,7 +51,7 @@ struct sim_subnet_options {
  * Configure the whole fabric as an SM at sm_port would (sm_port: a CA or
  * router port, or a switch's port 0): LIDs, LMC, LFTs, port states Active,
  * SM LID/SL everywhere, SMInfo of the SM node MASTER, IsSM capability bit
- * on sm_port.  Whatever an SM set before is replaced.  0 or -errno
+ * on sm_port.  What an SM set before in these is replaced.  0 or -errno
  * (-ENOSPC: more LIDs needed than the unicast range holds, the fabric
  * unchanged; -EINVAL: sm_port is a switch's external port; -ENOMEM), with
  * a message in *errors (malloc'd, caller frees; NULL on success).
