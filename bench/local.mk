@@ -1,7 +1,21 @@
 # Benchmarks print figures; they are never part of make check.
 EXTRA_DIST += bench/capture-overhead.sh bench/sim-vs-ibsim.sh bench/timing.sh bench/dr_rtt.c bench/replay-vs-sim.sh scripts/gen-fattree scripts/ibsim-session.sh
+# How long a fabric takes to load and come up (sim_topology_load, sim_subnet_bring_up).
+EXTRA_PROGRAMS = bench/sim_load
+CLEANFILES += bench/sim_load$(EXEEXT)
+bench_sim_load_SOURCES = bench/sim_load.c
+bench_sim_load_CPPFLAGS = $(AM_CPPFLAGS) $(GLIB_CFLAGS)
+bench_sim_load_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS)
+if ENABLE_SIM
+bench_sim_load = bench/sim_load$(EXEEXT)
+endif
 .PHONY: bench
-bench: all
+bench: all $(bench_sim_load)
+	if test -n '$(bench_sim_load)'; then \
+		$(SHELL) $(srcdir)/scripts/gen-fattree 36 3 > bench-fattree-36-3.net && \
+		./$(bench_sim_load) bench-fattree-36-3.net 5; \
+		status=$$?; rm -f bench-fattree-36-3.net; test $$status -eq 0; \
+	fi
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/sim-vs-ibsim.sh 36 7
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \

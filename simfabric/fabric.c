@@ -298,6 +298,25 @@ int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t ol
 	return 0;
 }
 
+int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
+{
+	uint32_t len = (entries + SIM_LFT_BLOCK - 1) / SIM_LFT_BLOCK * SIM_LFT_BLOCK;
+	uint32_t have = sim_switch_lft_len(sw);
+	uint8_t *grown;
+
+	if (entries > SIM_LFT_CAP)
+		return -EINVAL;
+	if (len <= have)
+		return 0;
+	grown = realloc(sw->lft, len);
+	if (!grown)
+		return -ENOMEM;
+	memset(grown + have, SIM_LFT_NO_ROUTE, len - have);
+	sw->lft = grown;
+	sw->lft_len = len;
+	return 0;
+}
+
 /* Lanes times per-lane rate; sysfs shows e.g. "10 Gb/sec (4X SDR)". */
 static unsigned lanes(uint8_t width)
 {

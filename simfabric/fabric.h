@@ -51,6 +51,7 @@
 #define SIM_PKEY_TABLE_SIZE	64
 #define SIM_GUID_CAP		8
 #define SIM_LFT_CAP		49152	/* LinearFDBCap of every switch */
+#define SIM_LFT_BLOCK		SMP_DATA_SIZE	/* LIDs per LinearForwardingTable block: a byte each */
 #define SIM_MFT_CAP		1024	/* MulticastFDBCap (LIDs from LID_MCAST_START) */
 #define SIM_MFT_POSITIONS	16	/* 16 port-mask words of 16 bits: 256 ports */
 #define SIM_DESC_LEN		SMP_DATA_SIZE	/* NodeDescription fills the SMP data */
@@ -94,6 +95,9 @@ struct sim_port {
 	/* Addressing and management; for a switch, port 0's values are the node's. */
 	uint16_t lid, sm_lid;
 	uint8_t lmc, sm_sl;
+	/* The LID and LMC the topology file gives the port (0: none), for an SM to keep. */
+	uint16_t file_lid;
+	uint8_t file_lmc;
 	uint64_t gid_prefix;
 	uint64_t m_key;
 	uint8_t m_key_protect;
@@ -135,7 +139,11 @@ struct sim_switch {
 	uint8_t port_state_change;
 	uint8_t enhanced_port0;
 	uint16_t lids_per_port, partition_enforcement_cap;
-	uint8_t *lft;				/* SIM_LFT_CAP entries, 0xff = no route; NULL: all 0xff */
+	/* LFT entries 0 .. lft_len - 1 (whole blocks, grown as they are written); 0xff = no
+	 * route, as is every LID from there up.  A table allocated whole by its user
+	 * (lft set, lft_len left 0) holds SIM_LFT_CAP entries: sim_switch_lft_len. */
+	uint8_t *lft;
+	uint32_t lft_len;
 	uint16_t (*mft)[SIM_MFT_POSITIONS];	/* SIM_MFT_CAP port masks; NULL: all empty */
 };
 
@@ -203,12 +211,24 @@ int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t ol
 
 /* The LFT's egress port for a unicast LID: SIM_LFT_NO_ROUTE where none was set. */
 #define SIM_LFT_NO_ROUTE	0xff
+static inline uint32_t sim_switch_lft_len(const struct sim_switch *sw)
+{
+	return sw->lft && !sw->lft_len ? SIM_LFT_CAP : sw->lft_len;
+}
+
 static inline uint8_t sim_switch_lft_get(const struct sim_switch *sw, uint16_t lid)
 {
-	if (!sw->lft || lid >= SIM_LFT_CAP)
+	if (lid >= sim_switch_lft_len(sw))
 		return SIM_LFT_NO_ROUTE;
 	return sw->lft[lid];
 }
+
+/*
+ * Make the LFT hold LIDs below `entries` (at most SIM_LFT_CAP; rounded up to
+ * whole blocks), the new entries SIM_LFT_NO_ROUTE.  0 or -ENOMEM (the
+ * table unchanged), -EINVAL beyond SIM_LFT_CAP.
+ */
+int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries);
 
 /* The port whose LID/LMC/M_Key/SM LID describe the node for management (port 0 of a switch). */
 static inline struct sim_port *sim_mgmt_port(struct sim_node *n, unsigned port_num)

@@ -14,4 +14,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/sa_service.c simfabric/sa_inform.c
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)
+# The built-in SM's bring-up: LIDs, routes, port values (doc/sim-subnet.md).
+simfabric_libsimfabric_la_SOURCES += simfabric/subnet_up.c simfabric/subnet_up.h
+EXTRA_DIST += doc/sim-subnet.md
 endif

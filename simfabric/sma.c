@@ -295,19 +295,16 @@ static int linear_ft(struct sma_request *r)
 	if (r->mod >= SIM_LFT_CAP / SMP_DATA_SIZE)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
-		if (!sw->lft) {
-			sw->lft = malloc(SIM_LFT_CAP);
-			if (!sw->lft)
-				return SMA_SILENT;	/* out of memory: as a lost packet */
-			memset(sw->lft, 0xff, SIM_LFT_CAP);
-		}
+		/* The table grows to the highest block an SM writes. */
+		if (sim_switch_lft_reserve(sw, first + SMP_DATA_SIZE) < 0)
+			return SMA_SILENT;	/* out of memory: as a lost packet */
 		memcpy(sw->lft + first, r->data, SMP_DATA_SIZE);
 		node_changed(r);
 	}
-	if (sw->lft)
+	if (first + SMP_DATA_SIZE <= sim_switch_lft_len(sw))
 		memcpy(r->data, sw->lft + first, SMP_DATA_SIZE);
 	else
-		memset(r->data, 0xff, SMP_DATA_SIZE);
+		memset(r->data, SIM_LFT_NO_ROUTE, SMP_DATA_SIZE);
 	return SMA_REPLY;
 }
 

@@ -65,11 +65,27 @@ const char sim_default_topology[] =
 	"Hca 2 \"Hca4\"\n"
 	"[1] \"Switch2\"[2]\n";
 
+/* "lid N" (and "lmc M") in a header or a port line's comment; lid 0: none, lmc -1: not given. */
+struct lid_note {
+	unsigned lid;
+	int lmc;
+};
+
 /* A port line waiting for pass 2. */
 struct port_line {
 	struct sim_node *node;
 	unsigned local, remote_port;
 	char *remote;
+	const char *file;
+	unsigned line;
+	guint remote_claim;		/* the far end's LID in the comment: its claim + 1, or 0 */
+	struct sim_node *remote_node;	/* found in pass 2 */
+};
+
+/* The file gives a port a LID here; checked against the others once the links are known. */
+struct lid_claim {
+	struct sim_port *port;		/* NULL until pass 2 for a port line's far end */
+	struct lid_note note;
 	const char *file;
 	unsigned line;
 };
@@ -88,6 +104,7 @@ struct parser {
 	GHashTable *node_file;		/* struct sim_node * -> file name */
 	GPtrArray *files;		/* every file name used in messages (owned) */
 	GArray *port_lines;
+	GArray *lid_claims;		/* struct lid_claim, in the order the file gives them */
 	GString *errors;
 	unsigned n_errors;
 
@@ -299,6 +316,94 @@ static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed
 	return 1;
 }
 
+/* --- LIDs written as ibnetdiscover prints them ------------------------------- */
+
+/*
+ * The "lid N" and "lmc M" words of s outside quoted strings, as notes (an
+ * "lmc" belongs to the "lid" before it).  ibnetdiscover prints a switch's
+ * LID in its header comment, and in a port line's comment the port's own
+ * "lid L lmc M" before the far node's quoted description and the far end's
+ * "lid R" after it; *before_quote says how many notes came before the
+ * first quoted string (all of them when there is none: *saw_quote 0).  A
+ * "lid" or "lmc" not followed by a number is prose and skipped.  0 and up
+ * to max notes, or -1 after reporting a number out of range.
+ */
+static int lid_notes(struct parser *p, const char *file, unsigned line, const char *s,
+		     struct lid_note *notes, unsigned max, unsigned *n, unsigned *before_quote,
+		     int *saw_quote)
+{
+	int quoted = 0;
+
+	*n = 0;
+	*before_quote = 0;
+	while (*(s = skip_space(s))) {
+		size_t len;
+		int is_lid, is_lmc;
+		const char *num;
+		uint64_t v;
+		char *end;
+
+		if (*s == '"') {
+			const char *close = strchr(s + 1, '"');
+
+			quoted = 1;
+			s = close ? close + 1 : s + strlen(s);
+			continue;
+		}
+		len = strcspn(s, " \t\"");
+		is_lid = len == 3 && !strncmp(s, "lid", 3);
+		is_lmc = len == 3 && !strncmp(s, "lmc", 3);
+		s += len;
+		if (!is_lid && !is_lmc)
+			continue;
+		num = s = skip_space(s);
+		if (!isdigit((unsigned char)*s))
+			continue;
+		errno = 0;
+		v = strtoull(s, &end, 0);
+		if (*end && !strchr(" \t\"", *end))
+			continue;	/* "lid 4xQDR" and the like: not a LID */
+		s = end;
+		if (is_lid) {
+			if (errno || v >= LID_MCAST_START) {
+				error_at(p, file, line, "lid %.*s is not a unicast LID (1..%u)",
+					 (int)(end - num), num, LID_MCAST_START - 1);
+				return -1;
+			}
+			if (*n == max)
+				continue;
+			notes[*n].lid = (unsigned)v;
+			notes[*n].lmc = -1;
+			if (!quoted)
+				*before_quote = *n + 1;
+			(*n)++;
+		} else {
+			if (errno || v > 7) {
+				error_at(p, file, line, "lmc %.*s out of range 0..7", (int)(end - num), num);
+				return -1;
+			}
+			if (*n && notes[*n - 1].lmc < 0)
+				notes[*n - 1].lmc = (int)v;
+		}
+	}
+	if (saw_quote)
+		*saw_quote = quoted;
+	return 0;
+}
+
+/* Claims are kept in file order, for messages that point at the later line. */
+static guint add_lid_claim(struct parser *p, struct sim_port *port, const struct lid_note *note,
+			   const char *file, unsigned line)
+{
+	struct lid_claim c = { .port = port, .note = *note, .file = file, .line = line };
+
+	/* ibnetdiscover prints LID 0 for ports no SM has given one. */
+	if (!note->lid)
+		return 0;
+	g_array_append_val(p->lid_claims, c);
+	return p->lid_claims->len;
+}
+
 /* --- node headers ------------------------------------------------------------ */
 
 static void end_record(struct parser *p)
@@ -318,15 +423,53 @@ static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed
 	port->ext_supported = ext;
 }
 
+/* A word of s followed by a space or the end (or a quote or '#', which end a word too). */
+static const char *after_word(const char *s, const char *word)
+{
+	size_t n = strlen(word);
+
+	if (strncmp(s, word, n) || (s[n] && !strchr(" \t\"#", s[n])))
+		return NULL;
+	return s + n;
+}
+
+/*
+ * What may follow a switch's id (and description) outside a comment, as
+ * ibsim reads it: "enhanced port 0" or "base port 0", "lid N", "lmc M".
+ * Returns where the rest begins (a comment, the end, or what is not these).
+ */
+static const char *switch_header_words(const char *s)
+{
+	const char *w;
+
+	for (;;) {
+		s = skip_space(s);
+		if ((w = after_word(s, "enhanced")) || (w = after_word(s, "base"))) {
+			w = after_word(skip_space(w), "port");
+			w = w ? after_word(skip_space(w), "0") : NULL;
+		} else if ((w = after_word(s, "lid")) || (w = after_word(s, "lmc"))) {
+			w = skip_space(w);
+			if (!isdigit((unsigned char)*w))
+				return s;
+			while (isalnum((unsigned char)*w))
+				w++;
+		}
+		if (!w)
+			return s;
+		s = w;
+	}
+}
+
 static void parse_header(struct parser *p, const char *file, unsigned line, const char *s,
 			 enum node_type type, size_t keyword_len)
 {
 	char name[MAX_NAME], full[MAX_NAME + 80], desc[MAX_NAME];
-	const char *rest;
+	const char *rest, *words;
 	struct sim_node *n, *old;
 	uint64_t nports, guid;
+	struct lid_note note;
+	unsigned i, n_notes, before_quote;
 	char *end;
-	unsigned i;
 
 	end_record(p);
 	s = skip_space(s + keyword_len);
@@ -376,6 +519,9 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 		}
 		rest = skip_space(rest);
 	}
+	words = rest;
+	if (type == NODE_TYPE_SWITCH)
+		rest = switch_header_words(rest);
 	if (*rest == '#') {
 		const char *c = skip_space(rest + 1);
 
@@ -419,8 +565,13 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 		if (i)
 			apply_port_rates(port, p->width, p->speed, p->ext);
 	}
-	if (type == NODE_TYPE_SWITCH && strstr(rest, "enhanced port 0"))
+	if (type == NODE_TYPE_SWITCH && strstr(words, "enhanced port 0"))
 		n->sw->enhanced_port0 = 1;
+	/* A switch's LID (ibsim's words or ibnetdiscover's comment); CA headers carry none. */
+	if (type == NODE_TYPE_SWITCH &&
+	    lid_notes(p, file, line, words, &note, 1, &n_notes, &before_quote, NULL) == 0 &&
+	    n_notes)
+		add_lid_claim(p, &n->ports[0], &note, file, line);
 	p->current = n;
 	p->current_file = file;
 }
@@ -466,6 +617,34 @@ static int parse_port_option(struct parser *p, const char *file, unsigned line,
 		error_at(p, file, line, "unknown port option \"%s\" (expected w=, s= or e=)", opt);
 		return -1;
 	}
+}
+
+/*
+ * The LIDs in a port line's comment: on a CA or router, the port's own
+ * before the far node's description and the far end's after it; on a
+ * switch, only the far end's.  The far end's claim waits for pass 2 to
+ * know its port (*remote_claim).  0, or -1 after an error.
+ */
+static int port_line_lids(struct parser *p, const char *file, unsigned line, const char *comment,
+			  struct sim_port *port, guint *remote_claim)
+{
+	struct lid_note notes[2];
+	unsigned n, before;
+	int quoted;
+	unsigned far;
+
+	if (lid_notes(p, file, line, comment, notes, 2, &n, &before, &quoted) < 0)
+		return -1;
+	if (port->node->type != NODE_TYPE_SWITCH && before >= 1)
+		add_lid_claim(p, port, &notes[0], file, line);
+	/* Unquoted, a CA's line reads "lid L lmc M lid R"; a switch's only "lid R". */
+	if (quoted)
+		far = before;
+	else
+		far = port->node->type != NODE_TYPE_SWITCH ? 1 : 0;
+	if (far < n)
+		*remote_claim = add_lid_claim(p, NULL, &notes[far], file, line);
+	return 0;
 }
 
 static void parse_port_line(struct parser *p, const char *file, unsigned line, const char *s)
@@ -515,7 +694,8 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 		error_at(p, file, line, "malformed port line: expected [port] after \"%s\"", name);
 		return;
 	}
-	s = next;
+	/* ibnetdiscover puts a space before the far end's GUID when that is a CA's. */
+	s = *skip_space(next) == '(' ? skip_space(next) : next;
 	if (*s == '(') {
 		uint64_t remote_guid;
 
@@ -560,6 +740,8 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 			}
 			if (r > 0)
 				apply_port_rates(port, w, sp, e);
+			if (port_line_lids(p, file, line, s + 1, port, &pl.remote_claim) < 0)
+				return;
 			break;
 		}
 		n = strcspn(s, " \t#");
@@ -923,18 +1105,31 @@ static void port_name(const struct sim_port *port, char *out, size_t max)
 	snprintf(out, max, "\"%s\"[%u]", port->node->name, port->num);
 }
 
+/* Who claims a port: by its place among all ports (node by node, port 0 first). */
+static struct claim *claim_of(struct claim *claims, const size_t *base, const struct sim_port *port)
+{
+	return &claims[base[port->node->index] + port->num];
+}
+
 static void resolve_links(struct parser *p)
 {
-	GHashTable *claims = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	struct sim_fabric *f = p->fabric;
+	size_t *base = g_new(size_t, f->n_nodes + 1), n_ports = 0, k;
+	struct claim *claims;
 	guint i;
 
+	for (k = 0; k < f->n_nodes; k++) {
+		base[k] = n_ports;
+		n_ports += f->nodes[k]->num_ports + 1u;
+	}
+	claims = g_new0(struct claim, n_ports);	/* peer NULL: nobody claimed the port yet */
 	/* Each port line claims its local port (explicitly) and the remote one (implicitly). */
 	for (i = 0; i < p->port_lines->len; i++) {
 		struct port_line *pl = &g_array_index(p->port_lines, struct port_line, i);
 		struct sim_node *remote = g_hash_table_lookup(p->by_name, pl->remote);
 		struct sim_port *local, *far;
 		struct claim *c;
-		char a[MAX_NAME + 16], b[MAX_NAME + 16];
+		char a[MAX_NAME + 16], b[MAX_NAME + 16], other[MAX_NAME + 16];
 
 		if (!remote) {
 			error_at(p, pl->file, pl->line, "unknown node \"%s\"", pl->remote);
@@ -945,37 +1140,33 @@ static void resolve_links(struct parser *p)
 				 pl->remote_port, remote->name, remote->num_ports);
 			continue;
 		}
+		pl->remote_node = remote;
 		local = &pl->node->ports[pl->local];
 		far = &remote->ports[pl->remote_port];
-		port_name(local, a, sizeof(a));
-		port_name(far, b, sizeof(b));
 		if (local == far) {
+			port_name(local, a, sizeof(a));
 			error_at(p, pl->file, pl->line, "%s is linked to itself", a);
 			continue;
 		}
-		c = g_hash_table_lookup(claims, local);
-		if (c && c->peer != far) {
-			char other[MAX_NAME + 16];
-
+		c = claim_of(claims, base, local);
+		if (c->peer && c->peer != far) {
+			port_name(local, a, sizeof(a));
+			port_name(far, b, sizeof(b));
 			port_name(c->peer, other, sizeof(other));
 			error_at(p, pl->file, pl->line,
 				 "asymmetric link: %s goes to %s here, but %s:%u links %s to it",
 				 a, b, c->file, c->line, other);
 			continue;
 		}
-		if (!c) {
-			c = g_new0(struct claim, 1);
-			g_hash_table_insert(claims, local, c);
-		}
 		c->peer = far;
 		c->file = pl->file;
 		c->line = pl->line;
 		c->explicit_line = 1;
 
-		c = g_hash_table_lookup(claims, far);
-		if (c && c->peer != local) {
-			char other[MAX_NAME + 16];
-
+		c = claim_of(claims, base, far);
+		if (c->peer && c->peer != local) {
+			port_name(local, a, sizeof(a));
+			port_name(far, b, sizeof(b));
 			port_name(c->peer, other, sizeof(other));
 			if (c->explicit_line)
 				error_at(p, pl->file, pl->line,
@@ -987,44 +1178,151 @@ static void resolve_links(struct parser *p)
 					 c->file, c->line);
 			continue;
 		}
-		if (!c) {
-			c = g_new0(struct claim, 1);
+		if (!c->peer) {
 			c->peer = local;
 			c->file = pl->file;
 			c->line = pl->line;
-			g_hash_table_insert(claims, far, c);
 		}
 	}
-	if (p->n_errors) {
-		g_hash_table_destroy(claims);
+	g_free(claims);
+	g_free(base);
+	if (p->n_errors)
 		return;
-	}
 	/* Everything agrees: cable it up, each link once. */
 	for (i = 0; i < p->port_lines->len; i++) {
 		struct port_line *pl = &g_array_index(p->port_lines, struct port_line, i);
-		struct sim_node *remote = g_hash_table_lookup(p->by_name, pl->remote);
+		struct sim_node *remote = pl->remote_node;
 		struct sim_port *local = &pl->node->ports[pl->local];
 		struct sim_port *far = &remote->ports[pl->remote_port];
 		char a[MAX_NAME + 16], b[MAX_NAME + 16];
 		int r;
 
+		/* A switch's LID is its port 0's, whichever port the line names. */
+		if (pl->remote_claim)
+			g_array_index(p->lid_claims, struct lid_claim, pl->remote_claim - 1).port =
+				remote->type == NODE_TYPE_SWITCH ? &remote->ports[0] : far;
 		if (local->peer == far)
 			continue;
 		r = sim_fabric_link(local, far);
+		if (r == 0) {
+			local->line = far->line = pl->line;
+			p->fabric->n_links++;
+			continue;
+		}
 		port_name(local, a, sizeof(a));
 		port_name(far, b, sizeof(b));
 		if (r == -ERANGE)
 			error_at(p, pl->file, pl->line,
 				 "%s and %s share no enabled link width or speed (w=/s=/e= of the two ends)",
 				 a, b);
-		else if (r < 0)
+		else
 			error_at(p, pl->file, pl->line, "cannot link %s to %s: %s", a, b, strerror(-r));
-		else {
-			local->line = far->line = pl->line;
-			p->fabric->n_links++;
+	}
+}
+
+/* A port's LID and LMC as the file's claims agree on them. */
+struct lid_merge {
+	const struct lid_claim *lid, *lmc;	/* the first claims giving each */
+};
+
+/* "lid L" or "LIDs L..M" of a port, for messages. */
+static void lid_range_name(unsigned lid, unsigned lmc, char *out, size_t max)
+{
+	if (lmc)
+		snprintf(out, max, "LIDs %u..%u", lid, lid + (1u << lmc) - 1);
+	else
+		snprintf(out, max, "LID %u", lid);
+}
+
+/*
+ * The LIDs the file gives, checked once every link is known: one LID and
+ * LMC per port however often it is given, aligned to the LMC, inside the
+ * unicast range, no two ports sharing a LID, and a switch whose port 0 is
+ * a base port 0 at LMC 0.  Then each port records them (file_lid, file_lmc).
+ */
+static void check_lids(struct parser *p)
+{
+	GHashTable *merged = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
+	const struct lid_claim **owner = NULL;
+	char a[MAX_NAME + 16], b[MAX_NAME + 16];
+	guint i;
+
+	for (i = 0; i < p->lid_claims->len; i++) {
+		const struct lid_claim *c = &g_array_index(p->lid_claims, struct lid_claim, i);
+		struct lid_merge *m;
+
+		if (!c->port)
+			continue;	/* a line pass 2 did not link: reported already */
+		m = g_hash_table_lookup(merged, c->port);
+		if (!m) {
+			m = g_new0(struct lid_merge, 1);
+			m->lid = c;
+			g_hash_table_insert(merged, c->port, m);
+		} else if (m->lid->note.lid != c->note.lid) {
+			port_name(c->port, a, sizeof(a));
+			error_at(p, c->file, c->line, "conflicting LIDs for %s: %u here, %u at %s:%u",
+				 a, c->note.lid, m->lid->note.lid, m->lid->file, m->lid->line);
+			continue;
+		}
+		if (c->note.lmc < 0)
+			continue;
+		if (!m->lmc) {
+			m->lmc = c;
+		} else if (m->lmc->note.lmc != c->note.lmc) {
+			port_name(c->port, a, sizeof(a));
+			error_at(p, c->file, c->line, "conflicting LMCs for %s: %d here, %d at %s:%u",
+				 a, c->note.lmc, m->lmc->note.lmc, m->lmc->file, m->lmc->line);
 		}
 	}
-	g_hash_table_destroy(claims);
+	if (p->n_errors || !p->lid_claims->len)
+		goto out;
+	owner = g_new0(const struct lid_claim *, LID_MCAST_START);
+	/* In claim order, so that messages name the first place a LID was given. */
+	for (i = 0; i < p->lid_claims->len; i++) {
+		const struct lid_claim *c = &g_array_index(p->lid_claims, struct lid_claim, i);
+		struct lid_merge *m = c->port ? g_hash_table_lookup(merged, c->port) : NULL;
+		const struct lid_claim *where;
+		unsigned lid, lmc, l;
+		char range[48];
+
+		if (!m || m->lid != c)
+			continue;	/* seen at the port's first claim */
+		lid = c->note.lid;
+		lmc = m->lmc ? (unsigned)m->lmc->note.lmc : 0;
+		where = m->lmc ? m->lmc : c;
+		port_name(c->port, a, sizeof(a));
+		lid_range_name(lid, lmc, range, sizeof(range));
+		if (lmc && c->port->node->type == NODE_TYPE_SWITCH && !c->port->node->sw->enhanced_port0) {
+			error_at(p, where->file, where->line,
+				 "%s has LMC %u, but a switch's base port 0 has LMC 0 (only an enhanced port 0 may have more)",
+				 a, lmc);
+			continue;
+		}
+		/* Aligned below LID_MCAST_START (a multiple of 128), the range stays unicast. */
+		if (lid & ((1u << lmc) - 1)) {
+			error_at(p, where->file, where->line,
+				 "LID %u of %s is not a multiple of %u, as its LMC %u needs", lid, a,
+				 1u << lmc, lmc);
+			continue;
+		}
+		for (l = lid; l < lid + (1u << lmc); l++) {
+			if (owner[l]) {
+				port_name(owner[l]->port, b, sizeof(b));
+				error_at(p, c->file, c->line, "%s of %s: LID %u is already %s's (%s:%u)",
+					 range, a, l, b, owner[l]->file, owner[l]->line);
+				break;
+			}
+		}
+		if (l < lid + (1u << lmc))
+			continue;
+		for (l = lid; l < lid + (1u << lmc); l++)
+			owner[l] = c;
+		c->port->file_lid = (uint16_t)lid;
+		c->port->file_lmc = (uint8_t)lmc;
+	}
+out:
+	g_free(owner);
+	g_hash_table_destroy(merged);
 }
 
 /* Node GUIDs and CA/router port GUIDs must all differ (sysimgguid may be shared). */
@@ -1068,6 +1366,7 @@ static void parser_init(struct parser *p)
 	p->include_stack = g_ptr_array_new();
 	p->include_ids = g_array_new(FALSE, FALSE, sizeof(struct file_id));
 	p->port_lines = g_array_new(FALSE, TRUE, sizeof(struct port_line));
+	p->lid_claims = g_array_new(FALSE, FALSE, sizeof(struct lid_claim));
 	p->current_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->errors = g_string_new(NULL);
 	/* ibsim's GUID bases, so that the same file gives the same GUIDs in both simulators. */
@@ -1093,6 +1392,8 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 			resolve_links(p);
 		if (!p->n_errors)
 			check_guids(p);
+		if (!p->n_errors)
+			check_lids(p);
 	}
 	if (p->n_errors > SIM_TOPOLOGY_MAX_ERRORS)
 		g_string_append_printf(p->errors, "... and %u more errors\n",
@@ -1100,6 +1401,7 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 	for (i = 0; i < p->port_lines->len; i++)
 		g_free(g_array_index(p->port_lines, struct port_line, i).remote);
 	g_array_free(p->port_lines, TRUE);
+	g_array_free(p->lid_claims, TRUE);
 	g_hash_table_destroy(p->by_name);
 	g_hash_table_destroy(p->node_file);
 	g_hash_table_destroy(p->current_ports);

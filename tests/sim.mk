@@ -38,6 +38,13 @@ tests_test_sim_runtime_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_sim_runtime_LDADD = libibumad.la backends/libsysfswriter.la $(CMOCKA_LIBS)
 tests_test_sim_runtime_DEPENDENCIES = libibumad.la backend-sim.la
+
+# The built-in SM's bring-up: LIDs, routes, multicast trees, port values.
+check_PROGRAMS += tests/test_subnet_up
+TESTS += tests/test_subnet_up
+tests_test_subnet_up_SOURCES = tests/test_subnet_up.c
+tests_test_subnet_up_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_subnet_up_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
