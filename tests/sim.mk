@@ -21,6 +21,13 @@ tests_test_sa_SOURCES = tests/test_sa.c
 tests_test_sa_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_sa_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# The congestion control agent.
+check_PROGRAMS += tests/test_cc
+TESTS += tests/test_cc
+tests_test_cc_SOURCES = tests/test_cc.c
+tests_test_cc_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_cc_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # The backend through the public API (it loads the built backend-sim.so).
 check_PROGRAMS += tests/test_sim_backend
 TESTS += tests/test_sim_backend
