@@ -21,7 +21,9 @@
  *   - a "portid" is a real file descriptor owned by the backend from
  *     open_port() until close_port(): the public API returns it from
  *     umad_open_port(), and poll(2)/select(2)/epoll(7) on it must report
- *     POLLIN exactly when recv() has a MAD to return.  Closing a port while
+ *     POLLIN exactly when recv() has a MAD to return (a backend with
+ *     wait() need do so only once umad_get_fd() handed it out, see
+ *     there).  Closing a port while
  *     another thread still uses it is the application's race, as with
  *     close(2); a backend must not crash on it but may fail the call.
  *
@@ -50,7 +52,7 @@
  * value are refused.  abi stays the first member in every version, so that
  * the loader can read it from any module.
  */
-#define UMAD_BACKEND_ABI 2
+#define UMAD_BACKEND_ABI 3
 
 /* Filling and freeing what get_ca() and get_port() return. */
 #include "backends/ca_port.h"
@@ -205,10 +207,30 @@ struct umad_backend {
 
 	/*
 	 * Optional: 1 when recv() would return something now, 0 otherwise.
-	 * umad_recv() asks first and skips its poll(2) when there is, which
-	 * saves a system call per MAD for backends answering in-process.
+	 * For a backend without wait(), umad_recv() asks first and skips its
+	 * poll(2) when there is, which saves a system call per MAD for
+	 * backends answering in-process.
 	 */
 	int (*pending)(int portid);
+
+	/*
+	 * Optional, together: for backends that answer in-process and would
+	 * rather not signal the portid for every MAD.  With them, the portid
+	 * needs to be readable only while someone may be blocked on it:
+	 *
+	 * wait: block until recv() has something or timeout_ms passes
+	 * (negative: for ever).  umad_recv() and umad_poll() call it instead
+	 * of poll(2) on the portid, and umad_recv() tries recv() before it.
+	 * 0 when recv() has something (or the portid is not the backend's:
+	 * then as poll(2) judges it), -ETIMEDOUT, or -errno of poll(2).  No
+	 * wake-up may be lost to a MAD queued by another thread meanwhile.
+	 *
+	 * watch_fd: umad_get_fd() handed the portid to the application, which
+	 * may poll it itself (opensm's and ibacm's loops do): from then on,
+	 * for good, it must follow the rule above for every MAD.
+	 */
+	int (*wait)(int portid, int timeout_ms);
+	void (*watch_fd)(int portid);
 };
 
 /* The backend serving this process, selected on first use; NULL if it could not be. */

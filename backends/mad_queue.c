@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -68,27 +69,71 @@ void mad_queue_free(struct mad_queue *q)
 	pthread_mutex_destroy(&q->lock);
 }
 
-/* The eventfd is non-zero exactly while the queue holds something. Lock held. */
-static void signal_nonempty(struct mad_queue *q)
+/* Make the eventfd readable: the queue holds something and someone may wait. Lock held. */
+static void signal_set(struct mad_queue *q)
 {
 	uint64_t one = 1;
 	ssize_t n;
 
-	if (q->count == 1) {
-		n = write(q->event_fd, &one, sizeof(one));
-		(void)n;
-	}
+	n = write(q->event_fd, &one, sizeof(one));
+	(void)n;
+	q->signalled = 1;
 }
 
+/* After a push: signal only when someone may be blocked on the descriptor. Lock held. */
+static void signal_nonempty(struct mad_queue *q)
+{
+	if (q->waiters && !q->signalled)
+		signal_set(q);
+}
+
+/* After a pop: the descriptor is never readable over an empty queue. Lock held. */
 static void signal_empty(struct mad_queue *q)
 {
 	uint64_t value;
 	ssize_t n;
 
-	if (q->count == 0) {
+	if (q->count == 0 && q->signalled) {
 		n = read(q->event_fd, &value, sizeof(value));
 		(void)n;
+		q->signalled = 0;
 	}
+}
+
+int mad_queue_wait(struct mad_queue *q, int fd, int timeout_ms)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int n, err;
+
+	pthread_mutex_lock(&q->lock);
+	if (q->count) {
+		pthread_mutex_unlock(&q->lock);
+		return 0;
+	}
+	/* Announced with the queue seen empty, under the lock every push takes. */
+	q->waiters++;
+	pthread_mutex_unlock(&q->lock);
+	n = poll(&pfd, 1, timeout_ms);
+	err = errno;
+	pthread_mutex_lock(&q->lock);
+	q->waiters--;
+	pthread_mutex_unlock(&q->lock);
+	if (n > 0)
+		return 0;
+	return n == 0 ? -ETIMEDOUT : -err;
+}
+
+void mad_queue_watch(struct mad_queue *q)
+{
+	pthread_mutex_lock(&q->lock);
+	if (!q->watched) {
+		q->watched = 1;
+		q->waiters++;
+	}
+	/* What is queued already must show now. */
+	if (q->count && !q->signalled)
+		signal_set(q);
+	pthread_mutex_unlock(&q->lock);
 }
 
 /* A free slot at the tail, growing the ring when full. Lock held. */

@@ -2,8 +2,17 @@
 /*
  * A port's receive side for backends without a kernel: a queue of whole
  * umad buffers and of pending send timeouts behind one pollable file
- * descriptor (an epoll set over an eventfd and a timerfd), so that poll(2)
- * on it is readable exactly when mad_queue_pop() has something.
+ * descriptor (an epoll set over an eventfd and a timerfd).
+ *
+ * The eventfd costs a write(2) and a read(2) per MAD, so it is signalled
+ * only while someone may be blocked on the descriptor: a thread inside
+ * mad_queue_wait(), or an application that took the descriptor to poll it
+ * itself (mad_queue_watch(), for good).  While there is one, poll(2) on the
+ * descriptor is readable exactly when mad_queue_pop() has something; with
+ * none, a queued MAD leaves it unreadable (a due timeout makes it readable
+ * always: the timer is armed regardless).  No wake-up is lost: a waiter
+ * announces itself under the queue's lock after finding the queue empty,
+ * and a push, under the same lock, signals when it sees a waiter.
  *
  * The queue is a ring of fixed slots that grows only when full, so the
  * steady state allocates nothing per MAD; messages longer than one MAD
@@ -46,6 +55,9 @@ struct mad_queue {
 	size_t n_timeouts, cap_timeouts;
 	atomic_size_t n_waiting;	/* n_timeouts, readable without the lock */
 	uint64_t armed_ns;		/* deadline the timer is set for, 0 if none */
+	unsigned waiters;		/* threads in mad_queue_wait(), + 1 once watched */
+	int watched;			/* the application polls fd itself */
+	int signalled;			/* the eventfd's counter is non-zero (then count > 0) */
 };
 
 /* 0 or -errno. */
@@ -85,6 +97,17 @@ ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len);
 
 /* 1 when mad_queue_pop() would return a MAD or a timeout now. */
 int mad_queue_pending(struct mad_queue *q);
+
+/*
+ * Wait until mad_queue_pop() has something or timeout_ms passes (negative:
+ * for ever), polling fd, the queue's descriptor as the caller knows it.
+ * 0 when it has (or fd was closed meanwhile: the pop says so), -ETIMEDOUT,
+ * or -errno of poll(2).
+ */
+int mad_queue_wait(struct mad_queue *q, int fd, int timeout_ms);
+
+/* The application polls the descriptor itself from now on: its readiness stays exact for good. */
+void mad_queue_watch(struct mad_queue *q);
 
 uint64_t mad_queue_now_ns(void);
 

@@ -620,4 +620,6 @@ const struct umad_backend umad_backend_replay = {
 	.send = replay_send,
 	.recv = soft_port_recv,
 	.pending = soft_port_pending,
+	.wait = soft_port_wait,
+	.watch_fd = soft_port_watch_fd,
 };

@@ -574,4 +574,6 @@ const struct umad_backend umad_backend_sim = {
 	.send = sim_send,
 	.recv = soft_port_recv,
 	.pending = soft_port_pending,
+	.wait = soft_port_wait,
+	.watch_fd = soft_port_watch_fd,
 };

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -353,6 +354,32 @@ int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, cons
 	if (!hdr->timeout_ms)
 		return 0;
 	return mad_queue_add_timeout(&p->q, hdr, mad, is_response(mad));
+}
+
+int soft_port_wait(int portid, int timeout_ms)
+{
+	struct soft_port *p = soft_port_get(portid);
+	struct pollfd pfd = { .fd = portid, .events = POLLIN };
+	int r;
+
+	if (!p) {
+		/* Not a port of ours: whatever poll(2) makes of the descriptor. */
+		r = poll(&pfd, 1, timeout_ms);
+		return r > 0 ? 0 : r == 0 ? -ETIMEDOUT : -errno;
+	}
+	r = mad_queue_wait(&p->q, portid, timeout_ms);
+	soft_port_put(p);
+	return r;
+}
+
+void soft_port_watch_fd(int portid)
+{
+	struct soft_port *p = soft_port_get(portid);
+
+	if (!p)
+		return;
+	mad_queue_watch(&p->q);
+	soft_port_put(p);
 }
 
 ssize_t soft_port_recv(int portid, void *umad, size_t len)

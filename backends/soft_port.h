@@ -83,6 +83,10 @@ ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliv
  */
 int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad);
 
+/* wait() and watch_fd() of the backend contract: lazy signalling of the descriptor (mad_queue.h). */
+int soft_port_wait(int portid, int timeout_ms);
+void soft_port_watch_fd(int portid);
+
 /* recv() and pending() of the backend contract. */
 ssize_t soft_port_recv(int portid, void *umad, size_t len);
 int soft_port_pending(int portid);

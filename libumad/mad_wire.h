@@ -329,6 +329,69 @@ enum sa_rate {
 
 /* --- Congestion control (class UMAD_CLASS_CONG_MGMT): attributes and fields. --- */
 
+/*
+ * A CC MAD: the common header, the CC_Key, 32 reserved bytes and 192 bytes
+ * of attribute data; CongestionLog's data starts at the reserved bytes
+ * (IBA Annex A10, as libibmad lays it out).  The class is at version 2.
+ */
+#define CC_CLASS_VERSION	2
+#define CC_OFF_CC_KEY		MAD_HDR_SIZE
+#define CC_OFF_LOG_DATA		(CC_OFF_CC_KEY + MAD_KEY_SIZE)
+#define CC_OFF_DATA		(CC_OFF_LOG_DATA + 32)
+#define CC_DATA_SIZE		(MAD_SIZE - CC_OFF_DATA)
+#define CC_LOG_DATA_SIZE	(MAD_SIZE - CC_OFF_LOG_DATA)
+
+enum cc_attr {
+	CC_ATTR_CLASS_PORT_INFO		= UMAD_ATTR_CLASS_PORT_INFO,
+	CC_ATTR_NOTICE			= UMAD_ATTR_NOTICE,
+	CC_ATTR_CONGESTION_INFO		= 0x0011,
+	CC_ATTR_CONGESTION_KEY_INFO	= 0x0012,
+	CC_ATTR_CONGESTION_LOG		= 0x0013,
+	CC_ATTR_SWITCH_CONGESTION_SETTING = 0x0014,
+	CC_ATTR_SWITCH_PORT_CONGESTION_SETTING = 0x0015,
+	CC_ATTR_CA_CONGESTION_SETTING	= 0x0016,
+	CC_ATTR_CONGESTION_CONTROL_TABLE = 0x0017,
+	CC_ATTR_TIMESTAMP		= 0x0018,
+};
+
+/* CongestionLog:LogType, and CongestionFlags bit 0 (the CC_Key lease timer runs). */
+enum cc_log_type {
+	CC_LOG_TYPE_SWITCH	= 1,
+	CC_LOG_TYPE_CA		= 2,
+};
+#define CC_LOG_FLAG_LEASE_ACTIVE	0x01
+
+/* Where the log's events start, their size and number (switch: after the PortMap). */
+#define CC_LOG_SWITCH_OFF_PORT_MAP	8
+#define CC_LOG_SWITCH_OFF_EVENTS	40
+#define CC_LOG_SWITCH_EVENT_SIZE	12
+#define CC_LOG_SWITCH_EVENTS		15
+#define CC_LOG_CA_OFF_EVENTS		12
+#define CC_LOG_CA_EVENT_SIZE		16
+#define CC_LOG_CA_EVENTS		13
+
+/* SwitchCongestionSetting:Control_Map: which parts of a Set apply. */
+enum cc_switch_control {
+	CC_SWITCH_CTRL_VICTIM_MASK	= 1 << 0,
+	CC_SWITCH_CTRL_CREDIT_MASK	= 1 << 1,
+	CC_SWITCH_CTRL_THRESHOLD	= 1 << 2,	/* and Packet_Size */
+	CC_SWITCH_CTRL_CS		= 1 << 3,	/* CS_Threshold and CS_ReturnDelay */
+	CC_SWITCH_CTRL_MARKING_RATE	= 1 << 4,
+};
+
+/* SwitchPortCongestionSetting: blocks of 48 four-byte elements (IBA 1.3; 1.2.1 had 32). */
+#define CC_PORT_SETTING_PER_BLOCK	48
+#define CC_PORT_SETTING_SIZE		4
+#define CC_PORT_SETTING_VALID		0x80
+#define CC_PORT_SETTING_CONTROL_TYPE	0x40
+/* CACongestionSetting: 16 entries (one per SL) of 8 bytes after Port_Control and Control_Map. */
+#define CC_CA_OFF_ENTRIES		4
+#define CC_CA_ENTRY_SIZE		8
+#define CC_CA_ENTRIES			16
+/* CongestionControlTable: CCTI_Limit, then blocks of 64 two-byte entries. */
+#define CC_CCT_OFF_ENTRIES		4
+#define CC_CCT_PER_BLOCK		64
+
 /* --- Traps and notices (SMA traps, SA reports). --- */
 
 /* Packet headers around a MAD on the wire (IBA 5.2, 9.2, 9.3). */

@@ -318,7 +318,12 @@ int umad_get_pkey(void *umad)
 
 int umad_get_fd(int portid)
 {
+	const struct umad_backend *be = umad_backend();
+
 	UMAD_DEBUG("fd %d", portid);
+	/* The caller may poll it from now on: a lazy backend must signal it for every MAD. */
+	if (be && be->watch_fd)
+		be->watch_fd(portid);
 	return portid;
 }
 
@@ -335,10 +340,24 @@ static int wait_readable(int fd, int timeout_ms)
 	return -EIO;
 }
 
+/* wait_readable() through the backend's wait() when it has one (it signals the fd lazily). */
+static int wait_port(const struct umad_backend *be, int fd, int timeout_ms)
+{
+	int r;
+
+	if (!be || !be->wait)
+		return wait_readable(fd, timeout_ms);
+	r = be->wait(fd, timeout_ms);
+	if (r == 0 || r == -ETIMEDOUT)
+		return r;
+	errno = -r;
+	return -EIO;
+}
+
 int umad_poll(int portid, int timeout_ms)
 {
 	UMAD_DEBUG("fd %d timeout %d", portid, timeout_ms);
-	return wait_readable(portid, timeout_ms);
+	return wait_port(umad_backend(), portid, timeout_ms);
 }
 
 int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, int retries)
@@ -400,15 +419,29 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 		return r;
 	}
 	errno = 0;
-	if (timeout_ms && !(be->pending && be->pending(portid) > 0)) {
-		r = wait_readable(portid, timeout_ms);
-		if (r < 0) {
-			if (!errno)
-				errno = -r;
-			return r;
+	if (be->wait) {
+		/* What is queued already needs no wait; the wait is announced to the senders. */
+		n = be->recv(portid, mad, hdr + (size_t)*length);
+		if (n == -EAGAIN && timeout_ms) {
+			r = wait_port(be, portid, timeout_ms);
+			if (r < 0) {
+				if (!errno)
+					errno = -r;
+				return r;
+			}
+			n = be->recv(portid, mad, hdr + (size_t)*length);
 		}
+	} else {
+		if (timeout_ms && !(be->pending && be->pending(portid) > 0)) {
+			r = wait_readable(portid, timeout_ms);
+			if (r < 0) {
+				if (!errno)
+					errno = -r;
+				return r;
+			}
+		}
+		n = be->recv(portid, mad, hdr + (size_t)*length);
 	}
-	n = be->recv(portid, mad, hdr + (size_t)*length);
 	if (n >= 0) {
 		*length = (size_t)n > hdr ? (int)((size_t)n - hdr) : 0;
 		UMAD_DEBUG("mad received by agent %u length %zd", mad->agent_id, n);

@@ -39,6 +39,7 @@ static void free_node(struct sim_node *n)
 		free(n->sw);
 	}
 	free(n->ports);
+	free(n->cc);
 	free(n->name);
 	free(n);
 }

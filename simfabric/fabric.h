@@ -153,6 +153,8 @@ struct sim_sminfo {
 	uint8_t priority, state;
 };
 
+struct sim_cc;
+
 struct sim_node {
 	enum node_type type;
 	char *name;				/* the topology's node id ("Switch1", "H-0002c9...") */
@@ -165,6 +167,7 @@ struct sim_node {
 	struct sim_port *ports;			/* [0 .. num_ports]; ports[0] unused on CAs and routers */
 	struct sim_switch *sw;			/* switches only */
 	struct sim_sminfo sminfo;
+	struct sim_cc *cc;			/* congestion control state (cc.c); NULL: never set */
 	size_t index;				/* position in fabric->nodes */
 };
 

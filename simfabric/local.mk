@@ -8,6 +8,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/port_state.c simfabric/port_state.h \
 	simfabric/sma.c simfabric/sma.h \
 	simfabric/pma.c simfabric/pma.h \
+	simfabric/cc.c simfabric/cc.h \
 	simfabric/route.c simfabric/route.h \
 	simfabric/sa.c simfabric/sa.h simfabric/sa_internal.h \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_mcast.c \

@@ -19,7 +19,7 @@ fuzz_capture_reader_sources = tests/fuzz/fuzz_capture_reader.c pcap/pcapng_reade
 fuzz_capture_meta_sources = tests/fuzz/fuzz_capture_meta.c pcap/capture_meta.c
 fuzz_topology_sources = tests/fuzz/fuzz_topology.c simfabric/fabric.c simfabric/topology.c
 fuzz_sim_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.c \
-	simfabric/sma.c simfabric/pma.c simfabric/route.c simfabric/sa.c simfabric/sa_records.c \
+	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_records.c \
 	simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c simfabric/sa_inform.c \
 	backends/sysfs_writer.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c backends/mad_rules.c \

@@ -21,6 +21,13 @@ tests_test_sa_SOURCES = tests/test_sa.c
 tests_test_sa_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_sa_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# The congestion control agent.
+check_PROGRAMS += tests/test_cc
+TESTS += tests/test_cc
+tests_test_cc_SOURCES = tests/test_cc.c
+tests_test_cc_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_cc_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # The backend through the public API (it loads the built backend-sim.so).
 check_PROGRAMS += tests/test_sim_backend
 TESTS += tests/test_sim_backend
@@ -29,6 +36,15 @@ tests_test_sim_backend_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_sim_backend_LDADD = libibumad.la $(CMOCKA_LIBS) -lpthread
 tests_test_sim_backend_DEPENDENCIES = libibumad.la backend-sim.la
+
+# The descriptor's lazy signalling: who is woken, and when (threads racing the queue).
+check_PROGRAMS += tests/test_wakeup
+TESTS += tests/test_wakeup
+tests_test_wakeup_SOURCES = tests/test_wakeup.c
+tests_test_wakeup_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
+tests_test_wakeup_LDADD = libibumad.la $(CMOCKA_LIBS) -lpthread
+tests_test_wakeup_DEPENDENCIES = libibumad.la backend-sim.la
 
 # Its footprint on the host: device names, run-time directories of dead processes.
 check_PROGRAMS += tests/test_sim_runtime

@@ -15,7 +15,11 @@
  * and the arrival port picked by the address's LID and SL), which must
  * answer in place with a GetResp or stay silent; then the address's Q_Key
  * raises one of that port's error counters, so that the saturating widths
- * are met too.
+ * are met too.  And it goes, as a congestion control MAD, to the CC agent
+ * of a node of a third copy (the node and a port, maybe one it lacks,
+ * picked by the send's agent id and retries byte), after a congestion
+ * event logged there when the address's last byte says so; the same rule
+ * holds, and its keys, settings and logs persist across inputs.
  *
  * Each send's MAD goes to the built-in SA as well (sim_sa_process on a
  * fabric of its own: the default topology with LIDs and routes, a fresh
@@ -27,8 +31,9 @@
  * Sources: tests/fuzz/fuzz_sim_mad.c backends/sim.c backends/soft_port.c
  *   backends/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
  *   simfabric/fabric.c simfabric/topology.c simfabric/port_state.c
- *   simfabric/sma.c simfabric/pma.c simfabric/route.c simfabric/sa*.c
- *   backends/sysfs_writer.c, with glib-2.0 ("make fuzz" builds and runs it).
+ *   simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c
+ *   simfabric/sa*.c backends/sysfs_writer.c, with glib-2.0 ("make fuzz"
+ *   builds and runs it).
  *
  * Input: a byte choosing the host port, a byte with the number of
  * registrations (each 28 bytes: qpn, class, version, rmpp version, flags,
@@ -48,6 +53,7 @@
 
 #include "backends/backend.h"
 #include "libumad/mad_wire.h"
+#include "simfabric/cc.h"
 #include "simfabric/pma.h"
 #include "simfabric/sa.h"
 #include "simfabric/topology.h"
@@ -63,6 +69,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int started;
 static struct sim_fabric *pma_fabric;	/* the PMA's own copy of the default fabric */
+static struct sim_fabric *cc_fabric;	/* the CC agents' copy */
+
+static void free_cc_fabric(void)
+{
+	sim_fabric_free(cc_fabric);
+}
 
 /* The SA's fabric: the default topology, every end port given a LID, switches routed. */
 static struct sim_fabric *sa_fabric;
@@ -244,6 +256,10 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!pma_fabric)
 		abort();
 	sa_fabric_init();
+	cc_fabric = sim_topology_parse(sim_default_topology, "default", NULL);
+	if (!cc_fabric)
+		abort();
+	atexit(free_cc_fabric);
 	return 0;
 }
 
@@ -268,6 +284,40 @@ static void to_pma(const struct ib_user_mad *hdr, const uint8_t *mad, size_t len
 				(enum sim_pma_counter)(hdr->addr.qkey % (SIM_PMA_N_COUNTERS + 1)),
 				(uint64_t)be32toh(hdr->addr.qkey) << (hdr->addr.qkey & 31)) == -ENOMEM)
 		abort();
+}
+
+/*
+ * The MAD as a CC MAD to a node of cc_fabric, through a port that may not
+ * exist (s: the send's head bytes choose): answered in place as a GetResp
+ * whose every byte is read, or left alone.
+ */
+static unsigned cc_agent(const uint8_t *s, const uint8_t *bytes, size_t len)
+{
+	uint8_t mad[MAD_SIZE] = { 0 }, before[MAD_SIZE];
+	struct sim_node *n;
+	unsigned port, sum = 0;
+	size_t i;
+
+	n = cc_fabric->nodes[s[0] % cc_fabric->n_nodes];
+	port = s[2] % (n->num_ports + 2u);
+	memcpy(mad, bytes, len < MAD_SIZE ? len : MAD_SIZE);
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_CONG_MGMT;
+	if (s[25] & 1)
+		sim_cc_log_switch_event(n, port, get_be16(s + 8), get_be16(s + 10), s[12]);
+	else if (s[25] & 2)
+		sim_cc_log_ca_event(n, port, get_be24(s + 8), get_be24(s + 11), s[14], s[15],
+				    get_be16(s + 16));
+	memcpy(before, mad, MAD_SIZE);
+	if (sim_cc_process(cc_fabric, n, port, mad)) {
+		if (mad_method(mad) != UMAD_METHOD_GET_RESP || mad_tid(mad) != mad_tid(before) ||
+		    mad_attr_id(mad) != mad_attr_id(before))
+			abort();
+		for (i = 0; i < MAD_SIZE; i++)
+			sum += mad[i];
+	} else if (memcmp(mad, before, MAD_SIZE)) {
+		abort();	/* silence changes nothing */
+	}
+	return sum;
 }
 
 /* Read what the port has, into a buffer of `room` bytes after the header; sum every byte. */
@@ -342,6 +392,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hdr->timeout_ms = s[1] % 4;		/* short: nothing waits long */
 		hdr->retries = s[2] % 3;
 		memcpy(umad + sizeof(struct ib_user_mad), data + at, avail);
+		sink += cc_agent(s, data + at, avail);
 		at += avail;
 		to_pma(hdr, umad + sizeof(struct ib_user_mad), mad_len);
 		umad_backend_sim.send(fd, umad, sizeof(struct ib_user_mad) + mad_len);

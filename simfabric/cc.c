@@ -1,0 +1,611 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The congestion control agent (cc.h).  Layouts as IBA Annex A10 gives
+ * them and libibmad decodes them (ibccquery, ibccconfig, opensm's
+ * congestion control manager are the clients); field offsets inside an
+ * attribute's data are written as numbers with the field named.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "libumad/mad_wire.h"
+#include "simfabric/cc.h"
+
+#define CCT_ENTRIES	(SIM_CC_CCT_BLOCKS * CC_CCT_PER_BLOCK)
+#define MAX_LOG_EVENTS	CC_LOG_SWITCH_EVENTS	/* the larger of the two logs */
+#define LOG_PORT_BITS	256			/* PortMap: ports 1..254 */
+
+/* ClassPortInfo: the trap destination, the part a Set changes; the rest is fixed. */
+#define CPI_OFF_TRAP	offsetof(struct umad_class_port_info, trapgid)
+#define CPI_TRAP_SIZE	(sizeof(struct umad_class_port_info) - CPI_OFF_TRAP)
+
+struct cc_event {
+	uint16_t slid, dlid, remote_lid, local_lid;
+	uint32_t local_qp, remote_qp, timestamp;
+	uint8_t sl, service_type;
+};
+
+/* What one agent keeps: a switch's only one, or each port's of a CA or router. */
+struct cc_agent {
+	/* CongestionKeyInfo. */
+	uint64_t key;
+	uint16_t lease_period, violations;
+	uint8_t protect;
+	uint64_t lease_deadline_ns;		/* 0: the lease timer does not run */
+	uint8_t trap[CPI_TRAP_SIZE];		/* ClassPortInfo's Trap* fields, as set */
+	/* CongestionLog since it was last read. */
+	uint16_t log_counter, log_event_map;
+	uint8_t log_port_map[LOG_PORT_BITS / 8];
+	unsigned n_events, first_event;		/* a ring of the latest MAX_LOG_EVENTS */
+	struct cc_event events[MAX_LOG_EVENTS];
+	/* CACongestionSetting, CongestionControlTable. */
+	uint16_t port_control, ca_control_map;
+	struct {
+		uint16_t ccti_timer;
+		uint8_t ccti_increase, trigger_threshold, ccti_min;
+	} ca[CC_CA_ENTRIES];
+	uint16_t ccti_limit;
+	uint16_t cct[CCT_ENTRIES];
+};
+
+/* A switch's SwitchCongestionSetting. */
+struct cc_switch {
+	uint32_t control_map;			/* the parts ever set */
+	uint8_t victim_mask[32], credit_mask[32];
+	uint8_t threshold, packet_size, cs_threshold;
+	uint16_t cs_return_delay, marking_rate;
+};
+
+/* node->cc: one allocation holding the agents and, for a switch, its port elements. */
+struct sim_cc {
+	struct cc_switch sw;
+	uint8_t (*port_setting)[CC_PORT_SETTING_SIZE];	/* switches: num_ports + 1, wire form */
+	unsigned n_agents;
+	struct cc_agent agent[];		/* switches: [0]; others: [port] */
+};
+
+static const struct cc_agent default_agent;
+static const struct cc_switch default_switch;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The free-running Timestamp: 1.024 us units, 32 bits. */
+static uint32_t timestamp(void)
+{
+	return (uint32_t)(now_ns() >> 10);
+}
+
+/* --- the state ------------------------------------------------------------------ */
+
+static unsigned agents_of(const struct sim_node *n)
+{
+	return n->type == NODE_TYPE_SWITCH ? 1u : n->num_ports + 1u;
+}
+
+/* The node's state, allocated with the defaults on first need; NULL on ENOMEM. */
+static struct sim_cc *cc_state(struct sim_node *n)
+{
+	unsigned agents = agents_of(n);
+	size_t size = sizeof(struct sim_cc) + agents * sizeof(struct cc_agent);
+	struct sim_cc *cc;
+
+	if (n->cc)
+		return n->cc;
+	if (n->type == NODE_TYPE_SWITCH)
+		size += (n->num_ports + 1u) * (size_t)CC_PORT_SETTING_SIZE;
+	cc = calloc(1, size);
+	if (!cc)
+		return NULL;
+	cc->n_agents = agents;
+	if (n->type == NODE_TYPE_SWITCH)
+		cc->port_setting = (void *)&cc->agent[agents];
+	n->cc = cc;
+	return cc;
+}
+
+/* The agent a MAD arriving through in_port reaches (read-only defaults when unset), or NULL. */
+static const struct cc_agent *agent_of(const struct sim_node *n, unsigned in_port)
+{
+	unsigned i = n->type == NODE_TYPE_SWITCH ? 0 : in_port;
+
+	if (n->type != NODE_TYPE_SWITCH && (in_port < 1 || in_port > n->num_ports))
+		return NULL;
+	return n->cc ? &n->cc->agent[i] : &default_agent;
+}
+
+/* The same agent, writable (allocating the state); NULL on ENOMEM. */
+static struct cc_agent *agent_for_set(struct sim_node *n, unsigned in_port)
+{
+	struct sim_cc *cc = cc_state(n);
+
+	if (!cc)
+		return NULL;
+	return &cc->agent[n->type == NODE_TYPE_SWITCH ? 0 : in_port];
+}
+
+/* --- a request ------------------------------------------------------------------- */
+
+/* How a request is answered: with a status (0 success) or not at all. */
+#define CC_SILENT	(-1)
+
+struct cc_request {
+	struct sim_node *node;
+	unsigned in_port;
+	const struct cc_agent *agent;	/* as it is before a Set */
+	int set;
+	uint32_t mod;
+	uint8_t *data;			/* the attribute data, answered in place */
+};
+
+/* The agent to change, allocated on this first Set; NULL on ENOMEM. */
+static struct cc_agent *writable(struct cc_request *r)
+{
+	struct cc_agent *a = agent_for_set(r->node, r->in_port);
+
+	if (a)
+		r->agent = a;
+	return a;
+}
+
+/* --- ClassPortInfo ------------------------------------------------------------------ */
+
+static int class_port_info(struct cc_request *r)
+{
+	const struct sim_port *m = sim_mgmt_port(r->node, r->in_port);
+	uint8_t *d = r->data;
+
+	if (r->mod)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (r->set) {
+		struct cc_agent *a = writable(r);
+
+		if (!a)
+			return CC_SILENT;	/* out of memory: as a lost packet */
+		memcpy(a->trap, d + CPI_OFF_TRAP, CPI_TRAP_SIZE);
+	}
+	memset(d, 0, CC_DATA_SIZE);
+	d[offsetof(struct umad_class_port_info, base_ver)] = UMAD_BASE_VERSION;
+	d[offsetof(struct umad_class_port_info, class_ver)] = CC_CLASS_VERSION;
+	/* CapabilityMask 0: no traps, no Notice; CapabilityMask2 0, then RespTimeValue. */
+	put_be32(d + offsetof(struct umad_class_port_info, cap_mask2_resp_time),
+		 m->resp_time_value & 0x1f);
+	memcpy(d + CPI_OFF_TRAP, r->agent->trap, CPI_TRAP_SIZE);
+	return 0;
+}
+
+/* --- CongestionInfo, CongestionKeyInfo --------------------------------------------- */
+
+static int congestion_info(struct cc_request *r)
+{
+	if (r->set)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (r->mod)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	memset(r->data, 0, CC_DATA_SIZE);
+	/* CongestionInfo 0: no credit starvation (switches), no QP/SL-based choice (CAs). */
+	put_be16(r->data + 0, 0);
+	/* ControlTableCap: CA ports have a CongestionControlTable. */
+	r->data[2] = r->node->type == NODE_TYPE_CA ? SIM_CC_CCT_BLOCKS : 0;
+	return 0;
+}
+
+static void encode_key_info(const struct cc_agent *a, uint8_t *d)
+{
+	memset(d, 0, CC_DATA_SIZE);
+	put_be64(d + 0, a->key);			/* CC_Key */
+	d[8] = (uint8_t)(a->protect << 7);		/* CC_KeyProtectBit */
+	put_be16(d + 10, a->lease_period);		/* CC_KeyLeasePeriod */
+	put_be16(d + 12, a->violations);		/* CC_KeyViolations */
+}
+
+static int congestion_key_info(struct cc_request *r)
+{
+	uint8_t *d = r->data;
+
+	if (r->mod)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (r->set) {
+		struct cc_agent *a = writable(r);
+
+		if (!a)
+			return CC_SILENT;
+		a->key = get_be64(d + 0);
+		a->protect = d[8] >> 7;
+		a->lease_period = get_be16(d + 10);
+		/* Writing 0 clears the violation count; any other value leaves it. */
+		if (!get_be16(d + 12))
+			a->violations = 0;
+		a->lease_deadline_ns = 0;
+	}
+	encode_key_info(r->agent, d);
+	return 0;
+}
+
+/* --- CongestionLog ------------------------------------------------------------------- */
+
+/* Read out and clear the log (it holds what happened since it was last read). */
+static int congestion_log(struct cc_request *r)
+{
+	enum node_type type = r->node->type;
+	const struct cc_agent *a = r->agent;
+	uint8_t *d = r->data;
+	unsigned i;
+
+	if (r->set || (type != NODE_TYPE_SWITCH && type != NODE_TYPE_CA))
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (r->mod)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	memset(d, 0, CC_LOG_DATA_SIZE);
+	d[0] = type == NODE_TYPE_SWITCH ? CC_LOG_TYPE_SWITCH : CC_LOG_TYPE_CA;	/* LogType */
+	d[1] = a->lease_deadline_ns ? CC_LOG_FLAG_LEASE_ACTIVE : 0;		/* CongestionFlags */
+	put_be16(d + 2, a->log_counter);		/* LogEventsCounter, ThresholdEventCounter */
+	for (i = 0; i < a->n_events; i++) {
+		const struct cc_event *e = &a->events[(a->first_event + i) % MAX_LOG_EVENTS];
+
+		if (type == NODE_TYPE_SWITCH) {
+			uint8_t *o = d + CC_LOG_SWITCH_OFF_EVENTS + i * CC_LOG_SWITCH_EVENT_SIZE;
+
+			put_be16(o + 0, e->slid);		/* SLID */
+			put_be16(o + 2, e->dlid);		/* DLID */
+			o[4] = (uint8_t)(e->sl << 4);		/* SL */
+			put_be32(o + 8, e->timestamp);		/* Timestamp */
+		} else {
+			uint8_t *o = d + CC_LOG_CA_OFF_EVENTS + i * CC_LOG_CA_EVENT_SIZE;
+
+			put_be24(o + 0, e->local_qp);		/* Local_QP_CN_Entry */
+			o[3] = (uint8_t)(e->sl << 4 | (e->service_type & 0xf));	/* SL, Service_Type */
+			put_be24(o + 4, e->remote_qp);		/* Remote_QP_Number_CN_Entry */
+			put_be16(o + 8, e->local_lid);		/* Local_LID_CN */
+			put_be16(o + 10, e->remote_lid);	/* Remote_LID_CN_Entry */
+			put_be32(o + 12, e->timestamp);		/* Timestamp_CN_Entry */
+		}
+	}
+	if (type == NODE_TYPE_SWITCH) {
+		put_be32(d + 4, timestamp());		/* CurrentTimeStamp */
+		memcpy(d + CC_LOG_SWITCH_OFF_PORT_MAP, a->log_port_map, sizeof(a->log_port_map));
+	} else {
+		put_be16(d + 4, a->log_event_map);	/* ThresholdCongestionEventMap */
+		put_be32(d + 8, timestamp());		/* CurrentTimeStamp */
+	}
+	/* Sent: the next read starts afresh.  A node never logged to has nothing to clear. */
+	if (r->node->cc) {
+		struct cc_agent *w = writable(r);
+
+		w->log_counter = 0;
+		w->log_event_map = 0;
+		memset(w->log_port_map, 0, sizeof(w->log_port_map));
+		w->n_events = w->first_event = 0;
+	}
+	return 0;
+}
+
+static struct cc_event *log_event(struct cc_agent *a)
+{
+	struct cc_event *e;
+
+	if (a->log_counter < UINT16_MAX)
+		a->log_counter++;
+	if (a->n_events < MAX_LOG_EVENTS) {
+		e = &a->events[(a->first_event + a->n_events++) % MAX_LOG_EVENTS];
+	} else {
+		e = &a->events[a->first_event];
+		a->first_event = (a->first_event + 1) % MAX_LOG_EVENTS;
+	}
+	memset(e, 0, sizeof(*e));
+	e->timestamp = timestamp();
+	return e;
+}
+
+int sim_cc_log_switch_event(struct sim_node *sw, unsigned port, uint16_t slid, uint16_t dlid,
+			    uint8_t sl)
+{
+	struct cc_agent *a;
+	struct cc_event *e;
+
+	if (sw->type != NODE_TYPE_SWITCH || port < 1 || port > sw->num_ports ||
+	    port >= LOG_PORT_BITS - 1)
+		return -EINVAL;
+	a = agent_for_set(sw, 0);
+	if (!a)
+		return -ENOMEM;
+	e = log_event(a);
+	e->slid = slid;
+	e->dlid = dlid;
+	e->sl = sl & 0xf;
+	/* PortMap: bit n for port n, bit 0 the last of the 32 bytes' lowest. */
+	a->log_port_map[sizeof(a->log_port_map) - 1 - port / 8] |= (uint8_t)(1u << (port % 8));
+	return 0;
+}
+
+int sim_cc_log_ca_event(struct sim_node *ca, unsigned port, uint32_t local_qp, uint32_t remote_qp,
+			uint8_t sl, uint8_t service_type, uint16_t remote_lid)
+{
+	struct cc_agent *a;
+	struct cc_event *e;
+
+	if (ca->type != NODE_TYPE_CA || port < 1 || port > ca->num_ports)
+		return -EINVAL;
+	a = agent_for_set(ca, port);
+	if (!a)
+		return -ENOMEM;
+	e = log_event(a);
+	e->local_qp = local_qp & IB_QPN_MASK;
+	e->remote_qp = remote_qp & IB_QPN_MASK;
+	e->sl = sl & 0xf;
+	e->service_type = service_type & 0xf;
+	e->local_lid = ca->ports[port].lid;
+	e->remote_lid = remote_lid;
+	a->log_event_map |= (uint16_t)(1u << e->sl);
+	return 0;
+}
+
+/* --- switches ---------------------------------------------------------------------- */
+
+static int switch_congestion_setting(struct cc_request *r)
+{
+	const struct cc_switch *s = r->node->cc ? &r->node->cc->sw : &default_switch;
+	uint8_t *d = r->data;
+
+	if (r->node->type != NODE_TYPE_SWITCH)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (r->mod)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (r->set) {
+		struct sim_cc *cc = cc_state(r->node);
+		uint32_t map = get_be32(d + 0);		/* Control_Map: the parts that apply */
+		struct cc_switch *w;
+
+		if (!cc)
+			return CC_SILENT;
+		w = &cc->sw;
+		if (map & CC_SWITCH_CTRL_VICTIM_MASK)
+			memcpy(w->victim_mask, d + 4, sizeof(w->victim_mask));	/* Victim_Mask */
+		if (map & CC_SWITCH_CTRL_CREDIT_MASK)
+			memcpy(w->credit_mask, d + 36, sizeof(w->credit_mask));	/* Credit_Mask */
+		if (map & CC_SWITCH_CTRL_THRESHOLD) {
+			w->threshold = d[68] >> 4;				/* Threshold */
+			w->packet_size = d[69];					/* Packet_Size */
+		}
+		if (map & CC_SWITCH_CTRL_CS) {
+			w->cs_threshold = d[70] >> 4;				/* CS_Threshold */
+			w->cs_return_delay = get_be16(d + 72);			/* CS_ReturnDelay */
+		}
+		if (map & CC_SWITCH_CTRL_MARKING_RATE)
+			w->marking_rate = get_be16(d + 74);			/* Marking_Rate */
+		w->control_map |= map & (CC_SWITCH_CTRL_VICTIM_MASK | CC_SWITCH_CTRL_CREDIT_MASK |
+					 CC_SWITCH_CTRL_THRESHOLD | CC_SWITCH_CTRL_CS |
+					 CC_SWITCH_CTRL_MARKING_RATE);
+		s = w;
+	}
+	memset(d, 0, CC_DATA_SIZE);
+	put_be32(d + 0, s->control_map);
+	memcpy(d + 4, s->victim_mask, sizeof(s->victim_mask));
+	memcpy(d + 36, s->credit_mask, sizeof(s->credit_mask));
+	d[68] = (uint8_t)(s->threshold << 4);
+	d[69] = s->packet_size;
+	d[70] = (uint8_t)(s->cs_threshold << 4);
+	put_be16(d + 72, s->cs_return_delay);
+	put_be16(d + 74, s->marking_rate);
+	return 0;
+}
+
+/* Elements of the block the modifier names; those marked Valid in a Set are stored. */
+static int switch_port_congestion_setting(struct cc_request *r)
+{
+	unsigned first = r->mod * CC_PORT_SETTING_PER_BLOCK, i, port;
+	struct sim_node *n = r->node;
+	uint8_t *d = r->data;
+
+	if (n->type != NODE_TYPE_SWITCH)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (r->mod > n->num_ports / CC_PORT_SETTING_PER_BLOCK)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (r->set) {
+		struct sim_cc *cc = cc_state(n);
+
+		if (!cc)
+			return CC_SILENT;
+		for (i = 0, port = first; i < CC_PORT_SETTING_PER_BLOCK && port <= n->num_ports;
+		     i++, port++) {
+			const uint8_t *e = d + i * CC_PORT_SETTING_SIZE;
+
+			if (!(e[0] & CC_PORT_SETTING_VALID))
+				continue;
+			/* Valid, Control_Type, Threshold; Packet_Size; Cong_Parm_Marking_Rate. */
+			cc->port_setting[port][0] =
+				e[0] & (CC_PORT_SETTING_VALID | CC_PORT_SETTING_CONTROL_TYPE | 0x0f);
+			memcpy(&cc->port_setting[port][1], e + 1, CC_PORT_SETTING_SIZE - 1);
+		}
+	}
+	memset(d, 0, CC_DATA_SIZE);
+	for (i = 0, port = first; n->cc && i < CC_PORT_SETTING_PER_BLOCK && port <= n->num_ports;
+	     i++, port++)
+		memcpy(d + i * CC_PORT_SETTING_SIZE, n->cc->port_setting[port],
+		       CC_PORT_SETTING_SIZE);
+	return 0;
+}
+
+/* --- CA ports ------------------------------------------------------------------------- */
+
+static int ca_congestion_setting(struct cc_request *r)
+{
+	const struct cc_agent *a;
+	uint8_t *d = r->data;
+	unsigned sl;
+
+	if (r->node->type != NODE_TYPE_CA)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (r->mod)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (r->set) {
+		uint16_t map = get_be16(d + 2);		/* Control_Map: one bit per SL to change */
+		struct cc_agent *w = writable(r);
+
+		if (!w)
+			return CC_SILENT;
+		w->port_control = get_be16(d + 0) & 1;	/* Port_Control: bit 0, SL/port based */
+		for (sl = 0; sl < CC_CA_ENTRIES; sl++) {
+			const uint8_t *e = d + CC_CA_OFF_ENTRIES + sl * CC_CA_ENTRY_SIZE;
+
+			if (!(map & (1u << sl)))
+				continue;
+			w->ca[sl].ccti_timer = get_be16(e + 0);		/* CCTI_Timer */
+			w->ca[sl].ccti_increase = e[2];			/* CCTI_Increase */
+			w->ca[sl].trigger_threshold = e[3];		/* Trigger_Threshold */
+			w->ca[sl].ccti_min = e[4];			/* CCTI_Min */
+		}
+		w->ca_control_map |= map;
+	}
+	a = r->agent;
+	memset(d, 0, CC_DATA_SIZE);
+	put_be16(d + 0, a->port_control);
+	put_be16(d + 2, a->ca_control_map);
+	for (sl = 0; sl < CC_CA_ENTRIES; sl++) {
+		uint8_t *e = d + CC_CA_OFF_ENTRIES + sl * CC_CA_ENTRY_SIZE;
+
+		put_be16(e + 0, a->ca[sl].ccti_timer);
+		e[2] = a->ca[sl].ccti_increase;
+		e[3] = a->ca[sl].trigger_threshold;
+		e[4] = a->ca[sl].ccti_min;
+	}
+	return 0;
+}
+
+/* One block of 64 entries (the modifier); CCTI_Limit is the table's, in every block. */
+static int congestion_control_table(struct cc_request *r)
+{
+	unsigned first = r->mod * CC_CCT_PER_BLOCK, i;
+	uint8_t *d = r->data;
+
+	if (r->node->type != NODE_TYPE_CA)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (r->mod >= SIM_CC_CCT_BLOCKS)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (r->set) {
+		uint16_t limit = get_be16(d + 0);	/* CCTI_Limit: the highest valid index */
+		struct cc_agent *w;
+
+		if (limit >= CCT_ENTRIES)
+			return UMAD_STATUS_INVALID_ATTR_VALUE;
+		w = writable(r);
+		if (!w)
+			return CC_SILENT;
+		w->ccti_limit = limit;
+		for (i = 0; i < CC_CCT_PER_BLOCK; i++)	/* CCT_Shift:2, CCT_Multiplier:14 */
+			w->cct[first + i] = get_be16(d + CC_CCT_OFF_ENTRIES + 2 * i);
+	}
+	memset(d, 0, CC_DATA_SIZE);
+	put_be16(d + 0, r->agent->ccti_limit);
+	for (i = 0; i < CC_CCT_PER_BLOCK; i++)
+		put_be16(d + CC_CCT_OFF_ENTRIES + 2 * i, r->agent->cct[first + i]);
+	return 0;
+}
+
+/* --- Timestamp ------------------------------------------------------------------------ */
+
+static int timestamp_attr(struct cc_request *r)
+{
+	if (r->set)
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (r->mod)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	memset(r->data, 0, CC_DATA_SIZE);
+	put_be32(r->data + 0, timestamp());
+	return 0;
+}
+
+/* --- dispatch --------------------------------------------------------------------------- */
+
+/*
+ * The CC_Key check (A10.4.1): it passes when the agent's key is 0 or the
+ * MAD carries it; and for Get(CongestionKeyInfo) while CC_KeyProtectBit is
+ * 0, so that a manager that lost the key can read it.  A MAD that fails is
+ * dropped and counted; with the protect bit set, it starts the lease timer,
+ * at whose end (CC_KeyLeasePeriod seconds, 0: never) the bit clears.  A Set
+ * of CongestionKeyInfo stops the timer (CongestionLog shows it running).
+ */
+static int cc_key_passes(struct cc_request *r, const uint8_t *mad, uint16_t attr)
+{
+	const struct cc_agent *a = r->agent;
+	uint64_t key = get_be64(mad + CC_OFF_CC_KEY), now;
+	struct cc_agent *w;
+
+	if (!a->key)
+		return 1;
+	/* A key was set, so the state exists: the agent is writable without allocating. */
+	w = writable(r);
+	now = now_ns();
+	if (w->lease_deadline_ns && now >= w->lease_deadline_ns) {
+		w->protect = 0;
+		w->lease_deadline_ns = 0;
+	}
+	if (key == w->key)
+		return 1;
+	if (!r->set && attr == CC_ATTR_CONGESTION_KEY_INFO && !w->protect)
+		return 1;
+	if (w->violations < UINT16_MAX)
+		w->violations++;
+	if (w->protect && w->lease_period && !w->lease_deadline_ns)
+		w->lease_deadline_ns = now + (uint64_t)w->lease_period * 1000000000u;
+	return 0;
+}
+
+int sim_cc_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad)
+{
+	uint16_t attr = mad_attr_id(mad);
+	struct cc_request r = {
+		.node = node, .in_port = in_port, .mod = mad_attr_mod(mad),
+		/* CongestionLog's data starts early, over the reserved bytes. */
+		.data = mad + (attr == CC_ATTR_CONGESTION_LOG ? CC_OFF_LOG_DATA : CC_OFF_DATA),
+	};
+	uint8_t method = mad_method(mad);
+	int status;
+
+	(void)f;
+	if (mad_class(mad) != UMAD_CLASS_CONG_MGMT || mad_method_is_response(method) ||
+	    method == UMAD_METHOD_TRAP_REPRESS)
+		return 0;
+	r.agent = agent_of(node, in_port);
+	if (!r.agent)
+		return 0;
+	r.set = method == UMAD_METHOD_SET;
+	if (!cc_key_passes(&r, mad, attr))
+		return 0;
+
+	if (mad[MAD_OFF_BASE_VERSION] != UMAD_BASE_VERSION ||
+	    mad[MAD_OFF_CLASS_VERSION] != CC_CLASS_VERSION) {
+		status = UMAD_STATUS_BAD_VERSION;
+	} else if (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET) {
+		status = UMAD_STATUS_METHOD_NOT_SUPPORTED;
+	} else {
+		switch (attr) {
+		case CC_ATTR_CLASS_PORT_INFO: status = class_port_info(&r); break;
+		case CC_ATTR_CONGESTION_INFO: status = congestion_info(&r); break;
+		case CC_ATTR_CONGESTION_KEY_INFO: status = congestion_key_info(&r); break;
+		case CC_ATTR_CONGESTION_LOG: status = congestion_log(&r); break;
+		case CC_ATTR_SWITCH_CONGESTION_SETTING: status = switch_congestion_setting(&r); break;
+		case CC_ATTR_SWITCH_PORT_CONGESTION_SETTING:
+			status = switch_port_congestion_setting(&r);
+			break;
+		case CC_ATTR_CA_CONGESTION_SETTING: status = ca_congestion_setting(&r); break;
+		case CC_ATTR_CONGESTION_CONTROL_TABLE: status = congestion_control_table(&r); break;
+		case CC_ATTR_TIMESTAMP: status = timestamp_attr(&r); break;
+		default: status = UMAD_STATUS_ATTR_NOT_SUPPORTED; break;
+		}
+	}
+	if (status == CC_SILENT)
+		return 0;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
+	put_be16(mad + MAD_OFF_STATUS, (uint16_t)status);
+	return 1;
+}
