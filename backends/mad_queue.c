@@ -357,3 +357,29 @@ int mad_queue_pending(struct mad_queue *q)
 	pthread_mutex_unlock(&q->lock);
 	return r;
 }
+
+int mad_queue_claim_request(struct mad_queue *q, const uint8_t *resp, uint32_t *agent_id)
+{
+	size_t i;
+	int found = 0;
+
+	if (!atomic_load_explicit(&q->n_waiting, memory_order_relaxed))
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	for (i = 0; i < q->n_timeouts && !found; i++) {
+		struct mad_queue_timeout *t = &q->timeouts[i];
+		const uint8_t *tm = t->umad + MAD_QUEUE_HDR;
+
+		if (t->is_response || mad_class(tm) != mad_class(resp) ||
+		    memcmp(tm + MAD_OFF_TID, resp + MAD_OFF_TID, MAD_TID_SIZE))
+			continue;
+		*agent_id = ((const struct ib_user_mad *)t->umad)->agent_id;
+		q->timeouts[i] = q->timeouts[--q->n_timeouts];
+		atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
+		found = 1;
+	}
+	if (found)
+		arm_timer(q);	/* its deadline may have been the one set */
+	pthread_mutex_unlock(&q->lock);
+	return found;
+}

@@ -92,6 +92,12 @@ int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, co
 int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
 			     const uint8_t *mad, int is_response);
 
+/*
+ * A response arrived: if a request of the same class and TID waits for its
+ * timeout here, it is answered: the wait ends, *agent_id is its agent, 1.
+ * 0 when none waits (the kernel drops such a response).
+ */
+int mad_queue_claim_request(struct mad_queue *q, const uint8_t *resp, uint32_t *agent_id);
 /* read(2) semantics of a umad port (see backend.h): bytes, -EAGAIN, -ENOSPC or -EINVAL. */
 ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len);
 

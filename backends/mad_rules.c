@@ -65,6 +65,20 @@ int mad_rules_registrations_conflict(const struct umad_agent_req *a,
 	return (a->method_mask[0] & b->method_mask[0]) || (a->method_mask[1] & b->method_mask[1]);
 }
 
+int mad_rules_agent_receives(const struct umad_agent_req *a, unsigned qpn, const uint8_t *mad,
+			     size_t len)
+{
+	uint8_t method = mad_method(mad);
+
+	if (!a->mgmt_class || a->qpn != qpn || a->mgmt_class != mad_class(mad) ||
+	    a->mgmt_class_version != mad[MAD_OFF_CLASS_VERSION])
+		return 0;
+	if (mad_class_is_vendor_range2(a->mgmt_class) &&
+	    (len < VENDOR_HDR_END || (a->oui & 0xffffffu) != get_be24(mad + VENDOR_OFF_OUI)))
+		return 0;
+	return (int)((a->method_mask[method / 64] >> (method % 64)) & 1);
+}
+
 /*
  * A directed-route SMP leaving this port (C14-9 going out, C14-13 coming
  * back): the kernel refuses one that its own port would have to drop.

@@ -34,6 +34,14 @@ int mad_rules_registrations_conflict(const struct umad_agent_req *a,
 				     const struct umad_agent_req *b);
 
 /*
+ * Does agent a take an unsolicited MAD (a request, trap or report, len
+ * bytes) arriving on QP qpn?  The kernel's receive rules: same QP, class
+ * and class version, the method in its mask, and for vendor range 2 its OUI.
+ */
+int mad_rules_agent_receives(const struct umad_agent_req *a, unsigned qpn, const uint8_t *mad,
+			     size_t len);
+
+/*
  * The checks of a send by a registered agent: the MAD is mad_len bytes (at
  * least the RMPP header), and mad holds at least MAD_SIZE bytes, zeroes after
  * a shorter MAD (the kernel pads it so); the host port is a switch's port 0

@@ -405,3 +405,113 @@ int soft_port_pending(int portid)
 	soft_port_put(p);
 	return r;
 }
+
+/* --- messages arriving from a fabric -------------------------------------------- */
+
+int soft_port_queue_message(struct soft_port *p, const struct ib_user_mad *hdr,
+			    const struct umad_agent_req *agent, const uint8_t *msg, size_t len)
+{
+	size_t head, room, off;
+	uint8_t seg[MAD_SIZE];
+	uint32_t n;
+	int r;
+
+	/* A whole message for an agent that lets the kernel do RMPP, or a MAD of another class. */
+	if (agent->rmpp_version || !mad_class_is_rmpp(mad_class(msg)) ||
+	    (len == MAD_SIZE && !(msg[RMPP_OFF_FLAGS] & UMAD_RMPP_FLAG_ACTIVE)))
+		return mad_queue_push(&p->q, hdr, msg, len);
+	/* Otherwise the segments, as they travel (whole MADs), for the agent to reassemble. */
+	head = mad_rmpp_header_len(mad_class(msg));
+	room = MAD_SIZE - head;
+	for (off = head, n = 1; off < len; off += room, n++) {
+		size_t chunk = len - off < room ? len - off : room;
+		uint8_t flags = UMAD_RMPP_FLAG_ACTIVE;
+
+		memcpy(seg, msg, head);
+		memcpy(seg + head, msg + off, chunk);
+		memset(seg + head + chunk, 0, room - chunk);
+		if (n == 1)
+			flags |= RMPP_FLAG_FIRST;
+		if (off + chunk >= len)
+			flags |= RMPP_FLAG_LAST;
+		seg[RMPP_OFF_FLAGS] = (uint8_t)((seg[RMPP_OFF_FLAGS] & ~RMPP_FLAGS_MASK) | flags);
+		put_be32(seg + RMPP_OFF_SEG_NUM, n);
+		/* PayloadLength: the whole payload in the first segment, this one's in the last. */
+		if (n == 1)
+			put_be32(seg + RMPP_OFF_PAYLEN, (uint32_t)(len - RMPP_HDR_END));
+		else if (flags & RMPP_FLAG_LAST)
+			put_be32(seg + RMPP_OFF_PAYLEN, (uint32_t)(head - RMPP_HDR_END + chunk));
+		else
+			put_be32(seg + RMPP_OFF_PAYLEN, 0);
+		r = mad_queue_push(&p->q, hdr, seg, MAD_SIZE);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+struct arrival {
+	const void *device_port;
+	unsigned qpn;			/* the QP it arrived on */
+	const struct ib_user_mad *hdr;
+	const uint8_t *msg;
+	size_t len;
+	int is_response;
+	int taken;
+};
+
+/* Offer an arriving MAD to one open port (table_lock held): its waiting request or its agent. */
+static int offer(struct soft_port *p, void *arg)
+{
+	struct arrival *a = arg;
+	struct ib_user_mad hdr = *a->hdr;
+	struct umad_agent_req agent;
+	uint32_t id;
+	int i, found = 0;
+
+	if (p->device_port != a->device_port)
+		return 0;
+	if (a->is_response) {
+		if (!mad_queue_claim_request(&p->q, a->msg, &id))
+			return 0;
+		pthread_mutex_lock(&p->agents_lock);
+		found = id < SOFT_PORT_MAX_AGENTS && p->agent_used[id];
+		if (found)
+			agent = p->agents[id];
+		pthread_mutex_unlock(&p->agents_lock);
+	} else {
+		pthread_mutex_lock(&p->agents_lock);
+		for (i = 0; i < SOFT_PORT_MAX_AGENTS && !found; i++) {
+			found = p->agent_used[i] &&
+				mad_rules_agent_receives(&p->agents[i], a->qpn, a->msg,
+							 a->len);
+			if (found) {
+				agent = p->agents[i];
+				id = (uint32_t)i;
+			}
+		}
+		pthread_mutex_unlock(&p->agents_lock);
+	}
+	if (!found)
+		return a->is_response;	/* a claimed request whose agent went: dropped */
+	hdr.agent_id = id;
+	a->taken = soft_port_queue_message(p, &hdr, &agent, a->msg, a->len) == 0;
+	return 1;
+}
+
+int soft_port_receive(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
+		      const uint8_t *msg, size_t len)
+{
+	struct arrival a = {
+		.device_port = device_port, .qpn = qpn, .hdr = hdr, .msg = msg, .len = len,
+		.is_response = mad_rules_method_is_response(mad_class(msg), mad_method(msg),
+							    mad_attr_mod(msg)),
+	};
+
+	if (len < MAD_HDR_SIZE)
+		return 0;
+	pthread_mutex_lock(&table_lock);
+	for_each_open_port(offer, &a);
+	pthread_mutex_unlock(&table_lock);
+	return a.taken;
+}

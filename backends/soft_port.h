@@ -91,4 +91,22 @@ void soft_port_watch_fd(int portid);
 ssize_t soft_port_recv(int portid, void *umad, size_t len);
 int soft_port_pending(int portid);
 
+/*
+ * A message for an agent of p (hdr: its umad header, agent id set): queued
+ * whole, or for an agent registered without an RMPP version as the RMPP
+ * segments it travels in, which that agent reassembles itself.  0 or -ENOMEM.
+ */
+int soft_port_queue_message(struct soft_port *p, const struct ib_user_mad *hdr,
+			    const struct umad_agent_req *agent, const uint8_t *msg, size_t len);
+
+/*
+ * A MAD arriving from the fabric at device_port on QP qpn, with the umad
+ * header the receiver gets (agent id aside): a response goes to the agent
+ * whose request of that class and TID waits for it, anything else to the
+ * agent registered to receive it (mad_rules_agent_receives), across every
+ * port open on device_port.  1 when an agent took it, 0 when none did.
+ */
+int soft_port_receive(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
+		      const uint8_t *msg, size_t len);
+
 #endif /* LIBUMAD_SOFT_PORT_H */
