@@ -78,6 +78,7 @@ enum {
 /* Bytes every RMPP segment repeats: SA (MAD + RMPP + SA header), vendor range 2 (+ OUI), others. */
 #define SA_HDR_END		offsetof(struct umad_sa_packet, data)
 #define VENDOR_HDR_END		offsetof(struct umad_vendor_packet, data)
+#define VENDOR_OFF_OUI		offsetof(struct umad_vendor_packet, oui)
 #define SA_OFF_SM_KEY		offsetof(struct umad_sa_packet, sm_key)
 
 /* M_Key and SM_Key are 64 bits wherever they appear. */
@@ -201,9 +202,6 @@ enum {
 #define SA_INFORM_INFO_REC_SIZE		64
 #define SA_INFORM_INFO_SIZE		36
 #define SA_CLASS_PORT_INFO_SIZE		sizeof(struct umad_class_port_info)
-/* Notice: 64 bytes fit an SMP Trap; the IssuerGID follows in the SA's Reports. */
-#define SA_NOTICE_SMP_SIZE		64
-#define SA_NOTICE_SIZE			80
 
 /* ComponentMask bits the SA's code names (a component is a field, in record order). */
 #define SA_NR_COMP_LID			(UINT64_C(1) << 0)
@@ -313,19 +311,6 @@ enum sa_rate {
 #define SA_INFORM_ANY			0xffff
 #define SA_INFORM_ANY_PRODUCER		0xffffff
 
-/* Notice fields: IsGeneric:1 Type:7 | ProducerType:24 | TrapNumber | IssuerLID | Toggle:1 Count:15. */
-#define SA_NOTICE_OFF_TYPE		0
-#define SA_NOTICE_OFF_PRODUCER		1
-#define SA_NOTICE_OFF_TRAP_NUM		4
-#define SA_NOTICE_OFF_ISSUER_LID	6
-#define SA_NOTICE_OFF_TOGGLE_COUNT	8
-#define SA_NOTICE_OFF_DETAILS		10
-#define SA_NOTICE_OFF_ISSUER_GID	64
-#define SA_NOTICE_GENERIC		0x80
-#define SA_NOTICE_TYPE_SUBN_MGMT	3
-#define SA_NOTICE_PRODUCER_CLASS_MGR	4
-/* Traps 64-67 carry a GID at this offset of their details. */
-#define SA_NOTICE_DETAILS_OFF_GID	6
 
 /* --- Congestion control (class UMAD_CLASS_CONG_MGMT): attributes and fields. --- */
 
@@ -393,6 +378,46 @@ enum cc_switch_control {
 #define CC_CCT_PER_BLOCK		64
 
 /* --- Traps and notices (SMA traps, SA reports). --- */
+/* The Notice attribute (traps and reports): 80 bytes; an SMP Trap carries the first 64. */
+#define NOTICE_SIZE		80
+#define NOTICE_SMP_SIZE		SMP_DATA_SIZE
+#define NOTICE_OFF_GENERIC_TYPE	0	/* IsGeneric:1 Type:7 */
+#define NOTICE_OFF_PRODUCER	1	/* ProducerType:24 (generic notices) */
+#define NOTICE_OFF_TRAP_NUM	4
+#define NOTICE_OFF_ISSUER_LID	6
+#define NOTICE_OFF_TOGGLE_COUNT	8	/* NoticeToggle:1 NoticeCount:15 */
+#define NOTICE_OFF_DETAILS	10	/* DataDetails: 54 bytes */
+#define NOTICE_DETAILS_SIZE	54
+#define NOTICE_OFF_ISSUER_GID	64
+#define NOTICE_GENERIC		0x80
+/* Notice types and producers. */
+enum {
+	NOTICE_TYPE_URGENT	= 1,
+	NOTICE_TYPE_SUBN_MGMT	= 3,
+	NOTICE_TYPE_INFO	= 4,
+	NOTICE_PRODUCER_CA	= 1,
+	NOTICE_PRODUCER_SWITCH	= 2,
+	NOTICE_PRODUCER_ROUTER	= 3,
+	NOTICE_PRODUCER_CLASS_MGR = 4,
+};
+/* SMA traps the fabric sends, and where their DataDetails put the LID, port and news. */
+enum {
+	TRAP_LINK_STATE_CHANGE	= 128,	/* a switch's port changed state */
+	TRAP_LINK_INTEGRITY	= 129,	/* local link integrity threshold reached */
+	TRAP_BUFFER_OVERRUN	= 130,	/* excessive buffer overrun threshold reached */
+	TRAP_FLOW_CONTROL	= 131,	/* flow control update watchdog fired */
+	TRAP_CAPABILITY_CHANGE	= 144,	/* CapabilityMask (or NodeDescription...) changed */
+	TRAP_SYS_IMAGE_GUID	= 145,	/* SystemImageGUID changed */
+};
+/* The SA's traps 64-67 (a port or group in or out of service) carry a GID. */
+#define TRAP64_OFF_GID		6
+#define TRAP128_OFF_LID		0
+#define TRAP129_OFF_LID		2
+#define TRAP129_OFF_PORT	4
+#define TRAP144_OFF_LID		2
+#define TRAP144_OFF_CAPMASK	6
+#define TRAP145_OFF_LID		2
+#define TRAP145_OFF_SYS_GUID	6
 
 /* Packet headers around a MAD on the wire (IBA 5.2, 9.2, 9.3). */
 #define IB_LRH_LEN		8
@@ -461,6 +486,17 @@ enum cc_switch_control {
 /* Unicast LIDs lie below it, multicast LIDs from it up to the permissive LID. */
 #define LID_MCAST_START		0xc000
 #define PKEY_DEFAULT		0xffff
+/* A P_Key's low 15 bits are the key; the top bit marks a full member. */
+#define PKEY_KEY_MASK		0x7fff
+#define PKEY_FULL_MEMBER	0x8000
+
+/* SMInfo:SMState. */
+enum sm_state {
+	SM_STATE_NOT_ACTIVE	= 0,
+	SM_STATE_DISCOVERING	= 1,
+	SM_STATE_STANDBY	= 2,
+	SM_STATE_MASTER		= 3,
+};
 
 /* Subnet management packets: QP0, VL15, both routings. */
 static inline int mad_class_is_smp(uint8_t mgmt_class)

@@ -1,4 +1,5 @@
-# The simulated fabric: model, topology reader, SMA, routing, SA.
+# The simulated fabric: model, topology reader, responders (SMA, PMA, SA, CC),
+# the built-in SM's bring-up, routing, traffic and faults.
 # Used by the sim backend module (glib is allowed there, never in libibumad.so.3).
 if ENABLE_SIM
 noinst_LTLIBRARIES += simfabric/libsimfabric.la
@@ -12,10 +13,12 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/route.c simfabric/route.h \
 	simfabric/sa.c simfabric/sa.h simfabric/sa_internal.h \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_mcast.c \
-	simfabric/sa_service.c simfabric/sa_inform.c
+	simfabric/sa_service.c simfabric/sa_inform.c \
+	simfabric/subnet_up.c simfabric/subnet_up.h \
+	simfabric/net.c simfabric/net.h \
+	simfabric/fault.c simfabric/fault.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)
-# The built-in SM's bring-up: LIDs, routes, port values (doc/sim-subnet.md).
-simfabric_libsimfabric_la_SOURCES += simfabric/subnet_up.c simfabric/subnet_up.h
+# The built-in SM's bring-up: how it differs from opensm's choices.
 EXTRA_DIST += doc/sim-subnet.md
 endif

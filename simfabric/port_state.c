@@ -149,3 +149,14 @@ void sim_port_cable(struct sim_port *p, int connect, struct sim_port *to)
 		q->peer = NULL;
 	}
 }
+
+void sim_port_link_fail(struct sim_port *p, int fail)
+{
+	p->failed = fail != 0;
+	if (fail) {
+		if (p->phys_state == PHYS_STATE_LINKUP)
+			link_lost(p);
+	} else {
+		link_try_up(p);
+	}
+}

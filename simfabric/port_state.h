@@ -23,4 +23,10 @@ int sim_port_retrain(struct sim_port *p);
 /* Plug (connect != 0) a cable between p and to, or pull the one at p. */
 void sim_port_cable(struct sim_port *p, int connect, struct sim_port *to);
 
+/*
+ * A fault takes the link at p down (fail != 0: both ends lose it, and it
+ * stays down) or lets it train up again (to Init, as a replugged cable).
+ */
+void sim_port_link_fail(struct sim_port *p, int fail);
+
 #endif /* SIMFABRIC_PORT_STATE_H */

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include "libumad/mad_wire.h"
+#include "simfabric/fault.h"
 #include "simfabric/route.h"
 
 /* The port whose LID range addresses (node, port): port 0 for a switch. */
@@ -22,8 +23,7 @@ static int lid_in_range(const struct sim_port *p, uint16_t lid)
 	return p->lid && lid >= p->lid && (unsigned)lid < p->lid + (1u << p->lmc);
 }
 
-/* Send out of `egress` of *node; on success *node and *port are the far end. */
-static int cross(struct sim_node **node, unsigned *port, unsigned egress)
+int sim_route_hop(struct sim_node **node, unsigned *port, unsigned egress)
 {
 	struct sim_node *n = *node;
 	struct sim_port *out;
@@ -33,11 +33,13 @@ static int cross(struct sim_node **node, unsigned *port, unsigned egress)
 	out = &n->ports[egress];
 	if (!sim_port_link_up(out))
 		return -1;
+	if (out->fault && sim_link_fault_drops(out->fault))
+		return -1;	/* lost on the wire, as the fault API asked */
 	/* Counted as the PMA counts them: packets, and data in 4-byte words. */
 	out->xmit_pkts++;
-	out->xmit_data += MAD_SIZE / 4;
+	out->xmit_data += SIM_MAD_PACKET_WORDS;
 	out->peer->rcv_pkts++;
-	out->peer->rcv_data += MAD_SIZE / 4;
+	out->peer->rcv_data += SIM_MAD_PACKET_WORDS;
 	*node = out->peer->node;
 	*port = out->peer->num;
 	return 0;
@@ -51,7 +53,7 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 	(void)f;
 	if (dlid == LID_PERMISSIVE) {
 		/* The permissive LID is consumed by the first node that sees it. */
-		if (node->type != NODE_TYPE_SWITCH && cross(&node, &at, port) < 0)
+		if (node->type != NODE_TYPE_SWITCH && sim_route_hop(&node, &at, port) < 0)
 			return -1;
 		end->node = node;
 		end->port = at;
@@ -76,7 +78,7 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 				return -1;	/* end nodes do not forward */
 			egress = port;
 		}
-		if (cross(&node, &at, egress) < 0)
+		if (sim_route_hop(&node, &at, egress) < 0)
 			return -1;
 	}
 	return -1;	/* a forwarding loop */
@@ -132,7 +134,7 @@ int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, 
 		if (node->type != NODE_TYPE_SWITCH && (dr_slid != LID_PERMISSIVE || egress != port))
 			return -1;
 		*hop_ptr = 1;
-		if (cross(&node, &port, egress) < 0)
+		if (sim_route_hop(&node, &port, egress) < 0)
 			return -1;
 		/* C14-9:2: intermediate hops are switches; each records where it came in. */
 		while (*hop_ptr < hop_cnt) {
@@ -140,7 +142,7 @@ int sim_dr_outgoing(struct sim_fabric *f, struct sim_port *from, uint16_t dlid, 
 				return -1;
 			ret[*hop_ptr] = (uint8_t)port;
 			(*hop_ptr)++;
-			if (cross(&node, &port, initial[*hop_ptr]) < 0)
+			if (sim_route_hop(&node, &port, initial[*hop_ptr]) < 0)
 				return -1;
 		}
 		/* C14-9:3: the end of the directed part. */
@@ -182,7 +184,7 @@ int sim_dr_return(struct sim_fabric *f, const struct sim_hop_end *responder,
 		if (*hop_ptr <= hop_cnt && node->type != NODE_TYPE_SWITCH)
 			return -1;
 		(*hop_ptr)--;
-		if (cross(&node, &port, ret[*hop_ptr]) < 0)
+		if (sim_route_hop(&node, &port, ret[*hop_ptr]) < 0)
 			return -1;
 	}
 	/* C14-13:3: the start of the directed part; the rest is LID-routed if DrSLID says so. */

@@ -23,6 +23,19 @@ int sim_route_lid(struct sim_fabric *f, struct sim_node *node, unsigned port, ui
 		  struct sim_hop_end *end);
 
 /*
+ * What one MAD's packet adds to PortXmitData/PortRcvData: its words from
+ * the LRH to the ICRC (the VCRC is not counted), without a GRH.
+ */
+#define SIM_MAD_PACKET_WORDS \
+	((IB_LRH_LEN + IB_BTH_LEN + IB_DETH_LEN + MAD_SIZE + IB_ICRC_LEN) / IB_WORD_LEN)
+
+/*
+ * One hop: send out of port `egress` of *node, counted in both ends'
+ * PMA counters; 0 with *node and *port the far end, -1 when the link is down.
+ */
+int sim_route_hop(struct sim_node **node, unsigned *port, unsigned egress);
+
+/*
  * Send an SMP from the host port `from` (LRH DLID `dlid` for LID-routed
  * SMPs and for the LID-routed first part of a directed route), have the
  * destination's SMA answer it, and carry the answer back.  The MAD buffer

@@ -81,7 +81,7 @@ int sim_sa_process(struct sim_sa *sa, const struct sim_sa_requester *from,
 
 /*
  * A trap or notice happened: notice is the Notice attribute's first
- * SA_NOTICE_SMP_SIZE bytes (as an SMP Trap carries it).  Every InformInfo
+ * NOTICE_SMP_SIZE bytes (as an SMP Trap carries it).  Every InformInfo
  * subscriber whose subscription matches gets a Report through
  * hooks->send_report, with the IssuerGID filled from the issuer's LID.
  * Returns the number of Reports sent.

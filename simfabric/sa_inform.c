@@ -160,14 +160,14 @@ void sa_inform_free(struct sim_sa *sa)
 static int wants(const struct sa_subscription *s, const uint8_t *ntc)
 {
 	const uint8_t *ii = s->rec + IIR_INFORM;
-	int generic = (ntc[SA_NOTICE_OFF_TYPE] & SA_NOTICE_GENERIC) != 0;
+	int generic = (ntc[NOTICE_OFF_GENERIC_TYPE] & NOTICE_GENERIC) != 0;
 	uint16_t type = get_be16(ii + II_TYPE), num = get_be16(ii + II_TRAP_NUM);
 	uint32_t producer = get_be24(ii + II_PRODUCER);
-	uint16_t issuer = get_be16(ntc + SA_NOTICE_OFF_ISSUER_LID);
+	uint16_t issuer = get_be16(ntc + NOTICE_OFF_ISSUER_LID);
 
 	/* From whom: the GID when one is given, else the LID range (0xffff: anyone). */
 	if (!gid_is_zero(ii + II_GID)) {
-		if (memcmp(ii + II_GID, ntc + SA_NOTICE_OFF_ISSUER_GID, 16))
+		if (memcmp(ii + II_GID, ntc + NOTICE_OFF_ISSUER_GID, 16))
 			return 0;
 	} else if (get_be16(ii + II_LID_BEGIN) != SA_INFORM_ANY &&
 		   (issuer < get_be16(ii + II_LID_BEGIN) || issuer > get_be16(ii + II_LID_END))) {
@@ -175,12 +175,12 @@ static int wants(const struct sa_subscription *s, const uint8_t *ntc)
 	}
 	if (!ii[II_IS_GENERIC] != !generic)
 		return 0;
-	if (type != SA_INFORM_ANY && type != (ntc[SA_NOTICE_OFF_TYPE] & ~SA_NOTICE_GENERIC))
+	if (type != SA_INFORM_ANY && type != (ntc[NOTICE_OFF_GENERIC_TYPE] & ~NOTICE_GENERIC))
 		return 0;
-	if (num != SA_INFORM_ANY && num != get_be16(ntc + SA_NOTICE_OFF_TRAP_NUM))
+	if (num != SA_INFORM_ANY && num != get_be16(ntc + NOTICE_OFF_TRAP_NUM))
 		return 0;
 	return producer == SA_INFORM_ANY_PRODUCER ||
-	       producer == get_be24(ntc + SA_NOTICE_OFF_PRODUCER);
+	       producer == get_be24(ntc + NOTICE_OFF_PRODUCER);
 }
 
 unsigned sim_sa_notice(struct sim_sa *sa, const uint8_t *notice)
@@ -198,10 +198,10 @@ unsigned sim_sa_notice(struct sim_sa *sa, const uint8_t *notice)
 	mad[MAD_OFF_CLASS_VERSION] = UMAD_SA_CLASS_VERSION;
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_REPORT;
 	put_be16(mad + MAD_OFF_ATTR_ID, UMAD_ATTR_NOTICE);
-	memcpy(ntc, notice, SA_NOTICE_SMP_SIZE);
-	issuer = sa_port_by_lid(sa, get_be16(ntc + SA_NOTICE_OFF_ISSUER_LID));
+	memcpy(ntc, notice, NOTICE_SMP_SIZE);
+	issuer = sa_port_by_lid(sa, get_be16(ntc + NOTICE_OFF_ISSUER_LID));
 	if (issuer)
-		sa_port_gid(issuer, ntc + SA_NOTICE_OFF_ISSUER_GID);
+		sa_port_gid(issuer, ntc + NOTICE_OFF_ISSUER_GID);
 	for (i = 0; i < sa->n_subs; i++) {
 		if (!wants(&sa->subs[i], ntc))
 			continue;
@@ -216,14 +216,14 @@ unsigned sim_sa_notice(struct sim_sa *sa, const uint8_t *notice)
 
 void sa_notice_gid(struct sim_sa *sa, uint16_t trap, const uint8_t *gid)
 {
-	uint8_t ntc[SA_NOTICE_SMP_SIZE] = { 0 };
+	uint8_t ntc[NOTICE_SMP_SIZE] = { 0 };
 
 	if (!sa->n_subs)
 		return;
-	ntc[SA_NOTICE_OFF_TYPE] = SA_NOTICE_GENERIC | SA_NOTICE_TYPE_SUBN_MGMT;
-	put_be24(ntc + SA_NOTICE_OFF_PRODUCER, SA_NOTICE_PRODUCER_CLASS_MGR);
-	put_be16(ntc + SA_NOTICE_OFF_TRAP_NUM, trap);
-	put_be16(ntc + SA_NOTICE_OFF_ISSUER_LID, sa->sm_port ? sa->sm_port->lid : 0);
-	memcpy(ntc + SA_NOTICE_OFF_DETAILS + SA_NOTICE_DETAILS_OFF_GID, gid, 16);
+	ntc[NOTICE_OFF_GENERIC_TYPE] = NOTICE_GENERIC | NOTICE_TYPE_SUBN_MGMT;
+	put_be24(ntc + NOTICE_OFF_PRODUCER, NOTICE_PRODUCER_CLASS_MGR);
+	put_be16(ntc + NOTICE_OFF_TRAP_NUM, trap);
+	put_be16(ntc + NOTICE_OFF_ISSUER_LID, sa->sm_port ? sa->sm_port->lid : 0);
+	memcpy(ntc + NOTICE_OFF_DETAILS + TRAP64_OFF_GID, gid, 16);
 	sim_sa_notice(sa, ntc);
 }

@@ -21,10 +21,6 @@
 #include "libumad/mad_wire.h"
 #include "simfabric/subnet_up.h"
 
-/* SMInfo:SMState of the SM in charge (mad_wire.h does not name the SM states yet). */
-#define SMINFO_STATE_MASTER	3
-#define SMINFO_STATE_NOT_ACTIVE	0
-
 /* The values an SM writes (doc/sim-subnet.md). */
 #define SUBNET_TIMEOUT		18	/* 4.096 us * 2^18: about 1 s */
 #define HOQ_LIFE_INNER		18	/* switch ports toward switches */
@@ -67,7 +63,7 @@ struct sim_port *sim_subnet_master(const struct sim_fabric *f)
 	for (i = 0; i < f->n_nodes; i++) {
 		struct sim_node *n = f->nodes[i];
 
-		if (n->sminfo.state != SMINFO_STATE_MASTER)
+		if (n->sminfo.state != SM_STATE_MASTER)
 			continue;
 		if (n->type == NODE_TYPE_SWITCH) {
 			if (n->ports[0].capmask & SIM_CAP_IS_SM)
@@ -447,9 +443,9 @@ static int sweep_apply(struct sweep *s, struct sim_port *sm_port, int fresh,
 		}
 		if (n->sw && s->reached[port_id(&s->pi, &n->ports[0])])
 			n->sw->port_state_change = 0;
-		if (fresh && n->sminfo.state == SMINFO_STATE_MASTER && n != sm_port->node) {
+		if (fresh && n->sminfo.state == SM_STATE_MASTER && n != sm_port->node) {
 			/* One master: an SM brought up elsewhere before is not in charge any more. */
-			n->sminfo.state = SMINFO_STATE_NOT_ACTIVE;
+			n->sminfo.state = SM_STATE_NOT_ACTIVE;
 		}
 	}
 	if (fresh) {
@@ -460,7 +456,7 @@ static int sweep_apply(struct sweep *s, struct sim_port *sm_port, int fresh,
 		sm->sm_key = 0;
 		sm->act_count = 0;
 		sm->priority = opt->sm_priority;
-		sm->state = SMINFO_STATE_MASTER;
+		sm->state = SM_STATE_MASTER;
 	}
 	return 0;
 }

@@ -699,8 +699,8 @@ static void test_routed_traffic(void **state)
 	d = get(fx->h1, 1, 0x0012, 1);
 	assert_int_equal(get_be32(d + 32), 2);			/* PortXmitPkts */
 	assert_int_equal(get_be32(d + 36), 1);			/* PortRcvPkts */
-	assert_int_equal(get_be32(d + 24), 2 * MAD_SIZE / 4);	/* PortXmitData, in words */
-	assert_int_equal(get_be32(d + 28), MAD_SIZE / 4);
+	assert_int_equal(get_be32(d + 24), 2 * SIM_MAD_PACKET_WORDS);	/* PortXmitData, in words */
+	assert_int_equal(get_be32(d + 28), SIM_MAD_PACKET_WORDS);
 	d = get(fx->sw, 1, 0x0012, 1);
 	assert_int_equal(get_be32(d + 36), 2);
 	assert_int_equal(get_be32(d + 32), 1);
@@ -713,7 +713,7 @@ static void test_routed_traffic(void **state)
 	assert_int_equal(get_be64(d + 48), 3);			/* all unicast */
 	assert_int_equal(get_be64(d + 64), 0);
 	d = get(fx->h2, 1, 0x001D, 1);
-	assert_int_equal(get_be64(d + 8), MAD_SIZE / 4);
+	assert_int_equal(get_be64(d + 8), SIM_MAD_PACKET_WORDS);
 	assert_int_equal(get_be64(d + 40), 1);
 	/* H1's unlinked port saw nothing; nor did the switch's port 0. */
 	assert_int_equal(get_be32(get(fx->h1, 2, 0x0012, 2) + 32), 0);

@@ -1283,17 +1283,17 @@ static int subscribe(const struct sim_sa_requester *from, uint16_t trap, uint8_t
 /* A generic notice from `issuer`. */
 static void notice(uint8_t *ntc, uint16_t trap, uint16_t issuer)
 {
-	memset(ntc, 0, SA_NOTICE_SMP_SIZE);
-	ntc[SA_NOTICE_OFF_TYPE] = SA_NOTICE_GENERIC | 4;		/* informational */
-	put_be24(ntc + SA_NOTICE_OFF_PRODUCER, 2);			/* a switch */
-	put_be16(ntc + SA_NOTICE_OFF_TRAP_NUM, trap);
-	put_be16(ntc + SA_NOTICE_OFF_ISSUER_LID, issuer);
-	ntc[SA_NOTICE_OFF_DETAILS] = 0x42;
+	memset(ntc, 0, NOTICE_SMP_SIZE);
+	ntc[NOTICE_OFF_GENERIC_TYPE] = NOTICE_GENERIC | 4;		/* informational */
+	put_be24(ntc + NOTICE_OFF_PRODUCER, 2);			/* a switch */
+	put_be16(ntc + NOTICE_OFF_TRAP_NUM, trap);
+	put_be16(ntc + NOTICE_OFF_ISSUER_LID, issuer);
+	ntc[NOTICE_OFF_DETAILS] = 0x42;
 }
 
 static void test_inform(void **state)
 {
-	uint8_t ntc[SA_NOTICE_SMP_SIZE], rec[SA_INFORM_INFO_REC_SIZE] = { 0 };
+	uint8_t ntc[NOTICE_SMP_SIZE], rec[SA_INFORM_INFO_REC_SIZE] = { 0 };
 	const uint8_t *m;
 
 	(void)state;
@@ -1314,10 +1314,10 @@ static void test_inform(void **state)
 	assert_int_equal(m[MAD_OFF_CLASS_VERSION], UMAD_SA_CLASS_VERSION);
 	assert_int_equal(mad_method(m), UMAD_METHOD_REPORT);
 	assert_int_equal(mad_attr_id(m), UMAD_ATTR_NOTICE);
-	assert_memory_equal(m + SA_HDR_END, ntc, SA_NOTICE_SMP_SIZE);
+	assert_memory_equal(m + SA_HDR_END, ntc, NOTICE_SMP_SIZE);
 	/* The IssuerGID, from the issuer's LID: Sw2. */
-	assert_int_equal(get_be64(m + SA_HDR_END + SA_NOTICE_OFF_ISSUER_GID), GID_PREFIX_LINK_LOCAL);
-	assert_int_equal(get_be64(m + SA_HDR_END + SA_NOTICE_OFF_ISSUER_GID + 8), 0x2000);
+	assert_int_equal(get_be64(m + SA_HDR_END + NOTICE_OFF_ISSUER_GID), GID_PREFIX_LINK_LOCAL);
+	assert_int_equal(get_be64(m + SA_HDR_END + NOTICE_OFF_ISSUER_GID + 8), 0x2000);
 	/* Another trap: nobody wants it. */
 	notice(ntc, UMAD_SM_LINK_INTEGRITY_THRESHOLD_TRAP, 2);
 	assert_int_equal(sim_sa_notice(fx->sa, ntc), 0);
@@ -1387,9 +1387,9 @@ static void test_mcast_traps(void **state)
 				&fx->from_c), 0);
 	assert_int_equal(fx->n_reports, 1);
 	ntc = fx->reports[0].mad + SA_HDR_END;
-	assert_int_equal(get_be16(ntc + SA_NOTICE_OFF_TRAP_NUM), UMAD_SM_MGID_CREATED_TRAP);
-	assert_int_equal(get_be16(ntc + SA_NOTICE_OFF_ISSUER_LID), 0x10);
-	assert_memory_equal(ntc + SA_NOTICE_OFF_DETAILS + SA_NOTICE_DETAILS_OFF_GID, mgid, 16);
+	assert_int_equal(get_be16(ntc + NOTICE_OFF_TRAP_NUM), UMAD_SM_MGID_CREATED_TRAP);
+	assert_int_equal(get_be16(ntc + NOTICE_OFF_ISSUER_LID), 0x10);
+	assert_memory_equal(ntc + NOTICE_OFF_DETAILS + TRAP64_OFF_GID, mgid, 16);
 	/* A second member: no trap. */
 	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->ha->ports[1],
 				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_a), 0);
@@ -1400,7 +1400,7 @@ static void test_mcast_traps(void **state)
 				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_c), 0);
 	assert_int_equal(fx->n_reports, 2);
 	ntc = fx->reports[1].mad + SA_HDR_END;
-	assert_int_equal(get_be16(ntc + SA_NOTICE_OFF_TRAP_NUM), UMAD_SM_MGID_DESTROYED_TRAP);
+	assert_int_equal(get_be16(ntc + NOTICE_OFF_TRAP_NUM), UMAD_SM_MGID_DESTROYED_TRAP);
 	assert_true(get_be64(fx->reports[1].mad + MAD_OFF_TID) !=
 		    get_be64(fx->reports[0].mad + MAD_OFF_TID));
 }

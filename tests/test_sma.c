@@ -984,7 +984,7 @@ static void test_link_counters(void **state)
 	assert_int_equal(send_dr(), 0);
 	assert_int_equal(sw_in->rcv_pkts, before + 1);
 	assert_int_equal(sw_in->xmit_pkts, 1);
-	assert_int_equal(fx->host->xmit_data, MAD_SIZE / 4);
+	assert_int_equal(fx->host->xmit_data, SIM_MAD_PACKET_WORDS);
 }
 
 int main(void)

@@ -237,7 +237,7 @@ static void sa_feed(struct sim_sa *sa, const uint8_t *bytes, size_t len, uint8_t
 	} else if (r != 0 && r != -ENOMEM) {
 		abort();
 	}
-	if ((steer & 0x08) && len >= SA_HDR_END + SA_NOTICE_SMP_SIZE)
+	if ((steer & 0x08) && len >= SA_HDR_END + NOTICE_SMP_SIZE)
 		sa_sink += sim_sa_notice(sa, bytes + SA_HDR_END);
 }
 

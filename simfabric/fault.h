@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Faults steered from outside: links and nodes going down and coming back,
+ * packet drops per link (seeded, so a run repeats), error counters raised,
+ * traps sent.  The in-process API (infiniband/umad_sim.h), and later the
+ * command line and the shared fabric, drive these.  A link or node going
+ * down or up makes its switches send Trap 128 to their SM, as hardware
+ * does.  Every function returns 0 or -errno; the fabric lock is held.
+ */
+#ifndef SIMFABRIC_FAULT_H
+#define SIMFABRIC_FAULT_H
+
+#include <stdint.h>
+
+#include "simfabric/fabric.h"
+#include "simfabric/net.h"
+
+/* The link at port p (1..num_ports): down (both ends lose it until up) or up. */
+int sim_fault_link(struct sim_net *net, struct sim_port *p, int up);
+/* Every link of a node. */
+int sim_fault_node(struct sim_net *net, struct sim_node *n, int up);
+/*
+ * Drop packets leaving port p with probability rate (0 to 1; 0 ends the
+ * drops), drawn from a generator seeded with seed.
+ */
+int sim_fault_drop(struct sim_port *p, double rate, uint64_t seed);
+/*
+ * Raise error counter `counter` (its PortCounters name, as the PMA names
+ * it) of port p by n; LocalLinkIntegrityErrors and
+ * ExcessiveBufferOverrunErrors also send Trap 129 and 130.
+ */
+int sim_fault_counter(struct sim_net *net, struct sim_port *p, const char *counter, uint64_t n);
+/* Send trap `number` (128-131, 144, 145) from port p with the details it carries. */
+int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number);
+
+/* Does the packet leaving through a port with drops get dropped? (The next draw decides.) */
+static inline int sim_link_fault_drops(struct sim_link_fault *lf)
+{
+	uint64_t x = lf->rng;
+
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	lf->rng = x;
+	if ((uint32_t)(x >> 32) >= lf->drop_threshold)
+		return 0;
+	lf->dropped++;
+	return 1;
+}
+
+#endif /* SIMFABRIC_FAULT_H */

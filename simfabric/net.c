@@ -1,0 +1,495 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The fabric's traffic (net.h): routing a MAD to where it is consumed,
+ * the receiver's checks, the agent that answers, and the way back.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libumad/mad_wire.h"
+#include "simfabric/cc.h"
+#include "simfabric/net.h"
+#include "simfabric/pma.h"
+#include "simfabric/route.h"
+#include "simfabric/sa.h"
+#include "simfabric/subnet_up.h"
+
+/* The port whose LID addresses (node, port): a switch's port 0. */
+static struct sim_port *addressed(struct sim_node *n, unsigned port)
+{
+	return sim_mgmt_port(n, port);
+}
+
+/*
+ * P_Key check at the receiving port (IBA 10.9.3): some entry of its table
+ * has the same key, and the two are not both limited members.
+ */
+static int pkey_accepted(const struct sim_port *p, uint16_t pkey)
+{
+	unsigned i;
+
+	if (!(pkey & PKEY_KEY_MASK))
+		return 0;
+	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
+		uint16_t entry = sim_port_pkey(p, i);
+
+		if ((entry & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK) &&
+		    ((entry | pkey) & PKEY_FULL_MEMBER))
+			return 1;
+	}
+	return 0;
+}
+
+/* The receiver's checks of a GMP on QP1: P_Key and Q_Key; lost (and counted) otherwise. */
+static int gmp_accepted(struct sim_net *net, struct sim_port *at, const struct sim_net_msg *m)
+{
+	if (!pkey_accepted(at, m->pkey)) {
+		if (at->p_key_violations < UINT16_MAX)
+			at->p_key_violations++;
+		net->lost_pkey++;
+		return 0;
+	}
+	if (m->dqpn == QP1_GSI && m->qkey != UMAD_QKEY) {
+		if (at->q_key_violations < UINT16_MAX)
+			at->q_key_violations++;
+		net->lost_qkey++;
+		return 0;
+	}
+	return 1;
+}
+
+/* --- answers ------------------------------------------------------------------- */
+
+static void reply_init(struct sim_net_reply *reply)
+{
+	reply->heap = NULL;
+	memset(&reply->msg, 0, sizeof(reply->msg));
+}
+
+void sim_net_reply_release(struct sim_net_reply *reply)
+{
+	free(reply->heap);
+	reply->heap = NULL;
+}
+
+/*
+ * Carry an answer from the responder at (node, port) back to the sender
+ * of m: routed to m's SLID, which must lead to m's port.
+ */
+static int route_back(struct sim_net *net, struct sim_node *node, unsigned port,
+		      const struct sim_net_msg *m)
+{
+	struct sim_hop_end back;
+
+	if (!m->slid || sim_route_lid(net->f, node, port, m->slid, &back) < 0 ||
+	    addressed(back.node, back.port) != addressed(m->port->node, m->port->num)) {
+		net->lost_no_route++;
+		return 0;
+	}
+	return 1;
+}
+
+/* Address the answer like the request, reversed. */
+static void reply_address(struct sim_net_reply *reply, const struct sim_net_msg *m,
+			  struct sim_port *responder)
+{
+	reply->msg.port = m->port;
+	reply->msg.slid = responder->lid;
+	reply->msg.dlid = m->slid;
+	reply->msg.sqpn = m->dqpn;
+	reply->msg.dqpn = m->sqpn;
+	reply->msg.qkey = m->qkey;
+	reply->msg.pkey = m->pkey;
+	reply->msg.sl = m->sl;
+}
+
+/* The RMPP header of a whole message as a receiver's kernel hands it over, reassembled. */
+static void rmpp_whole(uint8_t *msg, size_t len)
+{
+	size_t room = MAD_SIZE - SA_HDR_END, payload = len - SA_HDR_END;
+	size_t segments = payload <= room ? 1 : (payload + room - 1) / room;
+	uint8_t flags = UMAD_RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
+
+	if (segments == 1)
+		flags |= RMPP_FLAG_LAST;
+	msg[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
+	msg[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
+	msg[RMPP_OFF_FLAGS] = flags;
+	msg[RMPP_OFF_STATUS] = 0;
+	put_be32(msg + RMPP_OFF_SEG_NUM, 1);
+	put_be32(msg + RMPP_OFF_PAYLEN, (uint32_t)(len - RMPP_HDR_END));
+}
+
+/* --- the built-in SA ------------------------------------------------------------- */
+
+static int sa_answers(struct sim_net *net, struct sim_port *at, const struct sim_net_msg *m,
+		      struct sim_net_reply *reply)
+{
+	struct sim_sa_requester from = {
+		.port = m->port, .lid = m->slid, .qpn = m->sqpn, .pkey = m->pkey,
+	};
+	uint8_t *resp = NULL;
+	size_t resp_len = 0;
+
+	if (!net->sm_active || !net->sa || at != addressed(net->sm_port->node, net->sm_port->num))
+		return 0;
+	if (sim_sa_process(net->sa, &from, m->data, m->len, &resp, &resp_len) != 1)
+		return 0;
+	if (resp_len < SA_HDR_END) {
+		free(resp);
+		return 0;
+	}
+	/* Tables travel as RMPP (an empty one too: its headers alone); single records do not. */
+	if (mad_method(resp) == UMAD_SA_METHOD_GET_TABLE_RESP)
+		rmpp_whole(resp, resp_len);
+	reply->heap = resp;
+	reply->msg.data = resp;
+	reply->msg.len = resp_len;
+	return 1;
+}
+
+/* --- multicast ------------------------------------------------------------------- */
+
+/* Is port `port` in the switch's MFT entry for mlid? */
+static int mft_has(const struct sim_switch *sw, uint16_t mlid, unsigned port)
+{
+	unsigned idx = (unsigned)mlid - LID_MCAST_START;
+
+	if (!sw->mft || idx >= SIM_MFT_CAP || port >= SIM_MFT_POSITIONS * 16)
+		return 0;
+	return (sw->mft[idx][port / 16] >> (port % 16)) & 1;
+}
+
+/* Deliver a multicast MAD to the ports it reaches (a switch forwards by its MFT, not back in). */
+static int flood(struct sim_net *net, const struct sim_net_msg *m, struct sim_node *node,
+		 unsigned in_port, unsigned depth)
+{
+	struct sim_net_msg copy = *m;
+	int taken = 0;
+	unsigned p;
+
+	if (node->type != NODE_TYPE_SWITCH) {
+		copy.port = &node->ports[in_port];
+		if (copy.port == m->port || !gmp_accepted(net, copy.port, m))
+			return 0;
+		return net->ep.receive && net->ep.receive(net->ep.arg, &copy);
+	}
+	if (depth > UMAD_SMP_MAX_HOPS)
+		return 0;	/* an MFT loop: the hop limit ends it */
+	for (p = 0; p <= node->num_ports; p++) {
+		struct sim_node *next = node;
+		unsigned arrive = p;
+
+		if (p == in_port || !mft_has(node->sw, m->dlid, p))
+			continue;
+		if (p == 0) {
+			copy.port = &node->ports[0];
+			if (net->ep.receive && gmp_accepted(net, copy.port, m))
+				taken |= net->ep.receive(net->ep.arg, &copy);
+			continue;
+		}
+		if (sim_route_hop(&next, &arrive, p) < 0)
+			continue;
+		taken |= flood(net, m, next, arrive, depth + 1);
+	}
+	return taken;
+}
+
+static enum sim_net_result send_mcast(struct sim_net *net, const struct sim_net_msg *m)
+{
+	struct sim_node *node = m->port->node;
+	unsigned port = m->port->num;
+
+	if (node->type != NODE_TYPE_SWITCH && sim_route_hop(&node, &port, m->port->num) < 0)
+		return SIM_NET_LOST;
+	if (node->type != NODE_TYPE_SWITCH)
+		return SIM_NET_LOST;	/* two end nodes back to back: no MFT between them */
+	return flood(net, m, node, port, 0) ? SIM_NET_DELIVERED : SIM_NET_LOST;
+}
+
+/* --- sending --------------------------------------------------------------------- */
+
+/* An SMP request: the SMA at the end of its route answers in place. */
+static enum sim_net_result send_smp(struct sim_net *net, const struct sim_net_msg *m,
+				    uint8_t *mad, struct sim_net_reply *reply)
+{
+	uint16_t slid;
+
+	if (mad_method_is_response(mad_method(mad)) || mad_method(mad) == UMAD_METHOD_TRAP_REPRESS)
+		return SIM_NET_LOST;	/* answers and represses from a program reach no SM here */
+	if (!sim_smp_round_trip(net->f, m->port, m->dlid, mad, &slid, net->sma_hooks))
+		return SIM_NET_LOST;
+	reply->msg = *m;
+	reply->msg.slid = slid;
+	reply->msg.dlid = m->slid;
+	reply->msg.data = mad;
+	reply->msg.len = MAD_SIZE;
+	return SIM_NET_ANSWERED;
+}
+
+/* A firmware agent of the node (PMA, congestion control) answering in the reply's room. */
+static int firmware_answers(struct sim_net *net, struct sim_hop_end *dst, const struct sim_net_msg *m,
+			    struct sim_net_reply *reply)
+{
+	uint8_t cls = mad_class(m->data);
+	int answered;
+
+	if (cls != UMAD_CLASS_PERF_MGMT && cls != UMAD_CLASS_CONG_MGMT)
+		return 0;
+	if (m->len < MAD_SIZE)
+		return 0;
+	memcpy(reply->inline_mad, m->data, MAD_SIZE);
+	if (cls == UMAD_CLASS_PERF_MGMT)
+		answered = sim_pma_process(net->f, dst->node, dst->port, reply->inline_mad);
+	else
+		answered = sim_cc_process(net->f, dst->node, dst->port, reply->inline_mad);
+	if (!answered)
+		return 0;
+	reply->msg.data = reply->inline_mad;
+	reply->msg.len = MAD_SIZE;
+	return 1;
+}
+
+enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *m, uint8_t *mad,
+				 struct sim_net_reply *reply)
+{
+	struct sim_hop_end dst;
+	struct sim_port *at;
+	struct sim_net_msg arrived;
+	int is_response;
+
+	reply_init(reply);
+	if (m->len < MAD_HDR_SIZE)
+		return SIM_NET_LOST;
+	/* SMPs travel QP0 to QP0 (on VL15): one sent from QP1 is dropped by the receiver. */
+	if (mad_class_is_smp(mad_class(m->data)))
+		return m->sqpn == QP0_SMI && m->dqpn == QP0_SMI ? send_smp(net, m, mad, reply)
+								 : SIM_NET_LOST;
+	if (m->dqpn == QP0_SMI)
+		return SIM_NET_LOST;	/* QP0 takes SMPs only */
+	if (m->dlid >= LID_MCAST_START && m->dlid != LID_PERMISSIVE)
+		return send_mcast(net, m);
+	if (!m->dlid || sim_route_lid(net->f, m->port->node, m->port->num, m->dlid, &dst) < 0 ||
+	    m->dlid == LID_PERMISSIVE) {
+		net->lost_no_route++;
+		return SIM_NET_LOST;
+	}
+	at = addressed(dst.node, dst.port);
+	if (!gmp_accepted(net, at, m))
+		return SIM_NET_LOST;
+	is_response = mad_method_is_response(mad_method(m->data));
+	if (!is_response &&
+	    (firmware_answers(net, &dst, m, reply) || sa_answers(net, at, m, reply))) {
+		if (!route_back(net, dst.node, dst.port, m)) {
+			sim_net_reply_release(reply);
+			return SIM_NET_LOST;
+		}
+		reply_address(reply, m, at);
+		return SIM_NET_ANSWERED;
+	}
+	arrived = *m;
+	arrived.port = dst.node->type == NODE_TYPE_SWITCH ? &dst.node->ports[0]
+							  : &dst.node->ports[dst.port];
+	if (net->ep.receive && net->ep.receive(net->ep.arg, &arrived))
+		return SIM_NET_DELIVERED;
+	net->lost_no_taker++;
+	return SIM_NET_LOST;
+}
+
+/* --- the built-in SM --------------------------------------------------------------- */
+
+/* Where the built-in SM sits: the first CA port with a live link, else a switch's port 0. */
+static struct sim_port *choose_sm_port(struct sim_fabric *f)
+{
+	size_t i;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		struct sim_node *n = f->nodes[i];
+
+		if (n->type != NODE_TYPE_CA)
+			continue;
+		for (p = 1; p <= n->num_ports; p++)
+			if (sim_port_link_up(&n->ports[p]))
+				return &n->ports[p];
+	}
+	for (i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i]->type == NODE_TYPE_SWITCH)
+			return &f->nodes[i]->ports[0];
+	return NULL;
+}
+
+static void sa_mcast_changed(void *arg, uint16_t mlid, struct sim_port *const *members, size_t n)
+{
+	struct sim_net *net = arg;
+
+	sim_subnet_route_mcast(net->f, mlid, members, n);
+}
+
+/* A Report from the SA to a subscriber: sent from the SM's port like any GMP. */
+static void sa_send_report(void *arg, uint16_t lid, uint32_t qpn, const uint8_t *mad)
+{
+	struct sim_net *net = arg;
+	struct sim_net_msg m = {
+		.port = net->sm_port, .slid = net->sm_port->lid, .dlid = lid,
+		.sqpn = QP1_GSI, .dqpn = qpn, .qkey = UMAD_QKEY, .pkey = PKEY_DEFAULT,
+		.data = mad, .len = MAD_SIZE,
+	};
+	struct sim_net_reply reply;
+
+	sim_net_send(net, &m, NULL, &reply);
+	sim_net_reply_release(&reply);
+}
+
+int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
+		 const struct sim_sma_hooks *sma_hooks, const struct sim_net_endpoint_ops *ep,
+		 char **errors)
+{
+	static const char no_port[] = "no port for the built-in SM: the fabric has no CA "
+				      "with a link and no switch\n";
+	struct sim_sa_hooks sa_hooks;
+	int r;
+
+	memset(net, 0, sizeof(*net));
+	net->f = f;
+	net->sma_hooks = sma_hooks;
+	if (ep)
+		net->ep = *ep;
+	if (!builtin_sm)
+		return 0;
+	net->sm_port = choose_sm_port(f);
+	if (!net->sm_port) {
+		*errors = strdup(no_port);
+		return -ENODEV;
+	}
+	r = sim_subnet_bring_up(f, net->sm_port, errors);
+	if (r < 0)
+		return r;
+	sa_hooks.mcast_changed = sa_mcast_changed;
+	sa_hooks.send_report = sa_send_report;
+	sa_hooks.arg = net;
+	net->sa = sim_sa_new(f, net->sm_port, &sa_hooks);
+	if (!net->sa)
+		return -ENOMEM;
+	net->sm_active = 1;
+	return 0;
+}
+
+void sim_net_fini(struct sim_net *net)
+{
+	if (net->sa)
+		sim_sa_free(net->sa);
+	net->sa = NULL;
+	net->sm_active = 0;
+}
+
+void sim_net_sm_step_aside(struct sim_net *net)
+{
+	if (!net->sm_active)
+		return;
+	net->sm_active = 0;
+	/* Its port no longer runs an SM: SMInfo there is unsupported again. */
+	net->sm_port->capmask &= ~SIM_CAP_IS_SM;
+	net->sm_port->node->sminfo.state = SM_STATE_NOT_ACTIVE;
+}
+
+/* --- traps ----------------------------------------------------------------------- */
+
+/* An SM brings up what trained to Init: Active, as a sweep after Trap 128 does. */
+static void activate_ports(struct sim_fabric *f)
+{
+	size_t i;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		struct sim_node *n = f->nodes[i];
+
+		for (p = n->type == NODE_TYPE_SWITCH ? 0 : 1; p <= n->num_ports; p++) {
+			struct sim_port *port = &n->ports[p];
+
+			if ((p == 0 || sim_port_link_up(port)) &&
+			    (port->state == PORT_STATE_INIT || port->state == PORT_STATE_ARMED))
+				port->state = PORT_STATE_ACTIVE;
+		}
+		if (n->sw)
+			n->sw->port_state_change = 0;
+	}
+}
+
+/* The built-in SM takes a trap: resweeps after a link change, and tells the SA's subscribers. */
+static void builtin_sm_trap(struct sim_net *net, const uint8_t *notice)
+{
+	if (get_be16(notice + NOTICE_OFF_TRAP_NUM) == TRAP_LINK_STATE_CHANGE) {
+		sim_subnet_reroute(net->f);
+		activate_ports(net->f);
+	}
+	if (net->sa)
+		sim_sa_notice(net->sa, notice);
+}
+
+static uint8_t producer_of(const struct sim_node *n)
+{
+	switch (n->type) {
+	case NODE_TYPE_SWITCH: return NOTICE_PRODUCER_SWITCH;
+	case NODE_TYPE_ROUTER: return NOTICE_PRODUCER_ROUTER;
+	default: return NOTICE_PRODUCER_CA;
+	}
+}
+
+int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsigned number,
+		 const uint8_t *details)
+{
+	struct sim_port *from = addressed(node, port);
+	uint8_t notice[NOTICE_SIZE] = { 0 }, mad[MAD_SIZE] = { 0 };
+	uint8_t type = number < TRAP_CAPABILITY_CHANGE ? NOTICE_TYPE_URGENT : NOTICE_TYPE_INFO;
+	struct sim_net_msg m;
+	struct sim_hop_end dst;
+	struct sim_port *at;
+
+	notice[NOTICE_OFF_GENERIC_TYPE] = NOTICE_GENERIC | type;
+	put_be24(notice + NOTICE_OFF_PRODUCER, producer_of(node));
+	put_be16(notice + NOTICE_OFF_TRAP_NUM, (uint16_t)number);
+	put_be16(notice + NOTICE_OFF_ISSUER_LID, from->lid);
+	put_be16(notice + NOTICE_OFF_TOGGLE_COUNT, (uint16_t)(net->traps_sent & PKEY_KEY_MASK));
+	if (details)
+		memcpy(notice + NOTICE_OFF_DETAILS, details, NOTICE_DETAILS_SIZE);
+	put_be64(notice + NOTICE_OFF_ISSUER_GID, from->gid_prefix);
+	put_be64(notice + NOTICE_OFF_ISSUER_GID + 8,
+		 node->type == NODE_TYPE_SWITCH ? node->node_guid : from->guid);
+	net->traps_sent++;
+
+	if (!from->lid || !from->sm_lid ||
+	    sim_route_lid(net->f, node, port, from->sm_lid, &dst) < 0) {
+		net->lost_no_route++;
+		return -EHOSTUNREACH;
+	}
+	at = addressed(dst.node, dst.port);
+	if (net->sm_active && at == addressed(net->sm_port->node, net->sm_port->num)) {
+		builtin_sm_trap(net, notice);
+		return 0;
+	}
+	/* To a real SM: an SMP Trap(Notice) on QP0, which carries the first 64 bytes. */
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_LID_ROUTED;
+	mad[MAD_OFF_CLASS_VERSION] = SMP_CLASS_VERSION;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_TRAP;
+	put_be64(mad + MAD_OFF_TID, net->traps_sent);
+	put_be16(mad + MAD_OFF_ATTR_ID, UMAD_ATTR_NOTICE);
+	memcpy(mad + SMP_OFF_DATA, notice, SMP_DATA_SIZE);
+	memset(&m, 0, sizeof(m));
+	m.port = dst.node->type == NODE_TYPE_SWITCH ? &dst.node->ports[0] : &dst.node->ports[dst.port];
+	m.slid = from->lid;
+	m.dlid = from->sm_lid;
+	m.sqpn = QP0_SMI;
+	m.dqpn = QP0_SMI;
+	m.pkey = PKEY_DEFAULT;
+	m.data = mad;
+	m.len = MAD_SIZE;
+	if (net->ep.receive && net->ep.receive(net->ep.arg, &m))
+		return 0;
+	net->lost_no_taker++;
+	return -EHOSTUNREACH;
+}

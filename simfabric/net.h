@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The fabric's traffic: where a MAD sent from a port goes and who answers
+ * it.  SMPs go to the SMA of the node they reach; GMPs are LID-routed hop
+ * by hop through the switches' forwarding tables (multicast through the
+ * MFTs), checked against the destination port's P_Keys and the QP1 Q_Key,
+ * and answered by the node's firmware agents (PMA, congestion control), by
+ * the built-in SA at the SM's port, or handed to an agent a program
+ * registered at an attached port (the owner's endpoints).  Answers travel
+ * back the same way; a MAD that finds no route, a dead link or no taker is
+ * lost, and its sender's timeout fires.
+ *
+ * The built-in SM (UMAD_SIM_SM=builtin) configures the fabric at start and
+ * serves SMInfo and the SA until a real SM appears; sim_net_sm_step_aside()
+ * retires it.
+ *
+ * Locking: none of its own; the owner serialises every call with the
+ * fabric's lock, and the endpoint operations are called with it held.
+ */
+#ifndef SIMFABRIC_NET_H
+#define SIMFABRIC_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "simfabric/fabric.h"
+#include "simfabric/sma.h"
+
+/* A MAD on its way: the addressing of its packet headers, and the message. */
+struct sim_net_msg {
+	struct sim_port *port;		/* the port it leaves from, or arrives at */
+	uint16_t slid, dlid;
+	uint32_t sqpn, dqpn;
+	uint32_t qkey;
+	uint16_t pkey;
+	uint8_t sl;
+	const uint8_t *data;		/* the MAD (whole message for RMPP classes) */
+	size_t len;
+};
+
+/* The ports a program is attached at, as the owner (the sim backend) sees them. */
+struct sim_net_endpoint_ops {
+	/*
+	 * A MAD arrived at port m->port and no agent of the fabric took it: give
+	 * it to the program's agent it is for (the kernel's receive rules).
+	 * 1 when one took it, 0 when none did.  Must not call back into the net.
+	 */
+	int (*receive)(void *arg, const struct sim_net_msg *m);
+	void *arg;
+};
+
+struct sim_sa;
+
+struct sim_net {
+	struct sim_fabric *f;
+	const struct sim_sma_hooks *sma_hooks;
+	struct sim_net_endpoint_ops ep;
+	/* The built-in SM and SA: sm_port is where they sit; active until a real SM came. */
+	struct sim_port *sm_port;
+	int sm_active;
+	struct sim_sa *sa;
+	/* Counts of what was lost, by cause, for tests and the CLI. */
+	uint64_t lost_no_route, lost_pkey, lost_qkey, lost_no_taker;
+	uint64_t traps_sent;
+};
+
+/* How a send ended. */
+enum sim_net_result {
+	SIM_NET_LOST = 0,		/* no route, a dead link, refused, or no taker */
+	SIM_NET_ANSWERED,		/* answered at once: the answer is in the reply */
+	SIM_NET_DELIVERED,		/* taken by a program's agent; any answer comes later */
+};
+
+/* An answer given at once.  Short answers use the inline room; long ones (SA tables) the heap. */
+struct sim_net_reply {
+	struct sim_net_msg msg;		/* msg.data points at inline or heap */
+	uint8_t *heap;
+	uint8_t inline_mad[256];
+};
+
+/*
+ * Set the net up on a loaded fabric.  builtin_sm: configure the fabric as an
+ * SM would and run the built-in SM and SA (at the first CA port whose link
+ * is up, else the first switch's port 0); otherwise leave the power-on state.
+ * 0 or -errno with a message in *errors (malloc'd).
+ */
+int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
+		 const struct sim_sma_hooks *sma_hooks, const struct sim_net_endpoint_ops *ep,
+		 char **errors);
+void sim_net_fini(struct sim_net *net);
+
+/*
+ * Send m (from m->port, to m->dlid/m->dqpn).  The MAD buffer of an SMP
+ * request (MAD_SIZE bytes, writable) is answered in place, as the SMA
+ * does; every other answer goes to *reply, which the caller releases with
+ * sim_net_reply_release().
+ */
+enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *m,
+				 uint8_t *mad, struct sim_net_reply *reply);
+void sim_net_reply_release(struct sim_net_reply *reply);
+
+/* A real SM came: the built-in SM and SA stop answering (SMInfo, the SA class). */
+void sim_net_sm_step_aside(struct sim_net *net);
+
+/*
+ * Send trap `number` (TRAP_*) from port `port` of node (0: a switch) to its
+ * SM, with DataDetails `details` (NOTICE_DETAILS_SIZE bytes, or NULL for
+ * zeros).  The built-in SM takes it (after a link change it sweeps again:
+ * routes around what went down, activates what came up) and its SA reports
+ * it to the subscribers; a real SM's agent on an attached port receives it
+ * as an SMP Trap(Notice).  0, or -EHOSTUNREACH when no SM got it.
+ */
+int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsigned number,
+		 const uint8_t *details);
+
+#endif /* SIMFABRIC_NET_H */
