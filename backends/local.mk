@@ -27,7 +27,8 @@ endif
 # The sim backend: the simulated fabric uses glib.
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
-backend_sim_la_SOURCES = backends/sim.c backends/runtime_dir.c backends/runtime_dir.h \
+backend_sim_la_SOURCES = backends/sim.c backends/sim_control.h \
+	backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)
 backend_sim_la_LIBADD = simfabric/libsimfabric.la backends/libsysfswriter.la
 backend_sim_la_LDFLAGS = $(backend_module_ldflags)

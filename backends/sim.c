@@ -3,16 +3,23 @@
  * The sim backend (UMAD_BACKEND=sim): a simulated fabric inside the
  * process.  The topology comes from UMAD_SIM_TOPOLOGY (ibsim's net format
  * or ibnetdiscover output) or the embedded default; the process is attached
- * at one node (UMAD_SIM_HOST: node id, description or GUID; by default the
- * first CA of the file), which it sees as one device, UMAD_SIM_CA_NAME
- * ("sim0" by default).
+ * at one or more nodes (UMAD_SIM_HOST: a comma-separated list of node ids,
+ * descriptions or GUIDs; by default the first CA of the file), each seen as
+ * one device, named by UMAD_SIM_CA_NAME (a list too) or sim0, sim1, ...
  *
- * A send is carried through the fabric and answered synchronously under
- * one fabric lock; the answer (or, when it is lost, a timeout after
- * timeout_ms * (retries + 1)) is queued on the port's pollable queue.
+ * UMAD_SIM_SM=builtin (the default) brings the fabric up at load as an SM
+ * would and runs a built-in SM and SA until a real SM starts on an attached
+ * port (it holds an issm device open or registers an SA server agent);
+ * UMAD_SIM_SM=none leaves the power-on state (ports Init, no LIDs).
  *
- * With UMAD_SIM_SYSFS=DIR the host's device is also written there as a
- * fake sysfs tree, rewritten whenever an SM changes the host's ports.  The
+ * A send is carried through the fabric (simfabric/net.h) under one fabric
+ * lock: answered by the fabric's agents synchronously, handed to an agent
+ * of an attached port (the kernel's receive rules), or lost; an answer, or
+ * when there is none a timeout after timeout_ms * (retries + 1), is queued
+ * on the sender's pollable queue.
+ *
+ * With UMAD_SIM_SYSFS=DIR the host devices are also written there as a
+ * fake sysfs tree, rewritten whenever an SM changes the hosts' ports.  The
  * DIR/dev/infiniband/issmN files (in a private directory removed at exit
  * when UMAD_SIM_SYSFS is not set) are the IsSM devices: holding one open
  * sets PortInfo:CapabilityMask.IsSM on that port, as the kernel's issm does.
@@ -34,42 +41,74 @@
 
 #include "backends/backend.h"
 #include "backends/runtime_dir.h"
+#include "backends/sim_control.h"
 #include "backends/soft_port.h"
+#include "backends/sysfs_writer.h"
 #include "libumad/mad_wire.h"
+#include "simfabric/fault.h"
+#include "simfabric/net.h"
 #include "simfabric/route.h"
 #include "simfabric/sma.h"
-#include "backends/sysfs_writer.h"
 #include "simfabric/topology.h"
 
 #define MAX_HOST_PORTS	(SIM_MAX_PORTS + 1)
+#define MAX_HOSTS	16
+#define MAX_UMAD_IDS	(MAX_HOSTS * MAX_HOST_PORTS)
+
+/* A node the process is attached at: one device. */
+struct sim_host {
+	struct sim_node *node;
+	char ca_name[UMAD_CA_NAME_LEN];
+	int umad_ids[MAX_HOST_PORTS];	/* -1 where the node has no such port */
+};
 
 static struct {
-	pthread_mutex_t lock;		/* the fabric: every model access */
+	pthread_mutex_t lock;		/* the fabric: every model and net access */
 	struct sim_fabric *fabric;
-	struct sim_node *host;
-	char ca_name[UMAD_CA_NAME_LEN];
+	struct sim_net net;
+	struct sim_host hosts[MAX_HOSTS];
+	int n_hosts;
 	char dir[PATH_MAX];		/* runtime directory: fake sysfs and issm files */
 	struct runtime_dir private_dir;	/* ours when UMAD_SIM_SYSFS is not set */
 	int write_sysfs;		/* UMAD_SIM_SYSFS asked for the fake sysfs tree */
-	int umad_ids[MAX_HOST_PORTS];
 } sim = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.private_dir = { .lock_fd = -1 },
 };
 
-static int host_port_valid(int portnum)
+static int host_port_valid(const struct sim_host *h, int portnum)
 {
-	if (sim.host->type == NODE_TYPE_SWITCH)
+	if (h->node->type == NODE_TYPE_SWITCH)
 		return portnum == 0;
-	return portnum >= 1 && portnum <= sim.host->num_ports;
+	return portnum >= 1 && portnum <= h->node->num_ports;
+}
+
+static struct sim_host *host_by_name(const char *ca_name)
+{
+	int i;
+
+	for (i = 0; i < sim.n_hosts; i++)
+		if (!strcmp(sim.hosts[i].ca_name, ca_name))
+			return &sim.hosts[i];
+	return NULL;
+}
+
+static struct sim_host *host_of_node(const struct sim_node *n)
+{
+	int i;
+
+	for (i = 0; i < sim.n_hosts; i++)
+		if (sim.hosts[i].node == n)
+			return &sim.hosts[i];
+	return NULL;
 }
 
 /* --- IsSM: the issm file held open ---------------------------------------------------- */
 
-static int issm_path(int portnum, char *path, size_t max)
+static int issm_path(const struct sim_host *h, int portnum, char *path, size_t max)
 {
 	return sysfs_path(path, max, "%s/" SYSFS_DEV_DIR "/" SYSFS_ISSM_NAME, sim.dir,
-			  sim.umad_ids[portnum]);
+			  h->umad_ids[portnum]);
 }
 
 /* Is any descriptor of this process open on the path? (What inotify cannot tell us.) */
@@ -99,17 +138,17 @@ static int held_open(const char *path)
 }
 
 /*
- * Opens and closes of the issm files, counted from inotify's events: a
- * look at the count is one read(2) of the watch, where scanning the
- * process's descriptors took a readlink(2) each on every PortInfo of the
- * host.  The kernel reports an open before open(2) returns and the last
- * close before close(2) does.  Without inotify, or when its queue
- * overflowed, the scan decides.  Fabric lock held throughout.
+ * Opens and closes of the issm files, counted from inotify's events, by
+ * umad device id: a look at the count is one read(2) of the watch, where
+ * scanning the process's descriptors took a readlink(2) each on every
+ * PortInfo of a host.  The kernel reports an open before open(2) returns
+ * and the last close before close(2) does.  Without inotify, or when its
+ * queue overflowed, the scan decides.  Fabric lock held throughout.
  */
 static struct {
 	int fd;				/* -1: no watch */
-	int wd[MAX_HOST_PORTS];
-	int opens[MAX_HOST_PORTS];
+	int wd[MAX_UMAD_IDS];
+	int opens[MAX_UMAD_IDS];
 } issm_watch = { .fd = -1 };
 
 static void issm_watch_stop(void)
@@ -122,21 +161,27 @@ static void issm_watch_stop(void)
 static void issm_watch_start(void)
 {
 	char path[PATH_MAX];
-	int i;
+	int h, i, id;
 
 	issm_watch.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-	for (i = 0; issm_watch.fd >= 0 && i < MAX_HOST_PORTS; i++) {
+	for (i = 0; i < MAX_UMAD_IDS; i++)
 		issm_watch.wd[i] = -1;
-		if (!host_port_valid(i))
-			continue;
-		if (issm_path(i, path, sizeof(path)) < 0 ||
-		    (issm_watch.wd[i] = inotify_add_watch(issm_watch.fd, path,
-							  IN_OPEN | IN_CLOSE)) < 0) {
-			issm_watch_stop();
-			return;
+	for (h = 0; issm_watch.fd >= 0 && h < sim.n_hosts; h++) {
+		const struct sim_host *host = &sim.hosts[h];
+
+		for (i = 0; issm_watch.fd >= 0 && i < MAX_HOST_PORTS; i++) {
+			if (!host_port_valid(host, i))
+				continue;
+			id = host->umad_ids[i];
+			if (issm_path(host, i, path, sizeof(path)) < 0 ||
+			    (issm_watch.wd[id] = inotify_add_watch(issm_watch.fd, path,
+								   IN_OPEN | IN_CLOSE)) < 0) {
+				issm_watch_stop();
+				return;
+			}
+			/* Held open before the watch began: by this process, as far as we can see. */
+			issm_watch.opens[id] = held_open(path);
 		}
-		/* Held open before the watch began: by this process, as far as we can see. */
-		issm_watch.opens[i] = held_open(path);
 	}
 }
 
@@ -155,7 +200,7 @@ static int issm_watch_drain(void)
 
 			if (ev->mask & IN_Q_OVERFLOW)
 				return -1;
-			for (i = 0; i < MAX_HOST_PORTS; i++) {
+			for (i = 0; i < MAX_UMAD_IDS; i++) {
 				if (issm_watch.wd[i] != ev->wd)
 					continue;
 				if (ev->mask & IN_OPEN)
@@ -169,27 +214,51 @@ static int issm_watch_drain(void)
 	return 0;
 }
 
-/* Bring CapabilityMask.IsSM of a host port in line with its issm file. Fabric lock held. */
-static void refresh_is_sm(struct sim_port *p)
+/* Is the issm file of a host port held open? Fabric lock held. */
+static int issm_held(const struct sim_host *h, int portnum)
 {
 	char path[PATH_MAX];
-	int held;
 
-	if (p->node != sim.host)
-		return;
 	if (issm_watch.fd >= 0 && issm_watch_drain() < 0)
 		issm_watch_stop();
 	if (issm_watch.fd >= 0)
-		held = issm_watch.opens[p->num] > 0;
-	else
-		held = issm_path(p->num, path, sizeof(path)) == 0 && held_open(path);
+		return issm_watch.opens[h->umad_ids[portnum]] > 0;
+	return issm_path(h, portnum, path, sizeof(path)) == 0 && held_open(path);
+}
+
+/*
+ * Bring CapabilityMask.IsSM of a host port in line with its issm file (the
+ * built-in SM's own port keeps it while that SM runs); a real SM holding
+ * one makes the built-in SM step aside.  Fabric lock held.
+ */
+static void refresh_is_sm(struct sim_port *p)
+{
+	struct sim_host *h = host_of_node(p->node);
+	int held;
+
+	if (!h)
+		return;
+	held = issm_held(h, p->num);
 	if (held)
+		sim_net_sm_step_aside(&sim.net);
+	if (held || (sim.net.sm_active && p == sim.net.sm_port))
 		p->capmask |= SIM_CAP_IS_SM;
 	else
 		p->capmask &= ~SIM_CAP_IS_SM;
 }
 
-/* --- what the host looks like ------------------------------------------------------ */
+/* Does a real SM run on some attached port? Then the built-in one steps aside. Fabric lock held. */
+static void check_for_real_sm(void)
+{
+	int h, i;
+
+	for (h = 0; sim.net.sm_active && h < sim.n_hosts; h++)
+		for (i = 0; i < MAX_HOST_PORTS; i++)
+			if (host_port_valid(&sim.hosts[h], i))
+				refresh_is_sm(&sim.hosts[h].node->ports[i]);
+}
+
+/* --- what the hosts look like ------------------------------------------------------ */
 
 /* The rate sysfs shows: a link that is down shows the lowest (1X SDR), as the kernel does. */
 static unsigned shown_rate_x10(const struct sim_port *p)
@@ -199,10 +268,10 @@ static unsigned shown_rate_x10(const struct sim_port *p)
 	return x10 ? x10 : 25;
 }
 
-static int fill_port(const struct sim_port *p, umad_port_t *port)
+static int fill_port(const struct sim_host *h, const struct sim_port *p, umad_port_t *port)
 {
 	const struct sim_port *m = sim_mgmt_port(p->node, p->num);
-	int i, r = umad_backend_port_init(port, sim.ca_name, p->num, SIM_PKEY_TABLE_SIZE);
+	int i, r = umad_backend_port_init(port, h->ca_name, p->num, SIM_PKEY_TABLE_SIZE);
 
 	if (r < 0)
 		return r;
@@ -225,17 +294,19 @@ static int fill_port(const struct sim_port *p, umad_port_t *port)
 /* umad_backend_ca_add_port's filler: arg is the host's port. */
 static int fill_ca_port(void *arg, const char *ca_name, int portnum, umad_port_t *port)
 {
-	(void)ca_name, (void)portnum;
-	return fill_port(arg, port);
+	const struct sim_port *p = arg;
+
+	(void)portnum;
+	return fill_port(host_by_name(ca_name), p, port);
 }
 
 /* Fabric lock held. */
-static int fill_ca(umad_ca_t *ca)
+static int fill_ca(const struct sim_host *h, umad_ca_t *ca)
 {
-	struct sim_node *n = sim.host;
+	struct sim_node *n = h->node;
 	int i, r;
 
-	umad_backend_ca_init(ca, sim.ca_name);
+	umad_backend_ca_init(ca, h->ca_name);
 	ca->node_type = (unsigned)n->type;
 	ca->node_guid = htobe64(n->node_guid);
 	ca->system_guid = htobe64(n->sys_guid);
@@ -243,7 +314,7 @@ static int fill_ca(umad_ca_t *ca)
 	snprintf(ca->hw_ver, sizeof(ca->hw_ver), "0");
 	snprintf(ca->ca_type, sizeof(ca->ca_type), "libumad-sim");
 	for (i = 0; i <= n->num_ports && i < UMAD_CA_MAX_PORTS; i++) {
-		if (!host_port_valid(i))
+		if (!host_port_valid(h, i))
 			continue;
 		refresh_is_sm(&n->ports[i]);
 		r = umad_backend_ca_add_port(ca, i, fill_ca_port, &n->ports[i]);
@@ -253,8 +324,8 @@ static int fill_ca(umad_ca_t *ca)
 	return 0;
 }
 
-/* Rewrite the fake sysfs tree from the model. Fabric lock held. */
-static int write_sysfs(void)
+/* Rewrite a host's fake sysfs tree from the model. Fabric lock held. */
+static int write_sysfs(const struct sim_host *h)
 {
 	static char rates[MAX_HOST_PORTS][64];
 	const char *rate_texts[UMAD_CA_MAX_PORTS] = { 0 };
@@ -262,7 +333,7 @@ static int write_sysfs(void)
 	umad_ca_t ca;
 	int i, r;
 
-	r = fill_ca(&ca);
+	r = fill_ca(h, &ca);
 	if (r < 0)
 		return r;
 	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
@@ -271,7 +342,7 @@ static int write_sysfs(void)
 
 		if (!ca.ports[i])
 			continue;
-		p = &sim.host->ports[i];
+		p = &h->node->ports[i];
 		x10 = shown_rate_x10(p);
 		if (x10 % 10)
 			snprintf(rates[i], sizeof(rates[i]), "%u.%u Gb/sec (%s %s)", x10 / 10, x10 % 10,
@@ -282,15 +353,14 @@ static int write_sysfs(void)
 				 sim_width_name(p->width_active), sim_speed_name(p));
 		rate_texts[i] = rates[i];
 	}
-	r = sysfs_write_ca(sim.dir, &ca, sim.host->desc, sim.umad_ids, rate_texts, err,
-			       sizeof(err));
+	r = sysfs_write_ca(sim.dir, &ca, h->node->desc, h->umad_ids, rate_texts, err, sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "libumad: sim: %s\n", err);
 	umad_backend_free_ca_ports(&ca);
 	return r;
 }
 
-/* SMA hooks: IsSM read fresh, sysfs rewritten after the host changed. */
+/* SMA hooks: IsSM read fresh, sysfs rewritten after a host changed. */
 static void hook_before_port_read(void *arg, struct sim_port *p)
 {
 	(void)arg;
@@ -299,9 +369,11 @@ static void hook_before_port_read(void *arg, struct sim_port *p)
 
 static void hook_node_changed(void *arg, struct sim_node *n)
 {
+	struct sim_host *h = host_of_node(n);
+
 	(void)arg;
-	if (n == sim.host && sim.write_sysfs)
-		write_sysfs();
+	if (h && sim.write_sysfs)
+		write_sysfs(h);
 }
 
 static const struct sim_sma_hooks hooks = {
@@ -309,14 +381,81 @@ static const struct sim_sma_hooks hooks = {
 	.node_changed = hook_node_changed,
 };
 
+/* --- receiving: a MAD that reached an attached port -------------------------------------- */
+
+/* The P_Key index of pkey in a port's table (the receiver's header reports it). */
+static uint16_t pkey_index_of(const struct sim_port *p, uint16_t pkey)
+{
+	unsigned i;
+
+	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
+		if ((sim_port_pkey(p, i) & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK))
+			return (uint16_t)i;
+	return 0;
+}
+
+/* The umad header of a MAD received through the net. */
+static void received_header(struct ib_user_mad *hdr, const struct sim_net_msg *m)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->addr.qpn = htobe32(m->sqpn);
+	hdr->addr.qkey = htobe32(m->qkey);
+	hdr->addr.lid = htobe16(m->slid);
+	hdr->addr.sl = m->sl;
+	hdr->addr.pkey_index = pkey_index_of(m->port, m->pkey);
+}
+
+static int net_receive(void *arg, const struct sim_net_msg *m)
+{
+	struct ib_user_mad hdr;
+
+	(void)arg;
+	received_header(&hdr, m);
+	return soft_port_receive(m->port, m->dqpn, &hdr, m->data, m->len) == 1;
+}
+
+static const struct sim_net_endpoint_ops endpoints = { .receive = net_receive };
+
 /* --- set-up ------------------------------------------------------------------------ */
 
-static struct sim_node *choose_host(const char *wanted)
+/* The n-th comma-separated item of list (NULL list: none), into buf. */
+static const char *list_item(const char *list, int n, char *buf, size_t size)
+{
+	const char *at = list, *end;
+	size_t len;
+
+	if (!list)
+		return NULL;
+	while (n-- > 0) {
+		at = strchr(at, ',');
+		if (!at)
+			return NULL;
+		at++;
+	}
+	end = strchr(at, ',');
+	len = end ? (size_t)(end - at) : strlen(at);
+	if (len >= size)
+		len = size - 1;
+	memcpy(buf, at, len);
+	buf[len] = '\0';
+	return buf;
+}
+
+static int list_length(const char *list)
+{
+	int n = 1;
+
+	if (!list || !*list)
+		return 0;
+	for (; *list; list++)
+		n += *list == ',';
+	return n;
+}
+
+static struct sim_node *first_ca(void)
 {
 	size_t i;
 
-	if (wanted && *wanted)
-		return sim_fabric_find(sim.fabric, wanted);
 	for (i = 0; i < sim.fabric->n_nodes; i++)
 		if (sim.fabric->nodes[i]->type == NODE_TYPE_CA)
 			return sim.fabric->nodes[i];
@@ -327,7 +466,7 @@ static struct sim_node *choose_host(const char *wanted)
 static int make_issm_files(void)
 {
 	char path[PATH_MAX];
-	int i, r;
+	int h, i, r;
 
 	/* Owner-only, unlike a fake sysfs tree: the directory is this process's. */
 	static const char *const dirs[] = { "dev", SYSFS_DEV_DIR };
@@ -339,14 +478,16 @@ static int make_issm_files(void)
 		if (mkdir(path, 0700) < 0 && errno != EEXIST)
 			return -errno;
 	}
-	for (i = 0; i <= sim.host->num_ports && i < MAX_HOST_PORTS; i++) {
-		if (!host_port_valid(i))
-			continue;
-		if (issm_path(i, path, sizeof(path)) < 0)
-			return -ENAMETOOLONG;
-		r = sysfs_touch(path);
-		if (r < 0)
-			return r;
+	for (h = 0; h < sim.n_hosts; h++) {
+		for (i = 0; i < MAX_HOST_PORTS; i++) {
+			if (!host_port_valid(&sim.hosts[h], i))
+				continue;
+			if (issm_path(&sim.hosts[h], i, path, sizeof(path)) < 0)
+				return -ENAMETOOLONG;
+			r = sysfs_touch(path);
+			if (r < 0)
+				return r;
+		}
 	}
 	return 0;
 }
@@ -405,18 +546,88 @@ static int valid_ca_name(const char *name)
 	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == n;
 }
 
+/* UMAD_SIM_HOST and UMAD_SIM_CA_NAME: the attached nodes and their device names. */
+static int choose_hosts(const char *topology_name)
+{
+	const char *wanted = getenv("UMAD_SIM_HOST");
+	const char *names = getenv("UMAD_SIM_CA_NAME");
+	int n = list_length(wanted), n_names = list_length(names), i, j, id = 0;
+	char item[256];
+
+	if (n > MAX_HOSTS) {
+		fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: at most %d nodes\n", wanted,
+			MAX_HOSTS);
+		return -EINVAL;
+	}
+	if (n_names > (n ? n : 1)) {
+		fprintf(stderr, "libumad: sim: UMAD_SIM_CA_NAME=%s names more devices than "
+			"UMAD_SIM_HOST attaches\n", names);
+		return -EINVAL;
+	}
+	sim.n_hosts = n ? n : 1;
+	for (i = 0; i < sim.n_hosts; i++) {
+		struct sim_host *h = &sim.hosts[i];
+
+		h->node = n ? sim_fabric_find(sim.fabric, list_item(wanted, i, item, sizeof(item)))
+			    : first_ca();
+		if (!h->node) {
+			fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: '%s' names no node of %s\n",
+				wanted, item, topology_name);
+			return -ENOENT;
+		}
+		for (j = 0; j < i; j++) {
+			if (sim.hosts[j].node == h->node) {
+				fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s attaches at %s twice\n",
+					wanted, h->node->name);
+				return -EINVAL;
+			}
+		}
+		if (i < n_names) {
+			list_item(names, i, item, sizeof(item));
+			if (!valid_ca_name(item)) {
+				fprintf(stderr, "libumad: sim: UMAD_SIM_CA_NAME=%s: a device name is 1 "
+					"to %d letters, digits, '_', '-' or '.' (and not . or ..)\n",
+					names, UMAD_CA_NAME_LEN - 1);
+				return -EINVAL;
+			}
+			snprintf(h->ca_name, sizeof(h->ca_name), "%s", item);
+		} else {
+			snprintf(h->ca_name, sizeof(h->ca_name), "sim%d", i);
+		}
+		for (j = 0; j < i; j++) {
+			if (!strcmp(sim.hosts[j].ca_name, h->ca_name)) {
+				fprintf(stderr, "libumad: sim: two devices named %s\n", h->ca_name);
+				return -EINVAL;
+			}
+		}
+		for (j = 0; j < MAX_HOST_PORTS; j++)
+			h->umad_ids[j] = host_port_valid(h, j) ? id++ : -1;
+	}
+	return 0;
+}
+
+/* UMAD_SIM_SM: builtin (the default) or none; -1 for anything else. */
+static int builtin_sm_wanted(void)
+{
+	const char *sm = getenv("UMAD_SIM_SM");
+
+	if (!sm || !*sm || !strcmp(sm, "builtin"))
+		return 1;
+	if (!strcmp(sm, "none"))
+		return 0;
+	fprintf(stderr, "libumad: sim: UMAD_SIM_SM=%s: expected builtin or none\n", sm);
+	return -1;
+}
+
 static int sim_init(void)
 {
 	const char *path = getenv("UMAD_SIM_TOPOLOGY");
-	const char *name = getenv("UMAD_SIM_CA_NAME");
+	const char *topology_name = path && *path ? path : "the default fabric";
 	char *errors = NULL;
-	int i, id, r;
+	int builtin = builtin_sm_wanted(), h, r;
 
-	if (name && *name && !valid_ca_name(name)) {
-		fprintf(stderr, "libumad: sim: UMAD_SIM_CA_NAME=%s: a device name is 1 to %d letters, "
-			"digits, '_', '-' or '.' (and not . or ..)\n", name, UMAD_CA_NAME_LEN - 1);
+	if (builtin < 0)
 		return -EINVAL;
-	}
 	if (path && *path)
 		sim.fabric = sim_topology_load(path, &errors);
 	else
@@ -426,32 +637,31 @@ static int sim_init(void)
 		free(errors);
 		return -EINVAL;
 	}
-	sim.host = choose_host(getenv("UMAD_SIM_HOST"));
-	if (!sim.host) {
-		fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s names no node of %s\n",
-			getenv("UMAD_SIM_HOST"), path && *path ? path : "the default fabric");
-		sim_fabric_free(sim.fabric);
-		sim.fabric = NULL;
-		return -ENOENT;
+	r = choose_hosts(topology_name);
+	if (r == 0) {
+		r = sim_net_init(&sim.net, sim.fabric, builtin, &hooks, &endpoints, &errors);
+		if (r < 0) {
+			fprintf(stderr, "libumad: sim: cannot bring %s up: %s", topology_name,
+				errors ? errors : strerror(-r));
+			free(errors);
+		}
 	}
-	snprintf(sim.ca_name, sizeof(sim.ca_name), "%s", name && *name ? name : "sim0");
-	for (i = 0, id = 0; i <= sim.host->num_ports && i < MAX_HOST_PORTS; i++)
-		sim.umad_ids[i] = host_port_valid(i) ? id++ : -1;
-	r = make_runtime_dir();
-	if (r == 0 && sim.write_sysfs) {
-		pthread_mutex_lock(&sim.lock);
-		r = write_sysfs();
-		pthread_mutex_unlock(&sim.lock);
-	}
+	if (r == 0)
+		r = make_runtime_dir();
+	pthread_mutex_lock(&sim.lock);
+	for (h = 0; r == 0 && sim.write_sysfs && h < sim.n_hosts; h++)
+		r = write_sysfs(&sim.hosts[h]);
+	if (r == 0)
+		issm_watch_start();
+	pthread_mutex_unlock(&sim.lock);
 	if (r < 0) {
 		runtime_dir_remove(&sim.private_dir);
+		sim_net_fini(&sim.net);
 		sim_fabric_free(sim.fabric);
 		sim.fabric = NULL;
+		sim.n_hosts = 0;
 		return r;
 	}
-	pthread_mutex_lock(&sim.lock);
-	issm_watch_start();
-	pthread_mutex_unlock(&sim.lock);
 	return 0;
 }
 
@@ -460,62 +670,108 @@ static void sim_fini(void)
 	soft_port_close_all();
 	issm_watch_stop();
 	runtime_dir_remove(&sim.private_dir);
+	sim_net_fini(&sim.net);
 	sim_fabric_free(sim.fabric);
 	sim.fabric = NULL;
+	sim.n_hosts = 0;
 }
 
 /* --- devices ----------------------------------------------------------------------- */
 
 static int sim_for_each_ca(umad_ca_visit_fn visit, void *arg)
 {
-	return visit(sim.ca_name, arg);
+	int i, r;
+
+	for (i = 0; i < sim.n_hosts; i++) {
+		r = visit(sim.hosts[i].ca_name, arg);
+		if (r)
+			return r;
+	}
+	return 0;
 }
 
 static int sim_get_ca(const char *ca_name, umad_ca_t *ca)
 {
+	struct sim_host *h = host_by_name(ca_name);
 	int r;
 
-	if (strcmp(ca_name, sim.ca_name))
+	if (!h)
 		return -ENOENT;
 	pthread_mutex_lock(&sim.lock);
-	r = fill_ca(ca);
+	r = fill_ca(h, ca);
 	pthread_mutex_unlock(&sim.lock);
 	return r;
 }
 
 static int sim_get_port(const char *ca_name, int portnum, umad_port_t *port)
 {
+	struct sim_host *h = host_by_name(ca_name);
 	int r;
 
-	if (strcmp(ca_name, sim.ca_name) || !host_port_valid(portnum))
+	if (!h || !host_port_valid(h, portnum))
 		return -ENOENT;
 	pthread_mutex_lock(&sim.lock);
-	refresh_is_sm(&sim.host->ports[portnum]);
-	r = fill_port(&sim.host->ports[portnum], port);
+	refresh_is_sm(&h->node->ports[portnum]);
+	r = fill_port(h, &h->node->ports[portnum], port);
 	pthread_mutex_unlock(&sim.lock);
 	return r;
 }
 
 static int sim_get_issm_path(const char *ca_name, int portnum, char *path, size_t max)
 {
-	if (strcmp(ca_name, sim.ca_name) || !host_port_valid(portnum))
+	struct sim_host *h = host_by_name(ca_name);
+
+	if (!h || !host_port_valid(h, portnum))
 		return -EINVAL;
-	return issm_path(portnum, path, max);
+	return issm_path(h, portnum, path, max);
 }
 
 /* --- ports ------------------------------------------------------------------------- */
 
 static int sim_open_port(const char *ca_name, int portnum, size_t *hdr_size, int *open_errno)
 {
+	struct sim_host *h = host_by_name(ca_name);
 	int fd;
 
-	if (strcmp(ca_name, sim.ca_name) || !host_port_valid(portnum))
+	if (!h || !host_port_valid(h, portnum))
 		return -EINVAL;
-	fd = soft_port_open(&sim.host->ports[portnum], sim.host->type == NODE_TYPE_SWITCH,
-			    (unsigned)portnum, &sim.host->ports[portnum], open_errno);
+	fd = soft_port_open(&h->node->ports[portnum], h->node->type == NODE_TYPE_SWITCH,
+			    (unsigned)portnum, &h->node->ports[portnum], open_errno);
 	if (fd >= 0)
 		*hdr_size = MAD_RULES_HDR_SIZE;
 	return fd;
+}
+
+/*
+ * A real SM registers its SA as a server (an SA agent with methods to
+ * receive); that, or its issm device held open, retires the built-in SM.
+ */
+static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
+{
+	int r = soft_port_register(portid, req, agent_id);
+
+	if (r == 0 && sim.net.sm_active) {
+		pthread_mutex_lock(&sim.lock);
+		if (req->mgmt_class == UMAD_CLASS_SUBN_ADM &&
+		    (req->method_mask[0] || req->method_mask[1]))
+			sim_net_sm_step_aside(&sim.net);
+		else
+			check_for_real_sm();
+		pthread_mutex_unlock(&sim.lock);
+	}
+	return r;
+}
+
+/* Queue an answer for the agent that sent the request (fabric lock held). */
+static int queue_answer(struct soft_port *op, const struct ib_user_mad *hdr,
+			const struct umad_agent_req *agent, const struct sim_net_msg *answer)
+{
+	struct ib_user_mad reply;
+
+	received_header(&reply, answer);
+	reply.agent_id = hdr->agent_id;
+	reply.addr.pkey_index = hdr->addr.pkey_index;
+	return soft_port_queue_message(op, &reply, agent, answer->data, answer->len);
 }
 
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
@@ -523,33 +779,40 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		   const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
 {
 	struct sim_port *from = op->data;
-	struct ib_user_mad reply;
-	uint16_t slid = 0;
-	int answered = 0;
+	const uint8_t *whole = (const uint8_t *)hdr + MAD_RULES_HDR_SIZE;
+	struct sim_net_msg m = {
+		.port = from,
+		.slid = sim_mgmt_port(from->node, from->num)->lid,
+		.dlid = be16toh(hdr->addr.lid),
+		.sqpn = agent->qpn,
+		.dqpn = be32toh(hdr->addr.qpn) & IB_QPN_MASK,
+		.qkey = be32toh(hdr->addr.qkey),
+		.pkey = sim_port_pkey(from, hdr->addr.pkey_index % SIM_PKEY_TABLE_SIZE),
+		.sl = hdr->addr.sl,
+		/* SMPs are answered in the copy; other classes travel whole (RMPP included). */
+		.data = mad_len > MAD_SIZE ? whole : mad,
+		.len = mad_len > MAD_SIZE ? mad_len : MAD_SIZE,
+	};
+	struct sim_net_reply reply;
+	enum sim_net_result result;
+	int r = 0;
 
-	(void)mad_len;	/* the fabric carries whole MADs */
+	pthread_mutex_lock(&sim.lock);
+	result = sim_net_send(&sim.net, &m, mad, &reply);
 	/*
-	 * Only SMPs sent on QP0 are answered (an SMP class on QP1, or a GMP on
-	 * QP0, is dropped by the receiver); answers and TrapRepress the
-	 * application sends, and GMPs, reach no one in this fabric yet.
+	 * The kernel matches answers to waiting sends only: a send without a
+	 * timeout, or a response, completes with no answer.  A request an agent
+	 * elsewhere took waits for that agent's answer or its timeout; the
+	 * timeout is set before the fabric lock is released, so that the
+	 * answer, sent under the lock, finds it.
 	 */
-	if (mad_class_is_smp(mad_class(mad)) && agent->qpn == QP0_SMI &&
-	    !mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad))) {
-		pthread_mutex_lock(&sim.lock);
-		answered = sim_smp_round_trip(sim.fabric, from, be16toh(hdr->addr.lid), mad, &slid,
-					      &hooks);
-		pthread_mutex_unlock(&sim.lock);
-	}
-	/* No answer arrives for a send without a timeout: the kernel matches answers to waiting sends. */
-	if (!answered || !hdr->timeout_ms)
-		return soft_port_no_answer(op, hdr, mad);
-	memset(&reply, 0, sizeof(reply));
-	reply.agent_id = hdr->agent_id;
-	reply.addr.qpn = htobe32(QP0_SMI);
-	reply.addr.lid = htobe16(slid);
-	reply.addr.sl = hdr->addr.sl;
-	reply.addr.pkey_index = hdr->addr.pkey_index;
-	return mad_queue_push(&op->q, &reply, mad, MAD_SIZE);
+	if (result == SIM_NET_ANSWERED && hdr->timeout_ms)
+		r = queue_answer(op, hdr, agent, &reply.msg);
+	else
+		r = soft_port_no_answer(op, hdr, mad);
+	pthread_mutex_unlock(&sim.lock);
+	sim_net_reply_release(&reply);
+	return r;
 }
 
 static ssize_t sim_send(int portid, const void *umad, size_t len)
@@ -557,10 +820,120 @@ static ssize_t sim_send(int portid, const void *umad, size_t len)
 	return soft_port_send(portid, umad, len, deliver);
 }
 
+/* --- faults (libumad-sim) ------------------------------------------------------------ */
+
+/* The node and port a fault names, fabric lock held; -ENODEV before init, -ENOENT, -EINVAL. */
+static int fault_port(const char *node, unsigned port, int any_port, struct sim_port **p)
+{
+	struct sim_node *n;
+
+	if (!sim.fabric)
+		return -ENODEV;
+	if (!node)
+		return -EINVAL;
+	n = sim_fabric_find(sim.fabric, node);
+	if (!n)
+		return -ENOENT;
+	if (port > n->num_ports || (port == 0 && (!any_port || n->type != NODE_TYPE_SWITCH)))
+		return -EINVAL;
+	*p = &n->ports[port];
+	return 0;
+}
+
+static void after_fault(void)
+{
+	int h;
+
+	for (h = 0; sim.write_sysfs && h < sim.n_hosts; h++)
+		write_sysfs(&sim.hosts[h]);
+}
+
+static int control_link(const char *node, unsigned port, int up)
+{
+	struct sim_port *p;
+	int r;
+
+	pthread_mutex_lock(&sim.lock);
+	r = fault_port(node, port, 0, &p);
+	if (r == 0)
+		r = sim_fault_link(&sim.net, p, up);
+	if (r == 0)
+		after_fault();
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+static int control_node(const char *node, int up)
+{
+	struct sim_node *n;
+	int r = -ENODEV;
+
+	pthread_mutex_lock(&sim.lock);
+	if (sim.fabric) {
+		n = node ? sim_fabric_find(sim.fabric, node) : NULL;
+		r = n ? sim_fault_node(&sim.net, n, up) : -ENOENT;
+	}
+	if (r == 0)
+		after_fault();
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+static int control_drop(const char *node, unsigned port, double rate, uint64_t seed)
+{
+	struct sim_port *p;
+	int r;
+
+	pthread_mutex_lock(&sim.lock);
+	r = fault_port(node, port, 0, &p);
+	if (r == 0)
+		r = sim_fault_drop(p, rate, seed);
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+static int control_counter(const char *node, unsigned port, const char *counter, uint64_t count)
+{
+	struct sim_port *p;
+	int r;
+
+	pthread_mutex_lock(&sim.lock);
+	r = fault_port(node, port, 1, &p);
+	if (r == 0)
+		r = counter ? sim_fault_counter(&sim.net, p, counter, count) : -EINVAL;
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+static int control_trap(const char *node, unsigned port, unsigned number)
+{
+	struct sim_port *p;
+	int r;
+
+	pthread_mutex_lock(&sim.lock);
+	r = fault_port(node, port, 1, &p);
+	if (r == 0)
+		r = sim_fault_trap(&sim.net, p, number);
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
+/* Found by libumad-sim with dlsym (backends/sim_control.h). */
+extern const struct umad_sim_control umad_sim_control;
+const struct umad_sim_control umad_sim_control = {
+	.abi = UMAD_SIM_CONTROL_ABI,
+	.link = control_link,
+	.node = control_node,
+	.drop = control_drop,
+	.counter = control_counter,
+	.trap = control_trap,
+};
+
 const struct umad_backend umad_backend_sim = {
 	.abi = UMAD_BACKEND_ABI,
 	.name = "sim",
-	.description = "a simulated fabric in the process (UMAD_SIM_TOPOLOGY, UMAD_SIM_HOST)",
+	.description = "a simulated fabric in the process (UMAD_SIM_TOPOLOGY, UMAD_SIM_HOST, "
+		       "UMAD_SIM_SM)",
 	.init = sim_init,
 	.fini = sim_fini,
 	.for_each_ca = sim_for_each_ca,
@@ -569,7 +942,7 @@ const struct umad_backend umad_backend_sim = {
 	.get_issm_path = sim_get_issm_path,
 	.open_port = sim_open_port,
 	.close_port = soft_port_close,
-	.register_agent = soft_port_register,
+	.register_agent = sim_register,
 	.unregister_agent = soft_port_unregister,
 	.send = sim_send,
 	.recv = soft_port_recv,

@@ -44,3 +44,16 @@ libibumad_la_LDFLAGS = -version-info 7:0:4 -no-undefined \
 	-Wl,--version-script=$(srcdir)/libumad/libibumad.map -Wl,-z,defs
 EXTRA_libibumad_la_DEPENDENCIES = libumad/libibumad.map
 EXTRA_DIST += libumad/libibumad.map libumad/libibumad.pc.in
+
+if ENABLE_SIM
+# libumad-sim.so.0: faults on the sim backend's fabric, for tests (libc and libdl only).
+umadinclude_HEADERS += libumad/infiniband/umad_sim.h
+lib_LTLIBRARIES += libumad-sim.la
+libumad_sim_la_SOURCES = libumad/umad_sim.c backends/sim_control.h
+libumad_sim_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
+libumad_sim_la_LIBADD = libibumad.la
+libumad_sim_la_LDFLAGS = -version-info 0:0:0 -no-undefined -Wl,-z,defs \
+	-export-symbols-regex '^umad_sim_'
+else
+EXTRA_DIST += libumad/infiniband/umad_sim.h
+endif

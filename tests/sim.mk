@@ -46,6 +46,24 @@ tests_test_wakeup_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
 tests_test_wakeup_LDADD = libibumad.la $(CMOCKA_LIBS) -lpthread
 tests_test_wakeup_DEPENDENCIES = libibumad.la backend-sim.la
 
+# Agents of one process, attached at two nodes, talking through the fabric.
+check_PROGRAMS += tests/test_sim_agents
+TESTS += tests/test_sim_agents
+tests_test_sim_agents_SOURCES = tests/test_sim_agents.c
+tests_test_sim_agents_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
+tests_test_sim_agents_LDADD = libibumad.la $(CMOCKA_LIBS)
+tests_test_sim_agents_DEPENDENCIES = libibumad.la backend-sim.la
+
+# Faults through libumad-sim: links, nodes, drops, traps.
+check_PROGRAMS += tests/test_sim_faults
+TESTS += tests/test_sim_faults
+tests_test_sim_faults_SOURCES = tests/test_sim_faults.c
+tests_test_sim_faults_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
+tests_test_sim_faults_LDADD = libumad-sim.la libibumad.la $(CMOCKA_LIBS)
+tests_test_sim_faults_DEPENDENCIES = libumad-sim.la libibumad.la backend-sim.la
+
 # Its footprint on the host: device names, run-time directories of dead processes.
 check_PROGRAMS += tests/test_sim_runtime
 TESTS += tests/test_sim_runtime
@@ -65,7 +83,15 @@ endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
-EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh
+EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
+
+# The same tools on the fabric as the built-in SM leaves it; errors injected
+# into an unmodified tool's process by a preload calling libumad-sim.
+TESTS += tests/sim_builtin.sh
+check_LTLIBRARIES += tests/inject_errors.la
+tests_inject_errors_la_SOURCES = tests/inject_errors.c
+tests_inject_errors_la_LIBADD = libumad-sim.la
+tests_inject_errors_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 
 # Captures of the same tools on the simulator, read by tshark and replayed.
 if ENABLE_CAPTURE

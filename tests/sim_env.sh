@@ -19,8 +19,11 @@ fail() {
 }
 
 # Run a command on the simulated fabric (UMAD_SIM_TOPOLOGY and the like may be given before it).
+# The fabric starts as ibsim's does, with no SM (UMAD_SIM_SM=none), so that
+# outputs compare with ibsim's; the built-in SM's tests ask for it.
 sim() {
-	LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=sim "$@"
+	LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=sim \
+		UMAD_SIM_SM="${UMAD_SIM_SM:-none}" "$@"
 }
 
 # Wireshark's programs never load libumad: in a sanitizer build, which

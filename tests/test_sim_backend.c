@@ -580,6 +580,8 @@ static int group_setup(void **state)
 	(void)state;
 	setenv("UMAD_BACKEND", "sim", 1);
 	setenv("UMAD_MODULE_DIR", MODULE_DIR, 1);
+	/* The power-on state an SM under test starts from: ports Init, no LIDs. */
+	setenv("UMAD_SIM_SM", "none", 1);
 	unsetenv("UMAD_SIM_TOPOLOGY");
 	unsetenv("UMAD_SIM_HOST");
 	unsetenv("UMAD_SIM_SYSFS");

@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * libumad-sim: faults on the simulated fabric of this process
+ * (UMAD_BACKEND=sim), for tests.  Link with -lumad-sim.  Not part of
+ * libibumad.so.3, whose symbols stay rdma-core's.
+ *
+ * Nodes are named as UMAD_SIM_HOST names them: the topology's node id, the
+ * NodeDescription or the node GUID.  Ports are numbered as in the topology
+ * (1..N; port 0 is a switch's own port).  Every call returns 0 or a
+ * negative errno: -ENODEV when the process does not run on the sim backend,
+ * -ENOENT for an unknown node, -EINVAL for a port or value out of range,
+ * -ENOTCONN for a port without a cable.
+ */
+#ifndef UMAD_SIM_H
+#define UMAD_SIM_H
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Take the link at a port down (both ends, until it is brought up again) or up. */
+int umad_sim_link_down(const char *node, unsigned port);
+int umad_sim_link_up(const char *node, unsigned port);
+
+/* Every link of a node at once: as if it lost power, or got it back. */
+int umad_sim_node_down(const char *node);
+int umad_sim_node_up(const char *node);
+
+/*
+ * Drop packets leaving a port with probability rate (0 to 1; 0 stops the
+ * drops), drawn from a generator seeded with seed: the same seed drops the
+ * same packets of the same traffic.
+ */
+int umad_sim_drop_rate(const char *node, unsigned port, double rate, uint64_t seed);
+
+/*
+ * Raise an error counter of a port by count: the PortCounters field as
+ * perfquery names it without spaces (SymbolErrorCounter, LinkDownedCounter,
+ * PortRcvErrors, LocalLinkIntegrityErrors, ...).
+ */
+int umad_sim_add_errors(const char *node, unsigned port, const char *counter, uint64_t count);
+
+/* Send an SMA trap (128-131, 144, 145) from a port to its SM. */
+int umad_sim_send_trap(const char *node, unsigned port, unsigned trap_number);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* UMAD_SIM_H */

@@ -1,0 +1,298 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * Agents talking through the simulated fabric, in one process attached at
+ * two nodes (UMAD_SIM_HOST=Hca1,Hca3 of the default fabric: devices sim0 and sim1): ibping's
+ * exchange (vendor range 2 class, OpenIB OUI, a Get answered by the
+ * server's GetResp), the kernel's receive rules (method masks, OUI, class
+ * version, responses matched by TID), RMPP answers whole or in segments
+ * after the receiver's registration, and the losses that end in the
+ * sender's timeout.  The built-in SM gives the LIDs the GMPs travel by.
+ */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <infiniband/umad.h>
+#include <infiniband/umad_types.h>
+
+#include "libumad/mad_wire.h"
+
+#define PING_CLASS	0x32		/* ibping's vendor class (range 2) */
+#define LONG_LEN	1000		/* an answer of several RMPP segments */
+
+struct msg {
+	uint8_t buf[sizeof(struct ib_user_mad) + 4096];
+};
+
+struct side {
+	int portid;
+	uint16_t lid;
+};
+
+static struct side client, server;
+
+static uint8_t *mad_of(struct msg *m)
+{
+	return umad_get_mad(m->buf);
+}
+
+static uint16_t port_lid(const char *ca)
+{
+	umad_port_t port;
+	uint16_t lid;
+
+	assert_int_equal(umad_get_port(ca, 1, &port), 0);
+	lid = (uint16_t)port.base_lid;
+	umad_release_port(&port);
+	return lid;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	assert_int_equal(umad_init(), 0);
+	client.portid = umad_open_port("sim0", 1);
+	server.portid = umad_open_port("sim1", 1);
+	assert_true(client.portid >= 0);
+	assert_true(server.portid >= 0);
+	client.lid = port_lid("sim0");
+	server.lid = port_lid("sim1");
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	umad_close_port(client.portid);
+	umad_close_port(server.portid);
+	umad_done();
+	return 0;
+}
+
+static int reg_vendor(int portid, uint8_t method, uint32_t oui, uint8_t rmpp)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	uint8_t oui_bytes[3] = { (uint8_t)(oui >> 16), (uint8_t)(oui >> 8), (uint8_t)oui };
+
+	if (method)
+		mask[method / (8 * sizeof(long))] |= 1L << (method % (8 * sizeof(long)));
+	return umad_register_oui(portid, PING_CLASS, rmpp, oui_bytes, mask);
+}
+
+static void vendor_mad(struct msg *m, int agent, uint16_t dlid, uint8_t method, uint32_t tid,
+		       const char *text)
+{
+	uint8_t *mad = mad_of(m);
+
+	memset(m->buf, 0, sizeof(m->buf));
+	umad_set_addr(m->buf, dlid, QP1_GSI, 0, UMAD_QKEY);
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = PING_CLASS;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = method;
+	put_be32(mad + MAD_OFF_TID_LOW, tid);
+	put_be24(mad + VENDOR_OFF_OUI, UMAD_OPENIB_OUI);
+	if (text)
+		strcpy((char *)mad + VENDOR_HDR_END, text);
+	(void)agent;
+}
+
+/* Receive on portid within timeout_ms; the length, or the negative errno. */
+static int recv_one(int portid, struct msg *m, int *agent, int timeout_ms)
+{
+	int len = (int)sizeof(m->buf) - (int)sizeof(struct ib_user_mad);
+	int r = umad_recv(portid, m->buf, &len, timeout_ms);
+
+	if (r < 0)
+		return r;
+	*agent = r;
+	return len;
+}
+
+/* ibping's exchange: a Get to the server's LID, its GetResp with the same TID back. */
+static void test_ping_echo(void **state)
+{
+	int c_agent = reg_vendor(client.portid, 0, UMAD_OPENIB_OUI, 0);
+	int s_agent = reg_vendor(server.portid, UMAD_METHOD_GET, UMAD_OPENIB_OUI, 0);
+	struct msg req, got, resp;
+	int agent, len;
+
+	(void)state;
+	assert_true(c_agent >= 0);
+	assert_true(s_agent >= 0);
+	assert_true(client.lid && server.lid && client.lid != server.lid);
+
+	vendor_mad(&req, c_agent, server.lid, UMAD_METHOD_GET, 0x1234, "ping");
+	assert_int_equal(umad_send(client.portid, c_agent, req.buf, MAD_SIZE, 1000, 0), 0);
+
+	/* The server's agent receives the request, from the client's LID on QP1. */
+	len = recv_one(server.portid, &got, &agent, 1000);
+	assert_int_equal(len, MAD_SIZE);
+	assert_int_equal(agent, s_agent);
+	assert_int_equal(umad_status(got.buf), 0);
+	assert_int_equal(be16toh(umad_get_mad_addr(got.buf)->lid), client.lid);
+	assert_int_equal(be32toh(umad_get_mad_addr(got.buf)->qpn), QP1_GSI);
+	assert_string_equal((char *)mad_of(&got) + VENDOR_HDR_END, "ping");
+
+	/* It answers to where the request came from, with the request's TID. */
+	vendor_mad(&resp, s_agent, client.lid, UMAD_METHOD_GET_RESP, 0, "pong");
+	memcpy(mad_of(&resp) + MAD_OFF_TID, mad_of(&got) + MAD_OFF_TID, MAD_TID_SIZE);
+	assert_int_equal(umad_send(server.portid, s_agent, resp.buf, MAD_SIZE, 0, 0), 0);
+
+	len = recv_one(client.portid, &got, &agent, 1000);
+	assert_int_equal(len, MAD_SIZE);
+	assert_int_equal(agent, c_agent);
+	assert_int_equal(umad_status(got.buf), 0);
+	assert_int_equal(mad_of(&got)[MAD_OFF_METHOD], UMAD_METHOD_GET_RESP);
+	assert_int_equal(get_be32(mad_of(&got) + MAD_OFF_TID_LOW), 0x1234);
+	assert_string_equal((char *)mad_of(&got) + VENDOR_HDR_END, "pong");
+	assert_int_equal(be16toh(umad_get_mad_addr(got.buf)->lid), server.lid);
+
+	/* Answered once: no timeout follows. */
+	assert_int_equal(recv_one(client.portid, &got, &agent, 300), -ETIMEDOUT);
+	umad_unregister(client.portid, c_agent);
+	umad_unregister(server.portid, s_agent);
+}
+
+/* What the server's agent does not take is lost, and the client's request times out. */
+static void test_receive_rules(void **state)
+{
+	int c_agent = reg_vendor(client.portid, 0, UMAD_OPENIB_OUI, 0);
+	int s_agent = reg_vendor(server.portid, UMAD_METHOD_SET, UMAD_OPENIB_OUI, 0);
+	struct msg req, got;
+	int agent;
+
+	(void)state;
+	assert_true(c_agent >= 0 && s_agent >= 0);
+	/* A Get where the server takes only Sets. */
+	vendor_mad(&req, c_agent, server.lid, UMAD_METHOD_GET, 1, NULL);
+	assert_int_equal(umad_send(client.portid, c_agent, req.buf, MAD_SIZE, 50, 0), 0);
+	assert_int_equal(recv_one(client.portid, &got, &agent, 1000), MAD_HDR_SIZE);
+	assert_int_equal(umad_status(got.buf), ETIMEDOUT);
+	assert_int_equal(recv_one(server.portid, &got, &agent, 0), -EAGAIN);
+
+	/* A Set with another OUI. */
+	vendor_mad(&req, c_agent, server.lid, UMAD_METHOD_SET, 2, NULL);
+	put_be24(mad_of(&req) + VENDOR_OFF_OUI, 0x000002);
+	assert_int_equal(umad_send(client.portid, c_agent, req.buf, MAD_SIZE, 50, 0), 0);
+	assert_int_equal(recv_one(client.portid, &got, &agent, 1000), MAD_HDR_SIZE);
+	assert_int_equal(umad_status(got.buf), ETIMEDOUT);
+	assert_int_equal(recv_one(server.portid, &got, &agent, 0), -EAGAIN);
+
+	/* A Set with the OUI arrives; to a LID no one has, nothing does. */
+	vendor_mad(&req, c_agent, server.lid, UMAD_METHOD_SET, 3, NULL);
+	assert_int_equal(umad_send(client.portid, c_agent, req.buf, MAD_SIZE, 50, 0), 0);
+	assert_int_equal(recv_one(server.portid, &got, &agent, 1000), MAD_SIZE);
+	assert_int_equal(agent, s_agent);
+	assert_int_equal(recv_one(client.portid, &got, &agent, 1000), MAD_HDR_SIZE);
+	assert_int_equal(umad_status(got.buf), ETIMEDOUT);
+	vendor_mad(&req, c_agent, 0xbfff, UMAD_METHOD_SET, 4, NULL);
+	assert_int_equal(umad_send(client.portid, c_agent, req.buf, MAD_SIZE, 50, 0), 0);
+	assert_int_equal(recv_one(client.portid, &got, &agent, 1000), MAD_HDR_SIZE);
+	assert_int_equal(umad_status(got.buf), ETIMEDOUT);
+
+	/* A response no request waits for is dropped. */
+	vendor_mad(&req, s_agent, client.lid, UMAD_METHOD_GET_RESP, 5, NULL);
+	assert_int_equal(umad_send(server.portid, s_agent, req.buf, MAD_SIZE, 0, 0), 0);
+	assert_int_equal(recv_one(client.portid, &got, &agent, 100), -ETIMEDOUT);
+	umad_unregister(client.portid, c_agent);
+	umad_unregister(server.portid, s_agent);
+}
+
+/* A long answer: whole for an agent registered with an RMPP version, else its segments. */
+static void long_answer(uint8_t client_rmpp)
+{
+	int c_agent = reg_vendor(client.portid, 0, UMAD_OPENIB_OUI, client_rmpp);
+	int s_agent = reg_vendor(server.portid, UMAD_METHOD_GET, UMAD_OPENIB_OUI, 1);
+	size_t room = MAD_SIZE - VENDOR_HDR_END, i, segments = (LONG_LEN + room - 1) / room;
+	struct msg req, got, resp;
+	uint8_t *mad;
+	int agent, len;
+
+	assert_true(c_agent >= 0 && s_agent >= 0);
+	vendor_mad(&req, c_agent, server.lid, UMAD_METHOD_GET, 0x77, NULL);
+	assert_int_equal(umad_send(client.portid, c_agent, req.buf, MAD_SIZE, 1000, 0), 0);
+	assert_int_equal(recv_one(server.portid, &got, &agent, 1000), MAD_SIZE);
+
+	vendor_mad(&resp, s_agent, client.lid, UMAD_METHOD_GET_RESP, 0, NULL);
+	mad = mad_of(&resp);
+	memcpy(mad + MAD_OFF_TID, mad_of(&got) + MAD_OFF_TID, MAD_TID_SIZE);
+	mad[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
+	mad[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
+	mad[RMPP_OFF_FLAGS] = UMAD_RMPP_FLAG_ACTIVE;
+	for (i = 0; i < LONG_LEN; i++)
+		mad[VENDOR_HDR_END + i] = (uint8_t)(i * 7);
+	assert_int_equal(umad_send(server.portid, s_agent, resp.buf, VENDOR_HDR_END + LONG_LEN, 0,
+				   0), 0);
+
+	if (client_rmpp) {
+		/* Too small a buffer first: ENOSPC with the length the message needs. */
+		int small = MAD_SIZE;
+
+		assert_int_equal(umad_recv(client.portid, got.buf, &small, 1000), -ENOSPC);
+		assert_int_equal(small, VENDOR_HDR_END + LONG_LEN);
+		len = recv_one(client.portid, &got, &agent, 1000);
+		assert_int_equal(len, VENDOR_HDR_END + LONG_LEN);
+		assert_int_equal(agent, c_agent);
+		mad = mad_of(&got);
+		for (i = 0; i < LONG_LEN; i++)
+			assert_int_equal(mad[VENDOR_HDR_END + i], (uint8_t)(i * 7));
+	} else {
+		size_t at = 0;
+
+		for (i = 1; i <= segments; i++) {
+			size_t chunk = LONG_LEN - at < room ? LONG_LEN - at : room;
+
+			len = recv_one(client.portid, &got, &agent, 1000);
+			assert_int_equal(len, MAD_SIZE);
+			mad = mad_of(&got);
+			assert_int_equal(get_be32(mad + RMPP_OFF_SEG_NUM), i);
+			assert_int_equal(!!(mad[RMPP_OFF_FLAGS] & RMPP_FLAG_FIRST), i == 1);
+			assert_int_equal(!!(mad[RMPP_OFF_FLAGS] & RMPP_FLAG_LAST), i == segments);
+			for (size_t j = 0; j < chunk; j++)
+				assert_int_equal(mad[VENDOR_HDR_END + j], (uint8_t)((at + j) * 7));
+			at += chunk;
+		}
+	}
+	assert_int_equal(recv_one(client.portid, &got, &agent, 200), -ETIMEDOUT);
+	umad_unregister(client.portid, c_agent);
+	umad_unregister(server.portid, s_agent);
+}
+
+static void test_long_answer_whole(void **state)
+{
+	(void)state;
+	long_answer(1);
+}
+
+static void test_long_answer_segments(void **state)
+{
+	(void)state;
+	long_answer(0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_ping_echo),
+		cmocka_unit_test(test_receive_rules),
+		cmocka_unit_test(test_long_answer_whole),
+		cmocka_unit_test(test_long_answer_segments),
+	};
+
+	setenv("UMAD_BACKEND", "sim", 1);
+	setenv("UMAD_MODULE_DIR", MODULE_DIR, 1);
+	setenv("UMAD_SIM_HOST", "Hca1,Hca3", 1);	/* one switch apart from the other */
+	unsetenv("UMAD_SIM_SM");
+	unsetenv("UMAD_SIM_TOPOLOGY");
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
