@@ -640,8 +640,18 @@ static int sim_init(void)
 	r = choose_hosts(topology_name);
 	if (r == 0) {
 		r = sim_net_init(&sim.net, sim.fabric, builtin, &hooks, &endpoints, &errors);
+		if (r == -ENOSPC || r == -ENODEV) {
+			/* More ports than unicast LIDs, or nowhere for an SM: as no SM left it. */
+			fprintf(stderr, "libumad: sim: the built-in SM cannot bring %s up, so it "
+				"stays as it powers up (UMAD_SIM_SM=none): %s\n", topology_name,
+				errors ? errors : strerror(-r));
+			free(errors);
+			errors = NULL;
+			sim_net_fini(&sim.net);
+			r = sim_net_init(&sim.net, sim.fabric, 0, &hooks, &endpoints, &errors);
+		}
 		if (r < 0) {
-			fprintf(stderr, "libumad: sim: cannot bring %s up: %s", topology_name,
+			fprintf(stderr, "libumad: sim: cannot bring %s up: %s\n", topology_name,
 				errors ? errors : strerror(-r));
 			free(errors);
 		}

@@ -64,9 +64,10 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 
 	p->node = n;
 	p->num = (uint8_t)num;
-	p->width_supported = SIM_WIDTH_1X | SIM_WIDTH_4X;
-	p->width_enabled = p->width_supported;
-	p->speed_supported = SIM_SPEED_SDR;
+	/* Supported as ibsim's ports (iblinkinfo's "Could be" hints read them); 1X or 4X SDR enabled. */
+	p->width_supported = SIM_WIDTHS_SUPPORTED;
+	p->width_enabled = SIM_WIDTH_1X | SIM_WIDTH_4X;
+	p->speed_supported = SIM_SPEEDS_SUPPORTED;
 	p->speed_enabled = SIM_SPEED_SDR;
 	p->state = PORT_STATE_DOWN;
 	p->phys_state = PHYS_STATE_POLLING;
@@ -170,7 +171,7 @@ static uint8_t highest_bit(uint8_t v)
 }
 
 /* Widest common width: 12x > 8x > 4x > 2x > 1x (bit order is not width order). */
-static uint8_t best_width(uint8_t common)
+uint8_t sim_widest_width(uint8_t common)
 {
 	static const uint8_t order[] = { SIM_WIDTH_12X, SIM_WIDTH_8X, SIM_WIDTH_4X, SIM_WIDTH_2X,
 					 SIM_WIDTH_1X };
@@ -184,7 +185,7 @@ static uint8_t best_width(uint8_t common)
 
 int sim_link_train(struct sim_port *a, struct sim_port *b)
 {
-	uint8_t width = best_width(a->width_enabled & a->width_supported &
+	uint8_t width = sim_widest_width(a->width_enabled & a->width_supported &
 				   b->width_enabled & b->width_supported);
 	uint8_t speed = highest_bit(a->speed_enabled & a->speed_supported &
 				    b->speed_enabled & b->speed_supported);

@@ -25,6 +25,9 @@
 #define SIM_WIDTH_8X	0x04
 #define SIM_WIDTH_12X	0x08
 #define SIM_WIDTH_2X	0x10
+/* What a port supports unless the file says otherwise: every width, SDR to QDR. */
+#define SIM_WIDTHS_SUPPORTED	(SIM_WIDTH_1X | SIM_WIDTH_2X | SIM_WIDTH_4X | SIM_WIDTH_8X | SIM_WIDTH_12X)
+#define SIM_SPEEDS_SUPPORTED	(SIM_SPEED_SDR | SIM_SPEED_DDR | SIM_SPEED_QDR)
 /* Speed bits (LinkSpeed*): SDR, DDR, QDR. */
 #define SIM_SPEED_SDR	0x1
 #define SIM_SPEED_DDR	0x2
@@ -260,6 +263,9 @@ static inline int sim_port_link_up(const struct sim_port *p)
 {
 	return p->peer && p->phys_state == PHYS_STATE_LINKUP && p->peer->phys_state == PHYS_STATE_LINKUP;
 }
+
+/* The widest width of a mask of LinkWidth bits (0 for none). */
+uint8_t sim_widest_width(uint8_t widths);
 
 /* Rate in Gb/s (as sysfs shows it: 2.5 per lane for SDR...), times 10 to stay integral. */
 unsigned sim_port_rate_x10(const struct sim_port *p);

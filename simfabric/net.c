@@ -349,7 +349,7 @@ int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
 		 char **errors)
 {
 	static const char no_port[] = "no port for the built-in SM: the fabric has no CA "
-				      "with a link and no switch\n";
+				      "with a link and no switch";
 	struct sim_sa_hooks sa_hooks;
 	int r;
 

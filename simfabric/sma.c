@@ -83,6 +83,14 @@ void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, un
 {
 	/* A switch is one management entity: its addressing lives in port 0. */
 	const struct sim_port *m = n->type == NODE_TYPE_SWITCH ? &n->ports[0] : p;
+	/*
+	 * A port without a link shows what it would train to: its widest
+	 * enabled width and slowest enabled speed (as hardware and ibsim do).
+	 */
+	uint8_t speeds = p->speed_enabled & p->speed_supported;
+	uint8_t width_active = p->width_active ? p->width_active
+					       : sim_widest_width(p->width_enabled & p->width_supported);
+	uint8_t speed_active = p->width_active ? p->speed_active : (uint8_t)(speeds & -speeds);
 
 	memset(d, 0, SMP_DATA_SIZE);
 	put_be64(d + 0, hide_m_key ? 0 : m->m_key);
@@ -95,11 +103,11 @@ void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, un
 	d[28] = (uint8_t)local_port;
 	d[29] = p->width_enabled;
 	d[30] = p->width_supported;
-	d[31] = p->width_active;
+	d[31] = width_active;
 	d[32] = (uint8_t)(p->speed_supported << 4 | p->state);
 	d[33] = (uint8_t)(p->phys_state << 4 | p->link_down_default);
 	d[34] = (uint8_t)(m->m_key_protect << 6 | m->lmc);
-	d[35] = (uint8_t)(p->speed_active << 4 | p->speed_enabled);
+	d[35] = (uint8_t)(speed_active << 4 | p->speed_enabled);
 	d[36] = (uint8_t)(p->neighbor_mtu << 4 | m->sm_sl);
 	d[37] = (uint8_t)(p->vl_cap << 4);
 	d[38] = p->vl_high_limit;

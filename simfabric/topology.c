@@ -416,9 +416,9 @@ static void end_record(struct parser *p)
 static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed, uint8_t ext)
 {
 	port->width_enabled = width;
-	port->width_supported = width | SIM_WIDTH_1X | SIM_WIDTH_4X;
+	port->width_supported = width | SIM_WIDTHS_SUPPORTED;
 	port->speed_enabled = speed;
-	port->speed_supported = speed | SIM_SPEED_SDR;
+	port->speed_supported = speed | SIM_SPEEDS_SUPPORTED;
 	port->ext_enabled = ext;
 	port->ext_supported = ext;
 }

@@ -7,6 +7,7 @@
 #  - ibnetdiscover lists every node, port and link of each file: compared,
 #    normalised by node description, with the file itself and with what
 #    ibsim + umad2sim make Debian's ibnetdiscover print for the same file;
+#    iblinkinfo prints every line as under ibsim;
 #  - ibstat, ibaddr, smpquery -D (nodeinfo, portinfo, nodedesc, switchinfo),
 #    iblinkinfo, ibswitches and ibhosts print the fabric's values;
 #  - UMAD_SIM_HOST, topology errors, and the fake sysfs tree read back by the
@@ -129,8 +130,18 @@ if command -v ibsim > /dev/null 2>&1 && [ -f "$umad2sim" ]; then
 			mkdir "$work/ibsim" || exit 1
 			start_ibsim "$net" "$work/ibsim"
 			[ "$name" = ft36.net ] && sleep 2
-			LD_PRELOAD="$umad2sim" ibnetdiscover > "$work/$name.theirs" 2> "$work/$name.theirs.err"
+			LD_PRELOAD="$umad2sim" ibnetdiscover > "$work/$name.theirs" 2> "$work/$name.theirs.err" &&
+			LD_PRELOAD="$umad2sim" iblinkinfo > "$work/$name.theirs.links" 2>> "$work/$name.theirs.err"
 		) || { fail "ibnetdiscover under ibsim on $name"; cat "$work/$name.theirs.err"; continue; }
+		# iblinkinfo: every port's line the same, down ports and "Could be" hints included.
+		UMAD_SIM_TOPOLOGY="$net" sim iblinkinfo > "$work/$name.links" 2>&1
+		if diff <(grep -v ibwarn "$work/$name.links" | sort) \
+			<(grep -v ibwarn "$work/$name.theirs.links" | sort) > "$work/diff"; then
+			echo "ok: iblinkinfo on $name: every line as under ibsim"
+		else
+			fail "iblinkinfo on $name differs from ibsim's (ours <, ibsim >)"
+			head -20 "$work/diff"
+		fi
 		if diff <(normalise "$work/$name.ibnd" rates) <(normalise "$work/$name.theirs" rates) > "$work/diff"; then
 			echo "ok: ibnetdiscover on $name: the same nodes, links and rates as under ibsim"
 		else

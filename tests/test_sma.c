@@ -308,7 +308,7 @@ static void test_port_info_set_invalid(void **state)
 	/* Each invalid field refuses the whole Set, answered with the unchanged attribute. */
 	{
 		struct { unsigned offset; uint8_t value; } bad[] = {
-			{ 29, SIM_WIDTH_12X | SIM_WIDTH_8X },	/* width not supported */
+			{ 29, 0x20 },				/* a width no port supports (reserved bit) */
 			{ 36, 6 << 4 },				/* NeighborMTU above MTUCap */
 			{ 43, 6 << 4 },				/* OperationalVLs above VLCap */
 			{ 32, PORT_STATE_INIT },			/* Init cannot be set */
