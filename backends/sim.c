@@ -753,8 +753,9 @@ static int sim_open_port(const char *ca_name, int portnum, size_t *hdr_size, int
 }
 
 /*
- * A real SM registers its SA as a server (an SA agent with methods to
- * receive); that, or its issm device held open, retires the built-in SM.
+ * A real SM registers its SA as a server (an SA agent that receives Gets;
+ * a client receiving Reports does not count); that, or its issm device held
+ * open, retires the built-in SM.
  */
 static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
 {
@@ -763,7 +764,7 @@ static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_
 	if (r == 0 && sim.net.sm_active) {
 		pthread_mutex_lock(&sim.lock);
 		if (req->mgmt_class == UMAD_CLASS_SUBN_ADM &&
-		    (req->method_mask[0] || req->method_mask[1]))
+		    ((req->method_mask[0] >> UMAD_METHOD_GET) & 1))
 			sim_net_sm_step_aside(&sim.net);
 		else
 			check_for_real_sm();

@@ -134,7 +134,9 @@ static int sa_answers(struct sim_net *net, struct sim_port *at, const struct sim
 	uint8_t *resp = NULL;
 	size_t resp_len = 0;
 
-	if (!net->sm_active || !net->sa || at != addressed(net->sm_port->node, net->sm_port->num))
+	/* A Report is the SA's own, on its way to a subscriber (who may sit at the SM's port). */
+	if (!net->sm_active || !net->sa || at != addressed(net->sm_port->node, net->sm_port->num) ||
+	    mad_method(m->data) == UMAD_METHOD_REPORT)
 		return 0;
 	if (sim_sa_process(net->sa, &from, m->data, m->len, &resp, &resp_len) != 1)
 		return 0;

@@ -6,7 +6,10 @@
  * server's GetResp), the kernel's receive rules (method masks, OUI, class
  * version, responses matched by TID), RMPP answers whole or in segments
  * after the receiver's registration, and the losses that end in the
- * sender's timeout.  The built-in SM gives the LIDs the GMPs travel by.
+ * sender's timeout; the built-in SA's tables (whole, through ENOSPC, or as
+ * segments), a multicast group joined through it and reached through the
+ * MFTs, and the PMA counting the process's own MADs.  The built-in SM gives
+ * the LIDs the GMPs travel by.
  */
 #include "config.h"
 
@@ -22,6 +25,8 @@
 #include <cmocka.h>
 
 #include <infiniband/umad.h>
+#include <infiniband/umad_sa.h>
+#include <infiniband/umad_sa_mcm.h>
 #include <infiniband/umad_types.h>
 
 #include "libumad/mad_wire.h"
@@ -35,7 +40,8 @@ struct msg {
 
 struct side {
 	int portid;
-	uint16_t lid;
+	uint16_t lid, sm_lid;
+	uint64_t guid;
 };
 
 static struct side client, server;
@@ -45,15 +51,15 @@ static uint8_t *mad_of(struct msg *m)
 	return umad_get_mad(m->buf);
 }
 
-static uint16_t port_lid(const char *ca)
+static void port_of(const char *ca, struct side *side)
 {
 	umad_port_t port;
-	uint16_t lid;
 
 	assert_int_equal(umad_get_port(ca, 1, &port), 0);
-	lid = (uint16_t)port.base_lid;
+	side->lid = (uint16_t)port.base_lid;
+	side->sm_lid = (uint16_t)port.sm_lid;
+	side->guid = be64toh(port.port_guid);
 	umad_release_port(&port);
-	return lid;
 }
 
 static int setup(void **state)
@@ -64,8 +70,8 @@ static int setup(void **state)
 	server.portid = umad_open_port("sim1", 1);
 	assert_true(client.portid >= 0);
 	assert_true(server.portid >= 0);
-	client.lid = port_lid("sim0");
-	server.lid = port_lid("sim1");
+	port_of("sim0", &client);
+	port_of("sim1", &server);
 	return 0;
 }
 
@@ -280,6 +286,194 @@ static void test_long_answer_segments(void **state)
 	long_answer(0);
 }
 
+/* --- the built-in SA ---------------------------------------------------------------- */
+
+static int reg_sa(int portid, uint8_t rmpp, uint8_t method)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+
+	if (method)
+		mask[method / (8 * sizeof(long))] |= 1L << (method % (8 * sizeof(long)));
+	return umad_register(portid, UMAD_CLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION, rmpp,
+			     method ? mask : NULL);
+}
+
+static void sa_mad(struct msg *m, uint8_t method, uint16_t attr, uint64_t comp_mask, uint32_t tid)
+{
+	uint8_t *mad = mad_of(m);
+
+	memset(m->buf, 0, sizeof(m->buf));
+	umad_set_addr(m->buf, client.sm_lid, QP1_GSI, 0, UMAD_QKEY);
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_ADM;
+	mad[MAD_OFF_CLASS_VERSION] = UMAD_SA_CLASS_VERSION;
+	mad[MAD_OFF_METHOD] = method;
+	put_be32(mad + MAD_OFF_TID_LOW, tid);
+	put_be16(mad + MAD_OFF_ATTR_ID, attr);
+	put_be64(mad + SA_OFF_COMP_MASK, comp_mask);
+}
+
+/* NodeRecords of the default fabric: 2 switches and 4 HCA ports with links, 6 records. */
+#define NODE_RECORDS	6
+#define NODE_TABLE_LEN	(SA_HDR_END + NODE_RECORDS * SA_NODE_REC_SIZE)
+
+/* A table of several MADs: whole for an RMPP agent, its length told first by ENOSPC. */
+static void test_sa_table_whole(void **state)
+{
+	int agent = reg_sa(client.portid, UMAD_RMPP_VERSION, 0), got, small = MAD_SIZE;
+	struct msg m;
+	uint8_t *mad = mad_of(&m);
+
+	(void)state;
+	assert_true(agent >= 0);
+	assert_true(client.sm_lid != 0);
+	sa_mad(&m, UMAD_SA_METHOD_GET_TABLE, UMAD_SA_ATTR_NODE_REC, 0, 0x501);
+	assert_int_equal(umad_send(client.portid, agent, m.buf, MAD_SIZE, 1000, 0), 0);
+	assert_int_equal(umad_recv(client.portid, m.buf, &small, 1000), -ENOSPC);
+	assert_int_equal(small, NODE_TABLE_LEN);
+	assert_int_equal(recv_one(client.portid, &m, &got, 1000), NODE_TABLE_LEN);
+	assert_int_equal(got, agent);
+	assert_int_equal(umad_status(m.buf), 0);
+	assert_int_equal(mad_method(mad), UMAD_SA_METHOD_GET_TABLE_RESP);
+	assert_int_equal(mad_status(mad), 0);
+	assert_int_equal(get_be32(mad + MAD_OFF_TID_LOW), 0x501);
+	assert_int_equal(mad[RMPP_OFF_FLAGS] & (UMAD_RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST),
+			 UMAD_RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST);
+	assert_int_equal(get_be32(mad + RMPP_OFF_PAYLEN), NODE_TABLE_LEN - RMPP_HDR_END);
+	assert_int_equal(get_be16(mad + SA_OFF_ATTR_OFFSET) * SA_ATTR_OFFSET_UNIT,
+			 SA_NODE_REC_SIZE);
+	umad_unregister(client.portid, agent);
+}
+
+/* The same table for an agent without RMPP: its segments, in order, for it to put together. */
+static void test_sa_table_segments(void **state)
+{
+	int agent = reg_sa(client.portid, 0, 0), got, n = 0;
+	size_t room = MAD_SIZE - SA_HDR_END, data = NODE_TABLE_LEN - SA_HDR_END;
+	struct msg m;
+	uint8_t *mad = mad_of(&m);
+
+	(void)state;
+	assert_true(agent >= 0);
+	sa_mad(&m, UMAD_SA_METHOD_GET_TABLE, UMAD_SA_ATTR_NODE_REC, 0, 0x502);
+	assert_int_equal(umad_send(client.portid, agent, m.buf, MAD_SIZE, 1000, 0), 0);
+	do {
+		assert_int_equal(recv_one(client.portid, &m, &got, 1000), MAD_SIZE);
+		assert_int_equal(got, agent);
+		n++;
+		assert_int_equal(get_be32(mad + RMPP_OFF_SEG_NUM), n);
+		assert_int_equal(get_be32(mad + MAD_OFF_TID_LOW), 0x502);
+	} while (!(mad[RMPP_OFF_FLAGS] & RMPP_FLAG_LAST));
+	assert_int_equal(n, (int)((data + room - 1) / room));
+	assert_int_equal(recv_one(client.portid, &m, &got, 100), -ETIMEDOUT);
+	umad_unregister(client.portid, agent);
+}
+
+/* Join the IPoIB broadcast group (MLID LID_MCAST_START) as a full member. */
+static void join_broadcast(struct side *side, int agent, uint32_t tid)
+{
+	struct msg m;
+	uint8_t *rec = mad_of(&m) + SA_HDR_END;
+	static const uint8_t mgid[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0,
+					  0, 0, 0, 0, 0xff, 0xff, 0xff, 0xff };
+	int got;
+
+	sa_mad(&m, UMAD_METHOD_SET, UMAD_SA_ATTR_MCMEMBER_REC,
+	       UMAD_SA_MCM_COMP_MASK_MGID | UMAD_SA_MCM_COMP_MASK_PORT_GID |
+	       UMAD_SA_MCM_COMP_MASK_JOIN_STATE, tid);
+	umad_set_addr(m.buf, side->sm_lid, QP1_GSI, 0, UMAD_QKEY);
+	memcpy(rec, mgid, sizeof(mgid));
+	put_be64(rec + 16, GID_PREFIX_LINK_LOCAL);	/* PortGID */
+	put_be64(rec + 24, side->guid);
+	rec[48] = 1;					/* Scope 0, JoinState: full member */
+	assert_int_equal(umad_send(side->portid, agent, m.buf, MAD_SIZE, 1000, 0), 0);
+	assert_int_equal(recv_one(side->portid, &m, &got, 1000), MAD_SIZE);
+	assert_int_equal(umad_status(m.buf), 0);
+	assert_int_equal(mad_status(mad_of(&m)), 0);
+	assert_int_equal(get_be16(rec + 36), LID_MCAST_START);	/* MLID */
+}
+
+/* Joined through the SA, the two hosts reach each other at the group's MLID through the MFTs. */
+static void test_multicast(void **state)
+{
+	int c_sa = reg_sa(client.portid, 0, 0), s_sa = reg_sa(server.portid, 0, 0);
+	int c_agent = reg_vendor(client.portid, 0, UMAD_OPENIB_OUI, 0);
+	int s_agent = reg_vendor(server.portid, UMAD_METHOD_SEND, UMAD_OPENIB_OUI, 0);
+	struct msg m;
+	int got;
+
+	(void)state;
+	assert_true(c_sa >= 0 && s_sa >= 0 && c_agent >= 0 && s_agent >= 0);
+	/* Before anyone joined, the group has no tree: nothing arrives. */
+	vendor_mad(&m, c_agent, LID_MCAST_START, UMAD_METHOD_SEND, 0x601, "all");
+	assert_int_equal(umad_send(client.portid, c_agent, m.buf, MAD_SIZE, 0, 0), 0);
+	assert_int_equal(recv_one(server.portid, &m, &got, 100), -ETIMEDOUT);
+
+	join_broadcast(&client, c_sa, 0x602);
+	join_broadcast(&server, s_sa, 0x603);
+	vendor_mad(&m, c_agent, LID_MCAST_START, UMAD_METHOD_SEND, 0x604, "all");
+	assert_int_equal(umad_send(client.portid, c_agent, m.buf, MAD_SIZE, 0, 0), 0);
+	assert_int_equal(recv_one(server.portid, &m, &got, 1000), MAD_SIZE);
+	assert_int_equal(got, s_agent);
+	assert_string_equal((char *)mad_of(&m) + VENDOR_HDR_END, "all");
+	assert_int_equal(be16toh(umad_get_mad_addr(m.buf)->lid), client.lid);
+	/* Once, and not back to the sender. */
+	assert_int_equal(recv_one(server.portid, &m, &got, 100), -ETIMEDOUT);
+	assert_int_equal(recv_one(client.portid, &m, &got, 100), -ETIMEDOUT);
+	umad_unregister(client.portid, c_sa);
+	umad_unregister(server.portid, s_sa);
+	umad_unregister(client.portid, c_agent);
+	umad_unregister(server.portid, s_agent);
+}
+
+/* --- the PMA counts this process's MADs -------------------------------------------------- */
+
+#define PC_OFF_XMIT_PKTS	32	/* PortCounters:PortXmitPkts, 32 bits */
+
+static uint32_t own_xmit_pkts(int agent, uint32_t tid)
+{
+	struct msg m;
+	uint8_t *mad = mad_of(&m);
+	int got;
+
+	memset(m.buf, 0, sizeof(m.buf));
+	umad_set_addr(m.buf, client.lid, QP1_GSI, 0, UMAD_QKEY);
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_PERF_MGMT;
+	mad[MAD_OFF_CLASS_VERSION] = PMA_CLASS_VERSION;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET;
+	put_be32(mad + MAD_OFF_TID_LOW, tid);
+	put_be16(mad + MAD_OFF_ATTR_ID, PMA_ATTR_PORT_COUNTERS);
+	mad[PMA_OFF_DATA + PMA_OFF_PORT_SELECT] = 1;
+	assert_int_equal(umad_send(client.portid, agent, m.buf, MAD_SIZE, 1000, 0), 0);
+	assert_int_equal(recv_one(client.portid, &m, &got, 1000), MAD_SIZE);
+	assert_int_equal(mad_status(mad), 0);
+	return get_be32(mad + PMA_OFF_DATA + PC_OFF_XMIT_PKTS);
+}
+
+static void test_own_counters(void **state)
+{
+	int pma = umad_register(client.portid, UMAD_CLASS_PERF_MGMT, 1, 0, NULL);
+	int c_agent = reg_vendor(client.portid, 0, UMAD_OPENIB_OUI, 0);
+	uint32_t before, after;
+	struct msg m;
+	int i, got;
+
+	(void)state;
+	assert_true(pma >= 0 && c_agent >= 0);
+	before = own_xmit_pkts(pma, 0x701);
+	/* Ten MADs to the server's LID: each crosses the host's link, taken or not. */
+	for (i = 0; i < 10; i++) {
+		vendor_mad(&m, c_agent, server.lid, UMAD_METHOD_SEND, 0x710 + (uint32_t)i, NULL);
+		assert_int_equal(umad_send(client.portid, c_agent, m.buf, MAD_SIZE, 0, 0), 0);
+	}
+	after = own_xmit_pkts(pma, 0x702);
+	assert_int_equal(after - before, 10);
+	(void)got;
+	umad_unregister(client.portid, pma);
+	umad_unregister(client.portid, c_agent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -287,6 +481,10 @@ int main(void)
 		cmocka_unit_test(test_receive_rules),
 		cmocka_unit_test(test_long_answer_whole),
 		cmocka_unit_test(test_long_answer_segments),
+		cmocka_unit_test(test_sa_table_whole),
+		cmocka_unit_test(test_sa_table_segments),
+		cmocka_unit_test(test_multicast),
+		cmocka_unit_test(test_own_counters),
 	};
 
 	setenv("UMAD_BACKEND", "sim", 1);

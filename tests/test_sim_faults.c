@@ -5,7 +5,8 @@
  * LID-routed MADs across it and sends Trap 128, which the built-in SM
  * answers by sweeping again once the link is back; seeded drops repeat;
  * an SM agent of the process receives the traps once the built-in SM has
- * stepped aside; bad names and ports get their errors.
+ * stepped aside; a subscriber of the built-in SA (InformInfo) gets its
+ * Reports; bad names and ports get their errors.
  */
 #include "config.h"
 
@@ -23,6 +24,7 @@
 #include <cmocka.h>
 
 #include <infiniband/umad.h>
+#include <infiniband/umad_sa.h>
 #include <infiniband/umad_sim.h>
 #include <infiniband/umad_sm.h>
 
@@ -191,6 +193,67 @@ static void test_drops_repeat(void **state)
 	assert_int_equal(lid_routed_get(hca3_lid(), 200), 0);
 }
 
+/* InformInfo fields the subscription sets. */
+#define II_LID_BEGIN	16
+#define II_IS_GENERIC	22
+#define II_SUBSCRIBE	23
+#define II_TYPE		24
+#define II_TRAP_NUM	26
+#define II_PRODUCER	33
+
+/* Subscribed to Trap 128 through the built-in SA, an agent gets a Report when a link goes down. */
+static void test_inform_report(void **state)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	umad_port_t port;
+	struct msg m;
+	uint8_t *mad = mad_of(&m), *ii = mad + SA_HDR_END;
+	int sa, len = MAD_SIZE;
+
+	(void)state;
+	mask[UMAD_METHOD_REPORT / (8 * sizeof(long))] |= 1L << (UMAD_METHOD_REPORT % (8 * sizeof(long)));
+	sa = umad_register(portid, UMAD_CLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION, 0, mask);
+	assert_true(sa >= 0);
+	assert_int_equal(umad_get_port("sim0", 1, &port), 0);
+
+	memset(m.buf, 0, sizeof(m.buf));
+	umad_set_addr(m.buf, (int)port.sm_lid, QP1_GSI, 0, UMAD_QKEY);
+	umad_release_port(&port);
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_ADM;
+	mad[MAD_OFF_CLASS_VERSION] = UMAD_SA_CLASS_VERSION;
+	mad[MAD_OFF_METHOD] = UMAD_METHOD_SET;
+	put_be32(mad + MAD_OFF_TID_LOW, 0x800);
+	put_be16(mad + MAD_OFF_ATTR_ID, UMAD_ATTR_INFORM_INFO);
+	put_be16(ii + II_LID_BEGIN, 0xffff);		/* any issuer */
+	ii[II_IS_GENERIC] = 1;
+	ii[II_SUBSCRIBE] = 1;
+	put_be16(ii + II_TYPE, 0xffff);			/* any type */
+	put_be16(ii + II_TRAP_NUM, TRAP_LINK_STATE_CHANGE);
+	put_be24(ii + II_PRODUCER, 0xffffff);		/* any producer */
+	assert_int_equal(umad_send(portid, sa, m.buf, MAD_SIZE, 1000, 0), 0);
+	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sa);
+	assert_int_equal(umad_status(m.buf), 0);
+	assert_int_equal(mad_status(mad), 0);
+
+	/* Not for a trap it did not ask for. */
+	assert_int_equal(umad_sim_send_trap("Switch2", 3, TRAP_LINK_INTEGRITY), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 200), -ETIMEDOUT);
+
+	assert_int_equal(umad_sim_link_down("Hca4", 1), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sa);
+	assert_int_equal(mad_method(mad), UMAD_METHOD_REPORT);
+	assert_int_equal(mad_attr_id(mad), UMAD_ATTR_NOTICE);
+	assert_int_equal(get_be16(mad + SA_HDR_END + NOTICE_OFF_TRAP_NUM), TRAP_LINK_STATE_CHANGE);
+	assert_int_equal(get_be24(mad + SA_HDR_END + NOTICE_OFF_PRODUCER), NOTICE_PRODUCER_SWITCH);
+	assert_int_equal(umad_sim_link_up("Hca4", 1), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sa);	/* and its return */
+	umad_unregister(portid, sa);
+}
+
 /* With an SM of its own (issm held, a trap agent), the process receives Trap 128 from the switch. */
 static void test_trap_to_sm_agent(void **state)
 {
@@ -244,6 +307,7 @@ int main(void)
 		cmocka_unit_test(test_link_down_up),
 		cmocka_unit_test(test_reroute),
 		cmocka_unit_test(test_drops_repeat),
+		cmocka_unit_test(test_inform_report),
 		/* Last: it retires the built-in SM. */
 		cmocka_unit_test(test_trap_to_sm_agent),
 	};
