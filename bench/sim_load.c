@@ -47,27 +47,6 @@ static double median(double *v, int n)
 	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
-/* Where the SM runs: the first CA port with a link, as the sim backend attaches by default. */
-static struct sim_port *sm_port_of(struct sim_fabric *f)
-{
-	size_t i;
-	unsigned p;
-
-	for (i = 0; i < f->n_nodes; i++) {
-		struct sim_node *n = f->nodes[i];
-
-		if (n->type != NODE_TYPE_CA)
-			continue;
-		for (p = 1; p <= n->num_ports; p++)
-			if (n->ports[p].peer)
-				return &n->ports[p];
-	}
-	for (i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i]->type == NODE_TYPE_SWITCH)
-			return &f->nodes[i]->ports[0];
-	return f->nodes[0]->type == NODE_TYPE_SWITCH ? &f->nodes[0]->ports[0] : &f->nodes[0]->ports[1];
-}
-
 int main(int argc, char **argv)
 {
 	int runs = argc > 2 ? atoi(argv[2]) : 5, i;
@@ -99,7 +78,7 @@ int main(int argc, char **argv)
 			fprintf(stderr, "sim_load: %s", errors ? errors : "cannot load\n");
 			return 1;
 		}
-		r = sim_subnet_bring_up(f, sm_port_of(f), &errors);
+		r = sim_subnet_bring_up(f, sim_subnet_sm_site(f), &errors);
 		up_s[i] = now() - t1;
 		up_cpu[i] = cpu() - c1;
 		load_s[i] = t1 - t0;

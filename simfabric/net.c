@@ -303,27 +303,6 @@ enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *
 
 /* --- the built-in SM --------------------------------------------------------------- */
 
-/* Where the built-in SM sits: the first CA port with a live link, else a switch's port 0. */
-static struct sim_port *choose_sm_port(struct sim_fabric *f)
-{
-	size_t i;
-	unsigned p;
-
-	for (i = 0; i < f->n_nodes; i++) {
-		struct sim_node *n = f->nodes[i];
-
-		if (n->type != NODE_TYPE_CA)
-			continue;
-		for (p = 1; p <= n->num_ports; p++)
-			if (sim_port_link_up(&n->ports[p]))
-				return &n->ports[p];
-	}
-	for (i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i]->type == NODE_TYPE_SWITCH)
-			return &f->nodes[i]->ports[0];
-	return NULL;
-}
-
 static void sa_mcast_changed(void *arg, uint16_t mlid, struct sim_port *const *members, size_t n)
 {
 	struct sim_net *net = arg;
@@ -362,7 +341,7 @@ int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
 		net->ep = *ep;
 	if (!builtin_sm)
 		return 0;
-	net->sm_port = choose_sm_port(f);
+	net->sm_port = sim_subnet_sm_site(f);
 	if (!net->sm_port) {
 		*errors = strdup(no_port);
 		return -ENODEV;

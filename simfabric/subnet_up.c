@@ -1247,3 +1247,24 @@ out:
 	graph_free(&g);
 	return r;
 }
+
+/* Where the built-in SM sits: the first CA port with a live link, else a switch's port 0. */
+struct sim_port *sim_subnet_sm_site(struct sim_fabric *f)
+{
+	size_t i;
+	unsigned p;
+
+	for (i = 0; i < f->n_nodes; i++) {
+		struct sim_node *n = f->nodes[i];
+
+		if (n->type != NODE_TYPE_CA)
+			continue;
+		for (p = 1; p <= n->num_ports; p++)
+			if (sim_port_link_up(&n->ports[p]))
+				return &n->ports[p];
+	}
+	for (i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i]->type == NODE_TYPE_SWITCH)
+			return &f->nodes[i]->ports[0];
+	return NULL;
+}

@@ -94,4 +94,10 @@ uint16_t sim_subnet_port_lid(const struct sim_port *p);
 /* The port of the SM whose SMInfo says MASTER (as bring-up leaves it), or NULL. */
 struct sim_port *sim_subnet_master(const struct sim_fabric *f);
 
+/*
+ * Where the built-in SM sits: the first CA port whose link is up, else the
+ * first switch's port 0; NULL for a fabric with neither.
+ */
+struct sim_port *sim_subnet_sm_site(struct sim_fabric *f);
+
 #endif /* SIMFABRIC_SUBNET_UP_H */
