@@ -274,8 +274,9 @@ enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *
 		return SIM_NET_LOST;	/* QP0 takes SMPs only */
 	if (m->dlid >= LID_MCAST_START && m->dlid != LID_PERMISSIVE)
 		return send_mcast(net, m);
-	if (!m->dlid || sim_route_lid(net->f, m->port->node, m->port->num, m->dlid, &dst) < 0 ||
-	    m->dlid == LID_PERMISSIVE) {
+	/* GMPs need a LID: none, or the permissive one, reaches nobody. */
+	if (!m->dlid || m->dlid == LID_PERMISSIVE ||
+	    sim_route_lid(net->f, m->port->node, m->port->num, m->dlid, &dst) < 0) {
 		net->lost_no_route++;
 		return SIM_NET_LOST;
 	}

@@ -52,7 +52,7 @@ TESTS += tests/test_sim_agents
 tests_test_sim_agents_SOURCES = tests/test_sim_agents.c
 tests_test_sim_agents_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
-tests_test_sim_agents_LDADD = libibumad.la $(CMOCKA_LIBS)
+tests_test_sim_agents_LDADD = libibumad.la $(CMOCKA_LIBS) -lpthread
 tests_test_sim_agents_DEPENDENCIES = libibumad.la backend-sim.la
 
 # Faults through libumad-sim: links, nodes, drops, traps.

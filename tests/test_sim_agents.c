@@ -15,6 +15,7 @@
 
 #include <endian.h>
 #include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -286,6 +287,57 @@ static void test_long_answer_segments(void **state)
 	long_answer(0);
 }
 
+/* A server thread answering pings while the client sends them: the exchange across threads. */
+#define THREADED_PINGS	2000
+
+struct server_args {
+	int agent;
+	int answered;
+};
+
+static void *ping_server(void *arg)
+{
+	struct server_args *a = arg;
+	struct msg m;
+	int got;
+
+	while (a->answered < THREADED_PINGS) {
+		if (recv_one(server.portid, &m, &got, 2000) != MAD_SIZE || got != a->agent)
+			break;
+		mad_of(&m)[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
+		umad_set_addr(m.buf, be16toh(umad_get_mad_addr(m.buf)->lid), QP1_GSI, 0, UMAD_QKEY);
+		if (umad_send(server.portid, a->agent, m.buf, MAD_SIZE, 0, 0) != 0)
+			break;
+		a->answered++;
+	}
+	return NULL;
+}
+
+static void test_threaded_pings(void **state)
+{
+	struct server_args a = { .agent = reg_vendor(server.portid, UMAD_METHOD_GET, UMAD_OPENIB_OUI, 0) };
+	int c_agent = reg_vendor(client.portid, 0, UMAD_OPENIB_OUI, 0), i, got, answered = 0;
+	pthread_t thread;
+	struct msg m;
+
+	(void)state;
+	assert_true(a.agent >= 0 && c_agent >= 0);
+	assert_int_equal(pthread_create(&thread, NULL, ping_server, &a), 0);
+	for (i = 0; i < THREADED_PINGS; i++) {
+		vendor_mad(&m, c_agent, server.lid, UMAD_METHOD_GET, 0x1000 + (uint32_t)i, NULL);
+		assert_int_equal(umad_send(client.portid, c_agent, m.buf, MAD_SIZE, 2000, 0), 0);
+		assert_int_equal(recv_one(client.portid, &m, &got, 3000), MAD_SIZE);
+		assert_int_equal(umad_status(m.buf), 0);
+		assert_int_equal(get_be32(mad_of(&m) + MAD_OFF_TID_LOW), 0x1000 + (uint32_t)i);
+		answered++;
+	}
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	assert_int_equal(a.answered, THREADED_PINGS);
+	assert_int_equal(answered, THREADED_PINGS);
+	umad_unregister(client.portid, c_agent);
+	umad_unregister(server.portid, a.agent);
+}
+
 /* --- the built-in SA ---------------------------------------------------------------- */
 
 static int reg_sa(int portid, uint8_t rmpp, uint8_t method)
@@ -481,6 +533,7 @@ int main(void)
 		cmocka_unit_test(test_receive_rules),
 		cmocka_unit_test(test_long_answer_whole),
 		cmocka_unit_test(test_long_answer_segments),
+		cmocka_unit_test(test_threaded_pings),
 		cmocka_unit_test(test_sa_table_whole),
 		cmocka_unit_test(test_sa_table_segments),
 		cmocka_unit_test(test_multicast),
