@@ -809,6 +809,9 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	int r = 0;
 
 	pthread_mutex_lock(&sim.lock);
+	/* Traps a real SM has not repressed go again while the program talks to the fabric. */
+	if (sim.net.n_pending)
+		sim_net_tick(&sim.net, sim_net_now_ns());
 	result = sim_net_send(&sim.net, &m, mad, &reply);
 	/*
 	 * The kernel matches answers to waiting sends only: a send without a

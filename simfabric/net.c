@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "libumad/mad_wire.h"
 #include "simfabric/cc.h"
@@ -59,6 +60,14 @@ static int gmp_accepted(struct sim_net *net, struct sim_port *at, const struct s
 		return 0;
 	}
 	return 1;
+}
+
+uint64_t sim_net_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
 /* --- answers ------------------------------------------------------------------- */
@@ -214,14 +223,20 @@ static enum sim_net_result send_mcast(struct sim_net *net, const struct sim_net_
 
 /* --- sending --------------------------------------------------------------------- */
 
+static int trap_repressed(struct sim_net *net, const struct sim_net_msg *m);
+
 /* An SMP request: the SMA at the end of its route answers in place. */
 static enum sim_net_result send_smp(struct sim_net *net, const struct sim_net_msg *m,
 				    uint8_t *mad, struct sim_net_reply *reply)
 {
 	uint16_t slid;
 
-	if (mad_method_is_response(mad_method(mad)) || mad_method(mad) == UMAD_METHOD_TRAP_REPRESS)
-		return SIM_NET_LOST;	/* answers and represses from a program reach no SM here */
+	if (mad_method(mad) == UMAD_METHOD_TRAP_REPRESS) {
+		trap_repressed(net, m);
+		return SIM_NET_LOST;	/* the issuer answers nothing */
+	}
+	if (mad_method_is_response(mad_method(mad)))
+		return SIM_NET_LOST;	/* answers from a program reach no SM here */
 	if (!sim_smp_round_trip(net->f, m->port, m->dlid, mad, &slid, net->sma_hooks))
 		return SIM_NET_LOST;
 	reply->msg = *m;
@@ -421,13 +436,103 @@ static uint8_t producer_of(const struct sim_node *n)
 	}
 }
 
+/* The time an issuer waits for TrapRepress before sending again: its port's SubnetTimeout. */
+static uint64_t trap_resend_ns(const struct sim_port *from)
+{
+	return 4096ULL << (from->subnet_timeout & 0x1f);	/* 4.096 us * 2^SubnetTimeout */
+}
+
+/* Carry a trap SMP from its issuer to its SM's agent at an attached port: 1 when taken. */
+static int deliver_trap(struct sim_net *net, struct sim_node *node, unsigned port,
+			const uint8_t *smp)
+{
+	struct sim_port *from = addressed(node, port);
+	struct sim_net_msg m;
+	struct sim_hop_end dst;
+
+	if (!from->lid || !from->sm_lid ||
+	    sim_route_lid(net->f, node, port, from->sm_lid, &dst) < 0) {
+		net->lost_no_route++;
+		return 0;
+	}
+	memset(&m, 0, sizeof(m));
+	m.port = dst.node->type == NODE_TYPE_SWITCH ? &dst.node->ports[0] : &dst.node->ports[dst.port];
+	m.slid = from->lid;
+	m.dlid = from->sm_lid;
+	m.sqpn = QP0_SMI;
+	m.dqpn = QP0_SMI;
+	m.pkey = PKEY_DEFAULT;
+	m.data = smp;
+	m.len = MAD_SIZE;
+	if (net->ep.receive && net->ep.receive(net->ep.arg, &m))
+		return 1;
+	net->lost_no_taker++;
+	return 0;
+}
+
+/* Remember a trap a real SM got, to send it again until it is repressed (the oldest goes first). */
+static void trap_pending(struct sim_net *net, struct sim_node *node, unsigned port,
+			 const uint8_t *smp)
+{
+	struct sim_net_trap *t;
+
+	if (net->n_pending == SIM_NET_TRAPS_PENDING) {
+		memmove(&net->pending[0], &net->pending[1],
+			(SIM_NET_TRAPS_PENDING - 1) * sizeof(net->pending[0]));
+		net->n_pending--;
+	}
+	t = &net->pending[net->n_pending++];
+	t->node = node;
+	t->port = port;
+	t->resends = 0;
+	t->due_ns = sim_net_now_ns() + trap_resend_ns(addressed(node, port));
+	memcpy(t->smp, smp, MAD_SIZE);
+}
+
+void sim_net_tick(struct sim_net *net, uint64_t now_ns)
+{
+	unsigned i = 0;
+
+	while (i < net->n_pending) {
+		struct sim_net_trap *t = &net->pending[i];
+
+		if (t->due_ns > now_ns) {
+			i++;
+			continue;
+		}
+		if (t->resends++ < SIM_NET_TRAP_RESENDS && !net->sm_active) {
+			deliver_trap(net, t->node, t->port, t->smp);
+			t->due_ns = now_ns + trap_resend_ns(addressed(t->node, t->port));
+			i++;
+			continue;
+		}
+		net->pending[i] = net->pending[--net->n_pending];
+	}
+}
+
+/* TrapRepress from the SM: the issuer stops sending that trap.  1 when it was pending. */
+static int trap_repressed(struct sim_net *net, const struct sim_net_msg *m)
+{
+	unsigned i;
+
+	for (i = 0; i < net->n_pending; i++) {
+		struct sim_net_trap *t = &net->pending[i];
+
+		if (addressed(t->node, t->port)->lid == m->dlid &&
+		    !memcmp(t->smp + MAD_OFF_TID, m->data + MAD_OFF_TID, MAD_TID_SIZE)) {
+			net->pending[i] = net->pending[--net->n_pending];
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsigned number,
 		 const uint8_t *details)
 {
 	struct sim_port *from = addressed(node, port);
 	uint8_t notice[NOTICE_SIZE] = { 0 }, mad[MAD_SIZE] = { 0 };
 	uint8_t type = number < TRAP_CAPABILITY_CHANGE ? NOTICE_TYPE_URGENT : NOTICE_TYPE_INFO;
-	struct sim_net_msg m;
 	struct sim_hop_end dst;
 	struct sim_port *at;
 
@@ -460,18 +565,9 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_TRAP;
 	put_be64(mad + MAD_OFF_TID, net->traps_sent);
 	put_be16(mad + MAD_OFF_ATTR_ID, UMAD_ATTR_NOTICE);
-	memcpy(mad + SMP_OFF_DATA, notice, SMP_DATA_SIZE);
-	memset(&m, 0, sizeof(m));
-	m.port = dst.node->type == NODE_TYPE_SWITCH ? &dst.node->ports[0] : &dst.node->ports[dst.port];
-	m.slid = from->lid;
-	m.dlid = from->sm_lid;
-	m.sqpn = QP0_SMI;
-	m.dqpn = QP0_SMI;
-	m.pkey = PKEY_DEFAULT;
-	m.data = mad;
-	m.len = MAD_SIZE;
-	if (net->ep.receive && net->ep.receive(net->ep.arg, &m))
-		return 0;
-	net->lost_no_taker++;
-	return -EHOSTUNREACH;
+	memcpy(mad + SMP_OFF_DATA, notice, NOTICE_SMP_SIZE);
+	if (!deliver_trap(net, node, port, mad))
+		return -EHOSTUNREACH;
+	trap_pending(net, node, port, mad);
+	return 0;
 }

@@ -51,6 +51,20 @@ struct sim_net_endpoint_ops {
 
 struct sim_sa;
 
+/*
+ * A trap a real SM's agent received and has not repressed yet: the issuer
+ * sends it again, same TID, every resend_ns until TrapRepress comes back.
+ */
+#define SIM_NET_TRAPS_PENDING	64
+#define SIM_NET_TRAP_RESENDS	16	/* then the issuer gives up */
+struct sim_net_trap {
+	struct sim_node *node;
+	unsigned port;
+	unsigned resends;
+	uint64_t due_ns;
+	uint8_t smp[MAD_SIZE];
+};
+
 struct sim_net {
 	struct sim_fabric *f;
 	const struct sim_sma_hooks *sma_hooks;
@@ -62,6 +76,8 @@ struct sim_net {
 	/* Counts of what was lost, by cause, for tests and the CLI. */
 	uint64_t lost_no_route, lost_pkey, lost_qkey, lost_no_taker;
 	uint64_t traps_sent;
+	struct sim_net_trap pending[SIM_NET_TRAPS_PENDING];
+	unsigned n_pending;
 };
 
 /* How a send ended. */
@@ -112,5 +128,13 @@ void sim_net_sm_step_aside(struct sim_net *net);
  */
 int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsigned number,
 		 const uint8_t *details);
+
+/*
+ * Send again the traps whose time has come (now_ns, CLOCK_MONOTONIC).  The
+ * fabric has no clock of its own: the owner calls this as the program
+ * sends, so traps are repeated while it talks to the fabric.
+ */
+void sim_net_tick(struct sim_net *net, uint64_t now_ns);
+uint64_t sim_net_now_ns(void);
 
 #endif /* SIMFABRIC_NET_H */

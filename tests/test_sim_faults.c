@@ -254,6 +254,18 @@ static void test_inform_report(void **state)
 	umad_unregister(portid, sa);
 }
 
+/* What an SM answers a trap with: TrapRepress to the issuer, with the trap's TID. */
+static void repress(int sm_agent, struct msg *trap)
+{
+	struct msg r;
+
+	memcpy(r.buf, trap->buf, sizeof(r.buf));
+	umad_set_addr(r.buf, get_be16(mad_of(trap) + SMP_OFF_DATA + NOTICE_OFF_ISSUER_LID), QP0_SMI,
+		      0, 0);
+	mad_of(&r)[MAD_OFF_METHOD] = UMAD_METHOD_TRAP_REPRESS;
+	assert_int_equal(umad_send(portid, sm_agent, r.buf, MAD_SIZE, 0, 0), 0);
+}
+
 /* With an SM of its own (issm held, a trap agent), the process receives Trap 128 from the switch. */
 static void test_trap_to_sm_agent(void **state)
 {
@@ -283,6 +295,7 @@ static void test_trap_to_sm_agent(void **state)
 	assert_true(get_be16(notice + NOTICE_OFF_ISSUER_LID) != 0);
 	assert_int_equal(get_be16(notice + NOTICE_OFF_DETAILS + TRAP128_OFF_LID),
 			 get_be16(notice + NOTICE_OFF_ISSUER_LID));
+	repress(sm_agent, &m);
 
 	/* An injected trap 129 names the port. */
 	assert_int_equal(umad_sim_send_trap("Switch2", 3, TRAP_LINK_INTEGRITY), 0);
@@ -291,6 +304,39 @@ static void test_trap_to_sm_agent(void **state)
 	notice = mad_of(&m) + SMP_OFF_DATA;
 	assert_int_equal(get_be16(notice + NOTICE_OFF_TRAP_NUM), TRAP_LINK_INTEGRITY);
 	assert_int_equal(notice[NOTICE_OFF_DETAILS + TRAP129_OFF_PORT], 3);
+
+	/* Not repressed, the trap comes again (same TID) once its time is up and we talk. */
+	{
+		uint8_t tid[MAD_TID_SIZE];
+		struct msg r, q;
+		int i, got, traps = 0, answers = 0;
+
+		memcpy(tid, mad_of(&m) + MAD_OFF_TID, MAD_TID_SIZE);
+		usleep(1200 * 1000);	/* the switch's SubnetTimeout: 4.096 us * 2^18 */
+		smp(&q, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_NODE_INFO, LID_PERMISSIVE, "", 40);
+		assert_int_equal(umad_send(portid, agent, q.buf, MAD_SIZE, 1000, 0), 0);
+		for (i = 0; i < 2; i++) {
+			len = MAD_SIZE;
+			got = umad_recv(portid, r.buf, &len, 1000);
+			if (got == agent) {
+				answers++;
+				continue;
+			}
+			assert_int_equal(got, sm_agent);
+			traps++;
+			assert_memory_equal(mad_of(&r) + MAD_OFF_TID, tid, MAD_TID_SIZE);
+			assert_int_equal(get_be16(mad_of(&r) + SMP_OFF_DATA + NOTICE_OFF_TRAP_NUM),
+					 TRAP_LINK_INTEGRITY);
+			repress(sm_agent, &r);
+		}
+		assert_int_equal(traps, 1);
+		assert_int_equal(answers, 1);
+		/* Repressed, it does not come again. */
+		usleep(1200 * 1000);
+		assert_int_equal(lid_routed_get(hca3_lid(), 41), 0);
+		len = MAD_SIZE;
+		assert_int_equal(umad_recv(portid, r.buf, &len, 300), -ETIMEDOUT);
+	}
 
 	/* With the built-in SM retired nobody reroutes: the link stays as the fault left it. */
 	assert_int_equal(umad_sim_link_up("Hca4", 1), 0);
