@@ -10,6 +10,8 @@
 #    libumad-sim;
 #  - the SA: saquery's node records, PathRecords by LID and GUID, the
 #    multicast groups; congestion control: ibccquery;
+#  - on each of ibsim's example files and a fat tree too: the SA's records, LIDs
+#    everywhere, sminfo, perfquery, smpquery, ibroute, ibtracert, a PathRecord;
 #  - opensm -o on the default: SUBNET UP, master.
 # Skips (77) without opensm or infiniband-diags.
 set -u
@@ -39,6 +41,12 @@ run() {
 # lid_of NODE: the base LID of a node's port 1 (port 0 for a switch), as ibaddr at it sees it.
 lid_of() {
 	UMAD_SIM_HOST=$1 sim ibaddr 2>/dev/null | sed -n 's/.*LID start 0x\([0-9a-f]*\).*/\1/p' |
+		{ read -r hex && printf '%d\n' "0x$hex"; }
+}
+
+# lid_of_first_ca TOPOLOGY: the LID of the port the process attaches at (the file's first CA).
+lid_of_first_ca() {
+	UMAD_SIM_TOPOLOGY=$1 sim ibaddr 2>/dev/null | sed -n 's/.*LID start 0x\([0-9a-f]*\).*/\1/p' |
 		{ read -r hex && printf '%d\n' "0x$hex"; }
 }
 
@@ -136,7 +144,7 @@ run "ibccquery" ibccquery CongestionInfo "$sw2"
 expect "ibccquery" "$work/out" "CongestionInfo"
 
 # --- other fabrics: ibsim's example, a fat tree -------------------------------------------
-for topo in "$examples/net" "fattree"; do
+for topo in "$examples"/net* "fattree"; do
 	if [ "$topo" = fattree ]; then
 		"$top_srcdir/scripts/gen-fattree" 8 > "$work/ft.net"
 		topo=$work/ft.net
@@ -147,7 +155,25 @@ for topo in "$examples/net" "fattree"; do
 	UMAD_SIM_TOPOLOGY=$topo run "ibnetdiscover on $topo" ibnetdiscover
 	if grep -q '# lid 0 ' "$work/out"; then fail "$topo: a connected port without a LID"; fi
 	UMAD_SIM_TOPOLOGY=$topo run "ibqueryerrors on $topo" ibqueryerrors
-	echo "ok: $topo: $nodes node records, every port with a LID"
+	# LIDs to aim at: the last CA port and the last switch discovery lists.
+	UMAD_SIM_TOPOLOGY=$topo run "ibnetdiscover -p on $topo" ibnetdiscover -p
+	ca=$(awk '$1 == "CA" { lid = $2 } END { print lid }' "$work/out")
+	sw=$(awk '$1 == "SW" { lid = $2 } END { print lid }' "$work/out")
+	[ -n "$ca" ] && [ -n "$sw" ] || { fail "$topo: no CA or switch LID in ibnetdiscover -p"; continue; }
+	UMAD_SIM_TOPOLOGY=$topo run "sminfo on $topo" sminfo
+	expect "sminfo on $topo" "$work/out" "SMINFO_MASTER"
+	UMAD_SIM_TOPOLOGY=$topo run "perfquery on $topo" perfquery -x "$ca" 1
+	expect "perfquery on $topo" "$work/out" "PortXmitData:"
+	UMAD_SIM_TOPOLOGY=$topo run "smpquery on $topo" smpquery nodeinfo "$ca"
+	UMAD_SIM_TOPOLOGY=$topo run "ibroute on $topo" ibroute "$sw"
+	expect "ibroute on $topo" "$work/out" "valid lids dumped"
+	UMAD_SIM_TOPOLOGY=$topo run "ibtracert on $topo" ibtracert "$(lid_of_first_ca "$topo")" "$ca"
+	expect "ibtracert on $topo" "$work/out" "^To ca"
+	UMAD_SIM_TOPOLOGY=$topo run "saquery PR on $topo" saquery -p --src-to-dst \
+		"$(lid_of_first_ca "$topo"):$ca"
+	expect "saquery PR on $topo" "$work/out" "dlid\.*$ca\$"
+	echo "ok: $topo: $nodes node records, every port with a LID; sminfo, perfquery, smpquery," \
+		"ibroute, ibtracert and a PathRecord to LID $ca"
 done
 
 # --- opensm on the built-in SM's fabric: it takes over -----------------------------------
