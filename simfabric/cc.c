@@ -239,7 +239,7 @@ static int congestion_log(struct cc_request *r)
 	enum node_type type = r->node->type;
 	const struct cc_agent *a = r->agent;
 	uint8_t *d = r->data;
-	unsigned i;
+	unsigned i, shown, skipped;
 
 	if (r->set || (type != NODE_TYPE_SWITCH && type != NODE_TYPE_CA))
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
@@ -249,8 +249,14 @@ static int congestion_log(struct cc_request *r)
 	d[0] = type == NODE_TYPE_SWITCH ? CC_LOG_TYPE_SWITCH : CC_LOG_TYPE_CA;	/* LogType */
 	d[1] = a->lease_deadline_ns ? CC_LOG_FLAG_LEASE_ACTIVE : 0;		/* CongestionFlags */
 	put_be16(d + 2, a->log_counter);		/* LogEventsCounter, ThresholdEventCounter */
-	for (i = 0; i < a->n_events; i++) {
-		const struct cc_event *e = &a->events[(a->first_event + i) % MAX_LOG_EVENTS];
+	/* The latest events the node's kind of log has room for (a CA's holds fewer). */
+	shown = type == NODE_TYPE_SWITCH ? CC_LOG_SWITCH_EVENTS : CC_LOG_CA_EVENTS;
+	if (shown > a->n_events)
+		shown = a->n_events;
+	skipped = a->n_events - shown;
+	for (i = 0; i < shown; i++) {
+		const struct cc_event *e =
+			&a->events[(a->first_event + skipped + i) % MAX_LOG_EVENTS];
 
 		if (type == NODE_TYPE_SWITCH) {
 			uint8_t *o = d + CC_LOG_SWITCH_OFF_EVENTS + i * CC_LOG_SWITCH_EVENT_SIZE;

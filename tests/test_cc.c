@@ -397,6 +397,14 @@ static void test_log(void **state)
 	assert_int_equal(get_be16(d + 22), 0x44);
 	assert_true(get_be32(d + 24) != 0);
 
+	/* More than a CA's log holds (13): the latest 13 in the MAD, nothing written past it. */
+	for (i = 1; i <= 20; i++)
+		assert_int_equal(sim_cc_log_ca_event(fx->ca, 1, (uint32_t)i, 1, 0, 0, 1), 0);
+	assert_int_equal(get(fx->ca, 1, A_LOG, 0), 0);
+	d = data();
+	assert_int_equal(get_be24(d + 12), 8);
+	assert_int_equal(get_be24(d + 12 + 12 * 16), 20);
+
 	cc_mad(0x02, A_LOG, 0);
 	assert_int_equal(process(fx->sw, 0), S_ATTR);
 }
