@@ -91,7 +91,7 @@ enum sim_net_result {
 struct sim_net_reply {
 	struct sim_net_msg msg;		/* msg.data points at inline or heap */
 	uint8_t *heap;
-	uint8_t inline_mad[256];
+	uint8_t inline_mad[MAD_SIZE];
 };
 
 /*
