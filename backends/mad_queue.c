@@ -100,27 +100,60 @@ static void signal_empty(struct mad_queue *q)
 	}
 }
 
+/* Something for mad_queue_pop: a MAD, or a timeout that is due. Lock held. */
+static int ready_locked(const struct mad_queue *q)
+{
+	return q->count > 0 || (q->armed_ns && q->armed_ns <= mad_queue_now_ns());
+}
+
 int mad_queue_wait(struct mad_queue *q, int fd, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
-	int n, err;
+	uint64_t deadline = timeout_ms > 0 ? mad_queue_now_ns() + (uint64_t)timeout_ms * 1000000u : 0;
+	int n, err, left = timeout_ms;
 
-	pthread_mutex_lock(&q->lock);
-	if (q->count) {
+	for (;;) {
+		pthread_mutex_lock(&q->lock);
+		if (ready_locked(q)) {
+			pthread_mutex_unlock(&q->lock);
+			return 0;
+		}
+		/* Announced with the queue seen empty, under the lock every push takes. */
+		q->waiters++;
 		pthread_mutex_unlock(&q->lock);
-		return 0;
+		n = poll(&pfd, 1, left);
+		err = errno;
+		pthread_mutex_lock(&q->lock);
+		q->waiters--;
+		if (n > 0 && !ready_locked(q)) {
+			/*
+			 * Woken for nothing (another thread took the MAD, or the
+			 * descriptor was left readable): clear it and wait on for
+			 * the time left.
+			 */
+			uint64_t drained;
+			ssize_t got;
+
+			signal_empty(q);
+			got = read(q->timer_fd, &drained, sizeof(drained));
+			(void)got;
+			n = -2;
+		}
+		pthread_mutex_unlock(&q->lock);
+		if (n > 0)
+			return 0;
+		if (n == 0)
+			return -ETIMEDOUT;
+		if (n == -1 && err != EINTR)
+			return -err;
+		if (timeout_ms > 0) {
+			uint64_t now = mad_queue_now_ns();
+
+			if (now >= deadline)
+				return -ETIMEDOUT;
+			left = (int)((deadline - now + 999999u) / 1000000u);
+		}
 	}
-	/* Announced with the queue seen empty, under the lock every push takes. */
-	q->waiters++;
-	pthread_mutex_unlock(&q->lock);
-	n = poll(&pfd, 1, timeout_ms);
-	err = errno;
-	pthread_mutex_lock(&q->lock);
-	q->waiters--;
-	pthread_mutex_unlock(&q->lock);
-	if (n > 0)
-		return 0;
-	return n == 0 ? -ETIMEDOUT : -err;
 }
 
 void mad_queue_watch(struct mad_queue *q)
@@ -353,7 +386,7 @@ int mad_queue_pending(struct mad_queue *q)
 	int r;
 
 	pthread_mutex_lock(&q->lock);
-	r = q->count > 0 || (q->armed_ns && q->armed_ns <= mad_queue_now_ns());
+	r = ready_locked(q);
 	pthread_mutex_unlock(&q->lock);
 	return r;
 }

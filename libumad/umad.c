@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/backend.h"
 #include "internal.h"
@@ -340,6 +341,14 @@ static int wait_readable(int fd, int timeout_ms)
 	return -EIO;
 }
 
+static uint64_t monotonic_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
 /* wait_readable() through the backend's wait() when it has one (it signals the fd lazily). */
 static int wait_port(const struct umad_backend *be, int fd, int timeout_ms)
 {
@@ -420,16 +429,33 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 	}
 	errno = 0;
 	if (be->wait) {
-		/* What is queued already needs no wait; the wait is announced to the senders. */
+		/*
+		 * What is queued already needs no wait; the wait is announced to
+		 * the senders.  A wake-up that finds nothing (another thread of
+		 * the port took the MAD first) waits again for the time left, so
+		 * that a timed receive ends with a MAD or ETIMEDOUT.
+		 */
+		uint64_t deadline = timeout_ms > 0 ? monotonic_ms() + (uint64_t)timeout_ms : 0;
+		int left = timeout_ms;
+
 		n = be->recv(portid, mad, hdr + (size_t)*length);
-		if (n == -EAGAIN && timeout_ms) {
-			r = wait_port(be, portid, timeout_ms);
+		while (n == -EAGAIN && left) {
+			r = wait_port(be, portid, left);
 			if (r < 0) {
 				if (!errno)
 					errno = -r;
 				return r;
 			}
 			n = be->recv(portid, mad, hdr + (size_t)*length);
+			if (n == -EAGAIN && timeout_ms > 0) {
+				uint64_t now = monotonic_ms();
+
+				left = now < deadline ? (int)(deadline - now) : 0;
+				if (!left) {
+					errno = ETIMEDOUT;
+					return -ETIMEDOUT;
+				}
+			}
 		}
 	} else {
 		if (timeout_ms && !(be->pending && be->pending(portid) > 0)) {
