@@ -18,12 +18,6 @@
 #include "simfabric/sa.h"
 #include "simfabric/subnet_up.h"
 
-/* The port whose LID addresses (node, port): a switch's port 0. */
-static struct sim_port *addressed(struct sim_node *n, unsigned port)
-{
-	return sim_mgmt_port(n, port);
-}
-
 /*
  * P_Key check at the receiving port (IBA 10.9.3): some entry of its table
  * has the same key, and the two are not both limited members.
@@ -94,7 +88,7 @@ static int route_back(struct sim_net *net, struct sim_node *node, unsigned port,
 	struct sim_hop_end back;
 
 	if (!m->slid || sim_route_lid(net->f, node, port, m->slid, &back) < 0 ||
-	    addressed(back.node, back.port) != addressed(m->port->node, m->port->num)) {
+	    sim_mgmt_port(back.node, back.port) != sim_mgmt_port(m->port->node, m->port->num)) {
 		net->lost_no_route++;
 		return 0;
 	}
@@ -144,7 +138,7 @@ static int sa_answers(struct sim_net *net, struct sim_port *at, const struct sim
 	size_t resp_len = 0;
 
 	/* A Report is the SA's own, on its way to a subscriber (who may sit at the SM's port). */
-	if (!net->sm_active || !net->sa || at != addressed(net->sm_port->node, net->sm_port->num) ||
+	if (!net->sm_active || !net->sa || at != sim_mgmt_port(net->sm_port->node, net->sm_port->num) ||
 	    mad_method(m->data) == UMAD_METHOD_REPORT)
 		return 0;
 	if (sim_sa_process(net->sa, &from, m->data, m->len, &resp, &resp_len) != 1)
@@ -295,7 +289,7 @@ enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *
 		net->lost_no_route++;
 		return SIM_NET_LOST;
 	}
-	at = addressed(dst.node, dst.port);
+	at = sim_mgmt_port(dst.node, dst.port);
 	if (!gmp_accepted(net, at, m))
 		return SIM_NET_LOST;
 	is_response = mad_method_is_response(mad_method(m->data));
@@ -446,7 +440,7 @@ static uint64_t trap_resend_ns(const struct sim_port *from)
 static int deliver_trap(struct sim_net *net, struct sim_node *node, unsigned port,
 			const uint8_t *smp)
 {
-	struct sim_port *from = addressed(node, port);
+	struct sim_port *from = sim_mgmt_port(node, port);
 	struct sim_net_msg m;
 	struct sim_hop_end dst;
 
@@ -485,7 +479,7 @@ static void trap_pending(struct sim_net *net, struct sim_node *node, unsigned po
 	t->node = node;
 	t->port = port;
 	t->resends = 0;
-	t->due_ns = sim_net_now_ns() + trap_resend_ns(addressed(node, port));
+	t->due_ns = sim_net_now_ns() + trap_resend_ns(sim_mgmt_port(node, port));
 	memcpy(t->smp, smp, MAD_SIZE);
 }
 
@@ -502,7 +496,7 @@ void sim_net_tick(struct sim_net *net, uint64_t now_ns)
 		}
 		if (t->resends++ < SIM_NET_TRAP_RESENDS && !net->sm_active) {
 			deliver_trap(net, t->node, t->port, t->smp);
-			t->due_ns = now_ns + trap_resend_ns(addressed(t->node, t->port));
+			t->due_ns = now_ns + trap_resend_ns(sim_mgmt_port(t->node, t->port));
 			i++;
 			continue;
 		}
@@ -518,7 +512,7 @@ static int trap_repressed(struct sim_net *net, const struct sim_net_msg *m)
 	for (i = 0; i < net->n_pending; i++) {
 		struct sim_net_trap *t = &net->pending[i];
 
-		if (addressed(t->node, t->port)->lid == m->dlid &&
+		if (sim_mgmt_port(t->node, t->port)->lid == m->dlid &&
 		    !memcmp(t->smp + MAD_OFF_TID, m->data + MAD_OFF_TID, MAD_TID_SIZE)) {
 			net->pending[i] = net->pending[--net->n_pending];
 			return 1;
@@ -530,7 +524,7 @@ static int trap_repressed(struct sim_net *net, const struct sim_net_msg *m)
 int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsigned number,
 		 const uint8_t *details)
 {
-	struct sim_port *from = addressed(node, port);
+	struct sim_port *from = sim_mgmt_port(node, port);
 	uint8_t notice[NOTICE_SIZE] = { 0 }, mad[MAD_SIZE] = { 0 };
 	uint8_t type = number < TRAP_CAPABILITY_CHANGE ? NOTICE_TYPE_URGENT : NOTICE_TYPE_INFO;
 	struct sim_hop_end dst;
@@ -553,8 +547,8 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 		net->lost_no_route++;
 		return -EHOSTUNREACH;
 	}
-	at = addressed(dst.node, dst.port);
-	if (net->sm_active && at == addressed(net->sm_port->node, net->sm_port->num)) {
+	at = sim_mgmt_port(dst.node, dst.port);
+	if (net->sm_active && at == sim_mgmt_port(net->sm_port->node, net->sm_port->num)) {
 		builtin_sm_trap(net, notice);
 		return 0;
 	}
