@@ -303,8 +303,7 @@ enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *
 		return SIM_NET_ANSWERED;
 	}
 	arrived = *m;
-	arrived.port = dst.node->type == NODE_TYPE_SWITCH ? &dst.node->ports[0]
-							  : &dst.node->ports[dst.port];
+	arrived.port = at;
 	if (net->ep.receive && net->ep.receive(net->ep.arg, &arrived))
 		return SIM_NET_DELIVERED;
 	net->lost_no_taker++;
@@ -450,7 +449,7 @@ static int deliver_trap(struct sim_net *net, struct sim_node *node, unsigned por
 		return 0;
 	}
 	memset(&m, 0, sizeof(m));
-	m.port = dst.node->type == NODE_TYPE_SWITCH ? &dst.node->ports[0] : &dst.node->ports[dst.port];
+	m.port = sim_mgmt_port(dst.node, dst.port);
 	m.slid = from->lid;
 	m.dlid = from->sm_lid;
 	m.sqpn = QP0_SMI;
