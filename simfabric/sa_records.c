@@ -208,24 +208,14 @@ static const struct sa_field switch_info_fields[] = {
 static void switch_info_record(struct sa_query *q, struct sim_port *p)
 {
 	const struct sim_switch *sw = p->node->sw;
-	uint8_t rec[SA_SWITCH_INFO_REC_SIZE] = { 0 };
-	uint8_t *d = rec + 4;
+	uint8_t rec[SA_SWITCH_INFO_REC_SIZE] = { 0 }, si[SMP_DATA_SIZE];
 
 	if (!sw)
 		return;
 	put_be16(rec, p->lid);
-	/* SwitchInfo, as the switch's SMA has it. */
-	put_be16(d + 0, SIM_LFT_CAP);
-	put_be16(d + 4, SIM_MFT_CAP);
-	put_be16(d + 6, sw->lft_top);
-	d[8] = sw->default_port;
-	d[9] = sw->default_mcast_primary;
-	d[10] = sw->default_mcast_not_primary;
-	d[11] = (uint8_t)(sw->life_time_value << 3 | sw->port_state_change << 2);
-	put_be16(d + 12, sw->lids_per_port);
-	put_be16(d + 14, sw->partition_enforcement_cap);
-	d[16] = (uint8_t)(sw->enhanced_port0 << 3);
-	put_be16(d + 18, sw->mft_top);
+	/* SwitchInfo, as the switch's SMA has it (the record holds its first 20 bytes). */
+	sim_encode_switch_info(sw, si);
+	memcpy(rec + 4, si, SA_SWITCH_INFO_REC_SIZE - 4);
 	q->lmc[0] = 0;
 	sa_emit(q, rec);
 }

@@ -253,6 +253,22 @@ static int port_info(struct sma_request *r)
 
 /* --- SwitchInfo, forwarding tables ------------------------------------------- */
 
+void sim_encode_switch_info(const struct sim_switch *sw, uint8_t *d)
+{
+	memset(d, 0, SMP_DATA_SIZE);
+	put_be16(d + 0, SIM_LFT_CAP);
+	put_be16(d + 4, SIM_MFT_CAP);
+	put_be16(d + 6, sw->lft_top);
+	d[8] = sw->default_port;
+	d[9] = sw->default_mcast_primary;
+	d[10] = sw->default_mcast_not_primary;
+	d[11] = (uint8_t)(sw->life_time_value << 3 | sw->port_state_change << 2);
+	put_be16(d + 12, sw->lids_per_port);
+	put_be16(d + 14, sw->partition_enforcement_cap);
+	d[16] = (uint8_t)(sw->enhanced_port0 << 3);
+	put_be16(d + 18, sw->mft_top);
+}
+
 static int switch_info(struct sma_request *r)
 {
 	struct sim_switch *sw = r->node->sw;
@@ -277,19 +293,7 @@ static int switch_info(struct sma_request *r)
 		sw->mft_top = mft_top;
 		node_changed(r);
 	}
-	memset(d, 0, SMP_DATA_SIZE);
-	put_be16(d + 0, SIM_LFT_CAP);
-	put_be16(d + 2, 0);
-	put_be16(d + 4, SIM_MFT_CAP);
-	put_be16(d + 6, sw->lft_top);
-	d[8] = sw->default_port;
-	d[9] = sw->default_mcast_primary;
-	d[10] = sw->default_mcast_not_primary;
-	d[11] = (uint8_t)(sw->life_time_value << 3 | sw->port_state_change << 2);
-	put_be16(d + 12, sw->lids_per_port);
-	put_be16(d + 14, sw->partition_enforcement_cap);
-	d[16] = (uint8_t)(sw->enhanced_port0 << 3);
-	put_be16(d + 18, sw->mft_top);
+	sim_encode_switch_info(sw, d);
 	return SMA_REPLY;
 }
 

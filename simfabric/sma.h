@@ -30,5 +30,7 @@ int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_por
 void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, unsigned local_port,
 			  int hide_m_key, uint8_t *data);
 void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t *data);
+/* SwitchInfo (SMP_DATA_SIZE bytes), as the SMA answers it and the SA's SwitchInfoRecord holds it. */
+void sim_encode_switch_info(const struct sim_switch *sw, uint8_t *data);
 
 #endif /* SIMFABRIC_SMA_H */
