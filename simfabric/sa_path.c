@@ -108,10 +108,13 @@ static uint8_t rate_below(unsigned x10)
 }
 
 /*
- * Apply a selector to what the path offers (*have): 0 when the path cannot
- * satisfy it; "less than" and "exactly" may lower *have to suit.
+ * Apply a selector to what the path offers (*have), for the fields whose
+ * codes order their values from 1 up (MTU, packet lifetime): 0 when the
+ * path cannot satisfy it; "less than" and "exactly" may lower *have to
+ * suit.  The fourth selector takes what the path has (the largest MTU, the
+ * smallest lifetime).
  */
-static int select_mtu(uint8_t sel, uint8_t want, uint8_t *have)
+static int select_ordered(uint8_t sel, uint8_t want, uint8_t *have)
 {
 	switch (sel) {
 	case UMAD_SA_SELECTOR_GREATER_THAN:
@@ -119,8 +122,8 @@ static int select_mtu(uint8_t sel, uint8_t want, uint8_t *have)
 	case UMAD_SA_SELECTOR_LESS_THAN:
 		if (*have < want)
 			return 1;
-		if (want <= SA_MTU_256)
-			return 0;
+		if (want <= 1)
+			return 0;	/* nothing below the first code */
 		*have = (uint8_t)(want - 1);
 		return 1;
 	case UMAD_SA_SELECTOR_EXACTLY:
@@ -129,7 +132,7 @@ static int select_mtu(uint8_t sel, uint8_t want, uint8_t *have)
 		*have = want;
 		return 1;
 	default:
-		return 1;	/* the largest: what the path has */
+		return 1;
 	}
 }
 
@@ -152,28 +155,6 @@ static int select_rate(uint8_t sel, uint8_t want, uint8_t *have)
 		return 1;
 	default:
 		return 1;
-	}
-}
-
-static int select_life(uint8_t sel, uint8_t want, uint8_t *have)
-{
-	switch (sel) {
-	case UMAD_SA_SELECTOR_GREATER_THAN:
-		return *have > want;
-	case UMAD_SA_SELECTOR_LESS_THAN:
-		if (*have < want)
-			return 1;
-		if (want <= 1)
-			return 0;
-		*have = (uint8_t)(want - 1);
-		return 1;
-	case UMAD_SA_SELECTOR_EXACTLY:
-		if (*have < want)
-			return 0;
-		*have = want;
-		return 1;
-	default:
-		return 1;	/* the smallest: what the path has */
 	}
 }
 
@@ -221,16 +202,16 @@ static int pair_path(struct sa_query *q, const struct sim_port *s, const struct 
 	/* Loopback paths have lifetime 0; others the subnet timeout, as opensm gives them. */
 	life = s == d ? 0 : q->sa->sm_port ? q->sa->sm_port->subnet_timeout : 0;
 	if (constrained(q, SA_PR_COMP_MTU_SEL, SA_PR_COMP_MTU) &&
-	    !select_mtu(r[PR_MTU] >> UMAD_SA_SELECTOR_SHIFT, umad_sa_get_rate_mtu_or_life(r[PR_MTU]),
-			&mtu))
+	    !select_ordered(r[PR_MTU] >> UMAD_SA_SELECTOR_SHIFT,
+			    umad_sa_get_rate_mtu_or_life(r[PR_MTU]), &mtu))
 		return 0;
 	if (constrained(q, SA_PR_COMP_RATE_SEL, SA_PR_COMP_RATE) &&
 	    !select_rate(r[PR_RATE] >> UMAD_SA_SELECTOR_SHIFT,
 			 umad_sa_get_rate_mtu_or_life(r[PR_RATE]), &rate))
 		return 0;
 	if (constrained(q, SA_PR_COMP_PKT_LIFE_SEL, SA_PR_COMP_PKT_LIFE) &&
-	    !select_life(r[PR_PKT_LIFE] >> UMAD_SA_SELECTOR_SHIFT,
-			 umad_sa_get_rate_mtu_or_life(r[PR_PKT_LIFE]), &life))
+	    !select_ordered(r[PR_PKT_LIFE] >> UMAD_SA_SELECTOR_SHIFT,
+			    umad_sa_get_rate_mtu_or_life(r[PR_PKT_LIFE]), &life))
 		return 0;
 
 	if (mask & SA_PR_COMP_SERVICE_ID)
