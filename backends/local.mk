@@ -28,6 +28,7 @@ endif
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
 backend_sim_la_SOURCES = backends/sim.c backends/sim_control.h \
+	backends/sim_shared.c backends/sim_shared.h \
 	backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)
 backend_sim_la_LIBADD = simfabric/libsimfabric.la backends/libsysfswriter.la

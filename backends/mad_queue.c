@@ -93,7 +93,7 @@ static void signal_empty(struct mad_queue *q)
 	uint64_t value;
 	ssize_t n;
 
-	if (q->count == 0 && q->signalled) {
+	if (q->count == 0 && q->signalled && !q->failed) {
 		n = read(q->event_fd, &value, sizeof(value));
 		(void)n;
 		q->signalled = 0;
@@ -103,7 +103,20 @@ static void signal_empty(struct mad_queue *q)
 /* Something for mad_queue_pop: a MAD, or a timeout that is due. Lock held. */
 static int ready_locked(const struct mad_queue *q)
 {
-	return q->count > 0 || (q->armed_ns && q->armed_ns <= mad_queue_now_ns());
+	return q->count > 0 || q->failed || (q->armed_ns && q->armed_ns <= mad_queue_now_ns());
+}
+
+void mad_queue_fail(struct mad_queue *q, int err)
+{
+	uint64_t one = 1;
+	ssize_t n;
+
+	pthread_mutex_lock(&q->lock);
+	q->failed = err;
+	/* Readable for good: no pop clears an eventfd that is signalled twice over. */
+	n = write(q->event_fd, &one, sizeof(one));
+	(void)n;
+	pthread_mutex_unlock(&q->lock);
 }
 
 int mad_queue_wait(struct mad_queue *q, int fd, int timeout_ms)
@@ -360,8 +373,9 @@ ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len)
 	pthread_mutex_lock(&q->lock);
 	expire(q);
 	if (!q->count) {
+		r = q->failed ? q->failed : -EAGAIN;
 		pthread_mutex_unlock(&q->lock);
-		return -EAGAIN;
+		return r;
 	}
 	s = &q->slots[q->head];
 	src = s->big ? s->big : s->data;

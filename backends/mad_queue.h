@@ -58,6 +58,7 @@ struct mad_queue {
 	unsigned waiters;		/* threads in mad_queue_wait(), + 1 once watched */
 	int watched;			/* the application polls fd itself */
 	int signalled;			/* the eventfd's counter is non-zero (then count > 0) */
+	int failed;			/* -errno every pop returns once the queue is empty; 0 */
 };
 
 /* 0 or -errno. */
@@ -111,6 +112,12 @@ int mad_queue_pending(struct mad_queue *q);
  * or -errno of poll(2).
  */
 int mad_queue_wait(struct mad_queue *q, int fd, int timeout_ms);
+
+/*
+ * Whatever fed the queue is gone for good (a shared fabric's server): once
+ * what is queued is taken, pops return err and waits end at once.
+ */
+void mad_queue_fail(struct mad_queue *q, int err);
 
 /* The application polls the descriptor itself from now on: its readiness stays exact for good. */
 void mad_queue_watch(struct mad_queue *q);

@@ -42,9 +42,11 @@
 #include "backends/backend.h"
 #include "backends/runtime_dir.h"
 #include "backends/sim_control.h"
+#include "backends/sim_shared.h"
 #include "backends/soft_port.h"
 #include "backends/sysfs_writer.h"
 #include "libumad/mad_wire.h"
+#include "simfabric/fabric_proto.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
 #include "simfabric/route.h"
@@ -57,9 +59,13 @@
 
 /* A node the process is attached at: one device. */
 struct sim_host {
-	struct sim_node *node;
+	struct sim_node *node;		/* in the process's fabric; NULL with a shared one */
+	struct fp_node info;		/* what the device shows of the node */
 	char ca_name[UMAD_CA_NAME_LEN];
 	int umad_ids[MAX_HOST_PORTS];	/* -1 where the node has no such port */
+	/* With a shared fabric: the host ports (soft_port's device_port), IsSM as told. */
+	char device_port[MAX_HOST_PORTS];
+	uint8_t issm_told[MAX_HOST_PORTS];
 };
 
 static struct {
@@ -71,6 +77,7 @@ static struct {
 	char dir[PATH_MAX];		/* runtime directory: fake sysfs and issm files */
 	struct runtime_dir private_dir;	/* ours when UMAD_SIM_SYSFS is not set */
 	int write_sysfs;		/* UMAD_SIM_SYSFS asked for the fake sysfs tree */
+	int shared;			/* the fabric is a server's (UMAD_SIM_FABRIC) */
 } sim = {
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.private_dir = { .lock_fd = -1 },
@@ -78,9 +85,14 @@ static struct {
 
 static int host_port_valid(const struct sim_host *h, int portnum)
 {
-	if (h->node->type == NODE_TYPE_SWITCH)
+	if (h->info.type == NODE_TYPE_SWITCH)
 		return portnum == 0;
-	return portnum >= 1 && portnum <= h->node->num_ports;
+	return portnum >= 1 && portnum <= (int)h->info.num_ports;
+}
+
+static uint32_t host_index(const struct sim_host *h)
+{
+	return (uint32_t)(h - sim.hosts);
 }
 
 static struct sim_host *host_by_name(const char *ca_name)
@@ -229,16 +241,21 @@ static int issm_held(const struct sim_host *h, int portnum)
 /*
  * Bring CapabilityMask.IsSM of a host port in line with its issm file (the
  * built-in SM's own port keeps it while that SM runs); a real SM holding
- * one makes the built-in SM step aside.  Fabric lock held.
+ * one makes the built-in SM step aside.  A shared fabric's server is told
+ * when that changes.  Fabric lock held.
  */
-static void refresh_is_sm(struct sim_port *p)
+static void refresh_is_sm_at(struct sim_host *h, int portnum)
 {
-	struct sim_host *h = host_of_node(p->node);
-	int held;
+	struct sim_port *p;
+	int held = issm_held(h, portnum);
 
-	if (!h)
+	if (sim.shared) {
+		if (held != h->issm_told[portnum] &&
+		    sim_shared_issm(host_index(h), (uint32_t)portnum, held) == 0)
+			h->issm_told[portnum] = (uint8_t)held;
 		return;
-	held = issm_held(h, p->num);
+	}
+	p = &h->node->ports[portnum];
 	if (held)
 		sim_net_sm_step_aside(&sim.net);
 	if (held || (sim.net.sm_active && p == sim.net.sm_port))
@@ -247,77 +264,98 @@ static void refresh_is_sm(struct sim_port *p)
 		p->capmask &= ~SIM_CAP_IS_SM;
 }
 
+static void refresh_is_sm(struct sim_port *p)
+{
+	struct sim_host *h = host_of_node(p->node);
+
+	if (h)
+		refresh_is_sm_at(h, p->num);
+}
+
 /* Does a real SM run on some attached port? Then the built-in one steps aside. Fabric lock held. */
 static void check_for_real_sm(void)
 {
 	int h, i;
 
-	for (h = 0; sim.net.sm_active && h < sim.n_hosts; h++)
+	for (h = 0; (sim.shared || sim.net.sm_active) && h < sim.n_hosts; h++)
 		for (i = 0; i < MAX_HOST_PORTS; i++)
 			if (host_port_valid(&sim.hosts[h], i))
-				refresh_is_sm(&sim.hosts[h].node->ports[i]);
+				refresh_is_sm_at(&sim.hosts[h], i);
 }
 
 /* --- what the hosts look like ------------------------------------------------------ */
 
-/* The rate sysfs shows: a link that is down shows the lowest (1X SDR), as the kernel does. */
-static unsigned shown_rate_x10(const struct sim_port *p)
+static int fill_port(const struct sim_host *h, int portnum, const struct fp_port *v,
+		     umad_port_t *port)
 {
-	unsigned x10 = sim_port_rate_x10(p);
-
-	return x10 ? x10 : 25;
-}
-
-static int fill_port(const struct sim_host *h, const struct sim_port *p, umad_port_t *port)
-{
-	const struct sim_port *m = sim_mgmt_port(p->node, p->num);
-	int i, r = umad_backend_port_init(port, h->ca_name, p->num, SIM_PKEY_TABLE_SIZE);
+	int i, r = umad_backend_port_init(port, h->ca_name, portnum, SIM_PKEY_TABLE_SIZE);
 
 	if (r < 0)
 		return r;
-	port->base_lid = m->lid;
-	port->lmc = m->lmc;
-	port->sm_lid = m->sm_lid;
-	port->sm_sl = m->sm_sl;
-	port->state = p->state;
-	port->phys_state = p->phys_state;
-	port->rate = (int)(shown_rate_x10(p) / 10);
-	port->capmask = htobe32(p->capmask);
-	port->gid_prefix = htobe64(m->gid_prefix);
-	port->port_guid = htobe64(p->guid);
+	port->base_lid = v->lid;
+	port->lmc = v->lmc;
+	port->sm_lid = v->sm_lid;
+	port->sm_sl = v->sm_sl;
+	port->state = v->state;
+	port->phys_state = v->phys_state;
+	port->rate = (int)(v->rate_x10 / 10);
+	port->capmask = htobe32(v->capmask);
+	port->gid_prefix = htobe64(v->gid_prefix);
+	port->port_guid = htobe64(v->guid);
 	snprintf(port->link_layer, sizeof(port->link_layer), "InfiniBand");
 	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
-		port->pkeys[i] = sim_port_pkey(p, (unsigned)i);
+		port->pkeys[i] = v->pkeys[i];
 	return 0;
 }
 
-/* umad_backend_ca_add_port's filler: arg is the host's port. */
+/* umad_backend_ca_add_port's filler: arg is the port's view. */
 static int fill_ca_port(void *arg, const char *ca_name, int portnum, umad_port_t *port)
 {
-	const struct sim_port *p = arg;
+	return fill_port(host_by_name(ca_name), portnum, arg, port);
+}
 
-	(void)portnum;
-	return fill_port(host_by_name(ca_name), p, port);
+/*
+ * The host's ports as they are now (views[MAX_HOST_PORTS]): from the
+ * process's fabric, IsSM refreshed, or from the shared fabric's server.
+ * Fabric lock held.
+ */
+static int host_views(struct sim_host *h, struct fp_port *views)
+{
+	struct fp_node node;
+	int i;
+
+	if (sim.shared) {
+		check_for_real_sm();
+		return sim_shared_get_ca(host_index(h), &node, views);
+	}
+	for (i = 0; i < MAX_HOST_PORTS; i++) {
+		views[i].valid = host_port_valid(h, i);
+		if (!views[i].valid)
+			continue;
+		refresh_is_sm(&h->node->ports[i]);
+		fp_port_fill(&views[i], &h->node->ports[i]);
+	}
+	return 0;
 }
 
 /* Fabric lock held. */
-static int fill_ca(const struct sim_host *h, umad_ca_t *ca)
+static int fill_ca(struct sim_host *h, struct fp_port *views, umad_ca_t *ca)
 {
-	struct sim_node *n = h->node;
-	int i, r;
+	int i, r = host_views(h, views);
 
+	if (r < 0)
+		return r;
 	umad_backend_ca_init(ca, h->ca_name);
-	ca->node_type = (unsigned)n->type;
-	ca->node_guid = htobe64(n->node_guid);
-	ca->system_guid = htobe64(n->sys_guid);
+	ca->node_type = h->info.type;
+	ca->node_guid = htobe64(h->info.node_guid);
+	ca->system_guid = htobe64(h->info.sys_guid);
 	snprintf(ca->fw_ver, sizeof(ca->fw_ver), "%s", PACKAGE_VERSION);
 	snprintf(ca->hw_ver, sizeof(ca->hw_ver), "0");
 	snprintf(ca->ca_type, sizeof(ca->ca_type), "libumad-sim");
-	for (i = 0; i <= n->num_ports && i < UMAD_CA_MAX_PORTS; i++) {
+	for (i = 0; i < MAX_HOST_PORTS && i < UMAD_CA_MAX_PORTS; i++) {
 		if (!host_port_valid(h, i))
 			continue;
-		refresh_is_sm(&n->ports[i]);
-		r = umad_backend_ca_add_port(ca, i, fill_ca_port, &n->ports[i]);
+		r = umad_backend_ca_add_port(ca, i, fill_ca_port, &views[i]);
 		if (r < 0)
 			return r;
 	}
@@ -325,35 +363,32 @@ static int fill_ca(const struct sim_host *h, umad_ca_t *ca)
 }
 
 /* Rewrite a host's fake sysfs tree from the model. Fabric lock held. */
-static int write_sysfs(const struct sim_host *h)
+static int write_sysfs(struct sim_host *h)
 {
+	static struct fp_port views[MAX_HOST_PORTS];
 	static char rates[MAX_HOST_PORTS][64];
 	const char *rate_texts[UMAD_CA_MAX_PORTS] = { 0 };
 	char err[PATH_MAX + 128];
 	umad_ca_t ca;
 	int i, r;
 
-	r = fill_ca(h, &ca);
+	r = fill_ca(h, views, &ca);
 	if (r < 0)
 		return r;
-	for (i = 0; i < UMAD_CA_MAX_PORTS; i++) {
-		const struct sim_port *p;
-		unsigned x10;
+	for (i = 0; i < UMAD_CA_MAX_PORTS && i < MAX_HOST_PORTS; i++) {
+		unsigned x10 = views[i].rate_x10;
 
 		if (!ca.ports[i])
 			continue;
-		p = &h->node->ports[i];
-		x10 = shown_rate_x10(p);
 		if (x10 % 10)
 			snprintf(rates[i], sizeof(rates[i]), "%u.%u Gb/sec (%s %s)", x10 / 10, x10 % 10,
-				 p->width_active ? sim_width_name(p->width_active) : "1X",
-				 sim_speed_name(p));
+				 views[i].width_name, views[i].speed_name);
 		else
 			snprintf(rates[i], sizeof(rates[i]), "%u Gb/sec (%s %s)", x10 / 10,
-				 sim_width_name(p->width_active), sim_speed_name(p));
+				 views[i].width_name, views[i].speed_name);
 		rate_texts[i] = rates[i];
 	}
-	r = sysfs_write_ca(sim.dir, &ca, h->node->desc, h->umad_ids, rate_texts, err, sizeof(err));
+	r = sysfs_write_ca(sim.dir, &ca, h->info.desc, h->umad_ids, rate_texts, err, sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "libumad: sim: %s\n", err);
 	umad_backend_free_ca_ports(&ca);
@@ -546,8 +581,12 @@ static int valid_ca_name(const char *name)
 	return strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") == n;
 }
 
-/* UMAD_SIM_HOST and UMAD_SIM_CA_NAME: the attached nodes and their device names. */
-static int choose_hosts(const char *topology_name)
+/*
+ * UMAD_SIM_HOST and UMAD_SIM_CA_NAME: the attached nodes and their device
+ * names.  With a shared fabric the server found the nodes: remote[n_remote].
+ */
+static int choose_hosts(const char *topology_name, const struct fp_node *remote,
+			unsigned n_remote)
 {
 	const char *wanted = getenv("UMAD_SIM_HOST");
 	const char *names = getenv("UMAD_SIM_CA_NAME");
@@ -564,21 +603,28 @@ static int choose_hosts(const char *topology_name)
 			"UMAD_SIM_HOST attaches\n", names);
 		return -EINVAL;
 	}
-	sim.n_hosts = n ? n : 1;
+	sim.n_hosts = remote ? (int)n_remote : n ? n : 1;
 	for (i = 0; i < sim.n_hosts; i++) {
 		struct sim_host *h = &sim.hosts[i];
 
-		h->node = n ? sim_fabric_find(sim.fabric, list_item(wanted, i, item, sizeof(item)))
-			    : first_ca();
-		if (!h->node) {
-			fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: '%s' names no node of %s\n",
-				wanted, item, topology_name);
-			return -ENOENT;
+		if (remote) {
+			h->node = NULL;
+			h->info = remote[i];
+		} else {
+			h->node = n ? sim_fabric_find(sim.fabric,
+						      list_item(wanted, i, item, sizeof(item)))
+				    : first_ca();
+			if (!h->node) {
+				fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: '%s' names no node "
+					"of %s\n", wanted, item, topology_name);
+				return -ENOENT;
+			}
+			fp_node_fill(&h->info, h->node);
 		}
 		for (j = 0; j < i; j++) {
-			if (sim.hosts[j].node == h->node) {
+			if (sim.hosts[j].info.node_guid == h->info.node_guid) {
 				fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s attaches at %s twice\n",
-					wanted, h->node->name);
+					wanted, h->info.name);
 				return -EINVAL;
 			}
 		}
@@ -619,15 +665,89 @@ static int builtin_sm_wanted(void)
 	return -1;
 }
 
+/* --- a shared fabric: the server's events ------------------------------------------ */
+
+static void shared_deliver(uint32_t host, uint32_t port, uint32_t qpn, const struct ib_user_mad *hdr,
+			   const uint8_t *mad, size_t len)
+{
+	soft_port_receive(&sim.hosts[host].device_port[port], qpn, hdr, mad, len);
+}
+
+static void shared_node_changed(uint32_t host)
+{
+	pthread_mutex_lock(&sim.lock);
+	if (sim.write_sysfs)
+		write_sysfs(&sim.hosts[host]);
+	pthread_mutex_unlock(&sim.lock);
+}
+
+static void shared_issm_changed(void)
+{
+	pthread_mutex_lock(&sim.lock);
+	check_for_real_sm();
+	pthread_mutex_unlock(&sim.lock);
+}
+
+/* UMAD_SIM_FABRIC=PATH: attach at a fabric a server holds. */
+static int shared_init(const char *path)
+{
+	const char *wanted = getenv("UMAD_SIM_HOST");
+	char items[MAX_HOSTS][FP_NAME_MAX];
+	const char *names[MAX_HOSTS];
+	struct fp_node nodes[FP_MAX_HOSTS];
+	unsigned n = (unsigned)list_length(wanted), i, n_nodes = 0;
+	struct sim_shared_events ev = {
+		.deliver = shared_deliver,
+		.node_changed = shared_node_changed,
+		.watch_ready = shared_issm_changed,
+	};
+	int h, r;
+
+	if (n > MAX_HOSTS) {
+		fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: at most %d nodes\n", wanted,
+			MAX_HOSTS);
+		return -EINVAL;
+	}
+	for (i = 0; i < n; i++)
+		names[i] = list_item(wanted, (int)i, items[i], sizeof(items[i]));
+	r = sim_shared_connect(path, names, n, nodes, &n_nodes);
+	if (r < 0)
+		return r;
+	sim.shared = 1;
+	r = choose_hosts(path, nodes, n_nodes);
+	if (r == 0)
+		r = make_runtime_dir();
+	pthread_mutex_lock(&sim.lock);
+	for (h = 0; r == 0 && sim.write_sysfs && h < sim.n_hosts; h++)
+		r = write_sysfs(&sim.hosts[h]);
+	if (r == 0)
+		issm_watch_start();
+	pthread_mutex_unlock(&sim.lock);
+	ev.watch_fd = issm_watch.fd;
+	if (r == 0)
+		r = sim_shared_start(&ev);
+	if (r < 0) {
+		issm_watch_stop();
+		runtime_dir_remove(&sim.private_dir);
+		sim_shared_disconnect();
+		sim.shared = 0;
+		sim.n_hosts = 0;
+	}
+	return r;
+}
+
 static int sim_init(void)
 {
 	const char *path = getenv("UMAD_SIM_TOPOLOGY");
+	const char *fabric = getenv("UMAD_SIM_FABRIC");
 	const char *topology_name = path && *path ? path : "the default fabric";
 	char *errors = NULL;
 	int builtin = builtin_sm_wanted(), h, r;
 
 	if (builtin < 0)
 		return -EINVAL;
+	if (fabric && *fabric)
+		return shared_init(fabric);
 	if (path && *path)
 		sim.fabric = sim_topology_load(path, &errors);
 	else
@@ -637,7 +757,7 @@ static int sim_init(void)
 		free(errors);
 		return -EINVAL;
 	}
-	r = choose_hosts(topology_name);
+	r = choose_hosts(topology_name, NULL, 0);
 	if (r == 0) {
 		r = sim_net_init(&sim.net, sim.fabric, builtin, &hooks, &endpoints, &errors);
 		if (r == -ENOSPC || r == -ENODEV) {
@@ -677,6 +797,8 @@ static int sim_init(void)
 
 static void sim_fini(void)
 {
+	sim_shared_disconnect();
+	sim.shared = 0;
 	soft_port_close_all();
 	issm_watch_stop();
 	runtime_dir_remove(&sim.private_dir);
@@ -703,27 +825,32 @@ static int sim_for_each_ca(umad_ca_visit_fn visit, void *arg)
 static int sim_get_ca(const char *ca_name, umad_ca_t *ca)
 {
 	struct sim_host *h = host_by_name(ca_name);
+	struct fp_port views[MAX_HOST_PORTS];
 	int r;
 
 	if (!h)
 		return -ENOENT;
 	pthread_mutex_lock(&sim.lock);
-	r = fill_ca(h, ca);
+	r = fill_ca(h, views, ca);
 	pthread_mutex_unlock(&sim.lock);
+	if (r < 0)
+		umad_backend_free_ca_ports(ca);
 	return r;
 }
 
 static int sim_get_port(const char *ca_name, int portnum, umad_port_t *port)
 {
 	struct sim_host *h = host_by_name(ca_name);
+	struct fp_port views[MAX_HOST_PORTS];
 	int r;
 
 	if (!h || !host_port_valid(h, portnum))
 		return -ENOENT;
 	pthread_mutex_lock(&sim.lock);
-	refresh_is_sm(&h->node->ports[portnum]);
-	r = fill_port(h, &h->node->ports[portnum], port);
+	r = host_views(h, views);
 	pthread_mutex_unlock(&sim.lock);
+	if (r == 0)
+		r = fill_port(h, portnum, &views[portnum], port);
 	return r;
 }
 
@@ -745,11 +872,48 @@ static int sim_open_port(const char *ca_name, int portnum, size_t *hdr_size, int
 
 	if (!h || !host_port_valid(h, portnum))
 		return -EINVAL;
-	fd = soft_port_open(&h->node->ports[portnum], h->node->type == NODE_TYPE_SWITCH,
-			    (unsigned)portnum, &h->node->ports[portnum], open_errno);
+	if (sim.shared) {
+		/* The server's handle, plus one, is the port's data. */
+		int handle = sim_shared_open(host_index(h), (uint32_t)portnum);
+
+		if (handle < 0) {
+			*open_errno = -handle;
+			return -EIO;
+		}
+		fd = soft_port_open(&h->device_port[portnum], h->info.type == NODE_TYPE_SWITCH,
+				    (unsigned)portnum, (void *)((uintptr_t)handle + 1), open_errno);
+		if (fd < 0)
+			sim_shared_close((uint32_t)handle);
+	} else {
+		fd = soft_port_open(&h->node->ports[portnum], h->node->type == NODE_TYPE_SWITCH,
+				    (unsigned)portnum, &h->node->ports[portnum], open_errno);
+	}
 	if (fd >= 0)
 		*hdr_size = MAD_RULES_HDR_SIZE;
 	return fd;
+}
+
+/* The server's handle of a port opened on a shared fabric; -EBADF when not open. */
+static int shared_handle(int portid)
+{
+	struct soft_port *p = soft_port_get(portid);
+	int handle;
+
+	if (!p)
+		return -EBADF;
+	handle = (int)((uintptr_t)p->data - 1);
+	soft_port_put(p);
+	return handle;
+}
+
+static int sim_close_port(int portid)
+{
+	int handle = sim.shared ? shared_handle(portid) : -1;
+	int r = soft_port_close(portid);
+
+	if (r == 0 && handle >= 0)
+		sim_shared_close((uint32_t)handle);
+	return r;
 }
 
 /*
@@ -761,6 +925,20 @@ static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_
 {
 	int r = soft_port_register(portid, req, agent_id);
 
+	if (r == 0 && sim.shared) {
+		/* The server routes MADs by the agents; it also refuses another process's clash. */
+		int handle = shared_handle(portid);
+		int rr = handle < 0 ? handle : sim_shared_register((uint32_t)handle, *agent_id, req, 1);
+
+		if (rr < 0) {
+			soft_port_unregister(portid, *agent_id);
+			return rr;
+		}
+		pthread_mutex_lock(&sim.lock);
+		check_for_real_sm();
+		pthread_mutex_unlock(&sim.lock);
+		return 0;
+	}
 	if (r == 0 && sim.net.sm_active) {
 		pthread_mutex_lock(&sim.lock);
 		if (req->mgmt_class == UMAD_CLASS_SUBN_ADM &&
@@ -829,9 +1007,19 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	return r;
 }
 
+static int sim_unregister(int portid, uint32_t agent_id)
+{
+	int handle = sim.shared ? shared_handle(portid) : -1;
+	int r = soft_port_unregister(portid, agent_id);
+
+	if (r == 0 && handle >= 0)
+		sim_shared_register((uint32_t)handle, agent_id, NULL, 0);
+	return r;
+}
+
 static ssize_t sim_send(int portid, const void *umad, size_t len)
 {
-	return soft_port_send(portid, umad, len, deliver);
+	return soft_port_send(portid, umad, len, sim.shared ? sim_shared_deliver : deliver);
 }
 
 /* --- faults (libumad-sim) ------------------------------------------------------------ */
@@ -839,19 +1027,9 @@ static ssize_t sim_send(int portid, const void *umad, size_t len)
 /* The node and port a fault names, fabric lock held; -ENODEV before init, -ENOENT, -EINVAL. */
 static int fault_port(const char *node, unsigned port, int any_port, struct sim_port **p)
 {
-	struct sim_node *n;
-
 	if (!sim.fabric)
 		return -ENODEV;
-	if (!node)
-		return -EINVAL;
-	n = sim_fabric_find(sim.fabric, node);
-	if (!n)
-		return -ENOENT;
-	if (port > n->num_ports || (port == 0 && (!any_port || n->type != NODE_TYPE_SWITCH)))
-		return -EINVAL;
-	*p = &n->ports[port];
-	return 0;
+	return sim_fault_port(sim.fabric, node, port, any_port, p);
 }
 
 static void after_fault(void)
@@ -862,11 +1040,29 @@ static void after_fault(void)
 		write_sysfs(&sim.hosts[h]);
 }
 
+/* A fault on a shared fabric: the server applies it. */
+static int shared_control(enum fp_control_op op, const char *node, unsigned port, uint32_t value,
+			  uint64_t count, double rate, const char *counter)
+{
+	struct fp_control c = { .op = op, .port = port, .value = value, .count = count,
+				.rate = rate };
+
+	if (!node || strlen(node) >= sizeof(c.node) ||
+	    (counter && strlen(counter) >= sizeof(c.counter)))
+		return -EINVAL;
+	snprintf(c.node, sizeof(c.node), "%s", node);
+	if (counter)
+		snprintf(c.counter, sizeof(c.counter), "%s", counter);
+	return sim_shared_control(&c);
+}
+
 static int control_link(const char *node, unsigned port, int up)
 {
 	struct sim_port *p;
 	int r;
 
+	if (sim.shared)
+		return shared_control(FP_CTL_LINK, node, port, up != 0, 0, 0, NULL);
 	pthread_mutex_lock(&sim.lock);
 	r = fault_port(node, port, 0, &p);
 	if (r == 0)
@@ -882,6 +1078,8 @@ static int control_node(const char *node, int up)
 	struct sim_node *n;
 	int r = -ENODEV;
 
+	if (sim.shared)
+		return shared_control(FP_CTL_NODE, node, 0, up != 0, 0, 0, NULL);
 	pthread_mutex_lock(&sim.lock);
 	if (sim.fabric) {
 		n = node ? sim_fabric_find(sim.fabric, node) : NULL;
@@ -898,6 +1096,8 @@ static int control_drop(const char *node, unsigned port, double rate, uint64_t s
 	struct sim_port *p;
 	int r;
 
+	if (sim.shared)
+		return shared_control(FP_CTL_DROP, node, port, 0, seed, rate, NULL);
 	pthread_mutex_lock(&sim.lock);
 	r = fault_port(node, port, 0, &p);
 	if (r == 0)
@@ -911,6 +1111,9 @@ static int control_counter(const char *node, unsigned port, const char *counter,
 	struct sim_port *p;
 	int r;
 
+	if (sim.shared)
+		return counter ? shared_control(FP_CTL_COUNTER, node, port, 0, count, 0, counter)
+			       : -EINVAL;
 	pthread_mutex_lock(&sim.lock);
 	r = fault_port(node, port, 1, &p);
 	if (r == 0)
@@ -924,6 +1127,8 @@ static int control_trap(const char *node, unsigned port, unsigned number)
 	struct sim_port *p;
 	int r;
 
+	if (sim.shared)
+		return shared_control(FP_CTL_TRAP, node, port, number, 0, 0, NULL);
 	pthread_mutex_lock(&sim.lock);
 	r = fault_port(node, port, 1, &p);
 	if (r == 0)
@@ -955,9 +1160,9 @@ const struct umad_backend umad_backend_sim = {
 	.get_port = sim_get_port,
 	.get_issm_path = sim_get_issm_path,
 	.open_port = sim_open_port,
-	.close_port = soft_port_close,
+	.close_port = sim_close_port,
 	.register_agent = sim_register,
-	.unregister_agent = soft_port_unregister,
+	.unregister_agent = sim_unregister,
 	.send = sim_send,
 	.recv = soft_port_recv,
 	.pending = soft_port_pending,

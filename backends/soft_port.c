@@ -209,6 +209,19 @@ static int for_each_open_port(int (*fn)(struct soft_port *, void *), void *arg)
 	return r;
 }
 
+static int fail_port(struct soft_port *p, void *arg)
+{
+	mad_queue_fail(&p->q, *(int *)arg);
+	return 0;
+}
+
+void soft_port_fail_all(int err)
+{
+	pthread_mutex_lock(&table_lock);
+	for_each_open_port(fail_port, &err);
+	pthread_mutex_unlock(&table_lock);
+}
+
 /* --- agents ------------------------------------------------------------------ */
 
 struct clash_query {

@@ -48,6 +48,8 @@ int soft_port_open(const void *device_port, int is_switch, unsigned port_num, vo
 		   int *open_errno);
 /* 0, or -EBADF when portid is not open. */
 int soft_port_close(int portid);
+/* What feeds every open port is gone: their receives fail with err once drained (mad_queue_fail). */
+void soft_port_fail_all(int err);
 /* Close every port (backend fini). */
 void soft_port_close_all(void);
 

@@ -20,6 +20,9 @@
 #include "libumad/mad_wire.h"
 #include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
+#ifdef UMAD_CLI_FABRIC
+#include "cli/fabric_cmd.h"
+#endif
 
 #ifndef UMAD_MODULE_DIR
 #error "the build defines UMAD_MODULE_DIR, the installed module directory"
@@ -37,6 +40,15 @@ static int usage(FILE *out)
 		"         (rdma-core's or libumad's) written to FILE as pcapng for Wireshark\n"
 		"stats    summarize a capture: counts by class, method and attribute,\n"
 		"         timeouts, round-trip latency percentiles\n");
+#ifdef UMAD_CLI_FABRIC
+	fabric_usage(out);
+	fprintf(out,
+		"\n"
+		"fabric serve  host one simulated fabric for many processes (UMAD_SIM_FABRIC=PATH)\n"
+		"sim           run COMMAND, and all it starts, on a shared fabric of its own;\n"
+		"              exit with COMMAND's status\n"
+		"fabric link|node|drop|counter|trap  faults on a running shared fabric\n");
+#endif
 	return out == stderr ? 2 : 0;
 }
 
@@ -288,6 +300,12 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(stdout);
+#ifdef UMAD_CLI_FABRIC
+	if (!strcmp(argv[1], "fabric"))
+		return fabric_main(argc - 2, argv + 2);
+	if (!strcmp(argv[1], "sim"))
+		return sim_main(argc - 2, argv + 2);
+#endif
 	if (strcmp(argv[1], "capture")) {
 		fprintf(stderr, "umad: unknown command '%s'\n", argv[1]);
 		return usage(stderr);

@@ -139,3 +139,19 @@ int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number)
 	}
 	return sim_net_trap(net, p->node, p->num, number, details);
 }
+
+int sim_fault_port(struct sim_fabric *f, const char *node, unsigned port, int any_port,
+		   struct sim_port **p)
+{
+	struct sim_node *n;
+
+	if (!node)
+		return -EINVAL;
+	n = sim_fabric_find(f, node);
+	if (!n)
+		return -ENOENT;
+	if (port > n->num_ports || (port == 0 && (!any_port || n->type != NODE_TYPE_SWITCH)))
+		return -EINVAL;
+	*p = &n->ports[port];
+	return 0;
+}

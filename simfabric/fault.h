@@ -15,6 +15,13 @@
 #include "simfabric/fabric.h"
 #include "simfabric/net.h"
 
+/*
+ * The port a fault names: node by id, description or GUID, port 1..N, or
+ * port 0 of a switch where any_port allows it.  0, -ENOENT or -EINVAL.
+ */
+int sim_fault_port(struct sim_fabric *f, const char *node, unsigned port, int any_port,
+		   struct sim_port **p);
+
 /* The link at port p (1..num_ports): down (both ends lose it until up) or up. */
 int sim_fault_link(struct sim_net *net, struct sim_port *p, int up);
 /* Every link of a node. */

@@ -219,6 +219,34 @@ static enum sim_net_result send_mcast(struct sim_net *net, const struct sim_net_
 
 static int trap_repressed(struct sim_net *net, const struct sim_net_msg *m);
 
+/*
+ * SMPs between programs, LID-routed: SMInfo for a port where a real SM runs
+ * goes to that SM (the SMA does not answer for it), and an SM's answers
+ * travel back to the asker.  1 with *r when the SMP was one of those.
+ */
+static int program_smp(struct sim_net *net, const struct sim_net_msg *m, enum sim_net_result *r)
+{
+	struct sim_hop_end dst;
+	struct sim_net_msg arrived;
+	struct sim_port *at;
+	int response = mad_method_is_response(mad_method(m->data));
+
+	if (!response && mad_attr_id(m->data) != UMAD_SM_ATTR_SM_INFO)
+		return 0;
+	if (sim_route_lid(net->f, m->port->node, m->port->num, m->dlid, &dst) < 0) {
+		*r = SIM_NET_LOST;
+		return response;	/* a request's loss is the SMA path's to find */
+	}
+	at = sim_mgmt_port(dst.node, dst.port);
+	if (!response && (!(at->capmask & SIM_CAP_IS_SM) || (net->sm_active && at == net->sm_port)))
+		return 0;	/* no SM, or the built-in one: the SMA answers */
+	arrived = *m;
+	arrived.port = at;
+	*r = net->ep.receive && net->ep.receive(net->ep.arg, &arrived) ? SIM_NET_DELIVERED
+								      : SIM_NET_LOST;
+	return 1;
+}
+
 /* An SMP request: the SMA at the end of its route answers in place. */
 static enum sim_net_result send_smp(struct sim_net *net, const struct sim_net_msg *m,
 				    uint8_t *mad, struct sim_net_reply *reply)
@@ -229,8 +257,14 @@ static enum sim_net_result send_smp(struct sim_net *net, const struct sim_net_ms
 		trap_repressed(net, m);
 		return SIM_NET_LOST;	/* the issuer answers nothing */
 	}
+	if (mad_class(mad) == UMAD_CLASS_SUBN_LID_ROUTED) {
+		enum sim_net_result r;
+
+		if (program_smp(net, m, &r))
+			return r;
+	}
 	if (mad_method_is_response(mad_method(mad)))
-		return SIM_NET_LOST;	/* answers from a program reach no SM here */
+		return SIM_NET_LOST;	/* directed-route answers from a program reach no one here */
 	if (!sim_smp_round_trip(net->f, m->port, m->dlid, mad, &slid, net->sma_hooks))
 		return SIM_NET_LOST;
 	reply->msg = *m;

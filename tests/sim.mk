@@ -96,5 +96,8 @@ tests_inject_errors_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 # Captures of the same tools on the simulator, read by tshark and replayed.
 if ENABLE_CAPTURE
 TESTS += tests/sim_capture.sh
+# One fabric for many processes: umad sim and umad fabric with the same tools.
+TESTS += tests/fabric_shared.sh
 endif
+EXTRA_DIST += tests/fabric_shared.sh
 endif

@@ -1,0 +1,491 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * umad fabric ... and umad sim ...: a shared simulated fabric, served to
+ * many processes, and controlled from the command line.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cli/fabric_cmd.h"
+#include "simfabric/fabric_client.h"
+#include "simfabric/fabric_server.h"
+
+int fabric_usage(FILE *out)
+{
+	fprintf(out,
+		"       umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none]\n"
+		"       umad sim [-t FILE] [--host NODE[,NODE...]] [--sm builtin|none] -- COMMAND [ARGS...]\n"
+		"       umad fabric [--socket PATH] link down|up NODE PORT\n"
+		"       umad fabric [--socket PATH] node down|up NODE\n"
+		"       umad fabric [--socket PATH] drop NODE PORT RATE [SEED]\n"
+		"       umad fabric [--socket PATH] counter NODE PORT COUNTER COUNT\n"
+		"       umad fabric [--socket PATH] trap NODE PORT NUMBER\n");
+	return out == stderr ? 2 : 0;
+}
+
+/* --- options shared by serve and sim ----------------------------------------------- */
+
+struct serve_options {
+	const char *topology;
+	const char *socket;
+	const char *hosts;
+	int builtin_sm;
+	int command;		/* index of COMMAND in argv (sim) */
+};
+
+static int parse_sm(const char *what, const char *v, int *builtin)
+{
+	if (!strcmp(v, "builtin"))
+		*builtin = 1;
+	else if (!strcmp(v, "none"))
+		*builtin = 0;
+	else {
+		fprintf(stderr, "umad: %s: --sm %s: expected builtin or none\n", what, v);
+		return -1;
+	}
+	return 0;
+}
+
+/* -t, --socket, --host, --sm; then (sim) -- COMMAND.  0, or the exit status of a usage error. */
+static int parse_serve(const char *what, int argc, char **argv, int want_command,
+		       struct serve_options *o)
+{
+	const char *sm = getenv("UMAD_SIM_SM");
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	o->builtin_sm = 1;
+	if (sm && *sm && parse_sm(what, sm, &o->builtin_sm) < 0)
+		return 2;
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		int has_value = i + 1 < argc && strcmp(argv[i + 1], "--");
+
+		if (!strcmp(a, "--")) {
+			i++;
+			break;
+		}
+		if (!strcmp(a, "-t") || !strcmp(a, "--topology") || !strcmp(a, "--socket") ||
+		    !strcmp(a, "--host") || !strcmp(a, "--sm")) {
+			if (!has_value) {
+				fprintf(stderr, "umad: %s: %s needs a value\n", what, a);
+				return fabric_usage(stderr);
+			}
+			if (a[1] == 't' || !strcmp(a, "--topology"))
+				o->topology = argv[++i];
+			else if (!strcmp(a, "--socket"))
+				o->socket = argv[++i];
+			else if (!strcmp(a, "--host") && want_command)
+				o->hosts = argv[++i];
+			else if (!strcmp(a, "--sm")) {
+				if (parse_sm(what, argv[++i], &o->builtin_sm) < 0)
+					return 2;
+			} else {
+				fprintf(stderr, "umad: %s: unexpected option %s\n", what, a);
+				return fabric_usage(stderr);
+			}
+			continue;
+		}
+		fprintf(stderr, "umad: %s: unexpected argument '%s'\n", what, a);
+		return fabric_usage(stderr);
+	}
+	if (want_command && i >= argc) {
+		fprintf(stderr, "umad: %s: missing the command to run after --\n", what);
+		return fabric_usage(stderr);
+	}
+	if (!want_command && i < argc) {
+		fprintf(stderr, "umad: %s: unexpected argument '%s'\n", what, argv[i]);
+		return fabric_usage(stderr);
+	}
+	o->command = i;
+	return 0;
+}
+
+static struct fabric_server *start_server(const char *what, const struct serve_options *o,
+					  const char *path)
+{
+	struct fabric_server_options so = {
+		.topology = o->topology, .builtin_sm = o->builtin_sm, .log = NULL,
+	};
+	struct fabric_server *s;
+	char *errors = NULL, err[PATH_MAX + 128];
+	int r = fabric_server_new(&so, &s, &errors);
+
+	if (r < 0) {
+		fprintf(stderr, "umad: %s: cannot load %s:\n%s", what,
+			o->topology ? o->topology : "the default fabric",
+			errors ? errors : strerror(-r));
+		if (errors && errors[0] && errors[strlen(errors) - 1] != '\n')
+			fputc('\n', stderr);
+		free(errors);
+		return NULL;
+	}
+	free(errors);
+	r = fabric_server_listen(s, path, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "umad: %s: %s\n", what, err);
+		fabric_server_free(s);
+		return NULL;
+	}
+	return s;
+}
+
+/* SIGINT, SIGTERM (and SIGCHLD for sim) arrive on a descriptor the server's loop watches. */
+static int signal_descriptor(sigset_t *old, int with_child)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	if (with_child)
+		sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, old);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+/* --- umad fabric serve ----------------------------------------------------------- */
+
+static int serve(int argc, char **argv)
+{
+	struct serve_options o;
+	struct fabric_server *s;
+	char path[PATH_MAX];
+	sigset_t old;
+	int r = parse_serve("fabric serve", argc, argv, 0, &o), sfd;
+
+	if (r)
+		return r;
+	if (o.socket)
+		snprintf(path, sizeof(path), "%s", o.socket);
+	else if (fabric_default_socket(path, sizeof(path)) < 0) {
+		fprintf(stderr, "umad: fabric serve: the socket path is too long\n");
+		return 1;
+	}
+	sfd = signal_descriptor(&old, 0);
+	s = start_server("fabric serve", &o, path);
+	if (!s)
+		return 1;
+	fprintf(stderr, "umad: fabric serve: serving %s at %s (UMAD_SIM_FABRIC=%s)\n",
+		o.topology ? o.topology : "the default fabric", path, path);
+	while ((r = fabric_server_poll(s, -1, sfd)) == 0)
+		;
+	fabric_server_free(s);
+	close(sfd);
+	if (r < 0) {
+		fprintf(stderr, "umad: fabric serve: %s\n", strerror(-r));
+		return 1;
+	}
+	return 0;
+}
+
+/* --- umad sim -------------------------------------------------------------------- */
+
+/* A private directory for the socket, removed at the end. */
+static int private_dir(char *dir, size_t size)
+{
+	const char *base = getenv("XDG_RUNTIME_DIR");
+
+	if (!base || !*base)
+		base = getenv("TMPDIR");
+	if (!base || !*base)
+		base = "/tmp";
+	if (snprintf(dir, size, "%s/umad-sim-XXXXXX", base) >= (int)size)
+		return -ENAMETOOLONG;
+	return mkdtemp(dir) ? 0 : -errno;
+}
+
+/* Signals for umad sim go to COMMAND, which decides; SIGCHLD only wakes the loop. */
+static void forward_signals(int sfd, pid_t child)
+{
+	struct signalfd_siginfo si;
+
+	while (read(sfd, &si, sizeof(si)) == sizeof(si))
+		if (si.ssi_signo != SIGCHLD && child > 0)
+			kill(child, (int)si.ssi_signo);
+}
+
+/* Send sig to every child of this process (COMMAND's orphans were adopted). */
+static void signal_children(int sig)
+{
+	char path[64];
+	FILE *f;
+	long pid;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)getpid());
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	while (fscanf(f, "%ld", &pid) == 1)
+		kill((pid_t)pid, sig);
+	fclose(f);
+}
+
+/*
+ * After COMMAND: what it left running is asked to end (SIGTERM), served
+ * while it does -- an SM leaving talks to the fabric -- and killed when it
+ * takes longer than END_GRACE_MS.
+ */
+#define END_GRACE_MS	5000
+static void end_descendants(struct fabric_server *s, int sfd)
+{
+	int sig = SIGTERM, waited = 0;
+
+	for (;;) {
+		pid_t pid;
+
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if (pid < 0)
+			return;		/* ECHILD: all gone */
+		if (waited % 1000 == 0)
+			signal_children(sig);
+		if (waited >= END_GRACE_MS && sig == SIGTERM) {
+			fprintf(stderr, "umad: sim: processes left by the command did not end; "
+				"killing them\n");
+			sig = SIGKILL;
+			signal_children(sig);
+		} else if (waited >= END_GRACE_MS + 2000) {
+			return;
+		}
+		if (fabric_server_poll(s, 100, sfd) == 1)
+			forward_signals(sfd, -1);
+		waited += 100;
+	}
+}
+
+static int run_sim(int argc, char **argv)
+{
+	struct serve_options o;
+	struct fabric_server *s;
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	sigset_t old;
+	pid_t child;
+	int r = parse_serve("sim", argc, argv, 1, &o), sfd, status = 0, done = 0;
+
+	if (r)
+		return r;
+	if (o.socket) {
+		snprintf(path, sizeof(path), "%s", o.socket);
+		dir[0] = '\0';
+	} else {
+		r = private_dir(dir, sizeof(dir));
+		if (r < 0) {
+			fprintf(stderr, "umad: sim: cannot make a directory for the socket: %s\n",
+				strerror(-r));
+			return 1;
+		}
+		snprintf(path, sizeof(path), "%s/socket", dir);
+	}
+	sfd = signal_descriptor(&old, 1);
+	s = start_server("sim", &o, path);
+	if (!s) {
+		if (dir[0])
+			rmdir(dir);
+		return 1;
+	}
+	/* The socket listens before COMMAND starts: it never finds the fabric missing. */
+	/* What COMMAND leaves running (an SM in the background) is adopted here, to be ended. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	child = fork();
+	if (child == 0) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		setenv("UMAD_BACKEND", "sim", 1);
+		setenv("UMAD_SIM_FABRIC", path, 1);
+		if (o.hosts)
+			setenv("UMAD_SIM_HOST", o.hosts, 1);
+		execvp(argv[o.command], argv + o.command);
+		fprintf(stderr, "umad: sim: %s: %s\n", argv[o.command], strerror(errno));
+		_exit(127);
+	}
+	if (child < 0) {
+		fprintf(stderr, "umad: sim: cannot start %s: %s\n", argv[o.command], strerror(errno));
+		status = 1;
+		done = 1;
+	}
+	while (!done) {
+		pid_t pid;
+		int st;
+
+		r = fabric_server_poll(s, -1, sfd);
+		if (r < 0) {
+			fprintf(stderr, "umad: sim: %s\n", strerror(-r));
+			kill(child, SIGTERM);
+		}
+		if (r == 0)
+			continue;
+		forward_signals(sfd, child);
+		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+			if (pid != child)
+				continue;
+			status = WIFEXITED(st) ? WEXITSTATUS(st)
+			       : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+			done = 1;
+		}
+	}
+	end_descendants(s, sfd);
+	fabric_server_free(s);
+	close(sfd);
+	if (dir[0])
+		rmdir(dir);
+	return status;
+}
+
+/* --- control --------------------------------------------------------------------- */
+
+static int parse_uint(const char *what, const char *text, unsigned long long max,
+		      unsigned long long *v)
+{
+	char *end;
+
+	errno = 0;
+	*v = strtoull(text, &end, 0);
+	if (errno || end == text || *end || text[0] == '-' || *v > max) {
+		fprintf(stderr, "umad: fabric: %s '%s': expected a number up to %llu\n", what, text,
+			max);
+		return -1;
+	}
+	return 0;
+}
+
+static int control(const char *socket_path, int argc, char **argv)
+{
+	struct fp_control c = { 0 };
+	struct fabric_client fc;
+	struct fp_node none[1];
+	unsigned long long v;
+	unsigned n_nodes;
+	char path[PATH_MAX], err[PATH_MAX + 128], msg[512];
+	const char *cmd = argv[0];
+	int r, need;
+
+	if (!strcmp(cmd, "link"))
+		c.op = FP_CTL_LINK, need = 4;
+	else if (!strcmp(cmd, "node"))
+		c.op = FP_CTL_NODE, need = 3;
+	else if (!strcmp(cmd, "drop"))
+		c.op = FP_CTL_DROP, need = 4;
+	else if (!strcmp(cmd, "counter"))
+		c.op = FP_CTL_COUNTER, need = 5;
+	else if (!strcmp(cmd, "trap"))
+		c.op = FP_CTL_TRAP, need = 4;
+	else {
+		fprintf(stderr, "umad: fabric: unknown command '%s'\n", cmd);
+		return fabric_usage(stderr);
+	}
+	if (argc < need || argc > need + (c.op == FP_CTL_DROP)) {
+		fprintf(stderr, "umad: fabric %s: wrong number of arguments\n", cmd);
+		return fabric_usage(stderr);
+	}
+	if (c.op == FP_CTL_LINK || c.op == FP_CTL_NODE) {
+		if (strcmp(argv[1], "down") && strcmp(argv[1], "up")) {
+			fprintf(stderr, "umad: fabric %s: '%s': expected down or up\n", cmd, argv[1]);
+			return 2;
+		}
+		c.value = !strcmp(argv[1], "up");
+		argv++;
+		argc--;
+	}
+	if (strlen(argv[1]) >= sizeof(c.node)) {
+		fprintf(stderr, "umad: fabric %s: node name too long\n", cmd);
+		return 2;
+	}
+	snprintf(c.node, sizeof(c.node), "%s", argv[1]);
+	if (c.op != FP_CTL_NODE) {
+		if (parse_uint("port", argv[2], 255, &v) < 0)
+			return 2;
+		c.port = (uint32_t)v;
+	}
+	if (c.op == FP_CTL_DROP) {
+		char *end;
+
+		c.rate = strtod(argv[3], &end);
+		if (end == argv[3] || *end || !(c.rate >= 0 && c.rate <= 1)) {
+			fprintf(stderr, "umad: fabric drop: rate '%s': expected 0 to 1\n", argv[3]);
+			return 2;
+		}
+		if (argc > 4 && parse_uint("seed", argv[4], UINT64_MAX, &v) < 0)
+			return 2;
+		c.count = argc > 4 ? v : 1;
+	} else if (c.op == FP_CTL_COUNTER) {
+		if (strlen(argv[3]) >= sizeof(c.counter)) {
+			fprintf(stderr, "umad: fabric counter: no counter is named '%s'\n", argv[3]);
+			return 2;
+		}
+		snprintf(c.counter, sizeof(c.counter), "%s", argv[3]);
+		if (parse_uint("count", argv[4], UINT64_MAX, &v) < 0)
+			return 2;
+		c.count = v;
+	} else if (c.op == FP_CTL_TRAP) {
+		if (parse_uint("trap number", argv[3], 65535, &v) < 0)
+			return 2;
+		c.value = (uint32_t)v;
+	}
+	if (socket_path)
+		snprintf(path, sizeof(path), "%s", socket_path);
+	else if (fabric_default_socket(path, sizeof(path)) < 0) {
+		fprintf(stderr, "umad: fabric: the socket path is too long\n");
+		return 1;
+	}
+	r = fabric_client_connect(&fc, path, NULL, 0, 0, none, &n_nodes, err, sizeof(err));
+	if (r < 0) {
+		fprintf(stderr, "umad: fabric: %s\n", err);
+		return 1;
+	}
+	r = fabric_client_request(&fc, FP_CONTROL, &c, sizeof(c), NULL, 0, &(int32_t){ 0 });
+	if (r < 0) {
+		fprintf(stderr, "umad: fabric %s: the fabric at %s went away\n", cmd, path);
+		fabric_client_close(&fc);
+		return 1;
+	}
+	{
+		int32_t rc = -EPROTO;
+
+		if (fc.reply.type == FP_RC)
+			memcpy(&rc, fc.reply.buf, sizeof(rc));
+		fabric_client_reply_text(&fc, msg, sizeof(msg));
+		fabric_client_done(&fc);
+		fabric_client_close(&fc);
+		if (rc < 0) {
+			fprintf(stderr, "umad: fabric %s: %s\n", cmd, msg[0] ? msg : strerror(-rc));
+			return 1;
+		}
+	}
+	return 0;
+}
+
+int fabric_main(int argc, char **argv)
+{
+	const char *socket_path = NULL;
+
+	if (argc >= 1 && !strcmp(argv[0], "serve"))
+		return serve(argc - 1, argv + 1);
+	while (argc >= 2 && !strcmp(argv[0], "--socket")) {
+		socket_path = argv[1];
+		argc -= 2;
+		argv += 2;
+	}
+	if (argc < 1) {
+		fprintf(stderr, "umad: fabric: missing command\n");
+		return fabric_usage(stderr);
+	}
+	return control(socket_path, argc, argv);
+}
+
+int sim_main(int argc, char **argv)
+{
+	return run_sim(argc, argv);
+}

@@ -1,0 +1,13 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* umad fabric ... and umad sim ...: the shared fabric's commands (arguments after the command word). */
+#ifndef CLI_FABRIC_CMD_H
+#define CLI_FABRIC_CMD_H
+
+#include <stdio.h>
+
+int fabric_main(int argc, char **argv);
+int sim_main(int argc, char **argv);
+/* The usage lines of these commands; 2 when written to stderr, else 0. */
+int fabric_usage(FILE *out);
+
+#endif /* CLI_FABRIC_CMD_H */

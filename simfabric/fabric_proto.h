@@ -1,0 +1,246 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The shared fabric's protocol: what a program's sim backend (a client,
+ * UMAD_SIM_FABRIC=PATH) and the umad command say to `umad fabric serve`
+ * over its Unix socket.
+ *
+ * Transport: SOCK_SEQPACKET.  A message is one or more datagrams, each a
+ * struct fp_frame then a piece of the body; FP_MORE says another piece
+ * follows.  Both ends are processes of one user on one machine, so fields
+ * are in host order.
+ *
+ * Two channels per client.  The connection itself carries requests, each
+ * answered by exactly one reply before the next is sent (the client
+ * serialises them).  The event channel, a socket the server hands over
+ * with FP_HELLO_OK (SCM_RIGHTS), carries what arrives unasked: MADs for
+ * the client's agents (FP_DELIVER) and notices that a node changed.
+ *
+ * The server speaks first: FP_RC 0 to a client it serves, or a negative
+ * errno and why before it hangs up.
+ *
+ * Requests and their replies:
+ *   FP_HELLO {fp_hello, names}    -> FP_HELLO_OK {fp_hello_ok, fp_node x n} + event socket
+ *   FP_GET_CA {fp_host}           -> FP_CA {fp_node, fp_port x (num_ports + 1)}
+ *   FP_OPEN {fp_host}             -> FP_RC (a handle >= 0, or -errno)
+ *   FP_CLOSE {fp_handle}          -> FP_RC
+ *   FP_REGISTER {fp_register}     -> FP_RC
+ *   FP_UNREGISTER {fp_register}   -> FP_RC (req ignored)
+ *   FP_SEND {fp_send, MAD}        -> FP_RESULT {fp_result, answer}
+ *   FP_ISSM {fp_issm}             -> FP_RC
+ *   FP_CONTROL {fp_control}       -> FP_RC
+ *   FP_TEXT {fp_text}             -> FP_TEXT_REPLY {text} or FP_RC (an error)
+ * Any request may instead get FP_RC with a negative errno and a message.
+ * Events: FP_DELIVER {fp_deliver, MAD}, FP_NODE_CHANGED {fp_host}.
+ */
+#ifndef SIMFABRIC_FABRIC_PROTO_H
+#define SIMFABRIC_FABRIC_PROTO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backends/backend.h"
+#include "simfabric/fabric.h"
+
+#define FP_VERSION		1
+#define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
+#define FP_MESSAGE_MAX		(32u << 20)	/* a whole message: long SA tables, dumps */
+#define FP_MAX_HOSTS		16		/* nodes one client attaches at */
+#define FP_NAME_MAX		256		/* a node name, a NUL included */
+
+enum fp_type {
+	FP_HELLO = 1,
+	FP_HELLO_OK,
+	FP_RC,
+	FP_GET_CA,
+	FP_CA,
+	FP_OPEN,
+	FP_CLOSE,
+	FP_REGISTER,
+	FP_UNREGISTER,
+	FP_SEND,
+	FP_RESULT,
+	FP_ISSM,
+	FP_CONTROL,
+	FP_TEXT,
+	FP_TEXT_REPLY,
+	FP_DELIVER,
+	FP_NODE_CHANGED,
+	FP_TYPE_END
+};
+
+#define FP_MORE		1u	/* fp_frame.flags: the message goes on in the next datagram */
+
+struct fp_frame {
+	uint32_t type;
+	uint32_t flags;
+};
+
+struct fp_hello {
+	uint32_t version;
+	uint32_t n_hosts;	/* then n_hosts NUL-terminated node names */
+};
+
+struct fp_node {
+	uint64_t node_guid, sys_guid;
+	uint32_t type;		/* NODE_TYPE_* */
+	uint32_t num_ports;
+	char desc[SIM_DESC_LEN + 1];
+	char name[FP_NAME_MAX];	/* the topology's id, for messages */
+};
+
+struct fp_hello_ok {
+	uint32_t version;
+	uint32_t n_hosts;	/* then n_hosts struct fp_node */
+};
+
+struct fp_rc {
+	int32_t rc;		/* then, for errors, a message (no NUL needed) */
+};
+
+struct fp_host {
+	uint32_t host;		/* index into the client's FP_HELLO list */
+	uint32_t port;
+};
+
+struct fp_handle {
+	uint32_t handle;
+};
+
+/* A port as a device shows it: what umad_port_t and the fake sysfs need. */
+struct fp_port {
+	uint32_t valid;		/* 0: the node has no such port */
+	uint32_t capmask;
+	uint32_t rate_x10;	/* Gb/s times 10, 0 when the link is down */
+	uint16_t lid, sm_lid;
+	uint8_t lmc, sm_sl, state, phys_state;
+	uint8_t width_active;
+	uint8_t pad[3];
+	uint64_t gid_prefix, guid;
+	char width_name[8];
+	char speed_name[16];
+	uint16_t pkeys[SIM_PKEY_TABLE_SIZE];
+};
+
+struct fp_register {
+	uint32_t handle;
+	uint32_t agent_id;
+	struct umad_agent_req req;
+};
+
+struct fp_send {
+	uint32_t handle;
+	uint32_t sqpn, dqpn, qkey;
+	uint16_t dlid;
+	uint16_t pkey_index;
+	uint8_t sl;
+	uint8_t pad[3];
+	uint32_t wait_ms;	/* a request waits this long for its answer; 0: none awaited */
+};
+
+/* The addressing a receiver's umad header shows. */
+struct fp_addr {
+	uint32_t sqpn, qkey;
+	uint16_t slid, pkey_index;
+	uint8_t sl;
+	uint8_t pad[3];
+};
+
+/* SIM_NET_LOST, SIM_NET_ANSWERED (the answer follows) or SIM_NET_DELIVERED. */
+struct fp_result {
+	uint32_t result;
+	struct fp_addr addr;
+};
+
+struct fp_deliver {
+	uint32_t host, port;	/* where it arrived, as the client's FP_HELLO named it */
+	uint32_t qpn;		/* the QP it arrived on */
+	struct fp_addr addr;
+};
+
+struct fp_issm {
+	uint32_t host, port;
+	uint32_t held;
+};
+
+enum fp_control_op {
+	FP_CTL_LINK = 1,	/* value: 1 up, 0 down */
+	FP_CTL_NODE,		/* value: 1 up, 0 down */
+	FP_CTL_DROP,		/* rate, count = seed */
+	FP_CTL_COUNTER,		/* counter, count */
+	FP_CTL_TRAP,		/* value: the trap number */
+	FP_CTL_END
+};
+
+struct fp_control {
+	uint32_t op;
+	uint32_t port;
+	uint32_t value;
+	uint32_t pad;
+	uint64_t count;
+	double rate;
+	char node[FP_NAME_MAX];
+	char counter[64];
+};
+
+enum fp_text_kind {
+	FP_TEXT_SHOW = 1,
+	FP_TEXT_SHOW_JSON,
+	FP_TEXT_DUMP,
+	FP_TEXT_DOT,
+	FP_TEXT_END
+};
+
+struct fp_text {
+	uint32_t kind;
+	char filter[FP_NAME_MAX];	/* a node to show alone, or "" */
+};
+
+/*
+ * What a device shows of a port and a node, as the fabric holds them now
+ * (the caller refreshes CapabilityMask.IsSM first).  The rate of a link that
+ * is down shows as the lowest, 1X SDR, as the kernel shows it.
+ */
+void fp_port_fill(struct fp_port *v, struct sim_port *p);
+void fp_node_fill(struct fp_node *v, const struct sim_node *n);
+
+/* The smallest body of each message type (its fixed part); 0 for an unknown type. */
+size_t fp_min_body(uint32_t type);
+
+/* A string field is terminated within its array. */
+#define FP_TERMINATED(field) (memchr((field), '\0', sizeof(field)) != NULL)
+
+/*
+ * Send a message (blocking, or with MSG_DONTWAIT in flags), in as many
+ * datagrams as it takes; pass_fd >= 0 travels with the first.  0 or -errno
+ * (-EAGAIN only before anything was sent).
+ */
+int fp_send_message(int fd, uint32_t type, const void *body, size_t len, int pass_fd,
+		    int flags);
+
+/* The same with a fixed part and a variable part after it. */
+int fp_send_message2(int fd, uint32_t type, const void *head, size_t head_len, const void *tail,
+		     size_t tail_len, int pass_fd, int flags);
+
+/* A message being received: the datagrams read so far. */
+struct fp_reader {
+	uint8_t *buf;
+	size_t len, cap;
+	uint32_t type;
+	int passed_fd;		/* a descriptor that came with it, or -1 */
+	int in_message;		/* datagrams of an unfinished message were read */
+};
+
+void fp_reader_init(struct fp_reader *r);
+void fp_reader_free(struct fp_reader *r);
+
+/*
+ * Read datagrams until a whole message is in r (1), or with MSG_DONTWAIT
+ * until none is left (0).  -ECONNRESET when the peer closed, -EPROTO for a
+ * malformed message (wrong type, a body shorter than its type's, beyond
+ * FP_MESSAGE_MAX), other -errno from recvmsg.  After 1, r->type and
+ * r->buf/r->len hold the message until the next call; a passed descriptor
+ * is the caller's (r->passed_fd, then set it to -1).
+ */
+int fp_recv_message(int fd, struct fp_reader *r, int flags);
+
+#endif /* SIMFABRIC_FABRIC_PROTO_H */

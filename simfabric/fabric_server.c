@@ -1,0 +1,914 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/* The shared fabric's server (fabric_server.h). */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glib.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backends/mad_rules.h"
+#include "simfabric/fabric_proto.h"
+#include "simfabric/fabric_server.h"
+#include "simfabric/fault.h"
+#include "simfabric/net.h"
+#include "simfabric/topology.h"
+
+#define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
+#define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
+#define SERVER_SPIN_NS	50000u			/* after serving, how long to poll without sleeping */
+
+/* A port a client opened, and the agents it registered there. */
+struct opened_port {
+	struct sim_port *port;		/* NULL: the handle is free */
+	uint32_t host;			/* the client's host index */
+	struct umad_agent_req agents[MAX_AGENTS];
+	uint8_t agent_used[MAX_AGENTS];
+};
+
+struct client {
+	int fd, event_fd;
+	int closing;			/* disconnect at the end of this round */
+	pid_t pid;
+	struct fp_reader in;
+	struct sim_node *hosts[FP_MAX_HOSTS];
+	unsigned n_hosts;
+	int said_hello;
+	struct opened_port *ports;	/* by handle */
+	unsigned n_ports;
+	struct sim_port *issm[FP_MAX_HOSTS * (SIM_MAX_PORTS + 1)];	/* issm devices held */
+	unsigned n_issm;
+	uint64_t events_dropped;
+	struct client *next;
+};
+
+/* A request handed to a client's agent, whose response goes back to the sender's client. */
+struct waiting_request {
+	struct sim_port *port;		/* the sender's */
+	struct client *c;
+	uint32_t host;
+	uint8_t mgmt_class;
+	uint8_t tid[MAD_TID_SIZE];
+	uint64_t deadline_ns;
+};
+
+struct fabric_server {
+	struct sim_fabric *fabric;
+	struct sim_net net;
+	int epoll_fd, listen_fd;
+	int stop_fd;			/* watched by the loop; -1: none yet */
+	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	FILE *log;
+	struct client *clients;
+	unsigned n_clients;
+	GHashTable *issm_holders;	/* sim_port -> how many clients hold its issm device */
+	GArray *waiting;		/* struct waiting_request */
+	uint64_t busy_until_ns;		/* look for work without sleeping until then */
+};
+
+static void say(struct fabric_server *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void say(struct fabric_server *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!s->log)
+		return;
+	va_start(ap, fmt);
+	fprintf(s->log, "umad fabric: ");
+	vfprintf(s->log, fmt, ap);
+	fputc('\n', s->log);
+	fflush(s->log);
+	va_end(ap);
+}
+
+/* --- the fabric's hooks ------------------------------------------------------------- */
+
+static void before_port_read(void *arg, struct sim_port *p)
+{
+	struct fabric_server *s = arg;
+	int held = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, p)) > 0;
+
+	if (held && s->net.sm_active)
+		sim_net_sm_step_aside(&s->net);
+	if (held || (s->net.sm_active && p == s->net.sm_port))
+		p->capmask |= SIM_CAP_IS_SM;
+	else
+		p->capmask &= ~SIM_CAP_IS_SM;
+}
+
+/* A client attached at a node learns that an SM changed it (its fake sysfs tree may be stale). */
+static void node_changed(void *arg, struct sim_node *n)
+{
+	struct fabric_server *s = arg;
+	struct client *c;
+	uint32_t h;
+
+	for (c = s->clients; c; c = c->next)
+		for (h = 0; h < c->n_hosts; h++)
+			if (c->hosts[h] == n) {
+				struct fp_host ev = { .host = h };
+
+				if (fp_send_message(c->event_fd, FP_NODE_CHANGED, &ev, sizeof(ev), -1,
+						    MSG_DONTWAIT) < 0)
+					c->events_dropped++;
+			}
+}
+
+static uint16_t pkey_index_of(const struct sim_port *p, uint16_t pkey)
+{
+	unsigned i;
+
+	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
+		if ((sim_port_pkey(p, i) & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK))
+			return (uint16_t)i;
+	return 0;
+}
+
+static void addr_of(struct fp_addr *a, const struct sim_net_msg *m)
+{
+	memset(a, 0, sizeof(*a));
+	a->sqpn = m->sqpn;
+	a->qkey = m->qkey;
+	a->slid = m->slid;
+	a->sl = m->sl;
+	a->pkey_index = pkey_index_of(m->port, m->pkey);
+}
+
+/*
+ * Hand a MAD to a client's agent on its event channel, whole.  A client
+ * whose channel is full loses it, as a full kernel queue drops MADs.
+ */
+static int deliver_event(struct client *c, uint32_t host, const struct sim_net_msg *m)
+{
+	struct fp_deliver d = { .host = host, .port = m->port->num, .qpn = m->dqpn };
+	int queued = 0;
+
+	addr_of(&d.addr, m);
+	/* A message of several datagrams is sent only when all of them fit. */
+	if (m->len + sizeof(d) + sizeof(struct fp_frame) > FP_DATAGRAM_MAX) {
+		int outq = 0, sndbuf = 0;
+		socklen_t l = sizeof(sndbuf);
+
+		if (ioctl(c->event_fd, TIOCOUTQ, &outq) < 0 ||
+		    getsockopt(c->event_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &l) < 0 ||
+		    (size_t)sndbuf < (size_t)outq + m->len * 2 + 4096) {
+			c->events_dropped++;
+			return 0;
+		}
+	}
+	if (fp_send_message2(c->event_fd, FP_DELIVER, &d, sizeof(d), m->data, m->len, -1,
+			     MSG_DONTWAIT) == 0)
+		queued = 1;
+	else
+		c->events_dropped++;
+	return queued;
+}
+
+static uint64_t now_ns(void)
+{
+	return sim_net_now_ns();
+}
+
+/* A response: back to the client whose request, handed to an agent, waits for it. */
+static int receive_response(struct fabric_server *s, const struct sim_net_msg *m)
+{
+	uint64_t now = now_ns();
+	guint i;
+
+	for (i = 0; i < s->waiting->len; i++) {
+		struct waiting_request *w = &g_array_index(s->waiting, struct waiting_request, i);
+
+		if (w->deadline_ns < now) {
+			g_array_remove_index_fast(s->waiting, i--);
+			continue;
+		}
+		if (w->port != m->port || w->mgmt_class != mad_class(m->data) ||
+		    memcmp(w->tid, m->data + MAD_OFF_TID, MAD_TID_SIZE))
+			continue;
+		{
+			struct client *c = w->c;
+			uint32_t host = w->host;
+
+			g_array_remove_index_fast(s->waiting, i);
+			return deliver_event(c, host, m);
+		}
+	}
+	return 0;
+}
+
+/* A MAD arrived at a port no agent of the fabric took: a client's agent there, by the kernel's rules. */
+static int receive(void *arg, const struct sim_net_msg *m)
+{
+	struct fabric_server *s = arg;
+	struct client *c;
+	unsigned i, a;
+
+	if (m->len < MAD_HDR_SIZE)
+		return 0;
+	if (mad_rules_method_is_response(mad_class(m->data), mad_method(m->data),
+					 mad_attr_mod(m->data)))
+		return receive_response(s, m);
+	for (c = s->clients; c; c = c->next) {
+		if (c->closing)
+			continue;
+		for (i = 0; i < c->n_ports; i++) {
+			struct opened_port *op = &c->ports[i];
+
+			if (op->port != m->port)
+				continue;
+			for (a = 0; a < MAX_AGENTS; a++)
+				if (op->agent_used[a] &&
+				    mad_rules_agent_receives(&op->agents[a], m->dqpn, m->data, m->len))
+					return deliver_event(c, op->host, m);
+		}
+	}
+	return 0;
+}
+
+/* --- requests ----------------------------------------------------------------------- */
+
+static int reply_rc(struct client *c, int32_t rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+static int reply_rc(struct client *c, int32_t rc, const char *fmt, ...)
+{
+	struct fp_rc r = { .rc = rc };
+	char msg[512];
+	int n = 0;
+
+	if (fmt) {
+		va_list ap;
+
+		va_start(ap, fmt);
+		n = vsnprintf(msg, sizeof(msg), fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			n = 0;
+		if ((size_t)n >= sizeof(msg))
+			n = sizeof(msg) - 1;
+	}
+	return fp_send_message2(c->fd, FP_RC, &r, sizeof(r), msg, (size_t)n, -1, MSG_DONTWAIT);
+}
+
+static struct sim_node *first_ca(struct sim_fabric *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i]->type == NODE_TYPE_CA)
+			return f->nodes[i];
+	return f->nodes[0];
+}
+
+static int valid_host_port(const struct sim_node *n, uint32_t port)
+{
+	if (n->type == NODE_TYPE_SWITCH)
+		return port == 0;
+	return port >= 1 && port <= n->num_ports;
+}
+
+static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
+{
+	const struct fp_hello *h = (const struct fp_hello *)body;
+	const char *names = (const char *)(h + 1), *end = (const char *)body + len;
+	struct fp_node nodes[FP_MAX_HOSTS];
+	struct fp_hello_ok ok = { .version = FP_VERSION };
+	int pair[2], r;
+	unsigned i;
+
+	if (c->said_hello)
+		return reply_rc(c, -EINVAL, "hello twice");
+	if (h->version != FP_VERSION)
+		return reply_rc(c, -EPROTONOSUPPORT, "protocol version %u, this server speaks %u",
+				h->version, FP_VERSION);
+	if (h->n_hosts == UINT32_MAX) {
+		c->hosts[0] = first_ca(s->fabric);
+		c->n_hosts = 1;
+	} else if (h->n_hosts > FP_MAX_HOSTS) {
+		return reply_rc(c, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);
+	} else {
+		for (i = 0; i < h->n_hosts; i++) {
+			const char *nul = memchr(names, '\0', (size_t)(end - names));
+
+			if (!nul)
+				return reply_rc(c, -EPROTO, "malformed node list");
+			c->hosts[i] = sim_fabric_find(s->fabric, names);
+			if (!c->hosts[i])
+				return reply_rc(c, -ENOENT, "'%s' names no node of the fabric", names);
+			names = nul + 1;
+		}
+		c->n_hosts = h->n_hosts;
+	}
+	for (i = 0; i < c->n_hosts; i++)
+		fp_node_fill(&nodes[i], c->hosts[i]);
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+		return reply_rc(c, -errno, "cannot make an event channel");
+	{
+		int size = EVENT_SNDBUF;
+
+		setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+		setsockopt(pair[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
+	}
+	ok.n_hosts = c->n_hosts;
+	r = fp_send_message2(c->fd, FP_HELLO_OK, &ok, sizeof(ok), nodes,
+			     c->n_hosts * sizeof(nodes[0]), pair[1], MSG_DONTWAIT);
+	close(pair[1]);
+	if (r < 0) {
+		close(pair[0]);
+		return r;
+	}
+	c->event_fd = pair[0];
+	c->said_hello = 1;
+	return 0;
+}
+
+static int do_get_ca(struct fabric_server *s, struct client *c, const struct fp_host *q)
+{
+	struct fp_port ports[SIM_MAX_PORTS + 1];
+	struct fp_node node;
+	struct sim_node *n;
+	unsigned i;
+
+	if (q->host >= c->n_hosts)
+		return reply_rc(c, -ENOENT, "no host %u", q->host);
+	n = c->hosts[q->host];
+	fp_node_fill(&node, n);
+	for (i = 0; i <= n->num_ports; i++) {
+		if (!valid_host_port(n, i)) {
+			memset(&ports[i], 0, sizeof(ports[i]));
+			continue;
+		}
+		before_port_read(s, &n->ports[i]);
+		fp_port_fill(&ports[i], &n->ports[i]);
+	}
+	return fp_send_message2(c->fd, FP_CA, &node, sizeof(node), ports,
+				(n->num_ports + 1) * sizeof(ports[0]), -1, MSG_DONTWAIT);
+}
+
+static int do_open(struct client *c, const struct fp_host *q)
+{
+	struct opened_port *grown;
+	unsigned i;
+
+	if (q->host >= c->n_hosts || !valid_host_port(c->hosts[q->host], q->port))
+		return reply_rc(c, -EINVAL, "no port %u at host %u", q->port, q->host);
+	for (i = 0; i < c->n_ports && c->ports[i].port; i++)
+		;
+	if (i == c->n_ports) {
+		if (c->n_ports >= 4096)
+			return reply_rc(c, -EMFILE, "too many open ports");
+		grown = realloc(c->ports, (c->n_ports + 1) * sizeof(*grown));
+		if (!grown)
+			return reply_rc(c, -ENOMEM, NULL);
+		c->ports = grown;
+		c->n_ports++;
+	}
+	memset(&c->ports[i], 0, sizeof(c->ports[i]));
+	c->ports[i].port = &c->hosts[q->host]->ports[q->port];
+	c->ports[i].host = q->host;
+	return reply_rc(c, (int32_t)i, NULL);
+}
+
+static struct opened_port *opened(struct client *c, uint32_t handle)
+{
+	return handle < c->n_ports && c->ports[handle].port ? &c->ports[handle] : NULL;
+}
+
+/* The request's wait for an answer elsewhere is over for every request of a port that goes. */
+static void forget_waiting(struct fabric_server *s, struct client *c, const struct sim_port *p)
+{
+	guint i;
+
+	for (i = 0; i < s->waiting->len; i++) {
+		struct waiting_request *w = &g_array_index(s->waiting, struct waiting_request, i);
+
+		if (w->c == c && (!p || w->port == p))
+			g_array_remove_index_fast(s->waiting, i--);
+	}
+}
+
+static int do_close(struct fabric_server *s, struct client *c, const struct fp_handle *q)
+{
+	struct opened_port *op = opened(c, q->handle);
+	unsigned i;
+	int others = 0;
+
+	if (!op)
+		return reply_rc(c, -EBADF, NULL);
+	for (i = 0; i < c->n_ports; i++)
+		others += &c->ports[i] != op && c->ports[i].port == op->port;
+	if (!others)
+		forget_waiting(s, c, op->port);
+	op->port = NULL;
+	return reply_rc(c, 0, NULL);
+}
+
+/* Does a registration clash with an agent another client registered on the same port? */
+static int clashes(struct fabric_server *s, const struct client *self, const struct sim_port *p,
+		   const struct umad_agent_req *req)
+{
+	const struct client *c;
+	unsigned i, a;
+
+	for (c = s->clients; c; c = c->next) {
+		if (c == self || c->closing)
+			continue;
+		for (i = 0; i < c->n_ports; i++)
+			for (a = 0; c->ports[i].port == p && a < MAX_AGENTS; a++)
+				if (c->ports[i].agent_used[a] &&
+				    mad_rules_registrations_conflict(&c->ports[i].agents[a], req))
+					return 1;
+	}
+	return 0;
+}
+
+static int do_register(struct fabric_server *s, struct client *c, const struct fp_register *q,
+		       int add)
+{
+	struct opened_port *op = opened(c, q->handle);
+
+	if (!op || q->agent_id >= MAX_AGENTS)
+		return reply_rc(c, -EINVAL, NULL);
+	if (!add) {
+		op->agent_used[q->agent_id] = 0;
+		return reply_rc(c, 0, NULL);
+	}
+	if (clashes(s, c, op->port, &q->req))
+		return reply_rc(c, -EINVAL, "another process has an agent for the same MADs there");
+	op->agents[q->agent_id] = q->req;
+	op->agent_used[q->agent_id] = 1;
+	/* A real SM's SA (a server of Gets) retires the built-in one. */
+	if (s->net.sm_active && q->req.mgmt_class == UMAD_CLASS_SUBN_ADM &&
+	    ((q->req.method_mask[0] >> UMAD_METHOD_GET) & 1))
+		sim_net_sm_step_aside(&s->net);
+	return reply_rc(c, 0, NULL);
+}
+
+static int do_send(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
+{
+	const struct fp_send *q = (const struct fp_send *)body;
+	struct opened_port *op = opened(c, q->handle);
+	size_t mad_len = len - sizeof(*q);
+	uint8_t mad[MAD_SIZE];
+	struct sim_net_reply reply;
+	struct fp_result res = { .result = SIM_NET_LOST };
+	struct sim_net_msg m;
+	int r;
+
+	if (!op)
+		return reply_rc(c, -EBADF, NULL);
+	memset(mad, 0, sizeof(mad));
+	memcpy(mad, q + 1, mad_len < MAD_SIZE ? mad_len : MAD_SIZE);
+	m = (struct sim_net_msg){
+		.port = op->port,
+		.slid = sim_mgmt_port(op->port->node, op->port->num)->lid,
+		.dlid = q->dlid,
+		.sqpn = q->sqpn,
+		.dqpn = q->dqpn,
+		.qkey = q->qkey,
+		.pkey = sim_port_pkey(op->port, q->pkey_index % SIM_PKEY_TABLE_SIZE),
+		.sl = q->sl,
+		.data = mad_len > MAD_SIZE ? (const uint8_t *)(q + 1) : mad,
+		.len = mad_len > MAD_SIZE ? mad_len : MAD_SIZE,
+	};
+	if (s->net.n_pending)
+		sim_net_tick(&s->net, now_ns());
+	res.result = sim_net_send(&s->net, &m, mad, &reply);
+	if (res.result == SIM_NET_DELIVERED && q->wait_ms &&
+	    !mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad))) {
+		struct waiting_request w = {
+			.port = op->port, .c = c, .host = op->host, .mgmt_class = mad_class(mad),
+			.deadline_ns = now_ns() + (uint64_t)q->wait_ms * 1000000u,
+		};
+
+		memcpy(w.tid, mad + MAD_OFF_TID, MAD_TID_SIZE);
+		g_array_append_val(s->waiting, w);
+	}
+	if (res.result == SIM_NET_ANSWERED) {
+		addr_of(&res.addr, &reply.msg);
+		r = fp_send_message2(c->fd, FP_RESULT, &res, sizeof(res), reply.msg.data,
+				     reply.msg.len, -1, MSG_DONTWAIT);
+	} else {
+		r = fp_send_message(c->fd, FP_RESULT, &res, sizeof(res), -1, MSG_DONTWAIT);
+	}
+	sim_net_reply_release(&reply);
+	return r;
+}
+
+static int do_issm(struct fabric_server *s, struct client *c, const struct fp_issm *q)
+{
+	struct sim_port *p;
+	unsigned i;
+	int count;
+
+	if (q->host >= c->n_hosts || !valid_host_port(c->hosts[q->host], q->port))
+		return reply_rc(c, -EINVAL, NULL);
+	p = &c->hosts[q->host]->ports[q->port];
+	for (i = 0; i < c->n_issm && c->issm[i] != p; i++)
+		;
+	if ((i < c->n_issm) == !!q->held)
+		return reply_rc(c, 0, NULL);
+	count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, p));
+	if (q->held) {
+		c->issm[c->n_issm++] = p;
+		count++;
+	} else {
+		c->issm[i] = c->issm[--c->n_issm];
+		count--;
+	}
+	g_hash_table_insert(s->issm_holders, p, GINT_TO_POINTER(count));
+	before_port_read(s, p);
+	return reply_rc(c, 0, NULL);
+}
+
+static int do_control(struct fabric_server *s, struct client *c, const struct fp_control *q)
+{
+	struct sim_port *p = NULL;
+	struct sim_node *n;
+	int r;
+
+	if (!FP_TERMINATED(q->node) || !FP_TERMINATED(q->counter))
+		return reply_rc(c, -EINVAL, "unterminated name");
+	n = sim_fabric_find(s->fabric, q->node);
+	if (!n)
+		return reply_rc(c, -ENOENT, "'%s' names no node of the fabric", q->node);
+	if (q->op != FP_CTL_NODE) {
+		r = sim_fault_port(s->fabric, q->node, q->port,
+				   q->op == FP_CTL_COUNTER || q->op == FP_CTL_TRAP, &p);
+		if (r < 0)
+			return reply_rc(c, r, "%s has no port %u for that", q->node, q->port);
+	}
+	switch (q->op) {
+	case FP_CTL_LINK:	r = sim_fault_link(&s->net, p, q->value != 0); break;
+	case FP_CTL_NODE:	r = sim_fault_node(&s->net, n, q->value != 0); break;
+	case FP_CTL_DROP:	r = sim_fault_drop(p, q->rate, q->count); break;
+	case FP_CTL_COUNTER:	r = sim_fault_counter(&s->net, p, q->counter, q->count); break;
+	case FP_CTL_TRAP:	r = sim_fault_trap(&s->net, p, q->value); break;
+	default:		r = -EINVAL; break;
+	}
+	return reply_rc(c, r, r < 0 ? "%s" : NULL, strerror(-r));
+}
+
+/* One whole message from a client; a negative return disconnects it. */
+static int handle(struct fabric_server *s, struct client *c, uint32_t type, const uint8_t *body,
+		  size_t len)
+{
+	if (!c->said_hello && type != FP_HELLO)
+		return -EPROTO;
+	switch (type) {
+	case FP_HELLO:		return do_hello(s, c, body, len);
+	case FP_GET_CA:		return do_get_ca(s, c, (const struct fp_host *)body);
+	case FP_OPEN:		return do_open(c, (const struct fp_host *)body);
+	case FP_CLOSE:		return do_close(s, c, (const struct fp_handle *)body);
+	case FP_REGISTER:	return do_register(s, c, (const struct fp_register *)body, 1);
+	case FP_UNREGISTER:	return do_register(s, c, (const struct fp_register *)body, 0);
+	case FP_SEND:		return do_send(s, c, body, len);
+	case FP_ISSM:		return do_issm(s, c, (const struct fp_issm *)body);
+	case FP_CONTROL:	return do_control(s, c, (const struct fp_control *)body);
+	case FP_TEXT:		return reply_rc(c, -EOPNOTSUPP, "not served yet");
+	default:		return -EPROTO;	/* replies and events do not come from clients */
+	}
+}
+
+/* --- clients ------------------------------------------------------------------------ */
+
+static void drop_client(struct fabric_server *s, struct client *c)
+{
+	struct client **at;
+	unsigned i;
+
+	for (at = &s->clients; *at && *at != c; at = &(*at)->next)
+		;
+	if (*at)
+		*at = c->next;
+	for (i = 0; i < c->n_issm; i++) {
+		int count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, c->issm[i]));
+
+		g_hash_table_insert(s->issm_holders, c->issm[i], GINT_TO_POINTER(count - 1));
+		before_port_read(s, c->issm[i]);
+	}
+	forget_waiting(s, c, NULL);
+	if (c->fd >= 0) {
+		epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
+		close(c->fd);
+	}
+	if (c->event_fd >= 0)
+		close(c->event_fd);
+	fp_reader_free(&c->in);
+	free(c->ports);
+	s->n_clients--;
+	say(s, "client %d left", (int)c->pid);
+	free(c);
+}
+
+int fabric_server_add_client(struct fabric_server *s, int fd)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	struct client *c = calloc(1, sizeof(*c));
+	struct ucred cred;
+	socklen_t l = sizeof(cred);
+
+	if (!c)
+		return -ENOMEM;
+	c->fd = fd;
+	c->event_fd = -1;
+	fp_reader_init(&c->in);
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) == 0)
+		c->pid = cred.pid;
+	ev.data.ptr = c;
+	if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		int r = -errno;
+
+		free(c);
+		return r;
+	}
+	c->next = s->clients;
+	s->clients = c;
+	s->n_clients++;
+	return 0;
+}
+
+/* Only the server's own user may use it: another's connection is refused with a reason. */
+static void accept_client(struct fabric_server *s)
+{
+	struct ucred cred;
+	socklen_t l = sizeof(cred);
+	int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) < 0 || cred.uid != geteuid()) {
+		struct fp_rc r = { .rc = -EACCES };
+		static const char why[] = "the fabric serves its owner's processes only";
+
+		fp_send_message2(fd, FP_RC, &r, sizeof(r), why, sizeof(why) - 1, -1, MSG_DONTWAIT);
+		say(s, "refused process %d of user %u: not the owner", (int)cred.pid,
+		    (unsigned)cred.uid);
+		close(fd);
+		return;
+	}
+	if (fabric_server_add_client(s, fd) < 0) {
+		close(fd);
+		return;
+	}
+	/* The welcome: the client speaks only after it, so a refusal is never lost to its hello. */
+	reply_rc(s->clients, 0, NULL);
+	say(s, "client %d came", (int)cred.pid);
+}
+
+/* Serve what a client sent; 0, or -errno when it must go. */
+static int serve_client(struct fabric_server *s, struct client *c)
+{
+	int r, n = 0;
+
+	/* A bounded number per round, so that one busy client cannot starve the others. */
+	while (n++ < 64 && (r = fp_recv_message(c->fd, &c->in, MSG_DONTWAIT)) == 1) {
+		if (c->in.passed_fd >= 0) {
+			close(c->in.passed_fd);
+			c->in.passed_fd = -1;
+		}
+		r = handle(s, c, c->in.type, c->in.buf, c->in.len);
+		if (r < 0)
+			return r;
+	}
+	return r < 0 ? r : 0;
+}
+
+/* --- the server --------------------------------------------------------------------- */
+
+int fabric_server_new(const struct fabric_server_options *opts, struct fabric_server **out,
+		      char **errors)
+{
+	static struct sim_sma_hooks hooks = {
+		.before_port_read = before_port_read,
+		.node_changed = node_changed,
+	};
+	struct sim_net_endpoint_ops ep = { .receive = receive };
+	struct sim_sma_hooks *h;
+	struct fabric_server *s = calloc(1, sizeof(*s) + sizeof(*h));
+	int r;
+
+	*out = NULL;
+	if (!s)
+		return -ENOMEM;
+	h = (struct sim_sma_hooks *)(s + 1);
+	*h = hooks;
+	h->arg = s;
+	ep.arg = s;
+	s->epoll_fd = s->listen_fd = s->stop_fd = -1;
+	s->log = opts->log;
+	if (opts->topology)
+		s->fabric = sim_topology_load(opts->topology, errors);
+	else
+		s->fabric = sim_topology_parse(sim_default_topology, "<default fabric>", errors);
+	if (!s->fabric) {
+		free(s);
+		return -EINVAL;
+	}
+	s->issm_holders = g_hash_table_new(g_direct_hash, g_direct_equal);
+	s->waiting = g_array_new(FALSE, FALSE, sizeof(struct waiting_request));
+	r = sim_net_init(&s->net, s->fabric, opts->builtin_sm, h, &ep, errors);
+	if ((r == -ENOSPC || r == -ENODEV) && opts->builtin_sm) {
+		say(s, "the built-in SM cannot bring the fabric up, so it stays as it powers up: %s",
+		    *errors ? *errors : strerror(-r));
+		free(*errors);
+		*errors = NULL;
+		sim_net_fini(&s->net);
+		r = sim_net_init(&s->net, s->fabric, 0, h, &ep, errors);
+	}
+	if (r == 0) {
+		s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
+		if (s->epoll_fd < 0)
+			r = -errno;
+	}
+	if (r < 0) {
+		fabric_server_free(s);
+		return r;
+	}
+	*out = s;
+	return 0;
+}
+
+void fabric_server_free(struct fabric_server *s)
+{
+	if (!s)
+		return;
+	while (s->clients)
+		drop_client(s, s->clients);
+	if (s->listen_fd >= 0) {
+		close(s->listen_fd);
+		unlink(s->socket_path);
+	}
+	if (s->epoll_fd >= 0)
+		close(s->epoll_fd);
+	sim_net_fini(&s->net);
+	sim_fabric_free(s->fabric);
+	if (s->issm_holders)
+		g_hash_table_destroy(s->issm_holders);
+	if (s->waiting)
+		g_array_free(s->waiting, TRUE);
+	free(s);
+}
+
+/* Make the socket's directory, or accept it only when it is ours and no one else's to enter. */
+static int owner_only_dir(const char *path, char *err, size_t err_size)
+{
+	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
+	char *slash;
+	struct stat st;
+
+	snprintf(dir, sizeof(dir), "%s", path);
+	slash = strrchr(dir, '/');
+	if (!slash || slash == dir)
+		return 0;	/* the current directory or /: the user chose it */
+	*slash = '\0';
+	if (mkdir(dir, 0700) == 0)
+		return 0;
+	if (errno != EEXIST) {
+		int r = -errno;
+
+		snprintf(err, err_size, "cannot create %s: %s", dir, strerror(-r));
+		return r;
+	}
+	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
+		snprintf(err, err_size, "%s is not a directory", dir);
+		return -ENOTDIR;
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+		snprintf(err, err_size, "%s must belong to this user and be closed to others "
+			 "(mode 0700) to hold the fabric's socket", dir);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int fabric_server_listen(struct fabric_server *s, const char *path, char *err, size_t err_size)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+	int fd, r;
+
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		snprintf(err, err_size, "socket path too long: %s", path);
+		return -ENAMETOOLONG;
+	}
+	r = owner_only_dir(path, err, err_size);
+	if (r < 0)
+		return r;
+	memcpy(a.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
+		if (errno != EADDRINUSE)
+			goto fail;
+		/* A socket left by a server that died, or a live one: connecting tells. */
+		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		int live = probe >= 0 && connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0;
+
+		if (probe >= 0)
+			close(probe);
+		if (live) {
+			close(fd);
+			snprintf(err, err_size, "a fabric is already served at %s", path);
+			return -EADDRINUSE;
+		}
+		unlink(path);
+		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
+			goto fail;
+	}
+	if (listen(fd, 128) < 0 || epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
+		goto fail;
+	s->listen_fd = fd;
+	snprintf(s->socket_path, sizeof(s->socket_path), "%s", path);
+	return 0;
+fail:
+	r = -errno;
+	snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
+	close(fd);
+	return r;
+}
+
+unsigned fabric_server_clients(const struct fabric_server *s)
+{
+	return s->n_clients;
+}
+
+/* Milliseconds until the next trap resend is due (-1: none pending). */
+static int next_tick_ms(const struct fabric_server *s)
+{
+	uint64_t first = 0, now = now_ns();
+	unsigned i;
+
+	for (i = 0; i < s->net.n_pending; i++)
+		if (!first || s->net.pending[i].due_ns < first)
+			first = s->net.pending[i].due_ns;
+	if (!first)
+		return -1;
+	return first <= now ? 0 : (int)((first - now) / 1000000u) + 1;
+}
+
+int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
+{
+	struct epoll_event evs[64];
+	int tick = next_tick_ms(s), n, i, stop = 0;
+
+	if (stop_fd != s->stop_fd) {
+		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->stop_fd };
+
+		if (s->stop_fd >= 0)
+			epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, s->stop_fd, NULL);
+		s->stop_fd = -1;
+		if (stop_fd >= 0 && epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, stop_fd, &ev) < 0)
+			return -errno;
+		s->stop_fd = stop_fd;
+	}
+	if (tick >= 0 && (timeout_ms < 0 || tick < timeout_ms))
+		timeout_ms = tick;
+	/*
+	 * Shortly after serving, look again without sleeping: a client in a
+	 * conversation sends its next request within microseconds, and a
+	 * sleep and wake-up would cost more than serving it.
+	 */
+	n = 0;
+	while (timeout_ms != 0 && s->busy_until_ns && now_ns() < s->busy_until_ns &&
+	       (n = epoll_wait(s->epoll_fd, evs, 64, 0)) == 0)
+		sched_yield();	/* a client may be waiting for this very core */
+	if (n == 0)
+		n = epoll_wait(s->epoll_fd, evs, 64, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	s->busy_until_ns = n > 0 ? now_ns() + SERVER_SPIN_NS : 0;
+	for (i = 0; i < n; i++) {
+		struct client *c = evs[i].data.ptr;
+
+		if (evs[i].data.ptr == &s->stop_fd) {
+			stop = 1;
+			continue;
+		}
+		if (!c) {
+			accept_client(s);
+			continue;
+		}
+		if (serve_client(s, c) < 0)
+			c->closing = 1;
+	}
+	for (struct client *c = s->clients, *next; c; c = next) {
+		next = c->next;
+		if (c->closing)
+			drop_client(s, c);
+	}
+	if (s->net.n_pending)
+		sim_net_tick(&s->net, now_ns());
+	return stop;
+}

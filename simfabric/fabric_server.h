@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The shared fabric's server (`umad fabric serve`, `umad sim`): one
+ * simulated fabric for many processes.  Each client attaches at nodes of
+ * the fabric, opens ports there and registers agents; its sends travel the
+ * fabric here (simfabric/net.h), and what arrives for its agents goes to
+ * it on its event channel (fabric_proto.h).
+ *
+ * Single-threaded: one loop (fabric_server_poll) serves every client; no
+ * call blocks on a client.  A client that sends a malformed message, does
+ * not read its replies, or runs as another user is disconnected; its ports
+ * and agents go with it.
+ */
+#ifndef SIMFABRIC_FABRIC_SERVER_H
+#define SIMFABRIC_FABRIC_SERVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct fabric_server;
+
+struct fabric_server_options {
+	const char *topology;		/* a file, or NULL for the embedded default fabric */
+	int builtin_sm;			/* bring the fabric up and run the built-in SM and SA */
+	FILE *log;			/* clients coming and going, refusals; NULL: quiet */
+};
+
+/* Load the fabric.  0 or -errno with a message in *errors (malloc'd). */
+int fabric_server_new(const struct fabric_server_options *opts, struct fabric_server **out,
+		      char **errors);
+void fabric_server_free(struct fabric_server *s);
+
+/*
+ * Listen at path: its directory is made owner-only (or must be: it is
+ * refused otherwise), a stale socket there is replaced, a live one is
+ * -EADDRINUSE.  0 or -errno with a message in err.
+ */
+int fabric_server_listen(struct fabric_server *s, const char *path, char *err, size_t err_size);
+
+/* Serve a client on a connected SOCK_SEQPACKET socket (tests, fuzzing). 0 or -errno. */
+int fabric_server_add_client(struct fabric_server *s, int fd);
+
+/*
+ * Serve for up to timeout_ms (negative: until something happens), or until
+ * stop_fd (if >= 0) becomes readable: 1 then, else 0, or -errno.
+ */
+int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd);
+
+/* How many clients are connected. */
+unsigned fabric_server_clients(const struct fabric_server *s);
+
+#endif /* SIMFABRIC_FABRIC_SERVER_H */

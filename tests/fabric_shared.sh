@@ -1,0 +1,181 @@
+#!/bin/bash
+# One fabric for many processes (umad sim, umad fabric serve), with Debian's
+# unmodified opensm and infiniband-diags, each in its own process:
+#  - UMAD_SIM_SM=none: opensm in the background reaches SUBNET UP; sminfo
+#    (answered by opensm), saquery (opensm's SA), perfquery, ibroute,
+#    ibtracert, ibqueryerrors and iblinkinfo from other processes see what it
+#    set; ibping -S in one process answers ibping in another;
+#  - `umad fabric link down` of an inter-switch link: opensm receives Trap
+#    128, sweeps again, and ibtracert shows the new route;
+#  - the built-in SM: the same tools without opensm; then opensm starts in
+#    another process and becomes master;
+#  - a client killed with SIGKILL leaks no agent: a new ibping -S registers;
+#  - 64 client processes at once; a fault naming nothing fails with a message;
+#  - umad sim exits with COMMAND's status; a second server on a live socket
+#    is refused; only the owner's processes are served (when run as root).
+# Skips (77) without opensm or infiniband-diags.
+set -u
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+needs="opensm sminfo saquery perfquery ibroute ibtracert ibqueryerrors iblinkinfo ibping
+smpquery ibnetdiscover"
+. "$(dirname "$0")/sim_env.sh"
+umad=$top_builddir/cli/umad
+[ -x "$umad" ] || { echo "FAIL: $umad not built"; exit 1; }
+
+# The scripts run inside `umad sim` see these.
+export WORK=$work UMAD=$umad
+
+# expect NAME FILE REGEX: FILE must have a line matching REGEX.
+expect() {
+	grep -q -- "$3" "$2" || { fail "$1: no line matching '$3' in:"; sed 's/^/    /' "$2" | head -30; }
+}
+
+# inside SCRIPT: run a bash script under `umad sim` on the default fabric; its output in $work/out.
+inside() {
+	sim timeout 300 "$umad" sim -- bash -c "$1" > "$work/out" 2>&1
+}
+
+# What the scripts share: wait for opensm, and report.
+cat > "$work/lib.sh" <<'EOF'
+set -u
+say() { echo "$*"; }
+# start_opensm: opensm in the background, logging to $WORK/osm.log; waits for SUBNET UP.
+start_opensm() {
+	rm -f "$WORK/osm.log"
+	# -d2: the log flushed line by line, so that SUBNET UP shows as it happens.
+	opensm -d2 -f "$WORK/osm.log" > "$WORK/osm.out" 2>&1 &
+	for _ in $(seq 1 300); do
+		grep -q "SUBNET UP" "$WORK/osm.log" 2>/dev/null && return 0
+		sleep 0.1
+	done
+	say "opensm: no SUBNET UP"
+	sed "s/^/opensm: /" "$WORK/osm.out"
+	tail -5 "$WORK/osm.log" | sed "s/^/opensm log: /"
+	return 1
+}
+EOF
+
+# --- an SM in one process, diags in others (UMAD_SIM_SM=none) ----------------------------
+UMAD_SIM_SM=none inside '
+. "$WORK/lib.sh"
+start_opensm || exit 1
+sminfo | sed "s/^/sminfo: /"
+saquery | grep -c "^NodeRecord" | sed "s/^/noderecords: /"
+saquery -s | grep -c "base_lid" | sed "s/^/isSM-records: /"
+perfquery | grep "PortXmitPkts" | sed "s/^/perfquery: /"
+ibroute 1 | sed "s/^/ibroute: /"
+ibtracert 2 5 | sed "s/^/tracert1: /"
+ibqueryerrors > "$WORK/qe" 2>&1; echo "ibqueryerrors status $?"
+iblinkinfo | sed "s/^/iblinkinfo: /"
+# ibping: the server at Hca3, the client at Hca1 (where opensm is too).
+UMAD_SIM_HOST=Hca3 ibping -S & server=$!
+sleep 0.5
+ibping -c 3 -G 0x100007 | sed "s/^/ibping: /"
+kill $server
+# A link between the switches goes down: opensm gets Trap 128 and routes around it.
+"$UMAD" fabric link down Switch1 7 && echo "link down: done"
+for _ in $(seq 1 100); do
+	ibtracert 2 5 2>/dev/null | grep -q "^\[8\]" && break
+	sleep 0.1
+done
+ibtracert 2 5 | sed "s/^/tracert2: /"
+grep "num:128" "$WORK/osm.log" | head -1 | sed "s/^/trap: /"
+exit 7
+'
+status_sim=$?
+[ "$status_sim" -eq 7 ] || fail "umad sim: exit status $status_sim, COMMAND exited with 7"
+expect "sminfo (opensm's)" "$work/out" "^sminfo: sminfo: sm lid [0-9]* sm guid 0x100001, .*SMINFO_MASTER"
+expect "saquery (opensm's SA)" "$work/out" "^noderecords: 6$"
+expect "saquery -s" "$work/out" "^isSM-records: [1-9]"
+expect "perfquery" "$work/out" "^perfquery: PortXmitPkts:\.*[1-9]"
+expect "ibroute" "$work/out" "^ibroute: Unicast lids"
+expect "ibtracert" "$work/out" "^tracert1: To ca .*Hca3"
+expect "ibqueryerrors" "$work/out" "^ibqueryerrors status 0"
+expect "iblinkinfo" "$work/out" "^iblinkinfo: .*Active"
+expect "ibping across processes" "$work/out" "^ibping: 3 packets transmitted, 3 received"
+expect "umad fabric link down" "$work/out" "^link down: done"
+expect "opensm received Trap 128" "$work/out" "^trap: .*num:128"
+expect "ibtracert after the reroute" "$work/out" "^tracert2: \[8\] -> switch port"
+grep -q "^tracert1: \[7\] -> switch port" "$work/out" ||
+	fail "ibtracert before the link went down: expected the route through port 7"
+
+# --- the built-in SM, then opensm taking over -------------------------------------------
+UMAD_SIM_SM=builtin inside '
+. "$WORK/lib.sh"
+sminfo | sed "s/^/sminfo: /"
+saquery | grep -c "^NodeRecord" | sed "s/^/noderecords: /"
+perfquery -x 1 1 | grep "PortXmitData" | sed "s/^/perfquery: /"
+UMAD_SIM_HOST=Hca4 ibping -S & server=$!
+sleep 0.5
+ibping -c 2 -G 0x10000a | sed "s/^/ibping: /"
+# Killed mid-life, it must leak nothing: the next server registers the same agent.
+kill -9 $server
+wait $server 2>/dev/null
+UMAD_SIM_HOST=Hca4 ibping -S & server=$!
+sleep 0.5
+ibping -c 2 -G 0x10000a | sed "s/^/ibping-after-kill: /"
+kill $server
+# 64 processes at once.
+for i in $(seq 1 64); do
+	smpquery -D nodeinfo 0,1 > "$WORK/c$i" 2>&1 &
+done
+wait
+ok=0
+for i in $(seq 1 64); do grep -q "^PortGuid" "$WORK/c$i" && ok=$((ok + 1)); done
+echo "concurrent: $ok of 64"
+"$UMAD" fabric link down NoSuchNode 1 2>&1 | sed "s/^/bad-node: /"
+start_opensm || exit 1
+grep -q "Entering MASTER state" "$WORK/osm.log" && echo "opensm: master"
+sminfo | sed "s/^/sminfo2: /"
+'
+[ $? -eq 0 ] || fail "umad sim (built-in SM): exit status not 0"
+expect "sminfo (built-in SM)" "$work/out" "^sminfo: sminfo: sm lid [1-9].*SMINFO_MASTER"
+expect "saquery (built-in SA)" "$work/out" "^noderecords: 6$"
+expect "perfquery -x by LID" "$work/out" "^perfquery: PortXmitData:\.*[1-9]"
+expect "ibping across processes" "$work/out" "^ibping: 2 packets transmitted, 2 received"
+expect "ibping -S after a client was killed" "$work/out" \
+	"^ibping-after-kill: 2 packets transmitted, 2 received"
+expect "64 concurrent clients" "$work/out" "^concurrent: 64 of 64"
+expect "a fault naming no node" "$work/out" "^bad-node: umad: fabric link: 'NoSuchNode' names no node"
+expect "opensm after the built-in SM" "$work/out" "^opensm: master"
+expect "sminfo (opensm after the built-in SM)" "$work/out" "^sminfo2: .*SMINFO_MASTER"
+
+# --- umad fabric serve: one server per socket, and no one else's processes -------------
+sock=$work/serve/socket
+env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" "$umad" fabric serve --socket "$sock" \
+	2> "$work/serve.err" &
+server=$!
+for _ in $(seq 1 100); do [ -S "$sock" ] && break; sleep 0.05; done
+if ! sim "$umad" fabric serve --socket "$sock" 2> "$work/second.err"; then
+	expect "a second server on a live socket" "$work/second.err" "already served at"
+else
+	fail "a second server on a live socket started"
+fi
+UMAD_SIM_FABRIC=$sock sim smpquery -D nodeinfo 0 > "$work/q" 2>&1
+expect "a client of umad fabric serve" "$work/q" "^PortGuid"
+kill "$server"
+wait "$server"
+[ ! -e "$sock" ] || fail "umad fabric serve left its socket behind"
+UMAD_SIM_FABRIC=$sock sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
+	fail "a client found a fabric after its server stopped"
+expect "a client without its server" "$work/q" "cannot connect to the fabric"
+
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	# A server of another user: root's client (which the directory does not stop) is refused.
+	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)
+	chown 65534:65534 "$cred"
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" \
+		"$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
+	server=$!
+	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
+	UMAD_SIM_FABRIC=$cred/d/socket sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
+		fail "another user's process was served"
+	expect "another user's process" "$work/q" "serves its owner's processes only"
+	kill "$server"
+	wait "$server"
+	rm -rf "$cred"
+else
+	echo "note: the credential check needs root and setpriv; not run"
+fi
+exit $status
