@@ -16,7 +16,8 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/subnet_up.h \
 	simfabric/net.c simfabric/net.h \
-	simfabric/fault.c simfabric/fault.h
+	simfabric/fault.c simfabric/fault.h \
+	simfabric/describe.c simfabric/describe.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)
 # The built-in SM's bring-up: how it differs from opensm's choices.
