@@ -93,6 +93,11 @@ endif
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
 
+# The live fabric's dump next to ibnetdiscover's output, JSON read by
+# Python, dot drawn by Graphviz (each part skipped without its tool).
+TESTS += tests/describe_tools.sh
+EXTRA_DIST += tests/describe_tools.sh
+
 # The same tools on the fabric as the built-in SM leaves it; errors injected
 # into an unmodified tool's process by a preload calling libumad-sim.
 TESTS += tests/sim_builtin.sh
