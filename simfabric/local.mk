@@ -17,9 +17,12 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/subnet_up.c simfabric/subnet_up.h \
 	simfabric/net.c simfabric/net.h \
 	simfabric/fault.c simfabric/fault.h \
-	simfabric/describe.c simfabric/describe.h
+	simfabric/describe.c simfabric/describe.h \
+	simfabric/scenario.c simfabric/scenario.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)
 # The built-in SM's bring-up: how it differs from opensm's choices.
 EXTRA_DIST += doc/sim-subnet.md
+# The grammar of scenario files (simfabric/scenario.h).
+EXTRA_DIST += doc/scenario-format.md
 endif

@@ -80,13 +80,16 @@ tests_test_subnet_up_SOURCES = tests/test_subnet_up.c
 tests_test_subnet_up_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_subnet_up_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
-# The live fabric described: show, JSON, dump (ibnetdiscover's format), dot.
-check_PROGRAMS += tests/test_describe
-TESTS += tests/test_describe
+# The live fabric described (show, JSON, dump, dot), and scenario files.
+check_PROGRAMS += tests/test_describe tests/test_scenario
+TESTS += tests/test_describe tests/test_scenario
 tests_test_describe_SOURCES = tests/test_describe.c
 tests_test_describe_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) \
 	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
 tests_test_describe_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+tests_test_scenario_SOURCES = tests/test_scenario.c
+tests_test_scenario_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_scenario_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
