@@ -730,13 +730,13 @@ static void dump_node(struct sim_text *t, const struct sim_node *n)
 			dump_port(t, &n->ports[p]);
 }
 
-/* Is p a port of f (and not a pointer from elsewhere)? */
-static int port_of(const struct sim_fabric *f, const struct sim_port *p)
+/* Is p a port of f that discovery can start from (a switch's port 0 or any port 1..N)? */
+static int start_port_of(const struct sim_fabric *f, const struct sim_port *p)
 {
 	const struct sim_node *n = p->node;
 
 	return n && n->index < f->n_nodes && f->nodes[n->index] == n && p->num <= n->num_ports &&
-	       p == &n->ports[p->num];
+	       p == &n->ports[p->num] && (p->num || n->type == NODE_TYPE_SWITCH);
 }
 
 /* Where ibnetdiscover would run from when the caller does not say. */
@@ -809,7 +809,7 @@ int sim_describe_dump(const struct sim_fabric *f, const struct sim_describe_opts
 
 	if (!f || !out || (opts && opts->node))
 		return -EINVAL;
-	if (opts && opts->start && !port_of(f, opts->start))
+	if (opts && opts->start && !start_port_of(f, opts->start))
 		return -EINVAL;
 	start = opts && opts->start ? opts->start : default_start(f);
 	order = calloc(f->n_nodes + 1, sizeof(*order));

@@ -95,7 +95,8 @@ int sim_describe_json(const struct sim_fabric *f, const struct sim_describe_opts
  * active widths and speeds, and LIDs (as file LIDs) back.  As in
  * ibnetdiscover, only ports whose link is up are listed.  The header says
  * no date, so that equal fabrics dump equal texts.  0, -EINVAL (NULL
- * arguments, opts->node set, opts->start not a port of f), -ENOMEM.
+ * arguments, opts->node set, opts->start not a port of f, or port 0 of a
+ * CA or router), -ENOMEM.
  */
 int sim_describe_dump(const struct sim_fabric *f, const struct sim_describe_opts *opts,
 		      struct sim_text *out);

@@ -867,6 +867,8 @@ static void test_dump_start(void **state)
 	free(s);
 	o.start = &node(g, "Switch2")->ports[0];
 	assert_int_equal(sim_describe_dump(f, &o, &t), -EINVAL);
+	o.start = &node(f, "Hca1")->ports[0];	/* a CA has no port 0 */
+	assert_int_equal(sim_describe_dump(f, &o, &t), -EINVAL);
 	o.start = NULL;
 	o.node = "Hca1";
 	assert_int_equal(sim_describe_dump(f, &o, &t), -EINVAL);
