@@ -763,7 +763,7 @@ static const struct sim_port *default_start(const struct sim_fabric *f)
 /*
  * The nodes in the order discovery finds them, breadth first: a switch is
  * left through each of its ports in turn, a CA or router only through the
- * port it was reached at (directed routes do not cross them).  Fills order
+ * port it was reached at (they pass no SMP on).  Fills order
  * (n_nodes entries), returns how many were reached.
  */
 static size_t discover(const struct sim_fabric *f, const struct sim_port *start, size_t *order,
@@ -785,7 +785,7 @@ static size_t discover(const struct sim_fabric *f, const struct sim_port *start,
 			first = 1;
 			last = n->num_ports;
 		}
-		for (p = first ? first : 1; p <= last; p++) {
+		for (p = first; p <= last; p++) {
 			const struct sim_port *q = n->ports[p].peer;
 
 			if (!sim_port_link_up(&n->ports[p]) || seen[q->node->index])
