@@ -18,7 +18,9 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/net.c simfabric/net.h \
 	simfabric/fault.c simfabric/fault.h \
 	simfabric/fabric_proto.c simfabric/fabric_proto.h \
-	simfabric/fabric_client.c simfabric/fabric_client.h
+	simfabric/fabric_client.c simfabric/fabric_client.h \
+	simfabric/describe.c simfabric/describe.h \
+	simfabric/scenario.c simfabric/scenario.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)
 # The shared fabric's server (umad fabric serve, umad sim): the umad command's.
@@ -29,4 +31,6 @@ simfabric_libfabricserver_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libfabricserver_la_LIBADD = simfabric/libsimfabric.la $(GLIB_LIBS)
 # The built-in SM's bring-up: how it differs from opensm's choices.
 EXTRA_DIST += doc/sim-subnet.md
+# The grammar of scenario files (simfabric/scenario.h).
+EXTRA_DIST += doc/scenario-format.md
 endif

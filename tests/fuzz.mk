@@ -6,7 +6,7 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_RUNS =
-FUZZ_TARGETS = capture_reader capture_meta topology sim_mad replay_match api fabric_proto
+FUZZ_TARGETS = capture_reader capture_meta topology sim_mad replay_match api scenario fabric_proto
 # ASan's default quarantine (256 MiB of freed memory held back) makes every
 # input of the targets that allocate per call touch fresh pages: a smaller
 # one runs them about a third faster and still catches a use after any of
@@ -25,13 +25,16 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.
 	backends/sysfs_writer.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c backends/mad_rules.c \
 	backends/mad_queue.c backends/sim_shared.c simfabric/fabric_proto.c simfabric/fabric_client.c
-fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
-	simfabric/fabric_proto.c backends/mad_rules.c simfabric/fabric.c simfabric/topology.c \
-	simfabric/port_state.c simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c \
-	simfabric/sa.c simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_mcast.c \
-	simfabric/sa_service.c simfabric/sa_inform.c simfabric/subnet_up.c simfabric/net.c \
-	simfabric/fault.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
+# The fabric alone (no backend): scenarios applied to it, and described.
+fuzz_simfabric_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.c \
+	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c \
+	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c \
+	simfabric/sa_inform.c simfabric/subnet_up.c simfabric/net.c simfabric/fault.c \
+	simfabric/describe.c simfabric/scenario.c
+fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
+fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
+	simfabric/fabric_proto.c backends/mad_rules.c $(fuzz_simfabric_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
@@ -43,7 +46,7 @@ fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c bac
 
 EXTRA_DIST += tests/fuzz
 CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_capture_meta fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \
-	fuzz/fuzz_replay_match fuzz/fuzz_fabric_proto \
+	fuzz/fuzz_replay_match fuzz/fuzz_fabric_proto fuzz/fuzz_scenario \
 	fuzz/modules/backend-sim.so
 
 fuzz/fuzz_capture_reader: $(fuzz_capture_reader_sources:%=$(top_srcdir)/%)
@@ -64,6 +67,10 @@ fuzz/fuzz_fabric_proto: $(fuzz_fabric_proto_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer \
 		$(fuzz_fabric_proto_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) -lpthread -o $@
+fuzz/fuzz_scenario: $(fuzz_scenario_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer \
+		$(fuzz_scenario_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) -o $@
 fuzz/fuzz_replay_match: $(fuzz_replay_match_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer \

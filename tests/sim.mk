@@ -89,11 +89,27 @@ TESTS += tests/test_subnet_up
 tests_test_subnet_up_SOURCES = tests/test_subnet_up.c
 tests_test_subnet_up_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_subnet_up_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The live fabric described (show, JSON, dump, dot), and scenario files.
+check_PROGRAMS += tests/test_describe tests/test_scenario
+TESTS += tests/test_describe tests/test_scenario
+tests_test_describe_SOURCES = tests/test_describe.c
+tests_test_describe_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) \
+	-DTOP_SRCDIR='"$(abs_top_srcdir)"'
+tests_test_describe_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+tests_test_scenario_SOURCES = tests/test_scenario.c
+tests_test_scenario_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_scenario_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
+
+# The live fabric's dump next to ibnetdiscover's output, JSON read by
+# Python, dot drawn by Graphviz (each part skipped without its tool).
+TESTS += tests/describe_tools.sh
+EXTRA_DIST += tests/describe_tools.sh
 
 # The same tools on the fabric as the built-in SM leaves it; errors injected
 # into an unmodified tool's process by a preload calling libumad-sim.
