@@ -15,11 +15,14 @@
 #include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cli/fabric_cmd.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_server.h"
+#include "simfabric/pma.h"
+#include "simfabric/scenario.h"
 
 int fabric_usage(FILE *out)
 {
@@ -30,7 +33,10 @@ int fabric_usage(FILE *out)
 		"       umad fabric [--socket PATH] node down|up NODE\n"
 		"       umad fabric [--socket PATH] drop NODE PORT RATE [SEED]\n"
 		"       umad fabric [--socket PATH] counter NODE PORT COUNTER COUNT\n"
-		"       umad fabric [--socket PATH] trap NODE PORT NUMBER\n");
+		"       umad fabric [--socket PATH] trap NODE PORT NUMBER\n"
+		"       umad fabric [--socket PATH] show [--json] [NODE]\n"
+		"       umad fabric [--socket PATH] dump | dot\n"
+		"       umad fabric [--socket PATH] scenario FILE\n");
 	return out == stderr ? 2 : 0;
 }
 
@@ -361,14 +367,55 @@ static int parse_uint(const char *what, const char *text, unsigned long long max
 	return 0;
 }
 
+/* The CLI's connection: attached at no node.  0, or -1 after saying why. */
+static int connect_control(const char *socket_path, struct fabric_client *fc, char *path,
+			   size_t size)
+{
+	char err[PATH_MAX + 128];
+	struct fp_node none[1];
+	unsigned n_nodes;
+
+	if (socket_path)
+		snprintf(path, size, "%s", socket_path);
+	else if (fabric_default_socket(path, size) < 0) {
+		fprintf(stderr, "umad: fabric: the socket path is too long\n");
+		return -1;
+	}
+	if (fabric_client_connect(fc, path, NULL, 0, 0, none, &n_nodes, err, sizeof(err)) < 0) {
+		fprintf(stderr, "umad: fabric: %s\n", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* One fault; 0, or -1 after saying why. */
+static int send_control(struct fabric_client *fc, const char *path, const char *cmd,
+			const struct fp_control *c)
+{
+	char msg[512];
+	int32_t rc = -EPROTO;
+
+	if (fabric_client_request(fc, FP_CONTROL, c, sizeof(*c), NULL, 0, &rc) < 0) {
+		fprintf(stderr, "umad: fabric %s: the fabric at %s went away\n", cmd, path);
+		return -1;
+	}
+	if (fc->reply.type != FP_RC)
+		rc = -EPROTO;
+	fabric_client_reply_text(fc, msg, sizeof(msg));
+	fabric_client_done(fc);
+	if (rc < 0) {
+		fprintf(stderr, "umad: fabric %s: %s\n", cmd, msg[0] ? msg : strerror(-rc));
+		return -1;
+	}
+	return 0;
+}
+
 static int control(const char *socket_path, int argc, char **argv)
 {
 	struct fp_control c = { 0 };
 	struct fabric_client fc;
-	struct fp_node none[1];
 	unsigned long long v;
-	unsigned n_nodes;
-	char path[PATH_MAX], err[PATH_MAX + 128], msg[512];
+	char path[PATH_MAX];
 	const char *cmd = argv[0];
 	int r, need;
 
@@ -434,37 +481,148 @@ static int control(const char *socket_path, int argc, char **argv)
 			return 2;
 		c.value = (uint32_t)v;
 	}
-	if (socket_path)
-		snprintf(path, sizeof(path), "%s", socket_path);
-	else if (fabric_default_socket(path, sizeof(path)) < 0) {
-		fprintf(stderr, "umad: fabric: the socket path is too long\n");
+	if (connect_control(socket_path, &fc, path, sizeof(path)) < 0)
 		return 1;
-	}
-	r = fabric_client_connect(&fc, path, NULL, 0, 0, none, &n_nodes, err, sizeof(err));
-	if (r < 0) {
-		fprintf(stderr, "umad: fabric: %s\n", err);
-		return 1;
-	}
-	r = fabric_client_request(&fc, FP_CONTROL, &c, sizeof(c), NULL, 0, &(int32_t){ 0 });
-	if (r < 0) {
-		fprintf(stderr, "umad: fabric %s: the fabric at %s went away\n", cmd, path);
-		fabric_client_close(&fc);
-		return 1;
-	}
-	{
-		int32_t rc = -EPROTO;
+	r = send_control(&fc, path, cmd, &c);
+	fabric_client_close(&fc);
+	return r < 0 ? 1 : 0;
+}
 
-		if (fc.reply.type == FP_RC)
-			memcpy(&rc, fc.reply.buf, sizeof(rc));
-		fabric_client_reply_text(&fc, msg, sizeof(msg));
-		fabric_client_done(&fc);
-		fabric_client_close(&fc);
-		if (rc < 0) {
-			fprintf(stderr, "umad: fabric %s: %s\n", cmd, msg[0] ? msg : strerror(-rc));
-			return 1;
+/* show [--json] [NODE], dump, dot: the fabric as the server has it now, on stdout. */
+static int text(const char *socket_path, int argc, char **argv)
+{
+	struct fp_text q = { 0 };
+	struct fabric_client fc;
+	char path[PATH_MAX], msg[512];
+	int32_t rc = 0;
+	int i, r = 0;
+
+	if (!strcmp(argv[0], "show"))
+		q.kind = FP_TEXT_SHOW;
+	else if (!strcmp(argv[0], "dump"))
+		q.kind = FP_TEXT_DUMP;
+	else
+		q.kind = FP_TEXT_DOT;
+	for (i = 1; i < argc; i++) {
+		if (q.kind == FP_TEXT_SHOW && !strcmp(argv[i], "--json")) {
+			q.kind = FP_TEXT_SHOW_JSON;
+		} else if (q.kind != FP_TEXT_DUMP && !q.filter[0] && argv[i][0] != '-' &&
+			   strlen(argv[i]) < sizeof(q.filter)) {
+			snprintf(q.filter, sizeof(q.filter), "%s", argv[i]);
+		} else {
+			fprintf(stderr, "umad: fabric %s: unexpected argument '%s'\n", argv[0],
+				argv[i]);
+			return fabric_usage(stderr);
 		}
 	}
+	if (connect_control(socket_path, &fc, path, sizeof(path)) < 0)
+		return 1;
+	if (fabric_client_request(&fc, FP_TEXT, &q, sizeof(q), NULL, 0, &rc) < 0) {
+		fprintf(stderr, "umad: fabric %s: the fabric at %s went away\n", argv[0], path);
+		fabric_client_close(&fc);
+		return 1;
+	}
+	if (fc.reply.type == FP_TEXT_REPLY) {
+		fwrite(fc.reply.buf, 1, strnlen((const char *)fc.reply.buf, fc.reply.len), stdout);
+		if (fflush(stdout) != 0 || ferror(stdout)) {
+			fprintf(stderr, "umad: fabric %s: cannot write the output: %s\n", argv[0],
+				strerror(errno));
+			r = 1;
+		}
+	} else {
+		fprintf(stderr, "umad: fabric %s: %s\n", argv[0],
+			fabric_client_reply_text(&fc, msg, sizeof(msg))[0] ? msg
+			: strerror(rc < 0 ? -rc : EPROTO));
+		r = 1;
+	}
+	fabric_client_done(&fc);
+	fabric_client_close(&fc);
+	return r;
+}
+
+/* --- scenario FILE: timed faults, sent as their times come -------------------------- */
+
+struct scenario_run {
+	struct fabric_client fc;
+	const char *path;
+	struct timespec start;
+};
+
+static int scenario_wait(void *arg, uint64_t at_ms)
+{
+	struct scenario_run *run = arg;
+	struct timespec t = run->start;
+
+	t.tv_sec += (time_t)(at_ms / 1000);
+	t.tv_nsec += (long)(at_ms % 1000) * 1000000L;
+	if (t.tv_nsec >= 1000000000L) {
+		t.tv_sec++;
+		t.tv_nsec -= 1000000000L;
+	}
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+		;
 	return 0;
+}
+
+static int scenario_step(void *arg, const struct sim_scenario_step *st)
+{
+	struct scenario_run *run = arg;
+	struct fp_control c = { .port = st->port, .value = (uint32_t)st->up };
+	char what[64];
+
+	switch (st->cmd) {
+	case SIM_SCENARIO_LINK:		c.op = FP_CTL_LINK; break;
+	case SIM_SCENARIO_NODE:		c.op = FP_CTL_NODE; break;
+	case SIM_SCENARIO_DROP:		c.op = FP_CTL_DROP; c.rate = st->rate; c.count = st->seed; break;
+	case SIM_SCENARIO_COUNTER:
+		c.op = FP_CTL_COUNTER;
+		c.count = st->count;
+		snprintf(c.counter, sizeof(c.counter), "%s", sim_pma_counter_name(st->counter));
+		break;
+	case SIM_SCENARIO_TRAP:		c.op = FP_CTL_TRAP; c.value = st->trap; break;
+	default:			return -EOPNOTSUPP;
+	}
+	snprintf(c.node, sizeof(c.node), "%s", st->node);
+	snprintf(what, sizeof(what), "scenario: line %u", st->line);
+	return send_control(&run->fc, run->path, what, &c) < 0 ? -EIO : 0;
+}
+
+static int scenario(const char *socket_path, int argc, char **argv)
+{
+	static const struct sim_scenario_ops ops = {
+		.wait_until = scenario_wait,
+		.link = scenario_step, .node = scenario_step, .drop = scenario_step,
+		.counter = scenario_step, .trap = scenario_step,
+	};
+	struct scenario_run run;
+	struct sim_scenario *sc;
+	char path[PATH_MAX], *errors = NULL;
+	size_t failed = 0;
+	int r;
+
+	if (argc != 2) {
+		fprintf(stderr, "umad: fabric scenario: expected one FILE\n");
+		return fabric_usage(stderr);
+	}
+	if (sim_scenario_load(argv[1], &sc, &errors) < 0) {
+		fprintf(stderr, "%s", errors ? errors : "umad: fabric scenario: cannot read it\n");
+		free(errors);
+		return 1;
+	}
+	if (connect_control(socket_path, &run.fc, path, sizeof(path)) < 0) {
+		sim_scenario_free(sc);
+		return 1;
+	}
+	run.path = path;
+	clock_gettime(CLOCK_MONOTONIC, &run.start);
+	r = sim_scenario_run(sc, &ops, &run, &failed);
+	if (r == -EOPNOTSUPP)
+		fprintf(stderr, "umad: fabric scenario: %s:%u: %s is not supported on a shared "
+			"fabric yet\n", argv[1], sc->steps[failed].line,
+			sim_scenario_cmd_name(sc->steps[failed].cmd));
+	fabric_client_close(&run.fc);
+	sim_scenario_free(sc);
+	return r < 0 ? 1 : 0;
 }
 
 int fabric_main(int argc, char **argv)
@@ -482,6 +640,10 @@ int fabric_main(int argc, char **argv)
 		fprintf(stderr, "umad: fabric: missing command\n");
 		return fabric_usage(stderr);
 	}
+	if (!strcmp(argv[0], "show") || !strcmp(argv[0], "dump") || !strcmp(argv[0], "dot"))
+		return text(socket_path, argc, argv);
+	if (!strcmp(argv[0], "scenario"))
+		return scenario(socket_path, argc, argv);
 	return control(socket_path, argc, argv);
 }
 

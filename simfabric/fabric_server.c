@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "backends/mad_rules.h"
+#include "simfabric/describe.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
 #include "simfabric/fault.h"
@@ -559,6 +560,35 @@ static int do_control(struct fabric_server *s, struct client *c, const struct fp
 	return reply_rc(c, r, r < 0 ? "%s" : NULL, strerror(-r));
 }
 
+/* show, show --json, dump, dot: the fabric as it is now, as text. */
+static int do_text(struct fabric_server *s, struct client *c, const struct fp_text *q)
+{
+	struct sim_describe_opts o = { .net = &s->net };
+	struct sim_text t = SIM_TEXT_INIT;
+	int r;
+
+	if (!FP_TERMINATED(q->filter))
+		return reply_rc(c, -EINVAL, "unterminated node name");
+	if (q->filter[0])
+		o.node = q->filter;
+	switch (q->kind) {
+	case FP_TEXT_SHOW:	r = sim_describe_show(s->fabric, &o, &t); break;
+	case FP_TEXT_SHOW_JSON:	r = sim_describe_json(s->fabric, &o, &t); break;
+	case FP_TEXT_DUMP:	r = sim_describe_dump(s->fabric, &o, &t); break;
+	case FP_TEXT_DOT:	r = sim_describe_dot(s->fabric, &o, &t); break;
+	default:		r = -EINVAL; break;
+	}
+	if (r == 0)
+		r = fp_send_message(c->fd, FP_TEXT_REPLY, sim_text_str(&t), t.len + 1, -1,
+				    MSG_DONTWAIT);
+	else if (r == -ENOENT)
+		r = reply_rc(c, r, "'%s' names no node of the fabric", q->filter);
+	else
+		r = reply_rc(c, r, "%s", strerror(-r));
+	sim_text_free(&t);
+	return r;
+}
+
 /* One whole message from a client; a negative return disconnects it. */
 static int handle(struct fabric_server *s, struct client *c, uint32_t type, const uint8_t *body,
 		  size_t len)
@@ -575,7 +605,7 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 	case FP_SEND:		return do_send(s, c, body, len);
 	case FP_ISSM:		return do_issm(s, c, (const struct fp_issm *)body);
 	case FP_CONTROL:	return do_control(s, c, (const struct fp_control *)body);
-	case FP_TEXT:		return reply_rc(c, -EOPNOTSUPP, "not served yet");
+	case FP_TEXT:		return do_text(s, c, (const struct fp_text *)body);
 	default:		return -EPROTO;	/* replies and events do not come from clients */
 	}
 }
