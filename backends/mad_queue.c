@@ -566,20 +566,23 @@ int mad_queue_claim_request(struct mad_queue *q, const uint8_t *resp, uint32_t *
 int mad_queue_claim_request_at(struct mad_queue *q, const uint8_t *resp, uint64_t arrive_ns,
 			       uint32_t *agent_id)
 {
+	uint64_t now;
 	size_t i;
 	int later, found = 0;
 
 	if (!atomic_load_explicit(&q->n_waiting, memory_order_relaxed))
 		return 0;
 	pthread_mutex_lock(&q->lock);
-	later = arrive_ns && arrive_ns > mad_queue_now_ns();
+	now = mad_queue_now_ns();
+	later = arrive_ns > now;
 	for (i = 0; i < q->n_timeouts; i++) {
 		struct mad_queue_timeout *t = &q->timeouts[i];
 
 		if (t->answered || !answers(t, resp))
 			continue;
-		if (later && t->deadline_ns <= arrive_ns)
-			break;		/* it times out first: the response will find nothing */
+		/* Timed out already (not yet popped), or first: the response finds nothing. */
+		if (t->deadline_ns <= (later ? arrive_ns : now))
+			break;
 		*agent_id = ((const struct ib_user_mad *)t->umad)->agent_id;
 		found = 1;
 		if (later) {

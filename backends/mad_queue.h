@@ -123,7 +123,8 @@ int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
 /*
  * A response arrived: if a request of the same class and TID waits for its
  * timeout here, it is answered: the wait ends, *agent_id is its agent, 1.
- * 0 when none waits (the kernel drops such a response).
+ * 0 when none waits (the kernel drops such a response), its deadline
+ * having passed included (the timeout is reported even if not read yet).
  */
 int mad_queue_claim_request(struct mad_queue *q, const uint8_t *resp, uint32_t *agent_id);
 
