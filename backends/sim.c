@@ -408,10 +408,11 @@ static void received_header(struct ib_user_mad *hdr, const struct sim_net_msg *m
 static int net_receive(void *arg, const struct sim_net_msg *m)
 {
 	struct ib_user_mad hdr;
+	uint64_t due = m->delay_ns ? mad_queue_now_ns() + m->delay_ns : 0;
 
 	(void)arg;
 	received_header(&hdr, m);
-	return soft_port_receive(m->port, m->dqpn, &hdr, m->data, m->len) == 1;
+	return soft_port_receive_at(m->port, m->dqpn, &hdr, m->data, m->len, due) == 1;
 }
 
 static const struct sim_net_endpoint_ops endpoints = { .receive = net_receive };
@@ -773,16 +774,21 @@ static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_
 	return r;
 }
 
-/* Queue an answer for the agent that sent the request (fabric lock held). */
-static int queue_answer(struct soft_port *op, const struct ib_user_mad *hdr,
+/*
+ * Queue an answer for the agent that sent the request (mad: as sent, not
+ * the copy answered in place), as late as the links' delays made it
+ * (fabric lock held).
+ */
+static int queue_answer(struct soft_port *op, const struct ib_user_mad *hdr, const uint8_t *mad,
 			const struct umad_agent_req *agent, const struct sim_net_msg *answer)
 {
 	struct ib_user_mad reply;
+	uint64_t due = answer->delay_ns ? mad_queue_now_ns() + answer->delay_ns : 0;
 
 	received_header(&reply, answer);
 	reply.agent_id = hdr->agent_id;
 	reply.addr.pkey_index = hdr->addr.pkey_index;
-	return soft_port_queue_message(op, &reply, agent, answer->data, answer->len);
+	return soft_port_answer_at(op, hdr, mad, &reply, agent, answer->data, answer->len, due);
 }
 
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
@@ -821,7 +827,7 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	 * answer, sent under the lock, finds it.
 	 */
 	if (result == SIM_NET_ANSWERED && hdr->timeout_ms)
-		r = queue_answer(op, hdr, agent, &reply.msg);
+		r = queue_answer(op, hdr, whole, agent, &reply.msg);
 	else
 		r = soft_port_no_answer(op, hdr, mad);
 	pthread_mutex_unlock(&sim.lock);
@@ -906,6 +912,19 @@ static int control_drop(const char *node, unsigned port, double rate, uint64_t s
 	return r;
 }
 
+static int control_delay(const char *node, unsigned port, unsigned delay_us)
+{
+	struct sim_port *p;
+	int r;
+
+	pthread_mutex_lock(&sim.lock);
+	r = fault_port(node, port, 0, &p);
+	if (r == 0)
+		r = sim_fault_delay(&sim.net, p, delay_us);
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
 static int control_counter(const char *node, unsigned port, const char *counter, uint64_t count)
 {
 	struct sim_port *p;
@@ -941,6 +960,7 @@ const struct umad_sim_control umad_sim_control = {
 	.drop = control_drop,
 	.counter = control_counter,
 	.trap = control_trap,
+	.delay = control_delay,
 };
 
 const struct umad_backend umad_backend_sim = {

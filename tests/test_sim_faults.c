@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Faults through libumad-sim (infiniband/umad_sim.h) on the embedded
- * default fabric with the built-in SM: a link taken down loses the
- * LID-routed MADs across it and sends Trap 128, which the built-in SM
- * answers by sweeping again once the link is back; seeded drops repeat;
- * an SM agent of the process receives the traps once the built-in SM has
- * stepped aside; a subscriber of the built-in SA (InformInfo) gets its
- * Reports; bad names and ports get their errors.
+ * default fabric with the built-in SM, the process attached at Hca1 (sim0)
+ * and Hca2 (sim1): a link taken down loses the LID-routed MADs across it
+ * and sends Trap 128, which the built-in SM answers by sweeping again once
+ * the link is back; seeded drops repeat; delayed ports make SMPs, their
+ * answers and GMPs between agents arrive that much later (or the send
+ * time out); an SM agent of the process receives the traps once the
+ * built-in SM has stepped aside; a subscriber of the built-in SA
+ * (InformInfo) gets its Reports; bad names and ports get their errors.
+ * Times are asserted as lower bounds only.
  */
 #include "config.h"
 
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -31,6 +35,8 @@
 #include "libumad/mad_wire.h"
 
 #define PORTINFO_OFF_LID	16	/* PortInfo:LID in the SMP data */
+#define MS			1000000ull	/* nanoseconds */
+#define PING_CLASS		0x32		/* a vendor class (range 2), as ibping's */
 
 struct msg {
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
@@ -127,6 +133,12 @@ static void test_bad_names(void **state)
 	assert_int_equal(umad_sim_add_errors("Hca3", 1, "NoSuchCounter", 1), -EINVAL);
 	assert_int_equal(umad_sim_send_trap("Hca3", 1, 99), -EINVAL);
 	assert_int_equal(umad_sim_node_down(NULL), -ENOENT);
+	assert_int_equal(umad_sim_delay("NoSuchNode", 1, 1000), -ENOENT);
+	assert_int_equal(umad_sim_delay(NULL, 1, 1000), -EINVAL);
+	assert_int_equal(umad_sim_delay("Hca3", 9, 1000), -EINVAL);
+	assert_int_equal(umad_sim_delay("Hca3", 0, 1000), -EINVAL);
+	assert_int_equal(umad_sim_delay("Switch1", 0, 1000), -EINVAL);	/* its own port: no link */
+	assert_int_equal(umad_sim_delay("Switch1", 9, 0), -EINVAL);
 }
 
 /* Down: LID-routed MADs to Hca3 time out; up: the built-in SM sweeps, and they arrive again. */
@@ -191,6 +203,186 @@ static void test_drops_repeat(void **state)
 	assert_string_not_equal(a, c);
 	/* Rate 0: nothing lost. */
 	assert_int_equal(lid_routed_get(hca3_lid(), 200), 0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* An SMP's round trip: its umad status, and how long from the send to the answer or timeout. */
+static int timed_round_trip(struct msg *m, int timeout_ms, uint64_t *took)
+{
+	uint64_t t0 = now_ns();
+	int status = round_trip(m, timeout_ms);
+
+	*took = now_ns() - t0;
+	return status;
+}
+
+/*
+ * Delays out of Switch2 towards Hca3 (the request's way) and out of Hca3
+ * (the answer's): an SMP to Hca3, directed or LID-routed, is answered no
+ * earlier than their sum; one way alone, no earlier than its own; a
+ * timeout shorter than the sum ends the send, and its late answer never
+ * comes; delay 0 gives the answer at once again.
+ */
+static void test_delay_smp(void **state)
+{
+	uint16_t lid = hca3_lid();
+	uint64_t took;
+	struct msg m;
+	int len;
+
+	(void)state;
+	assert_int_equal(umad_sim_delay("Switch2", 1, 40000), 0);
+	assert_int_equal(umad_sim_delay("Hca3", 1, 60000), 0);
+	/* Ending drops that were never asked for leaves the delay alone. */
+	assert_int_equal(umad_sim_drop_rate("Hca3", 1, 0, 0), 0);
+	smp(&m, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_NODE_INFO, LID_PERMISSIVE, "1,7,1", 300);
+	assert_int_equal(timed_round_trip(&m, 2000, &took), 0);
+	assert_true(took >= 100 * MS);
+	assert_int_equal(mad_method(mad_of(&m)), UMAD_METHOD_GET_RESP);
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 301);
+	assert_int_equal(timed_round_trip(&m, 2000, &took), 0);
+	assert_true(took >= 100 * MS);
+	assert_int_equal(get_be16(mad_of(&m) + MAD_OFF_STATUS), 0);
+
+	/* Later than the timeout: the send times out, and the answer is lost on arrival. */
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 302);
+	assert_int_equal(timed_round_trip(&m, 50, &took), ETIMEDOUT);
+	assert_true(took >= 50 * MS);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 300), -ETIMEDOUT);
+
+	/* The answer's way alone. */
+	assert_int_equal(umad_sim_delay("Switch2", 1, 0), 0);
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 303);
+	assert_int_equal(timed_round_trip(&m, 2000, &took), 0);
+	assert_true(took >= 60 * MS);
+
+	/* No delay left: the answer is there when umad_send returns. */
+	assert_int_equal(umad_sim_delay("Hca3", 1, 0), 0);
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 304);
+	assert_int_equal(umad_send(portid, agent, m.buf, MAD_SIZE, 1000, 0), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 0), agent);
+	assert_int_equal(umad_status(m.buf), 0);
+	/* A delay on a link no route crosses changes nothing. */
+	assert_int_equal(umad_sim_delay("Hca4", 1, 500000), 0);
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 305);
+	assert_int_equal(umad_send(portid, agent, m.buf, MAD_SIZE, 1000, 0), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 0), agent);
+	assert_int_equal(umad_sim_delay("Hca4", 1, 0), 0);
+}
+
+static int reg_ping(int port, uint8_t method)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	uint8_t oui[3] = { UMAD_OPENIB_OUI >> 16, (UMAD_OPENIB_OUI >> 8) & 0xff,
+			   UMAD_OPENIB_OUI & 0xff };
+
+	if (method)
+		mask[method / (8 * sizeof(long))] |= 1L << (method % (8 * sizeof(long)));
+	return umad_register_oui(port, PING_CLASS, 0, oui, mask);
+}
+
+static void ping_mad(struct msg *m, uint16_t dlid, uint8_t method, uint32_t tid)
+{
+	uint8_t *mad = mad_of(m);
+
+	memset(m->buf, 0, sizeof(m->buf));
+	umad_set_addr(m->buf, dlid, QP1_GSI, 0, UMAD_QKEY);
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = PING_CLASS;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = method;
+	put_be32(mad + MAD_OFF_TID_LOW, tid);
+	put_be24(mad + VENDOR_OFF_OUI, UMAD_OPENIB_OUI);
+}
+
+static uint16_t port_lid(const char *ca)
+{
+	umad_port_t port;
+	uint16_t lid;
+
+	assert_int_equal(umad_get_port(ca, 1, &port), 0);
+	lid = (uint16_t)port.base_lid;
+	umad_release_port(&port);
+	return lid;
+}
+
+/* The server at sim1 answers the request it received (its GetResp to where it came from). */
+static void answer(int server, int s_agent, struct msg *req)
+{
+	struct msg resp;
+
+	memcpy(resp.buf, req->buf, sizeof(resp.buf));
+	umad_set_addr(resp.buf, be16toh(umad_get_mad_addr(req->buf)->lid), QP1_GSI, 0, UMAD_QKEY);
+	mad_of(&resp)[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
+	assert_int_equal(umad_send(server, s_agent, resp.buf, MAD_SIZE, 0, 0), 0);
+}
+
+/*
+ * GMPs between agents of the process (Hca1 to Hca2 and back): the request
+ * reaches the server no earlier than the delay on its way, the answer the
+ * client no earlier than the delay on the way back; a client whose timeout
+ * runs out before the answer arrives gets ETIMEDOUT, and the answer is lost.
+ */
+static void test_delay_agents(void **state)
+{
+	int server = umad_open_port("sim1", 1);
+	int c_agent = reg_ping(portid, 0), s_agent;
+	uint16_t server_lid = port_lid("sim1");
+	struct msg m;
+	uint64_t t0, t1;
+	int len;
+
+	(void)state;
+	assert_true(server >= 0);
+	s_agent = reg_ping(server, UMAD_METHOD_GET);
+	assert_true(c_agent >= 0 && s_agent >= 0);
+	assert_int_equal(umad_sim_delay("Switch1", 2, 50000), 0);	/* towards Hca2 */
+	assert_int_equal(umad_sim_delay("Hca2", 1, 30000), 0);		/* back */
+
+	ping_mad(&m, server_lid, UMAD_METHOD_GET, 400);
+	t0 = now_ns();
+	assert_int_equal(umad_send(portid, c_agent, m.buf, MAD_SIZE, 2000, 0), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(server, m.buf, &len, 2000), s_agent);
+	assert_true(now_ns() - t0 >= 50 * MS);
+	t1 = now_ns();
+	answer(server, s_agent, &m);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 2000), c_agent);
+	assert_true(now_ns() - t1 >= 30 * MS);
+	assert_int_equal(umad_status(m.buf), 0);
+	assert_int_equal(mad_method(mad_of(&m)), UMAD_METHOD_GET_RESP);
+	assert_int_equal(get_be32(mad_of(&m) + MAD_OFF_TID_LOW), 400);
+
+	/* The answer would come after the client's timeout: it times out, the answer is lost. */
+	ping_mad(&m, server_lid, UMAD_METHOD_GET, 401);
+	t0 = now_ns();
+	assert_int_equal(umad_send(portid, c_agent, m.buf, MAD_SIZE, 60, 0), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(server, m.buf, &len, 2000), s_agent);
+	answer(server, s_agent, &m);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 2000), c_agent);
+	assert_int_equal(umad_status(m.buf), ETIMEDOUT);
+	assert_true(now_ns() - t0 >= 60 * MS);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 300), -ETIMEDOUT);
+
+	assert_int_equal(umad_sim_delay("Switch1", 2, 0), 0);
+	assert_int_equal(umad_sim_delay("Hca2", 1, 0), 0);
+	umad_unregister(portid, c_agent);
+	umad_unregister(server, s_agent);
+	umad_close_port(server);
 }
 
 /* InformInfo fields the subscription sets. */
@@ -353,6 +545,8 @@ int main(void)
 		cmocka_unit_test(test_link_down_up),
 		cmocka_unit_test(test_reroute),
 		cmocka_unit_test(test_drops_repeat),
+		cmocka_unit_test(test_delay_smp),
+		cmocka_unit_test(test_delay_agents),
 		cmocka_unit_test(test_inform_report),
 		/* Last: it retires the built-in SM. */
 		cmocka_unit_test(test_trap_to_sm_agent),
@@ -361,7 +555,7 @@ int main(void)
 	setenv("UMAD_BACKEND", "sim", 1);
 	setenv("UMAD_MODULE_DIR", MODULE_DIR, 1);
 	unsetenv("UMAD_SIM_SM");
-	unsetenv("UMAD_SIM_HOST");
+	setenv("UMAD_SIM_HOST", "Hca1,Hca2", 1);
 	unsetenv("UMAD_SIM_TOPOLOGY");
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
