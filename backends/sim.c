@@ -229,11 +229,13 @@ static int issm_held(const struct sim_host *h, int portnum)
 /*
  * Bring CapabilityMask.IsSM of a host port in line with its issm file (the
  * built-in SM's own port keeps it while that SM runs); a real SM holding
- * one makes the built-in SM step aside.  Fabric lock held.
+ * one makes the built-in SM step aside.  A change is trapped to the SM
+ * (Trap 144), but not from the SM's own port.  Fabric lock held.
  */
 static void refresh_is_sm(struct sim_port *p)
 {
 	struct sim_host *h = host_of_node(p->node);
+	uint32_t old = p->capmask;
 	int held;
 
 	if (!h)
@@ -245,6 +247,7 @@ static void refresh_is_sm(struct sim_port *p)
 		p->capmask |= SIM_CAP_IS_SM;
 	else
 		p->capmask &= ~SIM_CAP_IS_SM;
+	sim_net_capmask_changed(&sim.net, p, old);
 }
 
 /* Does a real SM run on some attached port? Then the built-in one steps aside. Fabric lock held. */

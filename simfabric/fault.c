@@ -165,8 +165,7 @@ int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number)
 		details[TRAP129_OFF_PORT] = (uint8_t)p->num;
 		break;
 	case TRAP_CAPABILITY_CHANGE:
-		put_be16(details + TRAP144_OFF_LID, m->lid);
-		put_be32(details + TRAP144_OFF_CAPMASK, p->capmask);
+		sim_net_trap144_details(p, details);
 		break;
 	case TRAP_SYS_IMAGE_GUID:
 		put_be16(details + TRAP145_OFF_LID, m->lid);

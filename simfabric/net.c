@@ -614,3 +614,29 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 	trap_pending(net, node, port, mad);
 	return 0;
 }
+
+void sim_net_trap144_details(struct sim_port *p, uint8_t *details)
+{
+	memset(details, 0, NOTICE_DETAILS_SIZE);
+	put_be16(details + TRAP144_OFF_LID, sim_mgmt_port(p->node, p->num)->lid);
+	put_be32(details + TRAP144_OFF_CAPMASK, p->capmask);
+	put_be16(details + TRAP144_OFF_CAPMASK2, p->capmask2);
+}
+
+/* Is lid one of the port's own (its LMC range)? */
+static int own_lid(const struct sim_port *m, uint16_t lid)
+{
+	return m->lid && lid >= m->lid && (unsigned)lid < m->lid + (1u << m->lmc);
+}
+
+int sim_net_capmask_changed(struct sim_net *net, struct sim_port *p, uint32_t old_capmask)
+{
+	uint8_t details[NOTICE_DETAILS_SIZE];
+	struct sim_port *m = sim_mgmt_port(p->node, p->num);
+
+	if (p->capmask == old_capmask || !(p->capmask & SIM_CAP_IS_CAPMASK_NOTICE) ||
+	    !m->sm_lid || own_lid(m, m->sm_lid))
+		return 1;
+	sim_net_trap144_details(p, details);
+	return sim_net_trap(net, p->node, p->num, TRAP_CAPABILITY_CHANGE, details);
+}

@@ -140,6 +140,20 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 		 const uint8_t *details);
 
 /*
+ * Port p's CapabilityMask changed from old_capmask (a program took or left
+ * the IsSM device, say): a port that supports IsCapabilityMaskNotice tells
+ * its SM with Trap 144 (LIDAddr, the new CapabilityMask and
+ * CapabilityMask2, no other local changes).  None while the port has no
+ * SM LID, or when the SM LID is the port's own (an SM is not told of its
+ * own port by a trap).  0 when sent, 1 when there is none to send,
+ * -EHOSTUNREACH when no SM got it.
+ */
+int sim_net_capmask_changed(struct sim_net *net, struct sim_port *p, uint32_t old_capmask);
+
+/* Trap 144's DataDetails for port p (NOTICE_DETAILS_SIZE bytes): its LID and capability masks. */
+void sim_net_trap144_details(struct sim_port *p, uint8_t *details);
+
+/*
  * Send again the traps whose time has come (now_ns, CLOCK_MONOTONIC).  The
  * fabric has no clock of its own: the owner calls this as the program
  * sends, so traps are repeated while it talks to the fabric.

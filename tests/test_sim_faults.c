@@ -35,6 +35,10 @@
 #include "libumad/mad_wire.h"
 
 #define PORTINFO_OFF_LID	16	/* PortInfo:LID in the SMP data */
+#define PORTINFO_OFF_CAPMASK	20	/* PortInfo:CapabilityMask */
+#define PORTINFO_OFF_STATE	32	/* LinkSpeedSupported:4 PortState:4 */
+#define PORTINFO_OFF_PHYS	33	/* PortPhysicalState:4 LinkDownDefaultState:4 */
+#define CAP_IS_SM		0x00000002u	/* CapabilityMask.IsSM */
 #define MS			1000000ull	/* nanoseconds */
 #define PING_CLASS		0x32		/* a vendor class (range 2), as ibping's */
 
@@ -538,6 +542,113 @@ static void test_trap_to_sm_agent(void **state)
 	close(fd);
 }
 
+/* A port's CapabilityMask as umad_get_port() shows it (and the SMA is brought in line with issm). */
+static uint32_t capmask_of(const char *ca)
+{
+	umad_port_t port;
+	uint32_t capmask;
+
+	assert_int_equal(umad_get_port(ca, 1, &port), 0);
+	capmask = be32toh(port.capmask);
+	umad_release_port(&port);
+	return capmask;
+}
+
+/* A Trap 144 for the SM agent, from the port with that LID and CapabilityMask; repressed. */
+static void expect_trap144(int sm_agent, uint16_t lid, uint32_t capmask)
+{
+	struct msg m;
+	uint8_t *notice, *details;
+	int len = MAD_SIZE;
+
+	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sm_agent);
+	notice = mad_of(&m) + SMP_OFF_DATA;
+	details = notice + NOTICE_OFF_DETAILS;
+	assert_int_equal(mad_class(mad_of(&m)), UMAD_CLASS_SUBN_LID_ROUTED);
+	assert_int_equal(mad_method(mad_of(&m)), UMAD_METHOD_TRAP);
+	assert_int_equal(mad_attr_id(mad_of(&m)), UMAD_ATTR_NOTICE);
+	assert_int_equal(notice[NOTICE_OFF_GENERIC_TYPE], NOTICE_GENERIC | NOTICE_TYPE_INFO);
+	assert_int_equal(get_be24(notice + NOTICE_OFF_PRODUCER), NOTICE_PRODUCER_CA);
+	assert_int_equal(get_be16(notice + NOTICE_OFF_TRAP_NUM), TRAP_CAPABILITY_CHANGE);
+	assert_int_equal(get_be16(notice + NOTICE_OFF_ISSUER_LID), lid);
+	assert_int_equal(get_be16(details + TRAP144_OFF_LID), lid);
+	assert_int_equal(get_be32(details + TRAP144_OFF_CAPMASK), capmask);
+	/* The capability mask itself changed, nothing else of the node. */
+	assert_int_equal(details[TRAP144_OFF_LOCAL_CHANGES], 0);
+	assert_int_equal(get_be16(details + TRAP144_OFF_CHANGE_FLAGS), 0);
+	repress(sm_agent, &m);
+}
+
+/*
+ * A program taking or leaving the issm device of a port changes its
+ * CapabilityMask.IsSM, which the port's SMA traps (144) to its SM: the SM
+ * agent at sim0 (where the SM LID points) receives one when Hca2's changes
+ * either way, none when its own port's does.  An SM's PortInfo Set cannot
+ * change CapabilityMask (it is read-only), so that sends none either.
+ */
+static void test_capmask_trap(void **state)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	char issm0[256], issm1[256];
+	uint16_t lid1 = port_lid("sim0"), lid2 = port_lid("sim1");
+	uint32_t cap2;
+	struct msg m;
+	uint8_t *data = mad_of(&m) + SMP_OFF_DATA;
+	int fd0, fd1, sm_agent, len;
+
+	(void)state;
+	mask[UMAD_METHOD_TRAP / (8 * sizeof(long))] |= 1L << (UMAD_METHOD_TRAP % (8 * sizeof(long)));
+	sm_agent = umad_register(portid, UMAD_CLASS_SUBN_LID_ROUTED, 1, 0, mask);
+	assert_true(sm_agent >= 0);
+	assert_int_equal(umad_get_issm_path("sim0", 1, issm0, sizeof(issm0)), 0);
+	assert_int_equal(umad_get_issm_path("sim1", 1, issm1, sizeof(issm1)), 0);
+	assert_true(lid1 && lid2 && lid1 != lid2);
+
+	fd1 = open(issm1, O_RDWR);
+	assert_true(fd1 >= 0);
+	cap2 = capmask_of("sim1");
+	assert_true(cap2 & CAP_IS_SM);
+	expect_trap144(sm_agent, lid2, cap2);
+
+	/* The SM's own port: its SMA does not trap to itself. */
+	fd0 = open(issm0, O_RDWR);
+	assert_true(fd0 >= 0);
+	assert_true(capmask_of("sim0") & CAP_IS_SM);
+	close(fd0);
+	assert_false(capmask_of("sim0") & CAP_IS_SM);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 300), -ETIMEDOUT);
+
+	/* A PortInfo Set with another CapabilityMask: answered with the port's own, no trap. */
+	smp(&m, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_PORT_INFO, LID_PERMISSIVE, "1,2", 500);
+	assert_int_equal(round_trip(&m, 1000), 0);
+	assert_int_equal(get_be32(data + PORTINFO_OFF_CAPMASK), cap2);
+	smp(&m, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_PORT_INFO, LID_PERMISSIVE, "1,2", 501);
+	assert_int_equal(round_trip(&m, 1000), 0);
+	mad_of(&m)[MAD_OFF_METHOD] = UMAD_METHOD_SET;
+	mad_of(&m)[MAD_OFF_STATUS] = 0;
+	mad_of(&m)[MAD_OFF_STATUS + 1] = 0;
+	mad_of(&m)[SMP_OFF_HOP_PTR] = 0;
+	put_be32(mad_of(&m) + MAD_OFF_TID_LOW, 502);
+	put_be32(data + PORTINFO_OFF_CAPMASK, cap2 & ~CAP_IS_SM);
+	data[PORTINFO_OFF_STATE] &= 0xf0;		/* PortState: no change */
+	data[PORTINFO_OFF_PHYS] &= 0x0f;		/* PortPhysicalState: no change */
+	umad_set_addr(m.buf, LID_PERMISSIVE, QP0_SMI, 0, 0);
+	assert_int_equal(round_trip(&m, 1000), 0);
+	assert_int_equal(mad_status(mad_of(&m)) & ~UMAD_SMP_DIRECTION, 0);
+	assert_int_equal(get_be32(data + PORTINFO_OFF_CAPMASK), cap2);
+	assert_int_equal(capmask_of("sim1"), cap2);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 300), -ETIMEDOUT);
+
+	/* Hca2 leaves it: a trap again, IsSM clear. */
+	close(fd1);
+	cap2 = capmask_of("sim1");
+	assert_false(cap2 & CAP_IS_SM);
+	expect_trap144(sm_agent, lid2, cap2);
+	umad_unregister(portid, sm_agent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -548,8 +659,9 @@ int main(void)
 		cmocka_unit_test(test_delay_smp),
 		cmocka_unit_test(test_delay_agents),
 		cmocka_unit_test(test_inform_report),
-		/* Last: it retires the built-in SM. */
+		/* Last: they need the built-in SM retired (the first retires it). */
 		cmocka_unit_test(test_trap_to_sm_agent),
+		cmocka_unit_test(test_capmask_trap),
 	};
 
 	setenv("UMAD_BACKEND", "sim", 1);
