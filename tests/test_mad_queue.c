@@ -14,12 +14,14 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "backends/mad_queue.h"
@@ -288,6 +290,40 @@ static void test_steady_state(void **state)
 	assert_int_equal(cap_flights, 8);
 }
 
+struct waiter {
+	struct mad_queue *q;
+	int r;
+	uint64_t woke_ns;
+};
+
+static void *wait_for_arrival(void *arg)
+{
+	struct waiter *w = arg;
+
+	w->r = mad_queue_wait(w->q, w->q->fd, 5000);
+	w->woke_ns = mad_queue_now_ns();
+	return NULL;
+}
+
+/* A thread already waiting when a late MAD is pushed wakes for its arrival, not before. */
+static void test_waiter_woken_by_arrival(void **state)
+{
+	struct mad_queue *q = *state;
+	struct waiter w = { .q = q };
+	pthread_t t;
+	uint64_t due;
+	struct popped p;
+
+	assert_int_equal(pthread_create(&t, NULL, wait_for_arrival, &w), 0);
+	usleep(20000);		/* most likely inside poll(2) by now; either way it must wake */
+	due = mad_queue_now_ns() + 40 * MS;
+	push_tag(q, 30, due);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	assert_int_equal(w.r, 0);
+	assert_true(w.woke_ns >= due);
+	assert_int_equal(pop_tag(q, &p), 30);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -297,6 +333,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_claimed_answer_arrives, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_yet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_steady_state, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_waiter_woken_by_arrival, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
