@@ -233,7 +233,7 @@ static uint8_t *append_locked(struct mad_queue *q, const struct ib_user_mad *hdr
 	return dst;
 }
 
-/* Append a slot filled already (an arrival), its buffer taken over; its bytes, or NULL. Lock held. */
+/* Append a filled slot (an arrival), taking over its buffer; its bytes, or NULL. Lock held. */
 static const uint8_t *append_slot_locked(struct mad_queue *q, const struct mad_queue_slot *from)
 {
 	struct mad_queue_slot *s = tail_slot(q);
@@ -403,12 +403,13 @@ static void expire(struct mad_queue *q)
 			f = NULL;
 		if (f && (t == q->n_timeouts || f->due_ns <= q->timeouts[t].deadline_ns)) {
 			const uint8_t *arrived = append_slot_locked(q, &f->slot);
+			int completes = f->completes;
 
 			if (!arrived)
 				break;		/* retried on the next pop */
 			q->head_flight = (q->head_flight + 1) % q->cap_flights;
 			q->n_flights--;
-			if (f->completes)
+			if (completes)
 				complete_request(q, arrived);
 		} else if (t < q->n_timeouts) {
 			struct mad_queue_timeout *to = &q->timeouts[t];

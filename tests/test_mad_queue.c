@@ -6,9 +6,10 @@
  * timeouts falling due, never before their time; the descriptor, once
  * watched, is readable exactly when a pop has something; a response
  * claimed for a waiting request keeps it outstanding until it arrives,
- * and one that would arrive after the request's timeout (or arrives
- * after it, before anyone read the timeout) leaves the timeout to fire; the rings do not grow in the steady state.  Times are
- * asserted as lower bounds only.
+ * and one that would arrive after the request's timeout (or arrives after
+ * it, before anyone read the timeout) leaves the timeout to fire; a
+ * thread already waiting wakes for an arrival; the rings do not grow in
+ * the steady state.  Times are asserted as lower bounds only.
  */
 #include "config.h"
 
@@ -144,7 +145,7 @@ static void test_interleaved_with_immediate(void **state)
 	assert_int_equal(pop_tag(q, &p), -EAGAIN);
 }
 
-/* Arrivals and timeouts that fell due while nobody popped come out in time order, then newer MADs. */
+/* What fell due unread comes out in time order (arrivals, timeouts), then newer MADs. */
 static void test_interleaved_with_timeouts(void **state)
 {
 	struct mad_queue *q = *state;
@@ -235,7 +236,10 @@ static void test_claimed_answer_arrives(void **state)
 	assert_int_equal(pop_tag(q, &p), -EAGAIN);
 }
 
-/* Something far off: nothing to pop, the descriptor quiet, a wait times out; a MAD pushed now overtakes it. */
+/*
+ * Something far off: nothing to pop, the descriptor quiet, a wait times
+ * out; a MAD pushed now overtakes it.
+ */
 static void test_not_yet(void **state)
 {
 	struct mad_queue *q = *state;

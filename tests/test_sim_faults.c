@@ -542,7 +542,7 @@ static void test_trap_to_sm_agent(void **state)
 	close(fd);
 }
 
-/* A port's CapabilityMask as umad_get_port() shows it (and the SMA is brought in line with issm). */
+/* A port's CapabilityMask as umad_get_port() shows it (IsSM brought in line with issm). */
 static uint32_t capmask_of(const char *ca)
 {
 	umad_port_t port;
