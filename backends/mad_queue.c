@@ -62,7 +62,10 @@ void mad_queue_free(struct mad_queue *q)
 	mad_queue_close_fd(q);
 	for (i = 0; i < q->count; i++)
 		free(q->slots[(q->head + i) % q->cap].big);
+	for (i = 0; i < q->n_flights; i++)
+		free(q->flights[(q->head_flight + i) % q->cap_flights].slot.big);
 	free(q->slots);
+	free(q->flights);
 	free(q->timeouts);
 	close(q->event_fd);
 	close(q->timer_fd);
@@ -201,18 +204,14 @@ static struct mad_queue_slot *tail_slot(struct mad_queue *q)
 	return &q->slots[(q->head + q->count) % q->cap];
 }
 
-/* Append a message; its bytes in the queue (to patch before unlocking), or NULL. Lock held. */
-static uint8_t *push_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-			    size_t mad_len)
+/* A message's bytes into a slot (the slot's own room, or a buffer of its own); NULL on ENOMEM. */
+static uint8_t *fill_slot(struct mad_queue_slot *s, const struct ib_user_mad *hdr, const void *mad,
+			  size_t mad_len)
 {
-	struct mad_queue_slot *s = tail_slot(q);
-	uint8_t *dst;
+	uint8_t *dst = s->data;
 
-	if (!s)
-		return NULL;
 	s->len = MAD_QUEUE_HDR + mad_len;
 	s->big = NULL;
-	dst = s->data;
 	if (s->len > sizeof(s->data)) {
 		s->big = malloc(s->len);
 		if (!s->big)
@@ -222,31 +221,53 @@ static uint8_t *push_locked(struct mad_queue *q, const struct ib_user_mad *hdr, 
 	memcpy(dst, hdr, MAD_QUEUE_HDR);
 	((struct ib_user_mad *)dst)->length = (uint32_t)s->len;
 	memcpy(dst + MAD_QUEUE_HDR, mad, mad_len);
+	return dst;
+}
+
+static const uint8_t *slot_bytes(const struct mad_queue_slot *s)
+{
+	return s->big ? s->big : s->data;
+}
+
+/* Append a message; its bytes in the queue (to patch before unlocking), or NULL. Lock held. */
+static uint8_t *append_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+			      size_t mad_len)
+{
+	struct mad_queue_slot *s = tail_slot(q);
+	uint8_t *dst;
+
+	if (!s)
+		return NULL;
+	dst = fill_slot(s, hdr, mad, mad_len);
+	if (!dst)
+		return NULL;
 	q->count++;
 	signal_nonempty(q);
 	return dst;
 }
 
-int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-		   size_t mad_len)
+/* Append a filled slot (an arrival), taking over its buffer; its bytes, or NULL. Lock held. */
+static const uint8_t *append_slot_locked(struct mad_queue *q, const struct mad_queue_slot *from)
 {
-	return mad_queue_push_with_tid(q, hdr, mad, mad_len, NULL);
+	struct mad_queue_slot *s = tail_slot(q);
+
+	if (!s)
+		return NULL;
+	s->len = from->len;
+	s->big = from->big;
+	if (!s->big)
+		memcpy(s->data, from->data, s->len);
+	q->count++;
+	signal_nonempty(q);
+	return slot_bytes(s);
 }
 
-int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-			    size_t mad_len, const uint8_t *tid)
+static struct mad_queue_flight *flight_at(const struct mad_queue *q, size_t i)
 {
-	uint8_t *queued;
-
-	pthread_mutex_lock(&q->lock);
-	queued = push_locked(q, hdr, mad, mad_len);
-	if (queued && tid && mad_len >= MAD_OFF_TID + MAD_TID_SIZE)
-		memcpy(queued + MAD_QUEUE_HDR + MAD_OFF_TID, tid, MAD_TID_SIZE);
-	pthread_mutex_unlock(&q->lock);
-	return queued ? 0 : -ENOMEM;
+	return &q->flights[(q->head_flight + i) % q->cap_flights];
 }
 
-/* Set the timer to the earliest deadline (or disarm it). Lock held. */
+/* Set the timer to the earliest deadline or arrival (or disarm it). Lock held. */
 static void arm_timer(struct mad_queue *q)
 {
 	struct itimerspec its = { 0 };
@@ -256,6 +277,9 @@ static void arm_timer(struct mad_queue *q)
 	for (i = 0; i < q->n_timeouts; i++)
 		if (!first || q->timeouts[i].deadline_ns < first)
 			first = q->timeouts[i].deadline_ns;
+	/* The flights are sorted: the first one arrives first. */
+	if (q->n_flights && (!first || flight_at(q, 0)->due_ns < first))
+		first = flight_at(q, 0)->due_ns;
 	if (first == q->armed_ns)
 		return;
 	q->armed_ns = first;
@@ -264,6 +288,39 @@ static void arm_timer(struct mad_queue *q)
 		its.it_value.tv_nsec = (long)(first % 1000000000u);
 	}
 	timerfd_settime(q->timer_fd, TFD_TIMER_ABSTIME, &its, NULL);
+}
+
+static void remove_timeout(struct mad_queue *q, size_t i)
+{
+	q->timeouts[i] = q->timeouts[--q->n_timeouts];
+	atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
+}
+
+/* Does a waiting send's stored request have the class and TID of this response? */
+static int answers(const struct mad_queue_timeout *t, const uint8_t *resp)
+{
+	const uint8_t *tm = t->umad + MAD_QUEUE_HDR;
+
+	return !t->is_response && mad_class(tm) == mad_class(resp) &&
+	       !memcmp(tm + MAD_OFF_TID, resp + MAD_OFF_TID, MAD_TID_SIZE);
+}
+
+/* A response in flight for a claimed request arrived (umad: it, whole): the request ends. */
+static void complete_request(struct mad_queue *q, const uint8_t *umad)
+{
+	const struct ib_user_mad *hdr = (const struct ib_user_mad *)umad;
+	size_t i;
+
+	for (i = 0; i < q->n_timeouts; i++) {
+		const struct mad_queue_timeout *t = &q->timeouts[i];
+
+		if (t->answered && answers(t, umad + MAD_QUEUE_HDR) &&
+		    ((const struct ib_user_mad *)t->umad)->agent_id == hdr->agent_id) {
+			remove_timeout(q, i);
+			arm_timer(q);	/* its deadline, the fallback, may have been the one set */
+			return;
+		}
+	}
 }
 
 /* The TID's lower half: the kernel puts its own per-agent value in the upper one. */
@@ -323,6 +380,7 @@ int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, co
 	t = &q->timeouts[q->n_timeouts++];
 	atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
 	t->is_response = is_response;
+	t->answered = 0;
 	t->deadline_ns = mad_queue_now_ns() +
 			 (uint64_t)hdr->timeout_ms * 1000000u * ((uint64_t)hdr->retries + 1);
 	memcpy(t->umad, hdr, MAD_QUEUE_HDR);
@@ -332,34 +390,144 @@ int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, co
 	return 0;
 }
 
-/* Move due timeouts into the queue, in deadline order of arrival. Lock held. */
+/*
+ * Move what fell due into the queue, in time order: MADs in flight that
+ * arrived, timeouts that passed (an arrival first when the two coincide).
+ * The timer is set for the earliest of them, so nothing is due before it.
+ * Lock held.
+ */
 static void expire(struct mad_queue *q)
 {
 	uint64_t now, ticks;
-	size_t i = 0;
 	ssize_t n;
 
-	if (!q->n_timeouts)
+	if (!q->armed_ns || q->armed_ns > (now = mad_queue_now_ns()))
 		return;
-	now = mad_queue_now_ns();
-	while (i < q->n_timeouts) {
-		struct mad_queue_timeout *t = &q->timeouts[i];
-		struct ib_user_mad *hdr = (struct ib_user_mad *)t->umad;
+	for (;;) {
+		struct mad_queue_flight *f = q->n_flights ? flight_at(q, 0) : NULL;
+		size_t i, t = q->n_timeouts;
 
-		if (t->deadline_ns > now) {
-			i++;
-			continue;
+		for (i = 0; i < q->n_timeouts; i++)
+			if (q->timeouts[i].deadline_ns <= now &&
+			    (t == q->n_timeouts ||
+			     q->timeouts[i].deadline_ns < q->timeouts[t].deadline_ns))
+				t = i;
+		if (f && f->due_ns > now)
+			f = NULL;
+		if (f && (t == q->n_timeouts || f->due_ns <= q->timeouts[t].deadline_ns)) {
+			const uint8_t *arrived = append_slot_locked(q, &f->slot);
+			int completes = f->completes;
+
+			if (!arrived)
+				break;		/* retried on the next pop */
+			q->head_flight = (q->head_flight + 1) % q->cap_flights;
+			q->n_flights--;
+			if (completes)
+				complete_request(q, arrived);
+		} else if (t < q->n_timeouts) {
+			struct mad_queue_timeout *to = &q->timeouts[t];
+			struct ib_user_mad *hdr = (struct ib_user_mad *)to->umad;
+
+			hdr->status = MAD_QUEUE_ETIMEDOUT;
+			if (!append_locked(q, hdr, to->umad + MAD_QUEUE_HDR, sizeof(struct umad_hdr)))
+				break;
+			remove_timeout(q, t);
+		} else {
+			break;
 		}
-		hdr->status = MAD_QUEUE_ETIMEDOUT;
-		if (!push_locked(q, hdr, t->umad + MAD_QUEUE_HDR, sizeof(struct umad_hdr)))
-			break;		/* retried on the next pop */
-		q->timeouts[i] = q->timeouts[--q->n_timeouts];
-		atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
 	}
 	n = read(q->timer_fd, &ticks, sizeof(ticks));	/* clear its readiness */
 	(void)n;
 	q->armed_ns = 0;
 	arm_timer(q);
+}
+
+/* Append a message after what fell due before it. Lock held. */
+static uint8_t *push_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+			    size_t mad_len)
+{
+	expire(q);
+	return append_locked(q, hdr, mad, mad_len);
+}
+
+int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+		   size_t mad_len)
+{
+	return mad_queue_push_with_tid(q, hdr, mad, mad_len, NULL);
+}
+
+int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+			    size_t mad_len, const uint8_t *tid)
+{
+	uint8_t *queued;
+
+	pthread_mutex_lock(&q->lock);
+	queued = push_locked(q, hdr, mad, mad_len);
+	if (queued && tid && mad_len >= MAD_OFF_TID + MAD_TID_SIZE)
+		memcpy(queued + MAD_QUEUE_HDR + MAD_OFF_TID, tid, MAD_TID_SIZE);
+	pthread_mutex_unlock(&q->lock);
+	return queued ? 0 : -ENOMEM;
+}
+
+/* Room for one more flight, the ring grown when full. 0 or -ENOMEM. Lock held. */
+static int flights_reserve(struct mad_queue *q)
+{
+	struct mad_queue_flight *grown;
+	size_t cap, i;
+
+	if (q->n_flights < q->cap_flights)
+		return 0;
+	cap = q->cap_flights ? q->cap_flights * 2 : 8;
+	grown = malloc(cap * sizeof(*grown));
+	if (!grown)
+		return -ENOMEM;
+	for (i = 0; i < q->n_flights; i++)
+		grown[i] = *flight_at(q, i);
+	free(q->flights);
+	q->flights = grown;
+	q->cap_flights = cap;
+	q->head_flight = 0;
+	return 0;
+}
+
+/*
+ * Put a MAD in flight after those due no later than it: searched from the
+ * tail, where a constant delay puts every new one.  Lock held.
+ */
+static int fly(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+	       size_t mad_len, uint64_t due_ns, int completes)
+{
+	struct mad_queue_flight f = { .due_ns = due_ns, .completes = completes };
+	size_t i;
+
+	if (flights_reserve(q) < 0 || !fill_slot(&f.slot, hdr, mad, mad_len))
+		return -ENOMEM;
+	for (i = q->n_flights; i > 0 && flight_at(q, i - 1)->due_ns > due_ns; i--)
+		*flight_at(q, i) = *flight_at(q, i - 1);
+	*flight_at(q, i) = f;
+	q->n_flights++;
+	arm_timer(q);
+	return 0;
+}
+
+int mad_queue_push_at(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+		      size_t mad_len, uint64_t due_ns, int completes)
+{
+	uint8_t *queued;
+	int r = 0;
+
+	pthread_mutex_lock(&q->lock);
+	if (due_ns && due_ns > mad_queue_now_ns()) {
+		r = fly(q, hdr, mad, mad_len, due_ns, completes);
+	} else {
+		queued = push_locked(q, hdr, mad, mad_len);
+		if (!queued)
+			r = -ENOMEM;
+		else if (completes)
+			complete_request(q, queued);
+	}
+	pthread_mutex_unlock(&q->lock);
+	return r;
 }
 
 ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len)
@@ -407,26 +575,40 @@ int mad_queue_pending(struct mad_queue *q)
 
 int mad_queue_claim_request(struct mad_queue *q, const uint8_t *resp, uint32_t *agent_id)
 {
+	return mad_queue_claim_request_at(q, resp, 0, agent_id);
+}
+
+int mad_queue_claim_request_at(struct mad_queue *q, const uint8_t *resp, uint64_t arrive_ns,
+			       uint32_t *agent_id)
+{
+	uint64_t now;
 	size_t i;
-	int found = 0;
+	int later, found = 0;
 
 	if (!atomic_load_explicit(&q->n_waiting, memory_order_relaxed))
 		return 0;
 	pthread_mutex_lock(&q->lock);
-	for (i = 0; i < q->n_timeouts && !found; i++) {
+	now = mad_queue_now_ns();
+	later = arrive_ns > now;
+	for (i = 0; i < q->n_timeouts; i++) {
 		struct mad_queue_timeout *t = &q->timeouts[i];
-		const uint8_t *tm = t->umad + MAD_QUEUE_HDR;
 
-		if (t->is_response || mad_class(tm) != mad_class(resp) ||
-		    memcmp(tm + MAD_OFF_TID, resp + MAD_OFF_TID, MAD_TID_SIZE))
+		if (t->answered || !answers(t, resp))
 			continue;
+		/* Timed out already (not yet popped), or first: the response finds nothing. */
+		if (t->deadline_ns <= (later ? arrive_ns : now))
+			break;
 		*agent_id = ((const struct ib_user_mad *)t->umad)->agent_id;
-		q->timeouts[i] = q->timeouts[--q->n_timeouts];
-		atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
 		found = 1;
+		if (later) {
+			/* Outstanding until the response arrives; its deadline stays as a fallback. */
+			t->answered = 1;
+		} else {
+			remove_timeout(q, i);
+			arm_timer(q);	/* its deadline may have been the one set */
+		}
+		break;
 	}
-	if (found)
-		arm_timer(q);	/* its deadline may have been the one set */
 	pthread_mutex_unlock(&q->lock);
 	return found;
 }

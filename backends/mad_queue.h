@@ -9,14 +9,22 @@
  * mad_queue_wait(), or an application that took the descriptor to poll it
  * itself (mad_queue_watch(), for good).  While there is one, poll(2) on the
  * descriptor is readable exactly when mad_queue_pop() has something; with
- * none, a queued MAD leaves it unreadable (a due timeout makes it readable
- * always: the timer is armed regardless).  No wake-up is lost: a waiter
- * announces itself under the queue's lock after finding the queue empty,
- * and a push, under the same lock, signals when it sees a waiter.
+ * none, a queued MAD leaves it unreadable (a due timeout or a MAD whose
+ * time has come makes it readable always: the timer is armed regardless).
+ * No wake-up is lost: a waiter announces itself under the queue's lock
+ * after finding the queue empty, and a push, under the same lock, signals
+ * when it sees a waiter.
  *
- * The queue is a ring of fixed slots that grows only when full, so the
- * steady state allocates nothing per MAD; messages longer than one MAD
- * (RMPP) carry their own buffer.
+ * A MAD may also be queued to arrive later (mad_queue_push_at(): a delay
+ * on its way): it waits in flight, ordered by its arrival time, and joins
+ * the queue when that time comes, in time order with the timeouts falling
+ * due and before anything pushed after it came.  The timer is set for the
+ * earliest of the timeouts and the arrivals; every one of them yields a
+ * message for mad_queue_pop(), so readiness stays exact.
+ *
+ * The queue and the MADs in flight are rings of fixed slots that grow only
+ * when full, so the steady state allocates nothing per MAD; messages
+ * longer than one MAD (RMPP) carry their own buffer.
  */
 #ifndef LIBUMAD_MAD_QUEUE_H
 #define LIBUMAD_MAD_QUEUE_H
@@ -42,7 +50,15 @@ struct mad_queue_slot {
 struct mad_queue_timeout {
 	uint64_t deadline_ns;
 	int is_response;
+	int answered;			/* claimed by a response still in flight */
 	uint8_t umad[MAD_QUEUE_HDR + sizeof(struct umad_hdr)];	/* header, the request's MAD header */
+};
+
+/* A MAD on its way (mad_queue_push_at()): it joins the queue at due_ns. */
+struct mad_queue_flight {
+	uint64_t due_ns;
+	int completes;			/* it answers a request claimed for it, which ends on arrival */
+	struct mad_queue_slot slot;
 };
 
 struct mad_queue {
@@ -54,7 +70,9 @@ struct mad_queue {
 	struct mad_queue_timeout *timeouts;
 	size_t n_timeouts, cap_timeouts;
 	atomic_size_t n_waiting;	/* n_timeouts, readable without the lock */
-	uint64_t armed_ns;		/* deadline the timer is set for, 0 if none */
+	struct mad_queue_flight *flights;	/* a ring sorted by due_ns (ties: push order) */
+	size_t cap_flights, head_flight, n_flights;
+	uint64_t armed_ns;		/* earliest deadline or arrival the timer is set for, 0 if none */
 	unsigned waiters;		/* threads in mad_queue_wait(), + 1 once watched */
 	int watched;			/* the application polls fd itself */
 	int signalled;			/* the eventfd's counter is non-zero (then count > 0) */
@@ -77,6 +95,16 @@ int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, 
 			    size_t mad_len, const uint8_t *tid);
 
 /*
+ * A MAD that arrives at due_ns (CLOCK_MONOTONIC, as mad_queue_now_ns(); 0
+ * or a time past: now): mad_queue_pop() sees it from then on.  completes:
+ * it is the response a mad_queue_claim_request() with that arrival time
+ * claimed a waiting request for (hdr->agent_id the request's agent): the
+ * request ends when it arrives.  0 or -ENOMEM.
+ */
+int mad_queue_push_at(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
+		      size_t mad_len, uint64_t due_ns, int completes);
+
+/*
  * A send that will get no answer: after timeout_ms * (retries + 1) the
  * sender receives its header with status ETIMEDOUT and the common header
  * of its MAD, as the kernel reports it.  0 or -ENOMEM.
@@ -96,13 +124,26 @@ int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
 /*
  * A response arrived: if a request of the same class and TID waits for its
  * timeout here, it is answered: the wait ends, *agent_id is its agent, 1.
- * 0 when none waits (the kernel drops such a response).
+ * 0 when none waits (the kernel drops such a response), its deadline
+ * having passed included (the timeout is reported even if not read yet).
  */
 int mad_queue_claim_request(struct mad_queue *q, const uint8_t *resp, uint32_t *agent_id);
+
+/*
+ * A response that will arrive at arrive_ns (0 or a time past: now, as
+ * mad_queue_claim_request()).  A request that waits and whose timeout is
+ * later is claimed for it: *agent_id is its agent, 1, and the response is
+ * to be pushed with mad_queue_push_at(..., arrive_ns, 1); the request
+ * stays outstanding (a duplicate send is refused) until it arrives.  0
+ * when none waits or the timeout comes first (the late response will
+ * find no request, as on hardware).
+ */
+int mad_queue_claim_request_at(struct mad_queue *q, const uint8_t *resp, uint64_t arrive_ns,
+			       uint32_t *agent_id);
 /* read(2) semantics of a umad port (see backend.h): bytes, -EAGAIN, -ENOSPC or -EINVAL. */
 ssize_t mad_queue_pop(struct mad_queue *q, void *buf, size_t len);
 
-/* 1 when mad_queue_pop() would return a MAD or a timeout now. */
+/* 1 when mad_queue_pop() would return a MAD or a timeout now (one that arrived included). */
 int mad_queue_pending(struct mad_queue *q);
 
 /*

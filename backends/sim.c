@@ -241,13 +241,15 @@ static int issm_held(const struct sim_host *h, int portnum)
 /*
  * Bring CapabilityMask.IsSM of a host port in line with its issm file (the
  * built-in SM's own port keeps it while that SM runs); a real SM holding
- * one makes the built-in SM step aside.  A shared fabric's server is told
- * when that changes.  Fabric lock held.
+ * one makes the built-in SM step aside.  A change is trapped to the SM
+ * (Trap 144), but not from the SM's own port.  A shared fabric's server is
+ * told of changes, and does the same.  Fabric lock held.
  */
 static void refresh_is_sm_at(struct sim_host *h, int portnum)
 {
 	struct sim_port *p;
 	int held = issm_held(h, portnum);
+	uint32_t old;
 
 	if (sim.shared) {
 		if (held != h->issm_told[portnum] &&
@@ -256,12 +258,14 @@ static void refresh_is_sm_at(struct sim_host *h, int portnum)
 		return;
 	}
 	p = &h->node->ports[portnum];
+	old = p->capmask;
 	if (held)
 		sim_net_sm_step_aside(&sim.net);
 	if (held || (sim.net.sm_active && p == sim.net.sm_port))
 		p->capmask |= SIM_CAP_IS_SM;
 	else
 		p->capmask &= ~SIM_CAP_IS_SM;
+	sim_net_capmask_changed(&sim.net, p, old);
 }
 
 static void refresh_is_sm(struct sim_port *p)
@@ -443,10 +447,11 @@ static void received_header(struct ib_user_mad *hdr, const struct sim_net_msg *m
 static int net_receive(void *arg, const struct sim_net_msg *m)
 {
 	struct ib_user_mad hdr;
+	uint64_t due = m->delay_ns ? mad_queue_now_ns() + m->delay_ns : 0;
 
 	(void)arg;
 	received_header(&hdr, m);
-	return soft_port_receive(m->port, m->dqpn, &hdr, m->data, m->len) == 1;
+	return soft_port_receive_at(m->port, m->dqpn, &hdr, m->data, m->len, due) == 1;
 }
 
 static const struct sim_net_endpoint_ops endpoints = { .receive = net_receive };
@@ -668,9 +673,9 @@ static int builtin_sm_wanted(void)
 /* --- a shared fabric: the server's events ------------------------------------------ */
 
 static void shared_deliver(uint32_t host, uint32_t port, uint32_t qpn, const struct ib_user_mad *hdr,
-			   const uint8_t *mad, size_t len)
+			   const uint8_t *mad, size_t len, uint64_t due_ns)
 {
-	soft_port_receive(&sim.hosts[host].device_port[port], qpn, hdr, mad, len);
+	soft_port_receive_at(&sim.hosts[host].device_port[port], qpn, hdr, mad, len, due_ns);
 }
 
 static void shared_node_changed(uint32_t host)
@@ -951,16 +956,21 @@ static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_
 	return r;
 }
 
-/* Queue an answer for the agent that sent the request (fabric lock held). */
-static int queue_answer(struct soft_port *op, const struct ib_user_mad *hdr,
+/*
+ * Queue an answer for the agent that sent the request (mad: as sent, not
+ * the copy answered in place), as late as the links' delays made it
+ * (fabric lock held).
+ */
+static int queue_answer(struct soft_port *op, const struct ib_user_mad *hdr, const uint8_t *mad,
 			const struct umad_agent_req *agent, const struct sim_net_msg *answer)
 {
 	struct ib_user_mad reply;
+	uint64_t due = answer->delay_ns ? mad_queue_now_ns() + answer->delay_ns : 0;
 
 	received_header(&reply, answer);
 	reply.agent_id = hdr->agent_id;
 	reply.addr.pkey_index = hdr->addr.pkey_index;
-	return soft_port_queue_message(op, &reply, agent, answer->data, answer->len);
+	return soft_port_answer_at(op, hdr, mad, &reply, agent, answer->data, answer->len, due);
 }
 
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
@@ -999,7 +1009,7 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	 * answer, sent under the lock, finds it.
 	 */
 	if (result == SIM_NET_ANSWERED && hdr->timeout_ms)
-		r = queue_answer(op, hdr, agent, &reply.msg);
+		r = queue_answer(op, hdr, whole, agent, &reply.msg);
 	else
 		r = soft_port_no_answer(op, hdr, mad);
 	pthread_mutex_unlock(&sim.lock);
@@ -1106,6 +1116,21 @@ static int control_drop(const char *node, unsigned port, double rate, uint64_t s
 	return r;
 }
 
+static int control_delay(const char *node, unsigned port, unsigned delay_us)
+{
+	struct sim_port *p;
+	int r;
+
+	if (sim.shared)
+		return shared_control(FP_CTL_DELAY, node, port, delay_us, 0, 0, NULL);
+	pthread_mutex_lock(&sim.lock);
+	r = fault_port(node, port, 0, &p);
+	if (r == 0)
+		r = sim_fault_delay(&sim.net, p, delay_us);
+	pthread_mutex_unlock(&sim.lock);
+	return r;
+}
+
 static int control_counter(const char *node, unsigned port, const char *counter, uint64_t count)
 {
 	struct sim_port *p;
@@ -1146,6 +1171,7 @@ const struct umad_sim_control umad_sim_control = {
 	.drop = control_drop,
 	.counter = control_counter,
 	.trap = control_trap,
+	.delay = control_delay,
 };
 
 const struct umad_backend umad_backend_sim = {

@@ -9,7 +9,7 @@
 
 #include <stdint.h>
 
-#define UMAD_SIM_CONTROL_ABI	1
+#define UMAD_SIM_CONTROL_ABI	2	/* 2: delay */
 #define UMAD_SIM_CONTROL_SYMBOL	"umad_sim_control"
 
 struct umad_sim_control {
@@ -19,6 +19,7 @@ struct umad_sim_control {
 	int (*drop)(const char *node, unsigned port, double rate, uint64_t seed);
 	int (*counter)(const char *node, unsigned port, const char *counter, uint64_t count);
 	int (*trap)(const char *node, unsigned port, unsigned number);
+	int (*delay)(const char *node, unsigned port, unsigned delay_us);
 };
 
 #endif /* BACKENDS_SIM_CONTROL_H */

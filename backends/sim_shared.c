@@ -163,8 +163,9 @@ int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		header_of(&reply, &res->addr);
 		reply.agent_id = hdr->agent_id;
 		reply.addr.pkey_index = hdr->addr.pkey_index;
-		r = soft_port_queue_message(op, &reply, agent, (const uint8_t *)(res + 1),
-					    shared.c.reply.len - sizeof(*res));
+		r = soft_port_answer_at(op, hdr, mad, &reply, agent, (const uint8_t *)(res + 1),
+					shared.c.reply.len - sizeof(*res),
+					res->delay_ns ? mad_queue_now_ns() + res->delay_ns : 0);
 	} else {
 		r = soft_port_no_answer(op, hdr, mad);
 	}
@@ -185,7 +186,8 @@ static int handle_event(const struct fp_reader *in)
 		header_of(&hdr, &d->addr);
 		pthread_mutex_lock(&shared.c.lock);
 		shared.ev.deliver(d->host, d->port, d->qpn, &hdr, (const uint8_t *)(d + 1),
-				  in->len - sizeof(*d));
+				  in->len - sizeof(*d),
+				  d->delay_ns ? mad_queue_now_ns() + d->delay_ns : 0);
 		pthread_mutex_unlock(&shared.c.lock);
 		return 0;
 	}

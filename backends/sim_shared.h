@@ -20,7 +20,7 @@
 struct sim_shared_events {
 	/* A MAD for an agent at host port (host, port): the kernel's receive rules decide which. */
 	void (*deliver)(uint32_t host, uint32_t port, uint32_t qpn, const struct ib_user_mad *hdr,
-			const uint8_t *mad, size_t len);
+			const uint8_t *mad, size_t len, uint64_t due_ns);
 	/* An SM changed a node the process is attached at. */
 	void (*node_changed)(uint32_t host);
 	/* watch_fd (>= 0) became readable. */

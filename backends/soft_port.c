@@ -424,6 +424,13 @@ int soft_port_pending(int portid)
 int soft_port_queue_message(struct soft_port *p, const struct ib_user_mad *hdr,
 			    const struct umad_agent_req *agent, const uint8_t *msg, size_t len)
 {
+	return soft_port_queue_message_at(p, hdr, agent, msg, len, 0, 0);
+}
+
+int soft_port_queue_message_at(struct soft_port *p, const struct ib_user_mad *hdr,
+			       const struct umad_agent_req *agent, const uint8_t *msg, size_t len,
+			       uint64_t due_ns, int completes)
+{
 	size_t head, room, off;
 	uint8_t seg[MAD_SIZE];
 	uint32_t n;
@@ -432,7 +439,7 @@ int soft_port_queue_message(struct soft_port *p, const struct ib_user_mad *hdr,
 	/* A whole message for an agent that lets the kernel do RMPP, or a MAD of another class. */
 	if (agent->rmpp_version || !mad_class_is_rmpp(mad_class(msg)) ||
 	    (len == MAD_SIZE && !(msg[RMPP_OFF_FLAGS] & UMAD_RMPP_FLAG_ACTIVE)))
-		return mad_queue_push(&p->q, hdr, msg, len);
+		return mad_queue_push_at(&p->q, hdr, msg, len, due_ns, completes);
 	/* Otherwise the segments, as they travel (whole MADs), for the agent to reassemble. */
 	head = mad_rmpp_header_len(mad_class(msg));
 	room = MAD_SIZE - head;
@@ -456,11 +463,29 @@ int soft_port_queue_message(struct soft_port *p, const struct ib_user_mad *hdr,
 			put_be32(seg + RMPP_OFF_PAYLEN, (uint32_t)(head - RMPP_HDR_END + chunk));
 		else
 			put_be32(seg + RMPP_OFF_PAYLEN, 0);
-		r = mad_queue_push(&p->q, hdr, seg, MAD_SIZE);
+		/* Each segment may end the request: the first to arrive does. */
+		r = mad_queue_push_at(&p->q, hdr, seg, MAD_SIZE, due_ns, completes);
 		if (r < 0)
 			return r;
 	}
 	return 0;
+}
+
+int soft_port_answer_at(struct soft_port *p, const struct ib_user_mad *req_hdr,
+			const uint8_t *req_mad, const struct ib_user_mad *hdr,
+			const struct umad_agent_req *agent, const uint8_t *msg, size_t len,
+			uint64_t due_ns)
+{
+	uint32_t id;
+	int r;
+
+	if (!due_ns || due_ns <= mad_queue_now_ns())
+		return soft_port_queue_message(p, hdr, agent, msg, len);
+	/* Waiting as for an answer from elsewhere, so that its timeout may win. */
+	r = soft_port_no_answer(p, req_hdr, req_mad);
+	if (r < 0 || !mad_queue_claim_request_at(&p->q, msg, due_ns, &id))
+		return r;
+	return soft_port_queue_message_at(p, hdr, agent, msg, len, due_ns, 1);
 }
 
 struct arrival {
@@ -469,6 +494,7 @@ struct arrival {
 	const struct ib_user_mad *hdr;
 	const uint8_t *msg;
 	size_t len;
+	uint64_t due_ns;		/* when it reaches the receiver's queue (0: now) */
 	int is_response;
 	int taken;
 };
@@ -485,7 +511,7 @@ static int offer(struct soft_port *p, void *arg)
 	if (p->device_port != a->device_port)
 		return 0;
 	if (a->is_response) {
-		if (!mad_queue_claim_request(&p->q, a->msg, &id))
+		if (!mad_queue_claim_request_at(&p->q, a->msg, a->due_ns, &id))
 			return 0;
 		pthread_mutex_lock(&p->agents_lock);
 		found = id < SOFT_PORT_MAX_AGENTS && p->agent_used[id];
@@ -508,15 +534,23 @@ static int offer(struct soft_port *p, void *arg)
 	if (!found)
 		return a->is_response;	/* a claimed request whose agent went: dropped */
 	hdr.agent_id = id;
-	a->taken = soft_port_queue_message(p, &hdr, &agent, a->msg, a->len) == 0;
+	a->taken = soft_port_queue_message_at(p, &hdr, &agent, a->msg, a->len, a->due_ns,
+					      a->is_response && a->due_ns) == 0;
 	return 1;
 }
 
 int soft_port_receive(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
 		      const uint8_t *msg, size_t len)
 {
+	return soft_port_receive_at(device_port, qpn, hdr, msg, len, 0);
+}
+
+int soft_port_receive_at(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
+			 const uint8_t *msg, size_t len, uint64_t due_ns)
+{
 	struct arrival a = {
 		.device_port = device_port, .qpn = qpn, .hdr = hdr, .msg = msg, .len = len,
+		.due_ns = due_ns,
 		.is_response = mad_rules_method_is_response(mad_class(msg), mad_method(msg),
 							    mad_attr_mod(msg)),
 	};

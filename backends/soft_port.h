@@ -100,6 +100,26 @@ int soft_port_pending(int portid);
  */
 int soft_port_queue_message(struct soft_port *p, const struct ib_user_mad *hdr,
 			    const struct umad_agent_req *agent, const uint8_t *msg, size_t len);
+/*
+ * The same, arriving at due_ns (CLOCK_MONOTONIC; 0: now); completes as for
+ * mad_queue_push_at() (a response a request was claimed for).
+ */
+int soft_port_queue_message_at(struct soft_port *p, const struct ib_user_mad *hdr,
+			       const struct umad_agent_req *agent, const uint8_t *msg, size_t len,
+			       uint64_t due_ns, int completes);
+
+/*
+ * The answer to a checked send of p (req_hdr, req_mad: as the deliver
+ * function got them; its timeout set) that the backend made itself, to
+ * arrive at due_ns (0: now), hdr its umad header.  Later than now, the
+ * send waits for it as for an answer from elsewhere: outstanding until it
+ * arrives, or timed out instead when its timeout comes first (the answer
+ * then finds no request and is dropped).  0 or -ENOMEM.
+ */
+int soft_port_answer_at(struct soft_port *p, const struct ib_user_mad *req_hdr,
+			const uint8_t *req_mad, const struct ib_user_mad *hdr,
+			const struct umad_agent_req *agent, const uint8_t *msg, size_t len,
+			uint64_t due_ns);
 
 /*
  * A MAD arriving from the fabric at device_port on QP qpn, with the umad
@@ -110,5 +130,12 @@ int soft_port_queue_message(struct soft_port *p, const struct ib_user_mad *hdr,
  */
 int soft_port_receive(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
 		      const uint8_t *msg, size_t len);
+/*
+ * The same for a MAD that arrives at due_ns (0: now): the agent is chosen
+ * now and the MAD queued for it then; a response claims a request whose
+ * timeout comes later than due_ns (mad_queue_claim_request_at()).
+ */
+int soft_port_receive_at(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
+			 const uint8_t *msg, size_t len, uint64_t due_ns);
 
 #endif /* LIBUMAD_SOFT_PORT_H */

@@ -34,6 +34,7 @@ int fabric_usage(FILE *out)
 		"       umad fabric [--socket PATH] drop NODE PORT RATE [SEED]\n"
 		"       umad fabric [--socket PATH] counter NODE PORT COUNTER COUNT\n"
 		"       umad fabric [--socket PATH] trap NODE PORT NUMBER\n"
+		"       umad fabric [--socket PATH] delay NODE PORT MICROSECONDS\n"
 		"       umad fabric [--socket PATH] show [--json] [NODE]\n"
 		"       umad fabric [--socket PATH] dump | dot\n"
 		"       umad fabric [--socket PATH] scenario FILE\n");
@@ -429,6 +430,8 @@ static int control(const char *socket_path, int argc, char **argv)
 		c.op = FP_CTL_COUNTER, need = 5;
 	else if (!strcmp(cmd, "trap"))
 		c.op = FP_CTL_TRAP, need = 4;
+	else if (!strcmp(cmd, "delay"))
+		c.op = FP_CTL_DELAY, need = 4;
 	else {
 		fprintf(stderr, "umad: fabric: unknown command '%s'\n", cmd);
 		return fabric_usage(stderr);
@@ -478,6 +481,10 @@ static int control(const char *socket_path, int argc, char **argv)
 		c.count = v;
 	} else if (c.op == FP_CTL_TRAP) {
 		if (parse_uint("trap number", argv[3], 65535, &v) < 0)
+			return 2;
+		c.value = (uint32_t)v;
+	} else if (c.op == FP_CTL_DELAY) {
+		if (parse_uint("delay (microseconds)", argv[3], UINT32_MAX, &v) < 0)
 			return 2;
 		c.value = (uint32_t)v;
 	}
@@ -580,6 +587,11 @@ static int scenario_step(void *arg, const struct sim_scenario_step *st)
 		snprintf(c.counter, sizeof(c.counter), "%s", sim_pma_counter_name(st->counter));
 		break;
 	case SIM_SCENARIO_TRAP:		c.op = FP_CTL_TRAP; c.value = st->trap; break;
+	case SIM_SCENARIO_DELAY:
+		c.op = FP_CTL_DELAY;
+		c.value = st->delay_ns / 1000 > UINT32_MAX ? UINT32_MAX
+							     : (uint32_t)(st->delay_ns / 1000);
+		break;
 	default:			return -EOPNOTSUPP;
 	}
 	snprintf(c.node, sizeof(c.node), "%s", st->node);
@@ -592,7 +604,7 @@ static int scenario(const char *socket_path, int argc, char **argv)
 	static const struct sim_scenario_ops ops = {
 		.wait_until = scenario_wait,
 		.link = scenario_step, .node = scenario_step, .drop = scenario_step,
-		.counter = scenario_step, .trap = scenario_step,
+		.counter = scenario_step, .trap = scenario_step, .delay = scenario_step,
 	};
 	struct scenario_run run;
 	struct sim_scenario *sc;

@@ -415,7 +415,10 @@ enum {
 #define TRAP129_OFF_LID		2
 #define TRAP129_OFF_PORT	4
 #define TRAP144_OFF_LID		2
+#define TRAP144_OFF_LOCAL_CHANGES 5	/* OtherLocalChanges: bit 0 (NodeDescription, rates...) */
 #define TRAP144_OFF_CAPMASK	6
+#define TRAP144_OFF_CHANGE_FLAGS 10	/* 16 bits: which other local change, when bit 0 says so */
+#define TRAP144_OFF_CAPMASK2	12
 #define TRAP145_OFF_LID		2
 #define TRAP145_OFF_SYS_GUID	6
 

@@ -98,3 +98,10 @@ int umad_sim_send_trap(const char *node, unsigned port, unsigned trap_number)
 
 	return c ? c->trap(node, port, trap_number) : -ENODEV;
 }
+
+int umad_sim_delay(const char *node, unsigned port, unsigned delay_us)
+{
+	const struct umad_sim_control *c = get_control();
+
+	return c ? c->delay(node, port, delay_us) : -ENODEV;
+}

@@ -61,11 +61,16 @@
 
 struct sim_node;
 
-/* Drops steered by the fault API: a seeded generator per port, so runs repeat. */
+/*
+ * Faults steered by the fault API on a port's way out: drops (a seeded
+ * generator per port, so runs repeat) and a delay.
+ */
 struct sim_link_fault {
-	uint32_t drop_threshold;		/* drop when the next draw is below it */
+	uint32_t drop_threshold;		/* drop when the next draw is below it; 0: no drops */
 	uint64_t rng;				/* xorshift64 state, never 0 */
 	uint64_t dropped;
+	uint64_t delay_ns;			/* every packet leaving is this late; 0: none */
+	uint64_t *meter;			/* where a crossing adds delay_ns (the net's) */
 };
 
 struct sim_port {
@@ -74,7 +79,7 @@ struct sim_port {
 	struct sim_port *peer;			/* the other end of the cable, or NULL */
 	unsigned line;				/* topology line that declared the link, for messages */
 	uint8_t failed;				/* a fault holds the link down (fault.h) */
-	struct sim_link_fault *fault;		/* packet drops on the way out, or NULL */
+	struct sim_link_fault *fault;		/* packet drops or delay on the way out, or NULL */
 
 	/* Link attributes (PortInfo). */
 	uint8_t width_supported, width_enabled, width_active;

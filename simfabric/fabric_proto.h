@@ -149,12 +149,14 @@ struct fp_addr {
 struct fp_result {
 	uint32_t result;
 	struct fp_addr addr;
+	uint64_t delay_ns;	/* the answer arrives this much later (delayed links) */
 };
 
 struct fp_deliver {
 	uint32_t host, port;	/* where it arrived, as the client's FP_HELLO named it */
 	uint32_t qpn;		/* the QP it arrived on */
 	struct fp_addr addr;
+	uint64_t delay_ns;	/* it arrives this much later (delayed links) */
 };
 
 struct fp_issm {
@@ -168,6 +170,7 @@ enum fp_control_op {
 	FP_CTL_DROP,		/* rate, count = seed */
 	FP_CTL_COUNTER,		/* counter, count */
 	FP_CTL_TRAP,		/* value: the trap number */
+	FP_CTL_DELAY,		/* value: microseconds */
 	FP_CTL_END
 };
 

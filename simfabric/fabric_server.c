@@ -99,6 +99,7 @@ static void before_port_read(void *arg, struct sim_port *p)
 {
 	struct fabric_server *s = arg;
 	int held = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, p)) > 0;
+	uint32_t old = p->capmask;
 
 	if (held && s->net.sm_active)
 		sim_net_sm_step_aside(&s->net);
@@ -106,6 +107,7 @@ static void before_port_read(void *arg, struct sim_port *p)
 		p->capmask |= SIM_CAP_IS_SM;
 	else
 		p->capmask &= ~SIM_CAP_IS_SM;
+	sim_net_capmask_changed(&s->net, p, old);	/* Trap 144, as the SMA sends it */
 }
 
 /* A client attached at a node learns that an SM changed it (its fake sysfs tree may be stale). */
@@ -152,7 +154,8 @@ static void addr_of(struct fp_addr *a, const struct sim_net_msg *m)
  */
 static int deliver_event(struct client *c, uint32_t host, const struct sim_net_msg *m)
 {
-	struct fp_deliver d = { .host = host, .port = m->port->num, .qpn = m->dqpn };
+	struct fp_deliver d = { .host = host, .port = m->port->num, .qpn = m->dqpn,
+				.delay_ns = m->delay_ns };
 	int queued = 0;
 
 	addr_of(&d.addr, m);
@@ -497,6 +500,7 @@ static int do_send(struct fabric_server *s, struct client *c, const uint8_t *bod
 	}
 	if (res.result == SIM_NET_ANSWERED) {
 		addr_of(&res.addr, &reply.msg);
+		res.delay_ns = reply.msg.delay_ns;
 		r = fp_send_message2(c->fd, FP_RESULT, &res, sizeof(res), reply.msg.data,
 				     reply.msg.len, -1, MSG_DONTWAIT);
 	} else {
@@ -555,6 +559,7 @@ static int do_control(struct fabric_server *s, struct client *c, const struct fp
 	case FP_CTL_DROP:	r = sim_fault_drop(p, q->rate, q->count); break;
 	case FP_CTL_COUNTER:	r = sim_fault_counter(&s->net, p, q->counter, q->count); break;
 	case FP_CTL_TRAP:	r = sim_fault_trap(&s->net, p, q->value); break;
+	case FP_CTL_DELAY:	r = sim_fault_delay(&s->net, p, q->value); break;
 	default:		r = -EINVAL; break;
 	}
 	return reply_rc(c, r, r < 0 ? "%s" : NULL, strerror(-r));

@@ -66,23 +66,61 @@ int sim_fault_node(struct sim_net *net, struct sim_node *n, int up)
 	return 0;
 }
 
+/* The port's fault record, made on first need; NULL on ENOMEM. */
+static struct sim_link_fault *port_fault(struct sim_port *p)
+{
+	if (!p->fault)
+		p->fault = calloc(1, sizeof(*p->fault));
+	return p->fault;
+}
+
+/* A record with neither drops nor a delay goes: the route's per-hop test stays one pointer. */
+static void port_fault_tidy(struct sim_port *p)
+{
+	if (p->fault && !p->fault->drop_threshold && !p->fault->delay_ns) {
+		free(p->fault);
+		p->fault = NULL;
+	}
+}
+
 int sim_fault_drop(struct sim_port *p, double rate, uint64_t seed)
 {
+	struct sim_link_fault *lf;
+
 	if (!(rate >= 0.0 && rate <= 1.0))
 		return -EINVAL;
 	if (rate == 0.0) {
-		free(p->fault);
-		p->fault = NULL;
+		if (p->fault)
+			p->fault->drop_threshold = 0;
+		port_fault_tidy(p);
 		return 0;
 	}
-	if (!p->fault) {
-		p->fault = calloc(1, sizeof(*p->fault));
-		if (!p->fault)
-			return -ENOMEM;
-	}
+	lf = port_fault(p);
+	if (!lf)
+		return -ENOMEM;
 	/* A threshold of 2^32 - 1 drops all but one draw in 2^32: rate 1 drops everything. */
-	p->fault->drop_threshold = rate >= 1.0 ? UINT32_MAX : (uint32_t)(rate * 4294967296.0);
-	p->fault->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+	lf->drop_threshold = rate >= 1.0 ? UINT32_MAX : (uint32_t)(rate * 4294967296.0);
+	lf->rng = seed ? seed : 0x9e3779b97f4a7c15ULL;
+	return 0;
+}
+
+int sim_fault_delay(struct sim_net *net, struct sim_port *p, unsigned delay_us)
+{
+	struct sim_link_fault *lf;
+
+	if (p->num == 0 || p->num > p->node->num_ports)
+		return -EINVAL;	/* a switch's own port leads to no link */
+	if (!delay_us) {
+		if (p->fault)
+			p->fault->delay_ns = 0;
+		port_fault_tidy(p);
+		return 0;
+	}
+	lf = port_fault(p);
+	if (!lf)
+		return -ENOMEM;
+	lf->delay_ns = (uint64_t)delay_us * 1000u;
+	lf->meter = &net->delay_ns;
 	return 0;
 }
 
@@ -127,8 +165,7 @@ int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number)
 		details[TRAP129_OFF_PORT] = (uint8_t)p->num;
 		break;
 	case TRAP_CAPABILITY_CHANGE:
-		put_be16(details + TRAP144_OFF_LID, m->lid);
-		put_be32(details + TRAP144_OFF_CAPMASK, p->capmask);
+		sim_net_trap144_details(p, details);
 		break;
 	case TRAP_SYS_IMAGE_GUID:
 		put_be16(details + TRAP145_OFF_LID, m->lid);

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Faults steered from outside: links and nodes going down and coming back,
- * packet drops per link (seeded, so a run repeats), error counters raised,
- * traps sent.  The in-process API (infiniband/umad_sim.h), and later the
- * command line and the shared fabric, drive these.  A link or node going
+ * packet drops per link (seeded, so a run repeats), delays per link, error
+ * counters raised, traps sent.  The in-process API (infiniband/umad_sim.h),
+ * and later the command line and the shared fabric, drive these.  A link or node going
  * down or up makes its switches send Trap 128 to their SM, as hardware
  * does.  Every function returns 0 or -errno; the fabric lock is held.
  */
@@ -32,6 +32,13 @@ int sim_fault_node(struct sim_net *net, struct sim_node *n, int up);
  */
 int sim_fault_drop(struct sim_port *p, double rate, uint64_t seed);
 /*
+ * Delay every packet leaving port p by delay_us microseconds (0 ends the
+ * delay).  A MAD is as late as the sum of the delays of the ports it
+ * leaves on its way, there and back; the net measures it (sim_net_msg's
+ * delay_ns) and the owner delivers it that much later.
+ */
+int sim_fault_delay(struct sim_net *net, struct sim_port *p, unsigned delay_us);
+/*
  * Raise error counter `counter` (its PortCounters name, as the PMA names
  * it) of port p by n; LocalLinkIntegrityErrors and
  * ExcessiveBufferOverrunErrors also send Trap 129 and 130.
@@ -40,11 +47,18 @@ int sim_fault_counter(struct sim_net *net, struct sim_port *p, const char *count
 /* Send trap `number` (128-131, 144, 145) from port p with the details it carries. */
 int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number);
 
-/* Does the packet leaving through a port with drops get dropped? (The next draw decides.) */
+/*
+ * A packet leaving through a port with a fault: its delay goes on the
+ * net's meter, and with drops the next draw decides whether it is lost.
+ */
 static inline int sim_link_fault_drops(struct sim_link_fault *lf)
 {
 	uint64_t x = lf->rng;
 
+	if (lf->delay_ns && lf->meter)
+		*lf->meter += lf->delay_ns;
+	if (!lf->drop_threshold)
+		return 0;
 	x ^= x << 13;
 	x ^= x >> 7;
 	x ^= x << 17;

@@ -56,6 +56,28 @@ static int gmp_accepted(struct sim_net *net, struct sim_port *at, const struct s
 	return 1;
 }
 
+/*
+ * The delay meter (net->delay_ns) for one MAD's trip, which the ports'
+ * faults add to as it crosses them.  A trip may begin inside another (a
+ * trap sent while the SMA answers a PortInfo, a Report while the SA
+ * answers): the outer trip's reading is kept and given back.
+ */
+static uint64_t meter_start(struct sim_net *net)
+{
+	uint64_t outer = net->delay_ns;
+
+	net->delay_ns = 0;
+	return outer;
+}
+
+static uint64_t meter_stop(struct sim_net *net, uint64_t outer)
+{
+	uint64_t delay = net->delay_ns;
+
+	net->delay_ns = outer;
+	return delay;
+}
+
 uint64_t sim_net_now_ns(void)
 {
 	struct timespec ts;
@@ -176,6 +198,8 @@ static int flood(struct sim_net *net, const struct sim_net_msg *m, struct sim_no
 	int taken = 0;
 	unsigned p;
 
+	/* Each copy is as late as its own branch made it. */
+	copy.delay_ns = net->delay_ns;
 	if (node->type != NODE_TYPE_SWITCH) {
 		copy.port = &node->ports[in_port];
 		if (copy.port == m->port || !gmp_accepted(net, copy.port, m))
@@ -187,6 +211,7 @@ static int flood(struct sim_net *net, const struct sim_net_msg *m, struct sim_no
 	for (p = 0; p <= node->num_ports; p++) {
 		struct sim_node *next = node;
 		unsigned arrive = p;
+		uint64_t here = net->delay_ns;
 
 		if (p == in_port || !mft_has(node->sw, m->dlid, p))
 			continue;
@@ -196,9 +221,9 @@ static int flood(struct sim_net *net, const struct sim_net_msg *m, struct sim_no
 				taken |= net->ep.receive(net->ep.arg, &copy);
 			continue;
 		}
-		if (sim_route_hop(&next, &arrive, p) < 0)
-			continue;
-		taken |= flood(net, m, next, arrive, depth + 1);
+		if (sim_route_hop(&next, &arrive, p) == 0)
+			taken |= flood(net, m, next, arrive, depth + 1);
+		net->delay_ns = here;
 	}
 	return taken;
 }
@@ -298,7 +323,7 @@ static int firmware_answers(struct sim_net *net, struct sim_hop_end *dst, const 
 	return 1;
 }
 
-enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *m, uint8_t *mad,
+static enum sim_net_result carry(struct sim_net *net, const struct sim_net_msg *m, uint8_t *mad,
 				 struct sim_net_reply *reply)
 {
 	struct sim_hop_end dst;
@@ -306,7 +331,6 @@ enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *
 	struct sim_net_msg arrived;
 	int is_response;
 
-	reply_init(reply);
 	if (m->len < MAD_HDR_SIZE)
 		return SIM_NET_LOST;
 	/* SMPs travel QP0 to QP0 (on VL15): one sent from QP1 is dropped by the receiver. */
@@ -338,10 +362,26 @@ enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *
 	}
 	arrived = *m;
 	arrived.port = at;
+	arrived.delay_ns = net->delay_ns;	/* the way there */
 	if (net->ep.receive && net->ep.receive(net->ep.arg, &arrived))
 		return SIM_NET_DELIVERED;
 	net->lost_no_taker++;
 	return SIM_NET_LOST;
+}
+
+enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *m, uint8_t *mad,
+				 struct sim_net_reply *reply)
+{
+	uint64_t outer = meter_start(net), delay;
+	enum sim_net_result r;
+
+	reply_init(reply);
+	r = carry(net, m, mad, reply);
+	delay = meter_stop(net, outer);
+	/* An answer is as late as the way there and back made it. */
+	if (r == SIM_NET_ANSWERED)
+		reply->msg.delay_ns = delay;
+	return r;
 }
 
 /* --- the built-in SM --------------------------------------------------------------- */
@@ -476,9 +516,12 @@ static int deliver_trap(struct sim_net *net, struct sim_node *node, unsigned por
 	struct sim_port *from = sim_mgmt_port(node, port);
 	struct sim_net_msg m;
 	struct sim_hop_end dst;
+	uint64_t outer = meter_start(net), delay;
+	int routed = from->lid && from->sm_lid &&
+		     sim_route_lid(net->f, node, port, from->sm_lid, &dst) == 0;
 
-	if (!from->lid || !from->sm_lid ||
-	    sim_route_lid(net->f, node, port, from->sm_lid, &dst) < 0) {
+	delay = meter_stop(net, outer);
+	if (!routed) {
 		net->lost_no_route++;
 		return 0;
 	}
@@ -491,6 +534,7 @@ static int deliver_trap(struct sim_net *net, struct sim_node *node, unsigned por
 	m.pkey = PKEY_DEFAULT;
 	m.data = smp;
 	m.len = MAD_SIZE;
+	m.delay_ns = delay;
 	if (net->ep.receive && net->ep.receive(net->ep.arg, &m))
 		return 1;
 	net->lost_no_taker++;
@@ -562,6 +606,8 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 	uint8_t type = number < TRAP_CAPABILITY_CHANGE ? NOTICE_TYPE_URGENT : NOTICE_TYPE_INFO;
 	struct sim_hop_end dst;
 	struct sim_port *at;
+	uint64_t outer;
+	int routed;
 
 	notice[NOTICE_OFF_GENERIC_TYPE] = NOTICE_GENERIC | type;
 	put_be24(notice + NOTICE_OFF_PRODUCER, producer_of(node));
@@ -575,8 +621,12 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 		 node->type == NODE_TYPE_SWITCH ? node->node_guid : from->guid);
 	net->traps_sent++;
 
-	if (!from->lid || !from->sm_lid ||
-	    sim_route_lid(net->f, node, port, from->sm_lid, &dst) < 0) {
+	/* Where it goes (the trip itself is deliver_trap's: this look's delays are no one's). */
+	outer = meter_start(net);
+	routed = from->lid && from->sm_lid &&
+		 sim_route_lid(net->f, node, port, from->sm_lid, &dst) == 0;
+	meter_stop(net, outer);
+	if (!routed) {
 		net->lost_no_route++;
 		return -EHOSTUNREACH;
 	}
@@ -597,4 +647,30 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 		return -EHOSTUNREACH;
 	trap_pending(net, node, port, mad);
 	return 0;
+}
+
+void sim_net_trap144_details(struct sim_port *p, uint8_t *details)
+{
+	memset(details, 0, NOTICE_DETAILS_SIZE);
+	put_be16(details + TRAP144_OFF_LID, sim_mgmt_port(p->node, p->num)->lid);
+	put_be32(details + TRAP144_OFF_CAPMASK, p->capmask);
+	put_be16(details + TRAP144_OFF_CAPMASK2, p->capmask2);
+}
+
+/* Is lid one of the port's own (its LMC range)? */
+static int own_lid(const struct sim_port *m, uint16_t lid)
+{
+	return m->lid && lid >= m->lid && (unsigned)lid < m->lid + (1u << m->lmc);
+}
+
+int sim_net_capmask_changed(struct sim_net *net, struct sim_port *p, uint32_t old_capmask)
+{
+	uint8_t details[NOTICE_DETAILS_SIZE];
+	struct sim_port *m = sim_mgmt_port(p->node, p->num);
+
+	if (p->capmask == old_capmask || !(p->capmask & SIM_CAP_IS_CAPMASK_NOTICE) ||
+	    !m->sm_lid || own_lid(m, m->sm_lid))
+		return 1;
+	sim_net_trap144_details(p, details);
+	return sim_net_trap(net, p->node, p->num, TRAP_CAPABILITY_CHANGE, details);
 }

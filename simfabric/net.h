@@ -8,7 +8,9 @@
  * the built-in SA at the SM's port, or handed to an agent a program
  * registered at an attached port (the owner's endpoints).  Answers travel
  * back the same way; a MAD that finds no route, a dead link or no taker is
- * lost, and its sender's timeout fires.
+ * lost, and its sender's timeout fires.  A MAD crossing ports with a delay
+ * (fault.h) carries the sum of their delays for its owner to deliver it
+ * that much later; the fabric's own agents answer at once all the same.
  *
  * The built-in SM (UMAD_SIM_SM=builtin) configures the fabric at start and
  * serves SMInfo and the SA until a real SM appears; sim_net_sm_step_aside()
@@ -36,6 +38,12 @@ struct sim_net_msg {
 	uint8_t sl;
 	const uint8_t *data;		/* the MAD (whole message for RMPP classes) */
 	size_t len;
+	/*
+	 * Set by the net: how late it arrives, the delays (fault.h) of the
+	 * ports it left on its way; for an answer, there and back.  The owner
+	 * delivers it that much later.
+	 */
+	uint64_t delay_ns;
 };
 
 /* The ports a program is attached at, as the owner (the sim backend) sees them. */
@@ -78,6 +86,8 @@ struct sim_net {
 	uint64_t traps_sent;
 	struct sim_net_trap pending[SIM_NET_TRAPS_PENDING];
 	unsigned n_pending;
+	/* The delays the MAD being carried has met so far (the ports' faults add to it). */
+	uint64_t delay_ns;
 };
 
 /* How a send ended. */
@@ -128,6 +138,20 @@ void sim_net_sm_step_aside(struct sim_net *net);
  */
 int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsigned number,
 		 const uint8_t *details);
+
+/*
+ * Port p's CapabilityMask changed from old_capmask (a program took or left
+ * the IsSM device, say): a port that supports IsCapabilityMaskNotice tells
+ * its SM with Trap 144 (LIDAddr, the new CapabilityMask and
+ * CapabilityMask2, no other local changes).  None while the port has no
+ * SM LID, or when the SM LID is the port's own (an SM is not told of its
+ * own port by a trap).  0 when sent, 1 when there is none to send,
+ * -EHOSTUNREACH when no SM got it.
+ */
+int sim_net_capmask_changed(struct sim_net *net, struct sim_port *p, uint32_t old_capmask);
+
+/* Trap 144's DataDetails for port p (NOTICE_DETAILS_SIZE bytes): its LID and capability masks. */
+void sim_net_trap144_details(struct sim_port *p, uint8_t *details);
 
 /*
  * Send again the traps whose time has come (now_ns, CLOCK_MONOTONIC).  The

@@ -900,7 +900,9 @@ int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s)
 	case SIM_SCENARIO_TRAP:
 		return sim_fault_trap(net, p, s->trap);
 	case SIM_SCENARIO_DELAY:
-		return -EOPNOTSUPP;	/* no packet delays in the model yet */
+		/* The fault API counts microseconds: a shorter delay rounds up to one. */
+		return sim_fault_delay(net, p, s->delay_ns > (uint64_t)UINT32_MAX * 1000u ? UINT32_MAX
+					       : (unsigned)((s->delay_ns + 999u) / 1000u));
 	default:
 		return -EINVAL;
 	}

@@ -125,7 +125,7 @@ int sim_scenario_run(const struct sim_scenario *sc, const struct sim_scenario_op
  * Carry out one step on a fabric through simfabric/fault.h, the fabric
  * lock held by the caller: link, node, drop, counter and trap.  0, or
  * -ENOENT (no such node), -EINVAL (a port it does not have, a trap it may
- * not send), -EOPNOTSUPP for delay (the model has no packet delays),
+ * not send),
  * what the fault call returned.
  */
 int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s);

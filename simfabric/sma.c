@@ -162,6 +162,11 @@ static int port_info_set_valid(const struct sim_port *p, const uint8_t *d)
 	return sim_port_state_valid(p, d[32] & 0xf) && sim_port_phys_valid(p, d[33] >> 4);
 }
 
+/*
+ * CapabilityMask and CapabilityMask2 are read-only to an SM: a Set leaves
+ * them as they are, so it never sends Trap 144 (a change made on the node
+ * does: sim_net_capmask_changed()).
+ */
 static void port_info_apply(struct sma_request *r, struct sim_port *p, const uint8_t *d)
 {
 	uint8_t width = d[29], speed = d[35] & 0xf, ext = d[63] & 0x1f;

@@ -8,6 +8,15 @@ tests_test_mad_rules_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_mad_rules_LDADD = $(CMOCKA_LIBS)
 endif
 
+# The receive queue: MADs arriving late among immediate ones and timeouts, readiness, claims.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/test_mad_queue
+TESTS += tests/test_mad_queue
+tests_test_mad_queue_SOURCES = tests/test_mad_queue.c backends/mad_queue.c backends/mad_queue.h
+tests_test_mad_queue_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_mad_queue_LDADD = $(CMOCKA_LIBS) -lpthread
+endif
+
 # 8 threads, a million timed sends, ports closed under their users: sim and replay.
 if HAVE_CMOCKA
 if ENABLE_SIM

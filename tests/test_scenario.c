@@ -597,7 +597,8 @@ static void test_apply(void **state)
 	traps = net.traps_sent;
 	assert_int_equal(sim_scenario_apply(&net, &sc->steps[4]), 0);
 	assert_true(net.traps_sent > traps);
-	assert_int_equal(sim_scenario_apply(&net, &sc->steps[5]), -EOPNOTSUPP);
+	assert_int_equal(sim_scenario_apply(&net, &sc->steps[5]), 0);
+	assert_int_equal(sw1->ports[8].fault->delay_ns, 10 * 1000ull);	/* microseconds */
 	assert_int_equal(sim_scenario_apply(&net, &sc->steps[6]), -ENOTCONN);
 	assert_int_equal(sim_scenario_apply(&net, &sc->steps[7]), -EINVAL);
 	assert_int_equal(sim_scenario_apply(&net, &sc->steps[8]), -ENOENT);

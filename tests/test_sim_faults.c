@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Faults through libumad-sim (infiniband/umad_sim.h) on the embedded
- * default fabric with the built-in SM: a link taken down loses the
- * LID-routed MADs across it and sends Trap 128, which the built-in SM
- * answers by sweeping again once the link is back; seeded drops repeat;
- * an SM agent of the process receives the traps once the built-in SM has
- * stepped aside; a subscriber of the built-in SA (InformInfo) gets its
- * Reports; bad names and ports get their errors.
+ * default fabric with the built-in SM, the process attached at Hca1 (sim0)
+ * and Hca2 (sim1): a link taken down loses the LID-routed MADs across it
+ * and sends Trap 128, which the built-in SM answers by sweeping again once
+ * the link is back; seeded drops repeat; delayed ports make SMPs, their
+ * answers and GMPs between agents arrive that much later (or the send
+ * time out); an SM agent of the process receives the traps once the
+ * built-in SM has stepped aside; a subscriber of the built-in SA
+ * (InformInfo) gets its Reports; bad names and ports get their errors.
+ * Times are asserted as lower bounds only.
  */
 #include "config.h"
 
@@ -20,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -31,6 +35,12 @@
 #include "libumad/mad_wire.h"
 
 #define PORTINFO_OFF_LID	16	/* PortInfo:LID in the SMP data */
+#define PORTINFO_OFF_CAPMASK	20	/* PortInfo:CapabilityMask */
+#define PORTINFO_OFF_STATE	32	/* LinkSpeedSupported:4 PortState:4 */
+#define PORTINFO_OFF_PHYS	33	/* PortPhysicalState:4 LinkDownDefaultState:4 */
+#define CAP_IS_SM		0x00000002u	/* CapabilityMask.IsSM */
+#define MS			1000000ull	/* nanoseconds */
+#define PING_CLASS		0x32		/* a vendor class (range 2), as ibping's */
 
 struct msg {
 	uint8_t buf[sizeof(struct ib_user_mad) + MAD_SIZE];
@@ -127,6 +137,12 @@ static void test_bad_names(void **state)
 	assert_int_equal(umad_sim_add_errors("Hca3", 1, "NoSuchCounter", 1), -EINVAL);
 	assert_int_equal(umad_sim_send_trap("Hca3", 1, 99), -EINVAL);
 	assert_int_equal(umad_sim_node_down(NULL), -ENOENT);
+	assert_int_equal(umad_sim_delay("NoSuchNode", 1, 1000), -ENOENT);
+	assert_int_equal(umad_sim_delay(NULL, 1, 1000), -EINVAL);
+	assert_int_equal(umad_sim_delay("Hca3", 9, 1000), -EINVAL);
+	assert_int_equal(umad_sim_delay("Hca3", 0, 1000), -EINVAL);
+	assert_int_equal(umad_sim_delay("Switch1", 0, 1000), -EINVAL);	/* its own port: no link */
+	assert_int_equal(umad_sim_delay("Switch1", 9, 0), -EINVAL);
 }
 
 /* Down: LID-routed MADs to Hca3 time out; up: the built-in SM sweeps, and they arrive again. */
@@ -191,6 +207,186 @@ static void test_drops_repeat(void **state)
 	assert_string_not_equal(a, c);
 	/* Rate 0: nothing lost. */
 	assert_int_equal(lid_routed_get(hca3_lid(), 200), 0);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* An SMP's round trip: its umad status, and how long from the send to the answer or timeout. */
+static int timed_round_trip(struct msg *m, int timeout_ms, uint64_t *took)
+{
+	uint64_t t0 = now_ns();
+	int status = round_trip(m, timeout_ms);
+
+	*took = now_ns() - t0;
+	return status;
+}
+
+/*
+ * Delays out of Switch2 towards Hca3 (the request's way) and out of Hca3
+ * (the answer's): an SMP to Hca3, directed or LID-routed, is answered no
+ * earlier than their sum; one way alone, no earlier than its own; a
+ * timeout shorter than the sum ends the send, and its late answer never
+ * comes; delay 0 gives the answer at once again.
+ */
+static void test_delay_smp(void **state)
+{
+	uint16_t lid = hca3_lid();
+	uint64_t took;
+	struct msg m;
+	int len;
+
+	(void)state;
+	assert_int_equal(umad_sim_delay("Switch2", 1, 40000), 0);
+	assert_int_equal(umad_sim_delay("Hca3", 1, 60000), 0);
+	/* Ending drops that were never asked for leaves the delay alone. */
+	assert_int_equal(umad_sim_drop_rate("Hca3", 1, 0, 0), 0);
+	smp(&m, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_NODE_INFO, LID_PERMISSIVE, "1,7,1", 300);
+	assert_int_equal(timed_round_trip(&m, 2000, &took), 0);
+	assert_true(took >= 100 * MS);
+	assert_int_equal(mad_method(mad_of(&m)), UMAD_METHOD_GET_RESP);
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 301);
+	assert_int_equal(timed_round_trip(&m, 2000, &took), 0);
+	assert_true(took >= 100 * MS);
+	assert_int_equal(get_be16(mad_of(&m) + MAD_OFF_STATUS), 0);
+
+	/* Later than the timeout: the send times out, and the answer is lost on arrival. */
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 302);
+	assert_int_equal(timed_round_trip(&m, 50, &took), ETIMEDOUT);
+	assert_true(took >= 50 * MS);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 300), -ETIMEDOUT);
+
+	/* The answer's way alone. */
+	assert_int_equal(umad_sim_delay("Switch2", 1, 0), 0);
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 303);
+	assert_int_equal(timed_round_trip(&m, 2000, &took), 0);
+	assert_true(took >= 60 * MS);
+
+	/* No delay left: the answer is there when umad_send returns. */
+	assert_int_equal(umad_sim_delay("Hca3", 1, 0), 0);
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 304);
+	assert_int_equal(umad_send(portid, agent, m.buf, MAD_SIZE, 1000, 0), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 0), agent);
+	assert_int_equal(umad_status(m.buf), 0);
+	/* A delay on a link no route crosses changes nothing. */
+	assert_int_equal(umad_sim_delay("Hca4", 1, 500000), 0);
+	smp(&m, UMAD_CLASS_SUBN_LID_ROUTED, UMAD_SM_ATTR_NODE_INFO, lid, NULL, 305);
+	assert_int_equal(umad_send(portid, agent, m.buf, MAD_SIZE, 1000, 0), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 0), agent);
+	assert_int_equal(umad_sim_delay("Hca4", 1, 0), 0);
+}
+
+static int reg_ping(int port, uint8_t method)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	uint8_t oui[3] = { UMAD_OPENIB_OUI >> 16, (UMAD_OPENIB_OUI >> 8) & 0xff,
+			   UMAD_OPENIB_OUI & 0xff };
+
+	if (method)
+		mask[method / (8 * sizeof(long))] |= 1L << (method % (8 * sizeof(long)));
+	return umad_register_oui(port, PING_CLASS, 0, oui, mask);
+}
+
+static void ping_mad(struct msg *m, uint16_t dlid, uint8_t method, uint32_t tid)
+{
+	uint8_t *mad = mad_of(m);
+
+	memset(m->buf, 0, sizeof(m->buf));
+	umad_set_addr(m->buf, dlid, QP1_GSI, 0, UMAD_QKEY);
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = PING_CLASS;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = method;
+	put_be32(mad + MAD_OFF_TID_LOW, tid);
+	put_be24(mad + VENDOR_OFF_OUI, UMAD_OPENIB_OUI);
+}
+
+static uint16_t port_lid(const char *ca)
+{
+	umad_port_t port;
+	uint16_t lid;
+
+	assert_int_equal(umad_get_port(ca, 1, &port), 0);
+	lid = (uint16_t)port.base_lid;
+	umad_release_port(&port);
+	return lid;
+}
+
+/* The server at sim1 answers the request it received (its GetResp to where it came from). */
+static void answer(int server, int s_agent, struct msg *req)
+{
+	struct msg resp;
+
+	memcpy(resp.buf, req->buf, sizeof(resp.buf));
+	umad_set_addr(resp.buf, be16toh(umad_get_mad_addr(req->buf)->lid), QP1_GSI, 0, UMAD_QKEY);
+	mad_of(&resp)[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
+	assert_int_equal(umad_send(server, s_agent, resp.buf, MAD_SIZE, 0, 0), 0);
+}
+
+/*
+ * GMPs between agents of the process (Hca1 to Hca2 and back): the request
+ * reaches the server no earlier than the delay on its way, the answer the
+ * client no earlier than the delay on the way back; a client whose timeout
+ * runs out before the answer arrives gets ETIMEDOUT, and the answer is lost.
+ */
+static void test_delay_agents(void **state)
+{
+	int server = umad_open_port("sim1", 1);
+	int c_agent = reg_ping(portid, 0), s_agent;
+	uint16_t server_lid = port_lid("sim1");
+	struct msg m;
+	uint64_t t0, t1;
+	int len;
+
+	(void)state;
+	assert_true(server >= 0);
+	s_agent = reg_ping(server, UMAD_METHOD_GET);
+	assert_true(c_agent >= 0 && s_agent >= 0);
+	assert_int_equal(umad_sim_delay("Switch1", 2, 50000), 0);	/* towards Hca2 */
+	assert_int_equal(umad_sim_delay("Hca2", 1, 30000), 0);		/* back */
+
+	ping_mad(&m, server_lid, UMAD_METHOD_GET, 400);
+	t0 = now_ns();
+	assert_int_equal(umad_send(portid, c_agent, m.buf, MAD_SIZE, 2000, 0), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(server, m.buf, &len, 2000), s_agent);
+	assert_true(now_ns() - t0 >= 50 * MS);
+	t1 = now_ns();
+	answer(server, s_agent, &m);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 2000), c_agent);
+	assert_true(now_ns() - t1 >= 30 * MS);
+	assert_int_equal(umad_status(m.buf), 0);
+	assert_int_equal(mad_method(mad_of(&m)), UMAD_METHOD_GET_RESP);
+	assert_int_equal(get_be32(mad_of(&m) + MAD_OFF_TID_LOW), 400);
+
+	/* The answer would come after the client's timeout: it times out, the answer is lost. */
+	ping_mad(&m, server_lid, UMAD_METHOD_GET, 401);
+	t0 = now_ns();
+	assert_int_equal(umad_send(portid, c_agent, m.buf, MAD_SIZE, 60, 0), 0);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(server, m.buf, &len, 2000), s_agent);
+	answer(server, s_agent, &m);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 2000), c_agent);
+	assert_int_equal(umad_status(m.buf), ETIMEDOUT);
+	assert_true(now_ns() - t0 >= 60 * MS);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 300), -ETIMEDOUT);
+
+	assert_int_equal(umad_sim_delay("Switch1", 2, 0), 0);
+	assert_int_equal(umad_sim_delay("Hca2", 1, 0), 0);
+	umad_unregister(portid, c_agent);
+	umad_unregister(server, s_agent);
+	umad_close_port(server);
 }
 
 /* InformInfo fields the subscription sets. */
@@ -346,6 +542,113 @@ static void test_trap_to_sm_agent(void **state)
 	close(fd);
 }
 
+/* A port's CapabilityMask as umad_get_port() shows it (IsSM brought in line with issm). */
+static uint32_t capmask_of(const char *ca)
+{
+	umad_port_t port;
+	uint32_t capmask;
+
+	assert_int_equal(umad_get_port(ca, 1, &port), 0);
+	capmask = be32toh(port.capmask);
+	umad_release_port(&port);
+	return capmask;
+}
+
+/* A Trap 144 for the SM agent, from the port with that LID and CapabilityMask; repressed. */
+static void expect_trap144(int sm_agent, uint16_t lid, uint32_t capmask)
+{
+	struct msg m;
+	uint8_t *notice, *details;
+	int len = MAD_SIZE;
+
+	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sm_agent);
+	notice = mad_of(&m) + SMP_OFF_DATA;
+	details = notice + NOTICE_OFF_DETAILS;
+	assert_int_equal(mad_class(mad_of(&m)), UMAD_CLASS_SUBN_LID_ROUTED);
+	assert_int_equal(mad_method(mad_of(&m)), UMAD_METHOD_TRAP);
+	assert_int_equal(mad_attr_id(mad_of(&m)), UMAD_ATTR_NOTICE);
+	assert_int_equal(notice[NOTICE_OFF_GENERIC_TYPE], NOTICE_GENERIC | NOTICE_TYPE_INFO);
+	assert_int_equal(get_be24(notice + NOTICE_OFF_PRODUCER), NOTICE_PRODUCER_CA);
+	assert_int_equal(get_be16(notice + NOTICE_OFF_TRAP_NUM), TRAP_CAPABILITY_CHANGE);
+	assert_int_equal(get_be16(notice + NOTICE_OFF_ISSUER_LID), lid);
+	assert_int_equal(get_be16(details + TRAP144_OFF_LID), lid);
+	assert_int_equal(get_be32(details + TRAP144_OFF_CAPMASK), capmask);
+	/* The capability mask itself changed, nothing else of the node. */
+	assert_int_equal(details[TRAP144_OFF_LOCAL_CHANGES], 0);
+	assert_int_equal(get_be16(details + TRAP144_OFF_CHANGE_FLAGS), 0);
+	repress(sm_agent, &m);
+}
+
+/*
+ * A program taking or leaving the issm device of a port changes its
+ * CapabilityMask.IsSM, which the port's SMA traps (144) to its SM: the SM
+ * agent at sim0 (where the SM LID points) receives one when Hca2's changes
+ * either way, none when its own port's does.  An SM's PortInfo Set cannot
+ * change CapabilityMask (it is read-only), so that sends none either.
+ */
+static void test_capmask_trap(void **state)
+{
+	long mask[16 / sizeof(long)] = { 0 };
+	char issm0[256], issm1[256];
+	uint16_t lid1 = port_lid("sim0"), lid2 = port_lid("sim1");
+	uint32_t cap2;
+	struct msg m;
+	uint8_t *data = mad_of(&m) + SMP_OFF_DATA;
+	int fd0, fd1, sm_agent, len;
+
+	(void)state;
+	mask[UMAD_METHOD_TRAP / (8 * sizeof(long))] |= 1L << (UMAD_METHOD_TRAP % (8 * sizeof(long)));
+	sm_agent = umad_register(portid, UMAD_CLASS_SUBN_LID_ROUTED, 1, 0, mask);
+	assert_true(sm_agent >= 0);
+	assert_int_equal(umad_get_issm_path("sim0", 1, issm0, sizeof(issm0)), 0);
+	assert_int_equal(umad_get_issm_path("sim1", 1, issm1, sizeof(issm1)), 0);
+	assert_true(lid1 && lid2 && lid1 != lid2);
+
+	fd1 = open(issm1, O_RDWR);
+	assert_true(fd1 >= 0);
+	cap2 = capmask_of("sim1");
+	assert_true(cap2 & CAP_IS_SM);
+	expect_trap144(sm_agent, lid2, cap2);
+
+	/* The SM's own port: its SMA does not trap to itself. */
+	fd0 = open(issm0, O_RDWR);
+	assert_true(fd0 >= 0);
+	assert_true(capmask_of("sim0") & CAP_IS_SM);
+	close(fd0);
+	assert_false(capmask_of("sim0") & CAP_IS_SM);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 300), -ETIMEDOUT);
+
+	/* A PortInfo Set with another CapabilityMask: answered with the port's own, no trap. */
+	smp(&m, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_PORT_INFO, LID_PERMISSIVE, "1,2", 500);
+	assert_int_equal(round_trip(&m, 1000), 0);
+	assert_int_equal(get_be32(data + PORTINFO_OFF_CAPMASK), cap2);
+	smp(&m, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_PORT_INFO, LID_PERMISSIVE, "1,2", 501);
+	assert_int_equal(round_trip(&m, 1000), 0);
+	mad_of(&m)[MAD_OFF_METHOD] = UMAD_METHOD_SET;
+	mad_of(&m)[MAD_OFF_STATUS] = 0;
+	mad_of(&m)[MAD_OFF_STATUS + 1] = 0;
+	mad_of(&m)[SMP_OFF_HOP_PTR] = 0;
+	put_be32(mad_of(&m) + MAD_OFF_TID_LOW, 502);
+	put_be32(data + PORTINFO_OFF_CAPMASK, cap2 & ~CAP_IS_SM);
+	data[PORTINFO_OFF_STATE] &= 0xf0;		/* PortState: no change */
+	data[PORTINFO_OFF_PHYS] &= 0x0f;		/* PortPhysicalState: no change */
+	umad_set_addr(m.buf, LID_PERMISSIVE, QP0_SMI, 0, 0);
+	assert_int_equal(round_trip(&m, 1000), 0);
+	assert_int_equal(mad_status(mad_of(&m)) & ~UMAD_SMP_DIRECTION, 0);
+	assert_int_equal(get_be32(data + PORTINFO_OFF_CAPMASK), cap2);
+	assert_int_equal(capmask_of("sim1"), cap2);
+	len = MAD_SIZE;
+	assert_int_equal(umad_recv(portid, m.buf, &len, 300), -ETIMEDOUT);
+
+	/* Hca2 leaves it: a trap again, IsSM clear. */
+	close(fd1);
+	cap2 = capmask_of("sim1");
+	assert_false(cap2 & CAP_IS_SM);
+	expect_trap144(sm_agent, lid2, cap2);
+	umad_unregister(portid, sm_agent);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -353,15 +656,18 @@ int main(void)
 		cmocka_unit_test(test_link_down_up),
 		cmocka_unit_test(test_reroute),
 		cmocka_unit_test(test_drops_repeat),
+		cmocka_unit_test(test_delay_smp),
+		cmocka_unit_test(test_delay_agents),
 		cmocka_unit_test(test_inform_report),
-		/* Last: it retires the built-in SM. */
+		/* Last: they need the built-in SM retired (the first retires it). */
 		cmocka_unit_test(test_trap_to_sm_agent),
+		cmocka_unit_test(test_capmask_trap),
 	};
 
 	setenv("UMAD_BACKEND", "sim", 1);
 	setenv("UMAD_MODULE_DIR", MODULE_DIR, 1);
 	unsetenv("UMAD_SIM_SM");
-	unsetenv("UMAD_SIM_HOST");
+	setenv("UMAD_SIM_HOST", "Hca1,Hca2", 1);
 	unsetenv("UMAD_SIM_TOPOLOGY");
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -36,6 +36,16 @@ int umad_sim_node_up(const char *node);
 int umad_sim_drop_rate(const char *node, unsigned port, double rate, uint64_t seed);
 
 /*
+ * Delay every packet leaving a port by delay_us microseconds (0 removes the
+ * delay).  Each direction of a link is its own: the delay is on the port's
+ * outgoing side.  A MAD arrives as late as the sum of the delays of the
+ * ports it leaves on its way, request and answer; an answer later than the
+ * sender's timeout (timeout_ms * (retries + 1)) is lost and the send times
+ * out, as on hardware.
+ */
+int umad_sim_delay(const char *node, unsigned port, unsigned delay_us);
+
+/*
  * Raise an error counter of a port by count: the PortCounters field as
  * perfquery names it without spaces (SymbolErrorCounter, LinkDownedCounter,
  * PortRcvErrors, LocalLinkIntegrityErrors, ...).
