@@ -1,5 +1,5 @@
 # Benchmarks print figures; they are never part of make check.
-EXTRA_DIST += bench/capture-overhead.sh bench/sim-vs-ibsim.sh bench/timing.sh bench/dr_rtt.c bench/replay-vs-sim.sh scripts/gen-fattree scripts/ibsim-session.sh
+EXTRA_DIST += bench/capture-overhead.sh bench/sim-vs-ibsim.sh bench/fabric-vs-ibsim.sh bench/timing.sh bench/dr_rtt.c bench/replay-vs-sim.sh scripts/gen-fattree scripts/ibsim-session.sh
 # How long a fabric takes to load and come up (sim_topology_load, sim_subnet_bring_up).
 EXTRA_PROGRAMS = bench/sim_load
 CLEANFILES += bench/sim_load$(EXEEXT)
@@ -22,3 +22,7 @@ bench: all $(bench_sim_load)
 		$(SHELL) $(srcdir)/bench/capture-overhead.sh 36 201
 	top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 		$(SHELL) $(srcdir)/bench/replay-vs-sim.sh 36 3 5
+	if test -x cli/umad$(EXEEXT) && test -f .libs/backend-sim.so; then \
+		top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+			$(SHELL) $(srcdir)/bench/fabric-vs-ibsim.sh 36 2 5; \
+	fi

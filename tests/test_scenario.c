@@ -605,7 +605,7 @@ static void test_apply(void **state)
 	assert_int_equal(sim_scenario_apply(NULL, &sc->steps[0]), -EINVAL);
 	/* And back up. */
 	sim_scenario_free(sc);
-	sc = parse_ok("10 link up Switch1 7\n11 node up Hca2\n12 drop Switch1 8 0\n");
+	sc = parse_ok("10 link up Switch1 7\n11 node up Hca2\n12 drop Switch1 8 0\n13 delay Switch1 8 0\n");
 	for (i = 0; i < sc->n_steps; i++)
 		assert_int_equal(sim_scenario_apply(&net, &sc->steps[i]), 0);
 	assert_true(sim_port_link_up(&sw1->ports[7]));
