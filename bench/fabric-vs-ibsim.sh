@@ -28,12 +28,14 @@ done
 
 work=$(mktemp -d)
 server=
+sim=
+ibsim_console_holder=
 cleanup() {
-	[ -n "$server" ] && kill "$server" 2>/dev/null && wait "$server" 2>/dev/null
-	type stop_ibsim >/dev/null 2>&1 && stop_ibsim
+	# ibsim-session.sh sets its own EXIT trap; this one replaces it and does its work too.
+	kill $server $sim $ibsim_console_holder 2>/dev/null
+	wait $server $sim $ibsim_console_holder 2>/dev/null
 	rm -rf "$work"
 }
-trap cleanup EXIT
 "$top_srcdir/scripts/gen-fattree" "$k" "$levels" > "$work/fabric.net"
 ${CC:-cc} -O2 -o "$work/dr_rtt" "$top_srcdir/bench/dr_rtt.c" -I"$top_srcdir/libumad" \
 	-L"$libs" -libumad
@@ -48,6 +50,7 @@ cpu_ms() {
 echo "fabric: fat tree k=$k, $levels levels ($(grep -c '^Switch' "$work/fabric.net") switches, $(grep -c '^Hca' "$work/fabric.net") HCAs)"
 
 # --- 1. the server's load ------------------------------------------------------------------
+trap cleanup EXIT
 sock=$work/srv/socket
 start=$(date +%s%N)
 LD_LIBRARY_PATH="$libs" "$umad" fabric serve -t "$work/fabric.net" --socket "$sock" 2> "$work/serve.err" &
@@ -74,6 +77,7 @@ if [ -z "${NO_IBSIM:-}" ]; then
 	start_ibsim "$work/fabric.net" "$work"
 	sleep 1
 fi
+trap cleanup EXIT
 
 # --- 2. round trips ---------------------------------------------------------------------------
 echo

@@ -4,7 +4,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +12,6 @@
 #include <unistd.h>
 
 #include "simfabric/fabric_client.h"
-#include "simfabric/net.h"
-
-#define FABRIC_CLIENT_SPIN_NS	50000u
 
 int fabric_default_socket(char *path, size_t size)
 {
@@ -156,35 +152,6 @@ void fabric_client_close(struct fabric_client *c)
 	pthread_mutex_destroy(&c->lock);
 }
 
-/*
- * The reply, read without sleeping for a few microseconds first: the
- * server usually answers within them, and a sleep and wake-up cost more
- * than the whole exchange.
- */
-static int wait_reply(struct fabric_client *c)
-{
-	uint64_t until = 0;
-	unsigned spins;
-	int r;
-
-	for (spins = 0;; spins++) {
-		r = fp_recv_message(c->fd, &c->reply, MSG_DONTWAIT);
-		if (r != 0)
-			return r;
-		sched_yield();	/* the server may be waiting for this very core */
-		if ((spins & 15) == 0) {
-			uint64_t now = sim_net_now_ns();
-
-			if (!until)
-				until = now + FABRIC_CLIENT_SPIN_NS;
-			else if (now >= until)
-				break;
-		}
-	}
-	r = fp_recv_message(c->fd, &c->reply, 0);
-	return r == 0 ? -EPROTO : r;	/* a blocking read ends with a message or an error */
-}
-
 int fabric_client_request(struct fabric_client *c, uint32_t type, const void *head,
 			  size_t head_len, const void *tail, size_t tail_len, int32_t *rc)
 {
@@ -196,8 +163,11 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 		return -EIO;
 	}
 	r = fp_send_message2(c->fd, type, head, head_len, tail, tail_len, -1, 0);
-	if (r == 0)
-		r = wait_reply(c);
+	if (r == 0) {
+		r = fp_recv_message(c->fd, &c->reply, 0);
+		if (r == 0)
+			r = -EPROTO;	/* a blocking read ends with a message or an error */
+	}
 
 	if (r < 0) {
 		/* The server went away or spoke nonsense: nothing more can be trusted. */

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
-#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +26,6 @@
 
 #define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
 #define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
-#define SERVER_SPIN_NS	50000u			/* after serving, how long to poll without sleeping */
 
 /* A port a client opened, and the agents it registered there. */
 struct opened_port {
@@ -74,7 +72,6 @@ struct fabric_server {
 	unsigned n_clients;
 	GHashTable *issm_holders;	/* sim_port -> how many clients hold its issm device */
 	GArray *waiting;		/* struct waiting_request */
-	uint64_t busy_until_ns;		/* look for work without sleeping until then */
 };
 
 static void say(struct fabric_server *s, const char *fmt, ...)
@@ -701,22 +698,23 @@ static void accept_client(struct fabric_server *s)
 	say(s, "client %d came", (int)cred.pid);
 }
 
-/* Serve what a client sent; 0, or -errno when it must go. */
+/*
+ * Serve one message of a client; 0, or -errno when it must go.  One per
+ * round: a client waits for each reply, so there is rarely a second, and
+ * epoll reports the connection again if there is (reading on to find none
+ * would cost a system call per request); no busy client starves the rest.
+ */
 static int serve_client(struct fabric_server *s, struct client *c)
 {
-	int r, n = 0;
+	int r = fp_recv_message(c->fd, &c->in, MSG_DONTWAIT);
 
-	/* A bounded number per round, so that one busy client cannot starve the others. */
-	while (n++ < 64 && (r = fp_recv_message(c->fd, &c->in, MSG_DONTWAIT)) == 1) {
-		if (c->in.passed_fd >= 0) {
-			close(c->in.passed_fd);
-			c->in.passed_fd = -1;
-		}
-		r = handle(s, c, c->in.type, c->in.buf, c->in.len);
-		if (r < 0)
-			return r;
+	if (r <= 0)
+		return r;
+	if (c->in.passed_fd >= 0) {
+		close(c->in.passed_fd);
+		c->in.passed_fd = -1;
 	}
-	return r < 0 ? r : 0;
+	return handle(s, c, c->in.type, c->in.buf, c->in.len);
 }
 
 /* --- the server --------------------------------------------------------------------- */
@@ -910,20 +908,9 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 	}
 	if (tick >= 0 && (timeout_ms < 0 || tick < timeout_ms))
 		timeout_ms = tick;
-	/*
-	 * Shortly after serving, look again without sleeping: a client in a
-	 * conversation sends its next request within microseconds, and a
-	 * sleep and wake-up would cost more than serving it.
-	 */
-	n = 0;
-	while (timeout_ms != 0 && s->busy_until_ns && now_ns() < s->busy_until_ns &&
-	       (n = epoll_wait(s->epoll_fd, evs, 64, 0)) == 0)
-		sched_yield();	/* a client may be waiting for this very core */
-	if (n == 0)
-		n = epoll_wait(s->epoll_fd, evs, 64, timeout_ms);
+	n = epoll_wait(s->epoll_fd, evs, 64, timeout_ms);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
-	s->busy_until_ns = n > 0 ? now_ns() + SERVER_SPIN_NS : 0;
 	for (i = 0; i < n; i++) {
 		struct client *c = evs[i].data.ptr;
 
