@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "simfabric/describe.h"
+#include "simfabric/subnet_up.h"
 #include "simfabric/net.h"
 #include "simfabric/pma.h"
 
@@ -739,24 +740,16 @@ static int start_port_of(const struct sim_fabric *f, const struct sim_port *p)
 	       p == &n->ports[p->num] && (p->num || n->type == NODE_TYPE_SWITCH);
 }
 
-/* Where ibnetdiscover would run from when the caller does not say. */
+/*
+ * Where ibnetdiscover would run from when the caller does not say: where
+ * the built-in SM would sit, else (no link anywhere) the first node.
+ */
 static const struct sim_port *default_start(const struct sim_fabric *f)
 {
-	size_t i;
-	unsigned p;
+	const struct sim_port *p = sim_subnet_sm_site(f);
 
-	for (i = 0; i < f->n_nodes; i++) {
-		const struct sim_node *n = f->nodes[i];
-
-		if (n->type != NODE_TYPE_CA)
-			continue;
-		for (p = 1; p <= n->num_ports; p++)
-			if (sim_port_link_up(&n->ports[p]))
-				return &n->ports[p];
-	}
-	for (i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i]->type == NODE_TYPE_SWITCH)
-			return &f->nodes[i]->ports[0];
+	if (p)
+		return p;
 	return f->n_nodes ? &f->nodes[0]->ports[1] : NULL;
 }
 

@@ -195,31 +195,16 @@ static int split(struct errors *e, unsigned line, const char *s, size_t len, str
 /* A decimal number (or, with hex, 0x and hex digits) up to max: 0, or -1. */
 static int parse_u64(const char *s, int hex, uint64_t max, uint64_t *value)
 {
-	unsigned base = 10;
-	uint64_t v = 0;
+	int base = hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') ? 16 : 10;
+	unsigned long long v;
+	char *end;
 
-	if (hex && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
-		base = 16;
-		s += 2;
-	}
-	if (!*s)
+	/* strtoull would take a sign or blanks first: only digits may start it. */
+	if (s[0] < '0' || s[0] > '9')
 		return -1;
-	for (; *s; s++) {
-		unsigned d;
-
-		if (*s >= '0' && *s <= '9')
-			d = (unsigned)(*s - '0');
-		else if (base == 16 && *s >= 'a' && *s <= 'f')
-			d = (unsigned)(*s - 'a' + 10);
-		else if (base == 16 && *s >= 'A' && *s <= 'F')
-			d = (unsigned)(*s - 'A' + 10);
-		else
-			return -1;
-		if (v > (UINT64_MAX - d) / base)
-			return -1;
-		v = v * base + d;
-	}
-	if (v > max)
+	errno = 0;
+	v = strtoull(s, &end, base);
+	if (errno || *end || end == s + (base == 16 ? 2 : 0) || v > max)
 		return -1;
 	*value = v;
 	return 0;

@@ -1249,7 +1249,7 @@ out:
 }
 
 /* Where the built-in SM sits: the first CA port with a live link, else a switch's port 0. */
-struct sim_port *sim_subnet_sm_site(struct sim_fabric *f)
+struct sim_port *sim_subnet_sm_site(const struct sim_fabric *f)
 {
 	size_t i;
 	unsigned p;

@@ -98,6 +98,6 @@ struct sim_port *sim_subnet_master(const struct sim_fabric *f);
  * Where the built-in SM sits: the first CA port whose link is up, else the
  * first switch's port 0; NULL for a fabric with neither.
  */
-struct sim_port *sim_subnet_sm_site(struct sim_fabric *f);
+struct sim_port *sim_subnet_sm_site(const struct sim_fabric *f);
 
 #endif /* SIMFABRIC_SUBNET_UP_H */
