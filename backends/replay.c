@@ -8,9 +8,13 @@
  * recorded answer times out as on the wire.
  *
  * The capture is indexed (backends/replay_index.h): requests as keys,
- * answers as their MADs packed in file order, so a file or a stream (a
- * pipe) is read once, and answers are given from memory without touching
- * the rest of the file again.
+ * answers as where their MADs lie in the file, read back when asked for
+ * through a window that grows while the reading goes along the file (as it
+ * does when a tool asks again what it asked when recorded).  So the file is
+ * read once to load, and only the index stays in memory: much less than
+ * the file, which also holds the requests, the packet headers and the
+ * pcapng framing.  A stream (a pipe), which cannot be read twice, has the
+ * answers' MADs copied into the index instead.
  *
  * A port is a mad_queue: a descriptor that poll(2) reports readable when
  * umad_recv() has something, without a thread.
@@ -24,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "backends/backend.h"
@@ -46,6 +51,18 @@ struct local_port {
 };
 
 static struct replay_index *recorded;
+/* The capture file, to read answers back from (-1 for a stream: answers are kept). */
+static int capture_fd = -1;
+static char capture_path[256];
+/* The part of the file read last, window_len bytes from window_at; the next read's size. */
+static uint8_t *window;
+static uint64_t window_at;
+static size_t window_len, window_next;
+static int capture_changed;
+#define WINDOW_MIN	4096u
+#define WINDOW_MAX	(256u << 10)
+/* About what a request and its answer take of a capture, to size the index. */
+#define REQUEST_BYTES	1024
 static struct local_port *locals;
 static size_t n_locals;
 /* The index, and which recorded answer comes next, are shared by all ports. */
@@ -203,6 +220,14 @@ static void forget_capture(void)
 {
 	replay_index_free(recorded);
 	recorded = NULL;
+	if (capture_fd >= 0)
+		close(capture_fd);
+	capture_fd = -1;
+	free(window);
+	window = NULL;
+	window_at = 0;
+	window_len = window_next = 0;
+	capture_changed = 0;
 	free(locals);
 	locals = NULL;
 	n_locals = 0;
@@ -236,6 +261,11 @@ static int load(const char *path)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
+	struct stat st;
+	/* The host port of the interface last seen: most captures have one. */
+	int last_iface = -1;
+	char last_name[UMAD_CA_NAME_LEN + 16] = "";
+	size_t last_local = 0;
 	char err[512], first_bad[320];
 	unsigned long records = 0, bad = 0;
 	int got, loaded = 0, other, no_memory = 0;
@@ -252,8 +282,18 @@ static int load(const char *path)
 		forget_capture();
 		return -ENOMEM;
 	}
+	/* A file's answers are read back from it; a stream's (or one that cannot be had again) kept. */
+	capture_fd = capture_reopen(r);
+	snprintf(capture_path, sizeof(capture_path), "%s", path);
+	/*
+	 * A request and its answer take about a kilobyte of a capture (two
+	 * packets of a MAD each, their comments, the framing): room for that
+	 * many saves growing the index while it loads.  Only a hint.
+	 */
+	if (capture_fd >= 0 && fstat(capture_fd, &st) == 0 && st.st_size > 0)
+		(void)replay_index_expect(recorded, (size_t)(st.st_size / REQUEST_BYTES));
 	while (!no_memory && (got = capture_next(r, &rec, err, sizeof(err))) == 1) {
-		struct local_port *lp = local_for(rec.iface_name, rec.iface);
+		struct local_port *lp;
 		enum pcapng_direction direction = capture_direction(&rec);
 		struct capture_meta meta;
 		size_t off, len, i;
@@ -263,8 +303,21 @@ static int load(const char *path)
 		int first_of_many;
 
 		records++;
+		/* The name is compared too: a new section numbers its interfaces anew. */
+		if (rec.iface == last_iface && !strcmp(rec.iface_name, last_name)) {
+			lp = &locals[last_local];
+		} else {
+			lp = local_for(rec.iface_name, rec.iface);
+			if (!lp)
+				continue;
+			/* A name too long to keep is looked up every time. */
+			last_iface = strlen(rec.iface_name) < sizeof(last_name) ? rec.iface : -1;
+			if (last_iface >= 0)
+				strcpy(last_name, rec.iface_name);
+			last_local = (size_t)(lp - locals);
+		}
 		mad = capture_mad(&rec, &len);
-		if (!lp || !mad)
+		if (!mad)
 			continue;
 		off = (size_t)(mad - rec.packet);
 		dlid = get_be16(rec.packet + LRH_OFF_DLID);
@@ -336,8 +389,14 @@ static int load(const char *path)
 					/* The DETH ends where the MAD starts. */
 					a.src_qp = get_be24(rec.packet + off - IB_DETH_LEN +
 							    DETH_OFF_SRC_QP);
-					/* Kept packed; the first of many segments grows on its own. */
-					if (!first_of_many)
+					a.tid = tid;
+					/*
+					 * Left in the file, or kept packed; the first of
+					 * many segments grows on its own.
+					 */
+					if (!first_of_many && capture_fd >= 0)
+						a.at = rec.packet_at + off;
+					else if (!first_of_many)
 						no_memory = !(a.kept = replay_index_keep(recorded, mad,
 											 a.len));
 					else if (!(a.owned = malloc(a.len)))
@@ -551,6 +610,49 @@ static void note_unmatched(const uint8_t *mad)
 	pthread_mutex_unlock(&unmatched_lock);
 }
 
+/*
+ * The MAD of an answer left in the capture file, read back through the
+ * window (under answers_lock): reading along the file, each read goes twice
+ * as far ahead as the last, up to WINDOW_MAX; elsewhere, one page.  NULL
+ * when the file no longer holds what was loaded (cut short, or rewritten:
+ * the MAD read back must carry the TID recorded).
+ */
+static const uint8_t *read_back(const struct replay_answer *a)
+{
+	const uint8_t *bytes;
+	ssize_t got = 0;
+	size_t size;
+
+	if (capture_changed)
+		return NULL;
+	if (!(a->at >= window_at && a->at - window_at + a->len <= window_len)) {
+		if (!window && !(window = malloc(WINDOW_MAX)))
+			return NULL;
+		if (window_len && a->at >= window_at && a->at - window_at < window_len + window_next)
+			window_next = window_next * 2 > WINDOW_MAX ? WINDOW_MAX : window_next * 2;
+		else
+			window_next = WINDOW_MIN;
+		size = window_next > a->len ? window_next : a->len;
+		do
+			got = pread(capture_fd, window, size, (off_t)a->at);
+		while (got < 0 && errno == EINTR);
+		window_at = a->at;
+		window_len = got > 0 ? (size_t)got : 0;
+	}
+	bytes = window + (a->at - window_at);
+	if (got >= 0 && a->at - window_at + a->len <= window_len &&
+	    get_be32(bytes + MAD_OFF_TID_LOW) == a->tid)
+		return bytes;
+	capture_changed = 1;
+	if (got < 0)
+		fprintf(stderr, "libumad: replay: %s: %s; no more answers from it\n", capture_path,
+			strerror(errno));
+	else
+		fprintf(stderr, "libumad: replay: %s: changed since it was loaded (cut short or "
+			"written over); no more answers from it\n", capture_path);
+	return NULL;
+}
+
 /* Answer a checked request with its recorded answer, or let it time out. */
 static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 		  const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
@@ -574,9 +676,8 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 	id = key_len ? replay_index_request(recorded, key, key_len, 0) : -ENOENT;
 	if (id >= 0)
 		a = replay_index_take(recorded, (uint32_t)id);
-	if (a && !a->timeout && hdr->timeout_ms) {
-		bytes = a->owned ? a->owned : a->kept;
-	}
+	if (a && !a->timeout && hdr->timeout_ms)
+		bytes = a->owned ? a->owned : a->kept ? a->kept : read_back(a);
 	if (bytes) {
 		struct ib_user_mad out;
 

@@ -39,6 +39,9 @@ measure() {
 echo "fabric: $levels-level fat tree k=$k ($(grep -c '^Switch' "$work/fabric.net") switches," \
 	"$(grep -c '^Hca' "$work/fabric.net") HCAs)"
 lib env UMAD_BACKEND=sim UMAD_CAPTURE="$work/cap.pcapng" ibnetdiscover > "$work/recorded.out"
+# The machine's load says how far to trust a ratio near 1: other work slows
+# both sides, and ibnetdiscover's own list walks (most of its time) vary.
+load_before=$(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?')
 capture_kb=$(( $(stat -c %s "$work/cap.pcapng") / 1024 ))
 : > "$work/sim"
 : > "$work/replay"
@@ -57,7 +60,8 @@ sim_ms=$(cut -d' ' -f1 < "$work/sim" | median)
 sim_kb=$(cut -d' ' -f2 < "$work/sim" | median)
 replay_ms=$(cut -d' ' -f1 < "$work/replay" | median)
 replay_kb=$(cut -d' ' -f2 < "$work/replay" | median)
-echo "ibnetdiscover, medians of $runs runs; capture $((capture_kb / 1024)) MiB:"
+echo "ibnetdiscover, medians of $runs runs; capture $((capture_kb / 1024)) MiB;" \
+	"load average $load_before before, $(cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo '?') after, $(nproc) CPUs:"
 awk -v sm="$sim_ms" -v sk="$sim_kb" -v rm="$replay_ms" -v rk="$replay_kb" -v ck="$capture_kb" 'BEGIN {
 	printf "  sim     %6d ms %6d MiB peak\n", sm, sk / 1024
 	printf "  replay  %6d ms %6d MiB peak\n", rm, rk / 1024

@@ -10,33 +10,33 @@
 
 enum value_form { DECIMAL, HEX, FRACTION };
 
-/* Each key: its name, its field (segment's is N, segments M follows), its form and largest value. */
+/*
+ * Each key: its name and the name's length, its field (segment's is N,
+ * segments M follows), its form and largest value.
+ */
+#define KEY(key, text, member, form, max) \
+	[key] = { text, sizeof(text) - 1, offsetof(struct capture_meta, member), form, max }
 static const struct {
 	const char *name;
+	size_t name_len;
 	size_t field;
 	enum value_form form;
 	uint32_t max;
 } keys[CAPTURE_META_KEYS] = {
-	[CAPTURE_META_AGENT] = { "agent", offsetof(struct capture_meta, agent), DECIMAL, UINT32_MAX },
-	[CAPTURE_META_STATUS] = { "status", offsetof(struct capture_meta, status), DECIMAL, UINT32_MAX },
-	[CAPTURE_META_TIMEOUT_MS] = { "timeout_ms", offsetof(struct capture_meta, timeout_ms), DECIMAL,
-				      UINT32_MAX },
-	[CAPTURE_META_RETRIES] = { "retries", offsetof(struct capture_meta, retries), DECIMAL,
-				   UINT32_MAX },
-	[CAPTURE_META_QPN] = { "qpn", offsetof(struct capture_meta, qpn), DECIMAL, UINT32_MAX },
-	[CAPTURE_META_QKEY] = { "qkey", offsetof(struct capture_meta, qkey), HEX, UINT32_MAX },
-	[CAPTURE_META_LID] = { "lid", offsetof(struct capture_meta, lid), DECIMAL, UINT16_MAX },
-	[CAPTURE_META_SL] = { "sl", offsetof(struct capture_meta, sl), DECIMAL, UINT8_MAX },
-	[CAPTURE_META_PATH_BITS] = { "path_bits", offsetof(struct capture_meta, path_bits), DECIMAL,
-				     UINT8_MAX },
-	[CAPTURE_META_PKEY_INDEX] = { "pkey_index", offsetof(struct capture_meta, pkey_index), DECIMAL,
-				      UINT16_MAX },
-	[CAPTURE_META_GRH] = { "grh", offsetof(struct capture_meta, grh), DECIMAL, UINT8_MAX },
-	[CAPTURE_META_LENGTH] = { "length", offsetof(struct capture_meta, length), DECIMAL,
-				  UINT32_MAX },
-	[CAPTURE_META_TIMEOUT] = { "timeout", offsetof(struct capture_meta, timeout), DECIMAL, 1 },
-	[CAPTURE_META_SEGMENT] = { "segment", offsetof(struct capture_meta, segment), FRACTION,
-				   UINT32_MAX },
+	KEY(CAPTURE_META_AGENT, "agent", agent, DECIMAL, UINT32_MAX),
+	KEY(CAPTURE_META_STATUS, "status", status, DECIMAL, UINT32_MAX),
+	KEY(CAPTURE_META_TIMEOUT_MS, "timeout_ms", timeout_ms, DECIMAL, UINT32_MAX),
+	KEY(CAPTURE_META_RETRIES, "retries", retries, DECIMAL, UINT32_MAX),
+	KEY(CAPTURE_META_QPN, "qpn", qpn, DECIMAL, UINT32_MAX),
+	KEY(CAPTURE_META_QKEY, "qkey", qkey, HEX, UINT32_MAX),
+	KEY(CAPTURE_META_LID, "lid", lid, DECIMAL, UINT16_MAX),
+	KEY(CAPTURE_META_SL, "sl", sl, DECIMAL, UINT8_MAX),
+	KEY(CAPTURE_META_PATH_BITS, "path_bits", path_bits, DECIMAL, UINT8_MAX),
+	KEY(CAPTURE_META_PKEY_INDEX, "pkey_index", pkey_index, DECIMAL, UINT16_MAX),
+	KEY(CAPTURE_META_GRH, "grh", grh, DECIMAL, UINT8_MAX),
+	KEY(CAPTURE_META_LENGTH, "length", length, DECIMAL, UINT32_MAX),
+	KEY(CAPTURE_META_TIMEOUT, "timeout", timeout, DECIMAL, 1),
+	KEY(CAPTURE_META_SEGMENT, "segment", segment, FRACTION, UINT32_MAX),
 };
 
 _Static_assert(offsetof(struct capture_meta, segments) ==
@@ -83,7 +83,7 @@ int capture_meta_format(const struct capture_meta *m, char *out, size_t size)
 		return -ENOSPC;
 	for (key = 0; key < CAPTURE_META_KEYS; key++) {
 		const char *name = keys[key].name;
-		size_t name_len = strlen(name);
+		size_t name_len = keys[key].name_len;
 
 		if (!capture_meta_has(m, key))
 			continue;
@@ -168,13 +168,24 @@ static int get_value(struct capture_meta *m, enum capture_meta_key key, const ch
 	return get_number(s, end, 10, keys[key].max, field);
 }
 
-/* The key named by the len bytes at name, or CAPTURE_META_KEYS for one this version does not know. */
-static enum capture_meta_key key_named(const char *name, size_t len)
+static int is_named(enum capture_meta_key key, const char *name, size_t len)
+{
+	return keys[key].name_len == len && !memcmp(keys[key].name, name, len);
+}
+
+/*
+ * The key named by the len bytes at name, or CAPTURE_META_KEYS for one this
+ * version does not know; 'next' (the key after the one before) is tried
+ * first, as the formatter writes the keys in order.
+ */
+static enum capture_meta_key key_named(const char *name, size_t len, int next)
 {
 	int key;
 
+	if (next < CAPTURE_META_KEYS && is_named(next, name, len))
+		return next;
 	for (key = 0; key < CAPTURE_META_KEYS; key++)
-		if (strlen(keys[key].name) == len && !memcmp(keys[key].name, name, len))
+		if (is_named(key, name, len))
 			return key;
 	return CAPTURE_META_KEYS;
 }
@@ -190,10 +201,11 @@ static int refuse(char *err, size_t errlen, const char *field, size_t len, const
 int capture_meta_parse(const char *text, struct capture_meta *m, char *err, size_t errlen)
 {
 	const char *s = text;
+	int next = 0;
 
 	memset(m, 0, sizeof(*m));
 	for (;;) {
-		const char *field, *end, *eq, *why;
+		const char *field, *end, *eq = NULL, *why;
 		enum capture_meta_key key;
 
 		while (*s == ' ')
@@ -201,14 +213,17 @@ int capture_meta_parse(const char *text, struct capture_meta *m, char *err, size
 		if (!*s)
 			return 0;
 		field = s;
-		end = field + strcspn(field, " ");
+		/* The field runs to the next space; its key to its first '='. */
+		for (end = field; *end && *end != ' '; end++)
+			if (*end == '=' && !eq)
+				eq = end;
 		s = end;
-		eq = memchr(field, '=', (size_t)(end - field));
 		if (!eq)
 			return refuse(err, errlen, field, (size_t)(end - field), "not key=value");
 		if (eq == field)
 			return refuse(err, errlen, field, (size_t)(end - field), "no key");
-		key = key_named(field, (size_t)(eq - field));
+		key = key_named(field, (size_t)(eq - field), next);
+		next = key + 1;
 		if (key == CAPTURE_META_KEYS)
 			continue;	/* a later version's: its value is its own business */
 		if (capture_meta_has(m, key))

@@ -4,6 +4,7 @@
  * classic pcap file of ERF InfiniBand records, such as ibdump's): packets
  * with their interface, time, direction, comment and packet id, which
  * libpcap does not expose.  Bad input gives "FILE: offset N: message".
+ * Not thread-safe: one reader is used by one thread at a time.
  */
 #ifndef LIBUMAD_PCAPNG_READER_H
 #define LIBUMAD_PCAPNG_READER_H
@@ -25,6 +26,7 @@ struct capture_record {
 	size_t len;
 	const char *comment;		/* "" when none */
 	uint64_t packet_id;		/* 0 when none */
+	uint64_t packet_at;		/* the file offset the packet starts at */
 };
 
 /* Open path; NULL with the reason in err (size errlen). */
@@ -36,6 +38,14 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen);
  */
 int capture_next(struct capture_reader *r, struct capture_record *rec, char *err, size_t errlen);
 void capture_close(struct capture_reader *r);
+
+/*
+ * A descriptor of the file being read (its own, the caller closes it), to
+ * read records' packets again later at their packet_at with pread(2):
+ * >= 0, -ESPIPE for a stream (a pipe), whose bytes cannot be read twice,
+ * or -errno.
+ */
+int capture_reopen(const struct capture_reader *r);
 
 /*
  * The link type of an interface (or of a classic pcap file) that is not

@@ -43,3 +43,18 @@ tests_test_replay_index_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_replay_index_LDADD = $(CMOCKA_LIBS)
 endif
 endif
+
+# The replay backend driven directly: answers read back from a file, kept from a pipe,
+# and a file changed after loading.
+if HAVE_CMOCKA
+if ENABLE_CAPTURE
+check_PROGRAMS += tests/test_replay_backend
+TESTS += tests/test_replay_backend
+tests_test_replay_backend_SOURCES = tests/test_replay_backend.c backends/replay.c \
+	backends/replay_index.c backends/replay_index.h $(soft_port_sources) \
+	pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c
+tests_test_replay_backend_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_replay_backend_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la \
+	$(CMOCKA_LIBS) -lpthread
+endif
+endif

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <cmocka.h>
 #include <pcap/pcap.h>
 
@@ -796,6 +797,225 @@ static void test_reader_bad_input(void **state)
 	assert_true(errors > 0);
 }
 
+/* The whole of a file, its size in *size (freed by the caller). */
+static uint8_t *read_whole(const char *file, size_t *size)
+{
+	struct stat st;
+	uint8_t *bytes;
+	FILE *f = fopen(file, "rb");
+
+	assert_non_null(f);
+	assert_int_equal(fstat(fileno(f), &st), 0);
+	*size = (size_t)st.st_size;
+	bytes = malloc(*size ? *size : 1);
+	assert_non_null(bytes);
+	assert_int_equal(fread(bytes, 1, *size, f), *size);
+	fclose(f);
+	return bytes;
+}
+
+/* What a record said, kept to compare two readings of one capture. */
+struct seen {
+	uint64_t packet_id, packet_at;
+	size_t len;
+	unsigned sum;
+	int direction;
+	char comment[64];
+};
+
+/* Every record of path (the last's error in err): their number, at most max kept in seen. */
+static int read_records(const char *file, struct seen *seen, int max, char *err, size_t errlen,
+			int *got)
+{
+	struct capture_record rec;
+	struct capture_reader *r = capture_open(file, err, errlen);
+	int n = 0;
+	size_t k;
+
+	if (!r)
+		fail_msg("%s", err);
+	while ((*got = capture_next(r, &rec, err, errlen)) == 1) {
+		assert_true(n < max);
+		seen[n].packet_id = rec.packet_id;
+		seen[n].packet_at = rec.packet_at;
+		seen[n].len = rec.len;
+		seen[n].direction = rec.direction;
+		seen[n].sum = 0;
+		for (k = 0; k < rec.len; k++)
+			seen[n].sum = seen[n].sum * 31 + rec.packet[k];
+		snprintf(seen[n].comment, sizeof(seen[n].comment), "%s", rec.comment);
+		n++;
+	}
+	capture_close(r);
+	return n;
+}
+
+/* A child writing bytes into a pipe in pieces of 'piece' bytes; the read end's name in name. */
+static pid_t feed_pipe(const uint8_t *bytes, size_t size, size_t piece, char *name, size_t max,
+		       int *read_end)
+{
+	int fds[2];
+	pid_t pid;
+
+	assert_int_equal(pipe(fds), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		size_t at = 0;
+
+		close(fds[0]);
+		while (at < size) {
+			size_t n = size - at < piece ? size - at : piece;
+			ssize_t put = write(fds[1], bytes + at, n);
+
+			if (put <= 0)
+				_exit(1);
+			at += (size_t)put;
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	*read_end = fds[0];
+	snprintf(name, max, "/proc/self/fd/%d", fds[0]);
+	return pid;
+}
+
+/*
+ * Enough records to fill the reader's buffer several times, and a block
+ * larger than the buffer among them: the file read directly and the same
+ * bytes read from a pipe in odd pieces give the same records, each packet
+ * lies in the file at its packet_at, and a descriptor of the file (not of
+ * the pipe) reads it back there.
+ */
+static void test_reader_file_and_stream(void **state)
+{
+	enum { RECORDS = 4000, BIG = 700 * 1024 };
+	static struct seen from_file[RECORDS], from_pipe[RECORDS];
+	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX], back[IB_MAD_PACKET_MAX], *bytes, *spliced;
+	char err[512], comment[64], name[64];
+	struct capture_record rec;
+	struct capture_reader *r;
+	struct pcapng_writer *w;
+	struct ib_user_mad hdr;
+	size_t size, at, first_epb = 0;
+	uint32_t type, total;
+	int i, n, got, fd, status;
+	pid_t pid;
+
+	(void)state;
+	unlink(path);
+	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
+	assert_non_null(w);
+	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
+	dr_get_nodeinfo(mad, &hdr);
+	for (i = 0; i < RECORDS; i++) {
+		put_be64(mad + MAD_OFF_TID, (uint64_t)i);
+		ends.outbound = i % 2 == 0;
+		n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
+		/* Comments of varying length: blocks end anywhere in the buffer. */
+		snprintf(comment, sizeof(comment), "agent=%d%.*s", i, i % 23, " status=0 retries=0 qpn=0");
+		assert_int_equal(pcapng_write_ib(w, 0, 1700000000000000000ull + (uint64_t)i,
+						 i % 2 ? PCAPNG_DIR_INBOUND : PCAPNG_DIR_OUTBOUND, pkt,
+						 (size_t)n, comment, (uint64_t)i + 1), 0);
+	}
+	assert_int_equal(pcapng_close(w), 0);
+
+	/* A block of a type no reader knows, larger than the buffer, before the first packet. */
+	bytes = read_whole(path, &size);
+	for (at = 0; at + 8 <= size; at += total) {
+		memcpy(&type, bytes + at, 4);
+		memcpy(&total, bytes + at + 4, 4);
+		assert_true(total >= 12);
+		if (type == 6) {
+			first_epb = at;
+			break;
+		}
+	}
+	assert_true(first_epb > 0);
+	spliced = calloc(1, size + BIG);
+	assert_non_null(spliced);
+	memcpy(spliced, bytes, first_epb);
+	type = 0x00000bad;
+	total = BIG;
+	memcpy(spliced + first_epb, &type, 4);
+	memcpy(spliced + first_epb + 4, &total, 4);
+	memcpy(spliced + first_epb + BIG - 4, &total, 4);
+	memcpy(spliced + first_epb + BIG, bytes + first_epb, size - first_epb);
+	free(bytes);
+	size += BIG;
+	unlink(path);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, spliced, size), (ssize_t)size);
+	close(fd);
+
+	n = read_records(path, from_file, RECORDS, err, sizeof(err), &got);
+	assert_int_equal(got, 0);
+	assert_int_equal(n, RECORDS);
+	for (i = 0; i < RECORDS; i++) {
+		assert_int_equal(from_file[i].packet_id, (uint64_t)i + 1);
+		assert_int_equal(from_file[i].len, 290);
+		assert_true(from_file[i].packet_at + from_file[i].len <= size);
+		assert_int_equal(from_file[i].direction,
+				 i % 2 ? PCAPNG_DIR_INBOUND : PCAPNG_DIR_OUTBOUND);
+		assert_int_equal(strncmp(from_file[i].comment, "agent=", 6), 0);
+		assert_int_equal(atoi(from_file[i].comment + 6), i);
+	}
+	/* The packet is where packet_at says, in the file and through capture_reopen(). */
+	r = capture_open(path, err, sizeof(err));
+	if (!r)
+		fail_msg("%s", err);
+	fd = capture_reopen(r);
+	assert_true(fd >= 0);
+	i = 0;
+	while (capture_next(r, &rec, err, sizeof(err)) == 1) {
+		assert_memory_equal(spliced + rec.packet_at, rec.packet, rec.len);
+		if (i++ % 97 == 0) {
+			assert_int_equal(pread(fd, back, rec.len, (off_t)rec.packet_at),
+					 (ssize_t)rec.len);
+			assert_memory_equal(back, rec.packet, rec.len);
+		}
+	}
+	close(fd);
+	capture_close(r);
+
+	/* The same bytes from a pipe, written in pieces that split blocks anywhere. */
+	pid = feed_pipe(spliced, size, 4093, name, sizeof(name), &fd);
+	r = capture_open(name, err, sizeof(err));
+	if (!r)
+		fail_msg("%s", err);
+	assert_int_equal(capture_reopen(r), -ESPIPE);
+	capture_close(r);
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+
+	pid = feed_pipe(spliced, size, 4093, name, sizeof(name), &fd);
+	n = read_records(name, from_pipe, RECORDS, err, sizeof(err), &got);
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	assert_int_equal(got, 0);
+	assert_int_equal(n, RECORDS);
+	for (i = 0; i < RECORDS; i++) {
+		assert_int_equal(from_pipe[i].packet_id, from_file[i].packet_id);
+		assert_int_equal(from_pipe[i].packet_at, from_file[i].packet_at);
+		assert_int_equal(from_pipe[i].len, from_file[i].len);
+		assert_int_equal(from_pipe[i].sum, from_file[i].sum);
+		assert_string_equal(from_pipe[i].comment, from_file[i].comment);
+	}
+
+	/* Cut inside the big block, from a pipe: no record, then the error. */
+	pid = feed_pipe(spliced, first_epb + BIG / 2, 65536, name, sizeof(name), &fd);
+	n = read_records(name, from_pipe, RECORDS, err, sizeof(err), &got);
+	close(fd);
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_int_equal(n, 0);
+	assert_int_equal(got, -1);
+	assert_non_null(strstr(err, "truncated block"));
+	free(spliced);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -817,6 +1037,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_reader_bad_input, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_huge_captured_length, make_path,
 						remove_path),
+		cmocka_unit_test_setup_teardown(test_reader_file_and_stream, make_path, remove_path),
 	};
 
 	return cmocka_run_group_tests_name("capture format", tests, NULL, NULL);

@@ -166,6 +166,81 @@ static void test_kept_answers(void **state)
 	assert_ptr_equal(kept[1], kept[0] + sizeof(mad));
 }
 
+/* Key i of the lookup tests (key i is a prefix of key 10 i + d). */
+static size_t lookup_key(size_t i, char *key, size_t size)
+{
+	return (size_t)snprintf(key, size, "key %zu", i);
+}
+
+/*
+ * Lookups in recorded order (the next request tried first), in reverse,
+ * with jumps, repeated, and of keys never added: always the id the key was
+ * given, whatever was looked up before.
+ */
+static void test_lookups_in_any_order(void **state)
+{
+	struct replay_index *idx = *state;
+	enum { N = 5000 };
+	char key[32];
+	size_t i, len;
+
+	for (i = 0; i < N; i++) {
+		len = lookup_key(i, key, sizeof(key));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 1), (int64_t)i);
+	}
+	for (i = 0; i < N; i++) {
+		len = lookup_key(i, key, sizeof(key));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 0), (int64_t)i);
+	}
+	for (i = N; i-- > 0;) {
+		len = lookup_key(i, key, sizeof(key));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 0), (int64_t)i);
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 0), (int64_t)i);
+	}
+	for (i = 0; i < N; i += 1 + i % 7) {
+		/* The key after i is tried first: its prefix, a longer key and a missing one are not it. */
+		len = lookup_key(i, key, sizeof(key));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 0), (int64_t)i);
+		len = lookup_key(i + 1, key, sizeof(key));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len - 1, 0),
+				 i + 1 < 10 ? -ENOENT : (int64_t)((i + 1) / 10));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 0),
+				 i + 1 < N ? (int64_t)(i + 1) : -ENOENT);
+		len = lookup_key(N + i, key, sizeof(key));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 0), -ENOENT);
+	}
+	/* Creating a key that exists gives its id, after a lookup of its predecessor too. */
+	len = lookup_key(41, key, sizeof(key));
+	assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 0), 41);
+	len = lookup_key(42, key, sizeof(key));
+	assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 1), 42);
+	assert_int_equal(replay_index_requests(idx), N);
+}
+
+/* Room made ahead: the requests expected and many more than that all fit and are found. */
+static void test_expect(void **state)
+{
+	struct replay_index *idx = *state;
+	enum { N = 20000 };
+	char key[32];
+	size_t i, len;
+
+	assert_int_equal(replay_index_expect(idx, SIZE_MAX / 2), -EINVAL);
+	assert_int_equal(replay_index_expect(idx, 0), 0);
+	assert_int_equal(replay_index_expect(idx, N / 8), 0);
+	for (i = 0; i < N; i++) {
+		len = lookup_key(i, key, sizeof(key));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 1), (int64_t)i);
+		if (i == N / 2)	/* expected again, fewer than there are: nothing lost */
+			assert_int_equal(replay_index_expect(idx, N / 4), 0);
+	}
+	for (i = N; i-- > 0;) {
+		len = lookup_key(i, key, sizeof(key));
+		assert_int_equal(replay_index_request(idx, (const uint8_t *)key, len, 0), (int64_t)i);
+	}
+	assert_int_equal(replay_index_requests(idx), N);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -174,6 +249,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_many_requests, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_owned_answers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_kept_answers, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_lookups_in_any_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_expect, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
