@@ -312,7 +312,8 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 	}
 	for (i = 0; i < c->n_hosts; i++)
 		fp_node_fill(&nodes[i], c->hosts[i]);
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, pair) < 0)
+	/* Non-blocking at both ends: the server never waits for a client (its thread polls). */
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) < 0)
 		return reply_rc(c, -errno, "cannot make an event channel");
 	{
 		int size = EVENT_SNDBUF;
