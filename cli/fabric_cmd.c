@@ -119,11 +119,34 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 	return 0;
 }
 
+/* On a terminal, a long load shows how far it got: "reading FILE: 42%". */
+struct load_progress {
+	const char *what, *file;
+	int last;
+};
+
+static void show_progress(void *arg, size_t done, size_t total)
+{
+	struct load_progress *lp = arg;
+	int pct = total ? (int)(done * 100 / total) : 100;
+
+	if (pct == lp->last)
+		return;
+	lp->last = pct;
+	fprintf(stderr, "\rumad: %s: reading %s: %d%%", lp->what, lp->file, pct);
+	if (pct == 100)
+		fprintf(stderr, ", bringing the fabric up...\n");
+	fflush(stderr);
+}
+
 static struct fabric_server *start_server(const char *what, const struct serve_options *o,
 					  const char *path)
 {
+	struct load_progress lp = { .what = what, .file = o->topology, .last = -1 };
 	struct fabric_server_options so = {
 		.topology = o->topology, .builtin_sm = o->builtin_sm, .log = NULL,
+		.progress = o->topology && isatty(STDERR_FILENO) ? show_progress : NULL,
+		.progress_arg = &lp,
 	};
 	struct fabric_server *s;
 	char *errors = NULL, err[PATH_MAX + 128];

@@ -741,8 +741,14 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	ep.arg = s;
 	s->epoll_fd = s->listen_fd = s->stop_fd = -1;
 	s->log = opts->log;
-	if (opts->topology)
-		s->fabric = sim_topology_load(opts->topology, errors);
+	if (opts->topology) {
+		struct sim_topology_progress progress = {
+			.progress = opts->progress, .arg = opts->progress_arg,
+		};
+
+		s->fabric = sim_topology_load_progress(opts->topology, errors,
+						       opts->progress ? &progress : NULL);
+	}
 	else
 		s->fabric = sim_topology_parse(sim_default_topology, "<default fabric>", errors);
 	if (!s->fabric) {

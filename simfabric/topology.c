@@ -124,6 +124,7 @@ struct parser {
 	GArray *include_ids;		/* their struct file_id, for loops however spelt */
 	size_t bytes_read;
 	unsigned files_read;
+	const struct sim_topology_progress *progress;	/* of the file named, or NULL */
 };
 
 /* A file as the kernel knows it: an include loop is found whatever path leads back. */
@@ -966,8 +967,15 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 	}
 }
 
+/* Lines between two progress reports: often enough for a person, rarely enough to cost nothing. */
+#define PROGRESS_LINES	65536
+
 static void parse_text(struct parser *p, const char *file, char *text)
 {
+	/* The file named only: an included one is a part whose share is unknown. */
+	const struct sim_topology_progress *progress =
+		p->include_stack->len <= 1 ? p->progress : NULL;
+	size_t total = progress ? strlen(text) : 0;
 	unsigned line = 0;
 	char *s = text, *nl;
 
@@ -982,8 +990,12 @@ static void parse_text(struct parser *p, const char *file, char *text)
 		if (!nl)
 			break;
 		s = nl + 1;
+		if (progress && line % PROGRESS_LINES == 0)
+			progress->progress(progress->arg, (size_t)(s - text), total);
 	}
 	end_record(p);
+	if (progress)
+		progress->progress(progress->arg, total, total);
 }
 
 /* Report a problem with the file being opened: at the include line, or at the file itself. */
@@ -1420,14 +1432,21 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 	return f;
 }
 
-struct sim_fabric *sim_topology_load(const char *path, char **errors)
+struct sim_fabric *sim_topology_load_progress(const char *path, char **errors,
+					      const struct sim_topology_progress *progress)
 {
 	struct parser p;
 
 	parser_init(&p);
+	p.progress = progress;
 	if (p.fabric)
 		read_file(&p, path, NULL, 0);
 	return parser_finish(&p, errors);
+}
+
+struct sim_fabric *sim_topology_load(const char *path, char **errors)
+{
+	return sim_topology_load_progress(path, errors, NULL);
 }
 
 struct sim_fabric *sim_topology_parse(const char *text, const char *name, char **errors)

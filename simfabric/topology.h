@@ -25,4 +25,15 @@ extern const char sim_default_topology[];
 struct sim_fabric *sim_topology_load(const char *path, char **errors);
 struct sim_fabric *sim_topology_parse(const char *text, const char *name, char **errors);
 
+/*
+ * sim_topology_load telling how far it got: progress(arg, done, total) in
+ * bytes of the file named, every so many lines, and once done == total.
+ */
+struct sim_topology_progress {
+	void (*progress)(void *arg, size_t done, size_t total);
+	void *arg;
+};
+struct sim_fabric *sim_topology_load_progress(const char *path, char **errors,
+					      const struct sim_topology_progress *progress);
+
 #endif /* SIMFABRIC_TOPOLOGY_H */

@@ -20,6 +20,8 @@
 #include <cmocka.h>
 
 #include "simfabric/fabric.h"
+#include <glib.h>
+
 #include "simfabric/topology.h"
 
 /* Parse text that must be accepted. */
@@ -288,6 +290,49 @@ static int make_dir(void **state)
 		return -1;
 	*state = d;
 	return 0;
+}
+
+/* A long file tells how far its reading got, in order, ending at its size. */
+struct progress_seen {
+	size_t calls, last, total;
+	int backwards;
+};
+
+static void note_progress(void *arg, size_t done, size_t total)
+{
+	struct progress_seen *seen = arg;
+
+	seen->backwards |= seen->calls && done < seen->last;
+	seen->calls++;
+	seen->last = done;
+	seen->total = total;
+}
+
+static void test_load_progress(void **state)
+{
+	struct dir *d = *state;
+	struct progress_seen seen = { 0 };
+	struct sim_topology_progress progress = { note_progress, &seen };
+	struct sim_fabric *f;
+	char path[PATH_MAX * 2], *errors = NULL;
+	GString *text = g_string_new("");
+	unsigned i;
+
+	/* 40,000 CAs back to back in pairs: 120,000 lines, a report on the way and one at the end. */
+	for (i = 0; i < 40000; i += 2)
+		g_string_append_printf(text, "Hca 1 \"A%u\"\n[1] \"A%u\"[1]\n\nHca 1 \"A%u\"\n[1] \"A%u\"[1]\n\n",
+				       i, i + 1, i + 1, i);
+	write_file(d, "big.net", text->str);
+	snprintf(path, sizeof(path), "%s/big.net", d->path);
+	f = sim_topology_load_progress(path, &errors, &progress);
+	assert_non_null(f);
+	assert_int_equal(f->n_cas, 40000);
+	assert_true(seen.calls >= 2);
+	assert_false(seen.backwards);
+	assert_int_equal(seen.last, text->len);
+	assert_int_equal(seen.total, text->len);
+	sim_fabric_free(f);
+	g_string_free(text, TRUE);
 }
 
 static int remove_dir(void **state)
@@ -623,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_global_errors),
 		cmocka_unit_test(test_link_errors),
 		cmocka_unit_test(test_error_limit),
+		cmocka_unit_test_setup_teardown(test_load_progress, make_dir, remove_dir),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
