@@ -19,6 +19,8 @@ struct fabric_client {
 	pthread_mutex_t lock;		/* one request at a time */
 	struct fp_reader reply;		/* the last reply, under lock */
 	int broken;			/* the server went away: every request fails with -EIO */
+	struct fp_mailbox *mb;		/* the fast path for sends (fabric_proto.h), or NULL */
+	uint32_t mb_seq;		/* the number of the last request posted there */
 };
 
 /* The socket path of UMAD_SIM_FABRIC, or of the default server; 0 or -ENAMETOOLONG. */

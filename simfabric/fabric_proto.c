@@ -68,6 +68,7 @@ size_t fp_min_body(uint32_t type)
 	case FP_TEXT_REPLY:	return 0 + 1;	/* a NUL at least */
 	case FP_DELIVER:	return sizeof(struct fp_deliver) + MAD_HDR_SIZE;
 	case FP_NODE_CHANGED:	return sizeof(struct fp_host);
+	case FP_KICK:		return sizeof(uint32_t);
 	default:		return 0;
 	}
 }

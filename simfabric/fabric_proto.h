@@ -18,6 +18,15 @@
  * The server speaks first: FP_RC 0 to a client it serves, or a negative
  * errno and why before it hangs up.
  *
+ * The fast path: a client may hand a memory file with FP_HELLO, a
+ * struct fp_mailbox both sides map.  Its sends (FP_SEND that fit) then go
+ * through it: the client writes the request and raises `posted`; the server
+ * writes the reply and raises `answered` to the same number.  Neither side
+ * needs a system call while the other is awake; each says when it sleeps
+ * (server_asleep: the client sends FP_KICK on the connection; client_asleep:
+ * the server wakes it with a futex on `answered`).  A reply too long for
+ * the mailbox goes on the connection instead (resp_type 0).
+ *
  * Requests and their replies:
  *   FP_HELLO {fp_hello, names}    -> FP_HELLO_OK {fp_hello_ok, fp_node x n} + event socket
  *   FP_GET_CA {fp_host}           -> FP_CA {fp_node, fp_port x (num_ports + 1)}
@@ -35,6 +44,7 @@
 #ifndef SIMFABRIC_FABRIC_PROTO_H
 #define SIMFABRIC_FABRIC_PROTO_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -65,6 +75,7 @@ enum fp_type {
 	FP_TEXT_REPLY,
 	FP_DELIVER,
 	FP_NODE_CHANGED,
+	FP_KICK,		/* no reply: look at the mailbox */
 	FP_TYPE_END
 };
 
@@ -205,6 +216,27 @@ struct fp_text {
  */
 void fp_port_fill(struct fp_port *v, struct sim_port *p);
 void fp_node_fill(struct fp_node *v, const struct sim_node *n);
+
+#define FP_MAILBOX_ROOM	4096u	/* a request, or a reply, through the mailbox */
+
+struct fp_mailbox {
+	_Atomic uint32_t posted;	/* the client's: number of its latest request */
+	_Atomic uint32_t answered;	/* the server's: the request number answered */
+	_Atomic uint32_t server_asleep;	/* the server waits on its sockets: kick it */
+	_Atomic uint32_t client_asleep;	/* the client waits on `answered` (futex) */
+	uint32_t req_type, req_len;
+	uint32_t resp_type, resp_len;	/* resp_type 0: the reply is on the connection */
+	uint8_t req[FP_MAILBOX_ROOM];
+	uint8_t resp[FP_MAILBOX_ROOM];
+};
+
+/* A moment's pause in a loop that waits for the other side's write. */
+static inline void fp_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
 
 /* The smallest body of each message type (its fixed part); 0 for an unknown type. */
 size_t fp_min_body(uint32_t type);

@@ -8,7 +8,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/epoll.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -26,6 +29,8 @@
 
 #define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
 #define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
+/* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
+#define MAILBOX_SPIN_NS	20000u
 
 /* A port a client opened, and the agents it registered there. */
 struct opened_port {
@@ -48,6 +53,9 @@ struct client {
 	struct sim_port *issm[FP_MAX_HOSTS * (SIM_MAX_PORTS + 1)];	/* issm devices held */
 	unsigned n_issm;
 	uint64_t events_dropped;
+	struct fp_mailbox *mb;		/* the fast path, or NULL */
+	uint32_t mb_seen;		/* the last request number taken from it */
+	int replying_to_mailbox;	/* the reply being made goes to mb */
 	struct client *next;
 };
 
@@ -72,6 +80,8 @@ struct fabric_server {
 	unsigned n_clients;
 	GHashTable *issm_holders;	/* sim_port -> how many clients hold its issm device */
 	GArray *waiting;		/* struct waiting_request */
+	unsigned n_mailboxes;
+	uint64_t spin_until_ns;		/* look at the mailboxes without sleeping until then */
 };
 
 static void say(struct fabric_server *s, const char *fmt, ...)
@@ -239,6 +249,24 @@ static int receive(void *arg, const struct sim_net_msg *m)
 
 /* --- requests ----------------------------------------------------------------------- */
 
+/* A reply to the request being served: into the mailbox when it came from there and fits. */
+static int client_reply(struct client *c, uint32_t type, const void *head, size_t head_len,
+			const void *tail, size_t tail_len)
+{
+	if (c->replying_to_mailbox) {
+		if (head_len + tail_len <= FP_MAILBOX_ROOM) {
+			memcpy(c->mb->resp, head, head_len);
+			if (tail_len)
+				memcpy(c->mb->resp + head_len, tail, tail_len);
+			c->mb->resp_type = type;
+			c->mb->resp_len = (uint32_t)(head_len + tail_len);
+			return 0;
+		}
+		c->mb->resp_type = 0;	/* on the connection, where the client then looks */
+	}
+	return fp_send_message2(c->fd, type, head, head_len, tail, tail_len, -1, MSG_DONTWAIT);
+}
+
 static int reply_rc(struct client *c, int32_t rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 static int reply_rc(struct client *c, int32_t rc, const char *fmt, ...)
@@ -258,7 +286,7 @@ static int reply_rc(struct client *c, int32_t rc, const char *fmt, ...)
 		if ((size_t)n >= sizeof(msg))
 			n = sizeof(msg) - 1;
 	}
-	return fp_send_message2(c->fd, FP_RC, &r, sizeof(r), msg, (size_t)n, -1, MSG_DONTWAIT);
+	return client_reply(c, FP_RC, &r, sizeof(r), msg, (size_t)n);
 }
 
 static struct sim_node *first_ca(struct sim_fabric *f)
@@ -309,6 +337,22 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 			names = nul + 1;
 		}
 		c->n_hosts = h->n_hosts;
+	}
+	if (c->in.passed_fd >= 0) {
+		/* The client's mailbox: mapped here, the descriptor no longer needed. */
+		struct stat st;
+		void *mb = MAP_FAILED;
+
+		if (fstat(c->in.passed_fd, &st) == 0 && st.st_size >= (off_t)sizeof(*c->mb))
+			mb = mmap(NULL, sizeof(*c->mb), PROT_READ | PROT_WRITE, MAP_SHARED,
+				  c->in.passed_fd, 0);
+		close(c->in.passed_fd);
+		c->in.passed_fd = -1;
+		if (mb == MAP_FAILED)
+			return reply_rc(c, -EINVAL, "the mailbox cannot be mapped");
+		c->mb = mb;
+		c->mb_seen = atomic_load(&c->mb->posted);
+		s->n_mailboxes++;
 	}
 	for (i = 0; i < c->n_hosts; i++)
 		fp_node_fill(&nodes[i], c->hosts[i]);
@@ -499,10 +543,9 @@ static int do_send(struct fabric_server *s, struct client *c, const uint8_t *bod
 	if (res.result == SIM_NET_ANSWERED) {
 		addr_of(&res.addr, &reply.msg);
 		res.delay_ns = reply.msg.delay_ns;
-		r = fp_send_message2(c->fd, FP_RESULT, &res, sizeof(res), reply.msg.data,
-				     reply.msg.len, -1, MSG_DONTWAIT);
+		r = client_reply(c, FP_RESULT, &res, sizeof(res), reply.msg.data, reply.msg.len);
 	} else {
-		r = fp_send_message(c->fd, FP_RESULT, &res, sizeof(res), -1, MSG_DONTWAIT);
+		r = client_reply(c, FP_RESULT, &res, sizeof(res), NULL, 0);
 	}
 	sim_net_reply_release(&reply);
 	return r;
@@ -609,6 +652,7 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 	case FP_ISSM:		return do_issm(s, c, (const struct fp_issm *)body);
 	case FP_CONTROL:	return do_control(s, c, (const struct fp_control *)body);
 	case FP_TEXT:		return do_text(s, c, (const struct fp_text *)body);
+	case FP_KICK:		return 0;	/* the loop looks at the mailboxes anyway */
 	default:		return -EPROTO;	/* replies and events do not come from clients */
 	}
 }
@@ -639,6 +683,10 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		close(c->event_fd);
 	fp_reader_free(&c->in);
 	free(c->ports);
+	if (c->mb) {
+		munmap(c->mb, sizeof(*c->mb));
+		s->n_mailboxes--;
+	}
 	s->n_clients--;
 	say(s, "client %d left", (int)c->pid);
 	free(c);
@@ -711,11 +759,66 @@ static int serve_client(struct fabric_server *s, struct client *c)
 
 	if (r <= 0)
 		return r;
-	if (c->in.passed_fd >= 0) {
+	r = handle(s, c, c->in.type, c->in.buf, c->in.len);
+	if (c->in.passed_fd >= 0) {	/* only a hello's is taken */
 		close(c->in.passed_fd);
 		c->in.passed_fd = -1;
 	}
-	return handle(s, c, c->in.type, c->in.buf, c->in.len);
+	return r;
+}
+
+/* Serve a client's mailbox if it holds a new request: 1 if it did, 0, or -errno to drop it. */
+static int serve_mailbox(struct fabric_server *s, struct client *c)
+{
+	uint32_t posted = atomic_load_explicit(&c->mb->posted, memory_order_acquire);
+	uint8_t req[FP_MAILBOX_ROOM];
+	uint32_t type, len;
+	int r;
+
+	if (posted == c->mb_seen || c->closing)
+		return 0;
+	c->mb_seen = posted;
+	/* The client's memory: read once, checked, as a message from the socket is. */
+	type = c->mb->req_type;
+	len = c->mb->req_len;
+	if (type != FP_SEND || len > FP_MAILBOX_ROOM || len < fp_min_body(type))
+		return -EPROTO;
+	memcpy(req, c->mb->req, len);
+	c->replying_to_mailbox = 1;
+	r = handle(s, c, type, req, len);
+	c->replying_to_mailbox = 0;
+	atomic_store(&c->mb->answered, posted);
+	if (atomic_load(&c->mb->client_asleep))
+		syscall(SYS_futex, &c->mb->answered, FUTEX_WAKE, 1, NULL, NULL, 0);
+	return r < 0 ? r : 1;
+}
+
+/* Every mailbox with a request: how many were served. */
+static unsigned serve_mailboxes(struct fabric_server *s)
+{
+	struct client *c;
+	unsigned n = 0;
+	int r;
+
+	for (c = s->clients; c && s->n_mailboxes; c = c->next) {
+		if (!c->mb)
+			continue;
+		r = serve_mailbox(s, c);
+		if (r < 0)
+			c->closing = 1;
+		n += r > 0;
+	}
+	return n;
+}
+
+/* Tell every mailbox the server is going to sleep (1), or is awake (0). */
+static void mailboxes_asleep(struct fabric_server *s, uint32_t asleep)
+{
+	struct client *c;
+
+	for (c = s->clients; c && s->n_mailboxes; c = c->next)
+		if (c->mb)
+			atomic_store(&c->mb->server_asleep, asleep);
 }
 
 /* --- the server --------------------------------------------------------------------- */
@@ -915,9 +1018,37 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 	}
 	if (tick >= 0 && (timeout_ms < 0 || tick < timeout_ms))
 		timeout_ms = tick;
+	/*
+	 * Mailboxes first.  Shortly after serving one, look again without
+	 * sleeping: a client in a conversation posts its next request within
+	 * microseconds, sooner than a sleep and a wake-up take.  Before
+	 * sleeping, say so in every mailbox, then look once more: a request
+	 * posted meanwhile is either seen now or kicked.
+	 */
+	if (serve_mailboxes(s))
+		s->spin_until_ns = now_ns() + MAILBOX_SPIN_NS;
+	while (timeout_ms != 0 && s->n_mailboxes && s->spin_until_ns > now_ns()) {
+		n = epoll_wait(s->epoll_fd, evs, 64, 0);
+		if (n != 0)
+			goto events;
+		if (serve_mailboxes(s))
+			s->spin_until_ns = now_ns() + MAILBOX_SPIN_NS;
+		else
+			fp_cpu_relax();
+	}
+	if (timeout_ms != 0 && s->n_mailboxes) {
+		mailboxes_asleep(s, 1);
+		if (serve_mailboxes(s)) {
+			s->spin_until_ns = now_ns() + MAILBOX_SPIN_NS;
+			timeout_ms = 0;
+		}
+	}
 	n = epoll_wait(s->epoll_fd, evs, 64, timeout_ms);
+	if (s->n_mailboxes)
+		mailboxes_asleep(s, 0);
 	if (n < 0)
 		return errno == EINTR ? 0 : -errno;
+events:
 	for (i = 0; i < n; i++) {
 		struct client *c = evs[i].data.ptr;
 
