@@ -30,7 +30,8 @@
 #define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
 #define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
 /* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
-#define MAILBOX_SPIN_NS	20000u
+#define MAILBOX_SPIN_NS		20000u
+#define MAILBOX_SPIN_MIN_NS	1000u
 
 /* A port a client opened, and the agents it registered there. */
 struct opened_port {
@@ -81,7 +82,7 @@ struct fabric_server {
 	GHashTable *issm_holders;	/* sim_port -> how many clients hold its issm device */
 	GArray *waiting;		/* struct waiting_request */
 	unsigned n_mailboxes;
-	uint64_t spin_until_ns;		/* look at the mailboxes without sleeping until then */
+	uint64_t spin_ns;		/* how long to look at the mailboxes before sleeping */
 };
 
 static void say(struct fabric_server *s, const char *fmt, ...)
@@ -843,6 +844,7 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	h->arg = s;
 	ep.arg = s;
 	s->epoll_fd = s->listen_fd = s->stop_fd = -1;
+	s->spin_ns = MAILBOX_SPIN_NS;
 	s->log = opts->log;
 	if (opts->topology) {
 		struct sim_topology_progress progress = {
@@ -1005,6 +1007,8 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 {
 	struct epoll_event evs[64];
 	int tick = next_tick_ms(s), n, i, stop = 0;
+	uint64_t spin_from = 0;
+	unsigned spins;
 
 	if (stop_fd != s->stop_fd) {
 		struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->stop_fd };
@@ -1021,27 +1025,39 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 	/*
 	 * Mailboxes first.  Shortly after serving one, look again without
 	 * sleeping: a client in a conversation posts its next request within
-	 * microseconds, sooner than a sleep and a wake-up take.  Before
-	 * sleeping, say so in every mailbox, then look once more: a request
-	 * posted meanwhile is either seen now or kicked.
+	 * microseconds, sooner than a sleep and a wake-up take.  How long is
+	 * learnt: a wait that ended with a request keeps the budget at four
+	 * times that wait at least, one that found nothing halves it.  The
+	 * sockets are looked at now and then meanwhile.  Before sleeping, say
+	 * so in every mailbox, then look once more: a request posted meanwhile
+	 * is either seen now or kicked.
 	 */
 	if (serve_mailboxes(s))
-		s->spin_until_ns = now_ns() + MAILBOX_SPIN_NS;
-	while (timeout_ms != 0 && s->n_mailboxes && s->spin_until_ns > now_ns()) {
-		n = epoll_wait(s->epoll_fd, evs, 64, 0);
-		if (n != 0)
+		spin_from = now_ns();
+	for (spins = 0; timeout_ms != 0 && s->n_mailboxes && spin_from; spins++) {
+		uint64_t now;
+
+		if ((spins & 63) == 63 && (n = epoll_wait(s->epoll_fd, evs, 64, 0)) != 0)
 			goto events;
-		if (serve_mailboxes(s))
-			s->spin_until_ns = now_ns() + MAILBOX_SPIN_NS;
-		else
+		if (!serve_mailboxes(s)) {
 			fp_cpu_relax();
+			if ((spins & 15) == 0 && (now = now_ns()) - spin_from > s->spin_ns) {
+				s->spin_ns = s->spin_ns / 2 > MAILBOX_SPIN_MIN_NS ? s->spin_ns / 2
+										  : MAILBOX_SPIN_MIN_NS;
+				break;
+			}
+			continue;
+		}
+		now = now_ns();
+		if (4 * (now - spin_from) > s->spin_ns)
+			s->spin_ns = 4 * (now - spin_from) < MAILBOX_SPIN_NS ? 4 * (now - spin_from)
+									 : MAILBOX_SPIN_NS;
+		spin_from = now;
 	}
 	if (timeout_ms != 0 && s->n_mailboxes) {
 		mailboxes_asleep(s, 1);
-		if (serve_mailboxes(s)) {
-			s->spin_until_ns = now_ns() + MAILBOX_SPIN_NS;
+		if (serve_mailboxes(s))
 			timeout_ms = 0;
-		}
 	}
 	n = epoll_wait(s->epoll_fd, evs, 64, timeout_ms);
 	if (s->n_mailboxes)
