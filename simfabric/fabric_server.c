@@ -785,6 +785,8 @@ static int serve_mailbox(struct fabric_server *s, struct client *c)
 	if (type != FP_SEND || len > FP_MAILBOX_ROOM || len < fp_min_body(type))
 		return -EPROTO;
 	memcpy(req, c->mb->req, len);
+	/* No reply made (the client is being dropped): it looks on the connection, finds it closed. */
+	c->mb->resp_type = 0;
 	c->replying_to_mailbox = 1;
 	r = handle(s, c, type, req, len);
 	c->replying_to_mailbox = 0;
