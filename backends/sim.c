@@ -422,17 +422,6 @@ static const struct sim_sma_hooks hooks = {
 
 /* --- receiving: a MAD that reached an attached port -------------------------------------- */
 
-/* The P_Key index of pkey in a port's table (the receiver's header reports it). */
-static uint16_t pkey_index_of(const struct sim_port *p, uint16_t pkey)
-{
-	unsigned i;
-
-	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
-		if ((sim_port_pkey(p, i) & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK))
-			return (uint16_t)i;
-	return 0;
-}
-
 /* The umad header of a MAD received through the net. */
 static void received_header(struct ib_user_mad *hdr, const struct sim_net_msg *m)
 {
@@ -441,7 +430,7 @@ static void received_header(struct ib_user_mad *hdr, const struct sim_net_msg *m
 	hdr->addr.qkey = htobe32(m->qkey);
 	hdr->addr.lid = htobe16(m->slid);
 	hdr->addr.sl = m->sl;
-	hdr->addr.pkey_index = pkey_index_of(m->port, m->pkey);
+	hdr->addr.pkey_index = sim_port_pkey_index(m->port, m->pkey);
 }
 
 static int net_receive(void *arg, const struct sim_net_msg *m)

@@ -179,19 +179,6 @@ const char *sim_node_type_name(enum node_type type)
 	}
 }
 
-/* Lanes of an active width (ibnetdiscover writes "4x"); 0 for none. */
-static unsigned width_lanes(uint8_t width)
-{
-	switch (width) {
-	case SIM_WIDTH_1X: return 1;
-	case SIM_WIDTH_2X: return 2;
-	case SIM_WIDTH_4X: return 4;
-	case SIM_WIDTH_8X: return 8;
-	case SIM_WIDTH_12X: return 12;
-	default: return 0;
-	}
-}
-
 /* --- strings in the outputs' quoting ------------------------------------------- */
 
 /* The length of the well-formed UTF-8 sequence at s (at most n bytes), or 0. */
@@ -671,7 +658,7 @@ static char guid_name_prefix(enum node_type type)
 /* "4xQDR": the lanes and the fastest speed the link runs at, extended speeds included. */
 static void dump_rate(struct sim_text *t, const struct sim_port *p)
 {
-	sim_text_printf(t, "%ux%s", width_lanes(p->width_active), sim_speed_name(p));
+	sim_text_printf(t, "%ux%s", sim_width_lanes(p->width_active), sim_speed_name(p));
 }
 
 /* A port line: local end, far end, then the comment the reader takes LIDs and the rate from. */

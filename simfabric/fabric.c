@@ -319,8 +319,7 @@ int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
 	return 0;
 }
 
-/* Lanes times per-lane rate; sysfs shows e.g. "10 Gb/sec (4X SDR)". */
-static unsigned lanes(uint8_t width)
+unsigned sim_width_lanes(uint8_t width)
 {
 	switch (width) {
 	case SIM_WIDTH_1X: return 1;
@@ -347,7 +346,7 @@ unsigned sim_port_rate_x10(const struct sim_port *p)
 		default: lane_x10 = 25; break;
 		}
 	}
-	return lanes(p->width_active) * lane_x10;
+	return sim_width_lanes(p->width_active) * lane_x10;
 }
 
 const char *sim_width_name(uint8_t width_active)

@@ -272,6 +272,20 @@ static inline int sim_port_link_up(const struct sim_port *p)
 /* The widest width of a mask of LinkWidth bits (0 for none). */
 uint8_t sim_widest_width(uint8_t widths);
 
+/* The lanes of one LinkWidth bit (1, 2, 4, 8, 12); 0 for none or several. */
+unsigned sim_width_lanes(uint8_t width);
+
+/* The P_Key index of pkey in a port's table, membership bit aside (0 when absent). */
+static inline uint16_t sim_port_pkey_index(const struct sim_port *p, uint16_t pkey)
+{
+	unsigned i;
+
+	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
+		if ((sim_port_pkey(p, i) & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK))
+			return (uint16_t)i;
+	return 0;
+}
+
 /* Rate in Gb/s (as sysfs shows it: 2.5 per lane for SDR...), times 10 to stay integral. */
 unsigned sim_port_rate_x10(const struct sim_port *p);
 

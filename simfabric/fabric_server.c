@@ -136,16 +136,6 @@ static void node_changed(void *arg, struct sim_node *n)
 			}
 }
 
-static uint16_t pkey_index_of(const struct sim_port *p, uint16_t pkey)
-{
-	unsigned i;
-
-	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
-		if ((sim_port_pkey(p, i) & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK))
-			return (uint16_t)i;
-	return 0;
-}
-
 static void addr_of(struct fp_addr *a, const struct sim_net_msg *m)
 {
 	memset(a, 0, sizeof(*a));
@@ -153,7 +143,7 @@ static void addr_of(struct fp_addr *a, const struct sim_net_msg *m)
 	a->qkey = m->qkey;
 	a->slid = m->slid;
 	a->sl = m->sl;
-	a->pkey_index = pkey_index_of(m->port, m->pkey);
+	a->pkey_index = sim_port_pkey_index(m->port, m->pkey);
 }
 
 /*
