@@ -17,19 +17,12 @@
 #include <unistd.h>
 
 #include "simfabric/fabric_client.h"
+#include "simfabric/net.h"
 
 /* How long a request posted in the mailbox is waited for without sleeping. */
 #define MAILBOX_SPIN_NS		20000u
 /* While asleep, how often to check that the server is still there. */
 #define MAILBOX_CHECK_MS	100
-
-static uint64_t now_ns(void)
-{
-	struct timespec t;
-
-	clock_gettime(CLOCK_MONOTONIC, &t);
-	return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
 
 /* A mailbox in a memory file for the server to map: its descriptor (mapped at *mb), or -errno. */
 static int make_mailbox(struct fp_mailbox **mb)
@@ -232,7 +225,7 @@ static int mailbox_request(struct fabric_client *c, uint32_t type, const void *h
 	for (spins = 0; atomic_load(&mb->answered) != seq; spins++) {
 		fp_cpu_relax();
 		if ((spins & 255) == 0) {
-			uint64_t now = now_ns();
+			uint64_t now = sim_net_now_ns();
 
 			if (!until)
 				until = now + MAILBOX_SPIN_NS;
