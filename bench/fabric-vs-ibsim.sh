@@ -30,8 +30,8 @@
 #   IBSIM_READY_TIMEOUT=S  the time ibsim may take to load (default 60 + HCAs / 50);
 #   IBSIM_OPENSM_MAX_HCAS  the largest fabric on which opensm runs under ibsim
 #                          (default 11664: the issue asks for ibsim's sweep up
-#                          to 11,664 HCAs; it takes ibsim the better part of a
-#                          minute there, and grows faster than the fabric).
+#                          to 11,664 HCAs, and ibsim's time for it grows
+#                          faster than the fabric: ibsim-peer.md's table).
 # Usage: bench/fabric-vs-ibsim.sh [K LEVELS RUNS]...   (from the build
 # directory; default 36 2 5).  make bench runs 36 2 5  36 3 1  60 3 1.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -75,6 +75,7 @@ fi
 . "$top_srcdir/scripts/ibsim-session.sh"
 export UMAD_SIM_SM=none
 
+load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 work=$(mktemp -d)
 rows=$work/rows
 notes=$work/notes
@@ -122,6 +123,10 @@ print_table() {
 	echo "shared: umad fabric serve and clients in other processes (UMAD_SIM_FABRIC);"
 	echo "in-process: the simulator in the client (UMAD_SIM_TOPOLOGY); ibsim: ibsim and umad2sim."
 	echo "ratio: shared / the column named; met?: the target against this run's figures."
+	# Figures from a busy machine are not those of an idle one: say which it was.
+	echo "machine: $(getconf _NPROCESSORS_ONLN) CPUs, load average $load_before at the start," \
+		"$(cut -d' ' -f1-3 /proc/loadavg) at the end."
+	echo
 	awk -f "$top_srcdir/bench/table.awk" "$rows" || failed=1
 	if [ -s "$notes" ]; then
 		echo
@@ -181,16 +186,21 @@ server_of() {
 
 # up SIDE: whether SIDE's fabric can take a client; if not, sets cell to why.
 up() {
-	local status=0 pid
+	local status=0 pid how
 	[ "$1" != in-process ] || return 0
 	[ -z "${down[$1]}" ] || { cell=${down[$1]}; return 1; }
 	pid=$(server_of "$1")
 	kill -0 "$pid" 2>/dev/null && return 0
 	wait "$pid" 2>/dev/null || status=$?
-	if [ "$1" = shared ]; then
-		failure "umad fabric serve exited (status $status): $(last_words "$dir/serve.err")"
+	if [ "$status" -gt 128 ]; then
+		how="was killed by signal $((status - 128))"
 	else
-		failure "ibsim exited (status $status): $(ibsim_why "$dir/ibsim.log")"
+		how="exited with status $status"
+	fi
+	if [ "$1" = shared ]; then
+		failure "umad fabric serve $how; its last words: $(last_words "$dir/serve.err")"
+	else
+		failure "ibsim $how; its last words: $(ibsim_why "$dir/ibsim.log")"
 	fi
 	down[$1]="not run $mark"
 	cell=${down[$1]}
