@@ -308,7 +308,7 @@ measure_set() {
 			stop_server
 			break
 		fi
-		sleep 0.01
+		if [ $(($(now_us) - t0)) -lt 2000000 ]; then sleep 0.01; else sleep 0.1; fi
 	done
 	if [ -z "${down[shared]}" ]; then
 		load[shared]=$(( ($(now_us) - t0) / 1000 ))

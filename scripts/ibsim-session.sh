@@ -10,7 +10,7 @@
 # A caller with its own EXIT trap sets ibsim_keep_trap=1 and calls stop_ibsim.
 
 start_ibsim() {
-	local net=$1 dir=$2 limit=${IBSIM_READY_TIMEOUT:-60} start now
+	local net=$1 dir=$2 limit=${IBSIM_READY_TIMEOUT:-60} start=$SECONDS
 	shift 2
 	export IBSIM_SOCKNAME="umad$$"
 	mkfifo "$dir/console"
@@ -23,7 +23,6 @@ start_ibsim() {
 	if [ -z "${ibsim_keep_trap:-}" ]; then
 		trap 'kill $sim $ibsim_console_holder 2>/dev/null; wait 2>/dev/null; rm -rf "$ibsim_workdir"' EXIT
 	fi
-	start=$(date +%s)
 	# ibsim prints its banner before it binds its sockets: both are needed.
 	until grep -q '^Network simulator ready' "$dir/ibsim.log" &&
 		grep -q "@$IBSIM_SOCKNAME:ctl" /proc/net/unix; do
@@ -31,13 +30,14 @@ start_ibsim() {
 			echo "ibsim exited before it was ready: $(ibsim_why "$dir/ibsim.log")" >&2
 			return 1
 		fi
-		now=$(date +%s)
-		if [ $((now - start)) -ge "$limit" ]; then
+		if [ $((SECONDS - start)) -ge "$limit" ]; then
 			echo "ibsim not ready after $limit s (IBSIM_READY_TIMEOUT); its last words:" \
 				"$(ibsim_why "$dir/ibsim.log")" >&2
 			return 1
 		fi
-		sleep 0.01
+		# Look often while a small fabric may be ready any moment, seldom
+		# later, so as not to take the CPU from a large fabric's load.
+		if [ $((SECONDS - start)) -lt 2 ]; then sleep 0.01; else sleep 0.1; fi
 	done
 }
 
