@@ -350,19 +350,3 @@ int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, char *m
 	default:		return -EINVAL;	/* sim_fault_target refused it already */
 	}
 }
-
-int sim_fault_port(struct sim_fabric *f, const char *node, unsigned port, int any_port,
-		   struct sim_port **p)
-{
-	struct sim_node *n;
-
-	if (!node)
-		return -EINVAL;
-	n = sim_fabric_find(f, node);
-	if (!n)
-		return -ENOENT;
-	if (port > n->num_ports || (port == 0 && (!any_port || n->type != NODE_TYPE_SWITCH)))
-		return -EINVAL;
-	*p = &n->ports[port];
-	return 0;
-}

@@ -72,13 +72,6 @@ int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, char *m
 /* A delay as the fault calls count it: whole microseconds, rounded up, at most UINT32_MAX. */
 unsigned sim_fault_delay_us(uint64_t delay_ns);
 
-/*
- * The port a fault names: node by id, description or GUID, port 1..N, or
- * port 0 of a switch where any_port allows it.  0, -ENOENT or -EINVAL.
- */
-int sim_fault_port(struct sim_fabric *f, const char *node, unsigned port, int any_port,
-		   struct sim_port **p);
-
 /* The link at port p (1..num_ports): down (both ends lose it until up) or up. */
 int sim_fault_link(struct sim_net *net, struct sim_port *p, int up);
 /* Every link of a node. */
