@@ -192,20 +192,6 @@ int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number)
 
 /* --- one request, whoever asks ---------------------------------------------------------- */
 
-static const char *const op_names[SIM_FAULT_N_OPS] = {
-	[SIM_FAULT_LINK] = "link",
-	[SIM_FAULT_NODE] = "node",
-	[SIM_FAULT_DROP] = "drop",
-	[SIM_FAULT_DELAY] = "delay",
-	[SIM_FAULT_COUNTER] = "counter",
-	[SIM_FAULT_TRAP] = "trap",
-};
-
-const char *sim_fault_op_name(enum sim_fault_op op)
-{
-	return (unsigned)op < SIM_FAULT_N_OPS ? op_names[op] : NULL;
-}
-
 unsigned sim_fault_delay_us(uint64_t delay_ns)
 {
 	if (delay_ns > (uint64_t)UINT32_MAX * 1000u)
@@ -274,7 +260,7 @@ int sim_fault_target(const struct sim_fabric *f, const struct sim_fault_req *rq,
 	if (!n)
 		return refuse(msg, max, -ENOENT, "'%s' names no node of the fabric",
 			      show_name(rq->node, &name));
-	if (!sim_fault_op_name(rq->op))
+	if (rq->op < SIM_FAULT_LINK || rq->op >= SIM_FAULT_N_OPS)
 		return refuse(msg, max, -EINVAL, "unknown fault operation %d", (int)rq->op);
 	if (np)
 		*np = n;

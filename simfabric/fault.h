@@ -44,9 +44,6 @@ struct sim_fault_req {
 	unsigned trap;		/* trap: TRAP_* of mad_wire.h */
 };
 
-/* "link", "node", ...; NULL for an op out of range. */
-const char *sim_fault_op_name(enum sim_fault_op op);
-
 /*
  * Where a request lands, and whether it can: the node (-EINVAL without a
  * name, -ENOENT when the fabric has none of that name), the op, the port
