@@ -3,9 +3,11 @@
  * Faults steered from outside: links and nodes going down and coming back,
  * packet drops per link (seeded, so a run repeats), delays per link, error
  * counters raised, traps sent.  The in-process API (infiniband/umad_sim.h),
- * and later the command line and the shared fabric, drive these.  A link or node going
- * down or up makes its switches send Trap 128 to their SM, as hardware
- * does.  Every function returns 0 or -errno; the fabric lock is held.
+ * the shared fabric's server (umad fabric) and scenario files drive these,
+ * each through one request (struct sim_fault_req, sim_fault_apply).  A link
+ * or node going down or up makes its switches send Trap 128 to their SM, as
+ * hardware does.  Every function returns 0 or -errno; the fabric lock is
+ * held.
  */
 #ifndef SIMFABRIC_FAULT_H
 #define SIMFABRIC_FAULT_H
