@@ -1023,14 +1023,6 @@ static ssize_t sim_send(int portid, const void *umad, size_t len)
 
 /* --- faults (libumad-sim) ------------------------------------------------------------ */
 
-/* The node and port a fault names, fabric lock held; -ENODEV before init, -ENOENT, -EINVAL. */
-static int fault_port(const char *node, unsigned port, int any_port, struct sim_port **p)
-{
-	if (!sim.fabric)
-		return -ENODEV;
-	return sim_fault_port(sim.fabric, node, port, any_port, p);
-}
-
 static void after_fault(void)
 {
 	int h;
@@ -1039,116 +1031,102 @@ static void after_fault(void)
 		write_sysfs(&sim.hosts[h]);
 }
 
-/* A fault on a shared fabric: the server applies it. */
-static int shared_control(enum fp_control_op op, const char *node, unsigned port, uint32_t value,
-			  uint64_t count, double rate, const char *counter)
+/* A fault on a shared fabric: the server applies it (fabric_proto.h's fp_control). */
+static int shared_control(const struct sim_fault_req *rq)
 {
-	struct fp_control c = { .op = op, .port = port, .value = value, .count = count,
-				.rate = rate };
+	struct fp_control c = { .port = rq->port };
 
-	if (!node || strlen(node) >= sizeof(c.node) ||
-	    (counter && strlen(counter) >= sizeof(c.counter)))
+	if (!rq->node || strlen(rq->node) >= sizeof(c.node))
 		return -EINVAL;
-	snprintf(c.node, sizeof(c.node), "%s", node);
-	if (counter)
-		snprintf(c.counter, sizeof(c.counter), "%s", counter);
+	snprintf(c.node, sizeof(c.node), "%s", rq->node);
+	switch (rq->op) {
+	case SIM_FAULT_LINK:
+	case SIM_FAULT_NODE:
+		c.op = rq->op == SIM_FAULT_LINK ? FP_CTL_LINK : FP_CTL_NODE;
+		c.value = rq->up != 0;
+		break;
+	case SIM_FAULT_DROP:
+		c.op = FP_CTL_DROP;
+		c.rate = rq->rate;
+		c.count = rq->seed;
+		break;
+	case SIM_FAULT_DELAY:
+		c.op = FP_CTL_DELAY;
+		c.value = sim_fault_delay_us(rq->delay_ns);
+		break;
+	case SIM_FAULT_COUNTER:
+		if (!rq->counter || strlen(rq->counter) >= sizeof(c.counter))
+			return -EINVAL;
+		c.op = FP_CTL_COUNTER;
+		snprintf(c.counter, sizeof(c.counter), "%s", rq->counter);
+		c.count = rq->count;
+		break;
+	case SIM_FAULT_TRAP:
+		c.op = FP_CTL_TRAP;
+		c.value = rq->trap;
+		break;
+	default:
+		return -EINVAL;
+	}
 	return sim_shared_control(&c);
+}
+
+/*
+ * Every fault of libumad-sim: on this process's fabric, or the server's.
+ * Links and nodes change what the hosts' sysfs shows (port state, rate);
+ * drops, delays, counters and traps do not, so only those two rewrite it.
+ */
+static int control(const struct sim_fault_req *rq)
+{
+	int r = -ENODEV;
+
+	if (sim.shared)
+		return shared_control(rq);
+	pthread_mutex_lock(&sim.lock);
+	if (sim.fabric)
+		r = sim_fault_apply(&sim.net, rq, NULL, 0);
+	if (r == 0 && (rq->op == SIM_FAULT_LINK || rq->op == SIM_FAULT_NODE))
+		after_fault();
+	pthread_mutex_unlock(&sim.lock);
+	return r;
 }
 
 static int control_link(const char *node, unsigned port, int up)
 {
-	struct sim_port *p;
-	int r;
-
-	if (sim.shared)
-		return shared_control(FP_CTL_LINK, node, port, up != 0, 0, 0, NULL);
-	pthread_mutex_lock(&sim.lock);
-	r = fault_port(node, port, 0, &p);
-	if (r == 0)
-		r = sim_fault_link(&sim.net, p, up);
-	if (r == 0)
-		after_fault();
-	pthread_mutex_unlock(&sim.lock);
-	return r;
+	return control(&(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = node, .port = port,
+						.up = up });
 }
 
 static int control_node(const char *node, int up)
 {
-	struct sim_node *n;
-	int r = -ENODEV;
+	int r = control(&(struct sim_fault_req){ .op = SIM_FAULT_NODE, .node = node, .up = up });
 
-	if (sim.shared)
-		return shared_control(FP_CTL_NODE, node, 0, up != 0, 0, 0, NULL);
-	pthread_mutex_lock(&sim.lock);
-	if (sim.fabric) {
-		n = node ? sim_fabric_find(sim.fabric, node) : NULL;
-		r = n ? sim_fault_node(&sim.net, n, up) : -ENOENT;
-	}
-	if (r == 0)
-		after_fault();
-	pthread_mutex_unlock(&sim.lock);
-	return r;
+	/* umad_sim_node_down(NULL) has always said "no such node", where the others say -EINVAL. */
+	return r == -EINVAL && !node ? -ENOENT : r;
 }
 
 static int control_drop(const char *node, unsigned port, double rate, uint64_t seed)
 {
-	struct sim_port *p;
-	int r;
-
-	if (sim.shared)
-		return shared_control(FP_CTL_DROP, node, port, 0, seed, rate, NULL);
-	pthread_mutex_lock(&sim.lock);
-	r = fault_port(node, port, 0, &p);
-	if (r == 0)
-		r = sim_fault_drop(p, rate, seed);
-	pthread_mutex_unlock(&sim.lock);
-	return r;
+	return control(&(struct sim_fault_req){ .op = SIM_FAULT_DROP, .node = node, .port = port,
+						.rate = rate, .seed = seed });
 }
 
 static int control_delay(const char *node, unsigned port, unsigned delay_us)
 {
-	struct sim_port *p;
-	int r;
-
-	if (sim.shared)
-		return shared_control(FP_CTL_DELAY, node, port, delay_us, 0, 0, NULL);
-	pthread_mutex_lock(&sim.lock);
-	r = fault_port(node, port, 0, &p);
-	if (r == 0)
-		r = sim_fault_delay(&sim.net, p, delay_us);
-	pthread_mutex_unlock(&sim.lock);
-	return r;
+	return control(&(struct sim_fault_req){ .op = SIM_FAULT_DELAY, .node = node, .port = port,
+						.delay_ns = (uint64_t)delay_us * 1000u });
 }
 
 static int control_counter(const char *node, unsigned port, const char *counter, uint64_t count)
 {
-	struct sim_port *p;
-	int r;
-
-	if (sim.shared)
-		return counter ? shared_control(FP_CTL_COUNTER, node, port, 0, count, 0, counter)
-			       : -EINVAL;
-	pthread_mutex_lock(&sim.lock);
-	r = fault_port(node, port, 1, &p);
-	if (r == 0)
-		r = counter ? sim_fault_counter(&sim.net, p, counter, count) : -EINVAL;
-	pthread_mutex_unlock(&sim.lock);
-	return r;
+	return control(&(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = node,
+						.port = port, .counter = counter, .count = count });
 }
 
 static int control_trap(const char *node, unsigned port, unsigned number)
 {
-	struct sim_port *p;
-	int r;
-
-	if (sim.shared)
-		return shared_control(FP_CTL_TRAP, node, port, number, 0, 0, NULL);
-	pthread_mutex_lock(&sim.lock);
-	r = fault_port(node, port, 1, &p);
-	if (r == 0)
-		r = sim_fault_trap(&sim.net, p, number);
-	pthread_mutex_unlock(&sim.lock);
-	return r;
+	return control(&(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = node, .port = port,
+						.trap = number });
 }
 
 /* Found by libumad-sim with dlsym (backends/sim_control.h). */

@@ -570,31 +570,30 @@ static int do_issm(struct fabric_server *s, struct client *c, const struct fp_is
 
 static int do_control(struct fabric_server *s, struct client *c, const struct fp_control *q)
 {
-	struct sim_port *p = NULL;
-	struct sim_node *n;
+	/* The wire's fields as the fault API names them (fabric_proto.h tells which op uses which). */
+	struct sim_fault_req rq = {
+		.node = q->node, .port = q->port, .up = q->value != 0,
+		.rate = q->rate, .seed = q->count, .delay_ns = (uint64_t)q->value * 1000u,
+		.counter = q->counter, .count = q->count, .trap = q->value,
+	};
+	char msg[256];
 	int r;
 
 	if (!FP_TERMINATED(q->node) || !FP_TERMINATED(q->counter))
 		return reply_rc(c, -EINVAL, "unterminated name");
-	n = sim_fabric_find(s->fabric, q->node);
-	if (!n)
-		return reply_rc(c, -ENOENT, "'%s' names no node of the fabric", q->node);
-	if (q->op != FP_CTL_NODE) {
-		r = sim_fault_port(s->fabric, q->node, q->port,
-				   q->op == FP_CTL_COUNTER || q->op == FP_CTL_TRAP, &p);
-		if (r < 0)
-			return reply_rc(c, r, "%s has no port %u for that", q->node, q->port);
-	}
 	switch (q->op) {
-	case FP_CTL_LINK:	r = sim_fault_link(&s->net, p, q->value != 0); break;
-	case FP_CTL_NODE:	r = sim_fault_node(&s->net, n, q->value != 0); break;
-	case FP_CTL_DROP:	r = sim_fault_drop(p, q->rate, q->count); break;
-	case FP_CTL_COUNTER:	r = sim_fault_counter(&s->net, p, q->counter, q->count); break;
-	case FP_CTL_TRAP:	r = sim_fault_trap(&s->net, p, q->value); break;
-	case FP_CTL_DELAY:	r = sim_fault_delay(&s->net, p, q->value); break;
-	default:		r = -EINVAL; break;
+	case FP_CTL_LINK:	rq.op = SIM_FAULT_LINK; break;
+	case FP_CTL_NODE:	rq.op = SIM_FAULT_NODE; break;
+	case FP_CTL_DROP:	rq.op = SIM_FAULT_DROP; break;
+	case FP_CTL_COUNTER:	rq.op = SIM_FAULT_COUNTER; break;
+	case FP_CTL_TRAP:	rq.op = SIM_FAULT_TRAP; break;
+	case FP_CTL_DELAY:	rq.op = SIM_FAULT_DELAY; break;
+	default:		rq.op = 0; break;	/* refused by the fault API, after the node */
 	}
-	return reply_rc(c, r, r < 0 ? "%s" : NULL, strerror(-r));
+	r = sim_fault_apply(&s->net, &rq, msg, sizeof(msg));
+	if (r == 0)
+		return reply_rc(c, 0, NULL);
+	return reply_rc(c, r, "%s", msg[0] ? msg : strerror(-r));
 }
 
 /* show, show --json, dump, dot: the fabric as it is now, as text. */

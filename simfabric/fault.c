@@ -3,10 +3,13 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/describe.h"
 #include "simfabric/fault.h"
 #include "simfabric/pma.h"
 #include "simfabric/port_state.h"
@@ -147,48 +150,189 @@ int sim_fault_counter(struct sim_net *net, struct sim_port *p, const char *count
 	return 0;
 }
 
-int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number)
+/* The details trap `number` from port p carries: 0, or -EINVAL for a trap p may not send. */
+static int trap_details(struct sim_port *p, unsigned number, uint8_t *details)
 {
-	uint8_t details[NOTICE_DETAILS_SIZE] = { 0 };
 	struct sim_port *m = sim_mgmt_port(p->node, p->num);
 
+	memset(details, 0, NOTICE_DETAILS_SIZE);
 	switch (number) {
 	case TRAP_LINK_STATE_CHANGE:
 		if (p->node->type != NODE_TYPE_SWITCH)
 			return -EINVAL;	/* only switches send it */
 		put_be16(details + TRAP128_OFF_LID, m->lid);
-		break;
+		return 0;
 	case TRAP_LINK_INTEGRITY:
 	case TRAP_BUFFER_OVERRUN:
 	case TRAP_FLOW_CONTROL:
 		put_be16(details + TRAP129_OFF_LID, m->lid);
 		details[TRAP129_OFF_PORT] = (uint8_t)p->num;
-		break;
+		return 0;
 	case TRAP_CAPABILITY_CHANGE:
 		sim_net_trap144_details(p, details);
-		break;
+		return 0;
 	case TRAP_SYS_IMAGE_GUID:
 		put_be16(details + TRAP145_OFF_LID, m->lid);
 		put_be64(details + TRAP145_OFF_SYS_GUID, p->node->sys_guid);
-		break;
+		return 0;
 	default:
 		return -EINVAL;
 	}
+}
+
+int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number)
+{
+	uint8_t details[NOTICE_DETAILS_SIZE];
+	int r = trap_details(p, number, details);
+
+	if (r < 0)
+		return r;
 	return sim_net_trap(net, p->node, p->num, number, details);
 }
 
-int sim_fault_port(struct sim_fabric *f, const char *node, unsigned port, int any_port,
-		   struct sim_port **p)
-{
-	struct sim_node *n;
+/* --- one request, whoever asks ---------------------------------------------------------- */
 
-	if (!node)
+unsigned sim_fault_delay_us(uint64_t delay_ns)
+{
+	if (delay_ns > (uint64_t)UINT32_MAX * 1000u)
+		return UINT32_MAX;
+	return (unsigned)((delay_ns + 999u) / 1000u);
+}
+
+/* Why a request fails, for whoever shows it; nothing when msg is NULL. */
+static int refuse(char *msg, size_t max, int err, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int refuse(char *msg, size_t max, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (msg && max) {
+		va_start(ap, fmt);
+		vsnprintf(msg, max, fmt, ap);
+		va_end(ap);
+	}
+	return err;
+}
+
+/*
+ * A name from outside, fit for a message: control characters as '?', and
+ * no more than NAME_SHOWN of it.
+ */
+#define NAME_SHOWN	41	/* as scenario.c shows the words of a file */
+struct shown_name {
+	char s[NAME_SHOWN + sizeof("...")];
+};
+
+static const char *show_name(const char *name, struct shown_name *out)
+{
+	size_t i;
+
+	for (i = 0; name[i] && i < NAME_SHOWN; i++)
+		out->s[i] = (unsigned char)name[i] < 0x20 || name[i] == 0x7f ? '?' : name[i];
+	if (name[i])
+		memcpy(out->s + i, "...", sizeof("..."));
+	else
+		out->s[i] = '\0';
+	return out->s;
+}
+
+/* Port 0 is a switch's own: it has no link, so only counters and traps may name it. */
+static int op_takes_port0(enum sim_fault_op op)
+{
+	return op == SIM_FAULT_COUNTER || op == SIM_FAULT_TRAP;
+}
+
+int sim_fault_target(const struct sim_fabric *f, const struct sim_fault_req *rq,
+		     struct sim_node **np, struct sim_port **pp, char *msg, size_t max)
+{
+	uint8_t scratch[NOTICE_DETAILS_SIZE];
+	struct shown_name name;
+	struct sim_node *n;
+	struct sim_port *p;
+
+	if (msg && max)
+		msg[0] = '\0';
+	if (!f || !rq)
 		return -EINVAL;
-	n = sim_fabric_find(f, node);
+	if (!rq->node)
+		return refuse(msg, max, -EINVAL, "no node named");
+	n = sim_fabric_find(f, rq->node);
 	if (!n)
-		return -ENOENT;
-	if (port > n->num_ports || (port == 0 && (!any_port || n->type != NODE_TYPE_SWITCH)))
-		return -EINVAL;
-	*p = &n->ports[port];
+		return refuse(msg, max, -ENOENT, "'%s' names no node of the fabric",
+			      show_name(rq->node, &name));
+	if (rq->op < SIM_FAULT_LINK || rq->op >= SIM_FAULT_N_OPS)
+		return refuse(msg, max, -EINVAL, "unknown fault operation %d", (int)rq->op);
+	if (np)
+		*np = n;
+	if (rq->op == SIM_FAULT_NODE)
+		return 0;
+	show_name(rq->node, &name);
+	if (rq->port > n->num_ports)
+		return refuse(msg, max, -EINVAL, "\"%s\" has ports 1..%u, no port %u", name.s,
+			      n->num_ports, rq->port);
+	if (rq->port == 0 && n->type != NODE_TYPE_SWITCH)
+		return refuse(msg, max, -EINVAL, "port 0 is a switch's own, and \"%s\" is a %s",
+			      name.s, sim_node_type_name(n->type));
+	if (rq->port == 0 && !op_takes_port0(rq->op))
+		return refuse(msg, max, -EINVAL, "port 0 of \"%s\" is the switch's own, with no link",
+			      name.s);
+	p = &n->ports[rq->port];
+	switch (rq->op) {
+	case SIM_FAULT_LINK:
+		if (!p->peer)
+			return refuse(msg, max, -ENOTCONN, "port %u of \"%s\" has no cable", rq->port,
+				      name.s);
+		break;
+	case SIM_FAULT_DROP:
+		if (!(rq->rate >= 0.0 && rq->rate <= 1.0))
+			return refuse(msg, max, -EINVAL, "rate %g out of range 0..1", rq->rate);
+		break;
+	case SIM_FAULT_COUNTER:
+		if (!rq->counter)
+			return refuse(msg, max, -EINVAL, "no counter named");
+		if (sim_pma_counter_by_name(rq->counter) < 0)
+			return refuse(msg, max, -EINVAL,
+				      "unknown counter \"%s\" (PortCounters names, e.g. SymbolErrorCounter)",
+				      show_name(rq->counter, &name));
+		break;
+	case SIM_FAULT_TRAP:
+		/* Made and thrown away: the one list of the traps a port may send. */
+		if (trap_details(p, rq->trap, scratch) < 0) {
+			if (rq->trap == TRAP_LINK_STATE_CHANGE)
+				return refuse(msg, max, -EINVAL,
+					      "only switches send trap %u, and \"%s\" is a %s", rq->trap,
+					      name.s, sim_node_type_name(n->type));
+			return refuse(msg, max, -EINVAL, "no trap %u (128-131, 144 or 145)", rq->trap);
+		}
+		break;
+	default:
+		break;
+	}
+	if (pp)
+		*pp = p;
 	return 0;
+}
+
+int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, char *msg, size_t max)
+{
+	struct sim_node *n = NULL;
+	struct sim_port *p = NULL;
+	int r;
+
+	if (msg && max)
+		msg[0] = '\0';
+	if (!net || !net->f || !rq)
+		return -EINVAL;
+	r = sim_fault_target(net->f, rq, &n, &p, msg, max);
+	if (r < 0)
+		return r;
+	switch (rq->op) {
+	case SIM_FAULT_LINK:	return sim_fault_link(net, p, rq->up);
+	case SIM_FAULT_NODE:	return sim_fault_node(net, n, rq->up);
+	case SIM_FAULT_DROP:	return sim_fault_drop(p, rq->rate, rq->seed);
+	case SIM_FAULT_DELAY:	return sim_fault_delay(net, p, sim_fault_delay_us(rq->delay_ns));
+	case SIM_FAULT_COUNTER:	return sim_fault_counter(net, p, rq->counter, rq->count);
+	case SIM_FAULT_TRAP:	return sim_fault_trap(net, p, rq->trap);
+	default:		return -EINVAL;	/* sim_fault_target refused it already */
+	}
 }

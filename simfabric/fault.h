@@ -3,24 +3,73 @@
  * Faults steered from outside: links and nodes going down and coming back,
  * packet drops per link (seeded, so a run repeats), delays per link, error
  * counters raised, traps sent.  The in-process API (infiniband/umad_sim.h),
- * and later the command line and the shared fabric, drive these.  A link or node going
- * down or up makes its switches send Trap 128 to their SM, as hardware
- * does.  Every function returns 0 or -errno; the fabric lock is held.
+ * the shared fabric's server (umad fabric) and scenario files drive these,
+ * each through one request (struct sim_fault_req, sim_fault_apply).  A link
+ * or node going down or up makes its switches send Trap 128 to their SM, as
+ * hardware does.  Every function returns 0 or -errno; the fabric lock is
+ * held.
  */
 #ifndef SIMFABRIC_FAULT_H
 #define SIMFABRIC_FAULT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "simfabric/fabric.h"
 #include "simfabric/net.h"
 
 /*
- * The port a fault names: node by id, description or GUID, port 1..N, or
- * port 0 of a switch where any_port allows it.  0, -ENOENT or -EINVAL.
+ * One fault as asked for, whoever asks (the in-process API, the shared
+ * fabric's server, a scenario step): which operation, where, and the
+ * operation's own arguments; the others are ignored.
  */
-int sim_fault_port(struct sim_fabric *f, const char *node, unsigned port, int any_port,
-		   struct sim_port **p);
+enum sim_fault_op {
+	SIM_FAULT_LINK = 1,	/* up */
+	SIM_FAULT_NODE,		/* up; port ignored */
+	SIM_FAULT_DROP,		/* rate, seed */
+	SIM_FAULT_DELAY,	/* delay_ns */
+	SIM_FAULT_COUNTER,	/* counter, count */
+	SIM_FAULT_TRAP,		/* trap */
+	SIM_FAULT_N_OPS
+};
+
+struct sim_fault_req {
+	enum sim_fault_op op;
+	const char *node;	/* node id, NodeDescription or 0xGUID */
+	unsigned port;		/* 1..N; 0 (a switch's own) for counter and trap only */
+	int up;			/* link, node: nonzero up, 0 down */
+	double rate;		/* drop: 0 (stop) to 1 */
+	uint64_t seed;		/* drop: the generator's seed (0: its default) */
+	uint64_t delay_ns;	/* delay: 0 ends it; applied in whole microseconds, rounded up */
+	const char *counter;	/* counter: its PortCounters name (sim_pma_counter_by_name) */
+	uint64_t count;		/* counter: how much it rises */
+	unsigned trap;		/* trap: TRAP_* of mad_wire.h */
+};
+
+/*
+ * Where a request lands, and whether it can: the node (-EINVAL without a
+ * name, -ENOENT when the fabric has none of that name), the op, the port
+ * (-EINVAL beyond the node's ports, or 0 where the op or the node does not
+ * allow it), a cable for link (-ENOTCONN), and the op's arguments as far
+ * as the fabric's state does not matter (-EINVAL: rate, counter name, a
+ * trap the node may not send).  Changes nothing.  0 with *n and, but for
+ * node, *p set (either may be NULL); or -errno with, when msg is not NULL,
+ * what is wrong in msg (at most max bytes, NUL-terminated, no op prefix;
+ * empty on success).
+ */
+int sim_fault_target(const struct sim_fabric *f, const struct sim_fault_req *rq,
+		     struct sim_node **n, struct sim_port **p, char *msg, size_t max);
+
+/*
+ * Carry out a request on net's fabric, the fabric lock held: sim_fault_target,
+ * then the sim_fault_*() below for its op.  0, -EINVAL for a NULL net,
+ * fabric or request, what sim_fault_target said (msg as there), or what
+ * the fault call returned (msg then empty: strerror tells as much).
+ */
+int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, char *msg, size_t max);
+
+/* A delay as the fault calls count it: whole microseconds, rounded up, at most UINT32_MAX. */
+unsigned sim_fault_delay_us(uint64_t delay_ns);
 
 /* The link at port p (1..num_ports): down (both ends lose it until up) or up. */
 int sim_fault_link(struct sim_net *net, struct sim_port *p, int up);

@@ -742,40 +742,31 @@ invalid:
 
 /* --- against a fabric ------------------------------------------------------------------- */
 
-/*
- * Can step s run on node n?  0, or -EINVAL (no such port, port 0 of a
- * CA, a trap the node may not send) or -ENOTCONN (a link command at a
- * port without a cable), with why in buf.
- */
-static int step_problem(const struct sim_scenario_step *s, const struct sim_node *n, char *buf,
-			size_t max)
+/* A step as a request of the fault API (fault.h), which checks and applies it as for any caller. */
+static void step_request(const struct sim_scenario_step *s, struct sim_fault_req *rq)
 {
-	char name[64];
-	int is_switch = n->type == NODE_TYPE_SWITCH;
+	static const enum sim_fault_op ops[SIM_SCENARIO_N_CMDS] = {
+		[SIM_SCENARIO_LINK] = SIM_FAULT_LINK,
+		[SIM_SCENARIO_NODE] = SIM_FAULT_NODE,
+		[SIM_SCENARIO_DROP] = SIM_FAULT_DROP,
+		[SIM_SCENARIO_DELAY] = SIM_FAULT_DELAY,
+		[SIM_SCENARIO_COUNTER] = SIM_FAULT_COUNTER,
+		[SIM_SCENARIO_TRAP] = SIM_FAULT_TRAP,
+	};
 
-	if (s->cmd == SIM_SCENARIO_NODE)
-		return 0;
-	shown(s->node, name, sizeof(name));
-	if (s->port > n->num_ports) {
-		snprintf(buf, max, "%s: \"%s\" has ports 1..%u, no port %u", cmd_names[s->cmd], name,
-			 n->num_ports, s->port);
-		return -EINVAL;
-	}
-	if (s->port == 0 && !is_switch) {
-		snprintf(buf, max, "%s: port 0 is a switch's own, and \"%s\" is a %s",
-			 cmd_names[s->cmd], name, sim_node_type_name(n->type));
-		return -EINVAL;
-	}
-	if (s->cmd == SIM_SCENARIO_LINK && !n->ports[s->port].peer) {
-		snprintf(buf, max, "link: port %u of \"%s\" has no cable", s->port, name);
-		return -ENOTCONN;
-	}
-	if (s->cmd == SIM_SCENARIO_TRAP && s->trap == TRAP_LINK_STATE_CHANGE && !is_switch) {
-		snprintf(buf, max, "trap: only switches send trap %u, and \"%s\" is a %s", s->trap,
-			 name, sim_node_type_name(n->type));
-		return -EINVAL;
-	}
-	return 0;
+	*rq = (struct sim_fault_req){
+		/* An op out of range stays 0, which the fault API refuses. */
+		.op = (unsigned)s->cmd < SIM_SCENARIO_N_CMDS ? ops[s->cmd] : 0,
+		.node = s->node,
+		.port = s->port,
+		.up = s->up,
+		.rate = s->rate,
+		.seed = s->seed,
+		.delay_ns = s->delay_ns,
+		.counter = sim_pma_counter_name(s->counter),
+		.count = s->count,
+		.trap = s->trap,
+	};
 }
 
 int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f, char **errors)
@@ -792,15 +783,16 @@ int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f
 	e.file = sc->name;
 	for (i = 0; i < sc->n_steps; i++) {
 		const struct sim_scenario_step *s = &sc->steps[i];
-		const struct sim_node *n = sim_fabric_find(f, s->node);
+		struct sim_fault_req rq;
+		int r;
 
-		if (!n) {
+		step_request(s, &rq);
+		r = sim_fault_target(f, &rq, NULL, NULL, buf, sizeof(buf));
+		if (r == -ENOENT && rq.node)
 			error_at(&e, s->line, "%s: no node \"%s\" in the fabric (an id, a NodeDescription or a 0xGUID)",
 				 cmd_names[s->cmd], shown(s->node, name, sizeof(name)));
-			continue;
-		}
-		if (step_problem(s, n, buf, sizeof(buf)) < 0)
-			error_at(&e, s->line, "%s", buf);
+		else if (r < 0)
+			error_at(&e, s->line, "%s: %s", cmd_names[s->cmd], buf);
 	}
 	if (!e.n) {
 		sim_text_free(&e.text);
@@ -860,35 +852,10 @@ int sim_scenario_run(const struct sim_scenario *sc, const struct sim_scenario_op
 
 int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s)
 {
-	struct sim_node *n;
-	struct sim_port *p;
-	int r;
+	struct sim_fault_req rq;
 
-	if (!net || !net->f || !s || !s->node)
+	if (!s)
 		return -EINVAL;
-	n = sim_fabric_find(net->f, s->node);
-	if (!n)
-		return -ENOENT;
-	if (s->cmd == SIM_SCENARIO_NODE)
-		return sim_fault_node(net, n, s->up);
-	r = step_problem(s, n, NULL, 0);
-	if (r < 0)
-		return r;
-	p = &n->ports[s->port];
-	switch (s->cmd) {
-	case SIM_SCENARIO_LINK:
-		return sim_fault_link(net, p, s->up);
-	case SIM_SCENARIO_DROP:
-		return sim_fault_drop(p, s->rate, s->seed);
-	case SIM_SCENARIO_COUNTER:
-		return sim_fault_counter(net, p, sim_pma_counter_name(s->counter), s->count);
-	case SIM_SCENARIO_TRAP:
-		return sim_fault_trap(net, p, s->trap);
-	case SIM_SCENARIO_DELAY:
-		/* The fault API counts microseconds: a shorter delay rounds up to one. */
-		return sim_fault_delay(net, p, s->delay_ns > (uint64_t)UINT32_MAX * 1000u ? UINT32_MAX
-					       : (unsigned)((s->delay_ns + 999u) / 1000u));
-	default:
-		return -EINVAL;
-	}
+	step_request(s, &rq);
+	return sim_fault_apply(net, &rq, NULL, 0);
 }

@@ -88,9 +88,10 @@ const char *sim_scenario_cmd_name(enum sim_scenario_cmd cmd);
 int sim_scenario_format_step(const struct sim_scenario_step *s, char **line);
 
 /*
- * Check every step against a fabric before running: the node exists
- * (sim_fabric_find), the port is one of its own (port 0 only for a
- * switch's counter and trap), a trap the node may send (128 from switches
+ * Check every step against a fabric before running, as sim_fault_target
+ * (fault.h) checks a fault: the node exists (sim_fabric_find), the port is
+ * one of its own (port 0 only for a switch's counter and trap), a link
+ * command's port has a cable, a trap the node may send (128 from switches
  * only).  0, or -EINVAL with *errors ("FILE:LINE: ..." as above).
  */
 int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f, char **errors);
@@ -122,11 +123,11 @@ int sim_scenario_run(const struct sim_scenario *sc, const struct sim_scenario_op
 		     size_t *failed);
 
 /*
- * Carry out one step on a fabric through simfabric/fault.h, the fabric
- * lock held by the caller: link, node, drop, counter and trap.  0, or
- * -ENOENT (no such node), -EINVAL (a port it does not have, a trap it may
- * not send),
- * what the fault call returned.
+ * Carry out one step on a fabric through sim_fault_apply (fault.h), the
+ * fabric lock held by the caller; a delay in whole microseconds, rounded
+ * up.  0, or -ENOENT (no such node), -EINVAL (NULL arguments, a port it
+ * does not have or that the command may not name, a trap it may not
+ * send), -ENOTCONN (link: no cable), or what the fault call returned.
  */
 int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s);
 

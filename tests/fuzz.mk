@@ -21,7 +21,7 @@ fuzz_topology_sources = tests/fuzz/fuzz_topology.c simfabric/fabric.c simfabric/
 fuzz_sim_sources = simfabric/fabric.c simfabric/topology.c simfabric/port_state.c \
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_records.c \
 	simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c simfabric/sa_inform.c \
-	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c \
+	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/describe.c \
 	backends/sysfs_writer.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c backends/mad_rules.c \
 	backends/mad_queue.c backends/sim_shared.c simfabric/fabric_proto.c simfabric/fabric_client.c

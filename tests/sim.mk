@@ -69,10 +69,13 @@ tests_test_sim_agents_DEPENDENCIES = libibumad.la backend-sim.la
 check_PROGRAMS += tests/test_sim_faults
 TESTS += tests/test_sim_faults
 tests_test_sim_faults_SOURCES = tests/test_sim_faults.c
-tests_test_sim_faults_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+tests_test_sim_faults_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
-tests_test_sim_faults_LDADD = libumad-sim.la libibumad.la $(CMOCKA_LIBS)
-tests_test_sim_faults_DEPENDENCIES = libumad-sim.la libibumad.la backend-sim.la
+# libsimfabric too: the fault request is also tested on a fabric of the test's own.
+tests_test_sim_faults_LDADD = libumad-sim.la libibumad.la simfabric/libsimfabric.la \
+	$(GLIB_LIBS) $(CMOCKA_LIBS) -lm
+tests_test_sim_faults_DEPENDENCIES = libumad-sim.la libibumad.la backend-sim.la \
+	simfabric/libsimfabric.la
 
 # Its footprint on the host: device names, run-time directories of dead processes.
 check_PROGRAMS += tests/test_sim_runtime

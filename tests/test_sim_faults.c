@@ -10,12 +10,17 @@
  * built-in SM has stepped aside; a subscriber of the built-in SA
  * (InformInfo) gets its Reports; bad names and ports get their errors.
  * Times are asserted as lower bounds only.
+ *
+ * First, on a fabric of its own (no umad_init), the one request every
+ * caller goes through (sim_fault_apply, sim_fault_target of
+ * simfabric/fault.h): each operation, and each way a request is refused.
  */
 #include "config.h"
 
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -33,6 +38,11 @@
 #include <infiniband/umad_sm.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/fault.h"
+#include "simfabric/net.h"
+#include "simfabric/pma.h"
+#include "simfabric/scenario.h"
+#include "simfabric/topology.h"
 
 #define PORTINFO_OFF_LID	16	/* PortInfo:LID in the SMP data */
 #define PORTINFO_OFF_CAPMASK	20	/* PortInfo:CapabilityMask */
@@ -87,6 +97,299 @@ static int round_trip(struct msg *m, int timeout_ms)
 	assert_int_equal(umad_recv(portid, m->buf, &len, -1), agent);
 	return umad_status(m->buf);
 }
+
+/* --- the request: sim_fault_apply on a fabric of the test's own ---------------------------- */
+
+struct own_net {
+	struct sim_fabric *f;
+	struct sim_net net;
+};
+
+static int own_setup(void **state)
+{
+	struct own_net *o = calloc(1, sizeof(*o));
+	char *errors = NULL;
+
+	assert_non_null(o);
+	o->f = sim_topology_parse(sim_default_topology, "default", &errors);
+	assert_non_null(o->f);
+	/* The built-in SM brings the subnet up: the traps a fault sends have somewhere to go. */
+	assert_int_equal(sim_net_init(&o->net, o->f, 1, NULL, NULL, &errors), 0);
+	*state = o;
+	return 0;
+}
+
+static int own_teardown(void **state)
+{
+	struct own_net *o = *state;
+
+	sim_net_fini(&o->net);
+	sim_fabric_free(o->f);
+	free(o);
+	return 0;
+}
+
+static struct sim_port *port_of(struct own_net *o, const char *node, unsigned port)
+{
+	struct sim_node *n = sim_fabric_find(o->f, node);
+
+	assert_non_null(n);
+	assert_true(port <= n->num_ports);
+	return &n->ports[port];
+}
+
+/* Apply rq; the result, and msg (which must be a string either way). */
+static int apply(struct own_net *o, const struct sim_fault_req *rq, char *msg, size_t max)
+{
+	int r;
+
+	memset(msg, 'x', max);
+	r = sim_fault_apply(&o->net, rq, msg, max);
+	assert_non_null(memchr(msg, '\0', max));
+	if (r == 0)
+		assert_string_equal(msg, "");
+	return r;
+}
+
+static void test_req_link_node(void **state)
+{
+	struct own_net *o = *state;
+	struct sim_port *sw1_7 = port_of(o, "Switch1", 7), *sw2_7 = port_of(o, "Switch2", 7);
+	struct sim_port *hca2 = port_of(o, "Hca2", 1);
+	char msg[128];
+	uint64_t traps = o->net.traps_sent;
+
+	assert_true(sim_port_link_up(sw1_7));
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Switch1",
+							  .port = 7, .up = 0 }, msg, sizeof(msg)), 0);
+	assert_false(sim_port_link_up(sw1_7));
+	assert_false(sim_port_link_up(sw2_7));
+	assert_true(sw1_7->failed);
+	/* Both switches tell their SM (Trap 128). */
+	assert_true(o->net.traps_sent >= traps + 2);
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Switch1",
+							  .port = 7, .up = 1 }, msg, sizeof(msg)), 0);
+	assert_true(sim_port_link_up(sw1_7));
+	assert_false(sw1_7->failed);
+
+	/* A node ignores the port it is given. */
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_NODE, .node = "Hca2",
+							  .port = 99, .up = 0 }, msg, sizeof(msg)), 0);
+	assert_false(sim_port_link_up(hca2));
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_NODE, .node = "Hca2",
+							  .up = 1 }, msg, sizeof(msg)), 0);
+	assert_true(sim_port_link_up(hca2));
+}
+
+static void test_req_drop_delay(void **state)
+{
+	struct own_net *o = *state;
+	struct sim_port *p = port_of(o, "Switch1", 8);
+	struct sim_fault_req rq = { .op = SIM_FAULT_DROP, .node = "Switch1", .port = 8,
+				    .rate = 0.5, .seed = 3 };
+	char msg[128];
+
+	assert_null(p->fault);
+	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_non_null(p->fault);
+	assert_int_equal(p->fault->drop_threshold, 1u << 31);
+	assert_int_equal(p->fault->rng, 3);
+	/* Delays count whole microseconds: 1.5 us is 2, as scenarios always had it. */
+	rq = (struct sim_fault_req){ .op = SIM_FAULT_DELAY, .node = "Switch1", .port = 8,
+				     .delay_ns = 1500 };
+	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_int_equal(p->fault->delay_ns, 2000);
+	assert_int_equal(p->fault->meter, &o->net.delay_ns);
+	rq.delay_ns = UINT64_MAX;
+	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_int_equal(p->fault->delay_ns, (uint64_t)UINT32_MAX * 1000u);
+	/* Both ended: the record goes. */
+	rq.delay_ns = 0;
+	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_non_null(p->fault);
+	rq = (struct sim_fault_req){ .op = SIM_FAULT_DROP, .node = "Switch1", .port = 8 };
+	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_null(p->fault);
+}
+
+static void test_req_counter_trap(void **state)
+{
+	struct own_net *o = *state;
+	struct sim_port *hca3 = port_of(o, "Hca3", 1), *sw1_0 = port_of(o, "Switch1", 0);
+	char msg[128];
+	uint64_t traps;
+
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Hca3",
+							  .port = 1, .counter = "SymbolErrorCounter",
+							  .count = 4 }, msg, sizeof(msg)), 0);
+	assert_int_equal(sim_pma_counter_get(hca3, SIM_PMA_SYMBOL_ERRORS), 4);
+	/* Port 0 of a switch: its own counters. */
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Switch1",
+							  .port = 0, .counter = "portxmitdiscards",
+							  .count = 2 }, msg, sizeof(msg)), 0);
+	assert_int_equal(sim_pma_counter_get(sw1_0, SIM_PMA_XMIT_DISCARDS), 2);
+	/* This one is trapped too (Trap 129). */
+	traps = o->net.traps_sent;
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Hca3",
+							  .port = 1, .counter = "LocalLinkIntegrityErrors",
+							  .count = 1 }, msg, sizeof(msg)), 0);
+	assert_int_equal(o->net.traps_sent, traps + 1);
+
+	traps = o->net.traps_sent;
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "Switch1",
+							  .port = 0, .trap = TRAP_LINK_STATE_CHANGE },
+			       msg, sizeof(msg)), 0);
+	assert_int_equal(o->net.traps_sent, traps + 1);
+	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "Hca3",
+							  .port = 1, .trap = TRAP_SYS_IMAGE_GUID },
+			       msg, sizeof(msg)), 0);
+	assert_int_equal(o->net.traps_sent, traps + 2);
+}
+
+/* Refused: the code and the message, and the fabric as it was. */
+static void refused(struct own_net *o, const struct sim_fault_req *rq, int err, const char *want)
+{
+	uint64_t traps = o->net.traps_sent;
+	char msg[128];
+
+	assert_int_equal(apply(o, rq, msg, sizeof(msg)), err);
+	assert_string_equal(msg, want);
+	assert_int_equal(o->net.traps_sent, traps);
+	/* sim_fault_target says the same, without a net, and sets nothing. */
+	{
+		struct sim_node *n = NULL;
+		struct sim_port *p = NULL;
+
+		assert_int_equal(sim_fault_target(o->f, rq, &n, &p, msg, sizeof(msg)), err);
+		assert_string_equal(msg, want);
+		assert_null(p);
+	}
+}
+
+static void test_req_refused(void **state)
+{
+	struct own_net *o = *state;
+	struct sim_fault_req rq = { .op = SIM_FAULT_LINK, .node = "Switch1", .port = 1 };
+	char msg[128];
+	int i;
+
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .port = 1 }, -EINVAL,
+		"no node named");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "NoSuchNode", .port = 1,
+					    .trap = TRAP_LINK_INTEGRITY },
+		-ENOENT, "'NoSuchNode' names no node of the fabric");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_NODE, .node = "Bad\001Name" }, -ENOENT,
+		"'Bad?Name' names no node of the fabric");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_NODE,
+					    .node = "0123456789012345678901234567890123456789ABCDEF" },
+		-ENOENT, "'0123456789012345678901234567890123456789A...' names no node of the fabric");
+	refused(o, &(struct sim_fault_req){ .node = "Switch1", .port = 1 }, -EINVAL,
+		"unknown fault operation 0");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_N_OPS, .node = "Switch1", .port = 1 },
+		-EINVAL, "unknown fault operation 7");
+	/* A missing node is told before an op that does not exist (the server always did). */
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_N_OPS, .node = "Nobody" }, -ENOENT,
+		"'Nobody' names no node of the fabric");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_DELAY, .node = "Switch1", .port = 40,
+					    .delay_ns = 1000 },
+		-EINVAL, "\"Switch1\" has ports 1..8, no port 40");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Hca3", .port = 2 },
+		-ENOTCONN, "port 2 of \"Hca3\" has no cable");
+
+	/* Port 0: a switch's own, for counters and traps only; a CA has none. */
+	for (i = SIM_FAULT_LINK; i < SIM_FAULT_N_OPS; i++) {
+		rq = (struct sim_fault_req){ .op = (enum sim_fault_op)i, .node = "Switch1", .port = 0,
+					     .rate = 0.25, .delay_ns = 1000,
+					     .counter = "SymbolErrorCounter", .count = 1,
+					     .trap = TRAP_LINK_INTEGRITY };
+		if (i == SIM_FAULT_COUNTER || i == SIM_FAULT_TRAP || i == SIM_FAULT_NODE)
+			assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, msg, sizeof(msg)), 0);
+		else
+			refused(o, &rq, -EINVAL, "port 0 of \"Switch1\" is the switch's own, with no link");
+		rq.node = "Hca1";
+		if (i == SIM_FAULT_NODE)
+			assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, msg, sizeof(msg)), 0);
+		else
+			refused(o, &rq, -EINVAL, "port 0 is a switch's own, and \"Hca1\" is a CA");
+	}
+	assert_null(port_of(o, "Switch1", 0)->fault);
+
+	/* The operations' own arguments. */
+	rq = (struct sim_fault_req){ .op = SIM_FAULT_DROP, .node = "Hca1", .port = 1, .rate = 1.5 };
+	refused(o, &rq, -EINVAL, "rate 1.5 out of range 0..1");
+	rq.rate = -0.25;
+	refused(o, &rq, -EINVAL, "rate -0.25 out of range 0..1");
+	rq.rate = NAN;
+	refused(o, &rq, -EINVAL, "rate nan out of range 0..1");
+	assert_null(port_of(o, "Hca1", 1)->fault);
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Hca1", .port = 1,
+					    .count = 1 },
+		-EINVAL, "no counter named");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Hca1", .port = 1,
+					    .counter = "NoSuchCounter", .count = 1 },
+		-EINVAL, "unknown counter \"NoSuchCounter\" (PortCounters names, e.g. SymbolErrorCounter)");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "Hca1", .port = 1,
+					    .trap = 99 },
+		-EINVAL, "no trap 99 (128-131, 144 or 145)");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "Hca1", .port = 1,
+					    .trap = TRAP_LINK_STATE_CHANGE },
+		-EINVAL, "only switches send trap 128, and \"Hca1\" is a CA");
+
+	/* No net, no request; no room for a message, or a short one. */
+	assert_int_equal(sim_fault_apply(NULL, &rq, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(sim_fault_apply(&o->net, NULL, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(sim_fault_target(NULL, &rq, NULL, NULL, NULL, 0), -EINVAL);
+	rq = (struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Nobody", .port = 1 };
+	assert_int_equal(sim_fault_apply(&o->net, &rq, NULL, 0), -ENOENT);
+	assert_int_equal(apply(o, &rq, msg, 8), -ENOENT);
+	assert_string_equal(msg, "'Nobody");
+}
+
+/* A scenario's steps are requests too: checked and applied by the same rules. */
+static void test_req_from_scenario(void **state)
+{
+	static const char text[] = "0 delay Switch1 8 1500ns\n"
+				   "1 counter Switch1 0 SymbolErrorCounter 3\n";
+	/* The parser refuses port 0 for these; a step made by hand meets the fault API's rule. */
+	struct sim_scenario_step made[] = {
+		{ .cmd = SIM_SCENARIO_DROP, .line = 7, .node = "Switch1", .port = 0, .rate = 0.5 },
+		{ .cmd = SIM_SCENARIO_LINK, .line = 8, .node = "Switch1", .port = 0 },
+	};
+	struct sim_scenario by_hand = { .name = "t.scn", .steps = made, .n_steps = 2 };
+	struct own_net *o = *state;
+	struct sim_scenario *sc = NULL;
+	char *errors = NULL;
+
+	assert_int_equal(sim_scenario_parse(text, sizeof(text) - 1, "t.scn", &sc, &errors), 0);
+	assert_int_equal(sim_scenario_check(sc, o->f, &errors), 0);
+	assert_int_equal(sim_scenario_apply(&o->net, &sc->steps[0]), 0);
+	assert_int_equal(port_of(o, "Switch1", 8)->fault->delay_ns, 2000);
+	assert_int_equal(sim_scenario_apply(&o->net, &sc->steps[1]), 0);
+	assert_int_equal(sim_pma_counter_get(port_of(o, "Switch1", 0), SIM_PMA_SYMBOL_ERRORS), 3);
+	sim_scenario_free(sc);
+
+	assert_int_equal(sim_scenario_check(&by_hand, o->f, &errors), -EINVAL);
+	assert_string_equal(errors,
+			    "t.scn:7: drop: port 0 of \"Switch1\" is the switch's own, with no link\n"
+			    "t.scn:8: link: port 0 of \"Switch1\" is the switch's own, with no link\n");
+	free(errors);
+	assert_int_equal(sim_scenario_apply(&o->net, &made[0]), -EINVAL);
+	assert_null(port_of(o, "Switch1", 0)->fault);
+	assert_int_equal(sim_scenario_apply(&o->net, &made[1]), -EINVAL);
+}
+
+static void test_req_delay_us(void **state)
+{
+	(void)state;
+	assert_int_equal(sim_fault_delay_us(0), 0);
+	assert_int_equal(sim_fault_delay_us(1), 1);
+	assert_int_equal(sim_fault_delay_us(1000), 1);
+	assert_int_equal(sim_fault_delay_us(1001), 2);
+	assert_int_equal(sim_fault_delay_us((uint64_t)UINT32_MAX * 1000u), UINT32_MAX);
+	assert_int_equal(sim_fault_delay_us((uint64_t)UINT32_MAX * 1000u + 1), UINT32_MAX);
+}
+
+/* --- through libumad-sim ---------------------------------------------------------------- */
 
 /* Hca3's LID, read over the directed route Hca1 -> Switch1:7 -> Switch2:1. */
 static uint16_t hca3_lid(void)
@@ -651,6 +954,15 @@ static void test_capmask_trap(void **state)
 
 int main(void)
 {
+	int r;
+	const struct CMUnitTest own[] = {
+		cmocka_unit_test(test_req_delay_us),
+		cmocka_unit_test_setup_teardown(test_req_link_node, own_setup, own_teardown),
+		cmocka_unit_test_setup_teardown(test_req_drop_delay, own_setup, own_teardown),
+		cmocka_unit_test_setup_teardown(test_req_counter_trap, own_setup, own_teardown),
+		cmocka_unit_test_setup_teardown(test_req_refused, own_setup, own_teardown),
+		cmocka_unit_test_setup_teardown(test_req_from_scenario, own_setup, own_teardown),
+	};
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_link_down_up),
@@ -669,5 +981,6 @@ int main(void)
 	unsetenv("UMAD_SIM_SM");
 	setenv("UMAD_SIM_HOST", "Hca1,Hca2", 1);
 	unsetenv("UMAD_SIM_TOPOLOGY");
-	return cmocka_run_group_tests(tests, setup, teardown);
+	r = cmocka_run_group_tests_name("the request", own, NULL, NULL);
+	return cmocka_run_group_tests_name("libumad-sim", tests, setup, teardown) || r;
 }
