@@ -21,6 +21,7 @@
 #include "cli/fabric_cmd.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_server.h"
+#include "simfabric/fault.h"
 #include "simfabric/pma.h"
 #include "simfabric/scenario.h"
 
@@ -612,8 +613,7 @@ static int scenario_step(void *arg, const struct sim_scenario_step *st)
 	case SIM_SCENARIO_TRAP:		c.op = FP_CTL_TRAP; c.value = st->trap; break;
 	case SIM_SCENARIO_DELAY:
 		c.op = FP_CTL_DELAY;
-		c.value = st->delay_ns / 1000 > UINT32_MAX ? UINT32_MAX
-							     : (uint32_t)(st->delay_ns / 1000);
+		c.value = sim_fault_delay_us(st->delay_ns);	/* as sim_scenario_apply rounds */
 		break;
 	default:			return -EOPNOTSUPP;
 	}
