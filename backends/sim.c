@@ -1031,44 +1031,13 @@ static void after_fault(void)
 		write_sysfs(&sim.hosts[h]);
 }
 
-/* A fault on a shared fabric: the server applies it (fabric_proto.h's fp_control). */
+/* A fault on a shared fabric: the server applies it. */
 static int shared_control(const struct sim_fault_req *rq)
 {
-	struct fp_control c = { .port = rq->port };
+	struct fp_control c;
+	int r = fp_control_from_fault(&c, rq);
 
-	if (!rq->node || strlen(rq->node) >= sizeof(c.node))
-		return -EINVAL;
-	snprintf(c.node, sizeof(c.node), "%s", rq->node);
-	switch (rq->op) {
-	case SIM_FAULT_LINK:
-	case SIM_FAULT_NODE:
-		c.op = rq->op == SIM_FAULT_LINK ? FP_CTL_LINK : FP_CTL_NODE;
-		c.value = rq->up != 0;
-		break;
-	case SIM_FAULT_DROP:
-		c.op = FP_CTL_DROP;
-		c.rate = rq->rate;
-		c.count = rq->seed;
-		break;
-	case SIM_FAULT_DELAY:
-		c.op = FP_CTL_DELAY;
-		c.value = sim_fault_delay_us(rq->delay_ns);
-		break;
-	case SIM_FAULT_COUNTER:
-		if (!rq->counter || strlen(rq->counter) >= sizeof(c.counter))
-			return -EINVAL;
-		c.op = FP_CTL_COUNTER;
-		snprintf(c.counter, sizeof(c.counter), "%s", rq->counter);
-		c.count = rq->count;
-		break;
-	case SIM_FAULT_TRAP:
-		c.op = FP_CTL_TRAP;
-		c.value = rq->trap;
-		break;
-	default:
-		return -EINVAL;
-	}
-	return sim_shared_control(&c);
+	return r < 0 ? r : sim_shared_control(&c);
 }
 
 /*

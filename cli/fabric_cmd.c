@@ -21,8 +21,6 @@
 #include "cli/fabric_cmd.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_server.h"
-#include "simfabric/fault.h"
-#include "simfabric/pma.h"
 #include "simfabric/scenario.h"
 
 int fabric_usage(FILE *out)
@@ -598,26 +596,13 @@ static int scenario_wait(void *arg, uint64_t at_ms)
 static int scenario_step(void *arg, const struct sim_scenario_step *st)
 {
 	struct scenario_run *run = arg;
-	struct fp_control c = { .port = st->port, .value = (uint32_t)st->up };
+	struct sim_fault_req rq;
+	struct fp_control c;
 	char what[64];
 
-	switch (st->cmd) {
-	case SIM_SCENARIO_LINK:		c.op = FP_CTL_LINK; break;
-	case SIM_SCENARIO_NODE:		c.op = FP_CTL_NODE; break;
-	case SIM_SCENARIO_DROP:		c.op = FP_CTL_DROP; c.rate = st->rate; c.count = st->seed; break;
-	case SIM_SCENARIO_COUNTER:
-		c.op = FP_CTL_COUNTER;
-		c.count = st->count;
-		snprintf(c.counter, sizeof(c.counter), "%s", sim_pma_counter_name(st->counter));
-		break;
-	case SIM_SCENARIO_TRAP:		c.op = FP_CTL_TRAP; c.value = st->trap; break;
-	case SIM_SCENARIO_DELAY:
-		c.op = FP_CTL_DELAY;
-		c.value = sim_fault_delay_us(st->delay_ns);	/* as sim_scenario_apply rounds */
-		break;
-	default:			return -EOPNOTSUPP;
-	}
-	snprintf(c.node, sizeof(c.node), "%s", st->node);
+	sim_scenario_step_request(st, &rq);
+	if (fp_control_from_fault(&c, &rq) < 0)
+		return -EOPNOTSUPP;
 	snprintf(what, sizeof(what), "scenario: line %u", st->line);
 	return send_control(&run->fc, run->path, what, &c) < 0 ? -EIO : 0;
 }

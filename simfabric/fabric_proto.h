@@ -50,6 +50,7 @@
 
 #include "backends/backend.h"
 #include "simfabric/fabric.h"
+#include "simfabric/fault.h"
 
 #define FP_VERSION		1
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
@@ -214,6 +215,14 @@ struct fp_text {
  * (the caller refreshes CapabilityMask.IsSM first).  The rate of a link that
  * is down shows as the lowest, 1X SDR, as the kernel shows it.
  */
+/*
+ * A fault request on the wire and back.  fp_control_from_fault: 0, or
+ * -EINVAL for an unknown op or a name too long for the message.
+ * fp_control_to_fault: the request points into c (its names stay c's);
+ * an unknown op becomes 0, which sim_fault_apply refuses.
+ */
+int fp_control_from_fault(struct fp_control *c, const struct sim_fault_req *rq);
+void fp_control_to_fault(const struct fp_control *c, struct sim_fault_req *rq);
 void fp_port_fill(struct fp_port *v, struct sim_port *p);
 void fp_node_fill(struct fp_node *v, const struct sim_node *n);
 

@@ -570,26 +570,13 @@ static int do_issm(struct fabric_server *s, struct client *c, const struct fp_is
 
 static int do_control(struct fabric_server *s, struct client *c, const struct fp_control *q)
 {
-	/* The wire's fields as the fault API names them (fabric_proto.h tells which op uses which). */
-	struct sim_fault_req rq = {
-		.node = q->node, .port = q->port, .up = q->value != 0,
-		.rate = q->rate, .seed = q->count, .delay_ns = (uint64_t)q->value * 1000u,
-		.counter = q->counter, .count = q->count, .trap = q->value,
-	};
+	struct sim_fault_req rq;
 	char msg[256];
 	int r;
 
 	if (!FP_TERMINATED(q->node) || !FP_TERMINATED(q->counter))
 		return reply_rc(c, -EINVAL, "unterminated name");
-	switch (q->op) {
-	case FP_CTL_LINK:	rq.op = SIM_FAULT_LINK; break;
-	case FP_CTL_NODE:	rq.op = SIM_FAULT_NODE; break;
-	case FP_CTL_DROP:	rq.op = SIM_FAULT_DROP; break;
-	case FP_CTL_COUNTER:	rq.op = SIM_FAULT_COUNTER; break;
-	case FP_CTL_TRAP:	rq.op = SIM_FAULT_TRAP; break;
-	case FP_CTL_DELAY:	rq.op = SIM_FAULT_DELAY; break;
-	default:		rq.op = 0; break;	/* refused by the fault API, after the node */
-	}
+	fp_control_to_fault(q, &rq);
 	r = sim_fault_apply(&s->net, &rq, msg, sizeof(msg));
 	if (r == 0)
 		return reply_rc(c, 0, NULL);

@@ -742,8 +742,7 @@ invalid:
 
 /* --- against a fabric ------------------------------------------------------------------- */
 
-/* A step as a request of the fault API (fault.h), which checks and applies it as for any caller. */
-static void step_request(const struct sim_scenario_step *s, struct sim_fault_req *rq)
+void sim_scenario_step_request(const struct sim_scenario_step *s, struct sim_fault_req *rq)
 {
 	static const enum sim_fault_op ops[SIM_SCENARIO_N_CMDS] = {
 		[SIM_SCENARIO_LINK] = SIM_FAULT_LINK,
@@ -786,7 +785,7 @@ int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f
 		struct sim_fault_req rq;
 		int r;
 
-		step_request(s, &rq);
+		sim_scenario_step_request(s, &rq);
 		r = sim_fault_target(f, &rq, NULL, NULL, buf, sizeof(buf));
 		if (r == -ENOENT && rq.node)
 			error_at(&e, s->line, "%s: no node \"%s\" in the fabric (an id, a NodeDescription or a 0xGUID)",
@@ -856,6 +855,6 @@ int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s)
 
 	if (!s)
 		return -EINVAL;
-	step_request(s, &rq);
+	sim_scenario_step_request(s, &rq);
 	return sim_fault_apply(net, &rq, NULL, 0);
 }

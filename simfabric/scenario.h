@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "simfabric/fault.h"
 #include "simfabric/pma.h"
 
 struct sim_net;
@@ -130,5 +131,9 @@ int sim_scenario_run(const struct sim_scenario *sc, const struct sim_scenario_op
  * send), -ENOTCONN (link: no cable), or what the fault call returned.
  */
 int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s);
+
+/* A step as a request of the fault API (its node points into the step), for callers that
+ * send it elsewhere, as umad fabric scenario does to a running fabric. */
+void sim_scenario_step_request(const struct sim_scenario_step *s, struct sim_fault_req *rq);
 
 #endif /* SIMFABRIC_SCENARIO_H */

@@ -38,6 +38,7 @@
 #include <infiniband/umad_sm.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/fabric_proto.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
 #include "simfabric/pma.h"
@@ -427,6 +428,66 @@ static int teardown(void **state)
 	umad_close_port(portid);
 	umad_done();
 	return 0;
+}
+
+/* A request through the shared fabric's message and back: each op keeps what it carries. */
+static void test_req_on_the_wire(void **state)
+{
+	static const struct sim_fault_req reqs[] = {
+		{ .op = SIM_FAULT_LINK, .node = "Switch1", .port = 7, .up = 1 },
+		{ .op = SIM_FAULT_NODE, .node = "Hca2", .up = 0 },
+		{ .op = SIM_FAULT_DROP, .node = "S-0x2", .port = 3, .rate = 0.25, .seed = 99 },
+		{ .op = SIM_FAULT_DELAY, .node = "0x100007", .port = 1, .delay_ns = 2500 },
+		{ .op = SIM_FAULT_COUNTER, .node = "Hca1", .port = 1, .counter = "SymbolErrorCounter",
+		  .count = 12 },
+		{ .op = SIM_FAULT_TRAP, .node = "Switch2", .port = 0, .trap = 128 },
+	};
+	struct sim_fault_req back, bad;
+	struct fp_control c;
+	char name[FP_NAME_MAX + 1];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
+		const struct sim_fault_req *rq = &reqs[i];
+
+		assert_int_equal(fp_control_from_fault(&c, rq), 0);
+		fp_control_to_fault(&c, &back);
+		assert_int_equal(back.op, rq->op);
+		assert_string_equal(back.node, rq->node);
+		assert_int_equal(back.port, rq->port);
+		switch (rq->op) {
+		case SIM_FAULT_LINK:
+		case SIM_FAULT_NODE:	assert_int_equal(back.up, rq->up); break;
+		case SIM_FAULT_DROP:
+			assert_true(back.rate == rq->rate);
+			assert_int_equal(back.seed, rq->seed);
+			break;
+		case SIM_FAULT_DELAY:	/* whole microseconds, rounded up */
+			assert_int_equal(back.delay_ns, 3000);
+			break;
+		case SIM_FAULT_COUNTER:
+			assert_string_equal(back.counter, rq->counter);
+			assert_int_equal(back.count, rq->count);
+			break;
+		default:		assert_int_equal(back.trap, rq->trap); break;
+		}
+	}
+	/* What the message cannot carry is refused; an unknown op on the wire becomes 0. */
+	bad = reqs[0];
+	bad.op = SIM_FAULT_N_OPS;
+	assert_int_equal(fp_control_from_fault(&c, &bad), -EINVAL);
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	bad = reqs[0];
+	bad.node = name;
+	assert_int_equal(fp_control_from_fault(&c, &bad), -EINVAL);
+	bad.node = NULL;
+	assert_int_equal(fp_control_from_fault(&c, &bad), -EINVAL);
+	assert_int_equal(fp_control_from_fault(&c, &reqs[0]), 0);
+	c.op = FP_CTL_END;
+	fp_control_to_fault(&c, &back);
+	assert_int_equal(back.op, 0);
 }
 
 static void test_bad_names(void **state)
@@ -957,6 +1018,7 @@ int main(void)
 	int r;
 	const struct CMUnitTest own[] = {
 		cmocka_unit_test(test_req_delay_us),
+		cmocka_unit_test(test_req_on_the_wire),
 		cmocka_unit_test_setup_teardown(test_req_link_node, own_setup, own_teardown),
 		cmocka_unit_test_setup_teardown(test_req_drop_delay, own_setup, own_teardown),
 		cmocka_unit_test_setup_teardown(test_req_counter_trap, own_setup, own_teardown),
