@@ -136,6 +136,27 @@ static void node_changed(void *arg, struct sim_node *n)
 			}
 }
 
+/*
+ * After a fault on links every client hears of every node it is attached
+ * at: a link that goes down changes its ports with no SM involved, and the
+ * built-in SM's resweep after Trap 128 activates ports anywhere (the
+ * in-process backend rewrites its hosts after such a fault the same way).
+ */
+static void every_node_changed(struct fabric_server *s)
+{
+	struct client *c;
+	uint32_t h;
+
+	for (c = s->clients; c; c = c->next)
+		for (h = 0; h < c->n_hosts && c->event_fd >= 0; h++) {
+			struct fp_host ev = { .host = h };
+
+			if (fp_send_message(c->event_fd, FP_NODE_CHANGED, &ev, sizeof(ev), -1,
+					    MSG_DONTWAIT) < 0)
+				c->events_dropped++;
+		}
+}
+
 static void addr_of(struct fp_addr *a, const struct sim_net_msg *m)
 {
 	memset(a, 0, sizeof(*a));
@@ -578,6 +599,9 @@ static int do_control(struct fabric_server *s, struct client *c, const struct fp
 		return reply_rc(c, -EINVAL, "unterminated name");
 	fp_control_to_fault(q, &rq);
 	r = sim_fault_apply(&s->net, &rq, msg, sizeof(msg));
+	/* Drops, delays and counters change nothing a device shows of its ports. */
+	if (r == 0 && (rq.op == SIM_FAULT_LINK || rq.op == SIM_FAULT_NODE || rq.op == SIM_FAULT_TRAP))
+		every_node_changed(s);
 	if (r == 0)
 		return reply_rc(c, 0, NULL);
 	return reply_rc(c, r, "%s", msg[0] ? msg : strerror(-r));

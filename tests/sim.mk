@@ -37,15 +37,17 @@ tests_test_sim_backend_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
 tests_test_sim_backend_LDADD = libibumad.la $(CMOCKA_LIBS) -lpthread
 tests_test_sim_backend_DEPENDENCIES = libibumad.la backend-sim.la
 
-# The shared fabric's server and its clients (malformed messages, clashes, the server dying).
+# The shared fabric's server and its clients (malformed messages, clashes, faults told to
+# clients, the server dying).
 check_PROGRAMS += tests/test_fabric_server
 TESTS += tests/test_fabric_server
-tests_test_fabric_server_SOURCES = tests/test_fabric_server.c
+tests_test_fabric_server_SOURCES = tests/test_fabric_server.c tests/child.c tests/child.h
 tests_test_fabric_server_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
-tests_test_fabric_server_LDADD = simfabric/libfabricserver.la libibumad.la $(GLIB_LIBS) \
-	$(CMOCKA_LIBS) -lpthread
-tests_test_fabric_server_DEPENDENCIES = simfabric/libfabricserver.la libibumad.la backend-sim.la
+tests_test_fabric_server_LDADD = simfabric/libfabricserver.la libumad-sim.la libibumad.la \
+	$(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
+tests_test_fabric_server_DEPENDENCIES = simfabric/libfabricserver.la libumad-sim.la libibumad.la \
+	backend-sim.la
 
 # The descriptor's lazy signalling: who is woken, and when (threads racing the queue).
 check_PROGRAMS += tests/test_wakeup

@@ -2,13 +2,17 @@
 /*
  * The shared fabric's server and its clients: a malformed message costs
  * only its sender the connection; an agent clashing with another process's
- * is refused; a request with no hello first is refused; and a program on
- * the sim backend (UMAD_SIM_FABRIC) whose server dies gets -EIO from its
- * calls instead of waiting for ever.
+ * is refused; a request with no hello first is refused; a fault on links
+ * is told to every client attached at a node (FP_NODE_CHANGED), and a
+ * program that makes one through libumad-sim finds its own fake sysfs tree
+ * rewritten when the call returns; and a program on the sim backend
+ * (UMAD_SIM_FABRIC) whose server dies gets -EIO from its calls instead of
+ * waiting for ever.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -17,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -24,10 +29,13 @@
 #include <cmocka.h>
 #include <infiniband/umad.h>
 #include <infiniband/umad_sm.h>
+#include <infiniband/umad_sim.h>
 #include <infiniband/umad_types.h>
 
+#include "libumad/mad_wire.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
+#include "tests/child.h"
 
 static struct fabric_server *new_server(void)
 {
@@ -160,6 +168,115 @@ static void test_agents_of_two_processes_clash(void **state)
 	fabric_server_free(s);
 }
 
+/* --- what a fault changes, clients hear of ------------------------------------------------ */
+
+/* Hello at node, keeping the event channel the server hands over (returned). */
+static int hello_events(struct fabric_server *s, int fd, const char *node, struct fp_reader *r)
+{
+	struct fp_hello h = { .version = FP_VERSION, .n_hosts = 1 };
+	int ev;
+
+	assert_int_equal(fp_send_message2(fd, FP_HELLO, &h, sizeof(h), node, strlen(node) + 1, -1,
+					  0), 0);
+	serve(s);
+	assert_int_equal(fp_recv_message(fd, r, MSG_DONTWAIT), 1);
+	assert_int_equal(r->type, FP_HELLO_OK);
+	ev = r->passed_fd;
+	r->passed_fd = -1;
+	assert_true(ev >= 0);
+	return ev;
+}
+
+/* A port's state as FP_GET_CA shows it to the client at its node. */
+static unsigned port_state(struct fabric_server *s, int fd, uint32_t port, struct fp_reader *r)
+{
+	struct fp_host q = { .host = 0 };
+	const struct fp_node *n;
+	const struct fp_port *ports;
+
+	assert_int_equal(ask(s, fd, FP_GET_CA, &q, sizeof(q), NULL, 0, r), FP_CA);
+	n = (const struct fp_node *)r->buf;
+	assert_true(port <= n->num_ports);
+	assert_int_equal(r->len, sizeof(*n) + (n->num_ports + 1) * sizeof(*ports));
+	ports = (const struct fp_port *)(n + 1);
+	return ports[port].state;
+}
+
+/* The events waiting on a client's channel: how many FP_NODE_CHANGED for host 0. */
+static unsigned node_changed_events(int ev, struct fp_reader *r)
+{
+	unsigned n = 0;
+
+	while (fp_recv_message(ev, r, MSG_DONTWAIT) == 1) {
+		const struct fp_host *h = (const struct fp_host *)r->buf;
+
+		assert_int_equal(r->type, FP_NODE_CHANGED);
+		assert_int_equal(h->host, 0);
+		n++;
+	}
+	return n;
+}
+
+static void control(struct fabric_server *s, int fd, uint32_t op, const char *node, uint32_t port,
+		    uint32_t value, struct fp_reader *r)
+{
+	struct fp_control q = { .op = op, .port = port, .value = value };
+
+	snprintf(q.node, sizeof(q.node), "%s", node);
+	ask(s, fd, FP_CONTROL, &q, sizeof(q), NULL, 0, r);
+	assert_int_equal(rc_of(r), 0);
+}
+
+/*
+ * A link that goes down changes its ports with no SM involved: the clients
+ * attached at either end, and elsewhere (the built-in SM's resweep may
+ * change any port), hear of it; a drop changes nothing a device shows and
+ * is not told.  (The server used to tell them nothing: their fake sysfs
+ * trees showed the link Active for ever.)
+ */
+static void test_link_fault_tells_attached_clients(void **state)
+{
+	struct fabric_server *s = new_server();
+	int at1 = new_client(s), at2 = new_client(s), ctl = new_client(s);
+	int ev1, ev2;
+	struct fp_reader r, e;
+
+	(void)state;
+	fp_reader_init(&r);
+	fp_reader_init(&e);
+	ev1 = hello_events(s, at1, "Hca1", &r);
+	ev2 = hello_events(s, at2, "Hca2", &r);
+	hello(s, ctl, "Hca3", &r);
+	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_ACTIVE);
+	assert_int_equal(node_changed_events(ev1, &e), 0);
+
+	control(s, ctl, FP_CTL_DROP, "Hca1", 1, 0, &r);
+	assert_int_equal(node_changed_events(ev1, &e), 0);
+
+	control(s, ctl, FP_CTL_LINK, "Hca1", 1, 0, &r);
+	assert_true(node_changed_events(ev1, &e) >= 1);
+	assert_true(node_changed_events(ev2, &e) >= 1);
+	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_DOWN);
+
+	/* Back up: the built-in SM activates it again, and says so. */
+	control(s, ctl, FP_CTL_LINK, "Hca1", 1, 1, &r);
+	assert_true(node_changed_events(ev1, &e) >= 1);
+	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_ACTIVE);
+
+	control(s, ctl, FP_CTL_NODE, "Hca1", 0, 0, &r);
+	assert_true(node_changed_events(ev1, &e) >= 1);
+	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_DOWN);
+
+	fp_reader_free(&r);
+	fp_reader_free(&e);
+	close(ev1);
+	close(ev2);
+	close(at1);
+	close(at2);
+	close(ctl);
+	fabric_server_free(s);
+}
+
 /* --- a program on the sim backend whose server dies -------------------------------------- */
 
 static pid_t server_pid;
@@ -177,8 +294,12 @@ static pid_t start_server_process(const char *path)
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct fabric_server *s = new_server();
+		struct fabric_server *s;
 		char err[256];
+
+		/* A test that fails before it stops the server leaves none behind. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		s = new_server();
 
 		if (fabric_server_listen(s, path, err, sizeof(err)) < 0)
 			_exit(1);
@@ -186,6 +307,86 @@ static pid_t start_server_process(const char *path)
 			fabric_server_poll(s, -1, -1);
 	}
 	return pid;
+}
+
+/* The first line of a file of a fake sysfs tree's port 1, or "" when it cannot be read. */
+static const char *tree_value(const char *root, const char *file, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+	FILE *f;
+
+	buf[0] = '\0';
+	snprintf(path, sizeof(path), "%s/sys/class/infiniband/sim0/ports/1/%s", root, file);
+	f = fopen(path, "r");
+	if (!f)
+		return buf;
+	if (!fgets(buf, (int)size, f))
+		buf[0] = '\0';
+	fclose(f);
+	buf[strcspn(buf, "\n")] = '\0';
+	return buf;
+}
+
+static char tree_root[64];
+
+/* In the child: a link fault through libumad-sim, the tree read as soon as the call returns. */
+static int own_fault_child(void)
+{
+	char state[64], phys[64];
+
+	setenv("UMAD_SIM_SYSFS", tree_root, 1);
+	setenv("UMAD_SIM_HOST", "Hca1", 1);
+	CHECK_EQ(umad_init(), 0);
+	tree_value(tree_root, "state", state, sizeof(state));
+	CHECK_EQ(atoi(state), PORT_STATE_ACTIVE);
+	CHECK_EQ(umad_sim_link_down("Hca1", 1), 0);
+	tree_value(tree_root, "state", state, sizeof(state));
+	tree_value(tree_root, "phys_state", phys, sizeof(phys));
+	CHECK_EQ(atoi(state), PORT_STATE_DOWN);
+	CHECK(atoi(phys) != PHYS_STATE_LINKUP);
+	CHECK_EQ(umad_sim_link_up("Hca1", 1), 0);
+	tree_value(tree_root, "state", state, sizeof(state));
+	tree_value(tree_root, "phys_state", phys, sizeof(phys));
+	CHECK_EQ(atoi(state), PORT_STATE_ACTIVE);
+	CHECK_EQ(atoi(phys), PHYS_STATE_LINKUP);
+	CHECK_EQ(umad_sim_node_down("Hca1"), 0);
+	tree_value(tree_root, "state", state, sizeof(state));
+	CHECK_EQ(atoi(state), PORT_STATE_DOWN);
+	/* A drop shows nowhere in the tree; the call still works. */
+	CHECK_EQ(umad_sim_drop_rate("Hca1", 1, 0.5, 1), 0);
+	umad_done();
+	return 0;
+}
+
+/*
+ * A program on a shared fabric that makes a fault through libumad-sim finds
+ * its own tree rewritten when the call returns, as with a fabric in the
+ * process (the server's notice reaches its events thread only later).
+ */
+static void test_own_fault_rewrites_own_tree(void **state)
+{
+	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64], cmd[128];
+	struct child_result res;
+	pid_t server;
+	int i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s/socket", dir);
+	snprintf(tree_root, sizeof(tree_root), "%s/tree", dir);
+	server = server_pid = start_server_process(path);
+	for (i = 0; i < 200 && access(path, F_OK); i++)
+		usleep(10000);
+	setenv("UMAD_SIM_FABRIC", path, 1);
+	run_child(own_fault_child, "sim", MODULE_DIR, &res);
+	unsetenv("UMAD_SIM_FABRIC");
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	server_pid = 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	if (res.failure[0])
+		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
 }
 
 static void dr_nodeinfo(uint8_t *umad, int agent)
@@ -261,6 +462,8 @@ int main(void)
 		cmocka_unit_test(test_malformed_message_drops_its_sender_only),
 		cmocka_unit_test(test_request_before_hello_is_refused),
 		cmocka_unit_test(test_agents_of_two_processes_clash),
+		cmocka_unit_test(test_link_fault_tells_attached_clients),
+		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_server_gone_gives_eio),
 	};
 
