@@ -129,6 +129,8 @@ if ENABLE_CAPTURE
 TESTS += tests/sim_capture.sh
 # One fabric for many processes: umad sim and umad fabric with the same tools.
 TESTS += tests/fabric_shared.sh
+# A client's fake sysfs tree follows the shared fabric (SMs, link faults).
+TESTS += tests/fabric_sysfs.sh
 endif
-EXTRA_DIST += tests/fabric_shared.sh
+EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh
 endif
