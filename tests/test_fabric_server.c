@@ -261,7 +261,12 @@ static void test_link_fault_tells_attached_clients(void **state)
 	/* Back up: the built-in SM activates it again, and says so. */
 	control(s, ctl, FP_CTL_LINK, "Hca1", 1, 1, &r);
 	assert_true(node_changed_events(ev1, &e) >= 1);
+	assert_true(node_changed_events(ev2, &e) >= 1);
 	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_ACTIVE);
+
+	/* A Trap 128 makes the built-in SM resweep: told too. */
+	control(s, ctl, FP_CTL_TRAP, "Switch2", 0, TRAP_LINK_STATE_CHANGE, &r);
+	assert_true(node_changed_events(ev2, &e) >= 1);
 
 	control(s, ctl, FP_CTL_NODE, "Hca1", 0, 0, &r);
 	assert_true(node_changed_events(ev1, &e) >= 1);
