@@ -19,7 +19,8 @@
  * on the sender's pollable queue.
  *
  * With UMAD_SIM_SYSFS=DIR the host devices are also written there as a
- * fake sysfs tree, rewritten whenever an SM changes the hosts' ports.  The
+ * fake sysfs tree, rewritten whenever an SM changes the hosts' ports and
+ * after link, node and trap faults.  The
  * DIR/dev/infiniband/issmN files (in a private directory removed at exit
  * when UMAD_SIM_SYSFS is not set) are the IsSM devices: holding one open
  * sets PortInfo:CapabilityMask.IsSM on that port, as the kernel's issm does.
