@@ -27,12 +27,14 @@
 /* A mailbox in a memory file for the server to map: its descriptor (mapped at *mb), or -errno. */
 static int make_mailbox(struct fp_mailbox **mb)
 {
-	int fd = memfd_create("umad-fabric-mailbox", MFD_CLOEXEC);
+	int fd = memfd_create("umad-fabric-mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	void *p;
 
 	if (fd < 0)
 		return -errno;
+	/* Sealed at its size: the server refuses a mailbox that could shrink under its mapping. */
 	if (ftruncate(fd, sizeof(**mb)) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0 ||
 	    (p = mmap(NULL, sizeof(**mb), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
 		int r = -errno;
 

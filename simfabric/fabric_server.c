@@ -29,6 +29,7 @@
 
 #define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
 #define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
+#define MAX_WAITING	65536u			/* requests handed to agents, awaiting responses */
 /* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
 #define MAILBOX_SPIN_NS		20000u
 #define MAILBOX_SPIN_MIN_NS	1000u
@@ -203,19 +204,25 @@ static uint64_t now_ns(void)
 	return sim_net_now_ns();
 }
 
+/* Requests whose client stopped waiting for them go. */
+static void forget_expired(struct fabric_server *s, uint64_t now)
+{
+	guint i;
+
+	for (i = 0; i < s->waiting->len; i++)
+		if (g_array_index(s->waiting, struct waiting_request, i).deadline_ns < now)
+			g_array_remove_index_fast(s->waiting, i--);
+}
+
 /* A response: back to the client whose request, handed to an agent, waits for it. */
 static int receive_response(struct fabric_server *s, const struct sim_net_msg *m)
 {
-	uint64_t now = now_ns();
 	guint i;
 
+	forget_expired(s, now_ns());
 	for (i = 0; i < s->waiting->len; i++) {
 		struct waiting_request *w = &g_array_index(s->waiting, struct waiting_request, i);
 
-		if (w->deadline_ns < now) {
-			g_array_remove_index_fast(s->waiting, i--);
-			continue;
-		}
 		if (w->port != m->port || w->mgmt_class != mad_class(m->data) ||
 		    memcmp(w->tid, m->data + MAD_OFF_TID, MAD_TID_SIZE))
 			continue;
@@ -351,17 +358,23 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 		c->n_hosts = h->n_hosts;
 	}
 	if (c->in.passed_fd >= 0) {
-		/* The client's mailbox: mapped here, the descriptor no longer needed. */
+		/*
+		 * The client's mailbox: mapped here, the descriptor no longer
+		 * needed.  Only a memory file sealed against shrinking: one cut
+		 * short under the mapping would kill the server with SIGBUS.
+		 */
 		struct stat st;
 		void *mb = MAP_FAILED;
+		int seals = fcntl(c->in.passed_fd, F_GET_SEALS);
 
-		if (fstat(c->in.passed_fd, &st) == 0 && st.st_size >= (off_t)sizeof(*c->mb))
+		if (seals >= 0 && (seals & F_SEAL_SHRINK) && fstat(c->in.passed_fd, &st) == 0 &&
+		    st.st_size >= (off_t)sizeof(*c->mb))
 			mb = mmap(NULL, sizeof(*c->mb), PROT_READ | PROT_WRITE, MAP_SHARED,
 				  c->in.passed_fd, 0);
 		close(c->in.passed_fd);
 		c->in.passed_fd = -1;
 		if (mb == MAP_FAILED)
-			return reply_rc(c, -EINVAL, "the mailbox cannot be mapped");
+			return reply_rc(c, -EINVAL, "the mailbox is not a memory file of its size sealed against shrinking");
 		c->mb = mb;
 		c->mb_seen = atomic_load(&c->mb->posted);
 		s->n_mailboxes++;
@@ -550,7 +563,15 @@ static int do_send(struct fabric_server *s, struct client *c, const uint8_t *bod
 		};
 
 		memcpy(w.tid, mad + MAD_OFF_TID, MAD_TID_SIZE);
-		g_array_append_val(s->waiting, w);
+		/*
+		 * Requests nobody answers must not pile up: at the bound the
+		 * expired go, and past it the response is not routed back (the
+		 * sender times out, as if it were lost).
+		 */
+		if (s->waiting->len >= MAX_WAITING)
+			forget_expired(s, now_ns());
+		if (s->waiting->len < MAX_WAITING)
+			g_array_append_val(s->waiting, w);
 	}
 	if (res.result == SIM_NET_ANSWERED) {
 		addr_of(&res.addr, &reply.msg);

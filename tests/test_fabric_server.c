@@ -12,6 +12,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -21,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -116,6 +118,54 @@ static void test_malformed_message_drops_its_sender_only(void **state)
 	fp_reader_free(&r);
 	close(bad);
 	close(good);
+	fabric_server_free(s);
+}
+
+/* A mailbox the client could cut short under the server's mapping is refused at hello. */
+static int mailbox_file(int seal)
+{
+	int fd = memfd_create("test-mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, sizeof(struct fp_mailbox)), 0);
+	if (seal)
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW), 0);
+	return fd;
+}
+
+static void test_unsealed_mailbox_is_refused(void **state)
+{
+	struct fabric_server *s = new_server();
+	struct fp_hello h = { .version = FP_VERSION, .n_hosts = 1 };
+	struct fp_reader r;
+	int fd, mb, seal;
+
+	(void)state;
+	fp_reader_init(&r);
+	for (seal = 0; seal <= 1; seal++) {
+		fd = new_client(s);
+		mb = mailbox_file(seal);
+		assert_int_equal(fp_send_message2(fd, FP_HELLO, &h, sizeof(h), "Hca1", 5, mb, 0), 0);
+		serve(s);
+		assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
+		if (r.passed_fd >= 0) {
+			close(r.passed_fd);
+			r.passed_fd = -1;
+		}
+		if (seal) {
+			assert_int_equal(r.type, FP_HELLO_OK);
+			/* What the server relies on: the file cannot shrink now. */
+			assert_int_equal(ftruncate(mb, 64), -1);
+			assert_int_equal(errno, EPERM);
+		} else {
+			assert_int_equal(rc_of(&r), -EINVAL);
+			assert_non_null(memmem(r.buf, r.len, "sealed", 6));
+		}
+		close(mb);
+		close(fd);
+		serve(s);
+	}
+	fp_reader_free(&r);
 	fabric_server_free(s);
 }
 
@@ -466,6 +516,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_malformed_message_drops_its_sender_only),
 		cmocka_unit_test(test_request_before_hello_is_refused),
+		cmocka_unit_test(test_unsealed_mailbox_is_refused),
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),

@@ -276,12 +276,15 @@ static void send_msg(struct client *c, uint32_t type, const void *head, size_t h
 static int make_mailbox(struct client *c, int usable)
 {
 	size_t size = usable ? sizeof(*c->mb) : sizeof(uint32_t);
-	int fd = memfd_create("fuzz-mailbox", MFD_CLOEXEC);
+	int fd = memfd_create("fuzz-mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	void *p;
 
 	if (fd < 0)
 		abort();
 	if (ftruncate(fd, (off_t)size) < 0)
+		abort();
+	/* An unusable one is also left unsealed: refused for either reason. */
+	if (usable && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0)
 		abort();
 	if (usable) {
 		p = mmap(NULL, sizeof(*c->mb), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
