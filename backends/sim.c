@@ -1043,11 +1043,10 @@ static int shared_control(const struct sim_fault_req *rq)
 
 /*
  * Every fault of libumad-sim: on this process's fabric, or the server's.
- * Links and nodes change what the hosts' sysfs shows (port state, rate),
- * and so does a Trap 128, after which the built-in SM resweeps; drops,
- * delays and counters do not.  A server tells every client of such a
- * fault, this one too, but its events thread rewrites the tree later: the
- * caller's own is rewritten before the call returns, as in-process.
+ * After one that changes ports (sim_fault_changes_ports) a server tells
+ * every client, this one too, but its events thread rewrites the tree
+ * later: the caller's own is rewritten before the call returns, as
+ * in-process.
  */
 static int control(const struct sim_fault_req *rq)
 {
@@ -1058,8 +1057,7 @@ static int control(const struct sim_fault_req *rq)
 	pthread_mutex_lock(&sim.lock);
 	if (!sim.shared && sim.fabric)
 		r = sim_fault_apply(&sim.net, rq, NULL, 0);
-	if (r == 0 && (rq->op == SIM_FAULT_LINK || rq->op == SIM_FAULT_NODE ||
-		       rq->op == SIM_FAULT_TRAP))
+	if (r == 0 && sim_fault_changes_ports(rq->op))
 		after_fault();
 	pthread_mutex_unlock(&sim.lock);
 	return r;

@@ -119,16 +119,20 @@ static void before_port_read(void *arg, struct sim_port *p)
 	sim_net_capmask_changed(&s->net, p, old);	/* Trap 144, as the SMA sends it */
 }
 
-/* A client attached at a node learns that an SM changed it (its fake sysfs tree may be stale). */
-static void node_changed(void *arg, struct sim_node *n)
+/*
+ * Clients attached at node n (every node: NULL) learn that it changed, so
+ * that their fake sysfs trees follow: an SM wrote to it, or a fault changed
+ * its ports with no SM involved (and the built-in SM's resweep after
+ * Trap 128 may activate ports anywhere).
+ */
+static void hosts_changed(struct fabric_server *s, const struct sim_node *n)
 {
-	struct fabric_server *s = arg;
 	struct client *c;
 	uint32_t h;
 
 	for (c = s->clients; c; c = c->next)
-		for (h = 0; h < c->n_hosts; h++)
-			if (c->hosts[h] == n) {
+		for (h = 0; h < c->n_hosts && c->event_fd >= 0; h++)
+			if (!n || c->hosts[h] == n) {
 				struct fp_host ev = { .host = h };
 
 				if (fp_send_message(c->event_fd, FP_NODE_CHANGED, &ev, sizeof(ev), -1,
@@ -137,25 +141,9 @@ static void node_changed(void *arg, struct sim_node *n)
 			}
 }
 
-/*
- * After a fault on links every client hears of every node it is attached
- * at: a link that goes down changes its ports with no SM involved, and the
- * built-in SM's resweep after Trap 128 activates ports anywhere (the
- * in-process backend rewrites its hosts after such a fault the same way).
- */
-static void every_node_changed(struct fabric_server *s)
+static void node_changed(void *arg, struct sim_node *n)
 {
-	struct client *c;
-	uint32_t h;
-
-	for (c = s->clients; c; c = c->next)
-		for (h = 0; h < c->n_hosts && c->event_fd >= 0; h++) {
-			struct fp_host ev = { .host = h };
-
-			if (fp_send_message(c->event_fd, FP_NODE_CHANGED, &ev, sizeof(ev), -1,
-					    MSG_DONTWAIT) < 0)
-				c->events_dropped++;
-		}
+	hosts_changed(arg, n);
 }
 
 static void addr_of(struct fp_addr *a, const struct sim_net_msg *m)
@@ -620,9 +608,8 @@ static int do_control(struct fabric_server *s, struct client *c, const struct fp
 		return reply_rc(c, -EINVAL, "unterminated name");
 	fp_control_to_fault(q, &rq);
 	r = sim_fault_apply(&s->net, &rq, msg, sizeof(msg));
-	/* Drops, delays and counters change nothing a device shows of its ports. */
-	if (r == 0 && (rq.op == SIM_FAULT_LINK || rq.op == SIM_FAULT_NODE || rq.op == SIM_FAULT_TRAP))
-		every_node_changed(s);
+	if (r == 0 && sim_fault_changes_ports(rq.op))
+		hosts_changed(s, NULL);
 	if (r == 0)
 		return reply_rc(c, 0, NULL);
 	return reply_rc(c, r, "%s", msg[0] ? msg : strerror(-r));

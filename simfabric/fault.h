@@ -68,6 +68,17 @@ int sim_fault_target(const struct sim_fabric *f, const struct sim_fault_req *rq,
  */
 int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, char *msg, size_t max);
 
+/*
+ * Whether a fault of this kind can change what a device shows of its ports
+ * (state, rate: its sysfs tree): links and nodes going down or up, and a
+ * Trap 128, after which the built-in SM resweeps; drops, delays and
+ * counters cannot.
+ */
+static inline int sim_fault_changes_ports(enum sim_fault_op op)
+{
+	return op == SIM_FAULT_LINK || op == SIM_FAULT_NODE || op == SIM_FAULT_TRAP;
+}
+
 /* A delay as the fault calls count it: whole microseconds, rounded up, at most UINT32_MAX. */
 unsigned sim_fault_delay_us(uint64_t delay_ns);
 
