@@ -1022,6 +1022,30 @@ static ssize_t sim_send(int portid, const void *umad, size_t len)
 	return soft_port_send(portid, umad, len, sim.shared ? sim_shared_deliver : deliver);
 }
 
+/* On a shared fabric, replies to sends posted without waiting are read first (sim_shared.h). */
+static ssize_t sim_recv(int portid, void *umad, size_t len)
+{
+	return sim.shared ? sim_shared_recv(portid, umad, len) : soft_port_recv(portid, umad, len);
+}
+
+static int sim_pending(int portid)
+{
+	return sim.shared ? sim_shared_pending(portid) : soft_port_pending(portid);
+}
+
+static int sim_wait(int portid, int timeout_ms)
+{
+	return sim.shared ? sim_shared_wait(portid, timeout_ms) : soft_port_wait(portid, timeout_ms);
+}
+
+static void sim_watch_fd(int portid)
+{
+	if (sim.shared)
+		sim_shared_watch_fd(portid);
+	else
+		soft_port_watch_fd(portid);
+}
+
 /* --- faults (libumad-sim) ------------------------------------------------------------ */
 
 static void after_fault(void)
@@ -1129,8 +1153,8 @@ const struct umad_backend umad_backend_sim = {
 	.register_agent = sim_register,
 	.unregister_agent = sim_unregister,
 	.send = sim_send,
-	.recv = soft_port_recv,
-	.pending = soft_port_pending,
-	.wait = soft_port_wait,
-	.watch_fd = soft_port_watch_fd,
+	.recv = sim_recv,
+	.pending = sim_pending,
+	.wait = sim_wait,
+	.watch_fd = sim_watch_fd,
 };

@@ -17,8 +17,30 @@
 #include "simfabric/fabric_client.h"
 #include "simfabric/net.h"
 
+/* A send posted without waiting (fabric_client_post): what its reply needs. */
+struct posted_send {
+	struct soft_port *op;		/* referenced until the reply is read */
+	struct ib_user_mad hdr;
+	struct umad_agent_req agent;
+	uint8_t mad[MAD_SIZE];
+};
+
 static struct {
 	struct fabric_client c;
+	/* The sends posted, by slot (under c.lock). */
+	struct posted_send posted[FP_MAILBOX_SLOTS];
+	/*
+	 * While a thread waits on a port, or the program polls a port's
+	 * descriptor itself, sends wait for their replies: a reply nobody reads
+	 * would leave them waiting.  n_posted (written under c.lock, read
+	 * without) counts the replies to read, and a send about to be posted;
+	 * a waiter raises `waiters` before it reads n_posted, and a sender
+	 * raises n_posted before it reads `waiters`, so at least one of them
+	 * sees the other.
+	 */
+	atomic_uint n_posted;
+	atomic_uint waiters;
+	atomic_int watched;
 	int connected;
 	struct sim_shared_events ev;
 	pthread_t thread;
@@ -26,6 +48,8 @@ static struct {
 	int stop_fd;
 	unsigned n_hosts;
 } shared = { .stop_fd = -1 };
+
+static void posted_answer(struct fabric_client *c, void *cookie);
 
 int sim_shared_connect(const char *path, const char *const *names, unsigned n_names,
 		       struct fp_node *nodes, unsigned *n_nodes)
@@ -40,6 +64,7 @@ int sim_shared_connect(const char *path, const char *const *names, unsigned n_na
 	}
 	shared.connected = 1;
 	shared.n_hosts = *n_nodes;
+	shared.c.on_answer = posted_answer;
 	return 0;
 }
 
@@ -126,6 +151,122 @@ static void header_of(struct ib_user_mad *hdr, const struct fp_addr *a)
 	hdr->addr.pkey_index = a->pkey_index;
 }
 
+/* A send's reply, in shared.c.reply with the lock held: its answer queued, or its timeout. */
+static int take_result(struct soft_port *op, const struct ib_user_mad *hdr,
+		       const struct umad_agent_req *agent, const uint8_t *mad)
+{
+	const struct fp_result *res = (const struct fp_result *)shared.c.reply.buf;
+
+	if (shared.c.reply.type == FP_RESULT && res->result == SIM_NET_ANSWERED &&
+	    hdr->timeout_ms && shared.c.reply.len >= sizeof(*res) + MAD_HDR_SIZE) {
+		struct ib_user_mad reply;
+
+		header_of(&reply, &res->addr);
+		reply.agent_id = hdr->agent_id;
+		reply.addr.pkey_index = hdr->addr.pkey_index;
+		return soft_port_answer_at(op, hdr, mad, &reply, agent, (const uint8_t *)(res + 1),
+					   shared.c.reply.len - sizeof(*res),
+					   res->delay_ns ? mad_queue_now_ns() + res->delay_ns : 0);
+	}
+	return soft_port_no_answer(op, hdr, mad);
+}
+
+/* fabric_client's on_answer: a posted send's reply (an error from the server: as if lost). */
+static void posted_answer(struct fabric_client *c, void *cookie)
+{
+	struct posted_send *ps = cookie;
+
+	(void)c;
+	take_result(ps->op, &ps->hdr, &ps->agent, ps->mad);
+	soft_port_put(ps->op);
+	ps->op = NULL;
+}
+
+/* The server is gone: the posted sends' ports are let go (their waits end with -EIO). */
+static void forget_posted(void)
+{
+	unsigned i;
+
+	for (i = 0; i < FP_MAILBOX_SLOTS; i++)
+		if (shared.posted[i].op) {
+			soft_port_put(shared.posted[i].op);
+			shared.posted[i].op = NULL;
+		}
+}
+
+/* Read posted replies (fabric_client_collect); lock held. */
+static void collect(enum fabric_collect how)
+{
+	if (fabric_client_posted(&shared.c) && fabric_client_collect(&shared.c, how) < 0)
+		forget_posted();
+	atomic_store(&shared.n_posted, fabric_client_posted(&shared.c));
+}
+
+/* Is a send of op with this agent and TID posted, its reply not read? */
+static int posted_twice(const struct soft_port *op, const struct ib_user_mad *hdr,
+			const uint8_t *mad)
+{
+	unsigned i;
+
+	for (i = 0; i < FP_MAILBOX_SLOTS; i++) {
+		const struct posted_send *ps = &shared.posted[i];
+
+		if (ps->op == op && ps->hdr.agent_id == hdr->agent_id &&
+		    !memcmp(ps->mad + MAD_OFF_TID, mad + MAD_OFF_TID, MAD_TID_SIZE))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * An SMP request is posted without waiting for its reply when nothing
+ * would miss the reply: the program works on while the server answers,
+ * and the reply is read when the program looks for it (recv, wait,
+ * pending) or sends again.  Lock held.  1 posted, 0 not, or -errno.
+ */
+static int post_send(struct soft_port *op, const struct ib_user_mad *hdr,
+		     const struct umad_agent_req *agent, const uint8_t *mad, size_t mad_len,
+		     const struct fp_send *q)
+{
+	struct posted_send *ps;
+
+	if (!shared.c.mb || mad_len > MAD_SIZE || !mad_class_is_smp(mad_class(mad)) ||
+	    mad_method_is_response(mad_method(mad)))
+		return 0;
+	collect(FABRIC_COLLECT_READY);
+	if (posted_twice(op, hdr, mad)) {
+		/* The kernel refuses a request whose twin still waits: as check_send does. */
+		collect(FABRIC_COLLECT_ALL);
+		if (mad_queue_is_outstanding(&op->q, hdr, mad, 0))
+			return -EINVAL;
+	}
+	if (fabric_client_posted(&shared.c) >= FP_MAILBOX_SLOTS)
+		collect(FABRIC_COLLECT_OLDEST);
+	if (shared.c.broken)
+		return -EIO;
+	/* This send counted before the waiters are looked at (see n_posted). */
+	atomic_store(&shared.n_posted, fabric_client_posted(&shared.c) + 1);
+	if (atomic_load(&shared.waiters) || atomic_load(&shared.watched)) {
+		atomic_store(&shared.n_posted, fabric_client_posted(&shared.c));
+		return 0;
+	}
+	ps = &shared.posted[(shared.c.mb_seq + 1) % FP_MAILBOX_SLOTS];
+	ps->hdr = *hdr;
+	ps->agent = *agent;
+	memcpy(ps->mad, mad, MAD_SIZE);
+	atomic_fetch_add(&op->refs, 1);	/* the caller's reference lasts the call only */
+	ps->op = op;
+	if (fabric_client_post(&shared.c, q, sizeof(*q), mad, MAD_SIZE, ps) < 0) {
+		ps->op = NULL;
+		soft_port_put(op);
+		forget_posted();
+		atomic_store(&shared.n_posted, 0);
+		return -EIO;
+	}
+	atomic_store(&shared.n_posted, fabric_client_posted(&shared.c));
+	return 1;
+}
+
 int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		       const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
 {
@@ -140,10 +281,14 @@ int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		.sl = hdr->addr.sl,
 		.wait_ms = hdr->timeout_ms * (hdr->retries + 1u),
 	};
-	const struct fp_result *res;
 	int32_t rc;
 	int r;
 
+	fabric_client_lock(&shared.c);
+	r = post_send(op, hdr, agent, mad, mad_len, &q);
+	fabric_client_done(&shared.c);
+	if (r != 0)
+		return r < 0 ? r : 0;
 	/*
 	 * The lock stays held until the send's answer or timeout is queued: an
 	 * answer an agent elsewhere sends, which the events thread hands over
@@ -155,22 +300,66 @@ int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		return r;
 	if (shared.c.reply.type != FP_RESULT)
 		return rc_of(rc);
-	res = (const struct fp_result *)shared.c.reply.buf;
-	if (res->result == SIM_NET_ANSWERED && hdr->timeout_ms &&
-	    shared.c.reply.len >= sizeof(*res) + MAD_HDR_SIZE) {
-		struct ib_user_mad reply;
-
-		header_of(&reply, &res->addr);
-		reply.agent_id = hdr->agent_id;
-		reply.addr.pkey_index = hdr->addr.pkey_index;
-		r = soft_port_answer_at(op, hdr, mad, &reply, agent, (const uint8_t *)(res + 1),
-					shared.c.reply.len - sizeof(*res),
-					res->delay_ns ? mad_queue_now_ns() + res->delay_ns : 0);
-	} else {
-		r = soft_port_no_answer(op, hdr, mad);
-	}
+	r = take_result(op, hdr, agent, mad);
 	fabric_client_done(&shared.c);
 	return r;
+}
+
+/* --- reading posted replies when the program looks for them ------------------------------ */
+
+ssize_t sim_shared_recv(int portid, void *umad, size_t len)
+{
+	ssize_t n;
+
+	if (!atomic_load(&shared.n_posted))
+		return soft_port_recv(portid, umad, len);
+	fabric_client_lock(&shared.c);
+	collect(FABRIC_COLLECT_READY);
+	n = soft_port_recv(portid, umad, len);
+	/* Nothing yet, and replies to come: the next may bring what is looked for. */
+	while (n == -EAGAIN && fabric_client_posted(&shared.c)) {
+		collect(FABRIC_COLLECT_OLDEST);
+		n = soft_port_recv(portid, umad, len);
+	}
+	fabric_client_done(&shared.c);
+	return n;
+}
+
+int sim_shared_pending(int portid)
+{
+	int r = soft_port_pending(portid);
+
+	if (!r && atomic_load(&shared.n_posted)) {
+		fabric_client_lock(&shared.c);
+		collect(FABRIC_COLLECT_ALL);
+		fabric_client_done(&shared.c);
+		r = soft_port_pending(portid);
+	}
+	return r;
+}
+
+int sim_shared_wait(int portid, int timeout_ms)
+{
+	int r;
+
+	atomic_fetch_add(&shared.waiters, 1);
+	if (atomic_load(&shared.n_posted)) {
+		fabric_client_lock(&shared.c);
+		collect(FABRIC_COLLECT_ALL);
+		fabric_client_done(&shared.c);
+	}
+	r = soft_port_wait(portid, timeout_ms);
+	atomic_fetch_sub(&shared.waiters, 1);
+	return r;
+}
+
+void sim_shared_watch_fd(int portid)
+{
+	atomic_store(&shared.watched, 1);
+	fabric_client_lock(&shared.c);
+	collect(FABRIC_COLLECT_ALL);
+	fabric_client_done(&shared.c);
+	soft_port_watch_fd(portid);
 }
 
 /* --- events --------------------------------------------------------------------------- */
@@ -185,6 +374,8 @@ static int handle_event(const struct fp_reader *in)
 			return -EPROTO;
 		header_of(&hdr, &d->addr);
 		pthread_mutex_lock(&shared.c.lock);
+		/* A response to a posted request finds the request waiting for it. */
+		collect(FABRIC_COLLECT_ALL);
 		shared.ev.deliver(d->host, d->port, d->qpn, &hdr, (const uint8_t *)(d + 1),
 				  in->len - sizeof(*d),
 				  d->delay_ns ? mad_queue_now_ns() + d->delay_ns : 0);
@@ -275,7 +466,12 @@ void sim_shared_disconnect(void)
 	if (shared.stop_fd >= 0)
 		close(shared.stop_fd);
 	shared.stop_fd = -1;
-	if (shared.connected)
+	if (shared.connected) {
+		fabric_client_lock(&shared.c);
+		collect(FABRIC_COLLECT_ALL);
+		forget_posted();
+		fabric_client_done(&shared.c);
 		fabric_client_close(&shared.c);
+	}
 	shared.connected = 0;
 }

@@ -49,8 +49,18 @@ int sim_shared_issm(uint32_t host, uint32_t port, int held);
 /* A fault (fault API, umad fabric). */
 int sim_shared_control(const struct fp_control *ctl);
 
-/* soft_port's deliver for a port opened at the server (op->data holds handle + 1). */
+/*
+ * soft_port's deliver for a port opened at the server (op->data holds
+ * handle + 1).  An SMP request may be posted without waiting for its
+ * reply; the backend's recv, pending, wait and watch_fd below read the
+ * replies first, so the program sees what it would have seen had each send
+ * waited.
+ */
 int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		       const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len);
 
+ssize_t sim_shared_recv(int portid, void *umad, size_t len);
+int sim_shared_pending(int portid);
+int sim_shared_wait(int portid, int timeout_ms);
+void sim_shared_watch_fd(int portid);
 #endif /* BACKENDS_SIM_SHARED_H */

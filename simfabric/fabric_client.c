@@ -202,29 +202,41 @@ static int server_alive(struct fabric_client *c)
 	return !(poll(&pfd, 1, 0) == 1 && (pfd.revents & (POLLHUP | POLLERR)));
 }
 
-/* A request through the mailbox, its reply into c->reply.  0 or -errno.  Lock held. */
-static int mailbox_request(struct fabric_client *c, uint32_t type, const void *head,
-			   size_t head_len, const void *tail, size_t tail_len)
+/* Post request number ++mb_seq into its slot; kick the server if it sleeps.  0 or -errno.  Lock held. */
+static int post(struct fabric_client *c, uint32_t type, const void *head, size_t head_len,
+		const void *tail, size_t tail_len)
 {
 	struct fp_mailbox *mb = c->mb;
-	uint32_t seq = ++c->mb_seq, kick = 0;
+	uint32_t seq = c->mb_seq + 1, kick = 0;
+	struct fp_mailbox_slot *slot = &mb->slot[seq % FP_MAILBOX_SLOTS];
+
+	memcpy(slot->req, head, head_len);
+	if (tail_len)
+		memcpy(slot->req + head_len, tail, tail_len);
+	slot->req_type = type;
+	slot->req_len = (uint32_t)(head_len + tail_len);
+	c->mb_seq = seq;
+	atomic_store(&mb->posted, seq);
+	if (atomic_load(&mb->server_asleep))
+		return fp_send_message(c->fd, FP_KICK, &kick, sizeof(kick), -1, 0);
+	return 0;
+}
+
+/* Has request number seq been answered? (Numbers wrap: compared as a distance.) */
+static int answered(const struct fp_mailbox *mb, uint32_t seq)
+{
+	return (int32_t)(atomic_load(&mb->answered) - seq) >= 0;
+}
+
+/* Wait until request number seq is answered.  0, or -ECONNRESET when the server went.  Lock held. */
+static int await_answer(struct fabric_client *c, uint32_t seq)
+{
+	struct fp_mailbox *mb = c->mb;
 	uint64_t until = 0;
 	unsigned spins;
-	int r;
 
-	memcpy(mb->req, head, head_len);
-	if (tail_len)
-		memcpy(mb->req + head_len, tail, tail_len);
-	mb->req_type = type;
-	mb->req_len = (uint32_t)(head_len + tail_len);
-	atomic_store(&mb->posted, seq);
-	if (atomic_load(&mb->server_asleep)) {
-		r = fp_send_message(c->fd, FP_KICK, &kick, sizeof(kick), -1, 0);
-		if (r < 0)
-			return r;
-	}
 	/* A moment without sleeping: the server usually answers within it. */
-	for (spins = 0; atomic_load(&mb->answered) != seq; spins++) {
+	for (spins = 0; !answered(mb, seq); spins++) {
 		fp_cpu_relax();
 		if ((spins & 255) == 0) {
 			uint64_t now = sim_net_now_ns();
@@ -235,31 +247,41 @@ static int mailbox_request(struct fabric_client *c, uint32_t type, const void *h
 				break;
 		}
 	}
-	if (atomic_load(&mb->answered) != seq) {
+	if (!answered(mb, seq)) {
 		struct timespec check = { 0, MAILBOX_CHECK_MS * 1000000L };
 
 		atomic_store(&mb->client_asleep, 1);
-		while (atomic_load(&mb->answered) != seq) {
+		while (!answered(mb, seq)) {
 			uint32_t seen = atomic_load(&mb->answered);
 
-			if (seen == seq)
-				break;
 			syscall(SYS_futex, &mb->answered, FUTEX_WAIT, seen, &check, NULL, 0);
-			if (atomic_load(&mb->answered) != seq && !server_alive(c)) {
+			if (!answered(mb, seq) && !server_alive(c)) {
 				atomic_store(&mb->client_asleep, 0);
 				return -ECONNRESET;
 			}
 		}
 		atomic_store(&mb->client_asleep, 0);
 	}
-	if (!mb->resp_type) {
+	return 0;
+}
+
+/* The reply to the oldest request not read yet (answered), into c->reply.  0 or -errno.  Lock held. */
+static int read_answer(struct fabric_client *c)
+{
+	uint32_t seq = c->mb_read + 1;
+	const struct fp_mailbox_slot *slot = &c->mb->slot[seq % FP_MAILBOX_SLOTS];
+	uint32_t type = slot->resp_type, len = slot->resp_len;
+	int r;
+
+	c->mb_read = seq;
+	if (!type) {
 		/* Too long for the mailbox: on the connection. */
 		r = fp_recv_message(c->fd, &c->reply, 0);
 		return r == 0 ? -EPROTO : r < 0 ? r : 0;
 	}
-	if (mb->resp_len > FP_MAILBOX_ROOM || mb->resp_len < fp_min_body(mb->resp_type))
+	if (len > FP_MAILBOX_ROOM || len < fp_min_body(type))
 		return -EPROTO;
-	if (c->reply.cap < mb->resp_len) {
+	if (c->reply.cap < len) {
 		uint8_t *grown = realloc(c->reply.buf, FP_DATAGRAM_MAX);
 
 		if (!grown)
@@ -267,10 +289,64 @@ static int mailbox_request(struct fabric_client *c, uint32_t type, const void *h
 		c->reply.buf = grown;
 		c->reply.cap = FP_DATAGRAM_MAX;
 	}
-	memcpy(c->reply.buf, mb->resp, mb->resp_len);
-	c->reply.len = mb->resp_len;
-	c->reply.type = mb->resp_type;
+	memcpy(c->reply.buf, slot->resp, len);
+	c->reply.len = len;
+	c->reply.type = type;
 	return 0;
+}
+
+/* A request through the mailbox, its reply into c->reply.  0 or -errno.  Lock held, none posted. */
+static int mailbox_request(struct fabric_client *c, uint32_t type, const void *head,
+			   size_t head_len, const void *tail, size_t tail_len)
+{
+	int r = post(c, type, head, head_len, tail, tail_len);
+
+	if (r == 0)
+		r = await_answer(c, c->mb_seq);
+	return r < 0 ? r : read_answer(c);
+}
+
+/* The server went away or spoke nonsense: nothing more can be trusted. */
+static int broke(struct fabric_client *c)
+{
+	c->broken = 1;
+	return -EIO;
+}
+
+int fabric_client_collect(struct fabric_client *c, enum fabric_collect wait)
+{
+	int r;
+
+	if (c->broken)
+		return -EIO;
+	while (c->mb_read != c->mb_seq && (wait != FABRIC_COLLECT_READY || answered(c->mb, c->mb_read + 1))) {
+		void *cookie = c->cookies[(c->mb_read + 1) % FP_MAILBOX_SLOTS];
+
+		r = await_answer(c, c->mb_read + 1);
+		if (r == 0)
+			r = read_answer(c);
+		if (r < 0)
+			return broke(c);
+		c->on_answer(c, cookie);
+		if (wait == FABRIC_COLLECT_OLDEST)
+			wait = FABRIC_COLLECT_READY;
+	}
+	return 0;
+}
+
+int fabric_client_post(struct fabric_client *c, const void *head, size_t head_len,
+		       const void *tail, size_t tail_len, void *cookie)
+{
+	int r;
+
+	if (c->broken || !c->mb || !c->on_answer || head_len + tail_len > FP_MAILBOX_ROOM)
+		return -EIO;
+	/* Every slot taken: the oldest is read first, making room. */
+	if (c->mb_seq - c->mb_read >= FP_MAILBOX_SLOTS && fabric_client_collect(c, FABRIC_COLLECT_OLDEST) < 0)
+		return -EIO;
+	c->cookies[(c->mb_seq + 1) % FP_MAILBOX_SLOTS] = cookie;
+	r = post(c, FP_SEND, head, head_len, tail, tail_len);
+	return r < 0 ? broke(c) : 0;
 }
 
 int fabric_client_request(struct fabric_client *c, uint32_t type, const void *head,
@@ -280,6 +356,11 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 
 	pthread_mutex_lock(&c->lock);
 	if (c->broken || c->fd < 0) {
+		pthread_mutex_unlock(&c->lock);
+		return -EIO;
+	}
+	/* Posted requests first: they were made before this one. */
+	if (c->mb_read != c->mb_seq && fabric_client_collect(c, FABRIC_COLLECT_ALL) < 0) {
 		pthread_mutex_unlock(&c->lock);
 		return -EIO;
 	}
@@ -296,8 +377,7 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 	}
 
 	if (r < 0) {
-		/* The server went away or spoke nonsense: nothing more can be trusted. */
-		c->broken = 1;
+		broke(c);
 		pthread_mutex_unlock(&c->lock);
 		return -EIO;
 	}
@@ -305,6 +385,11 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 	if (c->reply.type == FP_RC)
 		memcpy(rc, c->reply.buf, sizeof(*rc));
 	return 0;
+}
+
+void fabric_client_lock(struct fabric_client *c)
+{
+	pthread_mutex_lock(&c->lock);
 }
 
 void fabric_client_done(struct fabric_client *c)

@@ -21,6 +21,14 @@ struct fabric_client {
 	int broken;			/* the server went away: every request fails with -EIO */
 	struct fp_mailbox *mb;		/* the fast path for sends (fabric_proto.h), or NULL */
 	uint32_t mb_seq;		/* the number of the last request posted there */
+	uint32_t mb_read;		/* the number of the last request whose reply was read */
+	/*
+	 * Requests posted without waiting (fabric_client_post): the owner's
+	 * cookie for each, and what it does with a reply, called with the lock
+	 * held and the reply in c->reply.
+	 */
+	void *cookies[FP_MAILBOX_SLOTS];
+	void (*on_answer)(struct fabric_client *c, void *cookie);
 };
 
 /* The socket path of UMAD_SIM_FABRIC, or of the default server; 0 or -ENAMETOOLONG. */
@@ -48,6 +56,32 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 			  size_t head_len, const void *tail, size_t tail_len, int32_t *rc);
 void fabric_client_done(struct fabric_client *c);
 
+/*
+ * Sends without waiting for their replies, so that a program works while
+ * the server answers (it may have FP_MAILBOX_SLOTS of them posted).  The
+ * caller holds c->lock (fabric_client_lock) and has set c->on_answer.
+ *
+ * fabric_client_post: post an FP_SEND (head then tail, within
+ * FP_MAILBOX_ROOM) whose reply goes to on_answer(c, cookie) when read;
+ * when every slot is taken, the oldest reply is read first.  0, or -EIO
+ * (the server is gone, or no mailbox).
+ *
+ * fabric_client_collect: read the replies of posted requests, oldest
+ * first, handing each to on_answer: those already there (READY), and
+ * waiting for the oldest (OLDEST) or for all (ALL).  0 or -EIO.
+ *
+ * fabric_client_request reads every posted reply before its own request.
+ */
+enum fabric_collect { FABRIC_COLLECT_READY, FABRIC_COLLECT_OLDEST, FABRIC_COLLECT_ALL };
+void fabric_client_lock(struct fabric_client *c);
+int fabric_client_post(struct fabric_client *c, const void *head, size_t head_len,
+		       const void *tail, size_t tail_len, void *cookie);
+int fabric_client_collect(struct fabric_client *c, enum fabric_collect wait);
+/* How many posted requests' replies are still to be read (lock held). */
+static inline unsigned fabric_client_posted(const struct fabric_client *c)
+{
+	return c->mb_seq - c->mb_read;
+}
 /* A request answered by FP_RC alone: its value, or -errno. */
 int fabric_client_call(struct fabric_client *c, uint32_t type, const void *body, size_t len);
 

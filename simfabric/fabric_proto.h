@@ -20,12 +20,17 @@
  *
  * The fast path: a client may hand a memory file with FP_HELLO, a
  * struct fp_mailbox both sides map.  Its sends (FP_SEND that fit) then go
- * through it: the client writes the request and raises `posted`; the server
- * writes the reply and raises `answered` to the same number.  Neither side
- * needs a system call while the other is awake; each says when it sleeps
- * (server_asleep: the client sends FP_KICK on the connection; client_asleep:
- * the server wakes it with a futex on `answered`).  A reply too long for
- * the mailbox goes on the connection instead (resp_type 0).
+ * through it: the client writes request number n into slot n % SLOTS and
+ * raises `posted` to n; the server answers the requests in order, each
+ * reply into its request's slot, raising `answered` to each number.  A
+ * client may post up to FP_MAILBOX_SLOTS requests before it reads their
+ * replies (a server that finds more refuses the client); it does not send
+ * on the connection while a posted request is unanswered, so requests are
+ * served in the order they were made.  Neither side needs a system call
+ * while the other is awake; each says when it sleeps (server_asleep: the
+ * client sends FP_KICK on the connection; client_asleep: the server wakes
+ * it with a futex on `answered`).  A reply too long for the mailbox goes on
+ * the connection instead (resp_type 0).
  *
  * Requests and their replies:
  *   FP_HELLO {fp_hello, names}    -> FP_HELLO_OK {fp_hello_ok, fp_node x n} + event socket
@@ -52,7 +57,7 @@
 #include "simfabric/fabric.h"
 #include "simfabric/fault.h"
 
-#define FP_VERSION		1
+#define FP_VERSION		2
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
 #define FP_MESSAGE_MAX		(32u << 20)	/* a whole message: long SA tables, dumps */
 #define FP_MAX_HOSTS		16		/* nodes one client attaches at */
@@ -227,16 +232,22 @@ void fp_port_fill(struct fp_port *v, struct sim_port *p);
 void fp_node_fill(struct fp_node *v, const struct sim_node *n);
 
 #define FP_MAILBOX_ROOM	4096u	/* a request, or a reply, through the mailbox */
+#define FP_MAILBOX_SLOTS	8u	/* requests a client may have posted and not yet read */
 
-struct fp_mailbox {
-	_Atomic uint32_t posted;	/* the client's: number of its latest request */
-	_Atomic uint32_t answered;	/* the server's: the request number answered */
-	_Atomic uint32_t server_asleep;	/* the server waits on its sockets: kick it */
-	_Atomic uint32_t client_asleep;	/* the client waits on `answered` (futex) */
+/* One request and its reply: request number n uses slot n % FP_MAILBOX_SLOTS. */
+struct fp_mailbox_slot {
 	uint32_t req_type, req_len;
 	uint32_t resp_type, resp_len;	/* resp_type 0: the reply is on the connection */
 	uint8_t req[FP_MAILBOX_ROOM];
 	uint8_t resp[FP_MAILBOX_ROOM];
+};
+
+struct fp_mailbox {
+	_Atomic uint32_t posted;	/* the client's: number of its latest request */
+	_Atomic uint32_t answered;	/* the server's: the latest request number answered */
+	_Atomic uint32_t server_asleep;	/* the server waits on its sockets: kick it */
+	_Atomic uint32_t client_asleep;	/* the client waits on `answered` (futex) */
+	struct fp_mailbox_slot slot[FP_MAILBOX_SLOTS];
 };
 
 /* A moment's pause in a loop that waits for the other side's write. */

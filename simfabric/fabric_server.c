@@ -57,7 +57,7 @@ struct client {
 	uint64_t events_dropped;
 	struct fp_mailbox *mb;		/* the fast path, or NULL */
 	uint32_t mb_seen;		/* the last request number taken from it */
-	int replying_to_mailbox;	/* the reply being made goes to mb */
+	struct fp_mailbox_slot *replying_to;	/* the slot the reply being made goes to, or NULL */
 	struct client *next;
 };
 
@@ -260,16 +260,18 @@ static int receive(void *arg, const struct sim_net_msg *m)
 static int client_reply(struct client *c, uint32_t type, const void *head, size_t head_len,
 			const void *tail, size_t tail_len)
 {
-	if (c->replying_to_mailbox) {
+	struct fp_mailbox_slot *slot = c->replying_to;
+
+	if (slot) {
 		if (head_len + tail_len <= FP_MAILBOX_ROOM) {
-			memcpy(c->mb->resp, head, head_len);
+			memcpy(slot->resp, head, head_len);
 			if (tail_len)
-				memcpy(c->mb->resp + head_len, tail, tail_len);
-			c->mb->resp_type = type;
-			c->mb->resp_len = (uint32_t)(head_len + tail_len);
+				memcpy(slot->resp + head_len, tail, tail_len);
+			slot->resp_type = type;
+			slot->resp_len = (uint32_t)(head_len + tail_len);
 			return 0;
 		}
-		c->mb->resp_type = 0;	/* on the connection, where the client then looks */
+		slot->resp_type = 0;	/* on the connection, where the client then looks */
 	}
 	return fp_send_message2(c->fd, type, head, head_len, tail, tail_len, -1, MSG_DONTWAIT);
 }
@@ -776,29 +778,37 @@ static int serve_client(struct fabric_server *s, struct client *c)
 	return r;
 }
 
-/* Serve a client's mailbox if it holds a new request: 1 if it did, 0, or -errno to drop it. */
+/*
+ * Serve the requests a client posted in its mailbox since the last look,
+ * in order: 1 if there were any, 0, or -errno to drop the client.
+ */
 static int serve_mailbox(struct fabric_server *s, struct client *c)
 {
 	uint32_t posted = atomic_load_explicit(&c->mb->posted, memory_order_acquire);
 	uint8_t req[FP_MAILBOX_ROOM];
-	uint32_t type, len;
-	int r;
+	int r = 0;
 
 	if (posted == c->mb_seen || c->closing)
 		return 0;
-	c->mb_seen = posted;
 	/* The client's memory: read once, checked, as a message from the socket is. */
-	type = c->mb->req_type;
-	len = c->mb->req_len;
-	if (type != FP_SEND || len > FP_MAILBOX_ROOM || len < fp_min_body(type))
+	if (posted - c->mb_seen > FP_MAILBOX_SLOTS)
 		return -EPROTO;
-	memcpy(req, c->mb->req, len);
-	/* No reply made (the client is being dropped): it looks on the connection, finds it closed. */
-	c->mb->resp_type = 0;
-	c->replying_to_mailbox = 1;
-	r = handle(s, c, type, req, len);
-	c->replying_to_mailbox = 0;
-	atomic_store(&c->mb->answered, posted);
+	while (c->mb_seen != posted && r >= 0) {
+		uint32_t seq = c->mb_seen + 1;
+		struct fp_mailbox_slot *slot = &c->mb->slot[seq % FP_MAILBOX_SLOTS];
+		uint32_t type = slot->req_type, len = slot->req_len;
+
+		c->mb_seen = seq;
+		if (type != FP_SEND || len > FP_MAILBOX_ROOM || len < fp_min_body(type))
+			return -EPROTO;
+		memcpy(req, slot->req, len);
+		/* No reply made (the client is being dropped): it looks on the connection, finds it closed. */
+		slot->resp_type = 0;
+		c->replying_to = slot;
+		r = handle(s, c, type, req, len);
+		c->replying_to = NULL;
+		atomic_store(&c->mb->answered, seq);
+	}
 	if (atomic_load(&c->mb->client_asleep))
 		syscall(SYS_futex, &c->mb->answered, FUTEX_WAKE, 1, NULL, NULL, 0);
 	return r < 0 ? r : 1;

@@ -470,39 +470,45 @@ static size_t take_send(struct input *in, uint8_t *buf, size_t room)
 }
 
 /*
- * A request through the mailbox.  Operands: kind (bits 0-1: 0 an FP_SEND
- * as take_send makes it, 1 another type, 2 a length past the room, 3 the
- * same number posted again; bit 2 an FP_KICK after it), then the request.
+ * A request through the mailbox, into the slot of the next number.
+ * Operands: kind (bits 0-1: 0 an FP_SEND as take_send makes it, 1 another
+ * type, 2 a length past the room, 3 the same number posted again; bit 2 an
+ * FP_KICK after it; bit 3 the number raised by a further 0-15, past
+ * requests never written or beyond the slots), then the request.
  */
 static void post_mailbox(struct client *c, struct input *in, uint8_t *buf)
 {
 	uint8_t kind = take8(in);
+	struct fp_mailbox_slot *slot;
 	size_t len;
 
 	if (!c->mb) {
 		take8(in);
 		return;
 	}
+	slot = &c->mb->slot[(c->mb_seq + 1) % FP_MAILBOX_SLOTS];
 	switch (kind & 3) {
 	case 0:
 		len = take_send(in, buf, FP_MAILBOX_ROOM);
-		memcpy(c->mb->req, buf, len);
-		c->mb->req_type = FP_SEND;
-		c->mb->req_len = (uint32_t)len;
+		memcpy(slot->req, buf, len);
+		slot->req_type = FP_SEND;
+		slot->req_len = (uint32_t)len;
 		break;
 	case 1:
-		c->mb->req_type = take8(in);
-		c->mb->req_len = take16(in) % (FP_MAILBOX_ROOM + 1);
-		take_bytes(in, c->mb->req, c->mb->req_len);
+		slot->req_type = take8(in);
+		slot->req_len = take16(in) % (FP_MAILBOX_ROOM + 1);
+		take_bytes(in, slot->req, slot->req_len);
 		break;
 	case 2:
-		c->mb->req_type = FP_SEND;
-		c->mb->req_len = FP_MAILBOX_ROOM + 1 + take32(in) % 65536;
+		slot->req_type = FP_SEND;
+		slot->req_len = FP_MAILBOX_ROOM + 1 + take32(in) % 65536;
 		break;
 	case 3:
 		c->mb_seq--;
 		break;
 	}
+	if (kind & 8)
+		c->mb_seq += take8(in) % 16;
 	atomic_store(&c->mb->posted, ++c->mb_seq);
 	if (kind & 4) {
 		uint32_t kick = 0;
@@ -649,7 +655,7 @@ static void operate(struct fabric_server *s, struct client *c, uint8_t op, struc
 		post_mailbox(c, in, buf);
 		break;
 	case OP_POKE: {
-		uint8_t at = take8(in) % offsetof(struct fp_mailbox, req);
+		uint8_t at = take8(in) % offsetof(struct fp_mailbox, slot[0].req);
 		uint8_t bytes[4];
 
 		take_bytes(in, bytes, sizeof(bytes));
