@@ -53,4 +53,17 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd);
 /* How many clients are connected. */
 unsigned fabric_server_clients(const struct fabric_server *s);
 
+/*
+ * A request handed to an agent in another client is remembered, so that
+ * its response goes back to the sender, until the response comes or the
+ * sender's port closes; one whose wait is over goes when a response
+ * arrives or the table is full.  At most this many at once: past it, a
+ * request is not remembered and its sender times out, as if the response
+ * were lost.
+ */
+#define FABRIC_SERVER_MAX_WAITING 65536u
+
+/* How many requests are remembered so (tests). */
+unsigned fabric_server_waiting(const struct fabric_server *s);
+
 #endif /* SIMFABRIC_FABRIC_SERVER_H */

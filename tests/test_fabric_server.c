@@ -5,9 +5,10 @@
  * is refused; a request with no hello first is refused; a fault on links
  * is told to every client attached at a node (FP_NODE_CHANGED), and a
  * program that makes one through libumad-sim finds its own fake sysfs tree
- * rewritten when the call returns; and a program on the sim backend
- * (UMAD_SIM_FABRIC) whose server dies gets -EIO from its calls instead of
- * waiting for ever.
+ * rewritten when the call returns; requests awaiting a response from
+ * another client's agent are remembered up to a bound, the expired dropped
+ * first; and a program on the sim backend (UMAD_SIM_FABRIC) whose server
+ * dies gets -EIO from its calls instead of waiting for ever.
  */
 #include "config.h"
 
@@ -332,6 +333,239 @@ static void test_link_fault_tells_attached_clients(void **state)
 	fabric_server_free(s);
 }
 
+/* --- requests awaiting another client's response: a bounded table --------------------- */
+
+/* The class the two clients speak: one no firmware agent of the fabric answers. */
+#define TEST_CLASS		UMAD_CLASS_VENDOR_RANGE1_START
+#define LONG_WAIT_MS		3600000u	/* outlasts any test run: never expires */
+
+/* A client at a node with port 1 opened there. */
+struct gmp_end {
+	int fd, ev;
+	uint32_t handle;
+	uint16_t lid;
+};
+
+static void gmp_end_open(struct fabric_server *s, struct gmp_end *e, const char *node,
+			 struct fp_reader *r)
+{
+	struct fp_host port1 = { .host = 0, .port = 1 };
+	struct fp_host q = { .host = 0 };
+	const struct fp_port *ports;
+
+	e->fd = new_client(s);
+	e->ev = hello_events(s, e->fd, node, r);
+	assert_int_equal(ask(s, e->fd, FP_OPEN, &port1, sizeof(port1), NULL, 0, r), FP_RC);
+	assert_true(rc_of(r) >= 0);
+	e->handle = (uint32_t)rc_of(r);
+	assert_int_equal(ask(s, e->fd, FP_GET_CA, &q, sizeof(q), NULL, 0, r), FP_CA);
+	ports = (const struct fp_port *)((const struct fp_node *)r->buf + 1);
+	e->lid = ports[1].lid;
+	assert_true(e->lid != 0);
+}
+
+static void gmp_end_close(struct gmp_end *e)
+{
+	close(e->ev);
+	close(e->fd);
+}
+
+/*
+ * A GMP of TEST_CLASS from e to dlid: the verdict its FP_RESULT gives.
+ * The server handles it in its first round, but for other clients'
+ * messages (none here), so a few rounds are plenty.
+ */
+static uint32_t send_gmp(struct fabric_server *s, const struct gmp_end *e, uint16_t dlid,
+			 uint8_t method, uint64_t tid, uint32_t wait_ms, struct fp_reader *r)
+{
+	struct fp_send q = {
+		.handle = e->handle, .sqpn = QP1_GSI, .dqpn = QP1_GSI, .qkey = UMAD_QKEY,
+		.dlid = dlid, .wait_ms = wait_ms,
+	};
+	uint8_t mad[MAD_SIZE] = { 0 };
+	struct fp_result res;
+	int i, got = 0;
+
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = TEST_CLASS;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = method;
+	put_be64(mad + MAD_OFF_TID, tid);
+	assert_int_equal(fp_send_message2(e->fd, FP_SEND, &q, sizeof(q), mad, sizeof(mad), -1, 0),
+			 0);
+	for (i = 0; i < 4 && !got; i++) {
+		assert_true(fabric_server_poll(s, 0, -1) >= 0);
+		got = fp_recv_message(e->fd, r, MSG_DONTWAIT);
+	}
+	assert_int_equal(got, 1);
+	assert_int_equal(r->type, FP_RESULT);
+	assert_true(r->len >= sizeof(res));
+	memcpy(&res, r->buf, sizeof(res));
+	return res.result;
+}
+
+/*
+ * What arrived on a client's event channel: how many MADs of TEST_CLASS
+ * (other events, such as the built-in SM's, are passed over); the TID of
+ * the last in *tid.
+ */
+static unsigned delivered(int ev, uint8_t method, uint64_t *tid, struct fp_reader *r)
+{
+	unsigned n = 0;
+
+	while (fp_recv_message(ev, r, MSG_DONTWAIT) == 1) {
+		const uint8_t *mad = r->buf + sizeof(struct fp_deliver);
+
+		if (r->type != FP_DELIVER)
+			continue;
+		assert_true(r->len >= sizeof(struct fp_deliver) + MAD_HDR_SIZE);
+		if (mad_class(mad) != TEST_CLASS)
+			continue;
+		assert_int_equal(mad_method(mad), method);
+		*tid = mad_tid(mad);
+		n++;
+	}
+	return n;
+}
+
+/* The responder answers tid: did the server route the response to the asker? */
+static int answered(struct fabric_server *s, const struct gmp_end *asker,
+		    const struct gmp_end *responder, uint64_t tid, struct fp_reader *r)
+{
+	uint32_t result = send_gmp(s, responder, asker->lid, UMAD_METHOD_GET_RESP, tid, 0, r);
+	uint64_t got = ~tid;
+	unsigned n = delivered(asker->ev, UMAD_METHOD_GET_RESP, &got, r);
+
+	/* The verdict the responder hears and what the asker sees agree. */
+	if (result == SIM_NET_DELIVERED) {
+		assert_int_equal(n, 1);
+		assert_true(got == tid);
+		return 1;
+	}
+	assert_int_equal(result, SIM_NET_LOST);
+	assert_int_equal(n, 0);
+	return 0;
+}
+
+/* A request from asker to responder's agent, which must take it. */
+static void request(struct fabric_server *s, const struct gmp_end *asker,
+		    const struct gmp_end *responder, uint64_t tid, uint32_t wait_ms,
+		    struct fp_reader *r)
+{
+	uint64_t got = ~tid;
+
+	assert_int_equal(send_gmp(s, asker, responder->lid, UMAD_METHOD_GET, tid, wait_ms, r),
+			 SIM_NET_DELIVERED);
+	assert_int_equal(delivered(responder->ev, UMAD_METHOD_GET, &got, r), 1);
+	assert_true(got == tid);
+}
+
+/*
+ * The server remembers requests handed to another client's agent, so that
+ * their responses go back to the sender, in a bounded table: however many
+ * unanswered requests come, it holds FABRIC_SERVER_MAX_WAITING at most;
+ * when it is full, expired requests go first (a fresh request still gets
+ * its response); past the bound, a request is not remembered, its response
+ * reaches no one, and the server goes on serving.  Expired requests also go
+ * when any response arrives; and a client's requests when it leaves.
+ */
+static void test_waiting_requests_are_bounded(void **state)
+{
+	const unsigned bound = FABRIC_SERVER_MAX_WAITING;
+	struct fabric_server *s = new_server();
+	struct fp_register reg = {
+		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
+	};
+	struct gmp_end asker, responder;
+	struct fp_reader r, e;
+	uint64_t tid, over, short1, short2, fresh;
+	int other;
+
+	(void)state;
+	fp_reader_init(&r);
+	fp_reader_init(&e);
+	gmp_end_open(s, &asker, "Hca1", &r);
+	gmp_end_open(s, &responder, "Hca2", &r);
+	reg.handle = responder.handle;
+	reg.req.method_mask[0] = 1u << UMAD_METHOD_GET;
+	assert_int_equal(ask(s, responder.fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r), FP_RC);
+	assert_int_equal(rc_of(&r), 0);
+
+	/* A request with no wait, and a response, are not remembered. */
+	request(s, &asker, &responder, 1u << 31, 0, &e);
+	assert_int_equal(fabric_server_waiting(s), 0);
+	assert_int_equal(answered(s, &asker, &responder, 1u << 31, &e), 0);
+
+	/* (a) Filled to the bound with requests that never expire; more do not grow it. */
+	for (tid = 0; tid < bound; tid++)
+		request(s, &asker, &responder, tid, LONG_WAIT_MS, &e);
+	assert_int_equal(fabric_server_waiting(s), bound);
+	over = tid;
+	for (; tid < over + 16; tid++) {
+		request(s, &asker, &responder, tid, LONG_WAIT_MS, &e);
+		assert_int_equal(fabric_server_waiting(s), bound);
+	}
+
+	/* (c) Past the bound, nothing expired: the request's response reaches no one... */
+	assert_int_equal(answered(s, &asker, &responder, over, &e), 0);
+	assert_int_equal(answered(s, &asker, &responder, over + 15, &e), 0);
+	assert_int_equal(fabric_server_waiting(s), bound);
+	/* ...while a remembered one's does, once, and its entry goes. */
+	assert_int_equal(answered(s, &asker, &responder, 0, &e), 1);
+	assert_int_equal(fabric_server_waiting(s), bound - 1);
+	assert_int_equal(answered(s, &asker, &responder, 0, &e), 0);
+	/* The server is healthy: a newcomer is served, and so are both clients. */
+	other = new_client(s);
+	hello(s, other, "Hca3", &r);
+	assert_int_equal(port_state(s, other, 1, &r), PORT_STATE_ACTIVE);
+	close(other);
+	serve(s);
+	assert_int_equal(fabric_server_clients(s), 2);
+	assert_int_equal(answered(s, &asker, &responder, bound - 1, &e), 1);
+	assert_int_equal(fabric_server_waiting(s), bound - 2);
+
+	/* (b) Full again, two places taken by requests that soon expire... */
+	short1 = tid++;
+	request(s, &asker, &responder, short1, 1, &e);
+	short2 = tid++;
+	request(s, &asker, &responder, short2, 1, &e);
+	assert_int_equal(fabric_server_waiting(s), bound);
+	usleep(5000);
+	/* ...a fresh request finds them gone, takes a place, and gets its response. */
+	fresh = tid++;
+	request(s, &asker, &responder, fresh, LONG_WAIT_MS, &e);
+	assert_int_equal(fabric_server_waiting(s), bound - 1);
+	assert_int_equal(answered(s, &asker, &responder, fresh, &e), 1);
+	assert_int_equal(fabric_server_waiting(s), bound - 2);
+	assert_int_equal(answered(s, &asker, &responder, short1, &e), 0);
+	assert_int_equal(answered(s, &asker, &responder, short2, &e), 0);
+	/* Only the expired went: an old request's response still comes back. */
+	assert_int_equal(answered(s, &asker, &responder, 1, &e), 1);
+	assert_int_equal(fabric_server_waiting(s), bound - 3);
+
+	/* Expired requests also go when any response arrives, even one for no one. */
+	short1 = tid++;
+	request(s, &asker, &responder, short1, 1, &e);
+	short2 = tid++;
+	request(s, &asker, &responder, short2, 1, &e);
+	assert_int_equal(fabric_server_waiting(s), bound - 1);
+	usleep(5000);
+	assert_int_equal(answered(s, &asker, &responder, over, &e), 0);
+	assert_int_equal(fabric_server_waiting(s), bound - 3);
+	assert_int_equal(answered(s, &asker, &responder, short1, &e), 0);
+
+	/* The asker leaves: its requests go with it. */
+	gmp_end_close(&asker);
+	serve(s);
+	assert_int_equal(fabric_server_clients(s), 1);
+	assert_int_equal(fabric_server_waiting(s), 0);
+
+	fp_reader_free(&r);
+	fp_reader_free(&e);
+	gmp_end_close(&responder);
+	fabric_server_free(s);
+}
+
 /* --- a program on the sim backend whose server dies -------------------------------------- */
 
 static pid_t server_pid;
@@ -519,6 +753,7 @@ int main(void)
 		cmocka_unit_test(test_unsealed_mailbox_is_refused),
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
+		cmocka_unit_test(test_waiting_requests_are_bounded),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_server_gone_gives_eio),
 	};
