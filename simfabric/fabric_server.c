@@ -29,7 +29,6 @@
 
 #define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
 #define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
-#define MAX_WAITING	65536u			/* requests handed to agents, awaiting responses */
 /* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
 #define MAILBOX_SPIN_NS		20000u
 #define MAILBOX_SPIN_MIN_NS	1000u
@@ -201,9 +200,6 @@ static void forget_expired(struct fabric_server *s, uint64_t now)
 		if (g_array_index(s->waiting, struct waiting_request, i).deadline_ns < now)
 			g_array_remove_index_fast(s->waiting, i--);
 }
-
-/* The bound as the header states it, which its test reads. */
-_Static_assert(MAX_WAITING == FABRIC_SERVER_MAX_WAITING, "fabric_server.h tells the bound");
 
 unsigned fabric_server_waiting(const struct fabric_server *s)
 {
@@ -566,9 +562,9 @@ static int do_send(struct fabric_server *s, struct client *c, const uint8_t *bod
 		 * expired go, and past it the response is not routed back (the
 		 * sender times out, as if it were lost).
 		 */
-		if (s->waiting->len >= MAX_WAITING)
+		if (s->waiting->len >= FABRIC_SERVER_MAX_WAITING)
 			forget_expired(s, now_ns());
-		if (s->waiting->len < MAX_WAITING)
+		if (s->waiting->len < FABRIC_SERVER_MAX_WAITING)
 			g_array_append_val(s->waiting, w);
 	}
 	if (res.result == SIM_NET_ANSWERED) {
