@@ -233,13 +233,6 @@ static int post_send(struct soft_port *op, const struct ib_user_mad *hdr,
 	if (!shared.c.mb || mad_len > MAD_SIZE || !mad_class_is_smp(mad_class(mad)) ||
 	    mad_method_is_response(mad_method(mad)))
 		return 0;
-	collect(FABRIC_COLLECT_READY);
-	if (posted_twice(op, hdr, mad)) {
-		/* The kernel refuses a request whose twin still waits: as check_send does. */
-		collect(FABRIC_COLLECT_ALL);
-		if (mad_queue_is_outstanding(&op->q, hdr, mad, 0))
-			return -EINVAL;
-	}
 	if (fabric_client_posted(&shared.c) >= FP_MAILBOX_SLOTS)
 		collect(FABRIC_COLLECT_OLDEST);
 	if (shared.c.broken)
@@ -285,6 +278,20 @@ int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	int r;
 
 	fabric_client_lock(&shared.c);
+	if (fabric_client_posted(&shared.c)) {
+		/*
+		 * The kernel refuses a request whose twin still waits (check_send
+		 * asked the queue): a posted twin's reply, read now, may say so.
+		 */
+		collect(FABRIC_COLLECT_READY);
+		if (posted_twice(op, hdr, mad))
+			collect(FABRIC_COLLECT_ALL);
+		if (!mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad)) &&
+		    mad_queue_is_outstanding(&op->q, hdr, mad, 0)) {
+			fabric_client_done(&shared.c);
+			return -EINVAL;
+		}
+	}
 	r = post_send(op, hdr, agent, mad, mad_len, &q);
 	fabric_client_done(&shared.c);
 	if (r != 0)

@@ -15,6 +15,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <poll.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -698,6 +700,182 @@ static void dr_nodeinfo(uint8_t *umad, int agent)
 	memset(mad + 32, 0xff, 4);		/* DrSLID, DrDLID: permissive */
 }
 
+/* --- sends posted without waiting for their replies ----------------------------------------- */
+
+/* The transaction ID of a umad buffer's MAD (its low word). */
+static uint32_t tid_of(const uint8_t *umad)
+{
+	return get_be32(umad_get_mad((void *)umad) + MAD_OFF_TID + 4);
+}
+
+static void set_tid(uint8_t *umad, uint32_t tid)
+{
+	put_be32(umad_get_mad(umad) + MAD_OFF_TID + 4, tid);
+}
+
+struct blocked_recv {
+	int portid, agent, len;
+	uint8_t umad[512];
+	int got;
+};
+
+static void *recv_forever(void *arg)
+{
+	struct blocked_recv *b = arg;
+
+	b->len = 256;
+	b->got = umad_recv(b->portid, b->umad, &b->len, -1);
+	return NULL;
+}
+
+/* The server, stopped by the test, goes on a moment later. */
+static void *continue_server(void *arg)
+{
+	(void)arg;
+	usleep(200000);
+	kill(server_pid, SIGCONT);
+	return NULL;
+}
+
+/*
+ * What a program sees of SMPs sent back to back is what it saw when each
+ * send waited for its reply: every reply, in the order sent, a receive
+ * that does not wait included; a twin of a request still outstanding
+ * refused; a receive blocked in another thread, and a descriptor the
+ * program polls itself, woken by a reply.
+ */
+static int posted_sends_child(void)
+{
+	enum { N = 3 * FP_MAILBOX_SLOTS / 2 };
+	uint8_t umad[512];
+	struct blocked_recv b;
+	struct pollfd pfd;
+	struct timespec until;
+	pthread_t thread;
+	int portid, agent, len, i;
+
+	setenv("UMAD_SIM_HOST", "Hca1", 1);
+	CHECK_EQ(umad_init(), 0);
+	portid = umad_open_port(NULL, 0);
+	CHECK(portid >= 0);
+	agent = umad_register(portid, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
+	CHECK(agent >= 0);
+
+	/* More than the mailbox holds, then their replies. */
+	for (i = 0; i < N; i++) {
+		dr_nodeinfo(umad, agent);
+		set_tid(umad, 100 + i);
+		CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
+	}
+	for (i = 0; i < N; i++) {
+		len = 256;
+		CHECK_EQ(umad_recv(portid, umad, &len, 1000), agent);
+		CHECK_EQ(umad_status(umad), 0);
+		CHECK_EQ(tid_of(umad), 100 + i);
+	}
+
+	/* A receive that does not wait finds the reply there; so does a poll of no time. */
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 200);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 0), agent);
+	CHECK_EQ(tid_of(umad), 200);
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 201);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
+	CHECK_EQ(umad_poll(portid, 0), 0);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 0), agent);
+	CHECK_EQ(tid_of(umad), 201);
+
+	/* A request nobody answers (a directed route on to a port the switch lacks) stays outstanding. */
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 300);
+	((uint8_t *)umad_get_mad(umad))[SMP_OFF_HOP_CNT] = 2;
+	((uint8_t *)umad_get_mad(umad))[SMP_OFF_INITIAL_PATH + 1] = 1;
+	((uint8_t *)umad_get_mad(umad))[SMP_OFF_INITIAL_PATH + 2] = 250;
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 100, 0), 0);
+	CHECK(umad_send(portid, agent, umad, 256, 100, 0) < 0);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 2000), agent);
+	CHECK_EQ(umad_status(umad), ETIMEDOUT);
+	CHECK_EQ(tid_of(umad), 300);
+
+	/*
+	 * The same while the server cannot answer yet (stopped): the twin
+	 * waits for the first's reply, which says it is still outstanding.
+	 */
+	CHECK_EQ(kill(server_pid, SIGSTOP), 0);
+	set_tid(umad, 301);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 100, 0), 0);
+	CHECK_EQ(pthread_create(&thread, NULL, continue_server, NULL), 0);
+	CHECK(umad_send(portid, agent, umad, 256, 100, 0) < 0);
+	CHECK_EQ(pthread_join(thread, NULL), 0);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 2000), agent);
+	CHECK_EQ(umad_status(umad), ETIMEDOUT);
+	CHECK_EQ(tid_of(umad), 301);
+
+	/* A thread blocked in a receive gets a reply to another thread's send. */
+	memset(&b, 0, sizeof(b));
+	b.portid = portid;
+	b.agent = agent;
+	CHECK_EQ(pthread_create(&thread, NULL, recv_forever, &b), 0);
+	usleep(100000);					/* in its wait by now, mostly */
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 400);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	if (pthread_timedjoin_np(thread, NULL, &until)) {
+		fprintf(stderr, "the blocked receive never got the reply\n");
+		_exit(1);	/* the thread still waits: no clean return */
+	}
+	CHECK_EQ(b.got, agent);
+	CHECK_EQ(tid_of(b.umad), 400);
+
+	/* The program polls the descriptor itself: a reply makes it readable. */
+	pfd.fd = umad_get_fd(portid);
+	pfd.events = POLLIN;
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 500);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
+	CHECK_EQ(poll(&pfd, 1, 2000), 1);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 0), agent);
+	CHECK_EQ(tid_of(umad), 500);
+
+	umad_close_port(portid);
+	umad_done();
+	return 0;
+}
+
+static void test_posted_sends(void **state)
+{
+	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64], cmd[128];
+	struct child_result res;
+	pid_t server;
+	int i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s/socket", dir);
+	server = server_pid = start_server_process(path);
+	for (i = 0; i < 200 && access(path, F_OK); i++)
+		usleep(10000);
+	setenv("UMAD_SIM_FABRIC", path, 1);
+	run_child(posted_sends_child, "sim", MODULE_DIR, &res);
+	unsetenv("UMAD_SIM_FABRIC");
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	server_pid = 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	if (res.failure[0])
+		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
+}
+
 static void test_server_gone_gives_eio(void **state)
 {
 	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64];
@@ -755,6 +933,7 @@ int main(void)
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
 		cmocka_unit_test(test_waiting_requests_are_bounded),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
+		cmocka_unit_test(test_posted_sends),
 		cmocka_unit_test(test_server_gone_gives_eio),
 	};
 
