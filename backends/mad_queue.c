@@ -361,7 +361,7 @@ int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
 }
 
 int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad,
-			  int is_response)
+			  int is_response, uint64_t sent_ns)
 {
 	struct mad_queue_timeout *t;
 
@@ -381,7 +381,7 @@ int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, co
 	atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
 	t->is_response = is_response;
 	t->answered = 0;
-	t->deadline_ns = mad_queue_now_ns() +
+	t->deadline_ns = (sent_ns ? sent_ns : mad_queue_now_ns()) +
 			 (uint64_t)hdr->timeout_ms * 1000000u * ((uint64_t)hdr->retries + 1);
 	memcpy(t->umad, hdr, MAD_QUEUE_HDR);
 	memcpy(t->umad + MAD_QUEUE_HDR, mad, sizeof(struct umad_hdr));

@@ -105,12 +105,12 @@ int mad_queue_push_at(struct mad_queue *q, const struct ib_user_mad *hdr, const 
 		      size_t mad_len, uint64_t due_ns, int completes);
 
 /*
- * A send that will get no answer: after timeout_ms * (retries + 1) the
- * sender receives its header with status ETIMEDOUT and the common header
- * of its MAD, as the kernel reports it.  0 or -ENOMEM.
+ * A send that will get no answer: timeout_ms * (retries + 1) after sent_ns
+ * (0: now) the sender receives its header with status ETIMEDOUT and the
+ * common header of its MAD, as the kernel reports it.  0 or -ENOMEM.
  */
 int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad,
-			  int is_response);
+			  int is_response, uint64_t sent_ns);
 
 /*
  * 1 when a send still waiting for its timeout makes this one a duplicate,

@@ -666,7 +666,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 
 	(void)agent;	/* answers are matched by what was asked, not by whom */
 	if (mad_rules_method_is_response(mad_class(mad), mad_method(mad), 0))
-		return soft_port_no_answer(p, hdr, mad);	/* our own answers go nowhere */
+		return soft_port_no_answer(p, hdr, mad, 0);	/* our own answers go nowhere */
 	key_len = make_key(mad, mad_len, be16toh(hdr->addr.lid), key);
 	/*
 	 * Repeats take the recorded answers in order; past the last, the last
@@ -693,7 +693,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 		/* No answer recorded, a recorded timeout, or a capture that changed under us. */
 		if (!a)
 			note_unmatched(mad);
-		r = soft_port_no_answer(p, hdr, mad);
+		r = soft_port_no_answer(p, hdr, mad, 0);
 	}
 	pthread_mutex_unlock(&answers_lock);
 	return r;

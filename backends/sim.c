@@ -960,7 +960,7 @@ static int queue_answer(struct soft_port *op, const struct ib_user_mad *hdr, con
 	received_header(&reply, answer);
 	reply.agent_id = hdr->agent_id;
 	reply.addr.pkey_index = hdr->addr.pkey_index;
-	return soft_port_answer_at(op, hdr, mad, &reply, agent, answer->data, answer->len, due);
+	return soft_port_answer_at(op, hdr, mad, &reply, agent, answer->data, answer->len, due, 0);
 }
 
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
@@ -1001,7 +1001,7 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	if (result == SIM_NET_ANSWERED && hdr->timeout_ms)
 		r = queue_answer(op, hdr, whole, agent, &reply.msg);
 	else
-		r = soft_port_no_answer(op, hdr, mad);
+		r = soft_port_no_answer(op, hdr, mad, 0);
 	pthread_mutex_unlock(&sim.lock);
 	sim_net_reply_release(&reply);
 	return r;

@@ -23,6 +23,7 @@ struct posted_send {
 	struct ib_user_mad hdr;
 	struct umad_agent_req agent;
 	uint8_t mad[MAD_SIZE];
+	uint64_t sent_ns;		/* its timeout and any delay count from then */
 };
 
 static struct {
@@ -151,9 +152,12 @@ static void header_of(struct ib_user_mad *hdr, const struct fp_addr *a)
 	hdr->addr.pkey_index = a->pkey_index;
 }
 
-/* A send's reply, in shared.c.reply with the lock held: its answer queued, or its timeout. */
+/*
+ * A send's reply, in shared.c.reply with the lock held: its answer queued,
+ * or its timeout, both counted from when it was sent (sent_ns; 0: now).
+ */
 static int take_result(struct soft_port *op, const struct ib_user_mad *hdr,
-		       const struct umad_agent_req *agent, const uint8_t *mad)
+		       const struct umad_agent_req *agent, const uint8_t *mad, uint64_t sent_ns)
 {
 	const struct fp_result *res = (const struct fp_result *)shared.c.reply.buf;
 
@@ -166,9 +170,11 @@ static int take_result(struct soft_port *op, const struct ib_user_mad *hdr,
 		reply.addr.pkey_index = hdr->addr.pkey_index;
 		return soft_port_answer_at(op, hdr, mad, &reply, agent, (const uint8_t *)(res + 1),
 					   shared.c.reply.len - sizeof(*res),
-					   res->delay_ns ? mad_queue_now_ns() + res->delay_ns : 0);
+					   res->delay_ns ? (sent_ns ? sent_ns : mad_queue_now_ns()) +
+							   res->delay_ns : 0,
+					   sent_ns);
 	}
-	return soft_port_no_answer(op, hdr, mad);
+	return soft_port_no_answer(op, hdr, mad, sent_ns);
 }
 
 /* fabric_client's on_answer: a posted send's reply (an error from the server: as if lost). */
@@ -177,7 +183,7 @@ static void posted_answer(struct fabric_client *c, void *cookie)
 	struct posted_send *ps = cookie;
 
 	(void)c;
-	take_result(ps->op, &ps->hdr, &ps->agent, ps->mad);
+	take_result(ps->op, &ps->hdr, &ps->agent, ps->mad, ps->sent_ns);
 	soft_port_put(ps->op);
 	ps->op = NULL;
 }
@@ -247,6 +253,7 @@ static int post_send(struct soft_port *op, const struct ib_user_mad *hdr,
 	ps->hdr = *hdr;
 	ps->agent = *agent;
 	memcpy(ps->mad, mad, MAD_SIZE);
+	ps->sent_ns = mad_queue_now_ns();
 	atomic_fetch_add(&op->refs, 1);	/* the caller's reference lasts the call only */
 	ps->op = op;
 	if (fabric_client_post(&shared.c, q, sizeof(*q), mad, MAD_SIZE, ps) < 0) {
@@ -307,7 +314,7 @@ int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		return r;
 	if (shared.c.reply.type != FP_RESULT)
 		return rc_of(rc);
-	r = take_result(op, hdr, agent, mad);
+	r = take_result(op, hdr, agent, mad, 0);
 	fabric_client_done(&shared.c);
 	return r;
 }

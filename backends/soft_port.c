@@ -362,11 +362,12 @@ ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliv
 	return r < 0 ? r : (ssize_t)len;
 }
 
-int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad)
+int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad,
+			uint64_t sent_ns)
 {
 	if (!hdr->timeout_ms)
 		return 0;
-	return mad_queue_add_timeout(&p->q, hdr, mad, is_response(mad));
+	return mad_queue_add_timeout(&p->q, hdr, mad, is_response(mad), sent_ns);
 }
 
 int soft_port_wait(int portid, int timeout_ms)
@@ -474,7 +475,7 @@ int soft_port_queue_message_at(struct soft_port *p, const struct ib_user_mad *hd
 int soft_port_answer_at(struct soft_port *p, const struct ib_user_mad *req_hdr,
 			const uint8_t *req_mad, const struct ib_user_mad *hdr,
 			const struct umad_agent_req *agent, const uint8_t *msg, size_t len,
-			uint64_t due_ns)
+			uint64_t due_ns, uint64_t sent_ns)
 {
 	uint32_t id;
 	int r;
@@ -482,7 +483,7 @@ int soft_port_answer_at(struct soft_port *p, const struct ib_user_mad *req_hdr,
 	if (!due_ns || due_ns <= mad_queue_now_ns())
 		return soft_port_queue_message(p, hdr, agent, msg, len);
 	/* Waiting as for an answer from elsewhere, so that its timeout may win. */
-	r = soft_port_no_answer(p, req_hdr, req_mad);
+	r = soft_port_no_answer(p, req_hdr, req_mad, sent_ns);
 	if (r < 0 || !mad_queue_claim_request_at(&p->q, msg, due_ns, &id))
 		return r;
 	return soft_port_queue_message_at(p, hdr, agent, msg, len, due_ns, 1);

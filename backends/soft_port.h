@@ -80,10 +80,11 @@ ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliv
 
 /*
  * A checked send that gets no answer: with a timeout it completes with
- * ETIMEDOUT after timeout_ms * (retries + 1); without one, not at all.
- * 0 or -ENOMEM.
+ * ETIMEDOUT timeout_ms * (retries + 1) after it was sent, at sent_ns (0:
+ * now); without one, not at all.  0 or -ENOMEM.
  */
-int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad);
+int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad,
+			uint64_t sent_ns);
 
 /* wait() and watch_fd() of the backend contract: lazy signalling of the descriptor (mad_queue.h). */
 int soft_port_wait(int portid, int timeout_ms);
@@ -110,16 +111,17 @@ int soft_port_queue_message_at(struct soft_port *p, const struct ib_user_mad *hd
 
 /*
  * The answer to a checked send of p (req_hdr, req_mad: as the deliver
- * function got them; its timeout set) that the backend made itself, to
- * arrive at due_ns (0: now), hdr its umad header.  Later than now, the
- * send waits for it as for an answer from elsewhere: outstanding until it
- * arrives, or timed out instead when its timeout comes first (the answer
- * then finds no request and is dropped).  0 or -ENOMEM.
+ * function got them; its timeout set; sent at sent_ns, 0: now) that the
+ * backend made itself, to arrive at due_ns (0: now), hdr its umad header.
+ * Later than now, the send waits for it as for an answer from elsewhere:
+ * outstanding until it arrives, or timed out instead when its timeout
+ * comes first (the answer then finds no request and is dropped).  0 or
+ * -ENOMEM.
  */
 int soft_port_answer_at(struct soft_port *p, const struct ib_user_mad *req_hdr,
 			const uint8_t *req_mad, const struct ib_user_mad *hdr,
 			const struct umad_agent_req *agent, const uint8_t *msg, size_t len,
-			uint64_t due_ns);
+			uint64_t due_ns, uint64_t sent_ns);
 
 /*
  * A MAD arriving from the fabric at device_port on QP qpn, with the umad

@@ -817,6 +817,15 @@ static int posted_sends_child(void)
 	CHECK_EQ(umad_status(umad), ETIMEDOUT);
 	CHECK_EQ(tid_of(umad), 301);
 
+	/* Its timeout counts from the send, not from when the program looks. */
+	set_tid(umad, 302);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 100, 0), 0);
+	usleep(300000);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 0), agent);
+	CHECK_EQ(umad_status(umad), ETIMEDOUT);
+	CHECK_EQ(tid_of(umad), 302);
+
 	/* A thread blocked in a receive gets a reply to another thread's send. */
 	memset(&b, 0, sizeof(b));
 	b.portid = portid;

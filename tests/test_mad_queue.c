@@ -155,7 +155,7 @@ static void test_interleaved_with_timeouts(void **state)
 	struct popped p;
 
 	make_mad(req, UMAD_METHOD_GET, 7, 77);
-	assert_int_equal(mad_queue_add_timeout(q, &req_hdr, req, 0), 0);
+	assert_int_equal(mad_queue_add_timeout(q, &req_hdr, req, 0, 0), 0);
 	push_tag(q, 8, t0 + 60 * MS);
 	push_tag(q, 9, t0 + 10 * MS);
 	sleep_until(t0 + 100 * MS);
@@ -185,7 +185,7 @@ static void test_late_answer_times_out(void **state)
 
 	make_mad(req, UMAD_METHOD_GET, 0x11, 0);
 	make_mad(resp, UMAD_METHOD_GET_RESP, 0x11, 0);
-	assert_int_equal(mad_queue_add_timeout(q, &req_hdr, req, 0), 0);
+	assert_int_equal(mad_queue_add_timeout(q, &req_hdr, req, 0, 0), 0);
 	assert_int_equal(mad_queue_claim_request_at(q, resp, t0 + 200 * MS, &agent), 0);
 	assert_int_equal(agent, 99);
 	assert_true(mad_queue_is_outstanding(q, &req_hdr, req, 0));
@@ -218,7 +218,7 @@ static void test_claimed_answer_arrives(void **state)
 
 	make_mad(req, UMAD_METHOD_GET, 0x22, 0);
 	make_mad(resp, UMAD_METHOD_GET_RESP, 0x22, 42);
-	assert_int_equal(mad_queue_add_timeout(q, &req_hdr, req, 0), 0);
+	assert_int_equal(mad_queue_add_timeout(q, &req_hdr, req, 0, 0), 0);
 	assert_int_equal(mad_queue_claim_request_at(q, resp, due, &agent), 1);
 	assert_int_equal(agent, 4);
 	resp_hdr.agent_id = agent;
