@@ -650,18 +650,16 @@ static int own_fault_child(void)
 }
 
 /*
- * A program on a shared fabric that makes a fault through libumad-sim finds
- * its own tree rewritten when the call returns, as with a fabric in the
- * process (the server's notice reaches its events thread only later).
+ * Run child (on the sim backend) attached at a server process of its own,
+ * in a fresh directory (dir/s/socket; tree_root dir/tree), then stop it.
  */
-static void test_own_fault_rewrites_own_tree(void **state)
+static void run_child_on_server(int (*child)(void))
 {
 	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64], cmd[128];
 	struct child_result res;
 	pid_t server;
 	int i;
 
-	(void)state;
 	assert_non_null(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/s/socket", dir);
 	snprintf(tree_root, sizeof(tree_root), "%s/tree", dir);
@@ -669,7 +667,7 @@ static void test_own_fault_rewrites_own_tree(void **state)
 	for (i = 0; i < 200 && access(path, F_OK); i++)
 		usleep(10000);
 	setenv("UMAD_SIM_FABRIC", path, 1);
-	run_child(own_fault_child, "sim", MODULE_DIR, &res);
+	run_child(child, "sim", MODULE_DIR, &res);
 	unsetenv("UMAD_SIM_FABRIC");
 	kill(server, SIGKILL);
 	waitpid(server, NULL, 0);
@@ -678,6 +676,17 @@ static void test_own_fault_rewrites_own_tree(void **state)
 	assert_int_equal(system(cmd), 0);
 	if (res.failure[0])
 		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
+}
+
+/*
+ * A program on a shared fabric that makes a fault through libumad-sim finds
+ * its own tree rewritten when the call returns, as with a fabric in the
+ * process (the server's notice reaches its events thread only later).
+ */
+static void test_own_fault_rewrites_own_tree(void **state)
+{
+	(void)state;
+	run_child_on_server(own_fault_child);
 }
 
 static void dr_nodeinfo(uint8_t *umad, int agent)
@@ -862,27 +871,8 @@ static int posted_sends_child(void)
 
 static void test_posted_sends(void **state)
 {
-	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64], cmd[128];
-	struct child_result res;
-	pid_t server;
-	int i;
-
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/s/socket", dir);
-	server = server_pid = start_server_process(path);
-	for (i = 0; i < 200 && access(path, F_OK); i++)
-		usleep(10000);
-	setenv("UMAD_SIM_FABRIC", path, 1);
-	run_child(posted_sends_child, "sim", MODULE_DIR, &res);
-	unsetenv("UMAD_SIM_FABRIC");
-	kill(server, SIGKILL);
-	waitpid(server, NULL, 0);
-	server_pid = 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
-	if (res.failure[0])
-		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
+	run_child_on_server(posted_sends_child);
 }
 
 static void test_server_gone_gives_eio(void **state)
