@@ -33,7 +33,7 @@
 #                          to 11,664 HCAs, and ibsim's time for it grows
 #                          faster than the fabric: ibsim-peer.md's table).
 # Usage: bench/fabric-vs-ibsim.sh [K LEVELS RUNS]...   (from the build
-# directory; default 36 2 5).  make bench runs 36 2 5  36 3 1  60 3 1.
+# directory; default 36 2 5).  make bench runs 36 2 5  36 3 3  60 3 1.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -eu
 [ $# -gt 0 ] || set -- 36 2 5

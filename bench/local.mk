@@ -30,5 +30,5 @@ bench: all $(bench_sim_load)
 # runs), 11,664 (1 run) and 54,000 (1 run; ibsim's opensm left out there).
 	if test -x cli/umad$(EXEEXT) && test -f .libs/backend-sim.so; then \
 		top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
-			$(SHELL) $(srcdir)/bench/fabric-vs-ibsim.sh 36 2 5  36 3 1  60 3 1; \
+			$(SHELL) $(srcdir)/bench/fabric-vs-ibsim.sh 36 2 5  36 3 3  60 3 1; \
 	fi
