@@ -11,9 +11,11 @@
 #  3. ibnetdiscover's wall time, median of RUNS runs each way, the order of
 #     the three turning from run to run; a run that does not find every
 #     switch and HCA of the file fails;
-#  4. opensm -o (one sweep to SUBNET UP) on the fresh fabric, once each way
-#     (a second sweep would find the LIDs already set): wall, and the CPU time
-#     the fabric's server spent on it (ours: umad fabric serve; ibsim's: ibsim).
+#  4. opensm -o (one sweep to SUBNET UP) on a fabric as loaded (a second
+#     sweep would find the LIDs already set: the servers start again between
+#     runs), median of RUNS runs each way, the order turning: wall, and the
+#     CPU time the fabric's server spent on it (ours: umad fabric serve;
+#     ibsim's: ibsim).
 # At the end, one table (bench/table.awk): a row per measurement, the three
 # sides, the ratio of the shared fabric's figure to the side the row compares
 # it with, the issue's target and whether this run met it, computed from the
@@ -259,8 +261,55 @@ set_rows() {
 	if [ "$hcas" -ge 11664 ]; then target="ratio <= 0.5"; else target=-; fi
 	row "ibnetdiscover against ibsim, ms" "${ibnd[shared]:-$m}" "${ibnd[in-process]:-$m}" \
 		"${ibnd[ibsim]:-$m}" ibsim "$target"
-	row "opensm -o, ms" "${osm[shared]:-$m}" "${osm[in-process]:-$m}" "${osm[ibsim]:-$m}" ibsim "ratio < 1"
+	row "opensm -o, ms (median of $runs)" "${osm[shared]:-$m}" "${osm[in-process]:-$m}" \
+		"${osm[ibsim]:-$m}" ibsim "ratio < 1"
 	row "opensm -o: server's CPU, ms" "${cpu[shared]:-$m}" - "${cpu[ibsim]:-$m}" ibsim "ratio <= 0.1"
+}
+
+# start_shared: umad fabric serve on the set's fabric, ready for clients;
+# 1 (and down[shared] set) when it is not.
+start_shared() {
+	local t0
+	t0=$(now_us)
+	LD_LIBRARY_PATH="$libs" "$umad" fabric serve -t "$net" --socket "$sock" --sm none \
+		2> "$dir/serve.err" &
+	server=$!
+	# Ready once it says it serves: it prints that after its socket listens.
+	until grep -q 'fabric serve: serving ' "$dir/serve.err"; do
+		up shared || return 1
+		if [ $(($(now_us) - t0)) -ge $((limit * 1000000)) ]; then
+			failure "umad fabric serve not listening after $limit s (BENCH_TIMEOUT)"
+			down[shared]="not run $mark"
+			stop_server
+			return 1
+		fi
+		if [ $(($(now_us) - t0)) -lt 2000000 ]; then sleep 0.01; else sleep 0.1; fi
+	done
+}
+
+# start_ibsim_set: ibsim on the set's fabric, with the limits it needs;
+# 1 (and down[ibsim] set, a note saying why) when it cannot load it.
+start_ibsim_set() {
+	local -a opts
+	read -ra opts <<< "$(ibsim_limits "$net")"
+	if IBSIM_READY_TIMEOUT=${IBSIM_READY_TIMEOUT:-$((60 + hcas / 50))} \
+		start_ibsim "$net" "$dir" "${opts[@]}" 2> "$dir/ibsim-start.err"; then
+		return 0
+	fi
+	note "ibsim: cannot load (${opts[*]:+with ${opts[*]}: }$(last_words "$dir/ibsim-start.err"))"
+	down[ibsim]="not run $mark"
+	stop_ibsim
+	return 1
+}
+
+# fresh_fabric SIDE: SIDE's server started again, its fabric as loaded
+# (an SM's sweep leaves LIDs set that the next sweep would find).
+fresh_fabric() {
+	case $1 in
+	shared) [ -n "${down[shared]}" ] || { stop_server; start_shared; } ;;
+	ibsim) [ -n "${down[ibsim]}" ] || { stop_ibsim; start_ibsim_set; } ;;
+	esac
+	return 0
 }
 
 # measure_set K LEVELS RUNS DIR: one set of measurements, its rows added to the table.
@@ -296,21 +345,7 @@ measure_set() {
 	phase="$title: loading it in umad fabric serve"
 	progress "loading the fabric in umad fabric serve"
 	t0=$(now_us)
-	LD_LIBRARY_PATH="$libs" "$umad" fabric serve -t "$net" --socket "$sock" --sm none \
-		2> "$dir/serve.err" &
-	server=$!
-	# Ready once it says it serves: it prints that after its socket listens.
-	until grep -q 'fabric serve: serving ' "$dir/serve.err"; do
-		up shared || break
-		if [ $(($(now_us) - t0)) -ge $((limit * 1000000)) ]; then
-			failure "umad fabric serve not listening after $limit s (BENCH_TIMEOUT)"
-			down[shared]="not run $mark"
-			stop_server
-			break
-		fi
-		if [ $(($(now_us) - t0)) -lt 2000000 ]; then sleep 0.01; else sleep 0.1; fi
-	done
-	if [ -z "${down[shared]}" ]; then
+	if start_shared; then
 		load[shared]=$(( ($(now_us) - t0) / 1000 ))
 		mem[shared]=$(peak_mb "$server")
 	else
@@ -326,17 +361,11 @@ measure_set() {
 		down[ibsim]="not run $no_ibsim_mark"
 	else
 		phase="$title: loading it in ibsim"
-		read -ra opts <<< "$(ibsim_limits "$net")"
-		progress "loading the fabric in ibsim${opts[*]:+ (${opts[*]})}"
+		progress "loading the fabric in ibsim"
 		t0=$(now_us)
-		if IBSIM_READY_TIMEOUT=${IBSIM_READY_TIMEOUT:-$((60 + hcas / 50))} \
-			start_ibsim "$net" "$dir" "${opts[@]}" 2> "$dir/ibsim-start.err"; then
+		if start_ibsim_set; then
 			load[ibsim]=$(( ($(now_us) - t0) / 1000 ))
 			mem[ibsim]=$(peak_mb "$sim")
-		else
-			note "ibsim: cannot load (${opts[*]:+with ${opts[*]}: }$(last_words "$dir/ibsim-start.err"))"
-			down[ibsim]="not run $mark"
-			stop_ibsim
 		fi
 	fi
 	[ -n "${load[ibsim]:-}" ] || load[ibsim]=${down[ibsim]}
@@ -393,46 +422,66 @@ measure_set() {
 	done
 
 	# --- 4. opensm -o --------------------------------------------------------------------
+	# RUNS sweeps each way, the order turning as for ibnetdiscover, each on
+	# a fabric as loaded (the servers start again between runs).
 	phase="$title: opensm -o"
-	for side in shared ibsim in-process; do
-		[ "$side" != in-process ] || cpu[$side]=-
-		if [ "$side" = ibsim ] && [ -z "${down[ibsim]}" ] &&
-			[ "$hcas" -gt "${IBSIM_OPENSM_MAX_HCAS:-11664}" ]; then
-			note "opensm under ibsim: not run above IBSIM_OPENSM_MAX_HCAS=${IBSIM_OPENSM_MAX_HCAS:-11664} HCAs"
-			osm[$side]="not run $mark"
-			cpu[$side]=${osm[$side]}
-			continue
-		fi
-		progress "opensm -o, $side"
-		mkdir "$dir/cache-$side"
-		pid=$(server_of "$side")
-		t0=
-		[ -z "$pid" ] || ! up "$side" || t0=$(cpu_ms "$pid")
-		# opensm keeps a cache between runs: each starts from an empty one.
-		if on "$side" "opensm -o" OSM_CACHE_DIR="$dir/cache-$side" \
-			opensm -o -f "$dir/opensm-$side.log"; then
-			if grep -q 'SUBNET UP' "$dir/opensm-$side.log"; then
-				osm[$side]=$elapsed_ms
-				err_lines=$(grep -c 'ERR [0-9A-F]\{4\}:' "$dir/opensm-$side.log") || :
-				if [ "$err_lines" -gt 0 ]; then
-					note "opensm -o, $side: SUBNET UP with $err_lines error lines in its log, the first:" \
-						"$(grep -m1 'ERR [0-9A-F]\{4\}:' "$dir/opensm-$side.log" | cut -c1-200)"
-					osm[$side]="$elapsed_ms $mark"
-				fi
-			else
-				bad "$side" "opensm -o" "exited 0 without SUBNET UP in its log ($(last_words "$dir/opensm-$side.log"))"
-				osm[$side]=$cell
+	local -A osm_broken=() cpu_broken=() osm_mark=()
+	for side in "${sides[@]}"; do
+		: > "$dir/osm.$side"
+		: > "$dir/cpu.$side"
+		osm_broken[$side]=
+		cpu_broken[$side]=
+		osm_mark[$side]=
+	done
+	if [ -z "${down[ibsim]}" ] && [ "$hcas" -gt "${IBSIM_OPENSM_MAX_HCAS:-11664}" ]; then
+		note "opensm under ibsim: not run above IBSIM_OPENSM_MAX_HCAS=${IBSIM_OPENSM_MAX_HCAS:-11664} HCAs"
+		osm_broken[ibsim]="not run $mark"
+	fi
+	for i in $(seq "$runs"); do
+		for j in 0 1 2; do
+			side=${sides[$(( (i + j) % 3 ))]}
+			[ -z "${osm_broken[$side]}" ] || continue	# failed before, or not run
+			progress "opensm -o, run $i of $runs each way, $side"
+			[ "$i" -eq 1 ] || fresh_fabric "$side"
+			# opensm keeps a cache between runs: each starts from an empty one.
+			rm -rf "$dir/cache-$side" "$dir/opensm-$side.log"
+			mkdir "$dir/cache-$side"
+			pid=$(server_of "$side")
+			t0=
+			[ -z "$pid" ] || ! up "$side" || t0=$(cpu_ms "$pid")
+			if ! on "$side" "opensm -o" OSM_CACHE_DIR="$dir/cache-$side" \
+				opensm -o -f "$dir/opensm-$side.log"; then
+				osm_broken[$side]=$cell
+				continue
 			fi
+			if ! grep -q 'SUBNET UP' "$dir/opensm-$side.log"; then
+				bad "$side" "opensm -o" "exited 0 without SUBNET UP in its log ($(last_words "$dir/opensm-$side.log"))"
+				osm_broken[$side]=$cell
+				continue
+			fi
+			echo "$elapsed_ms" >> "$dir/osm.$side"
+			err_lines=$(grep -c 'ERR [0-9A-F]\{4\}:' "$dir/opensm-$side.log") || :
+			if [ "$err_lines" -gt 0 ] && [ -z "${osm_mark[$side]}" ]; then
+				note "opensm -o, $side: SUBNET UP with $err_lines error lines in its log, the first:" \
+					"$(grep -m1 'ERR [0-9A-F]\{4\}:' "$dir/opensm-$side.log" | cut -c1-200)"
+				osm_mark[$side]=" $mark"
+			fi
+			[ "$side" != in-process ] || continue
+			if [ -z "$t0" ] || ! up "$side"; then
+				cpu_broken[$side]=$cell
+			else
+				echo $(( $(cpu_ms "$pid") - t0 )) >> "$dir/cpu.$side"
+			fi
+		done
+	done
+	for side in "${sides[@]}"; do
+		osm[$side]=${osm_broken[$side]:-$(median_of "$dir/osm.$side")${osm_mark[$side]}}
+		if [ "$side" = in-process ]; then
+			cpu[$side]=-
+		elif [ -n "${osm_broken[$side]}" ]; then
+			cpu[$side]=${osm_broken[$side]}	# the CPU of sweeps that failed
 		else
-			osm[$side]=$cell
-		fi
-		[ "$side" != in-process ] || continue
-		if [ -z "$t0" ] || ! up "$side"; then
-			cpu[$side]=$cell
-		elif [ -n "${osm[$side]%%[!0-9]*}" ]; then
-			cpu[$side]=$(( $(cpu_ms "$pid") - t0 ))
-		else
-			cpu[$side]=${osm[$side]}	# the CPU of a sweep that failed
+			cpu[$side]=${cpu_broken[$side]:-$(median_of "$dir/cpu.$side")}
 		fi
 	done
 
