@@ -24,9 +24,9 @@
  * raises `posted` to n; the server answers the requests in order, each
  * reply into its request's slot, raising `answered` to each number.  A
  * client may post up to FP_MAILBOX_SLOTS requests before it reads their
- * replies (a server that finds more refuses the client); it does not send
- * on the connection while a posted request is unanswered, so requests are
- * served in the order they were made.  Neither side needs a system call
+ * replies (a server that finds more refuses the client); it sends no
+ * request on the connection while a posted one is unanswered, so requests
+ * are served in the order they were made.  Neither side needs a system call
  * while the other is awake; each says when it sleeps (server_asleep: the
  * client sends FP_KICK on the connection; client_asleep: the server wakes
  * it with a futex on `answered`).  A reply too long for the mailbox goes on
