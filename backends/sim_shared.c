@@ -254,7 +254,7 @@ static int post_send(struct soft_port *op, const struct ib_user_mad *hdr,
 	ps->agent = *agent;
 	memcpy(ps->mad, mad, MAD_SIZE);
 	ps->sent_ns = mad_queue_now_ns();
-	atomic_fetch_add(&op->refs, 1);	/* the caller's reference lasts the call only */
+	soft_port_hold(op);	/* the caller's reference lasts the call only */
 	ps->op = op;
 	if (fabric_client_post(&shared.c, q, sizeof(*q), mad, MAD_SIZE, ps) < 0) {
 		ps->op = NULL;

@@ -132,6 +132,11 @@ struct soft_port *soft_port_get(int portid)
 	return p;
 }
 
+void soft_port_hold(struct soft_port *p)
+{
+	atomic_fetch_add_explicit(&p->refs, 1, memory_order_relaxed);
+}
+
 void soft_port_put(struct soft_port *p)
 {
 	if (atomic_fetch_sub_explicit(&p->refs, 1, memory_order_acq_rel) != 1)

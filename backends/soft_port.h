@@ -56,6 +56,8 @@ void soft_port_close_all(void);
 /* The open port, referenced; NULL when portid is not open. */
 struct soft_port *soft_port_get(int portid);
 void soft_port_put(struct soft_port *p);
+/* Another reference to a port the caller holds one of (to keep it past the call). */
+void soft_port_hold(struct soft_port *p);
 
 /* REGISTER_AGENT with the kernel's checks; 0 and *agent_id, or -errno. */
 int soft_port_register(int portid, struct umad_agent_req *req, uint32_t *agent_id);

@@ -319,7 +319,8 @@ int fabric_client_collect(struct fabric_client *c, enum fabric_collect wait)
 
 	if (c->broken)
 		return -EIO;
-	while (c->mb_read != c->mb_seq && (wait != FABRIC_COLLECT_READY || answered(c->mb, c->mb_read + 1))) {
+	while (fabric_client_posted(c) &&
+	       (wait != FABRIC_COLLECT_READY || answered(c->mb, c->mb_read + 1))) {
 		void *cookie = c->cookies[(c->mb_read + 1) % FP_MAILBOX_SLOTS];
 
 		r = await_answer(c, c->mb_read + 1);
@@ -342,7 +343,8 @@ int fabric_client_post(struct fabric_client *c, const void *head, size_t head_le
 	if (c->broken || !c->mb || !c->on_answer || head_len + tail_len > FP_MAILBOX_ROOM)
 		return -EIO;
 	/* Every slot taken: the oldest is read first, making room. */
-	if (c->mb_seq - c->mb_read >= FP_MAILBOX_SLOTS && fabric_client_collect(c, FABRIC_COLLECT_OLDEST) < 0)
+	if (fabric_client_posted(c) >= FP_MAILBOX_SLOTS &&
+	    fabric_client_collect(c, FABRIC_COLLECT_OLDEST) < 0)
 		return -EIO;
 	c->cookies[(c->mb_seq + 1) % FP_MAILBOX_SLOTS] = cookie;
 	r = post(c, FP_SEND, head, head_len, tail, tail_len);
@@ -360,7 +362,7 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 		return -EIO;
 	}
 	/* Posted requests first: they were made before this one. */
-	if (c->mb_read != c->mb_seq && fabric_client_collect(c, FABRIC_COLLECT_ALL) < 0) {
+	if (fabric_client_posted(c) && fabric_client_collect(c, FABRIC_COLLECT_ALL) < 0) {
 		pthread_mutex_unlock(&c->lock);
 		return -EIO;
 	}
