@@ -14,8 +14,12 @@
 
 #include "backends/sim_shared.h"
 #include "libumad/mad_wire.h"
+#include "simfabric/arena.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/net.h"
+
+/* Ports (by the server's handle) whose SMPs this process may answer itself. */
+#define LOCAL_PORTS	1024
 
 /* A send posted without waiting (fabric_client_post): what its reply needs. */
 struct posted_send {
@@ -48,6 +52,14 @@ static struct {
 	int thread_running;
 	int stop_fd;
 	unsigned n_hosts;
+	/*
+	 * With the fabric mapped (fabric_client_map), SMP requests the SMA
+	 * answers are carried here, on the shared model under its lock: the
+	 * port each opened handle sends from, and the node the SMP being
+	 * carried changed when clients are attached there (under c.lock).
+	 */
+	_Atomic(struct sim_port *) local_port[LOCAL_PORTS];
+	struct sim_node *changed;
 } shared = { .stop_fd = -1 };
 
 static void posted_answer(struct fabric_client *c, void *cookie);
@@ -55,10 +67,16 @@ static void posted_answer(struct fabric_client *c, void *cookie);
 int sim_shared_connect(const char *path, const char *const *names, unsigned n_names,
 		       struct fp_node *nodes, unsigned *n_nodes)
 {
+	const char *smp = getenv("UMAD_SIM_FABRIC_SMP");
 	char err[512];
-	int r = fabric_client_connect(&shared.c, path, names, n_names, 1, nodes, n_nodes, err,
-				      sizeof(err));
+	int r;
 
+	if (smp && strcmp(smp, "local") && strcmp(smp, "server")) {
+		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC_SMP=%s: 'local' or 'server'\n", smp);
+		return -EINVAL;
+	}
+	r = fabric_client_connect(&shared.c, path, names, n_names, 1, nodes, n_nodes, err,
+				  sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
 		return r;
@@ -66,6 +84,9 @@ int sim_shared_connect(const char *path, const char *const *names, unsigned n_na
 	shared.connected = 1;
 	shared.n_hosts = *n_nodes;
 	shared.c.on_answer = posted_answer;
+	/* Without the mapping (a server without shared memory, an address taken here) all goes there. */
+	if (!smp || !strcmp(smp, "local"))
+		fabric_client_map(&shared.c, *n_nodes);
 	return 0;
 }
 
@@ -108,13 +129,20 @@ int sim_shared_get_ca(uint32_t host, struct fp_node *node, struct fp_port *ports
 int sim_shared_open(uint32_t host, uint32_t port)
 {
 	struct fp_host q = { .host = host, .port = port };
+	int handle = fabric_client_call(&shared.c, FP_OPEN, &q, sizeof(q));
 
-	return fabric_client_call(&shared.c, FP_OPEN, &q, sizeof(q));
+	if (handle >= 0 && handle < LOCAL_PORTS && shared.c.fabric && host < shared.n_hosts &&
+	    port <= shared.c.hosts[host]->num_ports)
+		atomic_store(&shared.local_port[handle], &shared.c.hosts[host]->ports[port]);
+	return handle;
 }
 
 int sim_shared_close(uint32_t handle)
 {
 	struct fp_handle q = { .handle = handle };
+
+	if (handle < LOCAL_PORTS)
+		atomic_store(&shared.local_port[handle], NULL);
 
 	return fabric_client_call(&shared.c, FP_CLOSE, &q, sizeof(q));
 }
@@ -153,6 +181,25 @@ static void header_of(struct ib_user_mad *hdr, const struct fp_addr *a)
 }
 
 /*
+ * A send's answer (from addr, delay_ns late) queued for the program, its
+ * delay counted from when it was sent (sent_ns; 0: now).
+ */
+static int queue_answer(struct soft_port *op, const struct ib_user_mad *hdr,
+			const struct umad_agent_req *agent, const uint8_t *mad,
+			const struct fp_addr *addr, const uint8_t *answer, size_t len,
+			uint64_t delay_ns, uint64_t sent_ns)
+{
+	struct ib_user_mad reply;
+
+	header_of(&reply, addr);
+	reply.agent_id = hdr->agent_id;
+	reply.addr.pkey_index = hdr->addr.pkey_index;
+	return soft_port_answer_at(op, hdr, mad, &reply, agent, answer, len,
+				   delay_ns ? (sent_ns ? sent_ns : mad_queue_now_ns()) + delay_ns : 0,
+				   sent_ns);
+}
+
+/*
  * A send's reply, in shared.c.reply with the lock held: its answer queued,
  * or its timeout, both counted from when it was sent (sent_ns; 0: now).
  */
@@ -162,18 +209,9 @@ static int take_result(struct soft_port *op, const struct ib_user_mad *hdr,
 	const struct fp_result *res = (const struct fp_result *)shared.c.reply.buf;
 
 	if (shared.c.reply.type == FP_RESULT && res->result == SIM_NET_ANSWERED &&
-	    hdr->timeout_ms && shared.c.reply.len >= sizeof(*res) + MAD_HDR_SIZE) {
-		struct ib_user_mad reply;
-
-		header_of(&reply, &res->addr);
-		reply.agent_id = hdr->agent_id;
-		reply.addr.pkey_index = hdr->addr.pkey_index;
-		return soft_port_answer_at(op, hdr, mad, &reply, agent, (const uint8_t *)(res + 1),
-					   shared.c.reply.len - sizeof(*res),
-					   res->delay_ns ? (sent_ns ? sent_ns : mad_queue_now_ns()) +
-							   res->delay_ns : 0,
-					   sent_ns);
-	}
+	    hdr->timeout_ms && shared.c.reply.len >= sizeof(*res) + MAD_HDR_SIZE)
+		return queue_answer(op, hdr, agent, mad, &res->addr, (const uint8_t *)(res + 1),
+				    shared.c.reply.len - sizeof(*res), res->delay_ns, sent_ns);
 	return soft_port_no_answer(op, hdr, mad, sent_ns);
 }
 
@@ -222,6 +260,59 @@ static int posted_twice(const struct soft_port *op, const struct ib_user_mad *hd
 			return 1;
 	}
 	return 0;
+}
+
+/* --- SMPs answered here, on the mapped fabric -------------------------------------------- */
+
+/* The SMA changed node n (the one it runs on): remembered when clients are attached there. */
+static void local_node_changed(void *arg, struct sim_node *n)
+{
+	(void)arg;
+	if (n->attached)
+		shared.changed = n;
+}
+
+/* IsSM needs no refresh here: the server keeps every port's current. */
+static const struct sim_sma_hooks local_hooks = { .node_changed = local_node_changed };
+
+/*
+ * Carry an SMP request the SMA answers on the mapped fabric, as the server
+ * would, and queue its answer or timeout: the server is not involved.  The
+ * nodes it changed that clients are attached at are told of through the
+ * server.  Lock held.  1 done, 0 not one for here, or -errno.
+ */
+static int answer_here(struct soft_port *op, const struct ib_user_mad *hdr,
+		       const struct umad_agent_req *agent, const uint8_t *mad, size_t mad_len,
+		       const struct fp_send *q)
+{
+	struct sim_port *from = q->handle < LOCAL_PORTS ? atomic_load(&shared.local_port[q->handle])
+							 : NULL;
+	struct fp_addr addr = { .sqpn = q->sqpn, .qkey = q->qkey, .sl = q->sl };
+	uint8_t answer[MAD_SIZE] = { 0 };
+	uint64_t delay_ns, sent_ns;
+	int answered, r;
+
+	if (!from || !sim_net_sma_answers(q->sqpn, q->dqpn, mad, mad_len))
+		return 0;
+	/* Replies come in the order sent: any posted before this one first. */
+	if (fabric_client_posted(&shared.c))
+		collect(FABRIC_COLLECT_ALL);
+	if (shared.c.broken)
+		return -EIO;
+	memcpy(answer, mad, mad_len);
+	sent_ns = mad_queue_now_ns();
+	shared.changed = NULL;
+	sim_arena_lock(shared.c.arena);
+	answered = sim_net_sma_round_trip(shared.c.fabric, from, q->dlid, answer, &local_hooks,
+					  &addr.slid, &delay_ns);
+	sim_arena_unlock(shared.c.arena);
+	if (shared.changed)
+		fabric_client_note_changed(&shared.c, shared.changed->index);
+	if (answered && hdr->timeout_ms)
+		r = queue_answer(op, hdr, agent, mad, &addr, answer, MAD_SIZE, delay_ns, sent_ns);
+	else
+		r = soft_port_no_answer(op, hdr, mad, sent_ns);
+	return r < 0 ? r : 1;
 }
 
 /*
@@ -299,7 +390,9 @@ int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 			return -EINVAL;
 		}
 	}
-	r = post_send(op, hdr, agent, mad, mad_len, &q);
+	r = shared.c.fabric ? answer_here(op, hdr, agent, mad, mad_len, &q) : 0;
+	if (r == 0)
+		r = post_send(op, hdr, agent, mad, mad_len, &q);
 	fabric_client_done(&shared.c);
 	if (r != 0)
 		return r < 0 ? r : 0;

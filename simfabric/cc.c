@@ -13,6 +13,7 @@
 #include <time.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/arena.h"
 #include "simfabric/cc.h"
 
 #define CCT_ENTRIES	(SIM_CC_CCT_BLOCKS * CC_CCT_PER_BLOCK)
@@ -103,7 +104,7 @@ static struct sim_cc *cc_state(struct sim_node *n)
 		return n->cc;
 	if (n->type == NODE_TYPE_SWITCH)
 		size += (n->num_ports + 1u) * (size_t)CC_PORT_SETTING_SIZE;
-	cc = calloc(1, size);
+	cc = sim_mem_calloc(n, 1, size);
 	if (!cc)
 		return NULL;
 	cc->n_agents = agents;

@@ -8,16 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "simfabric/arena.h"
 #include "simfabric/fabric.h"
 
 #define LID_INDEX_SIZE LID_MCAST_START	/* unicast LIDs */
 
-struct sim_fabric *sim_fabric_new(void)
+struct sim_fabric *sim_fabric_new_in(struct sim_arena *arena)
 {
-	struct sim_fabric *f = calloc(1, sizeof(*f));
+	struct sim_fabric *f = arena ? sim_arena_alloc(arena, sizeof(*f)) : calloc(1, sizeof(*f));
 
 	/* The LID index (some 440 KB) comes with the first LID an SM sets. */
 	return f;
+}
+
+struct sim_fabric *sim_fabric_new(void)
+{
+	return sim_fabric_new_in(NULL);
 }
 
 static void free_node(struct sim_node *n)
@@ -25,37 +31,38 @@ static void free_node(struct sim_node *n)
 	unsigned i;
 
 	for (i = 0; n->ports && i <= n->num_ports; i++) {
-		free(n->ports[i].vlarb);
-		free(n->ports[i].fault);
-		free(n->ports[i].pkeys);
-		free(n->ports[i].alias_guids);
-		free(n->ports[i].pma_zero);
-		free(n->ports[i].pma_errors);
-		free(n->ports[i].pma_samples);
+		sim_mem_free(n->ports[i].vlarb);
+		sim_mem_free(n->ports[i].fault);
+		sim_mem_free(n->ports[i].pkeys);
+		sim_mem_free(n->ports[i].alias_guids);
+		sim_mem_free(n->ports[i].pma_zero);
+		sim_mem_free(n->ports[i].pma_errors);
+		sim_mem_free(n->ports[i].pma_samples);
 	}
 	if (n->sw) {
-		free(n->sw->lft);
-		free(n->sw->mft);
-		free(n->sw);
+		sim_mem_free(n->sw->lft);
+		sim_mem_free(n->sw->mft);
+		sim_mem_free(n->sw);
 	}
-	free(n->ports);
-	free(n->cc);
-	free(n->name);
-	free(n);
+	sim_mem_free(n->ports);
+	sim_mem_free(n->cc);
+	sim_mem_free(n->name);
+	sim_mem_free(n);
 }
 
 void sim_fabric_free(struct sim_fabric *f)
 {
 	size_t i;
 
-	if (!f)
+	/* A fabric in an arena goes with it, whole. */
+	if (!f || sim_mem_shared(f))
 		return;
 	for (i = 0; i < f->n_nodes; i++)
 		free_node(f->nodes[i]);
-	free(f->nodes);
-	free(f->by_lid);
-	free(f->port_of_lid);
-	free(f);
+	sim_mem_free(f->nodes);
+	sim_mem_free(f->by_lid);
+	sim_mem_free(f->port_of_lid);
+	sim_mem_free(f);
 }
 
 static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
@@ -114,24 +121,24 @@ struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
 		return NULL;
 	if (f->n_nodes == f->cap_nodes) {
 		size_t cap = f->cap_nodes ? f->cap_nodes * 2 : 64;
-		struct sim_node **grown = realloc(f->nodes, cap * sizeof(*grown));
+		struct sim_node **grown = sim_mem_realloc(f, f->nodes, cap * sizeof(*grown));
 
 		if (!grown)
 			return NULL;
 		f->nodes = grown;
 		f->cap_nodes = cap;
 	}
-	n = calloc(1, sizeof(*n));
+	n = sim_mem_calloc(f, 1, sizeof(*n));
 	if (!n)
 		return NULL;
 	n->type = type;
-	n->name = strdup(name);
+	n->name = sim_mem_strdup(f, name);
 	n->num_ports = (uint8_t)num_ports;
-	n->ports = calloc(num_ports + 1, sizeof(*n->ports));
+	n->ports = sim_mem_calloc(f, num_ports + 1, sizeof(*n->ports));
 	n->partition_cap = SIM_PKEY_TABLE_SIZE;
 	if (type == NODE_TYPE_SWITCH) {
 		/* The forwarding tables are allocated when an SM first writes them. */
-		n->sw = calloc(1, sizeof(*n->sw));
+		n->sw = sim_mem_calloc(f, 1, sizeof(*n->sw));
 		if (!n->sw) {
 			free_node(n);
 			return NULL;
@@ -270,11 +277,11 @@ int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t ol
 	unsigned i, count;
 
 	if (!f->by_lid) {
-		f->by_lid = calloc(LID_INDEX_SIZE, sizeof(*f->by_lid));
-		f->port_of_lid = calloc(LID_INDEX_SIZE, 1);
+		f->by_lid = sim_mem_calloc(f, LID_INDEX_SIZE, sizeof(*f->by_lid));
+		f->port_of_lid = sim_mem_calloc(f, LID_INDEX_SIZE, 1);
 		if (!f->by_lid || !f->port_of_lid) {
-			free(f->by_lid);
-			free(f->port_of_lid);
+			sim_mem_free(f->by_lid);
+			sim_mem_free(f->port_of_lid);
 			f->by_lid = NULL;
 			f->port_of_lid = NULL;
 			return -ENOMEM;
@@ -300,6 +307,18 @@ int sim_fabric_lid_changed(struct sim_fabric *f, struct sim_port *p, uint16_t ol
 	return 0;
 }
 
+uint8_t *sim_switch_lft_room(struct sim_switch *sw, uint32_t len)
+{
+	/*
+	 * In an arena the whole table is taken at once (its untouched pages
+	 * cost nothing), where growing block by block would leave every
+	 * smaller copy behind.
+	 */
+	if (sim_mem_shared(sw))
+		return sw->lft ? sw->lft : sim_mem_calloc(sw, SIM_LFT_CAP, 1);
+	return realloc(sw->lft, len);
+}
+
 int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
 {
 	uint32_t len = (entries + SIM_LFT_BLOCK - 1) / SIM_LFT_BLOCK * SIM_LFT_BLOCK;
@@ -310,7 +329,7 @@ int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
 		return -EINVAL;
 	if (len <= have)
 		return 0;
-	grown = realloc(sw->lft, len);
+	grown = sim_switch_lft_room(sw, len);
 	if (!grown)
 		return -ENOMEM;
 	memset(grown + have, SIM_LFT_NO_ROUTE, len - have);

@@ -70,7 +70,6 @@ struct sim_link_fault {
 	uint64_t rng;				/* xorshift64 state, never 0 */
 	uint64_t dropped;
 	uint64_t delay_ns;			/* every packet leaving is this late; 0: none */
-	uint64_t *meter;			/* where a crossing adds delay_ns (the net's) */
 };
 
 struct sim_port {
@@ -177,6 +176,7 @@ struct sim_node {
 	struct sim_sminfo sminfo;
 	struct sim_cc *cc;			/* congestion control state (cc.c); NULL: never set */
 	size_t index;				/* position in fabric->nodes */
+	uint32_t attached;			/* clients of a shared fabric attached here */
 };
 
 struct sim_fabric {
@@ -189,7 +189,11 @@ struct sim_fabric {
 
 /* --- building (the topology reader and tests use these) --------------------- */
 
+struct sim_arena;
+
+/* An empty fabric on the heap, or in an arena (arena.h) that several processes map. */
 struct sim_fabric *sim_fabric_new(void);
+struct sim_fabric *sim_fabric_new_in(struct sim_arena *arena);
 void sim_fabric_free(struct sim_fabric *f);
 
 /*
@@ -240,6 +244,12 @@ static inline uint8_t sim_switch_lft_get(const struct sim_switch *sw, uint16_t l
  * table unchanged), -EINVAL beyond SIM_LFT_CAP.
  */
 int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries);
+
+/*
+ * The table with room for len entries (at most SIM_LFT_CAP), the old ones
+ * kept; the caller sets lft and lft_len.  NULL on ENOMEM.
+ */
+uint8_t *sim_switch_lft_room(struct sim_switch *sw, uint32_t len);
 
 /* The port whose LID/LMC/M_Key/SM LID describe the node for management (port 0 of a switch). */
 static inline struct sim_port *sim_mgmt_port(struct sim_node *n, unsigned port_num)

@@ -16,6 +16,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
+#include "simfabric/arena.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/net.h"
 
@@ -180,8 +181,58 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	return 0;
 }
 
+int fabric_client_map(struct fabric_client *c, unsigned n_hosts)
+{
+	const struct fp_mapped *m;
+	struct fp_map q = { 0 };
+	struct sim_arena *a = NULL;
+	int32_t rc;
+	unsigned i;
+	int r = fabric_client_request(c, FP_MAP, &q, sizeof(q), NULL, 0, &rc);
+
+	if (r < 0)
+		return r;
+	m = (const struct fp_mapped *)c->reply.buf;
+	if (c->reply.type != FP_MAPPED) {
+		r = c->reply.type == FP_RC && rc < 0 ? rc : -EPROTO;
+	} else if (c->reply.len != sizeof(*m) || c->reply.passed_fd < 0 || n_hosts > FP_MAX_HOSTS) {
+		r = -EPROTO;
+	} else {
+		r = sim_arena_attach(c->reply.passed_fd, m->base, &a);
+		/* Every pointer it gave must lie in what was mapped. */
+		if (r == 0 && !sim_arena_holds(a, (void *)(uintptr_t)m->fabric, sizeof(*c->fabric)))
+			r = -EPROTO;
+		for (i = 0; r == 0 && i < n_hosts; i++)
+			if (!sim_arena_holds(a, (void *)(uintptr_t)m->hosts[i], sizeof(*c->hosts[i])))
+				r = -EPROTO;
+		if (r == 0) {
+			c->arena = a;
+			c->fabric = (struct sim_fabric *)(uintptr_t)m->fabric;
+			for (i = 0; i < n_hosts; i++)
+				c->hosts[i] = (struct sim_node *)(uintptr_t)m->hosts[i];
+		} else {
+			sim_arena_release(a);
+		}
+	}
+	if (c->reply.passed_fd >= 0)
+		close(c->reply.passed_fd);
+	c->reply.passed_fd = -1;
+	fabric_client_done(c);
+	return r;
+}
+
+int fabric_client_note_changed(struct fabric_client *c, size_t index)
+{
+	struct fp_note note = { .node = index };
+
+	return fp_send_message(c->fd, FP_NOTE_CHANGED, &note, sizeof(note), -1, 0);
+}
+
 void fabric_client_close(struct fabric_client *c)
 {
+	sim_arena_release(c->arena);
+	c->arena = NULL;
+	c->fabric = NULL;
 	if (c->mb)
 		munmap(c->mb, sizeof(*c->mb));
 	c->mb = NULL;

@@ -29,6 +29,10 @@ struct fabric_client {
 	 */
 	void *cookies[FP_MAILBOX_SLOTS];
 	void (*on_answer)(struct fabric_client *c, void *cookie);
+	/* The fabric's model mapped here (fabric_client_map), or NULL. */
+	struct sim_arena *arena;
+	struct sim_fabric *fabric;
+	struct sim_node *hosts[FP_MAX_HOSTS];
 };
 
 /* The socket path of UMAD_SIM_FABRIC, or of the default server; 0 or -ENAMETOOLONG. */
@@ -82,6 +86,18 @@ static inline unsigned fabric_client_posted(const struct fabric_client *c)
 {
 	return c->mb_seq - c->mb_read;
 }
+/*
+ * Map the fabric's model (fabric_proto.h, FP_MAP) so that the owner may
+ * answer SMPs itself: c->arena, c->fabric and c->hosts (n_hosts of them,
+ * as connect attached) are set.  0, or -errno when the owner does without
+ * (the server has no shared memory, or this process has something else at
+ * its address).
+ */
+int fabric_client_map(struct fabric_client *c, unsigned n_hosts);
+
+/* Tell the server that an SMP this process answered changed node `index` (FP_NOTE_CHANGED). */
+int fabric_client_note_changed(struct fabric_client *c, size_t index);
+
 /* A request answered by FP_RC alone: its value, or -errno. */
 int fabric_client_call(struct fabric_client *c, uint32_t type, const void *body, size_t len);
 

@@ -69,6 +69,9 @@ size_t fp_min_body(uint32_t type)
 	case FP_DELIVER:	return sizeof(struct fp_deliver) + MAD_HDR_SIZE;
 	case FP_NODE_CHANGED:	return sizeof(struct fp_host);
 	case FP_KICK:		return sizeof(uint32_t);
+	case FP_MAP:		return sizeof(struct fp_map);
+	case FP_MAPPED:		return sizeof(struct fp_mapped);
+	case FP_NOTE_CHANGED:	return sizeof(struct fp_note);
 	default:		return 0;
 	}
 }

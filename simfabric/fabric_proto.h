@@ -57,7 +57,7 @@
 #include "simfabric/fabric.h"
 #include "simfabric/fault.h"
 
-#define FP_VERSION		2
+#define FP_VERSION		3
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
 #define FP_MESSAGE_MAX		(32u << 20)	/* a whole message: long SA tables, dumps */
 #define FP_MAX_HOSTS		16		/* nodes one client attaches at */
@@ -82,6 +82,9 @@ enum fp_type {
 	FP_DELIVER,
 	FP_NODE_CHANGED,
 	FP_KICK,		/* no reply: look at the mailbox */
+	FP_MAP,			/* the fabric's memory: FP_MAPPED, or FP_RC when it has none */
+	FP_MAPPED,
+	FP_NOTE_CHANGED,	/* no reply: a client's SMP changed a node clients are attached at */
 	FP_TYPE_END
 };
 
@@ -230,6 +233,28 @@ int fp_control_from_fault(struct fp_control *c, const struct sim_fault_req *rq);
 void fp_control_to_fault(const struct fp_control *c, struct sim_fault_req *rq);
 void fp_port_fill(struct fp_port *v, struct sim_port *p);
 void fp_node_fill(struct fp_node *v, const struct sim_node *n);
+
+/*
+ * The fabric's model lives in an arena (arena.h) the server passes with
+ * FP_MAPPED; a client maps it at `base` (or does without) and answers the
+ * SMP requests the SMA answers (sim_net_sma_answers) itself, under the
+ * arena's lock.  When such an SMP changes a node that clients are attached
+ * at (sim_node.attached), the client tells the server with
+ * FP_NOTE_CHANGED, and the server tells them (FP_NODE_CHANGED).
+ */
+struct fp_map {
+	uint32_t zero;
+};
+
+struct fp_mapped {
+	uint64_t base;			/* where the arena must be mapped */
+	uint64_t fabric;		/* the struct sim_fabric in it */
+	uint64_t hosts[FP_MAX_HOSTS];	/* the client's nodes (struct sim_node), as FP_HELLO named them */
+};
+
+struct fp_note {
+	uint64_t node;			/* its index in the fabric */
+};
 
 #define FP_MAILBOX_ROOM	4096u	/* a request, or a reply, through the mailbox */
 #define FP_MAILBOX_SLOTS	8u	/* requests a client may have posted and not yet read */

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "backends/mad_rules.h"
+#include "simfabric/arena.h"
 #include "simfabric/describe.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
@@ -32,6 +33,11 @@
 /* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
 #define MAILBOX_SPIN_NS		20000u
 #define MAILBOX_SPIN_MIN_NS	1000u
+/*
+ * The address range the fabric's model may grow to (arena.h).  Sparse:
+ * only what the model touches takes memory, so it is room, not a cost.
+ */
+#define FABRIC_ARENA_SIZE	(32ull << 30)
 
 /* A port a client opened, and the agents it registered there. */
 struct opened_port {
@@ -72,6 +78,7 @@ struct waiting_request {
 
 struct fabric_server {
 	struct sim_fabric *fabric;
+	struct sim_arena *arena;	/* where the fabric lives, shared with clients; or NULL */
 	struct sim_net net;
 	int epoll_fd, listen_fd;
 	int stop_fd;			/* watched by the loop; -1: none yet */
@@ -103,6 +110,40 @@ static void say(struct fabric_server *s, const char *fmt, ...)
 
 /* --- the fabric's hooks ------------------------------------------------------------- */
 
+/*
+ * Clients change the model under the arena's lock too (the SMPs they
+ * answer themselves): the server holds it while it touches the model.
+ */
+static void model_lock(struct fabric_server *s)
+{
+	if (s->arena)
+		sim_arena_lock(s->arena);
+}
+
+static void model_unlock(struct fabric_server *s)
+{
+	if (s->arena)
+		sim_arena_unlock(s->arena);
+}
+
+static void before_port_read(void *arg, struct sim_port *p);
+
+/*
+ * The built-in SM stops; its port's IsSM is worked out again at once,
+ * since clients read PortInfo without asking the server (before_port_read
+ * keeps every port's IsSM current for them).
+ */
+static void step_aside(struct fabric_server *s)
+{
+	struct sim_port *was = s->net.sm_port;
+
+	if (!s->net.sm_active)
+		return;
+	sim_net_sm_step_aside(&s->net);
+	if (was)
+		before_port_read(s, was);
+}
+
 static void before_port_read(void *arg, struct sim_port *p)
 {
 	struct fabric_server *s = arg;
@@ -110,7 +151,7 @@ static void before_port_read(void *arg, struct sim_port *p)
 	uint32_t old = p->capmask;
 
 	if (held && s->net.sm_active)
-		sim_net_sm_step_aside(&s->net);
+		step_aside(s);
 	if (held || (s->net.sm_active && p == s->net.sm_port))
 		p->capmask |= SIM_CAP_IS_SM;
 	else
@@ -394,6 +435,33 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 	}
 	c->event_fd = pair[0];
 	c->said_hello = 1;
+	for (i = 0; i < c->n_hosts; i++)
+		c->hosts[i]->attached++;
+	return 0;
+}
+
+/* The fabric's memory, for a client to answer SMPs itself. */
+static int do_map(struct fabric_server *s, struct client *c)
+{
+	struct fp_mapped m = { 0 };
+	unsigned i;
+
+	if (!s->arena)
+		return reply_rc(c, -EOPNOTSUPP, "this fabric is not in shared memory");
+	m.base = sim_arena_base(s->arena);
+	m.fabric = (uintptr_t)s->fabric;
+	for (i = 0; i < c->n_hosts; i++)
+		m.hosts[i] = (uintptr_t)c->hosts[i];
+	return fp_send_message(c->fd, FP_MAPPED, &m, sizeof(m), sim_arena_fd(s->arena),
+			       MSG_DONTWAIT);
+}
+
+/* A client's SMP changed a node: the clients attached there learn it. */
+static int do_note_changed(struct fabric_server *s, const struct fp_note *q)
+{
+	if (q->node >= s->fabric->n_nodes)
+		return -EPROTO;
+	hosts_changed(s, s->fabric->nodes[q->node]);
 	return 0;
 }
 
@@ -515,7 +583,7 @@ static int do_register(struct fabric_server *s, struct client *c, const struct f
 	/* A real SM's SA (a server of Gets) retires the built-in one. */
 	if (s->net.sm_active && q->req.mgmt_class == UMAD_CLASS_SUBN_ADM &&
 	    ((q->req.method_mask[0] >> UMAD_METHOD_GET) & 1))
-		sim_net_sm_step_aside(&s->net);
+		step_aside(s);
 	return reply_rc(c, 0, NULL);
 }
 
@@ -650,12 +718,9 @@ static int do_text(struct fabric_server *s, struct client *c, const struct fp_te
 	return r;
 }
 
-/* One whole message from a client; a negative return disconnects it. */
-static int handle(struct fabric_server *s, struct client *c, uint32_t type, const uint8_t *body,
-		  size_t len)
+static int dispatch(struct fabric_server *s, struct client *c, uint32_t type,
+		    const uint8_t *body, size_t len)
 {
-	if (!c->said_hello && type != FP_HELLO)
-		return -EPROTO;
 	switch (type) {
 	case FP_HELLO:		return do_hello(s, c, body, len);
 	case FP_GET_CA:		return do_get_ca(s, c, (const struct fp_host *)body);
@@ -668,8 +733,26 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 	case FP_CONTROL:	return do_control(s, c, (const struct fp_control *)body);
 	case FP_TEXT:		return do_text(s, c, (const struct fp_text *)body);
 	case FP_KICK:		return 0;	/* the loop looks at the mailboxes anyway */
+	case FP_MAP:		return do_map(s, c);
+	case FP_NOTE_CHANGED:	return do_note_changed(s, (const struct fp_note *)body);
 	default:		return -EPROTO;	/* replies and events do not come from clients */
 	}
+}
+
+/* One whole message from a client; a negative return disconnects it. */
+static int handle(struct fabric_server *s, struct client *c, uint32_t type, const uint8_t *body,
+		  size_t len)
+{
+	int r;
+
+	if (!c->said_hello && type != FP_HELLO)
+		return -EPROTO;
+	if (type == FP_KICK)
+		return 0;
+	model_lock(s);
+	r = dispatch(s, c, type, body, len);
+	model_unlock(s);
+	return r;
 }
 
 /* --- clients ------------------------------------------------------------------------ */
@@ -683,6 +766,9 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		;
 	if (*at)
 		*at = c->next;
+	model_lock(s);
+	for (i = 0; c->said_hello && i < c->n_hosts; i++)
+		c->hosts[i]->attached--;
 	for (i = 0; i < c->n_issm; i++) {
 		int count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, c->issm[i]));
 
@@ -690,6 +776,7 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		before_port_read(s, c->issm[i]);
 	}
 	forget_waiting(s, c, NULL);
+	model_unlock(s);
 	if (c->fd >= 0) {
 		epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
@@ -870,20 +957,29 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	s->epoll_fd = s->listen_fd = s->stop_fd = -1;
 	s->spin_ns = MAILBOX_SPIN_NS;
 	s->log = opts->log;
-	if (opts->topology) {
-		struct sim_topology_progress progress = {
-			.progress = opts->progress, .arg = opts->progress_arg,
+	/* Without shared memory the fabric still serves, every MAD through the server. */
+	r = sim_arena_create(FABRIC_ARENA_SIZE, &s->arena);
+	if (r < 0)
+		say(s, "the fabric is not shared with its clients (%s): they send every MAD here",
+		    strerror(-r));
+	{
+		struct sim_topology_options load = {
+			.progress = opts->progress, .arg = opts->progress_arg, .arena = s->arena,
 		};
 
-		s->fabric = sim_topology_load_progress(opts->topology, errors,
-						       opts->progress ? &progress : NULL);
+		if (opts->topology)
+			s->fabric = sim_topology_load_opts(opts->topology, errors, &load);
+		else
+			s->fabric = sim_topology_parse_opts(sim_default_topology, "<default fabric>",
+							    errors, &load);
 	}
-	else
-		s->fabric = sim_topology_parse(sim_default_topology, "<default fabric>", errors);
 	if (!s->fabric) {
+		sim_arena_release(s->arena);
 		free(s);
 		return -EINVAL;
 	}
+	if (s->arena)
+		sim_arena_set_root(s->arena, s->fabric);
 	s->issm_holders = g_hash_table_new(g_direct_hash, g_direct_equal);
 	s->waiting = g_array_new(FALSE, FALSE, sizeof(struct waiting_request));
 	r = sim_net_init(&s->net, s->fabric, opts->builtin_sm, h, &ep, errors);
@@ -922,6 +1018,7 @@ void fabric_server_free(struct fabric_server *s)
 		close(s->epoll_fd);
 	sim_net_fini(&s->net);
 	sim_fabric_free(s->fabric);
+	sim_arena_release(s->arena);
 	if (s->issm_holders)
 		g_hash_table_destroy(s->issm_holders);
 	if (s->waiting)
@@ -1108,7 +1205,10 @@ events:
 		if (c->closing)
 			drop_client(s, c);
 	}
-	if (s->net.n_pending)
+	if (s->net.n_pending) {
+		model_lock(s);
 		sim_net_tick(&s->net, now_ns());
+		model_unlock(s);
+	}
 	return stop;
 }

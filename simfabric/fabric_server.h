@@ -24,7 +24,7 @@ struct fabric_server_options {
 	const char *topology;		/* a file, or NULL for the embedded default fabric */
 	int builtin_sm;			/* bring the fabric up and run the built-in SM and SA */
 	FILE *log;			/* clients coming and going, refusals; NULL: quiet */
-	/* How far the load got (see sim_topology_load_progress); NULL: not told. */
+	/* How far the load got (see sim_topology_options); NULL: not told. */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
 };

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/arena.h"
 #include "simfabric/describe.h"
 #include "simfabric/fault.h"
 #include "simfabric/pma.h"
@@ -69,11 +70,13 @@ int sim_fault_node(struct sim_net *net, struct sim_node *n, int up)
 	return 0;
 }
 
+_Thread_local uint64_t sim_trip_delay_ns;
+
 /* The port's fault record, made on first need; NULL on ENOMEM. */
 static struct sim_link_fault *port_fault(struct sim_port *p)
 {
 	if (!p->fault)
-		p->fault = calloc(1, sizeof(*p->fault));
+		p->fault = sim_mem_calloc(p, 1, sizeof(*p->fault));
 	return p->fault;
 }
 
@@ -81,7 +84,7 @@ static struct sim_link_fault *port_fault(struct sim_port *p)
 static void port_fault_tidy(struct sim_port *p)
 {
 	if (p->fault && !p->fault->drop_threshold && !p->fault->delay_ns) {
-		free(p->fault);
+		sim_mem_free(p->fault);
 		p->fault = NULL;
 	}
 }
@@ -107,7 +110,7 @@ int sim_fault_drop(struct sim_port *p, double rate, uint64_t seed)
 	return 0;
 }
 
-int sim_fault_delay(struct sim_net *net, struct sim_port *p, unsigned delay_us)
+int sim_fault_delay(struct sim_port *p, unsigned delay_us)
 {
 	struct sim_link_fault *lf;
 
@@ -123,7 +126,6 @@ int sim_fault_delay(struct sim_net *net, struct sim_port *p, unsigned delay_us)
 	if (!lf)
 		return -ENOMEM;
 	lf->delay_ns = (uint64_t)delay_us * 1000u;
-	lf->meter = &net->delay_ns;
 	return 0;
 }
 
@@ -330,7 +332,7 @@ int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, char *m
 	case SIM_FAULT_LINK:	return sim_fault_link(net, p, rq->up);
 	case SIM_FAULT_NODE:	return sim_fault_node(net, n, rq->up);
 	case SIM_FAULT_DROP:	return sim_fault_drop(p, rq->rate, rq->seed);
-	case SIM_FAULT_DELAY:	return sim_fault_delay(net, p, sim_fault_delay_us(rq->delay_ns));
+	case SIM_FAULT_DELAY:	return sim_fault_delay(p, sim_fault_delay_us(rq->delay_ns));
 	case SIM_FAULT_COUNTER:	return sim_fault_counter(net, p, rq->counter, rq->count);
 	case SIM_FAULT_TRAP:	return sim_fault_trap(net, p, rq->trap);
 	default:		return -EINVAL;	/* sim_fault_target refused it already */

@@ -97,7 +97,7 @@ int sim_fault_drop(struct sim_port *p, double rate, uint64_t seed);
  * leaves on its way, there and back; the net measures it (sim_net_msg's
  * delay_ns) and the owner delivers it that much later.
  */
-int sim_fault_delay(struct sim_net *net, struct sim_port *p, unsigned delay_us);
+int sim_fault_delay(struct sim_port *p, unsigned delay_us);
 /*
  * Raise error counter `counter` (its PortCounters name, as the PMA names
  * it) of port p by n; LocalLinkIntegrityErrors and
@@ -108,15 +108,22 @@ int sim_fault_counter(struct sim_net *net, struct sim_port *p, const char *count
 int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number);
 
 /*
+ * The delays the MAD this thread carries has met so far (net.c starts and
+ * reads it; the model's lock keeps one trip at a time in a process).
+ * Thread-local rather than in the model or the net: the processes sharing
+ * a fabric each carry their own MADs.
+ */
+extern _Thread_local uint64_t sim_trip_delay_ns;
+
+/*
  * A packet leaving through a port with a fault: its delay goes on the
- * net's meter, and with drops the next draw decides whether it is lost.
+ * trip's meter, and with drops the next draw decides whether it is lost.
  */
 static inline int sim_link_fault_drops(struct sim_link_fault *lf)
 {
 	uint64_t x = lf->rng;
 
-	if (lf->delay_ns && lf->meter)
-		*lf->meter += lf->delay_ns;
+	sim_trip_delay_ns += lf->delay_ns;
 	if (!lf->drop_threshold)
 		return 0;
 	x ^= x << 13;

@@ -12,6 +12,7 @@
 
 #include "libumad/mad_wire.h"
 #include "simfabric/cc.h"
+#include "simfabric/fault.h"
 #include "simfabric/net.h"
 #include "simfabric/pma.h"
 #include "simfabric/route.h"
@@ -57,24 +58,24 @@ static int gmp_accepted(struct sim_net *net, struct sim_port *at, const struct s
 }
 
 /*
- * The delay meter (net->delay_ns) for one MAD's trip, which the ports'
+ * The delay meter (sim_trip_delay_ns) for one MAD's trip, which the ports'
  * faults add to as it crosses them.  A trip may begin inside another (a
  * trap sent while the SMA answers a PortInfo, a Report while the SA
  * answers): the outer trip's reading is kept and given back.
  */
-static uint64_t meter_start(struct sim_net *net)
+static uint64_t meter_start(void)
 {
-	uint64_t outer = net->delay_ns;
+	uint64_t outer = sim_trip_delay_ns;
 
-	net->delay_ns = 0;
+	sim_trip_delay_ns = 0;
 	return outer;
 }
 
-static uint64_t meter_stop(struct sim_net *net, uint64_t outer)
+static uint64_t meter_stop(uint64_t outer)
 {
-	uint64_t delay = net->delay_ns;
+	uint64_t delay = sim_trip_delay_ns;
 
-	net->delay_ns = outer;
+	sim_trip_delay_ns = outer;
 	return delay;
 }
 
@@ -199,7 +200,7 @@ static int flood(struct sim_net *net, const struct sim_net_msg *m, struct sim_no
 	unsigned p;
 
 	/* Each copy is as late as its own branch made it. */
-	copy.delay_ns = net->delay_ns;
+	copy.delay_ns = sim_trip_delay_ns;
 	if (node->type != NODE_TYPE_SWITCH) {
 		copy.port = &node->ports[in_port];
 		if (copy.port == m->port || !gmp_accepted(net, copy.port, m))
@@ -211,7 +212,7 @@ static int flood(struct sim_net *net, const struct sim_net_msg *m, struct sim_no
 	for (p = 0; p <= node->num_ports; p++) {
 		struct sim_node *next = node;
 		unsigned arrive = p;
-		uint64_t here = net->delay_ns;
+		uint64_t here = sim_trip_delay_ns;
 
 		if (p == in_port || !mft_has(node->sw, m->dlid, p))
 			continue;
@@ -223,7 +224,7 @@ static int flood(struct sim_net *net, const struct sim_net_msg *m, struct sim_no
 		}
 		if (sim_route_hop(&next, &arrive, p) == 0)
 			taken |= flood(net, m, next, arrive, depth + 1);
-		net->delay_ns = here;
+		sim_trip_delay_ns = here;
 	}
 	return taken;
 }
@@ -300,6 +301,28 @@ static enum sim_net_result send_smp(struct sim_net *net, const struct sim_net_ms
 	return SIM_NET_ANSWERED;
 }
 
+int sim_net_sma_answers(uint32_t sqpn, uint32_t dqpn, const uint8_t *mad, size_t len)
+{
+	uint8_t method = mad_method(mad);
+
+	return len >= MAD_HDR_SIZE && len <= MAD_SIZE && sqpn == QP0_SMI && dqpn == QP0_SMI &&
+	       mad_class_is_smp(mad_class(mad)) &&
+	       (method == UMAD_METHOD_GET || method == UMAD_METHOD_SET) &&
+	       (mad_class(mad) != UMAD_CLASS_SUBN_LID_ROUTED ||
+		mad_attr_id(mad) != UMAD_SM_ATTR_SM_INFO);
+}
+
+int sim_net_sma_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dlid,
+			   uint8_t *mad, const struct sim_sma_hooks *hooks, uint16_t *slid,
+			   uint64_t *delay_ns)
+{
+	uint64_t outer = meter_start();
+	int answered = sim_smp_round_trip(f, from, dlid, mad, slid, hooks);
+
+	*delay_ns = meter_stop(outer);
+	return answered;
+}
+
 /* A firmware agent of the node (PMA, congestion control) answering in the reply's room. */
 static int firmware_answers(struct sim_net *net, struct sim_hop_end *dst, const struct sim_net_msg *m,
 			    struct sim_net_reply *reply)
@@ -362,7 +385,7 @@ static enum sim_net_result carry(struct sim_net *net, const struct sim_net_msg *
 	}
 	arrived = *m;
 	arrived.port = at;
-	arrived.delay_ns = net->delay_ns;	/* the way there */
+	arrived.delay_ns = sim_trip_delay_ns;	/* the way there */
 	if (net->ep.receive && net->ep.receive(net->ep.arg, &arrived))
 		return SIM_NET_DELIVERED;
 	net->lost_no_taker++;
@@ -372,12 +395,12 @@ static enum sim_net_result carry(struct sim_net *net, const struct sim_net_msg *
 enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *m, uint8_t *mad,
 				 struct sim_net_reply *reply)
 {
-	uint64_t outer = meter_start(net), delay;
+	uint64_t outer = meter_start(), delay;
 	enum sim_net_result r;
 
 	reply_init(reply);
 	r = carry(net, m, mad, reply);
-	delay = meter_stop(net, outer);
+	delay = meter_stop(outer);
 	/* An answer is as late as the way there and back made it. */
 	if (r == SIM_NET_ANSWERED)
 		reply->msg.delay_ns = delay;
@@ -516,11 +539,11 @@ static int deliver_trap(struct sim_net *net, struct sim_node *node, unsigned por
 	struct sim_port *from = sim_mgmt_port(node, port);
 	struct sim_net_msg m;
 	struct sim_hop_end dst;
-	uint64_t outer = meter_start(net), delay;
+	uint64_t outer = meter_start(), delay;
 	int routed = from->lid && from->sm_lid &&
 		     sim_route_lid(net->f, node, port, from->sm_lid, &dst) == 0;
 
-	delay = meter_stop(net, outer);
+	delay = meter_stop(outer);
 	if (!routed) {
 		net->lost_no_route++;
 		return 0;
@@ -622,10 +645,10 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 	net->traps_sent++;
 
 	/* Where it goes (the trip itself is deliver_trap's: this look's delays are no one's). */
-	outer = meter_start(net);
+	outer = meter_start();
 	routed = from->lid && from->sm_lid &&
 		 sim_route_lid(net->f, node, port, from->sm_lid, &dst) == 0;
-	meter_stop(net, outer);
+	meter_stop(outer);
 	if (!routed) {
 		net->lost_no_route++;
 		return -EHOSTUNREACH;

@@ -86,8 +86,6 @@ struct sim_net {
 	uint64_t traps_sent;
 	struct sim_net_trap pending[SIM_NET_TRAPS_PENDING];
 	unsigned n_pending;
-	/* The delays the MAD being carried has met so far (the ports' faults add to it). */
-	uint64_t delay_ns;
 };
 
 /* How a send ended. */
@@ -124,6 +122,24 @@ void sim_net_fini(struct sim_net *net);
 enum sim_net_result sim_net_send(struct sim_net *net, const struct sim_net_msg *m,
 				 uint8_t *mad, struct sim_net_reply *reply);
 void sim_net_reply_release(struct sim_net_reply *reply);
+
+/*
+ * Is this MAD (sent from QP sqpn to dqpn) an SMP request that the SMA at
+ * the end of its route answers, whatever the programs on the fabric do: a
+ * Get or Set, and not SMInfo LID-routed (which a real SM's agent answers)?
+ * Those a process can carry itself with sim_net_sma_round_trip(), where
+ * sim_net_send() would do the same with nothing else to it.
+ */
+int sim_net_sma_answers(uint32_t sqpn, uint32_t dqpn, const uint8_t *mad, size_t len);
+
+/*
+ * Carry such an SMP from port `from` to its SMA and back, answered in
+ * place (MAD_SIZE bytes): 1 with the answer's source LID and how late the
+ * links made it, 0 when it was lost.  Under the model's lock.
+ */
+int sim_net_sma_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dlid,
+			   uint8_t *mad, const struct sim_sma_hooks *hooks, uint16_t *slid,
+			   uint64_t *delay_ns);
 
 /* A real SM came: the built-in SM and SA stop answering (SMInfo, the SA class). */
 void sim_net_sm_step_aside(struct sim_net *net);

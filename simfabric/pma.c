@@ -47,6 +47,7 @@
 #include <strings.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/arena.h"
 #include "simfabric/pma.h"
 
 /* Counters derived from the traffic counts (and PortXmitWait), each cleared on its own. */
@@ -172,7 +173,7 @@ static int need_zeros(struct sim_port *p, unsigned c)
 {
 	if (c < SIM_PMA_N_COUNTERS || c >= C_ZERO || p->pma_zero || !counter_value(p, c))
 		return 0;
-	p->pma_zero = calloc(1, sizeof(*p->pma_zero));
+	p->pma_zero = sim_mem_calloc(p, 1, sizeof(*p->pma_zero));
 	return p->pma_zero ? 0 : -ENOMEM;
 }
 
@@ -197,7 +198,7 @@ int sim_pma_counter_add(struct sim_port *p, enum sim_pma_counter c, uint64_t n)
 	if (!n)
 		return 0;
 	if (!p->pma_errors) {
-		p->pma_errors = calloc(1, sizeof(*p->pma_errors));
+		p->pma_errors = sim_mem_calloc(p, 1, sizeof(*p->pma_errors));
 		if (!p->pma_errors)
 			return -ENOMEM;
 	}
@@ -542,7 +543,7 @@ static int samples_control(struct pma_request *r)
 	if (port_range(r, port_select, &first, &last) < 0)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
-		if (!sp->pma_samples && !(sp->pma_samples = calloc(1, sizeof(*sp->pma_samples))))
+		if (!sp->pma_samples && !(sp->pma_samples = sim_mem_calloc(sp, 1, sizeof(*sp->pma_samples))))
 			return UMAD_STATUS_BUSY;
 		s = sp->pma_samples;
 		s->port_select = port_select;

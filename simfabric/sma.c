@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/arena.h"
 #include "simfabric/port_state.h"
 #include "simfabric/sma.h"
 
@@ -336,7 +337,7 @@ static int mcast_ft(struct sma_request *r)
 	    (r->mod & 0x0ffffe00))
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !sw->mft) {
-		sw->mft = calloc(SIM_MFT_CAP, sizeof(*sw->mft));
+		sw->mft = sim_mem_calloc(sw, SIM_MFT_CAP, sizeof(*sw->mft));
 		if (!sw->mft)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 	}
@@ -363,7 +364,7 @@ static int guid_info(struct sma_request *r)
 	if (r->mod >= SIM_GUID_CAP / 8)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !p->alias_guids) {
-		p->alias_guids = calloc(SIM_GUID_CAP, sizeof(*p->alias_guids));
+		p->alias_guids = sim_mem_calloc(p, SIM_GUID_CAP, sizeof(*p->alias_guids));
 		if (!p->alias_guids)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 	}
@@ -390,7 +391,7 @@ static int pkey_table(struct sma_request *r)
 	    block >= SIM_PKEY_TABLE_SIZE / 32)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !p->pkeys) {
-		p->pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(*p->pkeys));
+		p->pkeys = sim_mem_calloc(p, SIM_PKEY_TABLE_SIZE, sizeof(*p->pkeys));
 		if (!p->pkeys)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 		p->pkeys[0] = PKEY_DEFAULT;
@@ -442,7 +443,7 @@ static int vl_arb_table(struct sma_request *r)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	p = &r->node->ports[num];
 	if (r->set && !p->vlarb) {
-		p->vlarb = calloc(4, sizeof(*p->vlarb));
+		p->vlarb = sim_mem_calloc(p, 4, sizeof(*p->vlarb));
 		if (!p->vlarb)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 	}

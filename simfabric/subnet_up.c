@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/arena.h"
 #include "simfabric/subnet_up.h"
 
 /* The values an SM writes (doc/sim-subnet.md). */
@@ -334,7 +335,7 @@ static int set_vl_tables(struct sim_port *p, int with_vlarb)
 	if (!with_vlarb)
 		return 0;
 	if (!p->vlarb) {
-		p->vlarb = calloc(4, sizeof(*p->vlarb));
+		p->vlarb = sim_mem_calloc(p, 4, sizeof(*p->vlarb));
 		if (!p->vlarb)
 			return -ENOMEM;
 	} else {
@@ -386,7 +387,7 @@ static int configure_port(struct sim_port *p, uint16_t sm_lid, const struct sim_
 	}
 	if (fresh) {
 		/* The default P_Key table (sim_port_pkey). */
-		free(p->pkeys);
+		sim_mem_free(p->pkeys);
 		p->pkeys = NULL;
 	}
 	/* A base port 0 carries no data: no VL arbitration of its own. */
@@ -943,7 +944,7 @@ static int route_switch(const struct sw_graph *g, const struct dests *d, const u
 
 	/* The table exactly as long as LinearFDBTop needs (one allocated whole is cut down). */
 	if (sw->lft_len != len) {
-		uint8_t *lft = realloc(sw->lft, len);
+		uint8_t *lft = sim_switch_lft_room(sw, len);
 
 		if (!lft)
 			return -ENOMEM;
@@ -1141,7 +1142,7 @@ static int mcast_write(struct sim_fabric *f, const struct sw_graph *g, uint16_t 
 			continue;
 		}
 		if (!sw->mft) {
-			sw->mft = calloc(SIM_MFT_CAP, sizeof(*sw->mft));
+			sw->mft = sim_mem_calloc(sw, SIM_MFT_CAP, sizeof(*sw->mft));
 			if (!sw->mft)
 				return -ENOMEM;
 		}

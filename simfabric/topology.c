@@ -124,7 +124,7 @@ struct parser {
 	GArray *include_ids;		/* their struct file_id, for loops however spelt */
 	size_t bytes_read;
 	unsigned files_read;
-	const struct sim_topology_progress *progress;	/* of the file named, or NULL */
+	const struct sim_topology_options *progress;	/* of the file named, or NULL */
 };
 
 /* A file as the kernel knows it: an include loop is found whatever path leads back. */
@@ -973,8 +973,9 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 static void parse_text(struct parser *p, const char *file, char *text)
 {
 	/* The file named only: an included one is a part whose share is unknown. */
-	const struct sim_topology_progress *progress =
-		p->include_stack->len <= 1 ? p->progress : NULL;
+	const struct sim_topology_options *progress =
+		p->include_stack->len <= 1 && p->progress && p->progress->progress ? p->progress
+										   : NULL;
 	size_t total = progress ? strlen(text) : 0;
 	unsigned line = 0;
 	char *s = text, *nl;
@@ -1368,10 +1369,11 @@ static void check_guids(struct parser *p)
 	g_hash_table_destroy(seen);
 }
 
-static void parser_init(struct parser *p)
+static void parser_init(struct parser *p, const struct sim_topology_options *opts)
 {
 	memset(p, 0, sizeof(*p));
-	p->fabric = sim_fabric_new();
+	p->fabric = sim_fabric_new_in(opts ? opts->arena : NULL);
+	p->progress = opts;
 	p->by_name = g_hash_table_new(g_str_hash, g_str_equal);
 	p->node_file = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->files = g_ptr_array_new_with_free_func(g_free);
@@ -1432,13 +1434,12 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 	return f;
 }
 
-struct sim_fabric *sim_topology_load_progress(const char *path, char **errors,
-					      const struct sim_topology_progress *progress)
+struct sim_fabric *sim_topology_load_opts(const char *path, char **errors,
+					  const struct sim_topology_options *opts)
 {
 	struct parser p;
 
-	parser_init(&p);
-	p.progress = progress;
+	parser_init(&p, opts);
 	if (p.fabric)
 		read_file(&p, path, NULL, 0);
 	return parser_finish(&p, errors);
@@ -1446,15 +1447,21 @@ struct sim_fabric *sim_topology_load_progress(const char *path, char **errors,
 
 struct sim_fabric *sim_topology_load(const char *path, char **errors)
 {
-	return sim_topology_load_progress(path, errors, NULL);
+	return sim_topology_load_opts(path, errors, NULL);
 }
 
 struct sim_fabric *sim_topology_parse(const char *text, const char *name, char **errors)
 {
+	return sim_topology_parse_opts(text, name, errors, NULL);
+}
+
+struct sim_fabric *sim_topology_parse_opts(const char *text, const char *name, char **errors,
+					   const struct sim_topology_options *opts)
+{
 	struct parser p;
 	char *copy = g_strdup(text);
 
-	parser_init(&p);
+	parser_init(&p, opts);
 	g_ptr_array_add(p.files, g_strdup(name));
 	if (p.fabric)
 		parse_text(&p, g_ptr_array_index(p.files, 0), copy);

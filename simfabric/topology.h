@@ -25,15 +25,20 @@ extern const char sim_default_topology[];
 struct sim_fabric *sim_topology_load(const char *path, char **errors);
 struct sim_fabric *sim_topology_parse(const char *text, const char *name, char **errors);
 
-/*
- * sim_topology_load telling how far it got: progress(arg, done, total) in
- * bytes of the file named, every so many lines, and once done == total.
- */
-struct sim_topology_progress {
+/* How to load: both optional. */
+struct sim_topology_options {
+	/*
+	 * Told how far the load got: progress(arg, done, total) in bytes of
+	 * the file named, every so many lines, and once done == total.
+	 */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *arg;
+	/* The fabric made in this arena (arena.h), not on the heap. */
+	struct sim_arena *arena;
 };
-struct sim_fabric *sim_topology_load_progress(const char *path, char **errors,
-					      const struct sim_topology_progress *progress);
+struct sim_fabric *sim_topology_load_opts(const char *path, char **errors,
+					  const struct sim_topology_options *opts);
+struct sim_fabric *sim_topology_parse_opts(const char *text, const char *name, char **errors,
+					   const struct sim_topology_options *opts);
 
 #endif /* SIMFABRIC_TOPOLOGY_H */

@@ -39,6 +39,12 @@ tests_test_sim_backend_DEPENDENCIES = libibumad.la backend-sim.la
 
 # The shared fabric's server and its clients (malformed messages, clashes, faults told to
 # clients, the server dying).
+check_PROGRAMS += tests/test_arena
+TESTS += tests/test_arena
+tests_test_arena_SOURCES = tests/test_arena.c
+tests_test_arena_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_arena_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 check_PROGRAMS += tests/test_fabric_server
 TESTS += tests/test_fabric_server
 tests_test_fabric_server_SOURCES = tests/test_fabric_server.c tests/child.c tests/child.h

@@ -764,6 +764,8 @@ static int posted_sends_child(void)
 	int portid, agent, len, i;
 
 	setenv("UMAD_SIM_HOST", "Hca1", 1);
+	/* Posting is the server's way: this process must not answer the SMPs itself. */
+	setenv("UMAD_SIM_FABRIC_SMP", "server", 1);
 	CHECK_EQ(umad_init(), 0);
 	portid = umad_open_port(NULL, 0);
 	CHECK(portid >= 0);
@@ -875,6 +877,122 @@ static void test_posted_sends(void **state)
 	run_child_on_server(posted_sends_child);
 }
 
+/* --- SMPs answered by the client, on the fabric it maps ----------------------------------- */
+
+/* A directed-route SMP of no hops to this port: method, attribute, modifier, and data. */
+static void dr_smp(uint8_t *umad, int agent, uint8_t method, uint16_t attr, uint32_t mod,
+		   const uint8_t *data, uint32_t tid)
+{
+	uint8_t *mad = umad_get_mad(umad);
+
+	dr_nodeinfo(umad, agent);
+	mad[3] = method;
+	put_be16(mad + MAD_OFF_ATTR_ID, attr);
+	put_be32(mad + MAD_OFF_ATTR_MOD, mod);
+	set_tid(umad, tid);
+	if (data)
+		memcpy(mad + SMP_OFF_DATA, data, SMP_DATA_SIZE);
+}
+
+/*
+ * Stop the server while it sleeps: between requests it holds no lock of
+ * the fabric's, where a stop just after a reply could catch it holding one.
+ */
+static int stop_server_asleep(void)
+{
+	char path[64], stat[256], *state;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)server_pid);
+	for (i = 0; i < 1000; i++) {
+		FILE *f = fopen(path, "r");
+
+		if (!f)
+			return -1;
+		state = fgets(stat, sizeof(stat), f) ? strrchr(stat, ')') : NULL;
+		fclose(f);
+		if (state && state[1] == ' ' && state[2] == 'S')
+			return kill(server_pid, SIGSTOP);
+		usleep(1000);
+	}
+	return -1;
+}
+
+/*
+ * SMPs the SMA answers are carried by the client, on the fabric it maps:
+ * with the server stopped, a Get is answered all the same.  A Set changes
+ * the fabric every process shares: the server, told after it goes on,
+ * has the sysfs tree of the client attached there rewritten, and reads
+ * the new LID itself.
+ */
+static int local_smps_child(void)
+{
+	uint8_t umad[512], data[SMP_DATA_SIZE], *mad;
+	umad_port_t port;
+	char lid[32];
+	int portid, agent, len, i;
+
+	setenv("UMAD_SIM_SYSFS", tree_root, 1);
+	setenv("UMAD_SIM_HOST", "Hca1", 1);
+	CHECK_EQ(umad_init(), 0);
+	portid = umad_open_port(NULL, 0);
+	CHECK(portid >= 0);
+	agent = umad_register(portid, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
+	CHECK(agent >= 0);
+	/* Were the server asked after all, the child would wait for it: it dies instead. */
+	alarm(20);
+	CHECK_EQ(stop_server_asleep(), 0);
+	dr_smp(umad, agent, UMAD_METHOD_GET, UMAD_SM_ATTR_NODE_INFO, 0, NULL, 1);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 1000), agent);
+	CHECK_EQ(umad_status(umad), 0);
+	mad = umad_get_mad(umad);
+	CHECK_EQ(mad[3], UMAD_METHOD_GET_RESP);
+	CHECK_EQ(mad[SMP_OFF_DATA + 2], NODE_TYPE_CA);
+
+	/* PortInfo read, then written back with another LID. */
+	dr_smp(umad, agent, UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, 1, NULL, 2);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 1000), agent);
+	CHECK_EQ(umad_status(umad), 0);
+	memcpy(data, umad_get_mad(umad) + SMP_OFF_DATA, sizeof(data));
+	CHECK(get_be16(data + 16) != 0x77);
+	put_be16(data + 16, 0x77);
+	/* PortState and PortPhysicalState: no change (an SM writes no state it read). */
+	data[32] = 0;
+	data[33] &= 0x0f;
+	dr_smp(umad, agent, UMAD_METHOD_SET, UMAD_SM_ATTR_PORT_INFO, 1, data, 3);
+	CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
+	len = 256;
+	CHECK_EQ(umad_recv(portid, umad, &len, 1000), agent);
+	CHECK_EQ(umad_status(umad), 0);
+	CHECK_EQ(get_be16(umad_get_mad(umad) + SMP_OFF_DATA + 16), 0x77);
+	CHECK_EQ(kill(server_pid, SIGCONT), 0);
+
+	/* The server's notice reaches this process's events thread a moment later. */
+	for (i = 0; i < 300; i++) {
+		len = (int)strtol(tree_value(tree_root, "lid", lid, sizeof(lid)), NULL, 0);
+		if (len == 0x77)
+			break;
+		usleep(10000);
+	}
+	CHECK_EQ(len, 0x77);
+	/* The server reads the same fabric. */
+	CHECK_EQ(umad_get_port(NULL, 1, &port), 0);
+	CHECK_EQ(port.base_lid, 0x77);
+	umad_release_port(&port);
+	umad_done();
+	return 0;
+}
+
+static void test_client_answers_smps_itself(void **state)
+{
+	(void)state;
+	run_child_on_server(local_smps_child);
+}
+
 static void test_server_gone_gives_eio(void **state)
 {
 	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64];
@@ -933,6 +1051,7 @@ int main(void)
 		cmocka_unit_test(test_waiting_requests_are_bounded),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_posted_sends),
+		cmocka_unit_test(test_client_answers_smps_itself),
 		cmocka_unit_test(test_server_gone_gives_eio),
 	};
 

@@ -312,7 +312,7 @@ static void test_load_progress(void **state)
 {
 	struct dir *d = *state;
 	struct progress_seen seen = { 0 };
-	struct sim_topology_progress progress = { note_progress, &seen };
+	struct sim_topology_options progress = { note_progress, &seen, NULL };
 	struct sim_fabric *f;
 	char path[PATH_MAX * 2], *errors = NULL;
 	GString *text = g_string_new("");
@@ -324,7 +324,7 @@ static void test_load_progress(void **state)
 				       i, i + 1, i + 1, i);
 	write_file(d, "big.net", text->str);
 	snprintf(path, sizeof(path), "%s/big.net", d->path);
-	f = sim_topology_load_progress(path, &errors, &progress);
+	f = sim_topology_load_opts(path, &errors, &progress);
 	assert_non_null(f);
 	assert_int_equal(f->n_cas, 40000);
 	assert_true(seen.calls >= 2);

@@ -86,6 +86,8 @@ enum {
 	OP_REJOIN,		/* a hello byte: a client that left connects again */
 	OP_ANSWER,		/* handle flags: the last MAD delivered to the client, answered */
 	OP_WAIT,		/* the server waits a millisecond (and looks at mailboxes meanwhile) */
+	OP_MAP,			/* zero8: the fabric's memory asked for (its descriptor comes back) */
+	OP_NOTE,		/* node16 far8: a node changed by the client's SMP (far: 2^63 added) */
 	OP_COUNT
 };
 
@@ -702,6 +704,20 @@ static void operate(struct fabric_server *s, struct client *c, uint8_t op, struc
 	case OP_ANSWER:
 		answer(c, in, buf);
 		break;
+	case OP_MAP: {
+		struct fp_map q = { .zero = take8(in) };
+
+		send_msg(c, FP_MAP, &q, sizeof(q), NULL, 0);
+		break;
+	}
+	case OP_NOTE: {
+		struct fp_note q = { .node = take16(in) };
+
+		if (take8(in))
+			q.node |= 1ull << 63;
+		send_msg(c, FP_NOTE_CHANGED, &q, sizeof(q), NULL, 0);
+		break;
+	}
 	case OP_WAIT:
 		sent += unserved;
 		unserved = 0;

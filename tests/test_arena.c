@@ -1,0 +1,250 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The fabric's shared memory (simfabric/arena.h): allocation, the model's
+ * allocator choosing heap or arena by owner, a second process mapping the
+ * same arena at the same address and seeing (and making) the same
+ * changes, refusals, and a lock whose holder died.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "simfabric/arena.h"
+#include "simfabric/fabric.h"
+#include "simfabric/topology.h"
+
+#define ARENA_SIZE	(64u << 20)
+
+static struct sim_arena *new_arena(void)
+{
+	struct sim_arena *a;
+
+	assert_int_equal(sim_arena_create(ARENA_SIZE, &a), 0);
+	assert_non_null(a);
+	return a;
+}
+
+static void test_alloc(void **state)
+{
+	struct sim_arena *a = new_arena();
+	uint8_t *small, *big, *grown;
+	char *s;
+	size_t i;
+
+	(void)state;
+	small = sim_arena_alloc(a, 24);
+	assert_non_null(small);
+	assert_true(sim_arena_holds(a, small, 24));
+	assert_int_equal((uintptr_t)small % 16, 0);
+	for (i = 0; i < 24; i++)
+		assert_int_equal(small[i], 0);
+	/* A big block starts on a page: its untouched tail stays sparse. */
+	big = sim_arena_alloc(a, 3 * 4096);
+	assert_non_null(big);
+	assert_int_equal((uintptr_t)big % 4096, 0);
+	/* The model's allocator: memory where the owner lives. */
+	memcpy(small, "0123456789", 10);
+	grown = sim_mem_realloc(small, small, 100);
+	assert_true(sim_arena_holds(a, grown, 100));
+	assert_memory_equal(grown, "0123456789", 10);
+	assert_int_equal(grown[50], 0);
+	s = sim_mem_strdup(big, "node");
+	assert_true(sim_arena_holds(a, s, 5));
+	assert_string_equal(s, "node");
+	assert_true(sim_mem_shared(s));
+	sim_mem_free(s);	/* a no-op in the arena */
+	assert_string_equal(s, "node");
+	/* Owned by something on the heap: the heap. */
+	s = sim_mem_strdup(&i, "heap");
+	assert_false(sim_mem_shared(s));
+	assert_false(sim_arena_holds(a, s, 5));
+	sim_mem_free(s);
+	/* Full: NULL, and what was there stays. */
+	assert_null(sim_arena_alloc(a, ARENA_SIZE));
+	assert_null(sim_mem_calloc(big, SIZE_MAX / 2, 4));
+	assert_string_equal((char *)grown, "0123456789");
+	sim_arena_release(a);
+}
+
+/* A fabric loaded into an arena: every object of it lies inside. */
+static void test_fabric_in_arena(void **state)
+{
+	struct sim_arena *a = new_arena();
+	struct sim_topology_options opts = { .arena = a };
+	char *errors = NULL;
+	struct sim_fabric *f = sim_topology_parse_opts(sim_default_topology, "default", &errors,
+						       &opts);
+	size_t i;
+
+	(void)state;
+	assert_non_null(f);
+	assert_true(sim_arena_holds(a, f, sizeof(*f)));
+	assert_true(sim_arena_holds(a, f->nodes, f->n_nodes * sizeof(*f->nodes)));
+	for (i = 0; i < f->n_nodes; i++) {
+		struct sim_node *n = f->nodes[i];
+
+		assert_true(sim_arena_holds(a, n, sizeof(*n)));
+		assert_true(sim_arena_holds(a, n->name, strlen(n->name) + 1));
+		assert_true(sim_arena_holds(a, n->ports, (n->num_ports + 1u) * sizeof(*n->ports)));
+		if (n->sw) {
+			assert_true(sim_arena_holds(a, n->sw, sizeof(*n->sw)));
+			/* The LFT, made on first write, also lands there, all of it reserved. */
+			assert_int_equal(sim_switch_lft_reserve(n->sw, 100), 0);
+			assert_true(sim_arena_holds(a, n->sw->lft, SIM_LFT_CAP));
+			assert_int_equal(sim_switch_lft_get(n->sw, 99), SIM_LFT_NO_ROUTE);
+			n->sw->lft[5] = 3;
+			assert_int_equal(sim_switch_lft_reserve(n->sw, 1000), 0);
+			assert_int_equal(sim_switch_lft_get(n->sw, 5), 3);
+			assert_int_equal(sim_switch_lft_get(n->sw, 999), SIM_LFT_NO_ROUTE);
+		}
+	}
+	/* Freeing a fabric in an arena leaves it to the arena. */
+	sim_fabric_free(f);
+	assert_true(f->n_nodes > 0);
+	sim_arena_release(a);
+}
+
+/*
+ * Another process maps the arena at its address: it reads what this one
+ * wrote and writes what this one then reads, under the shared lock.
+ */
+static void test_second_process_shares_it(void **state)
+{
+	struct sim_arena *a = new_arena();
+	uint64_t *counter = sim_arena_alloc(a, sizeof(*counter));
+	uint64_t base = sim_arena_base(a);
+	int pipefd[2], status, i;
+	pid_t pid;
+
+	(void)state;
+	*counter = 41;
+	sim_arena_set_root(a, counter);
+	assert_int_equal(pipe(pipefd), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* A fresh process would have nothing there: unmap what fork left first. */
+		struct sim_arena *b;
+		int fd = dup(sim_arena_fd(a));
+		uint64_t *c;
+
+		sim_arena_release(a);
+		if (sim_arena_attach(fd, base, &b) != 0)
+			_exit(10);
+		c = sim_arena_root(b);
+		if (c != counter || *c != 41)
+			_exit(11);
+		/* Seen: now both count. */
+		if (write(pipefd[1], "r", 1) != 1)
+			_exit(12);
+		for (i = 0; i < 100000; i++) {
+			sim_arena_lock(b);
+			(*c)++;
+			sim_arena_unlock(b);
+		}
+		_exit(0);
+	}
+	{
+		char ready;
+
+		assert_int_equal(read(pipefd[0], &ready, 1), 1);
+	}
+	for (i = 0; i < 100000; i++) {
+		sim_arena_lock(a);
+		(*counter)++;
+		sim_arena_unlock(a);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	assert_int_equal(*counter, 41 + 200000);
+	close(pipefd[0]);
+	close(pipefd[1]);
+	sim_arena_release(a);
+}
+
+/* A process that dies holding the lock does not stop the others. */
+static void test_holder_died(void **state)
+{
+	struct sim_arena *a = new_arena();
+	int status;
+	pid_t pid;
+
+	(void)state;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		sim_arena_lock(a);
+		_exit(0);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	alarm(10);	/* a hang fails the test rather than the suite's time */
+	sim_arena_lock(a);
+	sim_arena_unlock(a);
+	sim_arena_lock(a);
+	sim_arena_unlock(a);
+	alarm(0);
+	sim_arena_release(a);
+}
+
+static void test_attach_refusals(void **state)
+{
+	struct sim_arena *a = new_arena(), *b;
+	uint64_t base = sim_arena_base(a);
+	int fd = memfd_create("not-an-arena", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+
+	(void)state;
+	assert_true(fd >= 0);
+	assert_int_equal(ftruncate(fd, 1 << 20), 0);
+	/* Not sealed against shrinking: refused before anything is mapped. */
+	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b), -EINVAL);
+	assert_null(b);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	/* Sealed, but no arena in it. */
+	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b), -EINVAL);
+	/* An address not a page's. */
+	assert_int_equal(sim_arena_attach(fd, 0x500000000123ull, &b), -EINVAL);
+	/* The arena at another address than its own. */
+	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base + (1ull << 32), &b), -EINVAL);
+	/* Something else of this process where it goes. */
+	{
+		void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		assert_true(m != MAP_FAILED);
+		assert_int_equal(sim_arena_attach(sim_arena_fd(a), (uintptr_t)m, &b), -EADDRINUSE);
+		munmap(m, 4096);
+	}
+	/* The same arena again in this process: shared, released twice. */
+	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base, &b), 0);
+	assert_ptr_equal(b, a);
+	sim_arena_release(b);
+	assert_true(sim_arena_holds(a, (void *)(uintptr_t)base, 8));
+	close(fd);
+	sim_arena_release(a);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_alloc),
+		cmocka_unit_test(test_fabric_in_arena),
+		cmocka_unit_test(test_second_process_shares_it),
+		cmocka_unit_test(test_holder_died),
+		cmocka_unit_test(test_attach_refusals),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
