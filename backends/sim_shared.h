@@ -2,8 +2,9 @@
 /*
  * The sim backend as a client of a shared fabric (UMAD_SIM_FABRIC=PATH,
  * served by `umad fabric serve` or `umad sim`): the fabric lives in the
- * server; this process keeps its ports, agents and queues (soft_port.h)
- * and asks the server for everything else.  A thread reads the event
+ * server's memory, which this process maps to answer the SMPs a node's SMA
+ * answers itself; it keeps its ports, agents and queues (soft_port.h) and
+ * asks the server for everything else.  A thread reads the event
  * channel: MADs for this process's agents, and notices of changed nodes.
  *
  * Once the server is gone every call fails with -EIO, and ports waiting
@@ -51,7 +52,8 @@ int sim_shared_control(const struct fp_control *ctl);
 
 /*
  * soft_port's deliver for a port opened at the server (op->data holds
- * handle + 1).  An SMP request may be posted without waiting for its
+ * handle + 1).  An SMP request the SMA answers is carried here when the
+ * fabric is mapped; otherwise it may be posted without waiting for its
  * reply; the backend's recv, pending, wait and watch_fd below read the
  * replies first, so the program sees what it would have seen had each send
  * waited.

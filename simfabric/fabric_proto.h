@@ -43,7 +43,9 @@
  *   FP_ISSM {fp_issm}             -> FP_RC
  *   FP_CONTROL {fp_control}       -> FP_RC
  *   FP_TEXT {fp_text}             -> FP_TEXT_REPLY {text} or FP_RC (an error)
+ *   FP_MAP {fp_map}               -> FP_MAPPED {fp_mapped} + the arena's memory file
  * Any request may instead get FP_RC with a negative errno and a message.
+ * Unanswered: FP_KICK, FP_NOTE_CHANGED {fp_note}.
  * Events: FP_DELIVER {fp_deliver, MAD}, FP_NODE_CHANGED {fp_host}.
  */
 #ifndef SIMFABRIC_FABRIC_PROTO_H

@@ -732,7 +732,6 @@ static int dispatch(struct fabric_server *s, struct client *c, uint32_t type,
 	case FP_ISSM:		return do_issm(s, c, (const struct fp_issm *)body);
 	case FP_CONTROL:	return do_control(s, c, (const struct fp_control *)body);
 	case FP_TEXT:		return do_text(s, c, (const struct fp_text *)body);
-	case FP_KICK:		return 0;	/* the loop looks at the mailboxes anyway */
 	case FP_MAP:		return do_map(s, c);
 	case FP_NOTE_CHANGED:	return do_note_changed(s, (const struct fp_note *)body);
 	default:		return -EPROTO;	/* replies and events do not come from clients */
@@ -748,7 +747,7 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 	if (!c->said_hello && type != FP_HELLO)
 		return -EPROTO;
 	if (type == FP_KICK)
-		return 0;
+		return 0;	/* the loop looks at the mailboxes anyway */
 	model_lock(s);
 	r = dispatch(s, c, type, body, len);
 	model_unlock(s);

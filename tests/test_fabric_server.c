@@ -711,6 +711,18 @@ static void dr_nodeinfo(uint8_t *umad, int agent)
 
 /* --- sends posted without waiting for their replies ----------------------------------------- */
 
+/* In the child: attached at Hca1, its port open, a directed-route SMP agent there.  0 or -1. */
+static int attach_dr_agent(int *portid, int *agent)
+{
+	setenv("UMAD_SIM_HOST", "Hca1", 1);
+	CHECK_EQ(umad_init(), 0);
+	*portid = umad_open_port(NULL, 0);
+	CHECK(*portid >= 0);
+	*agent = umad_register(*portid, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
+	CHECK(*agent >= 0);
+	return 0;
+}
+
 /* The transaction ID of a umad buffer's MAD (its low word). */
 static uint32_t tid_of(const uint8_t *umad)
 {
@@ -763,14 +775,9 @@ static int posted_sends_child(void)
 	pthread_t thread;
 	int portid, agent, len, i;
 
-	setenv("UMAD_SIM_HOST", "Hca1", 1);
 	/* Posting is the server's way: this process must not answer the SMPs itself. */
 	setenv("UMAD_SIM_FABRIC_SMP", "server", 1);
-	CHECK_EQ(umad_init(), 0);
-	portid = umad_open_port(NULL, 0);
-	CHECK(portid >= 0);
-	agent = umad_register(portid, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
-	CHECK(agent >= 0);
+	CHECK_EQ(attach_dr_agent(&portid, &agent), 0);
 
 	/* More than the mailbox holds, then their replies. */
 	for (i = 0; i < N; i++) {
@@ -933,12 +940,7 @@ static int local_smps_child(void)
 	int portid, agent, len, i;
 
 	setenv("UMAD_SIM_SYSFS", tree_root, 1);
-	setenv("UMAD_SIM_HOST", "Hca1", 1);
-	CHECK_EQ(umad_init(), 0);
-	portid = umad_open_port(NULL, 0);
-	CHECK(portid >= 0);
-	agent = umad_register(portid, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
-	CHECK(agent >= 0);
+	CHECK_EQ(attach_dr_agent(&portid, &agent), 0);
 	/* Were the server asked after all, the child would wait for it: it dies instead. */
 	alarm(20);
 	CHECK_EQ(stop_server_asleep(), 0);
