@@ -153,6 +153,13 @@ else
 fi
 UMAD_SIM_FABRIC=$sock sim smpquery -D nodeinfo 0 > "$work/q" 2>&1
 expect "a client of umad fabric serve" "$work/q" "^PortGuid"
+# The same through the server, and a choice that is neither.
+UMAD_SIM_FABRIC=$sock UMAD_SIM_FABRIC_SMP=server sim smpquery -D nodeinfo 0 > "$work/q" 2>&1
+expect "a client sending its SMPs to the server" "$work/q" "^PortGuid"
+if UMAD_SIM_FABRIC=$sock UMAD_SIM_FABRIC_SMP=both sim smpquery -D nodeinfo 0 > "$work/q" 2>&1; then
+	fail "UMAD_SIM_FABRIC_SMP=both was taken"
+fi
+expect "UMAD_SIM_FABRIC_SMP=both" "$work/q" "UMAD_SIM_FABRIC_SMP=both: 'local' or 'server'"
 kill "$server"
 wait "$server"
 [ ! -e "$sock" ] || fail "umad fabric serve left its socket behind"
