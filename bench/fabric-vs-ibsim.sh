@@ -261,8 +261,9 @@ set_rows() {
 	row "the same, SMPs through the server" "${rtt[via-server]:-$m}" - "${rtt[ibsim]:-$m}" ibsim -
 	row "ibnetdiscover, ms (median of $runs)" "${ibnd[shared]:-$m}" "${ibnd[in-process]:-$m}" \
 		"${ibnd[ibsim]:-$m}" in-process "ratio <= 1.5"
-	# The issue asks for ibnetdiscover twice as fast as under ibsim from 11,664 HCAs.
-	if [ "$hcas" -ge 11664 ]; then target="ratio <= 0.5"; else target=-; fi
+	# The issue asks for ibnetdiscover twice as fast as under ibsim at 11,664 HCAs
+	# (the 3-level k=36 tree); on the other fabrics the ratio shows, with no target.
+	if [ "$hcas" -eq 11664 ]; then target="ratio <= 0.5"; else target=-; fi
 	row "ibnetdiscover against ibsim, ms" "${ibnd[shared]:-$m}" "${ibnd[in-process]:-$m}" \
 		"${ibnd[ibsim]:-$m}" ibsim "$target"
 	row "opensm -o, ms (median of $runs)" "${osm[shared]:-$m}" "${osm[in-process]:-$m}" \
