@@ -26,8 +26,9 @@
 int fabric_usage(FILE *out)
 {
 	fprintf(out,
-		"       umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none]\n"
-		"       umad sim [-t FILE] [--host NODE[,NODE...]] [--sm builtin|none] -- COMMAND [ARGS...]\n"
+		"       umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
+		"       umad sim [-t FILE] [--host NODE[,NODE...]] [--sm builtin|none] [--private]\n"
+		"                -- COMMAND [ARGS...]\n"
 		"       umad fabric [--socket PATH] link down|up NODE PORT\n"
 		"       umad fabric [--socket PATH] node down|up NODE\n"
 		"       umad fabric [--socket PATH] drop NODE PORT RATE [SEED]\n"
@@ -47,6 +48,7 @@ struct serve_options {
 	const char *socket;
 	const char *hosts;
 	int builtin_sm;
+	int private_memory;	/* --private: clients do not map the fabric */
 	int command;		/* index of COMMAND in argv (sim) */
 };
 
@@ -63,7 +65,10 @@ static int parse_sm(const char *what, const char *v, int *builtin)
 	return 0;
 }
 
-/* -t, --socket, --host, --sm; then (sim) -- COMMAND.  0, or the exit status of a usage error. */
+/*
+ * -t, --socket, --host, --sm, --private; then (sim) -- COMMAND.  0, or the
+ * exit status of a usage error.
+ */
 static int parse_serve(const char *what, int argc, char **argv, int want_command,
 		       struct serve_options *o)
 {
@@ -81,6 +86,10 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 		if (!strcmp(a, "--")) {
 			i++;
 			break;
+		}
+		if (!strcmp(a, "--private")) {
+			o->private_memory = 1;
+			continue;
 		}
 		if (!strcmp(a, "-t") || !strcmp(a, "--topology") || !strcmp(a, "--socket") ||
 		    !strcmp(a, "--host") || !strcmp(a, "--sm")) {
@@ -144,6 +153,7 @@ static struct fabric_server *start_server(const char *what, const struct serve_o
 	struct load_progress lp = { .what = what, .file = o->topology, .last = -1 };
 	struct fabric_server_options so = {
 		.topology = o->topology, .builtin_sm = o->builtin_sm, .log = NULL,
+		.private_memory = o->private_memory,
 		.progress = o->topology && isatty(STDERR_FILENO) ? show_progress : NULL,
 		.progress_arg = &lp,
 	};

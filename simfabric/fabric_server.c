@@ -957,7 +957,7 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	s->spin_ns = MAILBOX_SPIN_NS;
 	s->log = opts->log;
 	/* Without shared memory the fabric still serves, every MAD through the server. */
-	r = sim_arena_create(FABRIC_ARENA_SIZE, &s->arena);
+	r = opts->private_memory ? 0 : sim_arena_create(FABRIC_ARENA_SIZE, &s->arena);
 	if (r < 0)
 		say(s, "the fabric is not shared with its clients (%s): they send every MAD here",
 		    strerror(-r));

@@ -23,6 +23,11 @@ struct fabric_server;
 struct fabric_server_options {
 	const char *topology;		/* a file, or NULL for the embedded default fabric */
 	int builtin_sm;			/* bring the fabric up and run the built-in SM and SA */
+	/*
+	 * Keep the fabric in this process's own memory: clients cannot map it
+	 * (FP_MAP is refused), so every MAD goes through the server.
+	 */
+	int private_memory;
 	FILE *log;			/* clients coming and going, refusals; NULL: quiet */
 	/* How far the load got (see sim_topology_options); NULL: not told. */
 	void (*progress)(void *arg, size_t done, size_t total);

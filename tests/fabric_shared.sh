@@ -167,6 +167,10 @@ UMAD_SIM_FABRIC=$sock sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
 	fail "a client found a fabric after its server stopped"
 expect "a client without its server" "$work/q" "cannot connect to the fabric"
 
+# --private: the fabric in the server's memory alone; its clients are answered all the same.
+sim "$umad" sim --private -- smpquery -D nodeinfo 0 > "$work/q" 2>&1
+expect "a client of umad sim --private" "$work/q" "^PortGuid"
+
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	# A server of another user: root's client (which the directory does not stop) is refused.
 	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)

@@ -28,6 +28,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -186,6 +187,52 @@ static void test_request_before_hello_is_refused(void **state)
 	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
 	close(fd);
 	fabric_server_free(s);
+}
+
+/*
+ * FP_MAP: the fabric's memory file comes back with the addresses of the
+ * fabric and of the client's node; a server started private refuses it.
+ */
+static void test_map_and_private(void **state)
+{
+	struct fabric_server_options o = { .builtin_sm = 1, .private_memory = 1 };
+	struct fabric_server *s = new_server(), *p;
+	int fd = new_client(s), pfd;
+	struct fp_map q = { 0 };
+	const struct fp_mapped *m;
+	struct fp_reader r;
+	char *errors = NULL;
+	struct stat st;
+
+	(void)state;
+	fp_reader_init(&r);
+	hello(s, fd, "Hca1", &r);
+	assert_int_equal(fp_send_message(fd, FP_MAP, &q, sizeof(q), -1, 0), 0);
+	serve(s);
+	assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
+	assert_int_equal(r.type, FP_MAPPED);
+	m = (const struct fp_mapped *)r.buf;
+	assert_true(r.passed_fd >= 0);
+	assert_int_equal(fstat(r.passed_fd, &st), 0);
+	/* The fabric and the node lie inside what the file holds, from where it goes. */
+	assert_true(m->fabric > m->base && m->fabric < m->base + (uint64_t)st.st_size);
+	assert_true(m->hosts[0] > m->base && m->hosts[0] < m->base + (uint64_t)st.st_size);
+	assert_int_equal(m->hosts[1], 0);
+	close(r.passed_fd);
+	r.passed_fd = -1;
+	close(fd);
+	fabric_server_free(s);
+
+	assert_int_equal(fabric_server_new(&o, &p, &errors), 0);
+	pfd = new_client(p);
+	hello(p, pfd, "Hca1", &r);
+	assert_int_equal(ask(p, pfd, FP_MAP, &q, sizeof(q), NULL, 0, &r), FP_RC);
+	assert_int_equal(rc_of(&r), -EOPNOTSUPP);
+	/* The client stays served. */
+	assert_int_equal(fabric_server_clients(p), 1);
+	fp_reader_free(&r);
+	close(pfd);
+	fabric_server_free(p);
 }
 
 static void test_agents_of_two_processes_clash(void **state)
@@ -1048,6 +1095,7 @@ int main(void)
 		cmocka_unit_test(test_malformed_message_drops_its_sender_only),
 		cmocka_unit_test(test_request_before_hello_is_refused),
 		cmocka_unit_test(test_unsealed_mailbox_is_refused),
+		cmocka_unit_test(test_map_and_private),
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
 		cmocka_unit_test(test_waiting_requests_are_bounded),
