@@ -126,13 +126,9 @@ static void model_unlock(struct fabric_server *s)
 		sim_arena_unlock(s->arena);
 }
 
-static void before_port_read(void *arg, struct sim_port *p);
+static void refresh_is_sm(struct fabric_server *s, struct sim_port *p);
 
-/*
- * The built-in SM stops; its port's IsSM is worked out again at once,
- * since clients read PortInfo without asking the server (before_port_read
- * keeps every port's IsSM current for them).
- */
+/* The built-in SM stops; its port's IsSM is worked out again at once. */
 static void step_aside(struct fabric_server *s)
 {
 	struct sim_port *was = s->net.sm_port;
@@ -141,12 +137,17 @@ static void step_aside(struct fabric_server *s)
 		return;
 	sim_net_sm_step_aside(&s->net);
 	if (was)
-		before_port_read(s, was);
+		refresh_is_sm(s, was);
 }
 
-static void before_port_read(void *arg, struct sim_port *p)
+/*
+ * Port p's IsSM, worked out whenever what it depends on changes (a client
+ * takes or leaves its issm device, the built-in SM steps aside), so that it
+ * is always current: clients read PortInfo from the fabric's memory without
+ * asking the server, and the SMA reads it as it is.
+ */
+static void refresh_is_sm(struct fabric_server *s, struct sim_port *p)
 {
-	struct fabric_server *s = arg;
 	int held = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, p)) > 0;
 	uint32_t old = p->capmask;
 
@@ -465,7 +466,7 @@ static int do_note_changed(struct fabric_server *s, const struct fp_note *q)
 	return 0;
 }
 
-static int do_get_ca(struct fabric_server *s, struct client *c, const struct fp_host *q)
+static int do_get_ca(struct client *c, const struct fp_host *q)
 {
 	struct fp_port ports[SIM_MAX_PORTS + 1];
 	struct fp_node node;
@@ -481,7 +482,6 @@ static int do_get_ca(struct fabric_server *s, struct client *c, const struct fp_
 			memset(&ports[i], 0, sizeof(ports[i]));
 			continue;
 		}
-		before_port_read(s, &n->ports[i]);
 		fp_port_fill(&ports[i], &n->ports[i]);
 	}
 	return fp_send_message2(c->fd, FP_CA, &node, sizeof(node), ports,
@@ -668,7 +668,7 @@ static int do_issm(struct fabric_server *s, struct client *c, const struct fp_is
 		count--;
 	}
 	g_hash_table_insert(s->issm_holders, p, GINT_TO_POINTER(count));
-	before_port_read(s, p);
+	refresh_is_sm(s, p);
 	return reply_rc(c, 0, NULL);
 }
 
@@ -723,7 +723,7 @@ static int dispatch(struct fabric_server *s, struct client *c, uint32_t type,
 {
 	switch (type) {
 	case FP_HELLO:		return do_hello(s, c, body, len);
-	case FP_GET_CA:		return do_get_ca(s, c, (const struct fp_host *)body);
+	case FP_GET_CA:		return do_get_ca(c, (const struct fp_host *)body);
 	case FP_OPEN:		return do_open(c, (const struct fp_host *)body);
 	case FP_CLOSE:		return do_close(s, c, (const struct fp_handle *)body);
 	case FP_REGISTER:	return do_register(s, c, (const struct fp_register *)body, 1);
@@ -772,7 +772,7 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		int count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, c->issm[i]));
 
 		g_hash_table_insert(s->issm_holders, c->issm[i], GINT_TO_POINTER(count - 1));
-		before_port_read(s, c->issm[i]);
+		refresh_is_sm(s, c->issm[i]);
 	}
 	forget_waiting(s, c, NULL);
 	model_unlock(s);
@@ -937,10 +937,7 @@ static void mailboxes_asleep(struct fabric_server *s, uint32_t asleep)
 int fabric_server_new(const struct fabric_server_options *opts, struct fabric_server **out,
 		      char **errors)
 {
-	static struct sim_sma_hooks hooks = {
-		.before_port_read = before_port_read,
-		.node_changed = node_changed,
-	};
+	static struct sim_sma_hooks hooks = { .node_changed = node_changed };
 	struct sim_net_endpoint_ops ep = { .receive = receive };
 	struct sim_sma_hooks *h;
 	struct fabric_server *s = calloc(1, sizeof(*s) + sizeof(*h));
