@@ -90,6 +90,9 @@ enum {
 #define NODEINFO_OFF_NODE_GUID	12
 #define NODEINFO_OFF_PORT_GUID	20
 #define PORTINFO_OFF_MKEY	0
+#define PORTINFO_OFF_LID	16
+#define PORTINFO_OFF_STATE	32	/* low nibble: PortState (high: LinkSpeedSupported) */
+#define PORTINFO_OFF_PHYS_STATE	33	/* high nibble: PortPhysicalState (low: LinkDownDefault) */
 #define SMINFO_OFF_SM_KEY	8
 
 /* NodeInfo:NodeType. */

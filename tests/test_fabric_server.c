@@ -998,7 +998,7 @@ static int local_smps_child(void)
 	CHECK_EQ(umad_status(umad), 0);
 	mad = umad_get_mad(umad);
 	CHECK_EQ(mad[3], UMAD_METHOD_GET_RESP);
-	CHECK_EQ(mad[SMP_OFF_DATA + 2], NODE_TYPE_CA);
+	CHECK_EQ(mad[SMP_OFF_DATA + NODEINFO_OFF_NODE_TYPE], NODE_TYPE_CA);
 
 	/* PortInfo read, then written back with another LID. */
 	dr_smp(umad, agent, UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, 1, NULL, 2);
@@ -1007,17 +1007,17 @@ static int local_smps_child(void)
 	CHECK_EQ(umad_recv(portid, umad, &len, 1000), agent);
 	CHECK_EQ(umad_status(umad), 0);
 	memcpy(data, umad_get_mad(umad) + SMP_OFF_DATA, sizeof(data));
-	CHECK(get_be16(data + 16) != 0x77);
-	put_be16(data + 16, 0x77);
+	CHECK(get_be16(data + PORTINFO_OFF_LID) != 0x77);
+	put_be16(data + PORTINFO_OFF_LID, 0x77);
 	/* PortState and PortPhysicalState: no change (an SM writes no state it read). */
-	data[32] = 0;
-	data[33] &= 0x0f;
+	data[PORTINFO_OFF_STATE] = 0;
+	data[PORTINFO_OFF_PHYS_STATE] &= 0x0f;
 	dr_smp(umad, agent, UMAD_METHOD_SET, UMAD_SM_ATTR_PORT_INFO, 1, data, 3);
 	CHECK_EQ(umad_send(portid, agent, umad, 256, 500, 0), 0);
 	len = 256;
 	CHECK_EQ(umad_recv(portid, umad, &len, 1000), agent);
 	CHECK_EQ(umad_status(umad), 0);
-	CHECK_EQ(get_be16(umad_get_mad(umad) + SMP_OFF_DATA + 16), 0x77);
+	CHECK_EQ(get_be16(umad_get_mad(umad) + SMP_OFF_DATA + PORTINFO_OFF_LID), 0x77);
 	CHECK_EQ(kill(server_pid, SIGCONT), 0);
 
 	/* The server's notice reaches this process's events thread a moment later. */
