@@ -205,9 +205,12 @@ static struct mad_queue_slot *tail_slot(struct mad_queue *q)
 }
 
 /* A message's bytes into a slot (the slot's own room, or a buffer of its own); NULL on ENOMEM. */
-static uint8_t *fill_slot(struct mad_queue_slot *s, const struct ib_user_mad *hdr, const void *mad,
-			  size_t mad_len)
+/* The slot holds hdr then the MAD, its first head_len bytes taken from head (if any). */
+static uint8_t *fill_slot(struct mad_queue_slot *s, const struct ib_user_mad *hdr,
+			  const struct mad_queue_msg *m)
 {
+	size_t mad_len = m->len;
+
 	uint8_t *dst = s->data;
 
 	s->len = MAD_QUEUE_HDR + mad_len;
@@ -220,7 +223,9 @@ static uint8_t *fill_slot(struct mad_queue_slot *s, const struct ib_user_mad *hd
 	}
 	memcpy(dst, hdr, MAD_QUEUE_HDR);
 	((struct ib_user_mad *)dst)->length = (uint32_t)s->len;
-	memcpy(dst + MAD_QUEUE_HDR, mad, mad_len);
+	memcpy(dst + MAD_QUEUE_HDR, m->mad, mad_len);
+	if (m->head_len)
+		memcpy(dst + MAD_QUEUE_HDR, m->head, m->head_len < mad_len ? m->head_len : mad_len);
 	return dst;
 }
 
@@ -230,15 +235,15 @@ static const uint8_t *slot_bytes(const struct mad_queue_slot *s)
 }
 
 /* Append a message; its bytes in the queue (to patch before unlocking), or NULL. Lock held. */
-static uint8_t *append_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-			      size_t mad_len)
+static uint8_t *append_locked(struct mad_queue *q, const struct ib_user_mad *hdr,
+			      const struct mad_queue_msg *m)
 {
 	struct mad_queue_slot *s = tail_slot(q);
 	uint8_t *dst;
 
 	if (!s)
 		return NULL;
-	dst = fill_slot(s, hdr, mad, mad_len);
+	dst = fill_slot(s, hdr, m);
 	if (!dst)
 		return NULL;
 	q->count++;
@@ -428,8 +433,12 @@ static void expire(struct mad_queue *q)
 			struct mad_queue_timeout *to = &q->timeouts[t];
 			struct ib_user_mad *hdr = (struct ib_user_mad *)to->umad;
 
+			struct mad_queue_msg common = {
+				.mad = to->umad + MAD_QUEUE_HDR, .len = sizeof(struct umad_hdr),
+			};
+
 			hdr->status = MAD_QUEUE_ETIMEDOUT;
-			if (!append_locked(q, hdr, to->umad + MAD_QUEUE_HDR, sizeof(struct umad_hdr)))
+			if (!append_locked(q, hdr, &common))
 				break;
 			remove_timeout(q, t);
 		} else {
@@ -443,11 +452,11 @@ static void expire(struct mad_queue *q)
 }
 
 /* Append a message after what fell due before it. Lock held. */
-static uint8_t *push_locked(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-			    size_t mad_len)
+static uint8_t *push_locked(struct mad_queue *q, const struct ib_user_mad *hdr,
+			    const struct mad_queue_msg *m)
 {
 	expire(q);
-	return append_locked(q, hdr, mad, mad_len);
+	return append_locked(q, hdr, m);
 }
 
 int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
@@ -459,14 +468,16 @@ int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const voi
 int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 			    size_t mad_len, const uint8_t *tid)
 {
-	uint8_t *queued;
+	uint8_t head[MAD_OFF_TID + MAD_TID_SIZE];
+	struct mad_queue_msg m = { .mad = mad, .len = mad_len };
 
-	pthread_mutex_lock(&q->lock);
-	queued = push_locked(q, hdr, mad, mad_len);
-	if (queued && tid && mad_len >= MAD_OFF_TID + MAD_TID_SIZE)
-		memcpy(queued + MAD_QUEUE_HDR + MAD_OFF_TID, tid, MAD_TID_SIZE);
-	pthread_mutex_unlock(&q->lock);
-	return queued ? 0 : -ENOMEM;
+	if (tid && mad_len >= sizeof(head)) {
+		memcpy(head, mad, MAD_OFF_TID);
+		memcpy(head + MAD_OFF_TID, tid, MAD_TID_SIZE);
+		m.head = head;
+		m.head_len = sizeof(head);
+	}
+	return mad_queue_push_msg_at(q, hdr, &m, 0, 0);
 }
 
 /* Room for one more flight, the ring grown when full. 0 or -ENOMEM. Lock held. */
@@ -494,13 +505,13 @@ static int flights_reserve(struct mad_queue *q)
  * Put a MAD in flight after those due no later than it: searched from the
  * tail, where a constant delay puts every new one.  Lock held.
  */
-static int fly(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-	       size_t mad_len, uint64_t due_ns, int completes)
+static int fly(struct mad_queue *q, const struct ib_user_mad *hdr, const struct mad_queue_msg *m,
+	       uint64_t due_ns, int completes)
 {
 	struct mad_queue_flight f = { .due_ns = due_ns, .completes = completes };
 	size_t i;
 
-	if (flights_reserve(q) < 0 || !fill_slot(&f.slot, hdr, mad, mad_len))
+	if (flights_reserve(q) < 0 || !fill_slot(&f.slot, hdr, m))
 		return -ENOMEM;
 	for (i = q->n_flights; i > 0 && flight_at(q, i - 1)->due_ns > due_ns; i--)
 		*flight_at(q, i) = *flight_at(q, i - 1);
@@ -513,14 +524,22 @@ static int fly(struct mad_queue *q, const struct ib_user_mad *hdr, const void *m
 int mad_queue_push_at(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 		      size_t mad_len, uint64_t due_ns, int completes)
 {
+	struct mad_queue_msg m = { .mad = mad, .len = mad_len };
+
+	return mad_queue_push_msg_at(q, hdr, &m, due_ns, completes);
+}
+
+int mad_queue_push_msg_at(struct mad_queue *q, const struct ib_user_mad *hdr,
+			  const struct mad_queue_msg *m, uint64_t due_ns, int completes)
+{
 	uint8_t *queued;
 	int r = 0;
 
 	pthread_mutex_lock(&q->lock);
 	if (due_ns && due_ns > mad_queue_now_ns()) {
-		r = fly(q, hdr, mad, mad_len, due_ns, completes);
+		r = fly(q, hdr, m, due_ns, completes);
 	} else {
-		queued = push_locked(q, hdr, mad, mad_len);
+		queued = push_locked(q, hdr, m);
 		if (!queued)
 			r = -ENOMEM;
 		else if (completes)

@@ -86,6 +86,17 @@ void mad_queue_close_fd(struct mad_queue *q);
 /* Free what is queued and the queue itself (its descriptor closed first). */
 void mad_queue_free(struct mad_queue *q);
 
+/*
+ * A message to queue: len bytes at mad, of which the first head_len (if
+ * any) come from head instead, as a receiver's kernel rewrites a header.
+ */
+struct mad_queue_msg {
+	const void *mad;
+	size_t len;
+	const void *head;
+	size_t head_len;
+};
+
 /* Queue a received MAD: hdr (64 bytes) then mad_len bytes.  0 or -ENOMEM. */
 int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 		   size_t mad_len);
@@ -103,6 +114,9 @@ int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, 
  */
 int mad_queue_push_at(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 		      size_t mad_len, uint64_t due_ns, int completes);
+/* The same for a message whose header is rewritten (struct mad_queue_msg). */
+int mad_queue_push_msg_at(struct mad_queue *q, const struct ib_user_mad *hdr,
+			  const struct mad_queue_msg *m, uint64_t due_ns, int completes);
 
 /*
  * A send that will get no answer: timeout_ms * (retries + 1) after sent_ns
