@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "backends/mad_rules.h"
 #include "libumad/mad_wire.h"
@@ -119,7 +120,7 @@ int mad_rules_check_send(const struct umad_agent_req *agent, const uint8_t *mad,
 			 int is_switch, unsigned port_num)
 {
 	uint8_t mgmt_class = mad_class(mad);
-	int kernel_rmpp = agent->rmpp_version && !(agent->flags & UMAD_USER_RMPP);
+	int kernel_rmpp = mad_rules_kernel_rmpp(agent);
 	int rmpp_active = 0;
 
 	/* An agent registered for RMPP sends nothing but RMPP classes. */
@@ -133,4 +134,40 @@ int mad_rules_check_send(const struct umad_agent_req *agent, const uint8_t *mad,
 	if (mgmt_class == UMAD_CLASS_SUBN_DIRECTED_ROUTE && !dr_smp_may_leave(mad, is_switch, port_num))
 		return -EINVAL;
 	return 0;
+}
+
+/* An RMPP class message with the Active flag, at least its RMPP header long. */
+static int rmpp_active(const uint8_t *mad, size_t mad_len)
+{
+	return mad_len >= RMPP_HDR_END && mad_class_is_rmpp(mad_class(mad)) &&
+	       (mad[RMPP_OFF_FLAGS] & UMAD_RMPP_FLAG_ACTIVE);
+}
+
+size_t mad_rules_send_len(const struct umad_agent_req *agent, const uint8_t *mad, size_t mad_len)
+{
+	if (mad_len > MAD_SIZE || (mad_rules_kernel_rmpp(agent) && rmpp_active(mad, mad_len)))
+		return mad_len;
+	return MAD_SIZE;
+}
+
+size_t mad_rules_arrival_len(const uint8_t *mad, size_t mad_len)
+{
+	return mad_len >= MAD_SIZE || rmpp_active(mad, mad_len) ? mad_len : MAD_SIZE;
+}
+
+void mad_rules_rmpp_whole_header(uint8_t *out, const uint8_t *msg, size_t len)
+{
+	size_t head = mad_rmpp_header_len(mad_class(msg));
+	size_t room = MAD_SIZE - head, payload = len > head ? len - head : 0;
+	uint8_t flags = UMAD_RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
+
+	if (payload <= room)
+		flags |= RMPP_FLAG_LAST;
+	memcpy(out, msg, RMPP_HDR_END);
+	out[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
+	out[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
+	out[RMPP_OFF_FLAGS] = (uint8_t)((msg[RMPP_OFF_FLAGS] & ~RMPP_FLAGS_MASK) | flags);
+	out[RMPP_OFF_STATUS] = 0;
+	put_be32(out + RMPP_OFF_SEG_NUM, 1);
+	put_be32(out + RMPP_OFF_PAYLEN, (uint32_t)(len - RMPP_HDR_END));
 }

@@ -22,6 +22,12 @@
  */
 int mad_rules_method_is_response(uint8_t mgmt_class, uint8_t method, uint32_t attr_mod);
 
+/* The kernel does RMPP for the agent: it segments its sends and reassembles what it receives. */
+static inline int mad_rules_kernel_rmpp(const struct umad_agent_req *agent)
+{
+	return agent->rmpp_version && !(agent->flags & UMAD_USER_RMPP);
+}
+
 /*
  * Whether the registration request may be made at all (not whether it
  * conflicts with another agent): 0 or -EINVAL.  For a non-legacy request
@@ -49,5 +55,27 @@ int mad_rules_agent_receives(const struct umad_agent_req *a, unsigned qpn, const
  */
 int mad_rules_check_send(const struct umad_agent_req *agent, const uint8_t *mad, size_t mad_len,
 			 int is_switch, unsigned port_num);
+
+/*
+ * Messages the kernel segments (RMPP active, sent by an agent that lets the
+ * kernel do RMPP) travel the fabric whole, at their own length, which the
+ * receiving kernel gives back when it reassembles them; any other MAD is
+ * one MAD on the wire, padded to MAD_SIZE.
+ *
+ * mad_rules_send_len: the length a checked send travels with.
+ * mad_rules_arrival_len: the same judged from the message alone, for one
+ * that reaches a fabric already sized so (an RMPP-active message shorter
+ * than one MAD can only be a whole one).
+ */
+size_t mad_rules_send_len(const struct umad_agent_req *agent, const uint8_t *mad, size_t mad_len);
+size_t mad_rules_arrival_len(const uint8_t *mad, size_t mad_len);
+
+/*
+ * The RMPP header (the first RMPP_HDR_END bytes, into out) that a receiver's
+ * kernel shows on a whole message of len bytes it reassembled: its first
+ * segment's, RMPP version 1, DATA, Active and First (Last too when one
+ * segment held it), segment 1, PayloadLength the whole payload.
+ */
+void mad_rules_rmpp_whole_header(uint8_t *out, const uint8_t *msg, size_t len);
 
 #endif /* LIBUMAD_MAD_RULES_H */

@@ -980,7 +980,7 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		.sl = hdr->addr.sl,
 		/* SMPs are answered in the copy; other classes travel whole (RMPP included). */
 		.data = mad_len > MAD_SIZE ? whole : mad,
-		.len = mad_len > MAD_SIZE ? mad_len : MAD_SIZE,
+		.len = mad_rules_send_len(agent, mad, mad_len),
 	};
 	struct sim_net_reply reply;
 	enum sim_net_result result;

@@ -402,7 +402,7 @@ int sim_shared_deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	 * under the same lock, then finds the request waiting for it.
 	 */
 	r = fabric_client_request(&shared.c, FP_SEND, &q, sizeof(q), mad_len > MAD_SIZE ? whole : mad,
-				  mad_len > MAD_SIZE ? mad_len : MAD_SIZE, &rc);
+				  mad_rules_send_len(agent, mad, mad_len), &rc);
 	if (r < 0)
 		return r;
 	if (shared.c.reply.type != FP_RESULT)

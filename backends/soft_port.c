@@ -437,30 +437,47 @@ int soft_port_queue_message_at(struct soft_port *p, const struct ib_user_mad *hd
 			       const struct umad_agent_req *agent, const uint8_t *msg, size_t len,
 			       uint64_t due_ns, int completes)
 {
-	size_t head, room, off;
-	uint8_t seg[MAD_SIZE];
+	uint8_t seg[MAD_SIZE], whole_header[RMPP_HDR_END];
+	struct mad_queue_msg m = { .mad = msg, .len = len };
+	size_t head, first, room, off, chunk;
 	uint32_t n;
 	int r;
 
-	/* A whole message for an agent that lets the kernel do RMPP, or a MAD of another class. */
-	if (agent->rmpp_version || !mad_class_is_rmpp(mad_class(msg)) ||
+	/* A MAD of a class without RMPP, or one MAD that is not part of a message. */
+	if (!mad_class_is_rmpp(mad_class(msg)) || len < RMPP_HDR_END ||
 	    (len == MAD_SIZE && !(msg[RMPP_OFF_FLAGS] & UMAD_RMPP_FLAG_ACTIVE)))
-		return mad_queue_push_at(&p->q, hdr, msg, len, due_ns, completes);
+		return mad_queue_push_msg_at(&p->q, hdr, &m, due_ns, completes);
+	/* A whole message for an agent that lets the kernel do RMPP: reassembled, as it shows it. */
+	if (mad_rules_kernel_rmpp(agent)) {
+		if (msg[RMPP_OFF_FLAGS] & UMAD_RMPP_FLAG_ACTIVE) {
+			mad_rules_rmpp_whole_header(whole_header, msg, len);
+			m.head = whole_header;
+			m.head_len = sizeof(whole_header);
+		}
+		return mad_queue_push_msg_at(&p->q, hdr, &m, due_ns, completes);
+	}
 	/* Otherwise the segments, as they travel (whole MADs), for the agent to reassemble. */
 	head = mad_rmpp_header_len(mad_class(msg));
 	room = MAD_SIZE - head;
-	for (off = head, n = 1; off < len; off += room, n++) {
-		size_t chunk = len - off < room ? len - off : room;
+	/* A message shorter than its class's header is that header, cut short, in one segment. */
+	first = head < len ? head : len;
+	off = first;
+	n = 1;
+	do {
 		uint8_t flags = UMAD_RMPP_FLAG_ACTIVE;
 
-		memcpy(seg, msg, head);
+		chunk = len - off < room ? len - off : room;
+		memcpy(seg, msg, first);
+		memset(seg + first, 0, MAD_SIZE - first);
 		memcpy(seg + head, msg + off, chunk);
-		memset(seg + head + chunk, 0, room - chunk);
 		if (n == 1)
 			flags |= RMPP_FLAG_FIRST;
 		if (off + chunk >= len)
 			flags |= RMPP_FLAG_LAST;
+		seg[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
+		seg[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
 		seg[RMPP_OFF_FLAGS] = (uint8_t)((seg[RMPP_OFF_FLAGS] & ~RMPP_FLAGS_MASK) | flags);
+		seg[RMPP_OFF_STATUS] = 0;
 		put_be32(seg + RMPP_OFF_SEG_NUM, n);
 		/* PayloadLength: the whole payload in the first segment, this one's in the last. */
 		if (n == 1)
@@ -473,7 +490,9 @@ int soft_port_queue_message_at(struct soft_port *p, const struct ib_user_mad *hd
 		r = mad_queue_push_at(&p->q, hdr, seg, MAD_SIZE, due_ns, completes);
 		if (r < 0)
 			return r;
-	}
+		off += chunk;
+		n++;
+	} while (off < len);
 	return 0;
 }
 

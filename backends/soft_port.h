@@ -98,8 +98,9 @@ int soft_port_pending(int portid);
 
 /*
  * A message for an agent of p (hdr: its umad header, agent id set): queued
- * whole, or for an agent registered without an RMPP version as the RMPP
- * segments it travels in, which that agent reassembles itself.  0 or -ENOMEM.
+ * whole for an agent the kernel does RMPP for (its RMPP header as that
+ * kernel shows a reassembled message), or as the RMPP segments it travels
+ * in for one that reassembles them itself.  0 or -ENOMEM.
  */
 int soft_port_queue_message(struct soft_port *p, const struct ib_user_mad *hdr,
 			    const struct umad_agent_req *agent, const uint8_t *msg, size_t len);

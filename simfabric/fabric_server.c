@@ -612,7 +612,7 @@ static int do_send(struct fabric_server *s, struct client *c, const uint8_t *bod
 		.pkey = sim_port_pkey(op->port, q->pkey_index % SIM_PKEY_TABLE_SIZE),
 		.sl = q->sl,
 		.data = mad_len > MAD_SIZE ? (const uint8_t *)(q + 1) : mad,
-		.len = mad_len > MAD_SIZE ? mad_len : MAD_SIZE,
+		.len = mad_rules_arrival_len(mad, mad_len),
 	};
 	if (s->net.n_pending)
 		sim_net_tick(&s->net, now_ns());

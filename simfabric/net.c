@@ -132,23 +132,6 @@ static void reply_address(struct sim_net_reply *reply, const struct sim_net_msg 
 	reply->msg.sl = m->sl;
 }
 
-/* The RMPP header of a whole message as a receiver's kernel hands it over, reassembled. */
-static void rmpp_whole(uint8_t *msg, size_t len)
-{
-	size_t room = MAD_SIZE - SA_HDR_END, payload = len - SA_HDR_END;
-	size_t segments = payload <= room ? 1 : (payload + room - 1) / room;
-	uint8_t flags = UMAD_RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST;
-
-	if (segments == 1)
-		flags |= RMPP_FLAG_LAST;
-	msg[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
-	msg[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
-	msg[RMPP_OFF_FLAGS] = flags;
-	msg[RMPP_OFF_STATUS] = 0;
-	put_be32(msg + RMPP_OFF_SEG_NUM, 1);
-	put_be32(msg + RMPP_OFF_PAYLEN, (uint32_t)(len - RMPP_HDR_END));
-}
-
 /* --- the built-in SA ------------------------------------------------------------- */
 
 static int sa_answers(struct sim_net *net, struct sim_port *at, const struct sim_net_msg *m,
@@ -170,9 +153,12 @@ static int sa_answers(struct sim_net *net, struct sim_port *at, const struct sim
 		free(resp);
 		return 0;
 	}
-	/* Tables travel as RMPP (an empty one too: its headers alone); single records do not. */
+	/*
+	 * Tables travel as RMPP (an empty one too: its headers alone), sent
+	 * whole as by an agent the kernel does RMPP for; single records do not.
+	 */
 	if (mad_method(resp) == UMAD_SA_METHOD_GET_TABLE_RESP)
-		rmpp_whole(resp, resp_len);
+		resp[RMPP_OFF_FLAGS] |= UMAD_RMPP_FLAG_ACTIVE;
 	reply->heap = resp;
 	reply->msg.data = resp;
 	reply->msg.len = resp_len;

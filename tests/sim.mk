@@ -137,6 +137,14 @@ TESTS += tests/sim_capture.sh
 TESTS += tests/fabric_shared.sh
 # A client's fake sysfs tree follows the shared fabric (SMs, link faults).
 TESTS += tests/fabric_sysfs.sh
+# The agents' exchanges of test_sim_agents again, through a shared fabric's server.
+TESTS += tests/sim_agents_shared.sh
+# Every saquery record type from opensm's SA in another process, as opensm sent it.
+TESTS += tests/fabric_sa_opensm.sh
+check_PROGRAMS += tests/capture_messages
+tests_capture_messages_SOURCES = tests/capture_messages.c
+tests_capture_messages_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la
 endif
-EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh
+EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh \
+	tests/fabric_sa_opensm.sh
 endif

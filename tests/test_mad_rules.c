@@ -214,6 +214,55 @@ static void test_send_directed_route(void **state)
 	assert_int_equal(mad_rules_check_send(&smi, mad, 256, 0, 1), -EINVAL);
 }
 
+/*
+ * The length a message travels with: its own when the kernel segments it
+ * (RMPP active, kernel RMPP), else one MAD; and the RMPP header the
+ * receiving kernel shows on it, whole.
+ */
+static void test_whole_messages(void **state)
+{
+	struct umad_agent_req kernel = req(1, UMAD_CLASS_SUBN_ADM, 2, UMAD_RMPP_VERSION);
+	struct umad_agent_req user = kernel, plain = req(1, UMAD_CLASS_SUBN_ADM, 2, 0);
+	uint8_t mad[MAD_SIZE] = { 0 }, out[RMPP_HDR_END];
+
+	(void)state;
+	user.flags = UMAD_USER_RMPP;
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_ADM;
+	mad[RMPP_OFF_FLAGS] = UMAD_RMPP_FLAG_ACTIVE;
+	assert_int_equal(mad_rules_send_len(&kernel, mad, 88), 88);
+	assert_int_equal(mad_rules_send_len(&kernel, mad, 1000), 1000);
+	assert_int_equal(mad_rules_send_len(&user, mad, 88), MAD_SIZE);
+	assert_int_equal(mad_rules_send_len(&plain, mad, 88), MAD_SIZE);
+	assert_int_equal(mad_rules_arrival_len(mad, 88), 88);
+	assert_int_equal(mad_rules_arrival_len(mad, RMPP_HDR_END - 1), MAD_SIZE);
+	mad[RMPP_OFF_FLAGS] = 0;
+	assert_int_equal(mad_rules_send_len(&kernel, mad, 88), MAD_SIZE);
+	assert_int_equal(mad_rules_arrival_len(mad, 88), MAD_SIZE);
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_PERF_MGMT;	/* no RMPP in this class */
+	mad[RMPP_OFF_FLAGS] = UMAD_RMPP_FLAG_ACTIVE;
+	assert_int_equal(mad_rules_arrival_len(mad, 88), MAD_SIZE);
+
+	/* One segment: First and Last, the response time kept, the rest as the kernel sets it. */
+	mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_ADM;
+	mad[RMPP_OFF_FLAGS] = (uint8_t)(UMAD_RMPP_FLAG_ACTIVE | (3 << 3));
+	mad[RMPP_OFF_STATUS] = 9;
+	mad_rules_rmpp_whole_header(out, mad, 88);
+	assert_int_equal(out[RMPP_OFF_VERSION], UMAD_RMPP_VERSION);
+	assert_int_equal(out[RMPP_OFF_TYPE], RMPP_TYPE_DATA);
+	assert_int_equal(out[RMPP_OFF_FLAGS],
+			 UMAD_RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST | RMPP_FLAG_LAST | (3 << 3));
+	assert_int_equal(out[RMPP_OFF_STATUS], 0);
+	assert_int_equal(get_be32(out + RMPP_OFF_SEG_NUM), 1);
+	assert_int_equal(get_be32(out + RMPP_OFF_PAYLEN), 88 - RMPP_HDR_END);
+	assert_int_equal(out[MAD_OFF_CLASS], UMAD_CLASS_SUBN_ADM);
+	/* Exactly one SA segment full, then one byte more: Last only on the first. */
+	mad_rules_rmpp_whole_header(out, mad, MAD_SIZE);
+	assert_true(out[RMPP_OFF_FLAGS] & RMPP_FLAG_LAST);
+	mad_rules_rmpp_whole_header(out, mad, MAD_SIZE + 1);
+	assert_false(out[RMPP_OFF_FLAGS] & RMPP_FLAG_LAST);
+	assert_int_equal(get_be32(out + RMPP_OFF_PAYLEN), MAD_SIZE + 1 - RMPP_HDR_END);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -223,6 +272,7 @@ int main(void)
 		cmocka_unit_test(test_response_methods),
 		cmocka_unit_test(test_send_sizes),
 		cmocka_unit_test(test_send_directed_route),
+		cmocka_unit_test(test_whole_messages),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

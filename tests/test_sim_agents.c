@@ -34,6 +34,7 @@
 
 #define PING_CLASS	0x32		/* ibping's vendor class (range 2) */
 #define LONG_LEN	1000		/* an answer of several RMPP segments */
+#define SHORT_LEN	32		/* an answer that fits in one */
 
 struct msg {
 	uint8_t buf[sizeof(struct ib_user_mad) + 4096];
@@ -215,12 +216,19 @@ static void test_receive_rules(void **state)
 	umad_unregister(server.portid, s_agent);
 }
 
-/* A long answer: whole for an agent registered with an RMPP version, else its segments. */
-static void long_answer(uint8_t client_rmpp)
+/*
+ * An answer of data_len bytes after the vendor header, sent with RMPP
+ * active by an agent the kernel does RMPP for: whole for an agent
+ * registered with an RMPP version, else its segments, each with the RMPP
+ * header the kernels put on (the sender sets only the Active flag, as
+ * opensm does).
+ */
+static void rmpp_answer(uint8_t client_rmpp, size_t data_len)
 {
 	int c_agent = reg_vendor(client.portid, 0, UMAD_OPENIB_OUI, client_rmpp);
 	int s_agent = reg_vendor(server.portid, UMAD_METHOD_GET, UMAD_OPENIB_OUI, 1);
-	size_t room = MAD_SIZE - VENDOR_HDR_END, i, segments = (LONG_LEN + room - 1) / room;
+	size_t room = MAD_SIZE - VENDOR_HDR_END, i, segments = (data_len + room - 1) / room;
+	size_t whole = VENDOR_HDR_END + data_len;
 	struct msg req, got, resp;
 	uint8_t *mad;
 	int agent, len;
@@ -233,40 +241,58 @@ static void long_answer(uint8_t client_rmpp)
 	vendor_mad(&resp, s_agent, client.lid, UMAD_METHOD_GET_RESP, 0, NULL);
 	mad = mad_of(&resp);
 	memcpy(mad + MAD_OFF_TID, mad_of(&got) + MAD_OFF_TID, MAD_TID_SIZE);
-	mad[RMPP_OFF_VERSION] = UMAD_RMPP_VERSION;
-	mad[RMPP_OFF_TYPE] = RMPP_TYPE_DATA;
 	mad[RMPP_OFF_FLAGS] = UMAD_RMPP_FLAG_ACTIVE;
-	for (i = 0; i < LONG_LEN; i++)
-		mad[VENDOR_HDR_END + i] = (uint8_t)(i * 7);
-	assert_int_equal(umad_send(server.portid, s_agent, resp.buf, VENDOR_HDR_END + LONG_LEN, 0,
-				   0), 0);
+	for (i = 0; i < data_len; i++)
+		mad[VENDOR_HDR_END + i] = (uint8_t)(i * 7 + 1);
+	assert_int_equal(umad_send(server.portid, s_agent, resp.buf, (int)whole, 0, 0), 0);
 
 	if (client_rmpp) {
-		/* Too small a buffer first: ENOSPC with the length the message needs. */
-		int small = MAD_SIZE;
+		if (whole > MAD_SIZE) {
+			/* Too small a buffer first: ENOSPC with the length the message needs. */
+			int small = MAD_SIZE;
 
-		assert_int_equal(umad_recv(client.portid, got.buf, &small, 1000), -ENOSPC);
-		assert_int_equal(small, VENDOR_HDR_END + LONG_LEN);
+			assert_int_equal(umad_recv(client.portid, got.buf, &small, 1000), -ENOSPC);
+			assert_int_equal(small, (int)whole);
+		}
 		len = recv_one(client.portid, &got, &agent, 1000);
-		assert_int_equal(len, VENDOR_HDR_END + LONG_LEN);
+		assert_int_equal(len, (int)whole);
 		assert_int_equal(agent, c_agent);
 		mad = mad_of(&got);
-		for (i = 0; i < LONG_LEN; i++)
-			assert_int_equal(mad[VENDOR_HDR_END + i], (uint8_t)(i * 7));
+		/* The first segment's RMPP header, as the receiving kernel shows it. */
+		assert_int_equal(mad[RMPP_OFF_VERSION], UMAD_RMPP_VERSION);
+		assert_int_equal(mad[RMPP_OFF_TYPE], RMPP_TYPE_DATA);
+		assert_int_equal(mad[RMPP_OFF_FLAGS] & RMPP_FLAGS_MASK,
+				 UMAD_RMPP_FLAG_ACTIVE | RMPP_FLAG_FIRST |
+				 (segments == 1 ? RMPP_FLAG_LAST : 0));
+		assert_int_equal(get_be32(mad + RMPP_OFF_SEG_NUM), 1);
+		assert_int_equal(get_be32(mad + RMPP_OFF_PAYLEN), whole - RMPP_HDR_END);
+		for (i = 0; i < data_len; i++)
+			assert_int_equal(mad[VENDOR_HDR_END + i], (uint8_t)(i * 7 + 1));
 	} else {
 		size_t at = 0;
 
 		for (i = 1; i <= segments; i++) {
-			size_t chunk = LONG_LEN - at < room ? LONG_LEN - at : room;
+			size_t chunk = data_len - at < room ? data_len - at : room;
 
 			len = recv_one(client.portid, &got, &agent, 1000);
 			assert_int_equal(len, MAD_SIZE);
 			mad = mad_of(&got);
+			assert_int_equal(mad[RMPP_OFF_VERSION], UMAD_RMPP_VERSION);
+			assert_int_equal(mad[RMPP_OFF_TYPE], RMPP_TYPE_DATA);
 			assert_int_equal(get_be32(mad + RMPP_OFF_SEG_NUM), i);
 			assert_int_equal(!!(mad[RMPP_OFF_FLAGS] & RMPP_FLAG_FIRST), i == 1);
 			assert_int_equal(!!(mad[RMPP_OFF_FLAGS] & RMPP_FLAG_LAST), i == segments);
+			/* PayloadLength: the whole payload in the first, this one's in the last. */
+			if (i == segments)
+				assert_int_equal(get_be32(mad + RMPP_OFF_PAYLEN),
+						 VENDOR_HDR_END - RMPP_HDR_END + chunk);
+			else if (i == 1)
+				assert_int_equal(get_be32(mad + RMPP_OFF_PAYLEN), whole - RMPP_HDR_END);
 			for (size_t j = 0; j < chunk; j++)
-				assert_int_equal(mad[VENDOR_HDR_END + j], (uint8_t)((at + j) * 7));
+				assert_int_equal(mad[VENDOR_HDR_END + j], (uint8_t)((at + j) * 7 + 1));
+			/* The rest of the last segment is padding. */
+			for (size_t j = chunk; j < room; j++)
+				assert_int_equal(mad[VENDOR_HDR_END + j], 0);
 			at += chunk;
 		}
 	}
@@ -278,13 +304,26 @@ static void long_answer(uint8_t client_rmpp)
 static void test_long_answer_whole(void **state)
 {
 	(void)state;
-	long_answer(1);
+	rmpp_answer(1, LONG_LEN);
 }
 
 static void test_long_answer_segments(void **state)
 {
 	(void)state;
-	long_answer(0);
+	rmpp_answer(0, LONG_LEN);
+}
+
+/* An answer that fits one segment keeps its length whole (an SA table of one record). */
+static void test_short_answer_whole(void **state)
+{
+	(void)state;
+	rmpp_answer(1, SHORT_LEN);
+}
+
+static void test_short_answer_segment(void **state)
+{
+	(void)state;
+	rmpp_answer(0, SHORT_LEN);
 }
 
 /* A server thread answering pings while the client sends them: the exchange across threads. */
@@ -533,6 +572,8 @@ int main(void)
 		cmocka_unit_test(test_receive_rules),
 		cmocka_unit_test(test_long_answer_whole),
 		cmocka_unit_test(test_long_answer_segments),
+		cmocka_unit_test(test_short_answer_whole),
+		cmocka_unit_test(test_short_answer_segment),
 		cmocka_unit_test(test_threaded_pings),
 		cmocka_unit_test(test_sa_table_whole),
 		cmocka_unit_test(test_sa_table_segments),
