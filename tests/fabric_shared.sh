@@ -22,8 +22,9 @@ smpquery ibnetdiscover"
 umad=$top_builddir/cli/umad
 [ -x "$umad" ] || { echo "FAIL: $umad not built"; exit 1; }
 
-# The scripts run inside `umad sim` see these.
-export WORK=$work UMAD=$umad
+# The scripts run inside `umad sim` see these; opensm keeps the LIDs it
+# gave in a cache of the test's own, not in one other fabrics wrote.
+export WORK=$work UMAD=$umad OSM_CACHE_DIR=$work/cache
 
 # expect NAME FILE REGEX: FILE must have a line matching REGEX.
 expect() {
@@ -63,8 +64,9 @@ sminfo | sed "s/^/sminfo: /"
 saquery | grep -c "^NodeRecord" | sed "s/^/noderecords: /"
 saquery -s | grep -c "base_lid" | sed "s/^/isSM-records: /"
 perfquery | grep "PortXmitPkts" | sed "s/^/perfquery: /"
-ibroute 1 | sed "s/^/ibroute: /"
-ibtracert 2 5 | sed "s/^/tracert1: /"
+# By GUID: which LIDs opensm gives depends on the order it found the ports in.
+ibroute -G 0x200000 | sed "s/^/ibroute: /"
+ibtracert -G 0x100001 0x100007 | sed "s/^/tracert1: /"
 ibqueryerrors > "$WORK/qe" 2>&1; echo "ibqueryerrors status $?"
 iblinkinfo | sed "s/^/iblinkinfo: /"
 # ibping: the server at Hca3, the client at Hca1 (where opensm is too).
@@ -75,10 +77,10 @@ kill $server
 # A link between the switches goes down: opensm gets Trap 128 and routes around it.
 "$UMAD" fabric link down Switch1 7 && echo "link down: done"
 for _ in $(seq 1 100); do
-	ibtracert 2 5 2>/dev/null | grep -q "^\[8\]" && break
+	ibtracert -G 0x100001 0x100007 2>/dev/null | grep -q "^\[8\]" && break
 	sleep 0.1
 done
-ibtracert 2 5 | sed "s/^/tracert2: /"
+ibtracert -G 0x100001 0x100007 | sed "s/^/tracert2: /"
 grep "num:128" "$WORK/osm.log" | head -1 | sed "s/^/trap: /"
 exit 7
 '
