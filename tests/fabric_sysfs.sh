@@ -165,7 +165,7 @@ agree "powered up" Hca3 "$dir" INIT
 ibstat_sees "powered up" "$dir"
 
 # -d2: the log flushed line by line, so that SUBNET UP shows as it happens.
-sim_bg "$work/osm.out" UMAD_SIM_FABRIC="$sock" UMAD_SIM_HOST=Hca1 opensm -d2 -f "$work/osm.log"
+sim_bg "$work/osm.out" OSM_CACHE_DIR="$work/cache" UMAD_SIM_FABRIC="$sock" UMAD_SIM_HOST=Hca1 opensm -d2 -f "$work/osm.log"
 for _ in $(seq 1 $patience); do
 	grep -q "SUBNET UP" "$work/osm.log" 2>/dev/null && break
 	sleep 0.1

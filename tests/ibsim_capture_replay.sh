@@ -67,7 +67,7 @@ grep -q "round trip ($gets answered requests): p50" "$work/stats" ||
 
 # --- opensm -o and perfquery, captured the same way ------------------------
 if command -v opensm >/dev/null 2>&1 && command -v perfquery >/dev/null 2>&1; then
-	UMAD_CAPTURE_SHIM="$shim" LD_PRELOAD="$umad2sim" timeout 60 \
+	OSM_CACHE_DIR="$work/cache" UMAD_CAPTURE_SHIM="$shim" LD_PRELOAD="$umad2sim" timeout 60 \
 		"$top_builddir/cli/umad" capture -w "$work/osm.pcapng" -- \
 		opensm -o -f "$work/osm.log" > /dev/null 2>&1
 	grep -q "SUBNET UP" "$work/osm.log" ||
