@@ -8,8 +8,10 @@
  * reader, the responders, the router and the sim backend.  All multi-byte
  * fields are in host order; the responders encode them for the wire.
  *
- * Locking: the model has no lock of its own; its owner (the sim backend)
- * serialises every access with one mutex.
+ * Locking: the model has no lock of its own; its owner serialises every
+ * access: the sim backend with one mutex when the process has the fabric
+ * to itself; on a shared fabric, the server and its clients with the
+ * arena's process-shared lock (arena.h), the model living in the arena.
  */
 #ifndef SIMFABRIC_FABRIC_H
 #define SIMFABRIC_FABRIC_H
