@@ -121,10 +121,18 @@ struct parser {
 	GHashTable *current_ports;	/* local port -> line, for "listed twice" */
 	int depth;
 	GPtrArray *include_stack;	/* file names, innermost last */
+	GHashTable *included_from;	/* a file's name (as in files) -> struct inclusion */
+	const char *last_context;	/* the file of the last error shown: its includes were told */
 	GArray *include_ids;		/* their struct file_id, for loops however spelt */
 	size_t bytes_read;
 	unsigned files_read;
 	const struct sim_topology_options *progress;	/* of the file named, or NULL */
+};
+
+/* Where a file was included: each inclusion has a name of its own in files, so the key is the pointer. */
+struct inclusion {
+	const char *file;
+	unsigned line;
 };
 
 /* A file as the kernel knows it: an include loop is found whatever path leads back. */
@@ -132,6 +140,28 @@ struct file_id {
 	dev_t dev;
 	ino_t ino;
 };
+
+/*
+ * How an included file was reached, as compilers say it, innermost first:
+ * "In file included from B:2," then "from A:5:" lines.  Nothing for the
+ * file named, or for the file of the error just before (told already).
+ */
+static void tell_inclusion(struct parser *p, const char *file)
+{
+	const struct inclusion *in;
+	const char *lead = "In file included from";
+
+	if (file == p->last_context)
+		return;
+	p->last_context = file;
+	for (in = g_hash_table_lookup(p->included_from, file); in;
+	     in = g_hash_table_lookup(p->included_from, in->file)) {
+		g_string_append_printf(p->errors, "%s %s:%u", lead, in->file, in->line);
+		g_string_append(p->errors,
+				g_hash_table_contains(p->included_from, in->file) ? ",\n" : ":\n");
+		lead = "                 from";
+	}
+}
 
 static void G_GNUC_PRINTF(4, 5)
 error_at(struct parser *p, const char *file, unsigned line, const char *fmt, ...)
@@ -141,6 +171,7 @@ error_at(struct parser *p, const char *file, unsigned line, const char *fmt, ...
 	p->n_errors++;
 	if (p->n_errors > SIM_TOPOLOGY_MAX_ERRORS)
 		return;
+	tell_inclusion(p, file);
 	if (line)
 		g_string_append_printf(p->errors, "%s:%u: ", file, line);
 	else
@@ -1064,7 +1095,7 @@ static char *slurp(struct parser *p, const char *path, const char *from_file, un
 	text[len] = '\0';
 	p->bytes_read += len;
 	if (strlen(text) != len) {
-		error_at(p, path, 0, "not a text file (it holds a NUL byte)");
+		file_error(p, path, from_file, from_line, "not a text file (it holds a NUL byte)");
 		g_free(text);
 		return NULL;
 	}
@@ -1094,14 +1125,29 @@ static int read_file(struct parser *p, const char *path, const char *from_file, 
 		const struct file_id *open_id = &g_array_index(p->include_ids, struct file_id, i);
 
 		if (open_id->dev == id.dev && open_id->ino == id.ino) {
-			error_at(p, from_file, from_line, "include loop: %s is %s again, which includes it",
-				 path, (const char *)g_ptr_array_index(p->include_stack, i));
+			const char *open_name = g_ptr_array_index(p->include_stack, i);
+
+			if (!strcmp(path, open_name))
+				error_at(p, from_file, from_line,
+					 "include loop: %s is being read already (it includes this file)",
+					 path);
+			else
+				error_at(p, from_file, from_line,
+					 "include loop: %s is %s, which is being read already (it includes this file)",
+					 path, open_name);
 			g_free(text);
 			return -1;
 		}
 	}
 	name = g_strdup(path);
 	g_ptr_array_add(p->files, name);
+	if (from_file) {
+		struct inclusion *in = g_new(struct inclusion, 1);
+
+		in->file = from_file;
+		in->line = from_line;
+		g_hash_table_insert(p->included_from, name, in);
+	}
 	g_ptr_array_add(p->include_stack, name);
 	g_array_append_val(p->include_ids, id);
 	parse_text(p, name, text);
@@ -1378,6 +1424,7 @@ static void parser_init(struct parser *p, const struct sim_topology_options *opt
 	p->node_file = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->files = g_ptr_array_new_with_free_func(g_free);
 	p->include_stack = g_ptr_array_new();
+	p->included_from = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	p->include_ids = g_array_new(FALSE, FALSE, sizeof(struct file_id));
 	p->port_lines = g_array_new(FALSE, TRUE, sizeof(struct port_line));
 	p->lid_claims = g_array_new(FALSE, FALSE, sizeof(struct lid_claim));
@@ -1420,6 +1467,7 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 	g_hash_table_destroy(p->node_file);
 	g_hash_table_destroy(p->current_ports);
 	g_ptr_array_free(p->include_stack, TRUE);
+	g_hash_table_destroy(p->included_from);
 	g_array_free(p->include_ids, TRUE);
 	g_ptr_array_free(p->files, TRUE);
 	if (p->n_errors) {

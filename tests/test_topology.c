@@ -390,13 +390,88 @@ static void expect_file_error(const struct dir *d, const char *name, const char 
 	free(errors);
 }
 
+/* The errors of a file under d, whole; "$D" in expected stands for d's path. */
+static void expect_errors(const struct dir *d, const char *name, const char *expected)
+{
+	GString *want = g_string_new(expected);
+	char *errors = NULL;
+	struct sim_fabric *f = load(d, name, &errors);
+
+	g_string_replace(want, "$D", d->path, 0);
+	if (f)
+		fail_msg("%s accepted, expected:\n%s", name, want->str);
+	assert_non_null(errors);
+	if (strcmp(errors, want->str))
+		fail_msg("expected:\n%s\ngot:\n%s", want->str, errors);
+	free(errors);
+	g_string_free(want, TRUE);
+}
+
+/*
+ * An error in an included file says how the file was reached, as
+ * compilers do, at every level and for errors found once every file is
+ * read (unknown peers) too; told once for errors in a row in one file,
+ * and again for each inclusion of a file included twice.
+ */
+static void test_include_chain(void **state)
+{
+	struct dir *d = *state;
+
+	write_file(d, "sub/leaf.net", "Hca 1 \"H\"\n[1] \"S\"[1] z=1\nbogus\n");
+	write_file(d, "sub/mid.net", "\ninclude leaf.net\n");
+	write_file(d, "top.net", "# top\n\n\ninclude sub/mid.net\n");
+	expect_errors(d, "top.net",
+		      "In file included from $D/sub/mid.net:2,\n"
+		      "                 from $D/top.net:4:\n"
+		      "$D/sub/leaf.net:2: unknown port option \"z=1\" (expected w=, s= or e=)\n"
+		      "$D/sub/leaf.net:3: unrecognised line \"bogus\"\n");
+	/* Found in the second pass, in a file included twice, and in the top file between. */
+	write_file(d, "sub/rack.net", "Hca 1 \"H\"\n[1] \"nowhere\"[1]\n");
+	write_file(d, "two.net", "module=a\ninclude sub/rack.net\nHca 1 \"T\"\n[1] \"gone\"[1]\n\n"
+				 "module=b\ninclude sub/rack.net\n");
+	expect_errors(d, "two.net",
+		      "In file included from $D/two.net:2:\n"
+		      "$D/sub/rack.net:2: unknown node \"a@nowhere\"\n"
+		      "$D/two.net:4: unknown node \"a@gone\"\n"
+		      "In file included from $D/two.net:7:\n"
+		      "$D/sub/rack.net:2: unknown node \"b@nowhere\"\n");
+	/* A missing file and a binary one: at the include line, which says how it was reached. */
+	write_file(d, "sub/missing.net", "\n\ninclude nothere.net\n");
+	write_file(d, "withmissing.net", "include sub/missing.net\n");
+	expect_errors(d, "withmissing.net",
+		      "In file included from $D/withmissing.net:1:\n"
+		      "$D/sub/missing.net:3: cannot include $D/sub/nothere.net: No such file or directory\n");
+	write_file(d, "sub/nul.net", "Hca 1 \"H\"\n");
+	{
+		char path[PATH_MAX * 2];
+		FILE *fp;
+
+		snprintf(path, sizeof(path), "%s/sub/nul.net", d->path);
+		fp = fopen(path, "a");
+		assert_non_null(fp);
+		fputc(0, fp);
+		fclose(fp);
+	}
+	write_file(d, "withnul.net", "\ninclude sub/nul.net\n");
+	expect_errors(d, "withnul.net",
+		      "$D/withnul.net:2: cannot include $D/sub/nul.net: not a text file (it holds a NUL byte)\n");
+	/* A cycle of three: found where it closes, the whole way round told. */
+	write_file(d, "ring1.net", "include ring2.net\n");
+	write_file(d, "ring2.net", "\ninclude ring3.net\n");
+	write_file(d, "ring3.net", "\n\ninclude ring1.net\n");
+	expect_errors(d, "ring1.net",
+		      "In file included from $D/ring2.net:2,\n"
+		      "                 from $D/ring1.net:1:\n"
+		      "$D/ring3.net:3: include loop: $D/ring1.net is being read already (it includes this file)\n");
+}
+
 static void test_include_errors(void **state)
 {
 	struct dir *d = *state;
 	char name[64];
 	int i;
 
-	/* A loop, a missing file, an error inside an included file (named as itself). */
+	/* A loop, a missing file, an error inside an included file (named as itself, and how it was reached). */
 	write_file(d, "loop.net", "Hca 1 \"H\"\n\ninclude loop.net\n");
 	expect_file_error(d, "loop.net", "loop.net:3: include loop: ");
 	write_file(d, "missing.net", "\ninclude nothere.net\n");
@@ -404,8 +479,9 @@ static void test_include_errors(void **state)
 			  "missing.net:2: cannot include ");
 	write_file(d, "sub/bad.net", "Hca 1 \"H\"\n[1] \"H\"[1] z=1\n");
 	write_file(d, "outer.net", "include sub/bad.net\n");
-	expect_file_error(d, "outer.net",
-			  "sub/bad.net:2: unknown port option \"z=1\" (expected w=, s= or e=)");
+	expect_errors(d, "outer.net",
+		      "In file included from $D/outer.net:1:\n"
+		      "$D/sub/bad.net:2: unknown port option \"z=1\" (expected w=, s= or e=)\n");
 	write_file(d, "badinc.net", "include a b\n");
 	expect_file_error(d, "badinc.net", "badinc.net:1: malformed include: expected include FILE");
 	write_file(d, "badinc2.net", "include \"a\n");
@@ -419,7 +495,16 @@ static void test_include_errors(void **state)
 		snprintf(text, sizeof(text), "include deep%d.net\n", i + 1);
 		write_file(d, name, text);
 	}
-	expect_file_error(d, "deep0.net", "deep15.net:1: includes nested deeper than 16");
+	{
+		GString *want = g_string_new("In file included from $D/deep14.net:1,\n");
+
+		for (i = 13; i >= 0; i--)
+			g_string_append_printf(want, "                 from $D/deep%d.net:1%s\n", i,
+					       i ? "," : ":");
+		g_string_append(want, "$D/deep15.net:1: includes nested deeper than 16\n");
+		expect_errors(d, "deep0.net", want->str);
+		g_string_free(want, TRUE);
+	}
 	/* The top file itself: absent, or binary. */
 	expect_file_error(d, "absent.net", "absent.net: ");
 	write_file(d, "nul.net", "Hca 1 \"H\"\n");
@@ -463,9 +548,8 @@ static void test_hostile_files(void **state)
 	snprintf(text, sizeof(text), "%s/self2.net", d->path);
 	assert_int_equal(symlink(text, path), 0);
 	write_file(d, "self2.net", "include alias.net\n");
-	snprintf(text, sizeof(text), "self2.net:1: include loop: %s/alias.net is %s/self2.net again",
-		 d->path, d->path);
-	expect_file_error(d, "self2.net", text);
+	expect_errors(d, "self2.net",
+		      "$D/self2.net:1: include loop: $D/alias.net is $D/self2.net, which is being read already (it includes this file)\n");
 	write_file(d, "sub/up.net", "include ../sub/up.net\n");
 	expect_file_error(d, "sub/up.net", "sub/up.net:1: include loop: ");
 	/*
@@ -661,6 +745,7 @@ int main(void)
 		cmocka_unit_test(test_module_prefix),
 		cmocka_unit_test_setup_teardown(test_include, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_include_errors, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_include_chain, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_files, make_dir, remove_dir),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_port_line_errors),
