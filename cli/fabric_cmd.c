@@ -516,7 +516,9 @@ static int control(const char *socket_path, int argc, char **argv)
 			return 2;
 		c.value = (uint32_t)v;
 	} else if (c.op == FP_CTL_DELAY) {
-		if (parse_uint("delay (microseconds)", argv[3], UINT32_MAX, &v) < 0)
+		/* The fabric refuses more too; said here before connecting, with the limit. */
+		if (parse_uint("delay (microseconds, at most a minute)", argv[3],
+			       UMAD_SIM_MAX_DELAY_US, &v) < 0)
 			return 2;
 		c.value = (uint32_t)v;
 	}

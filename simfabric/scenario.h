@@ -41,7 +41,8 @@ enum sim_scenario_cmd {
 #define SIM_SCENARIO_MAX_BYTES	(16u << 20)	/* a file's text */
 #define SIM_SCENARIO_MAX_STEPS	(1u << 20)
 #define SIM_SCENARIO_MAX_ERRORS	20		/* messages kept; the rest are counted */
-#define SIM_SCENARIO_MAX_DELAY_NS 60000000000ull	/* a minute */
+/* A delay: the fault API's limit, a minute (UMAD_SIM_MAX_DELAY_US, infiniband/umad_sim.h). */
+#define SIM_SCENARIO_MAX_DELAY_NS ((uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u)
 
 struct sim_scenario_step {
 	uint64_t at_ms;			/* from the start of the run */

@@ -155,11 +155,13 @@ static void test_words(void **state)
 		"5 delay x 2 0\n"
 		"6 delay x 2 15ns\n"
 		"7 delay x 2 60000ms\n"
+		"8 delay x 2 00000000000000000000000000000000000000001ms\n"	/* zeros: no length */
+		"9 delay x 2 60000000\n"
 		"   # indented comment\n"
 		"\t\n");
 
 	(void)state;
-	assert_int_equal(sc->n_steps, 8);
+	assert_int_equal(sc->n_steps, 10);
 	assert_string_equal(sc->steps[0].node, "a \"quoted\" \\ name");
 	assert_int_equal(sc->steps[0].port, 1);
 	assert_string_equal(sc->steps[1].node, "#not a comment");
@@ -170,6 +172,8 @@ static void test_words(void **state)
 	assert_int_equal(sc->steps[5].delay_ns, 0);
 	assert_int_equal(sc->steps[6].delay_ns, 15);
 	assert_int_equal(sc->steps[7].delay_ns, SIM_SCENARIO_MAX_DELAY_NS);
+	assert_int_equal(sc->steps[8].delay_ns, 1000000);
+	assert_int_equal(sc->steps[9].delay_ns, (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u);
 	sim_scenario_free(sc);
 	/* Nothing but comments: a scenario of no steps. */
 	sc = parse_ok("# nothing\n\n");
@@ -210,7 +214,14 @@ static void test_errors(void **state)
 	expect_error("0 drop sw1 1 0.5 seed=x\n", "t.scn:1: drop: expected seed=N (a number), not \"seed=x\"");
 	expect_error("0 drop sw1 1 0.5 rng=4\n", "t.scn:1: drop: expected seed=N");
 	expect_error("0 delay sw1 1 5s\n", "t.scn:1: delay: bad delay \"5s\"");
-	expect_error("0 delay sw1 1 60001ms\n", "t.scn:1: delay: 60001ms is longer than a minute");
+	expect_error("0 delay sw1 1 60001ms\n",
+		     "t.scn:1: delay: 60001ms is longer than a minute (at most 60000000 microseconds)\n");
+	expect_error("0 delay sw1 1 60000001\n",
+		     "t.scn:1: delay: 60000001 is longer than a minute (at most 60000000 microseconds)\n");
+	expect_error("0 delay sw1 1 60000000001ns\n", "t.scn:1: delay: 60000000001ns is longer than a minute");
+	expect_error("0 delay sw1 1 100000000000000000000000000000000us\n",
+		     "t.scn:1: delay: 100000000000000000000000000000000us is longer than a minute");
+	expect_error("0 delay sw1 1 100000000000000000000000000000000s\n", "t.scn:1: delay: bad delay");
 	expect_error("0 counter sw1 1 Bogus 5\n", "t.scn:1: counter: unknown counter \"Bogus\"");
 	expect_error("0 counter sw1 1 SymbolErrorCounter 0\n", "t.scn:1: counter: bad count \"0\": a number, 1 or more");
 	expect_error("0 counter sw1 1 SymbolErrorCounter 18446744073709551616\n", "counter: bad count");

@@ -1,0 +1,31 @@
+#!/bin/bash
+# What umad fabric refuses, it refuses with the limit, not with another
+# reason, against a running fabric (umad sim):
+#  - a delay is at most a minute (UMAD_SIM_MAX_DELAY_US), as for libumad-sim
+#    and scenario files: 60000000 microseconds are taken, one more is not.
+set -u
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+needs="timeout"
+. "$(dirname "$0")/sim_env.sh"
+umad=$top_builddir/cli/umad
+[ -x "$umad" ] || { echo "FAIL: $umad not built"; exit 1; }
+export WORK=$work UMAD=$umad
+
+# expect NAME REGEX: the output has a line matching REGEX.
+expect() {
+	grep -q -- "$2" "$work/out" || { fail "$1: no line matching '$2' in:"; sed 's/^/    /' "$work/out"; }
+}
+
+sim timeout 120 "$umad" sim -- bash -c '
+for us in 60000000 0 60000001 4294967295; do
+	"$UMAD" fabric delay Switch1 1 $us 2>&1
+	echo "delay $us: exit $?"
+done
+' > "$work/out" 2>&1 || fail "umad sim: exit $?"
+
+expect "the longest delay" "^delay 60000000: exit 0$"
+expect "no delay" "^delay 0: exit 0$"
+expect "a delay over a minute" "^delay 60000001: exit 2$"
+expect "the delay's limit" "^umad: fabric: delay (microseconds, at most a minute) '60000001': expected a number up to 60000000$"
+expect "a delay of 2^32-1 microseconds" "^delay 4294967295: exit 2$"
+exit $status
