@@ -445,6 +445,11 @@ static int parse_args(struct parser *p, unsigned line, struct words *w, struct s
 		error_at(&p->e, line, "%s: the node is empty", cmd);
 		return -1;
 	}
+	if (strlen(node) > SIM_TOPOLOGY_MAX_ID) {
+		error_at(&p->e, line, "%s: node \"%s\" is longer than %d bytes, the longest node id", cmd,
+			 shown(node, buf, sizeof(buf)), SIM_TOPOLOGY_MAX_ID);
+		return -1;
+	}
 	s->node = strdup(node);
 	if (!s->node) {
 		p->oom = 1;
@@ -691,7 +696,8 @@ int sim_scenario_format_step(const struct sim_scenario_step *s, char **line)
 		return -EINVAL;
 	*line = NULL;
 	if (!s || (unsigned)s->cmd >= SIM_SCENARIO_N_CMDS || !s->node || strchr(s->node, '\n') ||
-	    s->at_ms > SIM_SCENARIO_MAX_MS || s->port > SIM_MAX_PORTS)
+	    strlen(s->node) > SIM_TOPOLOGY_MAX_ID || s->at_ms > SIM_SCENARIO_MAX_MS ||
+	    s->port > SIM_MAX_PORTS)
 		return -EINVAL;
 	sim_text_printf(&t, "%" PRIu64 " %s ", s->at_ms, cmd_names[s->cmd]);
 	if (s->cmd == SIM_SCENARIO_LINK || s->cmd == SIM_SCENARIO_NODE)

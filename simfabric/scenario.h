@@ -23,6 +23,7 @@
 
 #include "simfabric/fault.h"
 #include "simfabric/pma.h"
+#include "simfabric/topology.h"
 
 struct sim_net;
 
@@ -48,7 +49,8 @@ struct sim_scenario_step {
 	uint64_t at_ms;			/* from the start of the run */
 	enum sim_scenario_cmd cmd;
 	unsigned line;			/* where the file gives it */
-	char *node;			/* as written: node id, NodeDescription or 0xGUID */
+	char *node;			/* as written: node id, NodeDescription or 0xGUID;
+					 * at most SIM_TOPOLOGY_MAX_ID bytes, the longest node id */
 	unsigned port;			/* all commands but node */
 	int up;				/* link, node: 1 up, 0 down */
 	double rate;			/* drop: 0 (stop dropping) .. 1 */

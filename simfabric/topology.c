@@ -27,7 +27,7 @@
 #include "simfabric/topology.h"
 
 #define MAX_INCLUDE_DEPTH 16
-#define MAX_NAME 256
+#define MAX_NAME (SIM_TOPOLOGY_MAX_ID + 1)	/* a quoted name, its NUL included */
 /*
  * Bounds on what one topology may read, so that no input runs for ever or
  * eats the memory: the text of all its files together, and how many files
@@ -218,18 +218,23 @@ static const char *quoted_problem(const char *s, size_t max)
 	return why;
 }
 
-/* "[N]"; returns the character after ']', or NULL. */
+/*
+ * "[N]"; returns the character after ']', or NULL.  A number too large to
+ * keep (UINT_MAX or more) is PORT_BEYOND_ALL, for the caller to tell.
+ */
+#define PORT_BEYOND_ALL UINT_MAX
 static const char *parse_port_number(const char *s, unsigned *num)
 {
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
 	if (*s != '[' || !isdigit((unsigned char)s[1]))
 		return NULL;
-	v = strtoul(s + 1, &end, 10);
-	if (*end != ']' || v > 10000)
+	errno = 0;
+	v = strtoull(s + 1, &end, 10);
+	if (*end != ']')
 		return NULL;
-	*num = (unsigned)v;
+	*num = errno || v >= PORT_BEYOND_ALL ? PORT_BEYOND_ALL : (unsigned)v;
 	return end + 1;
 }
 
@@ -263,13 +268,29 @@ static int parse_number(const char *s, uint64_t max, uint64_t *value)
 	return 0;
 }
 
-/* Node ids after "module": a prefix keeps included copies of a file apart, as ibsim does. */
-static void full_name(const struct parser *p, const char *name, char *out, size_t max)
+/*
+ * Node ids after "module": a prefix keeps included copies of a file apart,
+ * as ibsim does.  0, or -1 after reporting an id longer than
+ * SIM_TOPOLOGY_MAX_ID with its prefix (out holds MAX_NAME bytes).
+ */
+static int full_name(struct parser *p, const char *file, unsigned line, const char *name,
+		     char *out)
 {
-	if (p->prefix[0] && !strchr(name, '@') && !strchr(name, '#'))
-		snprintf(out, max, "%s@%s", p->prefix, name);
-	else
-		snprintf(out, max, "%s", name);
+	size_t prefix_len = strlen(p->prefix), name_len = strlen(name);
+
+	if (!prefix_len || strchr(name, '@') || strchr(name, '#')) {
+		snprintf(out, MAX_NAME, "%s", name);	/* a quoted name: it fits */
+		return 0;
+	}
+	if (prefix_len + 1 + name_len > SIM_TOPOLOGY_MAX_ID) {
+		error_at(p, file, line, "node id \"%s@%s\" is longer than %d bytes, the longest node id (the module prefix counts)",
+			 p->prefix, name, SIM_TOPOLOGY_MAX_ID);
+		return -1;
+	}
+	memcpy(out, p->prefix, prefix_len);
+	out[prefix_len] = '@';
+	memcpy(out + prefix_len + 1, name, name_len + 1);
+	return 0;
 }
 
 static const char *node_file(struct parser *p, struct sim_node *n)
@@ -314,10 +335,9 @@ static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
 static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed, uint8_t *ext)
 {
 	const char *s = comment, *word = NULL, *end;
-	char rate[32];
-	size_t n;
-	unsigned lanes;
-	char *x;
+	unsigned long lanes;
+	char *rate, *x;
+	int r;
 
 	/* Find the last word outside quotes. */
 	while (*s) {
@@ -335,17 +355,19 @@ static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed
 	}
 	if (!word || !isdigit((unsigned char)*word))
 		return 0;
-	n = strcspn(word, " \t");
-	if (n >= sizeof(rate))
-		return 0;
-	memcpy(rate, word, n);
-	rate[n] = '\0';
-	lanes = (unsigned)strtoul(rate, &x, 10);
+	/* Taken whole, however long: a long word is a bad rate, not a word skipped. */
+	rate = g_strndup(word, strcspn(word, " \t"));
+	errno = 0;
+	lanes = strtoul(rate, &x, 10);
 	if (*x != 'x')
-		return 0;
-	if (width_mask_for_lanes(lanes, width) < 0 || speed_masks_for_name(x + 1, speed, ext) < 0)
-		return -1;
-	return 1;
+		r = 0;
+	else if (errno || lanes > 12 || width_mask_for_lanes((unsigned)lanes, width) < 0 ||
+		 speed_masks_for_name(x + 1, speed, ext) < 0)
+		r = -1;
+	else
+		r = 1;
+	g_free(rate);
+	return r;
 }
 
 /* --- LIDs written as ibnetdiscover prints them ------------------------------- */
@@ -495,7 +517,7 @@ static const char *switch_header_words(const char *s)
 static void parse_header(struct parser *p, const char *file, unsigned line, const char *s,
 			 enum node_type type, size_t keyword_len)
 {
-	char name[MAX_NAME], full[MAX_NAME + 80], desc[MAX_NAME];
+	char name[MAX_NAME], full[MAX_NAME], desc[MAX_NAME];
 	const char *rest, *words;
 	struct sim_node *n, *old;
 	uint64_t nports, guid;
@@ -536,7 +558,8 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 		error_at(p, file, line, "malformed node header: the node id is empty");
 		return;
 	}
-	full_name(p, name, full, sizeof(full));
+	if (full_name(p, file, line, name, full) < 0)
+		return;
 	desc[0] = '\0';
 	rest = skip_space(rest);
 	if (*rest == '"') {
@@ -564,6 +587,11 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 		}
 	} else if (*rest) {
 		error_at(p, file, line, "malformed node header: unexpected \"%s\" after the node id", rest);
+		return;
+	}
+	if (strlen(desc) > SIM_DESC_LEN) {
+		error_at(p, file, line, "the description is longer than %d bytes, what a NodeDescription holds",
+			 SIM_DESC_LEN);
 		return;
 	}
 	old = g_hash_table_lookup(p->by_name, full);
@@ -615,7 +643,8 @@ static int parse_port_option(struct parser *p, const char *file, unsigned line,
 {
 	uint64_t v;
 
-	if (strlen(opt) < 3 || opt[1] != '=' || parse_number(opt + 2, 255, &v) < 0) {
+	/* Any number here: the ranges below say what is wrong with one too large. */
+	if (strlen(opt) < 3 || opt[1] != '=' || parse_number(opt + 2, UINT64_MAX, &v) < 0) {
 		error_at(p, file, line, "malformed port option \"%s\" (expected w=, s= or e= and a number)", opt);
 		return -1;
 	}
@@ -681,7 +710,7 @@ static int port_line_lids(struct parser *p, const char *file, unsigned line, con
 
 static void parse_port_line(struct parser *p, const char *file, unsigned line, const char *s)
 {
-	char name[MAX_NAME], opt[64];
+	char name[MAX_NAME];
 	struct port_line pl = { 0 };
 	struct sim_port *port;
 	uint64_t guid = 0;
@@ -696,6 +725,11 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	next = parse_port_number(s, &pl.local);
 	if (!next) {
 		error_at(p, file, line, "malformed port line: expected [port] at the start");
+		return;
+	}
+	if (pl.local == PORT_BEYOND_ALL) {
+		error_at(p, file, line, "port %.*s out of range: a node has at most %d ports",
+			 (int)(next - s), s, SIM_MAX_PORTS);
 		return;
 	}
 	s = next;
@@ -724,6 +758,11 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	next = parse_port_number(s, &pl.remote_port);
 	if (!next) {
 		error_at(p, file, line, "malformed port line: expected [port] after \"%s\"", name);
+		return;
+	}
+	if (pl.remote_port == PORT_BEYOND_ALL) {
+		error_at(p, file, line, "port %.*s of \"%s\" out of range: a node has at most %d ports",
+			 (int)(next - s), s, name, SIM_MAX_PORTS);
 		return;
 	}
 	/* ibnetdiscover puts a space before the far end's GUID when that is a CA's. */
@@ -757,15 +796,17 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	}
 	/* Options, then an optional comment whose last word may give the link's rate. */
 	for (;;) {
+		char *opt;
 		size_t n;
+		int r;
 
 		s = skip_space(s);
 		if (!*s)
 			break;
 		if (*s == '#') {
 			uint8_t w, sp, e;
-			int r = rate_from_comment(s + 1, &w, &sp, &e);
 
+			r = rate_from_comment(s + 1, &w, &sp, &e);
 			if (r < 0) {
 				error_at(p, file, line, "unknown link rate in the comment \"%s\"", s);
 				return;
@@ -776,26 +817,25 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 				return;
 			break;
 		}
+		/* As long as it is written: leading zeros make no option malformed. */
 		n = strcspn(s, " \t#");
-		if (n >= sizeof(opt)) {
-			error_at(p, file, line, "malformed port option \"%.*s\"", (int)n, s);
-			return;
-		}
-		memcpy(opt, s, n);
-		opt[n] = '\0';
-		if (parse_port_option(p, file, line, port, opt) < 0)
+		opt = g_strndup(s, n);
+		r = parse_port_option(p, file, line, port, opt);
+		g_free(opt);
+		if (r < 0)
 			return;
 		s += n;
+	}
+	{
+		char full[MAX_NAME];
+
+		if (full_name(p, file, line, name, full) < 0)
+			return;
+		pl.remote = g_strdup(full);
 	}
 	pl.node = p->current;
 	pl.file = file;
 	pl.line = line;
-	{
-		char full[MAX_NAME + 80];
-
-		full_name(p, name, full, sizeof(full));
-		pl.remote = g_strdup(full);
-	}
 	g_array_append_val(p->port_lines, pl);
 }
 
@@ -821,27 +861,23 @@ static void parse_guid_base(struct parser *p, const char *file, unsigned line, c
 {
 	int relative;
 	const char *v = assignment(s, key_len, &relative);
-	char value[64];
+	char *value;
 	uint64_t guid;
-	size_t n;
+	int r;
 
 	if (!v) {
 		error_at(p, file, line, "malformed GUID base: expected %.*s=GUID", (int)key_len, s);
 		return;
 	}
 	v = skip_space(v);
-	/* ibnetdiscover adds "(port GUID)" after a switch's GUID. */
-	n = strcspn(v, "( \t");
-	if (n >= sizeof(value)) {
-		error_at(p, file, line, "malformed GUID \"%s\"", v);
-		return;
-	}
-	memcpy(value, v, n);
-	value[n] = '\0';
-	if (parse_number(value, UINT64_MAX, &guid) < 0) {
+	/* ibnetdiscover adds "(port GUID)" after a switch's GUID; leading zeros are no error. */
+	value = g_strndup(v, strcspn(v, "( \t"));
+	r = parse_number(value, UINT64_MAX, &guid);
+	if (r < 0)
 		error_at(p, file, line, "malformed GUID \"%s\"", value);
+	g_free(value);
+	if (r < 0)
 		return;
-	}
 	if (!relative)
 		p->guid_base[type] = guid;
 	p->guid_next[type] = p->guid_base[type] + (relative ? guid : 0);
@@ -877,8 +913,13 @@ static void parse_include(struct parser *p, const char *file, unsigned line, con
 	} else {
 		size_t n = strcspn(s, " \t");
 
-		if (!n || n >= sizeof(name) || *skip_space(s + n)) {
+		if (!n || *skip_space(s + n)) {
 			error_at(p, file, line, "malformed include: expected include FILE");
+			return;
+		}
+		if (n >= sizeof(name)) {
+			error_at(p, file, line, "malformed include: the file name %s",
+				 quoted_problem(s, sizeof(name)));
 			return;
 		}
 		memcpy(name, s, n);

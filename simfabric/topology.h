@@ -12,6 +12,13 @@
 
 #include "simfabric/fabric.h"
 
+/*
+ * The longest node id, in bytes, a module prefix and its '@' included: what
+ * a scenario, `umad fabric` and a shared fabric's requests can name.  A
+ * description is at most a NodeDescription's SIM_DESC_LEN bytes.
+ */
+#define SIM_TOPOLOGY_MAX_ID 255
+
 /* The fabric used when no file is given: 2 switches joined by two links, 4 HCAs. */
 extern const char sim_default_topology[];
 

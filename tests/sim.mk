@@ -139,7 +139,7 @@ TESTS += tests/fabric_shared.sh
 TESTS += tests/fabric_sysfs.sh
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh
-# umad fabric refuses a delay over a minute, saying so.
+# umad fabric refuses a delay over a minute and a scenario's node too long, saying so.
 TESTS += tests/fabric_limits.sh
 EXTRA_DIST += tests/fabric_limits.sh
 endif

@@ -640,7 +640,7 @@ static void test_port_line_errors(void **state)
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] # 3xQDR\n",
 		    "t.net:2: unknown link rate in the comment \"# 3xQDR\"");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=1111111111111111111111111111111111111111111111111111111111111111\n",
-		    "t.net:2: malformed port option \"w=1111111111111111111111111111111111111111111111111111111111111111\"");
+		    "t.net:2: malformed port option \"w=1111111111111111111111111111111111111111111111111111111111111111\" (expected w=, s= or e= and a number)");
 }
 
 static void test_port_option_errors(void **state)
@@ -650,8 +650,8 @@ static void test_port_option_errors(void **state)
 		    "t.net:2: malformed port option \"w\" (expected w=, s= or e= and a number)");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=x\n",
 		    "t.net:2: malformed port option \"w=x\" (expected w=, s= or e= and a number)");
-	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=300\n",
-		    "t.net:2: malformed port option \"w=300\" (expected w=, s= or e= and a number)");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=300\n", "t.net:2: width mask w=300 out of range 1..31");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] s=256\n", "t.net:2: speed mask s=256 out of range 0..7");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=0\n", "t.net:2: width mask w=0 out of range 1..31");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=32\n", "t.net:2: width mask w=32 out of range 1..31");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] s=8\n", "t.net:2: speed mask s=8 out of range 0..7");
@@ -686,6 +686,82 @@ static void test_global_errors(void **state)
 		    "t.net:1: \"do\" runs an ibsim console command, which this simulator has no console for: \"link 1 2\"");
 	parse_fails("Hub 2 \"x\"\n", "t.net:1: unrecognised line \"Hub 2 \"x\"\"");
 	parse_fails("# only a comment\n\n", "t.net: no nodes defined");
+}
+
+/*
+ * Where the reader holds a word in a buffer of its own, the limit is told
+ * as a limit, and a word within every limit is not refused for its length:
+ * leading zeros, a node id and its module prefix, a description, an
+ * include's name, a rate or port number too large to keep.
+ */
+static void test_length_boundaries(void **state)
+{
+	char text[6000], a200[201], b140[141];
+	struct sim_fabric *f;
+
+	(void)state;
+	/* Leading zeros in a port option and a GUID base (70 characters each). */
+	snprintf(text, sizeof(text), "caguid=0x%068x\nHca 1 \"H\"\n[1] \"S\"[1] w=%068d\n\n"
+		 "Switch 2 \"S\"\n[1] \"H\"[1]\n", 0x123, 2);
+	f = parse_ok(text);
+	assert_int_equal(sim_fabric_find(f, "H")->node_guid, 0x123);
+	assert_int_equal(port_of(f, "H", 1)->width_enabled, 2);
+	sim_fabric_free(f);
+	/*
+	 * A node id with its module prefix is at most 255 bytes; two longer ones
+	 * that begin alike are not a "duplicate node".
+	 */
+	memset(a200, 'a', 200);
+	a200[200] = '\0';
+	memset(b140, 'b', 139);
+	b140[139] = 'X';
+	b140[140] = '\0';
+	snprintf(text, sizeof(text), "module=%s\nHca 1 \"%s\"\n", a200, b140);
+	{
+		char want[600];
+
+		snprintf(want, sizeof(want),
+			 "t.net:2: node id \"%s@%s\" is longer than 255 bytes, the longest node id (the module prefix counts)",
+			 a200, b140);
+		parse_fails(text, want);
+		snprintf(text, sizeof(text), "module=%s\nHca 1 \"%.54s\"\n[1] \"%s\"[1]\n", a200, b140, b140);
+		snprintf(want, sizeof(want),
+			 "t.net:3: node id \"%s@%s\" is longer than 255 bytes, the longest node id (the module prefix counts)",
+			 a200, b140);
+		parse_fails(text, want);
+	}
+	/* 200 + '@' + 54 = 255: the longest id, which a scenario and a shared fabric can name. */
+	snprintf(text, sizeof(text), "module=%s\nHca 1 \"%.54s\"\n\n", a200, b140);
+	f = parse_ok(text);
+	assert_int_equal(strlen(f->nodes[0]->name), SIM_TOPOLOGY_MAX_ID);
+	sim_fabric_free(f);
+	/* A description is a NodeDescription: 64 bytes at most, never cut short in silence. */
+	snprintf(text, sizeof(text), "Hca 1 \"H\" \"%064d\"\n", 7);
+	f = parse_ok(text);
+	assert_int_equal(strlen(sim_fabric_find(f, "H")->desc), 64);
+	sim_fabric_free(f);
+	snprintf(text, sizeof(text), "Hca 1 \"H\" \"%065d\"\n", 7);
+	parse_fails(text, "t.net:1: the description is longer than 64 bytes, what a NodeDescription holds");
+	snprintf(text, sizeof(text), "Switch 2 \"S\" # \"%065d\" lid 4\n", 7);
+	parse_fails(text, "t.net:1: the description is longer than 64 bytes, what a NodeDescription holds");
+	/* An include's name, unquoted, as the quoted one. */
+	memset(text, 'f', sizeof(text));
+	memcpy(text, "include ", 8);
+	text[5000] = '\0';
+	parse_fails(text, "t.net:1: malformed include: the file name is longer than 4095 characters");
+	/* A rate however long is a rate, and lanes that wrap around are no 4X. */
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] # 4xQDRQDRQDRQDRQDRQDRQDRQDRQDRQDRQDRQDR\n",
+		    "t.net:2: unknown link rate in the comment \"# 4xQDRQDRQDRQDRQDRQDRQDRQDRQDRQDRQDRQDR\"");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] # 4294967300xQDR\n",
+		    "t.net:2: unknown link rate in the comment \"# 4294967300xQDR\"");
+	/* A port number out of range is out of range, however large. */
+	parse_fails("Hca 1 \"H\"\n[10001] \"S\"[1]\n", "t.net:2: port 10001 out of range: \"H\" has ports 1..1");
+	parse_fails("Hca 1 \"H\"\n[99999999999999999999] \"S\"[1]\n",
+		    "t.net:2: port [99999999999999999999] out of range: a node has at most 254 ports");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[99999999999]\n",
+		    "t.net:2: port [99999999999] of \"S\" out of range: a node has at most 254 ports");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[10001]\n\nSwitch 2 \"S\"\n",
+		    "t.net:2: port 10001 out of range: \"S\" has ports 1..2");
 }
 
 static void test_link_errors(void **state)
@@ -751,6 +827,7 @@ int main(void)
 		cmocka_unit_test(test_port_line_errors),
 		cmocka_unit_test(test_port_option_errors),
 		cmocka_unit_test(test_global_errors),
+		cmocka_unit_test(test_length_boundaries),
 		cmocka_unit_test(test_link_errors),
 		cmocka_unit_test(test_error_limit),
 		cmocka_unit_test_setup_teardown(test_load_progress, make_dir, remove_dir),
