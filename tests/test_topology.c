@@ -277,6 +277,20 @@ static void write_file(const struct dir *d, const char *name, const char *text)
 	assert_int_equal(fclose(fp), 0);
 }
 
+/* A topology that would be fine but for the NUL byte at its end. */
+static void write_binary_file(const struct dir *d, const char *name)
+{
+	char path[PATH_MAX * 2];
+	FILE *fp;
+
+	write_file(d, name, "Hca 1 \"H\"\n");
+	snprintf(path, sizeof(path), "%s/%s", d->path, name);
+	fp = fopen(path, "a");
+	assert_non_null(fp);
+	assert_int_equal(fputc(0, fp), 0);
+	assert_int_equal(fclose(fp), 0);
+}
+
 static int make_dir(void **state)
 {
 	struct dir *d = calloc(1, sizeof(*d));
@@ -441,17 +455,7 @@ static void test_include_chain(void **state)
 	expect_errors(d, "withmissing.net",
 		      "In file included from $D/withmissing.net:1:\n"
 		      "$D/sub/missing.net:3: cannot include $D/sub/nothere.net: No such file or directory\n");
-	write_file(d, "sub/nul.net", "Hca 1 \"H\"\n");
-	{
-		char path[PATH_MAX * 2];
-		FILE *fp;
-
-		snprintf(path, sizeof(path), "%s/sub/nul.net", d->path);
-		fp = fopen(path, "a");
-		assert_non_null(fp);
-		fputc(0, fp);
-		fclose(fp);
-	}
+	write_binary_file(d, "sub/nul.net");
 	write_file(d, "withnul.net", "\ninclude sub/nul.net\n");
 	expect_errors(d, "withnul.net",
 		      "$D/withnul.net:2: cannot include $D/sub/nul.net: not a text file (it holds a NUL byte)\n");
@@ -507,17 +511,7 @@ static void test_include_errors(void **state)
 	}
 	/* The top file itself: absent, or binary. */
 	expect_file_error(d, "absent.net", "absent.net: ");
-	write_file(d, "nul.net", "Hca 1 \"H\"\n");
-	{
-		char path[PATH_MAX * 2];
-		FILE *fp;
-
-		snprintf(path, sizeof(path), "%s/nul.net", d->path);
-		fp = fopen(path, "a");
-		assert_non_null(fp);
-		fputc(0, fp);
-		fclose(fp);
-	}
+	write_binary_file(d, "nul.net");
 	expect_file_error(d, "nul.net", "nul.net: not a text file (it holds a NUL byte)");
 }
 
