@@ -516,7 +516,9 @@ static int control(const char *socket_path, int argc, char **argv)
 			return 2;
 		c.value = (uint32_t)v;
 	} else if (c.op == FP_CTL_DELAY) {
-		if (parse_uint("delay (microseconds)", argv[3], UINT32_MAX, &v) < 0)
+		/* The fabric refuses more too; said here before connecting, with the limit. */
+		if (parse_uint("delay (microseconds, at most a minute)", argv[3],
+			       UMAD_SIM_MAX_DELAY_US, &v) < 0)
 			return 2;
 		c.value = (uint32_t)v;
 	}
@@ -603,6 +605,9 @@ static int scenario_wait(void *arg, uint64_t at_ms)
 	return 0;
 }
 
+/* Every node a scenario may name fits a request (the parser holds it to the longest node id). */
+_Static_assert(SIM_TOPOLOGY_MAX_ID < FP_NAME_MAX, "a node id must fit struct fp_control");
+
 static int scenario_step(void *arg, const struct sim_scenario_step *st)
 {
 	struct scenario_run *run = arg;
@@ -610,10 +615,13 @@ static int scenario_step(void *arg, const struct sim_scenario_step *st)
 	struct fp_control c;
 	char what[64];
 
-	sim_scenario_step_request(st, &rq);
-	if (fp_control_from_fault(&c, &rq) < 0)
-		return -EOPNOTSUPP;
 	snprintf(what, sizeof(what), "scenario: line %u", st->line);
+	sim_scenario_step_request(st, &rq);
+	if (fp_control_from_fault(&c, &rq) < 0) {
+		/* Not "unsupported" (that is a command the run has no operation for): a step out of range. */
+		fprintf(stderr, "umad: fabric %s: the step does not fit a request to the fabric\n", what);
+		return -EINVAL;
+	}
 	return send_control(&run->fc, run->path, what, &c) < 0 ? -EIO : 0;
 }
 

@@ -103,5 +103,10 @@ int umad_sim_delay(const char *node, unsigned port, unsigned delay_us)
 {
 	const struct umad_sim_control *c = get_control();
 
-	return c ? c->delay(node, port, delay_us) : -ENODEV;
+	if (!c)
+		return -ENODEV;
+	/* Here as well as in the fabric: a module or server of another build may not know the limit. */
+	if (delay_us > UMAD_SIM_MAX_DELAY_US)
+		return -EINVAL;
+	return c->delay(node, port, delay_us);
 }

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -116,6 +117,8 @@ int sim_fault_delay(struct sim_port *p, unsigned delay_us)
 
 	if (p->num == 0 || p->num > p->node->num_ports)
 		return -EINVAL;	/* a switch's own port leads to no link */
+	if (delay_us > UMAD_SIM_MAX_DELAY_US)
+		return -EINVAL;
 	if (!delay_us) {
 		if (p->fault)
 			p->fault->delay_ns = 0;
@@ -288,6 +291,13 @@ int sim_fault_target(const struct sim_fabric *f, const struct sim_fault_req *rq,
 	case SIM_FAULT_DROP:
 		if (!(rq->rate >= 0.0 && rq->rate <= 1.0))
 			return refuse(msg, max, -EINVAL, "rate %g out of range 0..1", rq->rate);
+		break;
+	case SIM_FAULT_DELAY:
+		if (rq->delay_ns > (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u)
+			return refuse(msg, max, -EINVAL,
+				      "a delay of %" PRIu64 " %s is longer than a minute (at most %u microseconds)",
+				      rq->delay_ns % 1000u ? rq->delay_ns : rq->delay_ns / 1000u,
+				      rq->delay_ns % 1000u ? "ns" : "microseconds", UMAD_SIM_MAX_DELAY_US);
 		break;
 	case SIM_FAULT_COUNTER:
 		if (!rq->counter)

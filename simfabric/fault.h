@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <infiniband/umad_sim.h>
+
 #include "simfabric/fabric.h"
 #include "simfabric/net.h"
 
@@ -40,7 +42,8 @@ struct sim_fault_req {
 	int up;			/* link, node: nonzero up, 0 down */
 	double rate;		/* drop: 0 (stop) to 1 */
 	uint64_t seed;		/* drop: the generator's seed (0: its default) */
-	uint64_t delay_ns;	/* delay: 0 ends it; applied in whole microseconds, rounded up */
+	uint64_t delay_ns;	/* delay: 0 ends it; applied in whole microseconds, rounded up;
+				 * at most UMAD_SIM_MAX_DELAY_US (umad_sim.h) */
 	const char *counter;	/* counter: its PortCounters name (sim_pma_counter_by_name) */
 	uint64_t count;		/* counter: how much it rises */
 	unsigned trap;		/* trap: TRAP_* of mad_wire.h */
@@ -51,8 +54,8 @@ struct sim_fault_req {
  * name, -ENOENT when the fabric has none of that name), the op, the port
  * (-EINVAL beyond the node's ports, or 0 where the op or the node does not
  * allow it), a cable for link (-ENOTCONN), and the op's arguments as far
- * as the fabric's state does not matter (-EINVAL: rate, counter name, a
- * trap the node may not send).  Changes nothing.  0 with *n and, but for
+ * as the fabric's state does not matter (-EINVAL: rate, a delay over
+ * UMAD_SIM_MAX_DELAY_US, counter name, a trap the node may not send).  Changes nothing.  0 with *n and, but for
  * node, *p set (either may be NULL); or -errno with, when msg is not NULL,
  * what is wrong in msg (at most max bytes, NUL-terminated, no op prefix;
  * empty on success).
@@ -79,7 +82,10 @@ static inline int sim_fault_changes_ports(enum sim_fault_op op)
 	return op == SIM_FAULT_LINK || op == SIM_FAULT_NODE || op == SIM_FAULT_TRAP;
 }
 
-/* A delay as the fault calls count it: whole microseconds, rounded up, at most UINT32_MAX. */
+/*
+ * A delay as the fault calls and the wire count it: whole microseconds,
+ * rounded up, at most UINT32_MAX (so that one beyond the limit stays one).
+ */
 unsigned sim_fault_delay_us(uint64_t delay_ns);
 
 /* The link at port p (1..num_ports): down (both ends lose it until up) or up. */
@@ -93,7 +99,7 @@ int sim_fault_node(struct sim_net *net, struct sim_node *n, int up);
 int sim_fault_drop(struct sim_port *p, double rate, uint64_t seed);
 /*
  * Delay every packet leaving port p by delay_us microseconds (0 ends the
- * delay).  A MAD is as late as the sum of the delays of the ports it
+ * delay; -EINVAL over UMAD_SIM_MAX_DELAY_US).  A MAD is as late as the sum of the delays of the ports it
  * leaves on its way, there and back; the net measures it (sim_net_msg's
  * delay_ns) and the owner delivers it that much later.
  */

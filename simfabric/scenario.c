@@ -249,13 +249,13 @@ static int parse_delay(const char *s, uint64_t *ns)
 		{ "ns", 1 }, { "us", 1000 }, { "ms", 1000000 },
 	};
 	char digits[32];
-	size_t n = 0, i;
+	size_t n = 0, lead = 0, i;
 	uint64_t scale = 1000, v;
 
 	while (s[n] >= '0' && s[n] <= '9')
 		n++;
-	if (!n || n >= sizeof(digits))
-		return n ? -2 : -1;
+	if (!n)
+		return -1;
 	if (s[n]) {
 		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
 			if (!strcmp(s + n, units[i].unit))
@@ -264,8 +264,13 @@ static int parse_delay(const char *s, uint64_t *ns)
 			return -1;
 		scale = units[i].ns;
 	}
-	memcpy(digits, s, n);
-	digits[n] = '\0';
+	/* Leading zeros say nothing of the length: only so many digits that matter are. */
+	while (lead + 1 < n && s[lead] == '0')
+		lead++;
+	if (n - lead >= sizeof(digits))
+		return -2;
+	memcpy(digits, s + lead, n - lead);
+	digits[n - lead] = '\0';
 	if (parse_u64(digits, 0, SIM_SCENARIO_MAX_DELAY_NS / scale, &v) < 0)
 		return -2;
 	*ns = v * scale;
@@ -389,9 +394,12 @@ static int parse_args(struct parser *p, unsigned line, struct words *w, struct s
 			return -1;
 		r = parse_delay(a[2], &s->delay_ns);
 		if (r < 0) {
-			error_at(&p->e, line, r == -2 ? "delay: %s is longer than a minute"
-						      : "delay: bad delay \"%s\": microseconds, or a number with ns, us or ms",
-				 shown(a[2], buf, sizeof(buf)));
+			if (r == -2)
+				error_at(&p->e, line, "delay: %s is longer than a minute (at most %u microseconds)",
+					 shown(a[2], buf, sizeof(buf)), UMAD_SIM_MAX_DELAY_US);
+			else
+				error_at(&p->e, line, "delay: bad delay \"%s\": microseconds, or a number with ns, us or ms",
+					 shown(a[2], buf, sizeof(buf)));
 			return -1;
 		}
 		node = a[0];
@@ -435,6 +443,11 @@ static int parse_args(struct parser *p, unsigned line, struct words *w, struct s
 	}
 	if (!node[0]) {
 		error_at(&p->e, line, "%s: the node is empty", cmd);
+		return -1;
+	}
+	if (strlen(node) > SIM_TOPOLOGY_MAX_ID) {
+		error_at(&p->e, line, "%s: node \"%s\" is longer than %d bytes, the longest node id", cmd,
+			 shown(node, buf, sizeof(buf)), SIM_TOPOLOGY_MAX_ID);
 		return -1;
 	}
 	s->node = strdup(node);
@@ -683,7 +696,8 @@ int sim_scenario_format_step(const struct sim_scenario_step *s, char **line)
 		return -EINVAL;
 	*line = NULL;
 	if (!s || (unsigned)s->cmd >= SIM_SCENARIO_N_CMDS || !s->node || strchr(s->node, '\n') ||
-	    s->at_ms > SIM_SCENARIO_MAX_MS || s->port > SIM_MAX_PORTS)
+	    strlen(s->node) > SIM_TOPOLOGY_MAX_ID || s->at_ms > SIM_SCENARIO_MAX_MS ||
+	    s->port > SIM_MAX_PORTS)
 		return -EINVAL;
 	sim_text_printf(&t, "%" PRIu64 " %s ", s->at_ms, cmd_names[s->cmd]);
 	if (s->cmd == SIM_SCENARIO_LINK || s->cmd == SIM_SCENARIO_NODE)

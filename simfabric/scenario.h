@@ -23,6 +23,7 @@
 
 #include "simfabric/fault.h"
 #include "simfabric/pma.h"
+#include "simfabric/topology.h"
 
 struct sim_net;
 
@@ -41,13 +42,15 @@ enum sim_scenario_cmd {
 #define SIM_SCENARIO_MAX_BYTES	(16u << 20)	/* a file's text */
 #define SIM_SCENARIO_MAX_STEPS	(1u << 20)
 #define SIM_SCENARIO_MAX_ERRORS	20		/* messages kept; the rest are counted */
-#define SIM_SCENARIO_MAX_DELAY_NS 60000000000ull	/* a minute */
+/* A delay: the fault API's limit, a minute (UMAD_SIM_MAX_DELAY_US, infiniband/umad_sim.h). */
+#define SIM_SCENARIO_MAX_DELAY_NS ((uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u)
 
 struct sim_scenario_step {
 	uint64_t at_ms;			/* from the start of the run */
 	enum sim_scenario_cmd cmd;
 	unsigned line;			/* where the file gives it */
-	char *node;			/* as written: node id, NodeDescription or 0xGUID */
+	char *node;			/* as written: node id, NodeDescription or 0xGUID;
+					 * at most SIM_TOPOLOGY_MAX_ID bytes, the longest node id */
 	unsigned port;			/* all commands but node */
 	int up;				/* link, node: 1 up, 0 down */
 	double rate;			/* drop: 0 (stop dropping) .. 1 */

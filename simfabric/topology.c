@@ -27,7 +27,7 @@
 #include "simfabric/topology.h"
 
 #define MAX_INCLUDE_DEPTH 16
-#define MAX_NAME 256
+#define MAX_NAME (SIM_TOPOLOGY_MAX_ID + 1)	/* a quoted name, its NUL included */
 /*
  * Bounds on what one topology may read, so that no input runs for ever or
  * eats the memory: the text of all its files together, and how many files
@@ -121,10 +121,18 @@ struct parser {
 	GHashTable *current_ports;	/* local port -> line, for "listed twice" */
 	int depth;
 	GPtrArray *include_stack;	/* file names, innermost last */
+	GHashTable *included_from;	/* a file's name (as in files) -> struct inclusion */
+	const char *last_context;	/* the file of the last error shown: its includes were told */
 	GArray *include_ids;		/* their struct file_id, for loops however spelt */
 	size_t bytes_read;
 	unsigned files_read;
 	const struct sim_topology_options *progress;	/* of the file named, or NULL */
+};
+
+/* Where a file was included: each inclusion has a name of its own in files, so the key is the pointer. */
+struct inclusion {
+	const char *file;
+	unsigned line;
 };
 
 /* A file as the kernel knows it: an include loop is found whatever path leads back. */
@@ -132,6 +140,28 @@ struct file_id {
 	dev_t dev;
 	ino_t ino;
 };
+
+/*
+ * How an included file was reached, as compilers say it, innermost first:
+ * "In file included from B:2," then "from A:5:" lines.  Nothing for the
+ * file named, or for the file of the error just before (told already).
+ */
+static void tell_inclusion(struct parser *p, const char *file)
+{
+	const struct inclusion *in;
+	const char *lead = "In file included from";
+
+	if (file == p->last_context)
+		return;
+	p->last_context = file;
+	for (in = g_hash_table_lookup(p->included_from, file); in;
+	     in = g_hash_table_lookup(p->included_from, in->file)) {
+		g_string_append_printf(p->errors, "%s %s:%u", lead, in->file, in->line);
+		g_string_append(p->errors,
+				g_hash_table_contains(p->included_from, in->file) ? ",\n" : ":\n");
+		lead = "                 from";
+	}
+}
 
 static void G_GNUC_PRINTF(4, 5)
 error_at(struct parser *p, const char *file, unsigned line, const char *fmt, ...)
@@ -141,6 +171,7 @@ error_at(struct parser *p, const char *file, unsigned line, const char *fmt, ...
 	p->n_errors++;
 	if (p->n_errors > SIM_TOPOLOGY_MAX_ERRORS)
 		return;
+	tell_inclusion(p, file);
 	if (line)
 		g_string_append_printf(p->errors, "%s:%u: ", file, line);
 	else
@@ -187,18 +218,23 @@ static const char *quoted_problem(const char *s, size_t max)
 	return why;
 }
 
-/* "[N]"; returns the character after ']', or NULL. */
+/*
+ * "[N]"; returns the character after ']', or NULL.  A number too large to
+ * keep (UINT_MAX or more) is PORT_BEYOND_ALL, for the caller to tell.
+ */
+#define PORT_BEYOND_ALL UINT_MAX
 static const char *parse_port_number(const char *s, unsigned *num)
 {
 	char *end;
-	unsigned long v;
+	unsigned long long v;
 
 	if (*s != '[' || !isdigit((unsigned char)s[1]))
 		return NULL;
-	v = strtoul(s + 1, &end, 10);
-	if (*end != ']' || v > 10000)
+	errno = 0;
+	v = strtoull(s + 1, &end, 10);
+	if (*end != ']')
 		return NULL;
-	*num = (unsigned)v;
+	*num = errno || v >= PORT_BEYOND_ALL ? PORT_BEYOND_ALL : (unsigned)v;
 	return end + 1;
 }
 
@@ -232,13 +268,29 @@ static int parse_number(const char *s, uint64_t max, uint64_t *value)
 	return 0;
 }
 
-/* Node ids after "module": a prefix keeps included copies of a file apart, as ibsim does. */
-static void full_name(const struct parser *p, const char *name, char *out, size_t max)
+/*
+ * Node ids after "module": a prefix keeps included copies of a file apart,
+ * as ibsim does.  0, or -1 after reporting an id longer than
+ * SIM_TOPOLOGY_MAX_ID with its prefix (out holds MAX_NAME bytes).
+ */
+static int full_name(struct parser *p, const char *file, unsigned line, const char *name,
+		     char *out)
 {
-	if (p->prefix[0] && !strchr(name, '@') && !strchr(name, '#'))
-		snprintf(out, max, "%s@%s", p->prefix, name);
-	else
-		snprintf(out, max, "%s", name);
+	size_t prefix_len = strlen(p->prefix), name_len = strlen(name);
+
+	if (!prefix_len || strchr(name, '@') || strchr(name, '#')) {
+		snprintf(out, MAX_NAME, "%s", name);	/* a quoted name: it fits */
+		return 0;
+	}
+	if (prefix_len + 1 + name_len > SIM_TOPOLOGY_MAX_ID) {
+		error_at(p, file, line, "node id \"%s@%s\" is longer than %d bytes, the longest node id (the module prefix counts)",
+			 p->prefix, name, SIM_TOPOLOGY_MAX_ID);
+		return -1;
+	}
+	memcpy(out, p->prefix, prefix_len);
+	out[prefix_len] = '@';
+	memcpy(out + prefix_len + 1, name, name_len + 1);
+	return 0;
 }
 
 static const char *node_file(struct parser *p, struct sim_node *n)
@@ -283,10 +335,9 @@ static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
 static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed, uint8_t *ext)
 {
 	const char *s = comment, *word = NULL, *end;
-	char rate[32];
-	size_t n;
-	unsigned lanes;
-	char *x;
+	unsigned long lanes;
+	char *rate, *x;
+	int r;
 
 	/* Find the last word outside quotes. */
 	while (*s) {
@@ -304,17 +355,19 @@ static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed
 	}
 	if (!word || !isdigit((unsigned char)*word))
 		return 0;
-	n = strcspn(word, " \t");
-	if (n >= sizeof(rate))
-		return 0;
-	memcpy(rate, word, n);
-	rate[n] = '\0';
-	lanes = (unsigned)strtoul(rate, &x, 10);
+	/* Taken whole, however long: a long word is a bad rate, not a word skipped. */
+	rate = g_strndup(word, strcspn(word, " \t"));
+	errno = 0;
+	lanes = strtoul(rate, &x, 10);
 	if (*x != 'x')
-		return 0;
-	if (width_mask_for_lanes(lanes, width) < 0 || speed_masks_for_name(x + 1, speed, ext) < 0)
-		return -1;
-	return 1;
+		r = 0;
+	else if (errno || lanes > 12 || width_mask_for_lanes((unsigned)lanes, width) < 0 ||
+		 speed_masks_for_name(x + 1, speed, ext) < 0)
+		r = -1;
+	else
+		r = 1;
+	g_free(rate);
+	return r;
 }
 
 /* --- LIDs written as ibnetdiscover prints them ------------------------------- */
@@ -464,7 +517,7 @@ static const char *switch_header_words(const char *s)
 static void parse_header(struct parser *p, const char *file, unsigned line, const char *s,
 			 enum node_type type, size_t keyword_len)
 {
-	char name[MAX_NAME], full[MAX_NAME + 80], desc[MAX_NAME];
+	char name[MAX_NAME], full[MAX_NAME], desc[MAX_NAME];
 	const char *rest, *words;
 	struct sim_node *n, *old;
 	uint64_t nports, guid;
@@ -505,7 +558,8 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 		error_at(p, file, line, "malformed node header: the node id is empty");
 		return;
 	}
-	full_name(p, name, full, sizeof(full));
+	if (full_name(p, file, line, name, full) < 0)
+		return;
 	desc[0] = '\0';
 	rest = skip_space(rest);
 	if (*rest == '"') {
@@ -533,6 +587,11 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 		}
 	} else if (*rest) {
 		error_at(p, file, line, "malformed node header: unexpected \"%s\" after the node id", rest);
+		return;
+	}
+	if (strlen(desc) > SIM_DESC_LEN) {
+		error_at(p, file, line, "the description is longer than %d bytes, what a NodeDescription holds",
+			 SIM_DESC_LEN);
 		return;
 	}
 	old = g_hash_table_lookup(p->by_name, full);
@@ -584,7 +643,8 @@ static int parse_port_option(struct parser *p, const char *file, unsigned line,
 {
 	uint64_t v;
 
-	if (strlen(opt) < 3 || opt[1] != '=' || parse_number(opt + 2, 255, &v) < 0) {
+	/* Any number here: the ranges below say what is wrong with one too large. */
+	if (strlen(opt) < 3 || opt[1] != '=' || parse_number(opt + 2, UINT64_MAX, &v) < 0) {
 		error_at(p, file, line, "malformed port option \"%s\" (expected w=, s= or e= and a number)", opt);
 		return -1;
 	}
@@ -650,7 +710,7 @@ static int port_line_lids(struct parser *p, const char *file, unsigned line, con
 
 static void parse_port_line(struct parser *p, const char *file, unsigned line, const char *s)
 {
-	char name[MAX_NAME], opt[64];
+	char name[MAX_NAME];
 	struct port_line pl = { 0 };
 	struct sim_port *port;
 	uint64_t guid = 0;
@@ -665,6 +725,11 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	next = parse_port_number(s, &pl.local);
 	if (!next) {
 		error_at(p, file, line, "malformed port line: expected [port] at the start");
+		return;
+	}
+	if (pl.local == PORT_BEYOND_ALL) {
+		error_at(p, file, line, "port %.*s out of range: a node has at most %d ports",
+			 (int)(next - s), s, SIM_MAX_PORTS);
 		return;
 	}
 	s = next;
@@ -693,6 +758,11 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	next = parse_port_number(s, &pl.remote_port);
 	if (!next) {
 		error_at(p, file, line, "malformed port line: expected [port] after \"%s\"", name);
+		return;
+	}
+	if (pl.remote_port == PORT_BEYOND_ALL) {
+		error_at(p, file, line, "port %.*s of \"%s\" out of range: a node has at most %d ports",
+			 (int)(next - s), s, name, SIM_MAX_PORTS);
 		return;
 	}
 	/* ibnetdiscover puts a space before the far end's GUID when that is a CA's. */
@@ -726,15 +796,17 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	}
 	/* Options, then an optional comment whose last word may give the link's rate. */
 	for (;;) {
+		char *opt;
 		size_t n;
+		int r;
 
 		s = skip_space(s);
 		if (!*s)
 			break;
 		if (*s == '#') {
 			uint8_t w, sp, e;
-			int r = rate_from_comment(s + 1, &w, &sp, &e);
 
+			r = rate_from_comment(s + 1, &w, &sp, &e);
 			if (r < 0) {
 				error_at(p, file, line, "unknown link rate in the comment \"%s\"", s);
 				return;
@@ -745,26 +817,25 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 				return;
 			break;
 		}
+		/* As long as it is written: leading zeros make no option malformed. */
 		n = strcspn(s, " \t#");
-		if (n >= sizeof(opt)) {
-			error_at(p, file, line, "malformed port option \"%.*s\"", (int)n, s);
-			return;
-		}
-		memcpy(opt, s, n);
-		opt[n] = '\0';
-		if (parse_port_option(p, file, line, port, opt) < 0)
+		opt = g_strndup(s, n);
+		r = parse_port_option(p, file, line, port, opt);
+		g_free(opt);
+		if (r < 0)
 			return;
 		s += n;
+	}
+	{
+		char full[MAX_NAME];
+
+		if (full_name(p, file, line, name, full) < 0)
+			return;
+		pl.remote = g_strdup(full);
 	}
 	pl.node = p->current;
 	pl.file = file;
 	pl.line = line;
-	{
-		char full[MAX_NAME + 80];
-
-		full_name(p, name, full, sizeof(full));
-		pl.remote = g_strdup(full);
-	}
 	g_array_append_val(p->port_lines, pl);
 }
 
@@ -790,27 +861,23 @@ static void parse_guid_base(struct parser *p, const char *file, unsigned line, c
 {
 	int relative;
 	const char *v = assignment(s, key_len, &relative);
-	char value[64];
+	char *value;
 	uint64_t guid;
-	size_t n;
+	int r;
 
 	if (!v) {
 		error_at(p, file, line, "malformed GUID base: expected %.*s=GUID", (int)key_len, s);
 		return;
 	}
 	v = skip_space(v);
-	/* ibnetdiscover adds "(port GUID)" after a switch's GUID. */
-	n = strcspn(v, "( \t");
-	if (n >= sizeof(value)) {
-		error_at(p, file, line, "malformed GUID \"%s\"", v);
-		return;
-	}
-	memcpy(value, v, n);
-	value[n] = '\0';
-	if (parse_number(value, UINT64_MAX, &guid) < 0) {
+	/* ibnetdiscover adds "(port GUID)" after a switch's GUID; leading zeros are no error. */
+	value = g_strndup(v, strcspn(v, "( \t"));
+	r = parse_number(value, UINT64_MAX, &guid);
+	if (r < 0)
 		error_at(p, file, line, "malformed GUID \"%s\"", value);
+	g_free(value);
+	if (r < 0)
 		return;
-	}
 	if (!relative)
 		p->guid_base[type] = guid;
 	p->guid_next[type] = p->guid_base[type] + (relative ? guid : 0);
@@ -846,8 +913,13 @@ static void parse_include(struct parser *p, const char *file, unsigned line, con
 	} else {
 		size_t n = strcspn(s, " \t");
 
-		if (!n || n >= sizeof(name) || *skip_space(s + n)) {
+		if (!n || *skip_space(s + n)) {
 			error_at(p, file, line, "malformed include: expected include FILE");
+			return;
+		}
+		if (n >= sizeof(name)) {
+			error_at(p, file, line, "malformed include: the file name %s",
+				 quoted_problem(s, sizeof(name)));
 			return;
 		}
 		memcpy(name, s, n);
@@ -1064,7 +1136,7 @@ static char *slurp(struct parser *p, const char *path, const char *from_file, un
 	text[len] = '\0';
 	p->bytes_read += len;
 	if (strlen(text) != len) {
-		error_at(p, path, 0, "not a text file (it holds a NUL byte)");
+		file_error(p, path, from_file, from_line, "not a text file (it holds a NUL byte)");
 		g_free(text);
 		return NULL;
 	}
@@ -1094,14 +1166,29 @@ static int read_file(struct parser *p, const char *path, const char *from_file, 
 		const struct file_id *open_id = &g_array_index(p->include_ids, struct file_id, i);
 
 		if (open_id->dev == id.dev && open_id->ino == id.ino) {
-			error_at(p, from_file, from_line, "include loop: %s is %s again, which includes it",
-				 path, (const char *)g_ptr_array_index(p->include_stack, i));
+			const char *open_name = g_ptr_array_index(p->include_stack, i);
+
+			if (!strcmp(path, open_name))
+				error_at(p, from_file, from_line,
+					 "include loop: %s is being read already (it includes this file)",
+					 path);
+			else
+				error_at(p, from_file, from_line,
+					 "include loop: %s is %s, which is being read already (it includes this file)",
+					 path, open_name);
 			g_free(text);
 			return -1;
 		}
 	}
 	name = g_strdup(path);
 	g_ptr_array_add(p->files, name);
+	if (from_file) {
+		struct inclusion *in = g_new(struct inclusion, 1);
+
+		in->file = from_file;
+		in->line = from_line;
+		g_hash_table_insert(p->included_from, name, in);
+	}
 	g_ptr_array_add(p->include_stack, name);
 	g_array_append_val(p->include_ids, id);
 	parse_text(p, name, text);
@@ -1378,6 +1465,7 @@ static void parser_init(struct parser *p, const struct sim_topology_options *opt
 	p->node_file = g_hash_table_new(g_direct_hash, g_direct_equal);
 	p->files = g_ptr_array_new_with_free_func(g_free);
 	p->include_stack = g_ptr_array_new();
+	p->included_from = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
 	p->include_ids = g_array_new(FALSE, FALSE, sizeof(struct file_id));
 	p->port_lines = g_array_new(FALSE, TRUE, sizeof(struct port_line));
 	p->lid_claims = g_array_new(FALSE, FALSE, sizeof(struct lid_claim));
@@ -1420,6 +1508,7 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 	g_hash_table_destroy(p->node_file);
 	g_hash_table_destroy(p->current_ports);
 	g_ptr_array_free(p->include_stack, TRUE);
+	g_hash_table_destroy(p->included_from);
 	g_array_free(p->include_ids, TRUE);
 	g_ptr_array_free(p->files, TRUE);
 	if (p->n_errors) {

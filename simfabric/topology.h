@@ -12,6 +12,13 @@
 
 #include "simfabric/fabric.h"
 
+/*
+ * The longest node id, in bytes, a module prefix and its '@' included: what
+ * a scenario, `umad fabric` and a shared fabric's requests can name.  A
+ * description is at most a NodeDescription's SIM_DESC_LEN bytes.
+ */
+#define SIM_TOPOLOGY_MAX_ID 255
+
 /* The fabric used when no file is given: 2 switches joined by two links, 4 HCAs. */
 extern const char sim_default_topology[];
 
@@ -20,6 +27,9 @@ extern const char sim_default_topology[];
  * used in messages).  On success the fabric; on failure NULL, with *errors
  * (when errors is not NULL) set to a malloc'ed text of one
  * "file:line: message" per line (at most SIM_TOPOLOGY_MAX_ERRORS of them).
+ * An error in an included file follows how that file was reached, as
+ * compilers tell it: "In file included from B:2," and "from A:5:" lines,
+ * innermost first, unless the error before it was in the same file.
  */
 #define SIM_TOPOLOGY_MAX_ERRORS 20
 struct sim_fabric *sim_topology_load(const char *path, char **errors);

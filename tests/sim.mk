@@ -144,7 +144,9 @@ TESTS += tests/fabric_sa_opensm.sh
 check_PROGRAMS += tests/capture_messages
 tests_capture_messages_SOURCES = tests/capture_messages.c
 tests_capture_messages_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la
+# umad fabric refuses a delay over a minute and a scenario's node too long, saying so.
+TESTS += tests/fabric_limits.sh
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh \
-	tests/fabric_sa_opensm.sh
+	tests/fabric_sa_opensm.sh tests/fabric_limits.sh
 endif

@@ -204,9 +204,22 @@ static void test_req_drop_delay(void **state)
 	sim_trip_delay_ns = 0;
 	(void)sim_link_fault_drops(p->fault);
 	assert_int_equal(sim_trip_delay_ns, 2000);
-	rq.delay_ns = UINT64_MAX;
+	/* Up to a minute (UMAD_SIM_MAX_DELAY_US), the one limit of every way in; past it, refused. */
+	rq.delay_ns = (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u;
 	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
-	assert_int_equal(p->fault->delay_ns, (uint64_t)UINT32_MAX * 1000u);
+	assert_int_equal(p->fault->delay_ns, 60000000000ull);
+	rq.delay_ns++;
+	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "a delay of 60000000001 ns is longer than a minute (at most 60000000 microseconds)");
+	rq.delay_ns = UINT64_MAX;
+	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), -EINVAL);
+	rq.delay_ns = 60001000000ull;
+	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "a delay of 60001000 microseconds is longer than a minute (at most 60000000 microseconds)");
+	assert_int_equal(p->fault->delay_ns, 60000000000ull);
+	assert_int_equal(sim_fault_delay(p, UMAD_SIM_MAX_DELAY_US + 1), -EINVAL);
+	assert_int_equal(sim_fault_delay(p, UINT32_MAX), -EINVAL);
+	assert_int_equal(p->fault->delay_ns, 60000000000ull);
 	/* Both ended: the record goes. */
 	rq.delay_ns = 0;
 	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
@@ -488,9 +501,38 @@ static void test_req_on_the_wire(void **state)
 	bad.node = NULL;
 	assert_int_equal(fp_control_from_fault(&c, &bad), -EINVAL);
 	assert_int_equal(fp_control_from_fault(&c, &reqs[0]), 0);
+	assert_int_equal(fp_control_from_fault(&c, &reqs[0]), 0);
 	c.op = FP_CTL_END;
 	fp_control_to_fault(&c, &back);
 	assert_int_equal(back.op, 0);
+}
+
+/*
+ * A delay past the limit stays past it on the wire, and the server's
+ * do_control (fp_control_to_fault, then sim_fault_apply) refuses it, with
+ * the limit in the message.
+ */
+static void test_req_delay_on_the_wire(void **state)
+{
+	struct own_net *o = *state;
+	struct sim_fault_req rq = { .op = SIM_FAULT_DELAY, .node = "Switch1", .port = 8,
+				    .delay_ns = (uint64_t)UINT32_MAX * 1000u + 1 }, back;
+	struct fp_control c;
+	char msg[128];
+
+	assert_int_equal(fp_control_from_fault(&c, &rq), 0);
+	assert_int_equal(c.value, UINT32_MAX);
+	fp_control_to_fault(&c, &back);
+	assert_int_equal(apply(o, &back, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "a delay of 4294967295 microseconds is longer than a minute (at most 60000000 microseconds)");
+	c.value = UMAD_SIM_MAX_DELAY_US + 1;
+	fp_control_to_fault(&c, &back);
+	assert_int_equal(apply(o, &back, msg, sizeof(msg)), -EINVAL);
+	assert_null(port_of(o, "Switch1", 8)->fault);
+	c.value = UMAD_SIM_MAX_DELAY_US;
+	fp_control_to_fault(&c, &back);
+	assert_int_equal(apply(o, &back, msg, sizeof(msg)), 0);
+	assert_int_equal(port_of(o, "Switch1", 8)->fault->delay_ns, 60000000000ull);
 }
 
 static void test_bad_names(void **state)
@@ -510,6 +552,11 @@ static void test_bad_names(void **state)
 	assert_int_equal(umad_sim_delay("Hca3", 0, 1000), -EINVAL);
 	assert_int_equal(umad_sim_delay("Switch1", 0, 1000), -EINVAL);	/* its own port: no link */
 	assert_int_equal(umad_sim_delay("Switch1", 9, 0), -EINVAL);
+	/* Up to a minute, as umad fabric delay and scenario files; past it, refused. */
+	assert_int_equal(umad_sim_delay("Hca3", 1, UMAD_SIM_MAX_DELAY_US + 1), -EINVAL);
+	assert_int_equal(umad_sim_delay("Hca3", 1, UINT32_MAX), -EINVAL);
+	assert_int_equal(umad_sim_delay("Hca3", 1, UMAD_SIM_MAX_DELAY_US), 0);
+	assert_int_equal(umad_sim_delay("Hca3", 1, 0), 0);
 }
 
 /* Down: LID-routed MADs to Hca3 time out; up: the built-in SM sweeps, and they arrive again. */
@@ -1024,6 +1071,7 @@ int main(void)
 		cmocka_unit_test(test_req_on_the_wire),
 		cmocka_unit_test_setup_teardown(test_req_link_node, own_setup, own_teardown),
 		cmocka_unit_test_setup_teardown(test_req_drop_delay, own_setup, own_teardown),
+		cmocka_unit_test_setup_teardown(test_req_delay_on_the_wire, own_setup, own_teardown),
 		cmocka_unit_test_setup_teardown(test_req_counter_trap, own_setup, own_teardown),
 		cmocka_unit_test_setup_teardown(test_req_refused, own_setup, own_teardown),
 		cmocka_unit_test_setup_teardown(test_req_from_scenario, own_setup, own_teardown),

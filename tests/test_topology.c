@@ -277,6 +277,20 @@ static void write_file(const struct dir *d, const char *name, const char *text)
 	assert_int_equal(fclose(fp), 0);
 }
 
+/* A topology that would be fine but for the NUL byte at its end. */
+static void write_binary_file(const struct dir *d, const char *name)
+{
+	char path[PATH_MAX * 2];
+	FILE *fp;
+
+	write_file(d, name, "Hca 1 \"H\"\n");
+	snprintf(path, sizeof(path), "%s/%s", d->path, name);
+	fp = fopen(path, "a");
+	assert_non_null(fp);
+	assert_int_equal(fputc(0, fp), 0);
+	assert_int_equal(fclose(fp), 0);
+}
+
 static int make_dir(void **state)
 {
 	struct dir *d = calloc(1, sizeof(*d));
@@ -390,13 +404,78 @@ static void expect_file_error(const struct dir *d, const char *name, const char 
 	free(errors);
 }
 
+/* The errors of a file under d, whole; "$D" in expected stands for d's path. */
+static void expect_errors(const struct dir *d, const char *name, const char *expected)
+{
+	GString *want = g_string_new(expected);
+	char *errors = NULL;
+	struct sim_fabric *f = load(d, name, &errors);
+
+	g_string_replace(want, "$D", d->path, 0);
+	if (f)
+		fail_msg("%s accepted, expected:\n%s", name, want->str);
+	assert_non_null(errors);
+	if (strcmp(errors, want->str))
+		fail_msg("expected:\n%s\ngot:\n%s", want->str, errors);
+	free(errors);
+	g_string_free(want, TRUE);
+}
+
+/*
+ * An error in an included file says how the file was reached, as
+ * compilers do, at every level and for errors found once every file is
+ * read (unknown peers) too; told once for errors in a row in one file,
+ * and again for each inclusion of a file included twice.
+ */
+static void test_include_chain(void **state)
+{
+	struct dir *d = *state;
+
+	write_file(d, "sub/leaf.net", "Hca 1 \"H\"\n[1] \"S\"[1] z=1\nbogus\n");
+	write_file(d, "sub/mid.net", "\ninclude leaf.net\n");
+	write_file(d, "top.net", "# top\n\n\ninclude sub/mid.net\n");
+	expect_errors(d, "top.net",
+		      "In file included from $D/sub/mid.net:2,\n"
+		      "                 from $D/top.net:4:\n"
+		      "$D/sub/leaf.net:2: unknown port option \"z=1\" (expected w=, s= or e=)\n"
+		      "$D/sub/leaf.net:3: unrecognised line \"bogus\"\n");
+	/* Found in the second pass, in a file included twice, and in the top file between. */
+	write_file(d, "sub/rack.net", "Hca 1 \"H\"\n[1] \"nowhere\"[1]\n");
+	write_file(d, "two.net", "module=a\ninclude sub/rack.net\nHca 1 \"T\"\n[1] \"gone\"[1]\n\n"
+				 "module=b\ninclude sub/rack.net\n");
+	expect_errors(d, "two.net",
+		      "In file included from $D/two.net:2:\n"
+		      "$D/sub/rack.net:2: unknown node \"a@nowhere\"\n"
+		      "$D/two.net:4: unknown node \"a@gone\"\n"
+		      "In file included from $D/two.net:7:\n"
+		      "$D/sub/rack.net:2: unknown node \"b@nowhere\"\n");
+	/* A missing file and a binary one: at the include line, which says how it was reached. */
+	write_file(d, "sub/missing.net", "\n\ninclude nothere.net\n");
+	write_file(d, "withmissing.net", "include sub/missing.net\n");
+	expect_errors(d, "withmissing.net",
+		      "In file included from $D/withmissing.net:1:\n"
+		      "$D/sub/missing.net:3: cannot include $D/sub/nothere.net: No such file or directory\n");
+	write_binary_file(d, "sub/nul.net");
+	write_file(d, "withnul.net", "\ninclude sub/nul.net\n");
+	expect_errors(d, "withnul.net",
+		      "$D/withnul.net:2: cannot include $D/sub/nul.net: not a text file (it holds a NUL byte)\n");
+	/* A cycle of three: found where it closes, the whole way round told. */
+	write_file(d, "ring1.net", "include ring2.net\n");
+	write_file(d, "ring2.net", "\ninclude ring3.net\n");
+	write_file(d, "ring3.net", "\n\ninclude ring1.net\n");
+	expect_errors(d, "ring1.net",
+		      "In file included from $D/ring2.net:2,\n"
+		      "                 from $D/ring1.net:1:\n"
+		      "$D/ring3.net:3: include loop: $D/ring1.net is being read already (it includes this file)\n");
+}
+
 static void test_include_errors(void **state)
 {
 	struct dir *d = *state;
 	char name[64];
 	int i;
 
-	/* A loop, a missing file, an error inside an included file (named as itself). */
+	/* A loop, a missing file, an error inside an included file (named as itself, and how it was reached). */
 	write_file(d, "loop.net", "Hca 1 \"H\"\n\ninclude loop.net\n");
 	expect_file_error(d, "loop.net", "loop.net:3: include loop: ");
 	write_file(d, "missing.net", "\ninclude nothere.net\n");
@@ -404,8 +483,9 @@ static void test_include_errors(void **state)
 			  "missing.net:2: cannot include ");
 	write_file(d, "sub/bad.net", "Hca 1 \"H\"\n[1] \"H\"[1] z=1\n");
 	write_file(d, "outer.net", "include sub/bad.net\n");
-	expect_file_error(d, "outer.net",
-			  "sub/bad.net:2: unknown port option \"z=1\" (expected w=, s= or e=)");
+	expect_errors(d, "outer.net",
+		      "In file included from $D/outer.net:1:\n"
+		      "$D/sub/bad.net:2: unknown port option \"z=1\" (expected w=, s= or e=)\n");
 	write_file(d, "badinc.net", "include a b\n");
 	expect_file_error(d, "badinc.net", "badinc.net:1: malformed include: expected include FILE");
 	write_file(d, "badinc2.net", "include \"a\n");
@@ -419,20 +499,19 @@ static void test_include_errors(void **state)
 		snprintf(text, sizeof(text), "include deep%d.net\n", i + 1);
 		write_file(d, name, text);
 	}
-	expect_file_error(d, "deep0.net", "deep15.net:1: includes nested deeper than 16");
+	{
+		GString *want = g_string_new("In file included from $D/deep14.net:1,\n");
+
+		for (i = 13; i >= 0; i--)
+			g_string_append_printf(want, "                 from $D/deep%d.net:1%s\n", i,
+					       i ? "," : ":");
+		g_string_append(want, "$D/deep15.net:1: includes nested deeper than 16\n");
+		expect_errors(d, "deep0.net", want->str);
+		g_string_free(want, TRUE);
+	}
 	/* The top file itself: absent, or binary. */
 	expect_file_error(d, "absent.net", "absent.net: ");
-	write_file(d, "nul.net", "Hca 1 \"H\"\n");
-	{
-		char path[PATH_MAX * 2];
-		FILE *fp;
-
-		snprintf(path, sizeof(path), "%s/nul.net", d->path);
-		fp = fopen(path, "a");
-		assert_non_null(fp);
-		fputc(0, fp);
-		fclose(fp);
-	}
+	write_binary_file(d, "nul.net");
 	expect_file_error(d, "nul.net", "nul.net: not a text file (it holds a NUL byte)");
 }
 
@@ -463,9 +542,8 @@ static void test_hostile_files(void **state)
 	snprintf(text, sizeof(text), "%s/self2.net", d->path);
 	assert_int_equal(symlink(text, path), 0);
 	write_file(d, "self2.net", "include alias.net\n");
-	snprintf(text, sizeof(text), "self2.net:1: include loop: %s/alias.net is %s/self2.net again",
-		 d->path, d->path);
-	expect_file_error(d, "self2.net", text);
+	expect_errors(d, "self2.net",
+		      "$D/self2.net:1: include loop: $D/alias.net is $D/self2.net, which is being read already (it includes this file)\n");
 	write_file(d, "sub/up.net", "include ../sub/up.net\n");
 	expect_file_error(d, "sub/up.net", "sub/up.net:1: include loop: ");
 	/*
@@ -556,7 +634,7 @@ static void test_port_line_errors(void **state)
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] # 3xQDR\n",
 		    "t.net:2: unknown link rate in the comment \"# 3xQDR\"");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=1111111111111111111111111111111111111111111111111111111111111111\n",
-		    "t.net:2: malformed port option \"w=1111111111111111111111111111111111111111111111111111111111111111\"");
+		    "t.net:2: malformed port option \"w=1111111111111111111111111111111111111111111111111111111111111111\" (expected w=, s= or e= and a number)");
 }
 
 static void test_port_option_errors(void **state)
@@ -566,8 +644,8 @@ static void test_port_option_errors(void **state)
 		    "t.net:2: malformed port option \"w\" (expected w=, s= or e= and a number)");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=x\n",
 		    "t.net:2: malformed port option \"w=x\" (expected w=, s= or e= and a number)");
-	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=300\n",
-		    "t.net:2: malformed port option \"w=300\" (expected w=, s= or e= and a number)");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=300\n", "t.net:2: width mask w=300 out of range 1..31");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] s=256\n", "t.net:2: speed mask s=256 out of range 0..7");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=0\n", "t.net:2: width mask w=0 out of range 1..31");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] w=32\n", "t.net:2: width mask w=32 out of range 1..31");
 	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] s=8\n", "t.net:2: speed mask s=8 out of range 0..7");
@@ -602,6 +680,82 @@ static void test_global_errors(void **state)
 		    "t.net:1: \"do\" runs an ibsim console command, which this simulator has no console for: \"link 1 2\"");
 	parse_fails("Hub 2 \"x\"\n", "t.net:1: unrecognised line \"Hub 2 \"x\"\"");
 	parse_fails("# only a comment\n\n", "t.net: no nodes defined");
+}
+
+/*
+ * Where the reader holds a word in a buffer of its own, the limit is told
+ * as a limit, and a word within every limit is not refused for its length:
+ * leading zeros, a node id and its module prefix, a description, an
+ * include's name, a rate or port number too large to keep.
+ */
+static void test_length_boundaries(void **state)
+{
+	char text[6000], a200[201], b140[141];
+	struct sim_fabric *f;
+
+	(void)state;
+	/* Leading zeros in a port option and a GUID base (70 characters each). */
+	snprintf(text, sizeof(text), "caguid=0x%068x\nHca 1 \"H\"\n[1] \"S\"[1] w=%068d\n\n"
+		 "Switch 2 \"S\"\n[1] \"H\"[1]\n", 0x123, 2);
+	f = parse_ok(text);
+	assert_int_equal(sim_fabric_find(f, "H")->node_guid, 0x123);
+	assert_int_equal(port_of(f, "H", 1)->width_enabled, 2);
+	sim_fabric_free(f);
+	/*
+	 * A node id with its module prefix is at most 255 bytes; two longer ones
+	 * that begin alike are not a "duplicate node".
+	 */
+	memset(a200, 'a', 200);
+	a200[200] = '\0';
+	memset(b140, 'b', 139);
+	b140[139] = 'X';
+	b140[140] = '\0';
+	snprintf(text, sizeof(text), "module=%s\nHca 1 \"%s\"\n", a200, b140);
+	{
+		char want[600];
+
+		snprintf(want, sizeof(want),
+			 "t.net:2: node id \"%s@%s\" is longer than 255 bytes, the longest node id (the module prefix counts)",
+			 a200, b140);
+		parse_fails(text, want);
+		snprintf(text, sizeof(text), "module=%s\nHca 1 \"%.54s\"\n[1] \"%s\"[1]\n", a200, b140, b140);
+		snprintf(want, sizeof(want),
+			 "t.net:3: node id \"%s@%s\" is longer than 255 bytes, the longest node id (the module prefix counts)",
+			 a200, b140);
+		parse_fails(text, want);
+	}
+	/* 200 + '@' + 54 = 255: the longest id, which a scenario and a shared fabric can name. */
+	snprintf(text, sizeof(text), "module=%s\nHca 1 \"%.54s\"\n\n", a200, b140);
+	f = parse_ok(text);
+	assert_int_equal(strlen(f->nodes[0]->name), SIM_TOPOLOGY_MAX_ID);
+	sim_fabric_free(f);
+	/* A description is a NodeDescription: 64 bytes at most, never cut short in silence. */
+	snprintf(text, sizeof(text), "Hca 1 \"H\" \"%064d\"\n", 7);
+	f = parse_ok(text);
+	assert_int_equal(strlen(sim_fabric_find(f, "H")->desc), 64);
+	sim_fabric_free(f);
+	snprintf(text, sizeof(text), "Hca 1 \"H\" \"%065d\"\n", 7);
+	parse_fails(text, "t.net:1: the description is longer than 64 bytes, what a NodeDescription holds");
+	snprintf(text, sizeof(text), "Switch 2 \"S\" # \"%065d\" lid 4\n", 7);
+	parse_fails(text, "t.net:1: the description is longer than 64 bytes, what a NodeDescription holds");
+	/* An include's name, unquoted, as the quoted one. */
+	memset(text, 'f', sizeof(text));
+	memcpy(text, "include ", 8);
+	text[5000] = '\0';
+	parse_fails(text, "t.net:1: malformed include: the file name is longer than 4095 characters");
+	/* A rate however long is a rate, and lanes that wrap around are no 4X. */
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] # 4xQDRQDRQDRQDRQDRQDRQDRQDRQDRQDRQDRQDR\n",
+		    "t.net:2: unknown link rate in the comment \"# 4xQDRQDRQDRQDRQDRQDRQDRQDRQDRQDRQDRQDR\"");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[1] # 4294967300xQDR\n",
+		    "t.net:2: unknown link rate in the comment \"# 4294967300xQDR\"");
+	/* A port number out of range is out of range, however large. */
+	parse_fails("Hca 1 \"H\"\n[10001] \"S\"[1]\n", "t.net:2: port 10001 out of range: \"H\" has ports 1..1");
+	parse_fails("Hca 1 \"H\"\n[99999999999999999999] \"S\"[1]\n",
+		    "t.net:2: port [99999999999999999999] out of range: a node has at most 254 ports");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[99999999999]\n",
+		    "t.net:2: port [99999999999] of \"S\" out of range: a node has at most 254 ports");
+	parse_fails("Hca 1 \"H\"\n[1] \"S\"[10001]\n\nSwitch 2 \"S\"\n",
+		    "t.net:2: port 10001 out of range: \"S\" has ports 1..2");
 }
 
 static void test_link_errors(void **state)
@@ -661,11 +815,13 @@ int main(void)
 		cmocka_unit_test(test_module_prefix),
 		cmocka_unit_test_setup_teardown(test_include, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_include_errors, make_dir, remove_dir),
+		cmocka_unit_test_setup_teardown(test_include_chain, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_hostile_files, make_dir, remove_dir),
 		cmocka_unit_test(test_header_errors),
 		cmocka_unit_test(test_port_line_errors),
 		cmocka_unit_test(test_port_option_errors),
 		cmocka_unit_test(test_global_errors),
+		cmocka_unit_test(test_length_boundaries),
 		cmocka_unit_test(test_link_errors),
 		cmocka_unit_test(test_error_limit),
 		cmocka_unit_test_setup_teardown(test_load_progress, make_dir, remove_dir),

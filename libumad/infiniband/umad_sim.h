@@ -36,12 +36,19 @@ int umad_sim_node_up(const char *node);
 int umad_sim_drop_rate(const char *node, unsigned port, double rate, uint64_t seed);
 
 /*
- * Delay every packet leaving a port by delay_us microseconds (0 removes the
- * delay).  Each direction of a link is its own: the delay is on the port's
- * outgoing side.  A MAD arrives as late as the sum of the delays of the
- * ports it leaves on its way, request and answer; an answer later than the
- * sender's timeout (timeout_ms * (retries + 1)) is lost and the send times
- * out, as on hardware.
+ * The longest delay a port may have, in microseconds: a minute.  The same
+ * for umad_sim_delay, `umad fabric delay` and the delay of a scenario file;
+ * a longer one is refused (-EINVAL).
+ */
+#define UMAD_SIM_MAX_DELAY_US 60000000u
+
+/*
+ * Delay every packet leaving a port by delay_us microseconds, at most
+ * UMAD_SIM_MAX_DELAY_US (0 removes the delay).  Each direction of a link
+ * is its own: the delay is on the port's outgoing side.  A MAD arrives as
+ * late as the sum of the delays of the ports it leaves on its way, request
+ * and answer; an answer later than the sender's timeout (timeout_ms *
+ * (retries + 1)) is lost and the send times out, as on hardware.
  */
 int umad_sim_delay(const char *node, unsigned port, unsigned delay_us);
 
