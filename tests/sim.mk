@@ -117,6 +117,10 @@ endif
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
 
+# A backend that cannot start, seen by the tools: they print the library's reason.
+TESTS += tests/sim_init_errors.sh
+EXTRA_DIST += tests/sim_init_errors.sh
+
 # The live fabric's dump next to ibnetdiscover's output, JSON read by
 # Python, dot drawn by Graphviz (each part skipped without its tool).
 TESTS += tests/describe_tools.sh
