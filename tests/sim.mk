@@ -141,6 +141,9 @@ TESTS += tests/sim_capture.sh
 TESTS += tests/fabric_shared.sh
 # A client's fake sysfs tree follows the shared fabric (SMs, link faults).
 TESTS += tests/fabric_sysfs.sh
+# umad sim installed where the loader does not look runs COMMAND on its own library.
+TESTS += tests/sim_prefix.sh
+AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
-EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh
+EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_prefix.sh
 endif
