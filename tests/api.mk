@@ -15,3 +15,8 @@ tests_test_api_CPPFLAGS += -DSIM_MODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_api_DEPENDENCIES = libumad/libumad-core.la backends/libsysfswriter.la backend-sim.la
 endif
 endif
+
+# What README's "Reporting a problem" asks for (the version, a capture and
+# its stats) can be had; configure names no bug-report address.
+TESTS += tests/report_info.sh
+EXTRA_DIST += tests/report_info.sh
