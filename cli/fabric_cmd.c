@@ -5,9 +5,12 @@
  */
 #include "config.h"
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
+#include <libgen.h>
 #include <limits.h>
+#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,11 +308,48 @@ static void end_descendants(struct fabric_server *s, int sfd)
 	}
 }
 
+/* rdma-core's SONAME, which this library keeps (a drop-in replacement). */
+#define LIBIBUMAD_SONAME "libibumad.so.3"
+
+/*
+ * LD_LIBRARY_PATH for COMMAND: the directory of the libibumad.so.3 this umad
+ * runs on (its installed libdir, or the build tree's .libs) first, then what
+ * the caller had there, so that COMMAND runs on this library and not on one
+ * the loader finds elsewhere (rdma-core's has no sim backend).  NULL, after
+ * saying so, when that directory cannot be told; free() the result.
+ */
+static char *own_library_path(void)
+{
+	const char *old = getenv("LD_LIBRARY_PATH");
+	char dir[PATH_MAX], abs_dir[PATH_MAX], *value = NULL;
+	struct link_map *map = NULL;
+	void *lib = dlopen(LIBIBUMAD_SONAME, RTLD_LAZY | RTLD_NOLOAD);
+
+	if (lib && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] &&
+	    snprintf(dir, sizeof(dir), "%s", map->l_name) < (int)sizeof(dir) &&
+	    realpath(dirname(dir), abs_dir)) {
+		size_t n = strlen(abs_dir);
+
+		/* Already first (libtool's wrapper in the build tree puts it there): as it is. */
+		if (old && !strncmp(old, abs_dir, n) && (old[n] == ':' || !old[n]))
+			value = strdup(old);
+		else if (asprintf(&value, "%s%s%s", abs_dir, old && *old ? ":" : "",
+				  old ? old : "") < 0)
+			value = NULL;
+	}
+	if (lib)
+		dlclose(lib);
+	if (!value)
+		fprintf(stderr, "umad: sim: cannot tell where this umad's %s is; the command "
+			"runs on the one the loader finds\n", LIBIBUMAD_SONAME);
+	return value;
+}
+
 static int run_sim(int argc, char **argv)
 {
 	struct serve_options o;
 	struct fabric_server *s;
-	char dir[PATH_MAX], path[PATH_MAX + 16];
+	char dir[PATH_MAX], path[PATH_MAX + 16], *library_path;
 	sigset_t old;
 	pid_t child;
 	int r = parse_serve("sim", argc, argv, 1, &o), sfd, status = 0, done = 0;
@@ -338,10 +378,13 @@ static int run_sim(int argc, char **argv)
 	/* The socket listens before COMMAND starts: it never finds the fabric missing. */
 	/* What COMMAND leaves running (an SM in the background) is adopted here, to be ended. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	library_path = own_library_path();
 	child = fork();
 	if (child == 0) {
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		if (library_path)
+			setenv("LD_LIBRARY_PATH", library_path, 1);
 		setenv("UMAD_BACKEND", "sim", 1);
 		setenv("UMAD_SIM_FABRIC", path, 1);
 		if (o.hosts)
@@ -380,6 +423,7 @@ static int run_sim(int argc, char **argv)
 	close(sfd);
 	if (dir[0])
 		rmdir(dir);
+	free(library_path);
 	return status;
 }
 

@@ -50,10 +50,10 @@ int umad_get_cas_names(char cas[][UMAD_CA_NAME_LEN], int max)
 
 	UMAD_DEBUG("max %d", max);
 	if (!cas || max < 0)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	be = umad_backend();
 	if (!be)
-		return umad_backend_error();
+		return umad_fail(umad_backend_error());
 
 	r = be->for_each_ca(collect_name, &found);
 	if (r == -ENOENT) {
@@ -65,7 +65,7 @@ int umad_get_cas_names(char cas[][UMAD_CA_NAME_LEN], int max)
 	}
 	if (r < 0) {
 		free(found.names);
-		return r;
+		return umad_fail(r);
 	}
 	if (found.count)
 		qsort(found.names, (size_t)found.count, sizeof(*found.names), compare_names);
@@ -139,14 +139,14 @@ static int compare_nodes(const void *a, const void *b)
 	return strcmp((*na)->ca_name, (*nb)->ca_name);
 }
 
-/* Returns 0 or a positive errno, as rdma-core does. */
+/* Returns 0 or a positive errno, as rdma-core does (errno holds it too). */
 int umad_sort_ca_device_list(struct umad_device_node **head, size_t size)
 {
 	struct umad_device_node **nodes, *node;
 	size_t count = 0, i;
 
 	if (!head)
-		return EINVAL;
+		return umad_fail_positive(EINVAL);
 	for (node = *head; node; node = node->next)
 		count++;
 	if (size == 0)
@@ -154,10 +154,10 @@ int umad_sort_ca_device_list(struct umad_device_node **head, size_t size)
 	if (size < 2)
 		return 0;
 	if (size != count)
-		return EINVAL;
+		return umad_fail_positive(EINVAL);
 	nodes = calloc(size, sizeof(*nodes));
 	if (!nodes)
-		return ENOMEM;
+		return umad_fail_positive(ENOMEM);
 	for (i = 0, node = *head; node; node = node->next)
 		nodes[i++] = node;
 	qsort(nodes, size, sizeof(*nodes), compare_nodes);

@@ -3,6 +3,7 @@
 #ifndef LIBUMAD_INTERNAL_H
 #define LIBUMAD_INTERNAL_H
 
+#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <unistd.h>
@@ -29,6 +30,24 @@ extern atomic_size_t umad_hdr_size;
 
 /* PortInfo:CapabilityMask.IsSMDisabled (bit 10). */
 #define UMAD_CAPMASK_IS_SM_DISABLED 0x400
+
+/*
+ * Every error a public call returns is in errno too (callers print it with
+ * %m or perror).  umad_fail(-ENODEV) sets errno to ENODEV and returns
+ * -ENODEV; umad_fail_positive(EINVAL) is for the calls whose convention is
+ * a positive errno.
+ */
+static inline int umad_fail(int neg_errno)
+{
+	errno = -neg_errno;
+	return neg_errno;
+}
+
+static inline int umad_fail_positive(int pos_errno)
+{
+	errno = pos_errno;
+	return pos_errno;
+}
 
 /* Best-port resolution (resolve.c).  Returns a malloc'ed name or NULL. */
 char *umad_resolve_ca_name(const char *ca_in, int *best_port, int enforce_smi);

@@ -204,22 +204,24 @@ int umad_get_smi_gsi_pairs(struct umad_ca_pair cas[], size_t max)
 	struct guid_count *counts = NULL;
 	__be64 *pair_guid = NULL;
 	size_t used, n_pairs = 0, k;
-	int n_names, c, i, ret = -1;
+	int n_names, c, i, ret = -1, err = ENOMEM;
 	umad_ca_t ca;
 
 	if (!cas && max)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	if (max)
 		memset(cas, 0, max * sizeof(*cas));
 	names = calloc(UMAD_MAX_DEVICES, sizeof(*names));
 	counts = calloc(UMAD_MAX_PORTS, sizeof(*counts));
 	pair_guid = calloc(max ? max : 1, sizeof(*pair_guid));
 	if (!names || !counts || !pair_guid)
-		goto out;
+		goto out;	/* rdma-core's -1 */
 
 	n_names = umad_get_cas_names(names, UMAD_MAX_DEVICES);
 	if (n_names < 0) {
-		ret = 0;
+		/* No backend, or it could not list the CAs: that error. */
+		ret = n_names;
+		err = -n_names;
 		goto out;
 	}
 	used = count_port_guids(names, n_names, counts, UMAD_MAX_PORTS);
@@ -261,6 +263,8 @@ out:
 	free(names);
 	free(counts);
 	free(pair_guid);
+	if (ret < 0)
+		errno = err;
 	return ret;
 }
 
@@ -332,16 +336,24 @@ int umad_get_smi_gsi_pair_by_ca_name(const char *devname, uint8_t portnum,
 	int n, i, found = 0;
 	umad_ca_t ca;
 
-	if (!ca_pair)
+	/* rdma-core's -1 for these two, with errno saying which. */
+	if (!ca_pair) {
+		errno = EINVAL;
 		return -1;
+	}
 	memset(ca_pair, 0, sizeof(*ca_pair));
 	pairs = calloc(UMAD_MAX_PORTS, sizeof(*pairs));
-	if (!pairs)
+	if (!pairs) {
+		errno = ENOMEM;
 		return -1;
+	}
 	n = umad_get_smi_gsi_pairs(pairs, UMAD_MAX_PORTS);
 	if (n <= 0) {
 		/* rdma-core reports success with an empty pair when there is no pair at all. */
+		int err = errno;
+
 		free(pairs);
+		errno = err;	/* the pairs' error, when n < 0 */
 		return n;
 	}
 	for (i = 0; i < n && !found; i++) {
@@ -367,9 +379,7 @@ int umad_get_smi_gsi_pair_by_ca_name(const char *devname, uint8_t portnum,
 		umad_release_ca(&ca);
 	}
 	free(pairs);
-	if (!found) {
-		errno = ENODEV;
-		return -ENODEV;
-	}
+	if (!found)
+		return umad_fail(-ENODEV);
 	return 0;
 }

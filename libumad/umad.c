@@ -35,7 +35,7 @@ int umad_init(void)
 
 	UMAD_DEBUG("umad_init");
 	/* rdma-core never fails here; we do only when UMAD_BACKEND is unusable. */
-	return backend_or_error(&err) ? 0 : err;
+	return backend_or_error(&err) ? 0 : umad_fail(err);
 }
 
 int umad_done(void)
@@ -47,7 +47,7 @@ int umad_done(void)
 
 /* --- CAs and ports ------------------------------------------------------ */
 
-/* The backend and the resolved CA name a call works on; 0 or the call's -errno. */
+/* The backend and the resolved CA name a call works on; 0 or the call's -errno, also in errno. */
 static int prepare(const char *ca_name, int *portnum, const struct umad_backend **be,
 		   char **name)
 {
@@ -55,9 +55,9 @@ static int prepare(const char *ca_name, int *portnum, const struct umad_backend 
 
 	*be = backend_or_error(&r);
 	if (!*be)
-		return r;
+		return umad_fail(r);
 	*name = umad_resolve_ca_name(ca_name, portnum, 0);
-	return *name ? 0 : -ENODEV;
+	return *name ? 0 : umad_fail(-ENODEV);
 }
 
 int umad_get_ca(const char *ca_name, umad_ca_t *ca)
@@ -68,14 +68,14 @@ int umad_get_ca(const char *ca_name, umad_ca_t *ca)
 
 	UMAD_DEBUG("ca_name %s", ca_name ? ca_name : "(null)");
 	if (!ca)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	r = prepare(ca_name, NULL, &be, &name);
 	if (r < 0)
 		return r;
 	memset(ca, 0, sizeof(*ca));
 	r = be->get_ca(name, ca);
 	free(name);
-	return r;
+	return r < 0 ? umad_fail(r) : r;
 }
 
 int umad_release_ca(umad_ca_t *ca)
@@ -83,7 +83,7 @@ int umad_release_ca(umad_ca_t *ca)
 	int i;
 
 	if (!ca)
-		return -ENODEV;
+		return umad_fail(-ENODEV);
 	UMAD_DEBUG("ca_name %s", ca->ca_name);
 	for (i = 0; i <= ca->numports && i < UMAD_CA_MAX_PORTS; i++) {
 		if (!ca->ports[i])
@@ -103,19 +103,19 @@ int umad_get_port(const char *ca_name, int portnum, umad_port_t *port)
 
 	UMAD_DEBUG("ca_name %s portnum %d", ca_name ? ca_name : "(null)", portnum);
 	if (!port)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	r = prepare(ca_name, &portnum, &be, &name);
 	if (r < 0)
 		return r;
 	r = be->get_port(name, portnum, port);
 	free(name);
-	return r;
+	return r < 0 ? umad_fail(r) : r;
 }
 
 int umad_release_port(umad_port_t *port)
 {
 	if (!port)
-		return -ENODEV;
+		return umad_fail(-ENODEV);
 	UMAD_DEBUG("port %s:%d", port->ca_name, port->portnum);
 	umad_backend_port_clear(port);
 	return 0;
@@ -129,14 +129,16 @@ int umad_get_ca_portguids(const char *ca_name, __be64 *portguids, int max)
 
 	UMAD_DEBUG("ca name %s max port guids %d", ca_name ? ca_name : "(null)", max);
 	if (!backend_or_error(&n))
-		return n;
+		return umad_fail(n);
 	name = umad_resolve_ca_name(ca_name, NULL, 0);
 	if (!name)
-		return -ENODEV;
+		return umad_fail(-ENODEV);
 	n = umad_get_ca(name, &ca);
 	free(name);
-	if (n < 0)
+	if (n < 0) {
+		errno = -n;
 		return -1;	/* rdma-core's value, kept: callers test for < 0 */
+	}
 	if (!portguids) {
 		n = 0;
 	} else if (ca.numports + 1 > max) {
@@ -147,7 +149,7 @@ int umad_get_ca_portguids(const char *ca_name, __be64 *portguids, int max)
 		n = ca.numports + 1;
 	}
 	umad_release_ca(&ca);
-	return n;
+	return n < 0 ? umad_fail(n) : n;
 }
 
 int umad_get_issm_path(const char *ca_name, int portnum, char path[], int max)
@@ -158,13 +160,13 @@ int umad_get_issm_path(const char *ca_name, int portnum, char path[], int max)
 
 	UMAD_DEBUG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
 	if (!path || max <= 0)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	r = prepare(ca_name, &portnum, &be, &name);
 	if (r < 0)
 		return r;
 	r = be->get_issm_path(name, portnum, path, (size_t)max);
 	free(name);
-	return r;
+	return r < 0 ? umad_fail(r) : r;
 }
 
 static int open_port(const char *ca_name, int portnum, int enforce_smi)
@@ -177,12 +179,12 @@ static int open_port(const char *ca_name, int portnum, int enforce_smi)
 	UMAD_DEBUG("ca %s port %d", ca_name ? ca_name : "(null)", portnum);
 	be = backend_or_error(&r);
 	if (!be)
-		return r;
+		return umad_fail(r);
 	if (be->open_precheck && (r = be->open_precheck()) < 0)
-		return r;
+		return umad_fail(r);
 	name = umad_resolve_ca_name(ca_name, &portnum, enforce_smi);
 	if (!name)
-		return -ENODEV;
+		return umad_fail(-ENODEV);
 	fd = be->open_port(name, portnum, &hdr_size, &open_errno);
 	if (fd >= 0) {
 		atomic_store(&umad_hdr_size, hdr_size);
@@ -197,9 +199,12 @@ static int open_port(const char *ca_name, int portnum, int enforce_smi)
 		}
 	} else if (fd == -EIO && open_errno) {
 		UMAD_DEBUG("open %s port %d failed: %s", name, portnum, strerror(open_errno));
-		errno = open_errno;
 	}
 	free(name);
+	if (fd == -EIO && open_errno)
+		errno = open_errno;	/* rdma-core's convention: -EIO, errno says why */
+	else if (fd < 0)
+		umad_fail(fd);
 	return fd;
 }
 
@@ -220,11 +225,11 @@ int umad_close_port(int portid)
 
 	be = backend_or_error(&r);
 	if (!be)
-		return r;
+		return umad_fail(r);
 	umad_tap_port_closed(portid);
 	r = be->close_port(portid);
 	UMAD_DEBUG("closed fd %d: %d", portid, r);
-	return r;
+	return r < 0 ? umad_fail(r) : r;
 }
 
 /* --- The umad buffer ---------------------------------------------------- */
@@ -246,12 +251,16 @@ void *umad_get_mad(void *umad)
 
 int umad_status(void *umad)
 {
-	return umad ? (int)((struct ib_user_mad *)umad)->status : -EINVAL;
+	return umad ? (int)((struct ib_user_mad *)umad)->status : umad_fail(-EINVAL);
 }
 
 ib_mad_addr_t *umad_get_mad_addr(void *umad)
 {
-	return umad ? &((struct ib_user_mad *)umad)->addr : NULL;
+	if (!umad) {
+		errno = EINVAL;
+		return NULL;
+	}
+	return &((struct ib_user_mad *)umad)->addr;
 }
 
 int umad_set_grh(void *umad, void *mad_addr)
@@ -260,7 +269,7 @@ int umad_set_grh(void *umad, void *mad_addr)
 	const struct ib_mad_addr *addr = mad_addr;
 
 	if (!mad)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	if (!addr) {
 		mad->addr.grh_present = 0;
 		return 0;
@@ -279,7 +288,7 @@ int umad_set_addr_net(void *umad, __be16 dlid, __be32 dqp, int sl, __be32 qkey)
 	struct ib_user_mad *mad = umad;
 
 	if (!mad)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	mad->addr.qpn = dqp;
 	mad->addr.lid = dlid;
 	mad->addr.qkey = qkey;
@@ -300,7 +309,7 @@ int umad_set_pkey(void *umad, int pkey_index)
 	struct ib_user_mad *mad = umad;
 
 	if (!mad)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	if (new_abi())
 		mad->addr.pkey_index = (uint16_t)pkey_index;
 	return 0;
@@ -311,7 +320,7 @@ int umad_get_pkey(void *umad)
 	struct ib_user_mad *mad = umad;
 
 	if (!mad)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	return new_abi() ? mad->addr.pkey_index : 0;
 }
 
@@ -328,7 +337,7 @@ int umad_get_fd(int portid)
 	return portid;
 }
 
-/* 0 when readable, -ETIMEDOUT, or -EIO with poll's errno. */
+/* 0 when readable, -ETIMEDOUT (errno too), or -EIO with poll's errno. */
 static int wait_readable(int fd, int timeout_ms)
 {
 	struct pollfd pfd = { .fd = fd, .events = POLLIN };
@@ -337,7 +346,7 @@ static int wait_readable(int fd, int timeout_ms)
 	if (n == 1)
 		return 0;
 	if (n == 0)
-		return -ETIMEDOUT;
+		return umad_fail(-ETIMEDOUT);
 	return -EIO;
 }
 
@@ -354,19 +363,28 @@ static int wait_port(const struct umad_backend *be, int fd, int timeout_ms)
 {
 	int r;
 
-	if (!be || !be->wait)
+	if (!be->wait)
 		return wait_readable(fd, timeout_ms);
 	r = be->wait(fd, timeout_ms);
 	if (r == 0 || r == -ETIMEDOUT)
-		return r;
+		return r < 0 ? umad_fail(r) : r;
 	errno = -r;
 	return -EIO;
 }
 
 int umad_poll(int portid, int timeout_ms)
 {
+	const struct umad_backend *be;
+	int r = 0;
+
 	UMAD_DEBUG("fd %d timeout %d", portid, timeout_ms);
-	return wait_port(umad_backend(), portid, timeout_ms);
+	/* No backend, no port: as for a poll error, -EIO and errno says why. */
+	be = backend_or_error(&r);
+	if (!be) {
+		errno = -r;
+		return -EIO;
+	}
+	return wait_port(be, portid, timeout_ms);
 }
 
 int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, int retries)
@@ -379,10 +397,8 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	int r = 0, sent;
 
 	UMAD_DEBUG("fd %d agentid %d umad %p timeout %d", portid, agentid, umad, timeout_ms);
-	if (!mad || length < 0) {
-		errno = EINVAL;
-		return -EINVAL;
-	}
+	if (!mad || length < 0)
+		return umad_fail(-EINVAL);
 	be = backend_or_error(&r);
 	if (!be) {
 		errno = -r;
@@ -418,16 +434,11 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 	int r = 0;
 
 	UMAD_DEBUG("fd %d umad %p timeout %d", portid, umad, timeout_ms);
-	if (!mad || !length || *length < 0) {
-		errno = EINVAL;
-		return -EINVAL;
-	}
+	if (!mad || !length || *length < 0)
+		return umad_fail(-EINVAL);
 	be = backend_or_error(&r);
-	if (!be) {
-		errno = -r;
-		return r;
-	}
-	errno = 0;
+	if (!be)
+		return umad_fail(r);
 	if (be->wait) {
 		/*
 		 * What is queued already needs no wait; the wait is announced to
@@ -441,30 +452,22 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 		n = be->recv(portid, mad, hdr + (size_t)*length);
 		while (n == -EAGAIN && left) {
 			r = wait_port(be, portid, left);
-			if (r < 0) {
-				if (!errno)
-					errno = -r;
-				return r;
-			}
+			if (r < 0)
+				return r;	/* errno set by wait_port() */
 			n = be->recv(portid, mad, hdr + (size_t)*length);
 			if (n == -EAGAIN && timeout_ms > 0) {
 				uint64_t now = monotonic_ms();
 
 				left = now < deadline ? (int)(deadline - now) : 0;
-				if (!left) {
-					errno = ETIMEDOUT;
-					return -ETIMEDOUT;
-				}
+				if (!left)
+					return umad_fail(-ETIMEDOUT);
 			}
 		}
 	} else {
 		if (timeout_ms && !(be->pending && be->pending(portid) > 0)) {
 			r = wait_readable(portid, timeout_ms);
-			if (r < 0) {
-				if (!errno)
-					errno = -r;
-				return r;
-			}
+			if (r < 0)
+				return r;	/* errno set by wait_readable() */
 		}
 		n = be->recv(portid, mad, hdr + (size_t)*length);
 	}
@@ -481,8 +484,7 @@ int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 	 */
 	if (n == -ENOSPC)
 		*length = (int)(mad->length - hdr);
-	errno = (int)-n;
-	return (int)n;
+	return umad_fail((int)n);
 }
 
 /* --- Agents ------------------------------------------------------------- */
@@ -561,10 +563,10 @@ int umad_register_oui(int portid, int mgmt_class, uint8_t rmpp_version, uint8_t 
 	UMAD_DEBUG("fd %d mgmt_class 0x%x rmpp_version %d", portid, mgmt_class, rmpp_version);
 	if (!is_vendor_range2(mgmt_class)) {
 		UMAD_DEBUG("mgmt class 0x%x not in vendor range 2", mgmt_class);
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	}
 	if (!oui)
-		return -EINVAL;
+		return umad_fail(-EINVAL);
 	req.oui = (uint32_t)oui[0] << 16 | (uint32_t)oui[1] << 8 | oui[2];
 	copy_method_mask(req.method_mask, method_mask);
 	return register_legacy(portid, &req);
@@ -578,17 +580,17 @@ int umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
 	int r = 0;
 
 	if (!attr || !agent_id)
-		return EINVAL;
+		return umad_fail_positive(EINVAL);
 	UMAD_DEBUG("fd %d mgmt_class %u mgmt_class_version %u flags 0x%08x rmpp_version %d",
 		   port_fd, attr->mgmt_class, attr->mgmt_class_version, attr->flags,
 		   attr->rmpp_version);
 	if (is_vendor_range2(attr->mgmt_class) && (attr->oui == 0 || (attr->oui & 0xff000000))) {
 		UMAD_DEBUG("invalid oui 0x%x for class 0x%x", attr->oui, attr->mgmt_class);
-		return EINVAL;
+		return umad_fail_positive(EINVAL);
 	}
 	be = backend_or_error(&r);
 	if (!be)
-		return -r;
+		return umad_fail_positive(-r);
 
 	req = (struct umad_agent_req){
 		.qpn = is_smi_class(attr->mgmt_class) ? QP0_SMI : QP1_GSI,
@@ -623,7 +625,7 @@ int umad_register2(int port_fd, struct umad_reg_attr *attr, uint32_t *agent_id)
 		attr->flags = req.flags;
 	}
 	UMAD_DEBUG("fd %d: register2 failed: %s", port_fd, strerror(-r));
-	return -r;
+	return umad_fail_positive(-r);
 }
 
 int umad_unregister(int portid, int agentid)

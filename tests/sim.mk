@@ -117,6 +117,10 @@ endif
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
 
+# A backend that cannot start, seen by the tools: they print the library's reason.
+TESTS += tests/sim_init_errors.sh
+EXTRA_DIST += tests/sim_init_errors.sh
+
 # The live fabric's dump next to ibnetdiscover's output, JSON read by
 # Python, dot drawn by Graphviz (each part skipped without its tool).
 TESTS += tests/describe_tools.sh
@@ -146,7 +150,10 @@ tests_capture_messages_SOURCES = tests/capture_messages.c
 tests_capture_messages_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la
 # umad fabric refuses a delay over a minute and a scenario's node too long, saying so.
 TESTS += tests/fabric_limits.sh
+# umad sim installed where the loader does not look runs COMMAND on its own library.
+TESTS += tests/sim_prefix.sh
+AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh \
-	tests/fabric_sa_opensm.sh tests/fabric_limits.sh
+	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh
 endif

@@ -32,8 +32,12 @@ set -u
 #   open-cloexec: ports are opened with O_CLOEXEC; rdma-core does not.
 #   open-stale-errno: errno after a successful umad_open_port() is not
 #       specified; rdma-core leaves ENOTTY from its ENABLE_PKEY probe.
+#   errno-on-error: where rdma-core reports an error without setting errno
+#       (umad_poll()'s timeout, arguments umad_register_oui(),
+#       umad_register2() and umad_sort_ca_device_list() refuse themselves),
+#       errno holds the error.
 # (doc/differences.md lists each of these.)
-ALLOWED_QUIRKS="recv-eagain-length recv-error-length close-bad-fd open-cloexec open-stale-errno"
+ALLOWED_QUIRKS="recv-eagain-length recv-error-length close-bad-fd open-cloexec open-stale-errno errno-on-error"
 
 # ---------------------------------------------------------------------------
 # Inner part: runs inside "unshare -m" for one fixture.
