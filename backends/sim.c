@@ -495,26 +495,17 @@ static struct sim_node *first_ca(void)
 /* Create the empty issm files of a private runtime directory. */
 static int make_issm_files(void)
 {
-	char path[PATH_MAX];
+	char rel[PATH_MAX], name[32];
 	int h, i, r;
 
-	/* Owner-only, unlike a fake sysfs tree: the directory is this process's. */
-	static const char *const dirs[] = { "dev", SYSFS_DEV_DIR };
-	size_t d;
-
-	for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		if (sysfs_path(path, sizeof(path), "%s/%s", sim.dir, dirs[d]) < 0)
-			return -ENAMETOOLONG;
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return -errno;
-	}
 	for (h = 0; h < sim.n_hosts; h++) {
 		for (i = 0; i < MAX_HOST_PORTS; i++) {
 			if (!host_port_valid(&sim.hosts[h], i))
 				continue;
-			if (issm_path(&sim.hosts[h], i, path, sizeof(path)) < 0)
+			if (sysfs_path(name, sizeof(name), SYSFS_ISSM_NAME, sim.hosts[h].umad_ids[i]) ||
+			    sysfs_dev_path(rel, sizeof(rel), NULL, name))
 				return -ENAMETOOLONG;
-			r = sysfs_touch(path);
+			r = sysfs_touch(sim.dir, rel);
 			if (r < 0)
 				return r;
 		}
@@ -524,7 +515,8 @@ static int make_issm_files(void)
 
 /*
  * The runtime directory: UMAD_SIM_SYSFS when the user wants the fake sysfs
- * tree (kept, and rewritten live); otherwise a private directory on a
+ * tree (kept, and rewritten live; the writer refuses a directory another
+ * user could change under it); otherwise a private directory on a
  * memory file system, holding only the issm files, removed at exit (and,
  * if the process dies without exit handlers, by the next one to start).
  */
@@ -535,12 +527,7 @@ static int make_runtime_dir(void)
 	int r;
 
 	if (dir && *dir) {
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			r = -errno;
-			fprintf(stderr, "libumad: sim: cannot create UMAD_SIM_SYSFS=%s: %s\n", dir,
-				strerror(-r));
-			return r;
-		}
+		/* Made, and checked, by the first write of the tree. */
 		if (snprintf(sim.dir, sizeof(sim.dir), "%s", dir) >= (int)sizeof(sim.dir)) {
 			fprintf(stderr, "libumad: sim: UMAD_SIM_SYSFS=%s: path too long\n", dir);
 			return -ENAMETOOLONG;

@@ -117,6 +117,11 @@ endif
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
 
+# UMAD_SIM_SYSFS against another user's links and directories (root, and
+# nobody through setpriv; skipped when not root).
+TESTS += tests/sysfs_other_user.sh
+EXTRA_DIST += tests/sysfs_other_user.sh
+
 # The live fabric's dump next to ibnetdiscover's output, JSON read by
 # Python, dot drawn by Graphviz (each part skipped without its tool).
 TESTS += tests/describe_tools.sh
