@@ -21,6 +21,13 @@ tests_test_sa_SOURCES = tests/test_sa.c
 tests_test_sa_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_sa_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# Who a GMP reaches: QP1 alone, with its Q_Key (the PMA, the SA, a program's agents).
+check_PROGRAMS += tests/test_net
+TESTS += tests/test_net
+tests_test_net_SOURCES = tests/test_net.c
+tests_test_net_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_net_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # The congestion control agent.
 check_PROGRAMS += tests/test_cc
 TESTS += tests/test_cc
