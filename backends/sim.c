@@ -499,10 +499,12 @@ static int make_issm_files(void)
 	int h, i, r;
 
 	for (h = 0; h < sim.n_hosts; h++) {
+		const struct sim_host *host = &sim.hosts[h];
+
 		for (i = 0; i < MAX_HOST_PORTS; i++) {
-			if (!host_port_valid(&sim.hosts[h], i))
+			if (!host_port_valid(host, i))
 				continue;
-			if (sysfs_path(name, sizeof(name), SYSFS_ISSM_NAME, sim.hosts[h].umad_ids[i]) ||
+			if (sysfs_path(name, sizeof(name), SYSFS_ISSM_NAME, host->umad_ids[i]) ||
 			    sysfs_dev_path(rel, sizeof(rel), NULL, name))
 				return -ENAMETOOLONG;
 			r = sysfs_touch(sim.dir, rel);

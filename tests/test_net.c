@@ -179,7 +179,9 @@ static void test_qp1_needs_its_qkey(void **state)
 /* A program's agent: a request or a response reaches it on QP1 alone. */
 static void test_program_agents_on_qp1_only(void **state)
 {
-	static const uint8_t methods[] = { UMAD_METHOD_GET, UMAD_METHOD_SEND, UMAD_METHOD_GET_RESP };
+	static const uint8_t methods[] = {
+		UMAD_METHOD_GET, UMAD_METHOD_SEND, UMAD_METHOD_GET_RESP,
+	};
 	size_t i, q;
 
 	(void)state;
