@@ -124,6 +124,11 @@ endif
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
 
+# The hint, once per process, that each process has a fabric of its own
+# (ibping to another process's ibping -S), and not where it does not help.
+TESTS += tests/sim_own_fabric.sh
+EXTRA_DIST += tests/sim_own_fabric.sh
+
 # UMAD_SIM_SYSFS against another user's links and directories (root, and
 # nobody through setpriv; skipped when not root).
 TESTS += tests/sysfs_other_user.sh
