@@ -187,8 +187,11 @@ static int tree_dir(const struct tree *t, const char *rel, size_t len, int creat
 			at++;
 			continue;
 		}
-		if (n > NAME_MAX || (n == 1 && rel[at] == '.') ||
-		    (n == 2 && rel[at] == '.' && rel[at + 1] == '.') || ++depth > MAX_DEPTH) {
+		if (n > NAME_MAX || ++depth > MAX_DEPTH) {
+			close(cur);
+			return failed(t, -ENAMETOOLONG, rel, at + n, NULL, NULL);
+		}
+		if ((n == 1 && rel[at] == '.') || (n == 2 && rel[at] == '.' && rel[at + 1] == '.')) {
 			close(cur);
 			return failed(t, -EINVAL, rel, at + n, NULL, "not a name in the tree");
 		}
@@ -218,13 +221,19 @@ static int tree_dir(const struct tree *t, const char *rel, size_t len, int creat
 	return 0;
 }
 
-/* The directory part of rel (its length) and its last name. */
-static size_t split(const char *rel, const char **name)
+/*
+ * Open the directory rel is in (made where missing when create), and find
+ * rel's last name: a file name, never "", "." or "..".
+ */
+static int tree_parent(const struct tree *t, const char *rel, int create, int *dirfd,
+		       const char **name)
 {
 	const char *slash = strrchr(rel, '/');
 
 	*name = slash ? slash + 1 : rel;
-	return slash ? (size_t)(slash - rel) : 0;
+	if (!**name || !strcmp(*name, ".") || !strcmp(*name, ".."))
+		return failed(t, -EINVAL, rel, strlen(rel), NULL, "not a file name");
+	return tree_dir(t, rel, slash ? (size_t)(slash - rel) : 0, create, dirfd);
 }
 
 /*
@@ -254,10 +263,12 @@ static int put_at(const struct tree *t, int dirfd, const char *rel, const char *
 	while (!r && done < n) {
 		ssize_t w = write(fd, value + done, n - done);
 
-		if (w < 0 && errno != EINTR)
-			r = -errno;
-		else if (w > 0)
+		if (w > 0)
 			done += (size_t)w;
+		else if (w == 0)
+			r = -EIO;
+		else if (errno != EINTR)
+			r = -errno;
 	}
 	if (close(fd) < 0 && !r)
 		r = -errno;
@@ -274,12 +285,8 @@ static int put_at(const struct tree *t, int dirfd, const char *rel, const char *
 static int tree_put(const struct tree *t, const char *rel, const char *value)
 {
 	const char *name;
-	size_t dir_len = split(rel, &name);
-	int dirfd, r;
+	int dirfd, r = tree_parent(t, rel, 1, &dirfd, &name);
 
-	if (!*name)
-		return failed(t, -EINVAL, rel, strlen(rel), NULL, "not a file name");
-	r = tree_dir(t, rel, dir_len, 1, &dirfd);
 	if (r < 0)
 		return r;
 	r = put_at(t, dirfd, rel, name, value);
@@ -291,11 +298,9 @@ static int tree_put(const struct tree *t, const char *rel, const char *value)
 static int tree_touch(const struct tree *t, const char *rel)
 {
 	const char *name;
-	size_t dir_len = split(rel, &name);
 	struct stat st;
-	int dirfd, fd, r;
+	int dirfd, fd, r = tree_parent(t, rel, 1, &dirfd, &name);
 
-	r = tree_dir(t, rel, dir_len, 1, &dirfd);
 	if (r < 0)
 		return r;
 	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
@@ -348,11 +353,9 @@ static int remove_entries(int fd, int depth)
 static int tree_remove(const struct tree *t, const char *rel)
 {
 	const char *name;
-	size_t dir_len = split(rel, &name);
 	struct stat st;
-	int dirfd, fd, r;
+	int dirfd, fd, r = tree_parent(t, rel, 0, &dirfd, &name);
 
-	r = tree_dir(t, rel, dir_len, 0, &dirfd);
 	if (r == -ENOENT)
 		return 0;
 	if (r < 0)
