@@ -495,26 +495,19 @@ static struct sim_node *first_ca(void)
 /* Create the empty issm files of a private runtime directory. */
 static int make_issm_files(void)
 {
-	char path[PATH_MAX];
+	char rel[PATH_MAX], name[32];
 	int h, i, r;
 
-	/* Owner-only, unlike a fake sysfs tree: the directory is this process's. */
-	static const char *const dirs[] = { "dev", SYSFS_DEV_DIR };
-	size_t d;
-
-	for (d = 0; d < sizeof(dirs) / sizeof(dirs[0]); d++) {
-		if (sysfs_path(path, sizeof(path), "%s/%s", sim.dir, dirs[d]) < 0)
-			return -ENAMETOOLONG;
-		if (mkdir(path, 0700) < 0 && errno != EEXIST)
-			return -errno;
-	}
 	for (h = 0; h < sim.n_hosts; h++) {
+		const struct sim_host *host = &sim.hosts[h];
+
 		for (i = 0; i < MAX_HOST_PORTS; i++) {
-			if (!host_port_valid(&sim.hosts[h], i))
+			if (!host_port_valid(host, i))
 				continue;
-			if (issm_path(&sim.hosts[h], i, path, sizeof(path)) < 0)
+			if (sysfs_path(name, sizeof(name), SYSFS_ISSM_NAME, host->umad_ids[i]) ||
+			    sysfs_dev_path(rel, sizeof(rel), NULL, name))
 				return -ENAMETOOLONG;
-			r = sysfs_touch(path);
+			r = sysfs_touch(sim.dir, rel);
 			if (r < 0)
 				return r;
 		}
@@ -524,7 +517,8 @@ static int make_issm_files(void)
 
 /*
  * The runtime directory: UMAD_SIM_SYSFS when the user wants the fake sysfs
- * tree (kept, and rewritten live); otherwise a private directory on a
+ * tree (kept, and rewritten live; the writer refuses a directory another
+ * user could change under it); otherwise a private directory on a
  * memory file system, holding only the issm files, removed at exit (and,
  * if the process dies without exit handlers, by the next one to start).
  */
@@ -535,12 +529,7 @@ static int make_runtime_dir(void)
 	int r;
 
 	if (dir && *dir) {
-		if (mkdir(dir, 0755) < 0 && errno != EEXIST) {
-			r = -errno;
-			fprintf(stderr, "libumad: sim: cannot create UMAD_SIM_SYSFS=%s: %s\n", dir,
-				strerror(-r));
-			return r;
-		}
+		/* Made, and checked, by the first write of the tree. */
 		if (snprintf(sim.dir, sizeof(sim.dir), "%s", dir) >= (int)sizeof(sim.dir)) {
 			fprintf(stderr, "libumad: sim: UMAD_SIM_SYSFS=%s: path too long\n", dir);
 			return -ENAMETOOLONG;
@@ -963,6 +952,37 @@ static int queue_answer(struct soft_port *op, const struct ib_user_mad *hdr, con
 	return soft_port_answer_at(op, hdr, mad, &reply, agent, answer->data, answer->len, due, 0);
 }
 
+/*
+ * Does the fabric answer this class itself at the node a request went to
+ * (the PMA and the congestion control agent at every node, the built-in
+ * SA while it runs)?  Then a request lost there was that agent's refusal.
+ */
+static int fabric_answers_class(uint8_t mgmt_class)
+{
+	return mgmt_class == UMAD_CLASS_PERF_MGMT || mgmt_class == UMAD_CLASS_CONG_MGMT ||
+	       (mgmt_class == UMAD_CLASS_SUBN_ADM && sim.net.sm_active);
+}
+
+/*
+ * A request that will time out because it reached a port where nothing of
+ * this process takes its class: the taker may be another process, which
+ * has a fabric of its own.  Said once per process.  Fabric lock held.
+ */
+static void hint_own_fabric(const struct sim_net_msg *m, uint64_t lost_before)
+{
+	static int hinted;
+
+	if (hinted || sim.net.lost_no_taker == lost_before || m->dqpn != QP1_GSI ||
+	    mad_method_is_response(mad_method(m->data)) ||
+	    fabric_answers_class(mad_class(m->data)))
+		return;
+	hinted = 1;
+	fprintf(stderr, "libumad: sim: nothing in this process takes the MAD sent to LID %u "
+		"(class 0x%02x), so it will time out: each process has its own copy of the "
+		"fabric.  Processes share one under `umad sim -- CMD`, or with `umad fabric "
+		"serve` and UMAD_SIM_FABRIC=SOCKET.\n", m->dlid, mad_class(m->data));
+}
+
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
 static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 		   const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
@@ -984,12 +1004,14 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	};
 	struct sim_net_reply reply;
 	enum sim_net_result result;
+	uint64_t lost_before;
 	int r = 0;
 
 	pthread_mutex_lock(&sim.lock);
 	/* Traps a real SM has not repressed go again while the program talks to the fabric. */
 	if (sim.net.n_pending)
 		sim_net_tick(&sim.net, sim_net_now_ns());
+	lost_before = sim.net.lost_no_taker;
 	result = sim_net_send(&sim.net, &m, mad, &reply);
 	/*
 	 * The kernel matches answers to waiting sends only: a send without a
@@ -998,10 +1020,13 @@ static int deliver(struct soft_port *op, const struct ib_user_mad *hdr,
 	 * timeout is set before the fabric lock is released, so that the
 	 * answer, sent under the lock, finds it.
 	 */
-	if (result == SIM_NET_ANSWERED && hdr->timeout_ms)
+	if (result == SIM_NET_ANSWERED && hdr->timeout_ms) {
 		r = queue_answer(op, hdr, whole, agent, &reply.msg);
-	else
+	} else {
+		if (result == SIM_NET_LOST && hdr->timeout_ms)
+			hint_own_fabric(&m, lost_before);
 		r = soft_port_no_answer(op, hdr, mad, 0);
+	}
 	pthread_mutex_unlock(&sim.lock);
 	sim_net_reply_release(&reply);
 	return r;

@@ -2,10 +2,10 @@
 /* Writing fake sysfs trees (see sysfs_writer.h). */
 #include "config.h"
 
+#include <dirent.h>
 #include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -15,161 +15,426 @@
 #include <unistd.h>
 
 #include "backends/sysfs_writer.h"
+#include "libumad/file_kind.h"
 
-/* DIR, or DIR/FILE when there is a file. */
-static int join(char *path, size_t size, const char *dir, const char *file)
+/* ROOT/REL[/FILE], or REL[/FILE] alone when root is NULL. */
+static int in_root(char *path, size_t size, const char *root, const char *rel, const char *file)
 {
-	return file ? sysfs_path(path, size, "%s/%s", dir, file)
-		    : sysfs_path(path, size, "%s", dir);
+	const char *sep = file ? "/" : "";
+
+	if (!file)
+		file = "";
+	return root ? sysfs_path(path, size, "%s/%s%s%s", root, rel, sep, file)
+		    : sysfs_path(path, size, "%s%s%s", rel, sep, file);
 }
 
 int sysfs_ca_path(char *path, size_t size, const char *root, const char *ca, const char *file)
 {
-	char dir[PATH_MAX];
-	int r = ca ? sysfs_path(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_CLASS_DIR "/%s", root,
-				 ca)
-		   : sysfs_path(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_CLASS_DIR, root);
+	char rel[PATH_MAX];
+	int r = ca ? sysfs_path(rel, sizeof(rel), SYSFS_DIR "/" SYSFS_CLASS_DIR "/%s", ca)
+		   : sysfs_path(rel, sizeof(rel), SYSFS_DIR "/" SYSFS_CLASS_DIR);
 
-	return r ? r : join(path, size, dir, file);
+	return r ? r : in_root(path, size, root, rel, file);
 }
 
 int sysfs_port_path(char *path, size_t size, const char *root, const char *ca, int port,
 		    const char *file)
 {
-	char dir[PATH_MAX], ports[PATH_MAX];
-	int r = sysfs_ca_path(ports, sizeof(ports), root, ca, SYS_CA_PORTS_DIR);
+	char rel[PATH_MAX];
+	int r = sysfs_path(rel, sizeof(rel), SYSFS_DIR "/" SYSFS_CLASS_DIR "/%s/" SYS_CA_PORTS_DIR
+			   "/%d", ca, port);
 
-	if (!r)
-		r = sysfs_path(dir, sizeof(dir), "%s/%d", ports, port);
-	return r ? r : join(path, size, dir, file);
+	return r ? r : in_root(path, size, root, rel, file);
 }
 
 int sysfs_mad_path(char *path, size_t size, const char *root, const char *file)
 {
-	char dir[PATH_MAX];
-	int r = sysfs_path(dir, sizeof(dir), "%s/" SYSFS_DIR "/" SYSFS_MAD_CLASS_DIR, root);
-
-	return r ? r : join(path, size, dir, file);
+	return in_root(path, size, root, SYSFS_DIR "/" SYSFS_MAD_CLASS_DIR, file);
 }
 
 int sysfs_dev_path(char *path, size_t size, const char *root, const char *file)
 {
-	char dir[PATH_MAX];
-	int r = sysfs_path(dir, sizeof(dir), "%s/" SYSFS_DEV_DIR, root);
-
-	return r ? r : join(path, size, dir, file);
+	return in_root(path, size, root, SYSFS_DEV_DIR, file);
 }
 
-int sysfs_mkdirs(const char *path)
+/* --- the tree, walked by descriptors ------------------------------------------------ */
+
+/*
+ * Every step goes from an open directory to a name in it, never through a
+ * symbolic link, and every directory on the way must be one only its owner
+ * (this user or root) can change: a path in a directory someone else may
+ * write is theirs to swap for a link between our look and our write.
+ */
+#define DIR_FLAGS	(O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+/* Deeper than any tree written here; what goes deeper is refused, not walked. */
+#define MAX_DEPTH	32
+
+/* A tree being written: its root directory, open and checked, and room to say why a step failed. */
+struct tree {
+	const char *root;
+	int fd;
+	char *err;
+	size_t errlen;
+};
+
+/*
+ * Say why a step failed at ROOT/rel[0..len)suffix: a refusal when why is
+ * given, the system's error otherwise.  Returns r.
+ */
+static int failed(const struct tree *t, int r, const char *rel, size_t len, const char *suffix,
+		  const char *why)
 {
-	char buf[PATH_MAX];
-	char *s;
+	size_t n = strlen(t->root);
+	const char *sep = len && n && t->root[n - 1] != '/' ? "/" : "";
 
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (s = buf + 1; *s; s++) {
-		if (*s != '/')
-			continue;
-		*s = '\0';
-		if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		*s = '/';
-	}
-	if (mkdir(buf, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* The directory part of path, made. */
-static int make_parent(const char *path)
-{
-	char dir[PATH_MAX];
-	char *slash;
-
-	if (snprintf(dir, sizeof(dir), "%s", path) >= (int)sizeof(dir))
-		return -ENAMETOOLONG;
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;
-	*slash = '\0';
-	return sysfs_mkdirs(dir);
-}
-
-/* A temporary file renamed over the old one; the directory is made only when missing. */
-int sysfs_put(const char *path, const char *value)
-{
-	char tmp[PATH_MAX + 8];
-	size_t n = strlen(value);
-	int fd, r;
-
-	r = sysfs_path(tmp, sizeof(tmp), "%s.tmp", path);
-	if (r)
-		return r;
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0 && errno == ENOENT) {
-		r = make_parent(path);
-		if (r)
-			return r;
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	}
-	if (fd < 0)
-		return -errno;
-	if (write(fd, value, n) != (ssize_t)n)
-		r = errno ? -errno : -EIO;
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && rename(tmp, path) < 0)
-		r = -errno;
-	if (r)
-		unlink(tmp);
+	if (t->err && t->errlen)
+		snprintf(t->err, t->errlen, "%s the fake sysfs tree at %s%s%.*s%s: %s",
+			 why ? "refusing" : "cannot write", t->root, sep, (int)len, rel,
+			 suffix ? suffix : "", why ? why : strerror(-r));
 	return r;
 }
 
-/* printf into a value, then sysfs_put() it as DIR/NAME. */
-static int __attribute__((format(printf, 3, 4)))
-put(const char *dir, const char *name, const char *fmt, ...)
+/* Can someone other than this user (or root) change what directory st holds?  Why, or NULL. */
+static const char *open_to_others(const struct stat *st, char *why, size_t size)
 {
-	char path[PATH_MAX], value[256];
-	va_list ap;
-	int n, r;
-
-	va_start(ap, fmt);
-	n = vsnprintf(value, sizeof(value), fmt, ap);
-	va_end(ap);
-	if (n < 0 || n >= (int)sizeof(value))
-		return -EINVAL;
-	r = join(path, sizeof(path), dir, name);
-	return r ? r : sysfs_put(path, value);
+	if (st->st_uid != geteuid() && st->st_uid != 0) {
+		snprintf(why, size, "it belongs to user %u, not to you or root",
+			 (unsigned)st->st_uid);
+		return why;
+	}
+	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX)) {
+		snprintf(why, size, "others may write in it (mode %04o, without the sticky bit)",
+			 (unsigned)(st->st_mode & 07777));
+		return why;
+	}
+	return NULL;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Check the directory open at fd, which is ROOT/rel[0..len). */
+static int check_dir(const struct tree *t, int fd, const char *rel, size_t len)
 {
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
+	char why[96];
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		return failed(t, -errno, rel, len, NULL, NULL);
+	if (open_to_others(&st, why, sizeof(why)))
+		return failed(t, -EPERM, rel, len, NULL, why);
+	return 0;
 }
 
-int sysfs_remove(const char *path)
+/* Why name in dirfd is no directory to enter (errno e from opening it): what it is. */
+static int not_a_dir(const struct tree *t, int dirfd, const char *name, int e, const char *rel,
+		     size_t len)
 {
 	struct stat st;
 
-	if (lstat(path, &st) < 0)
-		return errno == ENOENT ? 0 : -errno;
-	errno = 0;
-	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) != 0)
-		return errno ? -errno : -EIO;
+	if ((e == ELOOP || e == ENOTDIR) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return failed(t, S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR, rel, len, NULL,
+			      file_kind(st.st_mode));
+	return failed(t, -e, rel, len, NULL, NULL);
+}
+
+/* Open the root ("" is "/"), made (mode 0755, not its parents) when create and missing. */
+static int tree_open(struct tree *t, const char *root, int create, char *err, size_t errlen)
+{
+	int r;
+
+	t->root = *root ? root : "/";
+	t->err = err;
+	t->errlen = errlen;
+	t->fd = open(t->root, DIR_FLAGS);
+	if (t->fd < 0 && errno == ENOENT && create) {
+		if (mkdir(t->root, 0755) < 0 && errno != EEXIST)
+			return failed(t, -errno, "", 0, NULL, NULL);
+		t->fd = open(t->root, DIR_FLAGS);
+	}
+	if (t->fd < 0)
+		return not_a_dir(t, AT_FDCWD, t->root, errno, "", 0);
+	r = check_dir(t, t->fd, "", 0);
+	if (r < 0) {
+		close(t->fd);
+		t->fd = -1;
+	}
+	return r;
+}
+
+static void tree_close(struct tree *t)
+{
+	if (t->fd >= 0)
+		close(t->fd);
+	t->fd = -1;
+}
+
+/*
+ * Open directory rel[0..len) of the tree (empty: the root), step by step,
+ * each checked, made (mode 0755) where missing when create; "." and ".."
+ * are refused.  *fd is the caller's to close.
+ */
+static int tree_dir(const struct tree *t, const char *rel, size_t len, int create, int *fd)
+{
+	char name[NAME_MAX + 1];
+	size_t at = 0, n;
+	int cur, next, r, depth = 0;
+
+	cur = fcntl(t->fd, F_DUPFD_CLOEXEC, 0);
+	if (cur < 0)
+		return failed(t, -errno, rel, 0, NULL, NULL);
+	while (at < len) {
+		for (n = 0; at + n < len && rel[at + n] != '/'; n++)
+			;
+		if (n == 0) {		/* "a//b" */
+			at++;
+			continue;
+		}
+		if (n > NAME_MAX || ++depth > MAX_DEPTH) {
+			close(cur);
+			return failed(t, -ENAMETOOLONG, rel, at + n, NULL, NULL);
+		}
+		if ((n == 1 && rel[at] == '.') || (n == 2 && rel[at] == '.' && rel[at + 1] == '.')) {
+			close(cur);
+			return failed(t, -EINVAL, rel, at + n, NULL, "not a name in the tree");
+		}
+		memcpy(name, rel + at, n);
+		name[n] = '\0';
+		next = openat(cur, name, DIR_FLAGS);
+		if (next < 0 && errno == ENOENT && create) {
+			if (mkdirat(cur, name, 0755) < 0 && errno != EEXIST) {
+				r = failed(t, -errno, rel, at + n, NULL, NULL);
+				close(cur);
+				return r;
+			}
+			next = openat(cur, name, DIR_FLAGS);
+		}
+		r = next < 0 ? not_a_dir(t, cur, name, errno, rel, at + n)
+			     : check_dir(t, next, rel, at + n);
+		close(cur);
+		if (r < 0) {
+			if (next >= 0)
+				close(next);
+			return r;
+		}
+		cur = next;
+		at += n;
+	}
+	*fd = cur;
 	return 0;
 }
 
-int sysfs_touch(const char *path)
+/*
+ * Open the directory rel is in (made where missing when create), and find
+ * rel's last name: a file name, never "", "." or "..".
+ */
+static int tree_parent(const struct tree *t, const char *rel, int create, int *dirfd,
+		       const char **name)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	const char *slash = strrchr(rel, '/');
 
+	*name = slash ? slash + 1 : rel;
+	if (!**name || !strcmp(*name, ".") || !strcmp(*name, ".."))
+		return failed(t, -EINVAL, rel, strlen(rel), NULL, "not a file name");
+	return tree_dir(t, rel, slash ? (size_t)(slash - rel) : 0, create, dirfd);
+}
+
+/*
+ * Write name in directory dirfd (ROOT/rel) through NAME.tmp, created anew
+ * and never through a link, then renamed over name: a link at either name
+ * is replaced, what it points to untouched.
+ */
+static int put_at(const struct tree *t, int dirfd, const char *rel, const char *name,
+		  const char *value)
+{
+	char tmp[NAME_MAX + 1];
+	size_t n = strlen(value), done = 0;
+	int fd, attempt, r = 0;
+
+	if (sysfs_path(tmp, sizeof(tmp), "%s.tmp", name))
+		return failed(t, -ENAMETOOLONG, rel, strlen(rel), ".tmp", NULL);
+	for (attempt = 0;; attempt++) {
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+		if (fd >= 0 || errno != EEXIST || attempt)
+			break;
+		/* Left by a writer that died: its name goes, never what it leads to. */
+		if (unlinkat(dirfd, tmp, 0) < 0 && errno != ENOENT)
+			break;
+	}
 	if (fd < 0)
-		return -errno;
-	close(fd);
+		return failed(t, -errno, rel, strlen(rel), ".tmp", NULL);
+	while (!r && done < n) {
+		ssize_t w = write(fd, value + done, n - done);
+
+		if (w > 0)
+			done += (size_t)w;
+		else if (w == 0)
+			r = -EIO;
+		else if (errno != EINTR)
+			r = -errno;
+	}
+	if (close(fd) < 0 && !r)
+		r = -errno;
+	if (!r && renameat(dirfd, tmp, dirfd, name) < 0)
+		r = -errno;
+	if (r) {
+		unlinkat(dirfd, tmp, 0);
+		return failed(t, r, rel, strlen(rel), NULL, NULL);
+	}
 	return 0;
+}
+
+/* Write ROOT/rel, making its directories. */
+static int tree_put(const struct tree *t, const char *rel, const char *value)
+{
+	const char *name;
+	int dirfd, r = tree_parent(t, rel, 1, &dirfd, &name);
+
+	if (r < 0)
+		return r;
+	r = put_at(t, dirfd, rel, name, value);
+	close(dirfd);
+	return r;
+}
+
+/* Create ROOT/rel empty (mode 0600) where absent; a regular file there is kept as it is. */
+static int tree_touch(const struct tree *t, const char *rel)
+{
+	const char *name;
+	struct stat st;
+	int dirfd, fd, r = tree_parent(t, rel, 1, &dirfd, &name);
+
+	if (r < 0)
+		return r;
+	fd = openat(dirfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd >= 0)
+		close(fd);
+	else if (errno != EEXIST)
+		r = failed(t, -errno, rel, strlen(rel), NULL, NULL);
+	else if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		r = failed(t, -errno, rel, strlen(rel), NULL, NULL);
+	else if (!S_ISREG(st.st_mode))
+		r = failed(t, S_ISLNK(st.st_mode) ? -ELOOP : -EEXIST, rel, strlen(rel), NULL,
+			   file_kind(st.st_mode));
+	close(dirfd);
+	return r;
+}
+
+/* Remove everything in directory fd (closed here), links as links, depth first. */
+static int remove_entries(int fd, int depth)
+{
+	DIR *d = depth > MAX_DEPTH ? NULL : fdopendir(fd);
+	struct dirent *e;
+	int r = 0;
+
+	if (!d) {
+		r = depth > MAX_DEPTH ? -ELOOP : -errno;
+		close(fd);
+		return r;
+	}
+	while (!r && (e = readdir(d))) {
+		int sub;
+
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR) {
+			r = -errno;
+			break;
+		}
+		sub = openat(dirfd(d), e->d_name, DIR_FLAGS);
+		r = sub < 0 ? -errno : remove_entries(sub, depth + 1);
+		if (!r && unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) < 0)
+			r = -errno;
+	}
+	closedir(d);
+	return r;
+}
+
+/* Remove ROOT/rel, a file or a directory and all in it; absent is fine. */
+static int tree_remove(const struct tree *t, const char *rel)
+{
+	const char *name;
+	struct stat st;
+	int dirfd, fd, r = tree_parent(t, rel, 0, &dirfd, &name);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0) {
+		r = errno == ENOENT ? 0 : failed(t, -errno, rel, strlen(rel), NULL, NULL);
+	} else if (!S_ISDIR(st.st_mode)) {
+		if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+			r = failed(t, -errno, rel, strlen(rel), NULL, NULL);
+	} else {
+		fd = openat(dirfd, name, DIR_FLAGS);
+		r = fd < 0 ? -errno : remove_entries(fd, 1);
+		if (!r && unlinkat(dirfd, name, AT_REMOVEDIR) < 0)
+			r = -errno;
+		if (r)
+			failed(t, r, rel, strlen(rel), NULL, NULL);
+	}
+	close(dirfd);
+	return r;
+}
+
+int sysfs_mkdirs(const char *root, const char *rel)
+{
+	struct tree t;
+	int fd, r = tree_open(&t, root, 1, NULL, 0);
+
+	if (r < 0)
+		return r;
+	r = tree_dir(&t, rel ? rel : "", rel ? strlen(rel) : 0, 1, &fd);
+	if (r == 0)
+		close(fd);
+	tree_close(&t);
+	return r;
+}
+
+int sysfs_put(const char *root, const char *rel, const char *value)
+{
+	struct tree t;
+	int r = tree_open(&t, root, 1, NULL, 0);
+
+	if (r < 0)
+		return r;
+	r = tree_put(&t, rel, value);
+	tree_close(&t);
+	return r;
+}
+
+int sysfs_touch(const char *root, const char *rel)
+{
+	struct tree t;
+	int r = tree_open(&t, root, 1, NULL, 0);
+
+	if (r < 0)
+		return r;
+	r = tree_touch(&t, rel);
+	tree_close(&t);
+	return r;
+}
+
+int sysfs_remove(const char *root, const char *rel)
+{
+	struct tree t;
+	int r = tree_open(&t, root, 0, NULL, 0);
+
+	if (r == -ENOENT)
+		return 0;
+	if (r < 0)
+		return r;
+	if (rel && *rel) {
+		r = tree_remove(&t, rel);
+	} else {
+		r = remove_entries(t.fd, 1);
+		t.fd = -1;
+		/* The root itself is a name in a directory outside the tree. */
+		if (!r && rmdir(t.root) < 0)
+			r = -errno;
+	}
+	tree_close(&t);
+	return r;
 }
 
 /* "0002:c903:0001:0002", as the kernel prints GUIDs. */
@@ -207,110 +472,248 @@ static const char *node_type_name(unsigned type)
 	return type < 8 ? names[type] : "<unknown>";
 }
 
+/* --- the files of a host ----------------------------------------------------------- */
+
+/* A directory of the tree, open, to write files in; rel names it in messages. */
+struct tree_at {
+	const struct tree *t;
+	int fd;
+	char rel[PATH_MAX];
+};
+
+/* Open directory rel of the tree, made where missing. */
+static int at_open(struct tree_at *d, const struct tree *t, const char *rel)
+{
+	d->t = t;
+	d->fd = -1;
+	if (sysfs_path(d->rel, sizeof(d->rel), "%s", rel))
+		return failed(t, -ENAMETOOLONG, rel, strlen(rel), NULL, NULL);
+	return tree_dir(t, d->rel, strlen(d->rel), 1, &d->fd);
+}
+
+static void at_close(struct tree_at *d)
+{
+	if (d->fd >= 0)
+		close(d->fd);
+	d->fd = -1;
+}
+
+/* printf into a value, written as the directory's file name (a name, no '/'). */
+static int __attribute__((format(printf, 3, 4)))
+at_put(const struct tree_at *d, const char *name, const char *fmt, ...)
+{
+	char rel[PATH_MAX], value[256];
+	va_list ap;
+	int n;
+
+	if (sysfs_path(rel, sizeof(rel), "%s/%s", d->rel, name))
+		return failed(d->t, -ENAMETOOLONG, d->rel, strlen(d->rel), NULL, NULL);
+	va_start(ap, fmt);
+	n = vsnprintf(value, sizeof(value), fmt, ap);
+	va_end(ap);
+	if (n < 0 || n >= (int)sizeof(value))
+		return failed(d->t, -EINVAL, rel, strlen(rel), NULL, "value too long");
+	return put_at(d->t, d->fd, rel, name, value);
+}
+
+static int write_abi_version(const struct tree *t, unsigned version)
+{
+	struct tree_at d;
+	int r = at_open(&d, t, SYSFS_DIR "/" SYSFS_MAD_CLASS_DIR);
+
+	if (!r)
+		r = at_put(&d, IB_UMAD_ABI_FILE, "%u\n", version);
+	at_close(&d);
+	return r;
+}
+
+/* The files of a CA whose directory is open. */
+static int ca_values(const struct tree_at *d, const umad_ca_t *ca, const char *board_id,
+		     const char *node_desc)
+{
+	char guid[32], sys_guid[32];
+	int r;
+
+	guid_text(ca->node_guid, guid, sizeof(guid));
+	guid_text(ca->system_guid, sys_guid, sizeof(sys_guid));
+	if ((r = at_put(d, SYS_NODE_TYPE, "%u: %s\n", (unsigned)ca->node_type,
+			node_type_name((unsigned)ca->node_type))) ||
+	    (r = at_put(d, SYS_CA_NODE_GUID, "%s\n", guid)) ||
+	    (r = at_put(d, SYS_CA_SYS_GUID, "%s\n", sys_guid)) ||
+	    (r = at_put(d, SYS_CA_FW_VERS, "%s\n", ca->fw_ver)) ||
+	    (r = at_put(d, SYS_CA_HW_VERS, "%s\n", ca->hw_ver)) ||
+	    (r = at_put(d, SYS_CA_TYPE, "%s\n", ca->ca_type)))
+		return r;
+	if (board_id && (r = at_put(d, SYSFS_CA_BOARD_ID, "%s\n", board_id)))
+		return r;
+	return node_desc ? at_put(d, SYSFS_CA_NODE_DESC, "%s\n", node_desc) : 0;
+}
+
+static int write_ca_files(const struct tree *t, const char *name, const umad_ca_t *ca,
+			  const char *board_id, const char *node_desc)
+{
+	char rel[PATH_MAX];
+	struct tree_at d = { .fd = -1 }, ports = { .fd = -1 };
+	int r;
+
+	if (!(r = sysfs_ca_path(rel, sizeof(rel), NULL, name, SYS_CA_PORTS_DIR)) &&
+	    !(r = at_open(&ports, t, rel)) &&
+	    !(r = sysfs_ca_path(rel, sizeof(rel), NULL, name, NULL)) && !(r = at_open(&d, t, rel)))
+		r = ca_values(&d, ca, board_id, node_desc);
+	at_close(&ports);
+	at_close(&d);
+	return r;
+}
+
+/* The P_Key table (pkeys/N) and the gids directory of a port whose directory is open. */
+static int port_tables(const struct tree_at *port, const umad_port_t *p)
+{
+	char rel[PATH_MAX], name[32];
+	struct tree_at pkeys = { .fd = -1 }, gids = { .fd = -1 };
+	int r, i;
+
+	if (!(r = sysfs_path(rel, sizeof(rel), "%s/" SYSFS_GIDS_DIR, port->rel)) &&
+	    !(r = at_open(&gids, port->t, rel)) &&
+	    !(r = sysfs_path(rel, sizeof(rel), "%s/" SYSFS_PKEYS_DIR, port->rel)))
+		r = at_open(&pkeys, port->t, rel);
+	for (i = 0; !r && i < (int)p->pkeys_size; i++)
+		if (!(r = sysfs_path(name, sizeof(name), "%d", i)))
+			r = at_put(&pkeys, name, "0x%04x\n", p->pkeys[i]);
+	at_close(&gids);
+	at_close(&pkeys);
+	return r;
+}
+
+/* The files of a port whose directory is open. */
+static int port_values(const struct tree_at *d, const umad_port_t *p, const char *rate_text)
+{
+	char prefix[32], guid[32];
+	int r;
+
+	guid_text(p->gid_prefix, prefix, sizeof(prefix));
+	guid_text(p->port_guid, guid, sizeof(guid));
+	if ((r = port_tables(d, p)) || (r = at_put(d, SYS_PORT_LID, "0x%x\n", p->base_lid)) ||
+	    (r = at_put(d, SYS_PORT_LMC, "%u\n", p->lmc)) ||
+	    (r = at_put(d, SYS_PORT_SMLID, "0x%x\n", p->sm_lid)) ||
+	    (r = at_put(d, SYS_PORT_SMSL, "%u\n", p->sm_sl)) ||
+	    (r = at_put(d, SYS_PORT_STATE, "%u: %s\n", p->state, state_name(p->state))) ||
+	    (r = at_put(d, SYS_PORT_PHY_STATE, "%u: %s\n", p->phys_state,
+			phys_state_name(p->phys_state))) ||
+	    (r = at_put(d, SYS_PORT_RATE, "%s\n", rate_text)) ||
+	    (r = at_put(d, SYS_PORT_CAPMASK, "0x%08x\n", be32toh(p->capmask))) ||
+	    (r = at_put(d, SYS_PORT_GID, "%s:%s\n", prefix, guid)))
+		return r;
+	return p->link_layer[0] ? at_put(d, SYS_PORT_LINK_LAYER, "%s\n", p->link_layer) : 0;
+}
+
+static int write_port(const struct tree *t, const char *ca_name, const umad_port_t *p,
+		      const char *rate_text)
+{
+	char rel[PATH_MAX];
+	struct tree_at d = { .fd = -1 };
+	int r;
+
+	if (!(r = sysfs_port_path(rel, sizeof(rel), NULL, ca_name, p->portnum, NULL)) &&
+	    !(r = at_open(&d, t, rel)))
+		r = port_values(&d, p, rate_text);
+	at_close(&d);
+	return r;
+}
+
+/* umadN or issmN (name): its class entry and its device node. */
+static int write_umad_entry(const struct tree *t, const char *name, const char *ca_name, int port)
+{
+	char rel[PATH_MAX];
+	struct tree_at d = { .fd = -1 };
+	int r;
+
+	if (!(r = sysfs_mad_path(rel, sizeof(rel), NULL, name)) && !(r = at_open(&d, t, rel)) &&
+	    !(r = at_put(&d, SYS_IB_MAD_DEV, "%s\n", ca_name)) &&
+	    !(r = at_put(&d, SYS_IB_MAD_PORT, "%d\n", port)) &&
+	    !(r = sysfs_dev_path(rel, sizeof(rel), NULL, name)))
+		r = tree_touch(t, rel);
+	at_close(&d);
+	return r;
+}
+
+static int write_umad(const struct tree *t, int id, const char *ca_name, int port)
+{
+	static const char *const kinds[] = { SYSFS_UMAD_NAME, SYSFS_ISSM_NAME };
+	char name[32];
+	size_t i;
+	int r = 0;
+
+	for (i = 0; !r && i < sizeof(kinds) / sizeof(kinds[0]); i++)
+		if (!(r = sysfs_path(name, sizeof(name), kinds[i], id)))
+			r = write_umad_entry(t, name, ca_name, port);
+	return r;
+}
+
 int sysfs_write_abi_version(const char *root, unsigned version)
 {
-	char dir[PATH_MAX];
-	int r = sysfs_mad_path(dir, sizeof(dir), root, NULL);
+	struct tree t;
+	int r = tree_open(&t, root, 1, NULL, 0);
 
-	return r ? r : put(dir, IB_UMAD_ABI_FILE, "%u\n", version);
+	if (!r)
+		r = write_abi_version(&t, version);
+	tree_close(&t);
+	return r;
 }
 
 int sysfs_write_ca_files(const char *root, const char *name, const umad_ca_t *ca,
 			 const char *board_id, const char *node_desc)
 {
-	char dir[PATH_MAX], ports[PATH_MAX], guid[32], sys_guid[32];
-	int r;
+	struct tree t;
+	int r = tree_open(&t, root, 1, NULL, 0);
 
-	guid_text(ca->node_guid, guid, sizeof(guid));
-	guid_text(ca->system_guid, sys_guid, sizeof(sys_guid));
-	if ((r = sysfs_ca_path(dir, sizeof(dir), root, name, NULL)) ||
-	    (r = sysfs_ca_path(ports, sizeof(ports), root, name, SYS_CA_PORTS_DIR)) ||
-	    (r = sysfs_mkdirs(ports)) ||
-	    (r = put(dir, SYS_NODE_TYPE, "%u: %s\n", (unsigned)ca->node_type,
-		     node_type_name((unsigned)ca->node_type))) ||
-	    (r = put(dir, SYS_CA_NODE_GUID, "%s\n", guid)) ||
-	    (r = put(dir, SYS_CA_SYS_GUID, "%s\n", sys_guid)) ||
-	    (r = put(dir, SYS_CA_FW_VERS, "%s\n", ca->fw_ver)) ||
-	    (r = put(dir, SYS_CA_HW_VERS, "%s\n", ca->hw_ver)) ||
-	    (r = put(dir, SYS_CA_TYPE, "%s\n", ca->ca_type)))
-		return r;
-	if (board_id && (r = put(dir, SYSFS_CA_BOARD_ID, "%s\n", board_id)))
-		return r;
-	if (node_desc && (r = put(dir, SYSFS_CA_NODE_DESC, "%s\n", node_desc)))
-		return r;
-	return 0;
+	if (!r)
+		r = write_ca_files(&t, name, ca, board_id, node_desc);
+	tree_close(&t);
+	return r;
 }
 
 int sysfs_write_port(const char *root, const char *ca_name, const umad_port_t *p,
 		     const char *rate_text)
 {
-	char dir[PATH_MAX], sub[PATH_MAX + 16], prefix[32], guid[32], name[32];
-	int r, i;
+	struct tree t;
+	int r = tree_open(&t, root, 1, NULL, 0);
 
-	if ((r = sysfs_port_path(dir, sizeof(dir), root, ca_name, p->portnum, NULL)) ||
-	    (r = join(sub, sizeof(sub), dir, SYSFS_GIDS_DIR)) || (r = sysfs_mkdirs(sub)) ||
-	    (r = join(sub, sizeof(sub), dir, SYSFS_PKEYS_DIR)) || (r = sysfs_mkdirs(sub)))
-		return r;
-	guid_text(p->gid_prefix, prefix, sizeof(prefix));
-	guid_text(p->port_guid, guid, sizeof(guid));
-	if ((r = put(dir, SYS_PORT_LID, "0x%x\n", p->base_lid)) ||
-	    (r = put(dir, SYS_PORT_LMC, "%u\n", p->lmc)) ||
-	    (r = put(dir, SYS_PORT_SMLID, "0x%x\n", p->sm_lid)) ||
-	    (r = put(dir, SYS_PORT_SMSL, "%u\n", p->sm_sl)) ||
-	    (r = put(dir, SYS_PORT_STATE, "%u: %s\n", p->state, state_name(p->state))) ||
-	    (r = put(dir, SYS_PORT_PHY_STATE, "%u: %s\n", p->phys_state,
-		     phys_state_name(p->phys_state))) ||
-	    (r = put(dir, SYS_PORT_RATE, "%s\n", rate_text)) ||
-	    (r = put(dir, SYS_PORT_CAPMASK, "0x%08x\n", be32toh(p->capmask))) ||
-	    (r = put(dir, SYS_PORT_GID, "%s:%s\n", prefix, guid)))
-		return r;
-	if (p->link_layer[0] && (r = put(dir, SYS_PORT_LINK_LAYER, "%s\n", p->link_layer)))
-		return r;
-	for (i = 0; i < (int)p->pkeys_size; i++) {
-		r = sysfs_path(name, sizeof(name), SYSFS_PKEY_FILE, i);
-		if (!r)
-			r = put(dir, name, "0x%04x\n", p->pkeys[i]);
-		if (r)
-			return r;
-	}
-	return 0;
+	if (!r)
+		r = write_port(&t, ca_name, p, rate_text);
+	tree_close(&t);
+	return r;
 }
 
 int sysfs_write_umad(const char *root, int id, const char *ca_name, int port)
 {
-	static const char *const kinds[] = { SYSFS_UMAD_NAME, SYSFS_ISSM_NAME };
-	char name[32], dir[PATH_MAX], node[PATH_MAX];
-	size_t i;
-	int r;
+	struct tree t;
+	int r = tree_open(&t, root, 1, NULL, 0);
 
-	for (i = 0; i < sizeof(kinds) / sizeof(kinds[0]); i++) {
-		if ((r = sysfs_path(name, sizeof(name), kinds[i], id)) ||
-		    (r = sysfs_mad_path(dir, sizeof(dir), root, name)) ||
-		    (r = put(dir, SYS_IB_MAD_DEV, "%s\n", ca_name)) ||
-		    (r = put(dir, SYS_IB_MAD_PORT, "%d\n", port)) ||
-		    (r = sysfs_dev_path(node, sizeof(node), root, name)) ||
-		    (r = make_parent(node)) || (r = sysfs_touch(node)))
-			return r;
-	}
-	return 0;
+	if (!r)
+		r = write_umad(&t, id, ca_name, port);
+	tree_close(&t);
+	return r;
 }
 
 int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
-		       const int *umad_ids, const char *const *rate_texts, char *err, size_t errlen)
+		   const int *umad_ids, const char *const *rate_texts, char *err, size_t errlen)
 {
+	struct tree t;
 	int r, i;
 
-	r = sysfs_write_ca_files(root, ca->ca_name, ca, "LIBUMAD_SIM", node_desc);
+	snprintf(err, errlen, "cannot write the fake sysfs tree at %s", root);
+	r = tree_open(&t, root, 1, err, errlen);
 	if (!r)
-		r = sysfs_write_abi_version(root, IB_UMAD_ABI_VERSION);
+		r = write_ca_files(&t, ca->ca_name, ca, "LIBUMAD_SIM", node_desc);
+	if (!r)
+		r = write_abi_version(&t, IB_UMAD_ABI_VERSION);
 	for (i = 0; !r && i < UMAD_CA_MAX_PORTS; i++) {
 		if (!ca->ports[i])
 			continue;
-		r = sysfs_write_port(root, ca->ca_name, ca->ports[i], rate_texts[i]);
+		r = write_port(&t, ca->ca_name, ca->ports[i], rate_texts[i]);
 		if (!r)
-			r = sysfs_write_umad(root, umad_ids[i], ca->ca_name, i);
+			r = write_umad(&t, umad_ids[i], ca->ca_name, i);
 	}
-	if (r)
-		snprintf(err, errlen, "cannot write the fake sysfs under %s: %s", root, strerror(-r));
+	tree_close(&t);
 	return r;
 }

@@ -21,7 +21,9 @@
  * Paths in the tree under ROOT: ROOT/sys/class/infiniband[/CA][/FILE] (no
  * CA: the class directory), ROOT/sys/class/infiniband/CA/ports/PORT[/FILE],
  * ROOT/sys/class/infiniband_mad[/FILE] and ROOT/dev/infiniband[/FILE].  A
- * NULL FILE names the directory.  -ENAMETOOLONG when it does not fit.
+ * NULL FILE names the directory; a NULL ROOT gives the path inside the
+ * tree (sys/class/...), as the functions below take it.  -ENAMETOOLONG
+ * when it does not fit.
  */
 int sysfs_ca_path(char *path, size_t size, const char *root, const char *ca, const char *file);
 int sysfs_port_path(char *path, size_t size, const char *root, const char *ca, int port,
@@ -29,19 +31,30 @@ int sysfs_port_path(char *path, size_t size, const char *root, const char *ca, i
 int sysfs_mad_path(char *path, size_t size, const char *root, const char *file);
 int sysfs_dev_path(char *path, size_t size, const char *root, const char *file);
 
-/* Make path and its parents (mode 0755); existing ones are fine. */
-int sysfs_mkdirs(const char *path);
 /*
- * Write value to path exactly as given (the kernel's files end in a
- * newline; a value without one is a deliberate oddity), making its
- * directory.  The file is replaced atomically, so a reader never sees
- * half a value.
+ * Every write goes through directory descriptors, from ROOT down, and
+ * never through a symbolic link: ROOT (made, mode 0755, when missing; ""
+ * is "/") and each directory under it must belong to this user or root
+ * and be closed to others' writes unless sticky, or the call is refused
+ * (-EPERM; -ELOOP for a link, -ENOTDIR for something else in a
+ * directory's place).  REL is a path inside the tree, "." and ".." not
+ * allowed.
  */
-int sysfs_put(const char *path, const char *value);
-/* Remove path, a file or a whole directory; an absent one is not an error. */
-int sysfs_remove(const char *path);
-/* Create an empty file (mode 0600) if it is absent, as the device nodes stand in. */
-int sysfs_touch(const char *path);
+
+/* Make directory REL and its parents in the tree (mode 0755); NULL REL: ROOT alone. */
+int sysfs_mkdirs(const char *root, const char *rel);
+/*
+ * Write value to file REL exactly as given (the kernel's files end in a
+ * newline; a value without one is a deliberate oddity), making its
+ * directory.  It goes into REL.tmp, created anew, then renamed over REL,
+ * so a reader never sees half a value; a link at either name is replaced,
+ * never followed.
+ */
+int sysfs_put(const char *root, const char *rel, const char *value);
+/* Remove REL, a file or a whole directory (NULL REL: the whole tree); absent is not an error. */
+int sysfs_remove(const char *root, const char *rel);
+/* Create an empty file REL (mode 0600) if it is absent, as the device nodes stand in. */
+int sysfs_touch(const char *root, const char *rel);
 
 /* ROOT/sys/class/infiniband_mad/abi_version: ib_umad's ABI version. */
 int sysfs_write_abi_version(const char *root, unsigned version);
@@ -67,7 +80,8 @@ int sysfs_write_umad(const char *root, int id, const char *ca_name, int port);
  * Write (or rewrite) one whole CA, as the sim backend shows its host: the
  * files of ca, ib_umad's ABI version, and for each non-NULL ca->ports[i]
  * the port with rate file rate_texts[i] and umad device umad_ids[i].  0,
- * or -errno with a message in err.
+ * or -errno with a message in err naming the path that failed or was
+ * refused.
  */
 int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
 		       const int *umad_ids, const char *const *rate_texts, char *err,

@@ -39,7 +39,12 @@ static int pkey_accepted(const struct sim_port *p, uint16_t pkey)
 	return 0;
 }
 
-/* The receiver's checks of a GMP on QP1: P_Key and Q_Key; lost (and counted) otherwise. */
+/*
+ * The receiver's checks of a GMP: its P_Key; then its QP, which must be
+ * QP1, where every agent lives (the node's PMA, CC and SA, and the
+ * programs', which umad registers there alone: no one takes a MAD on
+ * another QP); then QP1's well-known Q_Key.  Lost (and counted) otherwise.
+ */
 static int gmp_accepted(struct sim_net *net, struct sim_port *at, const struct sim_net_msg *m)
 {
 	if (!pkey_accepted(at, m->pkey)) {
@@ -48,7 +53,11 @@ static int gmp_accepted(struct sim_net *net, struct sim_port *at, const struct s
 		net->lost_pkey++;
 		return 0;
 	}
-	if (m->dqpn == QP1_GSI && m->qkey != UMAD_QKEY) {
+	if (m->dqpn != QP1_GSI) {
+		net->lost_no_taker++;
+		return 0;
+	}
+	if (m->qkey != UMAD_QKEY) {
 		if (at->q_key_violations < UINT16_MAX)
 			at->q_key_violations++;
 		net->lost_qkey++;

@@ -3,8 +3,10 @@
  * The fabric's traffic: where a MAD sent from a port goes and who answers
  * it.  SMPs go to the SMA of the node they reach; GMPs are LID-routed hop
  * by hop through the switches' forwarding tables (multicast through the
- * MFTs), checked against the destination port's P_Keys and the QP1 Q_Key,
- * and answered by the node's firmware agents (PMA, congestion control), by
+ * MFTs), checked against the destination port's P_Keys, taken only on QP1
+ * (where every agent lives: one sent to another QP reaches no one) with
+ * its well-known Q_Key, and answered by the node's firmware agents (PMA,
+ * congestion control), by
  * the built-in SA at the SM's port, or handed to an agent a program
  * registered at an attached port (the owner's endpoints).  Answers travel
  * back the same way; a MAD that finds no route, a dead link or no taker is

@@ -17,6 +17,15 @@ tests_test_mad_queue_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_mad_queue_LDADD = $(CMOCKA_LIBS) -lpthread
 endif
 
+# The fake sysfs writer against trees someone else has been at: links, owners, modes.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/test_sysfs_writer
+TESTS += tests/test_sysfs_writer
+tests_test_sysfs_writer_SOURCES = tests/test_sysfs_writer.c
+tests_test_sysfs_writer_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_sysfs_writer_LDADD = backends/libsysfswriter.la $(CMOCKA_LIBS)
+endif
+
 # 8 threads, a million timed sends, ports closed under their users: sim and replay.
 if HAVE_CMOCKA
 if ENABLE_SIM

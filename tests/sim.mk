@@ -21,6 +21,13 @@ tests_test_sa_SOURCES = tests/test_sa.c
 tests_test_sa_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_sa_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# Who a GMP reaches: QP1 alone, with its Q_Key (the PMA, the SA, a program's agents).
+check_PROGRAMS += tests/test_net
+TESTS += tests/test_net
+tests_test_net_SOURCES = tests/test_net.c
+tests_test_net_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_net_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # The congestion control agent.
 check_PROGRAMS += tests/test_cc
 TESTS += tests/test_cc
@@ -120,6 +127,16 @@ EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim
 # A backend that cannot start, seen by the tools: they print the library's reason.
 TESTS += tests/sim_init_errors.sh
 EXTRA_DIST += tests/sim_init_errors.sh
+
+# The hint, once per process, that each process has a fabric of its own
+# (ibping to another process's ibping -S), and not where it does not help.
+TESTS += tests/sim_own_fabric.sh
+EXTRA_DIST += tests/sim_own_fabric.sh
+
+# UMAD_SIM_SYSFS against another user's links and directories (root, and
+# nobody through setpriv; skipped when not root).
+TESTS += tests/sysfs_other_user.sh
+EXTRA_DIST += tests/sysfs_other_user.sh
 
 # The live fabric's dump next to ibnetdiscover's output, JSON read by
 # Python, dot drawn by Graphviz (each part skipped without its tool).

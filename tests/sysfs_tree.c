@@ -132,27 +132,29 @@ static int locate(char *path, size_t size, const char *root, char **arg, int arg
 static int put(const char *root, char **arg, int argc)
 {
 	char path[PATH_MAX], value[4096];
-	int used, r = locate(path, sizeof(path), root, arg, argc, &used);
+	int used, r = locate(path, sizeof(path), NULL, arg, argc, &used);
 
 	if (r)
 		return r;
 	if (argc != used + 1 ||
 	    snprintf(value, sizeof(value), "%s\n", arg[used]) >= (int)sizeof(value))
 		return -EINVAL;
-	return sysfs_put(path, value);
+	return sysfs_put(root, path, value);
 }
 
 static int rm(const char *root, char **arg, int argc)
 {
-	char path[PATH_MAX];
+	char path[PATH_MAX], rel[PATH_MAX];
 	int used, r = locate(path, sizeof(path), root, arg, argc, &used);
 
+	if (!r)
+		r = locate(rel, sizeof(rel), NULL, arg, argc, &used);
 	if (r)
 		return r;
 	if (argc != used)
 		return -EINVAL;
 	/* What a test removes must have been there, or it tests nothing. */
-	return access(path, F_OK) < 0 ? -errno : sysfs_remove(path);
+	return access(path, F_OK) < 0 ? -errno : sysfs_remove(root, rel);
 }
 
 int main(int argc, char **argv)
@@ -176,9 +178,9 @@ int main(int argc, char **argv)
 		r = number(arg[0], &version) ? -EINVAL
 					     : sysfs_write_abi_version(root, (unsigned)version);
 	} else if (!strcmp(cmd, "class") && n == 0) {
-		r = sysfs_ca_path(dir, sizeof(dir), root, NULL, NULL);
+		r = sysfs_ca_path(dir, sizeof(dir), NULL, NULL, NULL);
 		if (!r)
-			r = sysfs_mkdirs(dir);
+			r = sysfs_mkdirs(root, dir);
 	} else if (!strcmp(cmd, "ca") && n == 3) {
 		r = write_ca(root, arg);
 	} else if (!strcmp(cmd, "port") && n == 10) {

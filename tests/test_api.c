@@ -109,10 +109,10 @@ static char devdir[1024];		/* UMAD_DEV_DIR */
 /* An empty host: no device class, no ib_umad. */
 static void fs_reset(void)
 {
-	FS(sysfs_remove(sysroot));
-	FS(sysfs_remove(devdir));
-	FS(sysfs_mkdirs(sysroot));
-	FS(sysfs_mkdirs(devdir));
+	FS(sysfs_remove(root, SYSFS_DIR));
+	FS(sysfs_remove(root, SYSFS_DEV_DIR));
+	FS(sysfs_mkdirs(root, SYSFS_DIR));
+	FS(sysfs_mkdirs(root, SYSFS_DEV_DIR));
 }
 
 /* The device class directory, empty. */
@@ -120,8 +120,8 @@ static void fs_class(void)
 {
 	char dir[PATH_MAX];
 
-	FS(sysfs_ca_path(dir, sizeof(dir), root, NULL, NULL));
-	FS(sysfs_mkdirs(dir));
+	FS(sysfs_ca_path(dir, sizeof(dir), NULL, NULL, NULL));
+	FS(sysfs_mkdirs(root, dir));
 }
 
 static void fs_abi(unsigned version)
@@ -134,8 +134,8 @@ static void fs_no_abi(void)
 {
 	char path[PATH_MAX];
 
-	FS(sysfs_mad_path(path, sizeof(path), root, IB_UMAD_ABI_FILE));
-	FS(sysfs_remove(path));
+	FS(sysfs_mad_path(path, sizeof(path), NULL, IB_UMAD_ABI_FILE));
+	FS(sysfs_remove(root, path));
 }
 
 /* Files a test breaks on purpose; what it removes must have been there. */
@@ -143,8 +143,8 @@ static void fs_put_port(const char *ca, int port, const char *file, const char *
 {
 	char path[PATH_MAX];
 
-	FS(sysfs_port_path(path, sizeof(path), root, ca, port, file));
-	FS(sysfs_put(path, value));
+	FS(sysfs_port_path(path, sizeof(path), NULL, ca, port, file));
+	FS(sysfs_put(root, path, value));
 }
 
 static void fs_remove_ca(const char *ca, const char *file)
@@ -153,7 +153,8 @@ static void fs_remove_ca(const char *ca, const char *file)
 
 	FS(sysfs_ca_path(path, sizeof(path), root, ca, file));
 	FS(access(path, F_OK));
-	FS(sysfs_remove(path));
+	FS(sysfs_ca_path(path, sizeof(path), NULL, ca, file));
+	FS(sysfs_remove(root, path));
 }
 
 static void fs_remove_port(const char *ca, int port, const char *file)
@@ -162,7 +163,8 @@ static void fs_remove_port(const char *ca, int port, const char *file)
 
 	FS(sysfs_port_path(path, sizeof(path), root, ca, port, file));
 	FS(access(path, F_OK));
-	FS(sysfs_remove(path));
+	FS(sysfs_port_path(path, sizeof(path), NULL, ca, port, file));
+	FS(sysfs_remove(root, path));
 }
 
 static void fs_ca(const char *name, unsigned node_type, uint64_t guid)
@@ -2060,6 +2062,6 @@ int main(int argc, char **argv)
 	unsetenv("UMAD_BACKEND");
 
 	r = cmocka_run_group_tests(tests, NULL, NULL);
-	sysfs_remove(root);
+	sysfs_remove(root, NULL);
 	return r;
 }

@@ -29,16 +29,16 @@ static void put_ca(const char *ca, const char *file, const char *value)
 {
 	char path[PATH_MAX];
 
-	assert_int_equal(sysfs_ca_path(path, sizeof(path), root, ca, file), 0);
-	assert_int_equal(sysfs_put(path, value), 0);
+	assert_int_equal(sysfs_ca_path(path, sizeof(path), NULL, ca, file), 0);
+	assert_int_equal(sysfs_put(root, path, value), 0);
 }
 
 static void put_port(const char *ca, int port, const char *file, const char *value)
 {
 	char path[PATH_MAX];
 
-	assert_int_equal(sysfs_port_path(path, sizeof(path), root, ca, port, file), 0);
-	assert_int_equal(sysfs_put(path, value), 0);
+	assert_int_equal(sysfs_port_path(path, sizeof(path), NULL, ca, port, file), 0);
+	assert_int_equal(sysfs_put(root, path, value), 0);
 }
 
 /* A file that a test wants missing; it must have been there. */
@@ -48,7 +48,8 @@ static void remove_ca(const char *ca, const char *file)
 
 	assert_int_equal(sysfs_ca_path(path, sizeof(path), root, ca, file), 0);
 	assert_int_equal(access(path, F_OK), 0);
-	assert_int_equal(sysfs_remove(path), 0);
+	assert_int_equal(sysfs_ca_path(path, sizeof(path), NULL, ca, file), 0);
+	assert_int_equal(sysfs_remove(root, path), 0);
 }
 
 static void remove_port(const char *ca, int port, const char *file)
@@ -57,7 +58,8 @@ static void remove_port(const char *ca, int port, const char *file)
 
 	assert_int_equal(sysfs_port_path(path, sizeof(path), root, ca, port, file), 0);
 	assert_int_equal(access(path, F_OK), 0);
-	assert_int_equal(sysfs_remove(path), 0);
+	assert_int_equal(sysfs_port_path(path, sizeof(path), NULL, ca, port, file), 0);
+	assert_int_equal(sysfs_remove(root, path), 0);
 }
 
 /* A device with every file rdma-core reads. */
@@ -124,7 +126,7 @@ static int setup_tree(void **state)
 static int teardown_tree(void **state)
 {
 	(void)state;
-	assert_int_equal(sysfs_remove(root), 0);
+	assert_int_equal(sysfs_remove(root, NULL), 0);
 	return 0;
 }
 
@@ -365,8 +367,8 @@ static void test_no_devices(void **state)
 	assert_int_equal(umad_open_port(NULL, 0), -ENODEV);
 	assert_int_equal(umad_get_port(NULL, 0, &p), -ENODEV);
 	/* An empty class directory: no names at all. */
-	assert_int_equal(sysfs_ca_path(class_dir, sizeof(class_dir), root, NULL, NULL), 0);
-	assert_int_equal(sysfs_mkdirs(class_dir), 0);
+	assert_int_equal(sysfs_ca_path(class_dir, sizeof(class_dir), NULL, NULL, NULL), 0);
+	assert_int_equal(sysfs_mkdirs(root, class_dir), 0);
 	assert_int_equal(umad_get_cas_names(names, 4), 0);
 	assert_int_equal(umad_open_port(NULL, 0), -ENODEV);
 	/* Devices, none usable: the "mthca0" port 1 fallback, which has no umad device. */
