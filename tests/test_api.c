@@ -662,19 +662,18 @@ static void test_backend_nosuch(void **state)
 /* A module backend whose file is missing, or is no module at all. */
 static void test_backend_module_unusable(void **state)
 {
-	char err[4096], dir[PATH_MAX], module[PATH_MAX + 32];
+	char err[4096], dir[PATH_MAX];
 
 	(void)state;
 	snprintf(dir, sizeof(dir), "%s/modules", root);
-	FS(sysfs_mkdirs(dir));
+	FS(sysfs_mkdirs(root, "modules"));
 	run_unusable("sim", ENOENT, err, sizeof(err), "UMAD_MODULE_DIR", dir, NULL);
 	assert_non_null(strstr(err, "backend 'sim' is not available"));
 
-	snprintf(module, sizeof(module), "%s/backend-sim.so", dir);
-	FS(sysfs_put(module, "not an ELF object\n"));
+	FS(sysfs_put(root, "modules/backend-sim.so", "not an ELF object\n"));
 	run_unusable("sim", ELIBBAD, err, sizeof(err), "UMAD_MODULE_DIR", dir, NULL);
 	assert_non_null(strstr(err, "cannot load backend 'sim'"));
-	FS(sysfs_remove(dir));
+	FS(sysfs_remove(root, "modules"));
 }
 
 /* The sim backend loads but refuses to start: its reason is in errno. */
@@ -689,11 +688,11 @@ static void test_backend_init_fails(void **state)
 	assert_non_null(strstr(err, "UMAD_SIM_HOST=nosuch"));
 
 	snprintf(topology, sizeof(topology), "%s/bad.topo", root);
-	FS(sysfs_put(topology, "Switch 4 \"S\"\n[1] \"nowhere\"[1]\n"));
+	FS(sysfs_put(root, "bad.topo", "Switch 4 \"S\"\n[1] \"nowhere\"[1]\n"));
 	run_unusable("sim", 0, err, sizeof(err), "UMAD_MODULE_DIR", SIM_MODULE_DIR,
 		     "UMAD_SIM_TOPOLOGY", topology, NULL);
 	assert_non_null(strstr(err, "bad.topo"));
-	FS(sysfs_remove(topology));
+	FS(sysfs_remove(root, "bad.topo"));
 
 	snprintf(missing, sizeof(missing), "%s/missing.topo", root);
 	run_unusable("sim", 0, err, sizeof(err), "UMAD_MODULE_DIR", SIM_MODULE_DIR,
@@ -849,8 +848,8 @@ static void test_class_unreadable(void **state)
 	umad_ca_t ca;
 
 	(void)state;
-	FS(sysfs_ca_path(dir, sizeof(dir), root, NULL, NULL));
-	FS(sysfs_put(dir, "not a directory\n"));
+	FS(sysfs_ca_path(dir, sizeof(dir), NULL, NULL, NULL));
+	FS(sysfs_put(root, dir, "not a directory\n"));
 	assert_fails(umad_get_cas_names(cas, 4), -ENOTDIR);
 	errno = 0;
 	assert_null(umad_get_ca_device_list());
