@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +26,7 @@
 #include "pcap/capture_file.h"
 #include "pcap/pcapng_writer.h"
 #include "pcap/pcapng_reader.h"
+#include "tests/child.h"
 
 /* DR SubnGet(NodeInfo) from LID 1 to the permissive LID, initial path [0, 1], TID 0x100001234. */
 static void dr_get_nodeinfo(uint8_t mad[MAD_SIZE], struct ib_user_mad *hdr)
@@ -452,6 +454,128 @@ static void test_existing_files_are_replaced(void **state)
 	w = pcapng_create("/dev/null", "libumad test", err_text, sizeof(err_text));
 	assert_null(w);
 	assert_string_equal(err_text, "a character device, not a regular file");
+}
+
+/* The user the private-mode cases run as: nobody when we are root, else ourselves. */
+#define OTHER_UID 65534
+
+static char private_dir[64];
+
+/* Become the capturing user of the private-mode cases (nobody, if we are root). */
+static int become_capturing_user(void)
+{
+	if (geteuid() != 0)
+		return 0;
+	return setgroups(0, NULL) == 0 && setgid(OTHER_UID) == 0 && setuid(OTHER_UID) == 0 ? 0 : -1;
+}
+
+/* In the child: a capture over our own 0666 file in a directory we may not write. */
+static int capture_in_place(void)
+{
+	char file[96];
+	struct pcapng_writer *w;
+	struct stat st;
+
+	CHECK(become_capturing_user() == 0);
+	snprintf(file, sizeof(file), "%s/ours", private_dir);
+	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	if (!w)
+		fprintf(stderr, "refused: %s\n", err_text);
+	CHECK(w != NULL);
+	CHECK_EQ(pcapng_close(w), 0);
+	CHECK_EQ(stat(file, &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	CHECK_EQ(st.st_uid, geteuid());
+	CHECK_EQ(st.st_size > 0, 1);
+	return 0;
+}
+
+/* In the child (nobody): a capture over root's 0666 file in a sticky directory. */
+static int capture_over_theirs(void)
+{
+	char file[96];
+	struct pcapng_writer *w;
+
+	CHECK(become_capturing_user() == 0);
+	snprintf(file, sizeof(file), "%s/theirs", private_dir);
+	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	if (w)
+		pcapng_close(w);
+	CHECK(w == NULL);
+	CHECK_EQ(errno, EPERM);
+	CHECK(strstr(err_text, "owned by user 0") != NULL);
+	return 0;
+}
+
+/* A file of content "old content" at dir/name, mode, owned by uid. */
+static void old_file(const char *name, mode_t mode, uid_t uid)
+{
+	char file[96];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/%s", private_dir, name);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("old content", f);
+	fclose(f);
+	assert_int_equal(chown(file, uid, (gid_t)-1), 0);
+	assert_int_equal(chmod(file, mode), 0);
+}
+
+/*
+ * Whatever was there, the capture file ends up mode 0600 and the capturing
+ * user's, or is refused with the old file untouched: under a umask that
+ * takes owner bits too, over the user's own 0666 file in a directory that
+ * does not let them replace it (written in place), and over another user's
+ * 0666 file in a sticky directory (refused: it would stay theirs).
+ */
+static void test_capture_file_is_private(void **state)
+{
+	struct child_result res;
+	struct pcapng_writer *w;
+	char file[96];
+	struct stat st;
+	mode_t old_mask;
+	uid_t me = geteuid();
+
+	(void)state;
+	snprintf(private_dir, sizeof(private_dir), "/tmp/umad-capture-dir-XXXXXX");
+	assert_non_null(mkdtemp(private_dir));
+
+	/* A new file under umask 0277: 0400 from open(2), 0600 in the end. */
+	snprintf(file, sizeof(file), "%s/new", private_dir);
+	old_mask = umask(0277);
+	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	umask(old_mask);
+	assert_non_null(w);
+	assert_int_equal(pcapng_close(w), 0);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	unlink(file);
+
+	/* The user's own 0666 file in a directory they may not write (root's, or read-only). */
+	old_file("ours", 0666, me == 0 ? OTHER_UID : me);
+	assert_int_equal(chmod(private_dir, 0555), 0);
+	expect_child_ok(capture_in_place, NULL, NULL, &res);
+	assert_int_equal(chmod(private_dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/ours", private_dir);
+	unlink(file);
+
+	/* Another user's 0666 file in a sticky directory: refused, left as it was. */
+	if (me == 0) {
+		old_file("theirs", 0666, 0);
+		assert_int_equal(chmod(private_dir, 01777), 0);
+		expect_child_ok(capture_over_theirs, NULL, NULL, &res);
+		snprintf(file, sizeof(file), "%s/theirs", private_dir);
+		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0666);
+		assert_int_equal(st.st_size, 11);
+		assert_int_equal(first_word(file), 0x20646c6f);	/* "old " */
+		unlink(file);
+	} else {
+		print_message("another user's file needs root to set up: that case not run\n");
+	}
+	assert_int_equal(rmdir(private_dir), 0);
 }
 
 /* A file another writer holds is not replaced; once it is closed, it is. */
@@ -1032,6 +1156,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_existing_files_are_replaced, make_path,
 						remove_path),
 		cmocka_unit_test_setup_teardown(test_file_in_use_is_kept, make_path, remove_path),
+		cmocka_unit_test(test_capture_file_is_private),
 		cmocka_unit_test(test_file_names),
 		cmocka_unit_test_setup_teardown(test_reader_round_trip, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_bad_input, make_path, remove_path),
