@@ -266,9 +266,9 @@ static int load(const char *path)
 	int last_iface = -1;
 	char last_name[UMAD_CA_NAME_LEN + 16] = "";
 	size_t last_local = 0;
-	char err[512], first_bad[320];
+	char err[512], first_bad[320], why_none[512] = "";
 	unsigned long records = 0, bad = 0;
-	int got, loaded = 0, other, no_memory = 0;
+	int got, loaded = 0, no_memory = 0;
 
 	r = capture_open(path, err, sizeof(err));
 	if (!r) {
@@ -422,7 +422,9 @@ static int load(const char *path)
 			}
 		}
 	}
-	other = capture_other_linktype(r);
+	/* Why there is no MAD at all, while the reader knows what it read. */
+	if (!loaded && got == 0)
+		(void)capture_why_no_mad(r, why_none, sizeof(why_none));
 	capture_close(r);
 	free(open_reqs);
 	open_reqs = NULL;
@@ -444,11 +446,8 @@ static int load(const char *path)
 	if (bad)
 		fprintf(stderr, "libumad: replay: %s: %lu record(s) with a comment that does not "
 			"read, taken without their metadata; the first: %s\n", path, bad, first_bad);
-	if (!loaded && other >= 0) {
-		const char *name = capture_linktype_name(other);
-
-		fprintf(stderr, "libumad: replay: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
-			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
+	if (!loaded && why_none[0]) {
+		fprintf(stderr, "libumad: replay: %s\n", why_none);
 		forget_capture();
 		return -EINVAL;
 	}

@@ -196,12 +196,12 @@ static uint64_t percentile(double p)
 
 static int show_stats(const char *path)
 {
-	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched, bad = 0;
+	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched, bad = 0, not_mads;
 	struct capture_record rec;
 	struct capture_reader *r;
 	char err[512], why[256];
 	size_t i;
-	int got, other;
+	int got;
 
 	r = capture_open(path, err, sizeof(err));
 	if (!r) {
@@ -251,25 +251,24 @@ static int show_stats(const char *path)
 			}
 		}
 	}
-	other = capture_other_linktype(r);
-	capture_close(r);
-	if (got < 0 && !records) {
+	/* No MAD: nothing to summarize, and the reason (or the error) says why. */
+	if (!records) {
+		if (got == 0)
+			capture_why_no_mad(r, err, sizeof(err));
+		capture_close(r);
 		fprintf(stderr, "umad: capture stats: %s\n", err);
 		return 1;
 	}
-	if (!records && other >= 0) {
-		const char *name = capture_linktype_name(other);
-
-		fprintf(stderr, "umad: capture stats: %s: no InfiniBand (ERF) interface: link type %d%s%s%s\n",
-			path, other, name ? " (" : "", name ? name : "", name ? ")" : "");
-		return 1;
-	}
+	not_mads = capture_not_mads(r);
+	capture_close(r);
 	if (bad > 1)
 		fprintf(stderr, "umad: capture stats: %s: %lu MADs in all with a comment that does not "
 			"read\n", path, bad);
 	unmatched = n_pending;
 	printf("%s: %lu MADs (%lu sent, %lu received), %lu timeouts, %lu requests unanswered\n",
 	       path, records, sent, received, timeouts, unmatched);
+	if (not_mads)
+		printf("%lu packet(s) left out: not MADs (other traffic or link types)\n", not_mads);
 	qsort(counts, n_counts, sizeof(counts[0]), by_count);
 	printf("\n%10s  %-10s %-14s %s\n", "count", "class", "method", "attribute");
 	for (i = 0; i < n_counts; i++)

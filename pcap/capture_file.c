@@ -19,6 +19,16 @@ static int fail(char *err, size_t errlen, int code, const char *what)
 	return -code;
 }
 
+/* fchmod(2) failed: -errno, and why. */
+static int not_private(char *err, size_t errlen)
+{
+	int e = errno;
+	char what[128];
+
+	snprintf(what, sizeof(what), "cannot make it mode 0600: %s", strerror(e));
+	return fail(err, errlen, e, what);
+}
+
 static int same_file(const struct stat *a, const struct stat *b)
 {
 	return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
@@ -49,9 +59,43 @@ static int create_locked(const char *path, int *fd, char *err, size_t errlen)
 		return fail(err, errlen, EBUSY,
 			    "another process started a capture into it at the same time");
 	}
+	/* The umask may have taken more than group and other away; 0600 is the promise. */
+	if (fchmod(*fd, 0600) < 0) {
+		int r = not_private(err, errlen);
+
+		unlink(path);
+		close(*fd);
+		*fd = -1;
+		return r;
+	}
 	/* Writes must not fail with EAGAIN: only the open needed not to block. */
 	fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
 	return 0;
+}
+
+/*
+ * The file at path cannot be replaced (a directory we may not write, or
+ * another user's file in a sticky one): it is written where it is only when
+ * it can be made ours alone, mode 0600, before anything of it is lost.
+ * 0, or -errno with why.
+ */
+static int make_private_in_place(int fd, const struct stat *st, char *err, size_t errlen)
+{
+	char what[192];
+
+	if (st->st_uid != geteuid()) {
+		snprintf(what, sizeof(what), "owned by user %u, and the directory does not let us "
+			 "replace it: the capture would be theirs to read (remove it, or choose "
+			 "another name)", (unsigned)st->st_uid);
+		return fail(err, errlen, EPERM, what);
+	}
+	if (st->st_nlink > 1)
+		return fail(err, errlen, EMLINK, "it has other hard links, which writing it in "
+			    "place would empty, and the directory does not let us replace it");
+	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDWR)
+		return fail(err, errlen, EACCES, "not writable, and the directory does not let us "
+			    "replace it");
+	return fchmod(fd, 0600) < 0 ? not_private(err, errlen) : 0;
 }
 
 /*
@@ -63,7 +107,7 @@ static int create_locked(const char *path, int *fd, char *err, size_t errlen)
 static int take_over(const char *path, int *fd, char *err, size_t errlen)
 {
 	struct stat st, named;
-	int old = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int r, old = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (old < 0 && errno == EACCES)
 		old = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -94,12 +138,13 @@ static int take_over(const char *path, int *fd, char *err, size_t errlen)
 		close(old);	/* our lock on it is no use any more */
 		return 0;
 	}
-	/* A directory we may not write: truncate the file where it is. */
-	if ((fcntl(old, F_GETFL) & O_ACCMODE) != O_RDWR || ftruncate(old, 0) < 0) {
-		int e = errno;
-
+	/* A directory we may not write: truncate the file where it is, if it can be made ours. */
+	r = make_private_in_place(old, &st, err, errlen);
+	if (r == 0 && ftruncate(old, 0) < 0)
+		r = fail(err, errlen, errno, strerror(errno));
+	if (r < 0) {
 		close(old);
-		return fail(err, errlen, e, strerror(e));
+		return r;
 	}
 	fcntl(old, F_SETFL, fcntl(old, F_GETFL) & ~O_NONBLOCK);
 	*fd = old;

@@ -3,10 +3,13 @@
  * Creating a capture file without harming anything already there: a
  * symbolic link, a directory, a FIFO, a device or a socket at the path is
  * refused (never opened, so nothing can block); a regular file is
- * replaced (unlinked and created anew, mode 0600, so other links to it
- * keep their content) unless another process is writing a capture into
- * it.  The new file stays locked (flock) while its descriptor is open:
- * that is how a second process finds the first one's capture in progress.
+ * replaced (unlinked and created anew, so other links to it keep their
+ * content) unless another process is writing a capture into it.  Where
+ * the directory does not allow that, the caller's own file with no other
+ * link is emptied and written in place; another user's is refused.  The
+ * file is mode 0600 and the caller's in every case, whatever the umask.
+ * It stays locked (flock) while its descriptor is open: that is how a
+ * second process finds the first one's capture in progress.
  */
 #ifndef LIBUMAD_CAPTURE_FILE_H
 #define LIBUMAD_CAPTURE_FILE_H

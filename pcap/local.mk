@@ -12,7 +12,7 @@ pcap_libcapture_la_SOURCES = \
 	pcap/crc.c pcap/crc.h \
 	pcap/ib_packet.c pcap/ib_packet.h \
 	pcap/capture_file.c pcap/capture_file.h \
-	pcap/pcapng_writer.c pcap/pcapng_writer.h \
+	pcap/pcapng_writer.c pcap/pcapng_writer.h pcap/pcapng_format.h \
 	pcap/capture_tap.c pcap/capture_tap.h
 
 # libumad-capture.so: the LD_PRELOAD shim for programs on any libibumad.
@@ -25,6 +25,6 @@ EXTRA_libumad_capture_la_DEPENDENCIES = pcap/capture_preload.map
 
 # Reading captures (the CLI, later the replay backend).
 noinst_LTLIBRARIES += pcap/libcapturereader.la
-pcap_libcapturereader_la_SOURCES = pcap/pcapng_reader.c pcap/pcapng_reader.h
+pcap_libcapturereader_la_SOURCES = pcap/pcapng_reader.c pcap/pcapng_reader.h pcap/pcapng_format.h
 endif
 EXTRA_DIST += pcap/capture_preload.map

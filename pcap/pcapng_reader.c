@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "ib_packet.h"
+#include "pcapng_format.h"
 #include "pcapng_reader.h"
 
 /* Under AddressSanitizer, the buffer outside the block handed out is poisoned. */
@@ -40,13 +41,6 @@
 #define UNPOISON(p, n)	((void)(p), (void)(n))
 #endif
 
-#define BT_SHB	0x0a0d0d0a
-#define BT_IDB	0x00000001
-#define BT_EPB	0x00000006
-#define BT_SPB	0x00000003
-#define BYTE_ORDER_MAGIC 0x1a2b3c4d
-#define LINKTYPE_ERF 197
-#define ERF_TYPE_INFINIBAND 21
 #define MAX_BLOCK (16u << 20)
 #define MAX_IFACES 1024
 /* Large reads, few system calls; small enough that what is read is still in the cache. */
@@ -54,6 +48,7 @@
 
 struct iface {
 	uint16_t linktype;
+	uint32_t snaplen;		/* 0: no limit */
 	uint64_t ts_per_second;
 	char name[64];
 };
@@ -65,6 +60,7 @@ struct capture_reader {
 	int swapped;			/* file byte order differs from ours */
 	int classic_ns;
 	uint32_t classic_linktype;
+	uint32_t classic_snaplen;
 	long offset;			/* of the block being read, for messages */
 	struct iface *ifaces;		/* grown as interface blocks come */
 	int n_ifaces, ifaces_cap;
@@ -78,9 +74,18 @@ struct capture_reader {
 	long pos;			/* the file offset of buf[head] */
 	long body_at;			/* the file offset of body */
 	char comment[1024];
+	int in_packet;			/* messages name the packet (packets) being read */
+	/* What the file held, for a file with no MAD to say why. */
 	int other_linktype;		/* the first non-ERF link type seen, or -1 */
+	int described;			/* interface blocks, in all sections */
+	int described_erf;		/* of them ERF */
+	unsigned long packets;		/* packet records, numbered as tshark numbers frames */
+	unsigned long other_packets;	/* on interfaces of other link types */
+	unsigned long ib_link;		/* ERF InfiniBand link-layer records */
+	unsigned long mads, not_mads;	/* InfiniBand packets handed out, MADs or not */
 };
 
+/* "FILE: offset N: " (and "packet K: " while a packet is read), then the message. */
 static void say(char *err, size_t errlen, const struct capture_reader *r, const char *fmt, ...)
 {
 	va_list ap;
@@ -88,7 +93,11 @@ static void say(char *err, size_t errlen, const struct capture_reader *r, const 
 
 	if (!err || !errlen)
 		return;
-	n = snprintf(err, errlen, "%s: offset %ld: ", r->path, r->offset);
+	if (r->in_packet)
+		n = snprintf(err, errlen, "%s: offset %ld: packet %lu: ", r->path, r->offset,
+			     r->packets);
+	else
+		n = snprintf(err, errlen, "%s: offset %ld: ", r->path, r->offset);
 	if (n < 0 || (size_t)n >= errlen)
 		return;
 	va_start(ap, fmt);
@@ -220,11 +229,13 @@ static int read_body(struct capture_reader *r, size_t n)
 	return got;
 }
 
+
 struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 {
 	struct capture_reader *r = calloc(1, sizeof(*r));
-	uint8_t head[24];
+	uint8_t head[PCAP_FILE_HEADER_LEN];
 	uint32_t magic;
+	uint16_t major, minor;
 	struct stat st;
 	int got;
 
@@ -264,24 +275,31 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 	}
 	/* Looked at, not taken: a pcapng's section header is read by capture_next like any block. */
 	memcpy(&magic, r->buf + r->head, 4);
-	if (magic == BT_SHB)
+	if (magic == PCAPNG_BT_SHB)
 		return r;
 	r->classic = 1;
 	switch (magic) {
-	case 0xa1b2c3d4: break;
-	case 0xa1b23c4d: r->classic_ns = 1; break;
-	case 0xd4c3b2a1: r->swapped = 1; break;
-	case 0x4d3cb2a1: r->swapped = 1; r->classic_ns = 1; break;
+	case PCAP_MAGIC_US: break;
+	case PCAP_MAGIC_NS: r->classic_ns = 1; break;
+	case __builtin_bswap32(PCAP_MAGIC_US): r->swapped = 1; break;
+	case __builtin_bswap32(PCAP_MAGIC_NS): r->swapped = 1; r->classic_ns = 1; break;
 	default:
 		say(err, errlen, r, "not a pcap or pcapng file (magic 0x%08x)", magic);
 		goto fail;
 	}
-	if (read_exact(r, head, 24) != 1) {
+	if (read_exact(r, head, sizeof(head)) != 1) {
 		say(err, errlen, r, "truncated pcap file header");
 		goto fail;
 	}
-	r->classic_linktype = get32(r, head + 20) & 0x0fffffff;
-	if (r->classic_linktype != LINKTYPE_ERF) {
+	major = get16(r, head + 4);
+	minor = get16(r, head + 6);
+	if (major != PCAP_VERSION_MAJOR) {
+		say(err, errlen, r, "pcap version %u.%u: only version 2 is known", major, minor);
+		goto fail;
+	}
+	r->classic_snaplen = get32(r, head + 16);
+	r->classic_linktype = get32(r, head + 20) & PCAP_LINKTYPE_MASK;
+	if (r->classic_linktype != PCAPNG_LINKTYPE_ERF) {
 		const char *name = capture_linktype_name((int)r->classic_linktype);
 
 		say(err, errlen, r, "link type %u%s%s%s is not ERF (197): not an InfiniBand capture "
@@ -289,48 +307,147 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 		    name ? ")" : "");
 		goto fail;
 	}
-	r->offset = 24;
+	r->offset = PCAP_FILE_HEADER_LEN;
 	return r;
 fail:
 	capture_close(r);
 	return NULL;
 }
 
-/* The ERF record in data: fills the packet fields of rec; 1 for InfiniBand, 0 to skip. */
-static int parse_erf(const uint8_t *data, size_t caplen, struct capture_record *rec)
+/*
+ * The ERF record in data (caplen bytes, the whole record): the packet
+ * fields of rec filled; 1 for an InfiniBand packet, 0 for a link-layer
+ * record to skip, -1 with why in err.
+ */
+static int parse_erf(struct capture_reader *r, const uint8_t *data, uint32_t caplen,
+		     struct capture_record *rec, char *err, size_t errlen)
 {
-	size_t hdr = 16, wlen;
+	size_t hdr = ERF_HDR_LEN, rlen, wlen, room, pad, lrh_len;
 	int more;
+	uint8_t type;
 
-	if (caplen < 16)
+	if (caplen < ERF_HDR_LEN) {
+		say(err, errlen, r, "an ERF record of %u bytes, shorter than its header (%d)", caplen,
+		    ERF_HDR_LEN);
 		return -1;
-	/* Extension headers (8 bytes each) follow while the "more" bit is set. */
-	more = data[8] & 0x80;
-	while (more) {
-		if (caplen < hdr + 8)
-			return -1;
-		more = data[hdr] & 0x80;
-		hdr += 8;
 	}
-	if ((data[8] & 0x7f) != ERF_TYPE_INFINIBAND)
+	/* Extension headers follow while the "more" bit is set. */
+	more = data[ERF_OFF_TYPE] & ERF_TYPE_MORE;
+	while (more) {
+		if (caplen < hdr + ERF_EXT_LEN) {
+			say(err, errlen, r, "ERF extension headers run past the record's %u bytes",
+			    caplen);
+			return -1;
+		}
+		more = data[hdr] & ERF_TYPE_MORE;
+		hdr += ERF_EXT_LEN;
+	}
+	type = data[ERF_OFF_TYPE] & ERF_TYPE_MASK;
+	if (type == ERF_TYPE_INFINIBAND_LINK) {
+		r->ib_link++;
 		return 0;
-	wlen = (size_t)data[14] << 8 | data[15];
+	}
+	if (type != ERF_TYPE_INFINIBAND) {
+		say(err, errlen, r, "an ERF record of type %u%s, not InfiniBand (%d)", type,
+		    type == ERF_TYPE_ETH ? " (Ethernet)" : "", ERF_TYPE_INFINIBAND);
+		return -1;
+	}
+	rlen = get_be16(data + ERF_OFF_RLEN);
+	wlen = get_be16(data + ERF_OFF_WLEN);
+	if (rlen != caplen) {
+		say(err, errlen, r, "the ERF record length %zu disagrees with the %u bytes captured",
+		    rlen, caplen);
+		return -1;
+	}
+	room = rlen - hdr;
+	if (wlen > room) {
+		say(err, errlen, r, "the ERF record holds %zu bytes of a %zu-byte packet: a MAD needs "
+		    "all of it", room, wlen);
+		return -1;
+	}
+	/* Only a record of fixed length may be padded (to 8 bytes). */
+	pad = data[ERF_OFF_FLAGS] & ERF_FLAG_VARLEN ? 0 : ERF_PAD_MAX;
+	if (room - wlen > pad) {
+		say(err, errlen, r, "the ERF wire length %zu disagrees with the %zu bytes after the "
+		    "ERF header", wlen, room);
+		return -1;
+	}
+	if (wlen < IB_LRH_LEN) {
+		say(err, errlen, r, "an InfiniBand packet of %zu bytes, shorter than its LRH", wlen);
+		return -1;
+	}
+	/* What tshark calls "Invalid Packet Length from LRH": the LRH counts up to the ICRC. */
+	lrh_len = (size_t)(get_be16(data + hdr + LRH_OFF_PKTLEN) & LRH_PKTLEN_MAX) * IB_WORD_LEN;
+	if (lrh_len > wlen) {
+		say(err, errlen, r, "the LRH gives the packet %zu bytes, the ERF record %zu", lrh_len,
+		    wlen);
+		return -1;
+	}
 	rec->packet = data + hdr;
-	rec->len = caplen - hdr < wlen ? caplen - hdr : wlen;
+	rec->len = wlen;
 	return 1;
+}
+
+/*
+ * A packet of caplen bytes at data, on an interface of linktype whose snap
+ * length is snaplen (0: none): its lengths checked, then its ERF record.
+ * 1 for an InfiniBand packet in rec (whose other fields the caller fills),
+ * 0 to skip, -1 with why in err.
+ */
+static int parse_packet(struct capture_reader *r, uint32_t linktype, uint32_t snaplen,
+			const uint8_t *data, uint32_t caplen, uint32_t origlen,
+			struct capture_record *rec, char *err, size_t errlen)
+{
+	size_t mad_len;
+	int got;
+
+	if (caplen > origlen) {
+		say(err, errlen, r, "%u bytes captured of a packet of %u", caplen, origlen);
+		return -1;
+	}
+	if (snaplen && caplen > snaplen) {
+		say(err, errlen, r, "%u bytes captured, more than the snap length (%u)", caplen,
+		    snaplen);
+		return -1;
+	}
+	if (linktype != PCAPNG_LINKTYPE_ERF) {
+		r->other_packets++;
+		return 0;
+	}
+	if (caplen < origlen) {
+		say(err, errlen, r, "cut to %u of its %u bytes%s: a MAD needs all of its packet "
+		    "(capture without a snap length)", caplen, origlen,
+		    caplen == snaplen ? " by the snap length" : "");
+		return -1;
+	}
+	memset(rec, 0, sizeof(*rec));
+	rec->iface_name = "";
+	rec->comment = "";
+	got = parse_erf(r, data, caplen, rec, err, errlen);
+	if (got == 1) {
+		if (capture_mad(rec, &mad_len))
+			r->mads++;
+		else
+			r->not_mads++;
+		rec->packet_at = (uint64_t)r->body_at + (uint64_t)(rec->packet - r->body);
+	}
+	return got;
 }
 
 static int next_classic(struct capture_reader *r, struct capture_record *rec, char *err,
 			size_t errlen)
 {
-	uint8_t h[16];
+	uint8_t h[PCAP_RECORD_HEADER_LEN];
 	uint32_t caplen;
 	int got;
 
 	for (;;) {
-		got = read_exact(r, h, 16);
+		r->in_packet = 0;
+		got = read_exact(r, h, sizeof(h));
 		if (got == 0)
 			return 0;
+		r->packets++;
+		r->in_packet = 1;
 		if (got < 0) {
 			say(err, errlen, r, "truncated record header");
 			return -1;
@@ -345,40 +462,53 @@ static int next_classic(struct capture_reader *r, struct capture_record *rec, ch
 			say(err, errlen, r, "truncated record (%u bytes announced)", caplen);
 			return -1;
 		}
-		memset(rec, 0, sizeof(*rec));
-		rec->iface_name = "";
-		rec->comment = "";
-		rec->ts_ns = (uint64_t)get32(r, h) * 1000000000u +
-			     (uint64_t)get32(r, h + 4) * (r->classic_ns ? 1 : 1000);
-		r->offset += 16 + (long)caplen;
-		got = parse_erf(r->body, caplen, rec);
-		if (got < 0) {
-			say(err, errlen, r, "ERF record shorter than its header");
+		got = parse_packet(r, r->classic_linktype, r->classic_snaplen, r->body, caplen,
+				   get32(r, h + 12), rec, err, errlen);
+		r->offset += PCAP_RECORD_HEADER_LEN + (long)caplen;
+		if (got < 0)
 			return -1;
-		}
 		if (got) {
-			rec->packet_at = (uint64_t)r->body_at + (uint64_t)(rec->packet - r->body);
+			rec->ts_ns = (uint64_t)get32(r, h) * 1000000000u +
+				     (uint64_t)get32(r, h + 4) * (r->classic_ns ? 1 : 1000);
 			return 1;
 		}
 	}
 }
 
-/* Walk the options of a block body: calls fn for each, stops at opt_endofopt. */
-static void read_options(struct capture_reader *r, const uint8_t *p, const uint8_t *end,
-			 void (*fn)(struct capture_reader *, uint16_t, const uint8_t *, uint16_t, void *),
-			 void *arg)
+/*
+ * Walk the options of a block body: calls fn for each, stops at
+ * opt_endofopt.  0, or -1 with why in err for an option that runs past the
+ * block (only the last one's padding may be missing).
+ */
+static int read_options(struct capture_reader *r, const uint8_t *p, const uint8_t *end,
+			void (*fn)(struct capture_reader *, uint16_t, const uint8_t *, uint16_t, void *),
+			void *arg, char *err, size_t errlen)
 {
-	while (p < end && end - p >= 4) {
-		uint16_t code = get16(r, p), len = get16(r, p + 2);
-		size_t padded = (len + 3u) & ~3u;
+	while (p < end) {
+		uint16_t code, len;
+		size_t padded;
 
-		if (code == 0 || (size_t)(end - p) - 4 < len)
-			return;
+		if (end - p < 4) {
+			say(err, errlen, r, "%zu bytes after the last option, too few for another",
+			    (size_t)(end - p));
+			return -1;
+		}
+		code = get16(r, p);
+		len = get16(r, p + 2);
+		padded = (len + 3u) & ~3u;
+		if (code == PCAPNG_OPT_END)
+			return 0;
+		if ((size_t)(end - p) - 4 < len) {
+			say(err, errlen, r, "option %u of %u bytes runs past the end of its block",
+			    code, len);
+			return -1;
+		}
 		fn(r, code, p + 4, len, arg);
 		if ((size_t)(end - p) - 4 < padded)
-			return;		/* the last option's padding is missing */
+			return 0;	/* the last option's padding is missing */
 		p += 4 + padded;
 	}
+	return 0;
 }
 
 static void idb_option(struct capture_reader *r, uint16_t code, const uint8_t *v, uint16_t len,
@@ -387,19 +517,18 @@ static void idb_option(struct capture_reader *r, uint16_t code, const uint8_t *v
 	struct iface *i = arg;
 
 	(void)r;
-	if (code == 2) {
+	if (code == PCAPNG_IF_NAME) {
 		size_t n = len < sizeof(i->name) - 1 ? len : sizeof(i->name) - 1;
 
 		memcpy(i->name, v, n);
 		i->name[n] = '\0';
-	} else if (code == 9 && len >= 1) {
+	} else if (code == PCAPNG_IF_TSRESOL && len >= 1) {
 		uint8_t res = v[0];
 		uint64_t per = 1;
 		unsigned k;
 
-		/* Bit 7: a power of two; else a power of ten. */
-		for (k = 0; k < (res & 0x7f) && k < 19; k++)
-			per *= (res & 0x80) ? 2 : 10;
+		for (k = 0; k < (res & ~PCAPNG_TSRESOL_BINARY) && k < 19; k++)
+			per *= (res & PCAPNG_TSRESOL_BINARY) ? 2 : 10;
 		i->ts_per_second = per;
 	}
 }
@@ -409,17 +538,151 @@ static void epb_option(struct capture_reader *r, uint16_t code, const uint8_t *v
 {
 	struct capture_record *rec = arg;
 
-	if (code == 1) {
+	if (code == PCAPNG_OPT_COMMENT) {
 		size_t n = len < sizeof(r->comment) - 1 ? len : sizeof(r->comment) - 1;
 
 		memcpy(r->comment, v, n);
 		r->comment[n] = '\0';
 		rec->comment = r->comment;
-	} else if (code == 2 && len == 4) {
+	} else if (code == PCAPNG_EPB_FLAGS && len == 4) {
 		rec->direction = (enum pcapng_direction)(get32(r, v) & PCAPNG_DIR_MASK);
-	} else if (code == 5 && len == 8) {
+	} else if (code == PCAPNG_EPB_PACKETID && len == 8) {
 		rec->packet_id = get64(r, v);
 	}
+}
+
+/* The section header whose first 8 bytes are h: 0, or -1 with why in err. */
+static int section_header(struct capture_reader *r, const uint8_t *h, char *err, size_t errlen)
+{
+	uint32_t magic, total;
+	uint16_t major, minor;
+
+	if (read_exact(r, &magic, 4) != 1) {
+		say(err, errlen, r, "truncated section header");
+		return -1;
+	}
+	if (magic == PCAPNG_BYTE_ORDER_MAGIC)
+		r->swapped = 0;
+	else if (magic == __builtin_bswap32(PCAPNG_BYTE_ORDER_MAGIC))
+		r->swapped = 1;
+	else {
+		say(err, errlen, r, "bad byte-order magic 0x%08x", magic);
+		return -1;
+	}
+	r->n_ifaces = 0;	/* interfaces are per section */
+	total = get32(r, h + 4);
+	if (total < PCAPNG_SHB_MIN || total % 4 || total > MAX_BLOCK) {
+		say(err, errlen, r, "section header of %u bytes", total);
+		return -1;
+	}
+	if (read_body(r, total - PCAPNG_BLOCK_MIN) != 1) {
+		say(err, errlen, r, "truncated section header");
+		return -1;
+	}
+	major = get16(r, r->body);
+	minor = get16(r, r->body + 2);
+	if (major != PCAPNG_VERSION_MAJOR ||
+	    (minor != PCAPNG_VERSION_MINOR && minor != PCAPNG_VERSION_MINOR_ALT)) {
+		say(err, errlen, r, "pcapng version %u.%u: only 1.0 is known", major, minor);
+		return -1;
+	}
+	if (get32(r, r->body + total - PCAPNG_BLOCK_MIN - 4) != total) {
+		say(err, errlen, r, "section header lengths at its two ends differ");
+		return -1;
+	}
+	return 0;
+}
+
+/* An interface description block of total bytes, at r->body: 0, or -1 with why in err. */
+static int interface_block(struct capture_reader *r, uint32_t total, char *err, size_t errlen)
+{
+	struct iface *i;
+
+	if (total < PCAPNG_IDB_MIN || r->n_ifaces == MAX_IFACES) {
+		say(err, errlen, r, "bad or too many interface blocks");
+		return -1;
+	}
+	if (r->n_ifaces == r->ifaces_cap) {
+		int cap = r->ifaces_cap ? 2 * r->ifaces_cap : 4;
+
+		i = realloc(r->ifaces, (size_t)cap * sizeof(*i));
+		if (!i) {
+			say(err, errlen, r, "%s", strerror(ENOMEM));
+			return -1;
+		}
+		r->ifaces = i;
+		r->ifaces_cap = cap;
+	}
+	i = &r->ifaces[r->n_ifaces++];
+	memset(i, 0, sizeof(*i));
+	i->linktype = get16(r, r->body);
+	i->snaplen = get32(r, r->body + 4);
+	i->ts_per_second = 1000000;
+	r->described++;
+	if (i->linktype == PCAPNG_LINKTYPE_ERF)
+		r->described_erf++;
+	else if (r->other_linktype < 0)
+		r->other_linktype = i->linktype;
+	return read_options(r, r->body + 8, r->body + total - PCAPNG_BLOCK_MIN, idb_option, i, err,
+			    errlen);
+}
+
+/*
+ * A packet block (enhanced, simple or the obsolete kind) of total bytes at
+ * r->body: 1 with an InfiniBand packet in rec, 0 to skip, -1 with why in err.
+ */
+static int packet_block(struct capture_reader *r, uint32_t type, uint32_t total,
+			struct capture_record *rec, char *err, size_t errlen)
+{
+	const uint8_t *b = r->body, *end = r->body + total - PCAPNG_BLOCK_MIN, *data;
+	uint32_t id, caplen = 0, origlen, room;
+	uint64_t ts = 0;
+	const struct iface *i;
+	int got;
+
+	r->packets++;
+	r->in_packet = 1;
+	if (total < (type == PCAPNG_BT_SPB ? PCAPNG_SPB_MIN : PCAPNG_EPB_MIN)) {
+		say(err, errlen, r, "packet block of %u bytes", total);
+		return -1;
+	}
+	if (type == PCAPNG_BT_SPB) {
+		id = 0;
+		origlen = get32(r, b);
+		data = b + 4;
+	} else {
+		id = type == PCAPNG_BT_EPB ? get32(r, b) : get16(r, b);
+		ts = (uint64_t)get32(r, b + 4) << 32 | get32(r, b + 8);
+		caplen = get32(r, b + 12);
+		origlen = get32(r, b + 16);
+		data = b + 20;
+	}
+	if (id >= (uint32_t)r->n_ifaces) {
+		say(err, errlen, r, "packet on interface %u, which no interface block described "
+		    "before it", id);
+		return -1;
+	}
+	i = &r->ifaces[id];
+	room = (uint32_t)(end - data);
+	if (type == PCAPNG_BT_SPB)	/* what was kept is what the snap length let through */
+		caplen = i->snaplen && i->snaplen < origlen ? i->snaplen : origlen;
+	/* caplen is the file's word, so compare without sums that wrap. */
+	if (caplen > room) {
+		say(err, errlen, r, "packet of %u bytes in a block of %u", caplen, total);
+		return -1;
+	}
+	got = parse_packet(r, i->linktype, i->snaplen, data, caplen, origlen, rec, err, errlen);
+	if (got <= 0)
+		return got;
+	rec->iface = (int)id;
+	rec->iface_name = i->name;
+	rec->ts_ns = i->ts_per_second == 1000000000u ? ts :
+		     ts / i->ts_per_second * 1000000000u +
+		     ts % i->ts_per_second * 1000000000u / i->ts_per_second;
+	if (type != PCAPNG_BT_SPB && ((caplen + 3u) & ~3u) <= room &&
+	    read_options(r, data + ((caplen + 3u) & ~3u), end, epb_option, rec, err, errlen) < 0)
+		return -1;
+	return 1;
 }
 
 int capture_next(struct capture_reader *r, struct capture_record *rec, char *err, size_t errlen)
@@ -432,6 +695,7 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 		return next_classic(r, rec, err, errlen);
 	for (;;) {
 		r->offset = position(r);
+		r->in_packet = 0;
 		got = read_exact(r, h, 8);
 		if (got == 0)
 			return 0;
@@ -440,36 +704,14 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 			return -1;
 		}
 		memcpy(&type, h, 4);
-		if (type == BT_SHB) {
-			uint32_t magic;
-
-			if (read_exact(r, &magic, 4) != 1) {
-				say(err, errlen, r, "truncated section header");
+		if (type == PCAPNG_BT_SHB) {
+			if (section_header(r, h, err, errlen) < 0)
 				return -1;
-			}
-			if (magic == BYTE_ORDER_MAGIC)
-				r->swapped = 0;
-			else if (magic == __builtin_bswap32(BYTE_ORDER_MAGIC))
-				r->swapped = 1;
-			else {
-				say(err, errlen, r, "bad byte-order magic 0x%08x", magic);
-				return -1;
-			}
-			r->n_ifaces = 0;	/* interfaces are per section */
-			total = get32(r, h + 4);
-			if (total < 28 || total % 4 || total > MAX_BLOCK) {
-				say(err, errlen, r, "section header of %u bytes", total);
-				return -1;
-			}
-			if (read_body(r, total - 12) != 1) {
-				say(err, errlen, r, "truncated section header");
-				return -1;
-			}
 			continue;
 		}
 		type = get32(r, h);
 		total = get32(r, h + 4);
-		if (total < 12 || total % 4 || total > MAX_BLOCK) {
+		if (total < PCAPNG_BLOCK_MIN || total % 4 || total > MAX_BLOCK) {
 			say(err, errlen, r, "block of type 0x%x has an impossible length %u", type, total);
 			return -1;
 		}
@@ -482,81 +724,20 @@ int capture_next(struct capture_reader *r, struct capture_record *rec, char *err
 			say(err, errlen, r, "truncated block (%u bytes announced)", total);
 			return -1;
 		}
-		if (get32(r, r->body + total - 12) != total) {
+		if (get32(r, r->body + total - PCAPNG_BLOCK_MIN) != total) {
 			say(err, errlen, r, "block lengths at its two ends differ");
 			return -1;
 		}
-		if (type == BT_IDB) {
-			struct iface *i;
-
-			if (total < 20 || r->n_ifaces == MAX_IFACES) {
-				say(err, errlen, r, "bad or too many interface blocks");
+		if (type == PCAPNG_BT_IDB) {
+			if (interface_block(r, total, err, errlen) < 0)
 				return -1;
-			}
-			if (r->n_ifaces == r->ifaces_cap) {
-				int cap = r->ifaces_cap ? 2 * r->ifaces_cap : 4;
-
-				i = realloc(r->ifaces, (size_t)cap * sizeof(*i));
-				if (!i) {
-					say(err, errlen, r, "%s", strerror(ENOMEM));
-					return -1;
-				}
-				r->ifaces = i;
-				r->ifaces_cap = cap;
-			}
-			i = &r->ifaces[r->n_ifaces++];
-			memset(i, 0, sizeof(*i));
-			i->linktype = get16(r, r->body);
-			i->ts_per_second = 1000000;
-			read_options(r, r->body + 8, r->body + total - 12, idb_option, i);
 			continue;
 		}
-		if (type == BT_EPB) {
-			uint32_t id, caplen;
-			uint64_t ts;
-			const struct iface *i;
-
-			if (total < 32) {
-				say(err, errlen, r, "packet block of %u bytes", total);
-				return -1;
-			}
-			id = get32(r, r->body);
-			caplen = get32(r, r->body + 12);
-			if (id >= (uint32_t)r->n_ifaces) {
-				say(err, errlen, r, "packet on interface %u, which was never described", id);
-				return -1;
-			}
-			/* total >= 32 here; caplen is the file's word, so compare without sums that wrap. */
-			if (caplen > total - 32) {
-				say(err, errlen, r, "packet of %u bytes in a block of %u", caplen, total);
-				return -1;
-			}
-			i = &r->ifaces[id];
-			if (i->linktype != LINKTYPE_ERF) {
-				if (r->other_linktype < 0)
-					r->other_linktype = i->linktype;
-				continue;
-			}
-			memset(rec, 0, sizeof(*rec));
-			rec->iface = (int)id;
-			rec->iface_name = i->name;
-			rec->comment = "";
-			ts = (uint64_t)get32(r, r->body + 4) << 32 | get32(r, r->body + 8);
-			rec->ts_ns = i->ts_per_second == 1000000000u ? ts :
-				     ts / i->ts_per_second * 1000000000u +
-				     ts % i->ts_per_second * 1000000000u / i->ts_per_second;
-			got = parse_erf(r->body + 20, caplen, rec);
-			if (got < 0) {
-				say(err, errlen, r, "ERF record shorter than its header");
-				return -1;
-			}
-			if (!got)
-				continue;
-			if (((caplen + 3u) & ~3u) <= total - 32)
-				read_options(r, r->body + 20 + ((caplen + 3u) & ~3u),
-					     r->body + total - 12, epb_option, rec);
-			rec->packet_at = (uint64_t)r->body_at + (uint64_t)(rec->packet - r->body);
-			return 1;
+		if (type == PCAPNG_BT_EPB || type == PCAPNG_BT_SPB || type == PCAPNG_BT_PB) {
+			got = packet_block(r, type, total, rec, err, errlen);
+			if (got)
+				return got;
+			continue;
 		}
 		/* Other blocks (name resolution, statistics, ...) carry nothing we need. */
 	}
@@ -583,11 +764,6 @@ int capture_reopen(const struct capture_reader *r)
 	return fd < 0 ? -errno : fd;
 }
 
-int capture_other_linktype(const struct capture_reader *r)
-{
-	return r->other_linktype;
-}
-
 const char *capture_linktype_name(int linktype)
 {
 	static const struct { int type; const char *name; } names[] = {
@@ -604,16 +780,93 @@ const char *capture_linktype_name(int linktype)
 	return NULL;
 }
 
+/* Append to out (size bytes, a string) what fmt says, cut at the end. */
+static void append(char *out, size_t size, const char *fmt, ...)
+{
+	size_t n = strlen(out);
+	va_list ap;
+
+	if (n + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(out + n, size - n, fmt, ap);
+	va_end(ap);
+}
+
+unsigned long capture_not_mads(const struct capture_reader *r)
+{
+	return r->packets - r->mads;
+}
+
+int capture_why_no_mad(const struct capture_reader *r, char *why, size_t size)
+{
+	const char *name = capture_linktype_name(r->other_linktype);
+	const char *sep = " (";
+
+	if (r->mads || !size)
+		return 0;
+	snprintf(why, size, "%s: ", r->path);
+	if (!r->classic && !r->described) {
+		append(why, size, "no interface block, so no packet: nothing was captured (a "
+		       "program that opened no umad port leaves only the section header)");
+		return 1;
+	}
+	if (!r->classic && !r->described_erf) {
+		append(why, size, "no InfiniBand (ERF) interface: link type %d%s%s%s",
+		       r->other_linktype, name ? " (" : "", name ? name : "", name ? ")" : "");
+		return 1;
+	}
+	if (!r->packets) {
+		append(why, size, "no packet was captured");
+		return 1;
+	}
+	append(why, size, "none of its %lu packets is a MAD", r->packets);
+	if (r->not_mads) {
+		append(why, size, "%s%lu InfiniBand packets not UD to or from QP0 or QP1", sep,
+		       r->not_mads);
+		sep = ", ";
+	}
+	if (r->ib_link) {
+		append(why, size, "%s%lu InfiniBand link records", sep, r->ib_link);
+		sep = ", ";
+	}
+	if (r->other_packets)
+		append(why, size, "%s%lu on interfaces of other link types", sep, r->other_packets);
+	if (r->not_mads || r->ib_link || r->other_packets)
+		append(why, size, ")");
+	return 1;
+}
+
+/*
+ * A MAD travels in a UD SEND to or from QP0 or QP1 (what Wireshark takes
+ * for one): LRH, a GRH if the LRH says so and it says a BTH follows, the
+ * BTH, the DETH, then the MAD and the two CRCs.
+ */
 const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len)
 {
-	size_t head = IB_LRH_LEN + IB_BTH_LEN + IB_DETH_LEN, crcs = IB_ICRC_LEN + IB_VCRC_LEN;
+	const uint8_t *p = rec->packet;
+	size_t head = IB_LRH_LEN, crcs = IB_ICRC_LEN + IB_VCRC_LEN;
+	uint8_t lnh;
 
-	if (rec->len >= 2 && (rec->packet[LRH_OFF_SL_LNH] & LRH_LNH_MASK) == LRH_LNH_GLOBAL)
-		head += IB_GRH_LEN;
-	if (rec->len < head + MAD_HDR_SIZE + crcs)
+	if (rec->len < IB_LRH_LEN)
 		return NULL;
+	lnh = p[LRH_OFF_SL_LNH] & LRH_LNH_MASK;
+	if (lnh == LRH_LNH_GLOBAL) {
+		if (rec->len < IB_LRH_LEN + IB_GRH_LEN ||
+		    p[IB_LRH_LEN + GRH_OFF_NEXT_HDR] != GRH_NEXT_HDR_BTH)
+			return NULL;
+		head += IB_GRH_LEN;
+	} else if (lnh != LRH_LNH_LOCAL) {
+		return NULL;
+	}
+	if (rec->len < head + IB_BTH_LEN + IB_DETH_LEN + MAD_HDR_SIZE + crcs ||
+	    p[head + BTH_OFF_OPCODE] != BTH_OPCODE_UD_SEND_ONLY ||
+	    (get_be24(p + head + BTH_OFF_DEST_QP) > QP1_GSI &&
+	     get_be24(p + head + IB_BTH_LEN + DETH_OFF_SRC_QP) > QP1_GSI))
+		return NULL;
+	head += IB_BTH_LEN + IB_DETH_LEN;
 	*mad_len = rec->len - head - crcs;
-	return rec->packet + head;
+	return p + head;
 }
 
 enum pcapng_direction capture_direction(const struct capture_record *rec)

@@ -32,9 +32,20 @@ struct capture_record {
 /* Open path; NULL with the reason in err (size errlen). */
 struct capture_reader *capture_open(const char *path, char *err, size_t errlen);
 /*
- * The next ERF InfiniBand record (others are skipped): 1, 0 at the end of
- * the file, or -1 with the reason in err.  The record stays valid until the
- * next call.
+ * The next ERF InfiniBand record (packets of other link types and ERF
+ * InfiniBand link-layer records are skipped): 1, 0 at the end of the file,
+ * or -1 with the reason in err.  The record stays valid until the next call.
+ * A file that contradicts itself is refused where it does: "FILE: offset
+ * N: " (the block or record), "packet K: " (as tshark numbers frames) for a
+ * packet, then what is wrong.  Refused are, besides blocks cut short or
+ * whose lengths disagree: a pcapng version other than 1.0 (or 1.2), a
+ * classic pcap version other than 2; a packet on an interface no block
+ * described before it; a packet longer than its original length or than
+ * its interface's snap length, or cut shorter than its original length (a
+ * MAD needs all of it); an option that runs past its block; an ERF record
+ * of a type other than InfiniBand, whose record length is not the captured
+ * length, whose wire length disagrees with what follows its header, or whose
+ * packet is shorter than the length its LRH gives.
  */
 int capture_next(struct capture_reader *r, struct capture_record *rec, char *err, size_t errlen);
 void capture_close(struct capture_reader *r);
@@ -48,18 +59,23 @@ void capture_close(struct capture_reader *r);
 int capture_reopen(const struct capture_reader *r);
 
 /*
- * The link type of an interface (or of a classic pcap file) that is not
- * ERF and whose packets capture_next() therefore skipped, or -1 when every
- * interface seen so far was ERF: a file with no MAD can say why.
+ * Once capture_next() has returned 0: 1 when no record it gave held a MAD
+ * (capture_mad), with why as "FILE: message" in why (size bytes): only a
+ * section header, no InfiniBand (ERF) interface, no packet, or packets none
+ * of which is a MAD (and what they are); 0 when the file held MADs.
  */
-int capture_other_linktype(const struct capture_reader *r);
+int capture_why_no_mad(const struct capture_reader *r, char *why, size_t size);
+/* How many packets read so far carried no MAD (other link types, link records, other IB traffic). */
+unsigned long capture_not_mads(const struct capture_reader *r);
 /* "Ethernet" and the like for messages, or NULL for a link type without a name here. */
 const char *capture_linktype_name(int linktype);
 
 /*
  * The MAD of a record's packet (after the LRH, a GRH if the LRH says so,
  * the BTH and the DETH; the ICRC and VCRC left off): its bytes, *mad_len
- * of them, or NULL when the packet is too short to hold a MAD header.
+ * of them, or NULL when the packet is not a UD SEND to or from QP0 or QP1
+ * (other InfiniBand traffic, as ibdump captures it) or is too short to
+ * hold a MAD header.
  */
 const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len);
 

@@ -13,25 +13,8 @@
 
 #include "capture_file.h"
 #include "ib_packet.h"
+#include "pcapng_format.h"
 #include "pcapng_writer.h"
-
-#define BT_SHB	0x0a0d0d0a
-#define BT_IDB	0x00000001
-#define BT_EPB	0x00000006
-#define BYTE_ORDER_MAGIC 0x1a2b3c4d
-
-#define OPT_END		0
-#define OPT_COMMENT	1
-#define SHB_USERAPPL	4
-#define IF_NAME		2
-#define IF_DESCRIPTION	3
-#define IF_TSRESOL	9
-#define EPB_FLAGS	2
-#define EPB_PACKETID	5
-
-#define ERF_TYPE_INFINIBAND 21
-#define ERF_FLAG_VARLEN	0x04
-#define ERF_HDR_LEN	16
 
 /* Longest comment kept; longer ones are cut (they are one line of key=value). */
 #define MAX_COMMENT	1024
@@ -268,7 +251,7 @@ static int finish(struct block *b, struct pcapng_writer *w, int with_options)
 	uint32_t total;
 
 	if (with_options)
-		add_option(b, OPT_END, NULL, 0);
+		add_option(b, PCAPNG_OPT_END, NULL, 0);
 	add_u32(b, 0);
 	if (b->len > b->max)
 		return -EMSGSIZE;
@@ -296,14 +279,14 @@ struct pcapng_writer *pcapng_create(const char *path, const char *application, c
 		free(w);
 		return NULL;
 	}
-	begin(&b, w, BT_SHB);
-	add_u32(&b, BYTE_ORDER_MAGIC);
-	add_u16(&b, 1);			/* version 1.0 */
-	add_u16(&b, 0);
+	begin(&b, w, PCAPNG_BT_SHB);
+	add_u32(&b, PCAPNG_BYTE_ORDER_MAGIC);
+	add_u16(&b, PCAPNG_VERSION_MAJOR);
+	add_u16(&b, PCAPNG_VERSION_MINOR);
 	add_u32(&b, 0xffffffff);	/* section length: not known in advance */
 	add_u32(&b, 0xffffffff);
 	if (application)
-		add_option(&b, SHB_USERAPPL, application, strlen(application));
+		add_option(&b, PCAPNG_SHB_USERAPPL, application, strlen(application));
 	r = finish(&b, w, application != NULL);
 	if (r < 0) {
 		snprintf(err, errlen, "%s", strerror(-r));
@@ -322,15 +305,15 @@ int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *
 	struct block b;
 	int r;
 
-	begin(&b, w, BT_IDB);
+	begin(&b, w, PCAPNG_BT_IDB);
 	add_u16(&b, PCAPNG_LINKTYPE_ERF);
 	add_u16(&b, 0);
 	add_u32(&b, 0);			/* no snapshot limit */
 	if (name)
-		add_option(&b, IF_NAME, name, strlen(name));
+		add_option(&b, PCAPNG_IF_NAME, name, strlen(name));
 	if (description)
-		add_option(&b, IF_DESCRIPTION, description, strlen(description));
-	add_option(&b, IF_TSRESOL, &nanoseconds, 1);
+		add_option(&b, PCAPNG_IF_DESCRIPTION, description, strlen(description));
+	add_option(&b, PCAPNG_IF_TSRESOL, &nanoseconds, 1);
 	r = finish(&b, w, 1);
 	return r < 0 ? r : w->n_interfaces++;
 }
@@ -361,7 +344,7 @@ int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_d
 	b.p = w->batch + w->batch_len;
 	b.len = 0;
 	b.max = total;
-	add_u32(&b, BT_EPB);
+	add_u32(&b, PCAPNG_BT_EPB);
 	add_u32(&b, total);
 	add_u32(&b, (uint32_t)id);
 	add_u32(&b, (uint32_t)(ts_ns >> 32));
@@ -372,26 +355,24 @@ int pcapng_add_ib(struct pcapng_writer *w, int id, uint64_t ts_ns, enum pcapng_d
 	/* ERF: little-endian 32.32 timestamp, then big-endian lengths. */
 	erf_ts = htole64((ts_ns / 1000000000u) << 32 | ((ts_ns % 1000000000u) << 32) / 1000000000u);
 	memcpy(erf, &erf_ts, 8);
-	erf[8] = ERF_TYPE_INFINIBAND;
-	erf[9] = ERF_FLAG_VARLEN;
-	erf[10] = (uint8_t)((ERF_HDR_LEN + len) >> 8);
-	erf[11] = (uint8_t)(ERF_HDR_LEN + len);
-	erf[12] = erf[13] = 0;
-	erf[14] = (uint8_t)(len >> 8);
-	erf[15] = (uint8_t)len;
+	erf[ERF_OFF_TYPE] = ERF_TYPE_INFINIBAND;
+	erf[ERF_OFF_FLAGS] = ERF_FLAG_VARLEN;
+	put_be16(erf + ERF_OFF_RLEN, (uint16_t)(ERF_HDR_LEN + len));
+	put_be16(erf + ERF_OFF_LCTR, 0);
+	put_be16(erf + ERF_OFF_WLEN, (uint16_t)len);
 	add_bytes(&b, erf, sizeof(erf));
 	*pkt_at = b.p + b.len;		/* the caller's packet goes here */
 	b.len += len;
 	add_pad(&b);
 
 	if (dir != PCAPNG_DIR_UNKNOWN)
-		add_option(&b, EPB_FLAGS, &flags, 4);
+		add_option(&b, PCAPNG_EPB_FLAGS, &flags, 4);
 	if (comment)
-		add_option(&b, OPT_COMMENT, comment, comment_len);
+		add_option(&b, PCAPNG_OPT_COMMENT, comment, comment_len);
 	if (packet_id)
-		add_option(&b, EPB_PACKETID, &packet_id, 8);
+		add_option(&b, PCAPNG_EPB_PACKETID, &packet_id, 8);
 	if (with_options)
-		add_option(&b, OPT_END, NULL, 0);
+		add_option(&b, PCAPNG_OPT_END, NULL, 0);
 	add_u32(&b, total);
 	w->batch_len += total;
 	return 0;

@@ -16,8 +16,7 @@
 #include <stdint.h>
 
 #include "capture_meta.h"
-
-#define PCAPNG_LINKTYPE_ERF 197
+#include "pcapng_format.h"
 
 struct pcapng_writer;
 

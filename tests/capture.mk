@@ -3,8 +3,9 @@ if HAVE_CMOCKA
 if HAVE_LIBPCAP
 check_PROGRAMS += tests/test_capture_format
 TESTS += tests/test_capture_format
-tests_test_capture_format_SOURCES = tests/test_capture_format.c
-tests_test_capture_format_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS)
+tests_test_capture_format_SOURCES = tests/test_capture_format.c tests/child.c tests/child.h
+tests_test_capture_format_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS) \
+	-DUMAD_CLI='"$(abs_top_builddir)/cli/umad"'
 tests_test_capture_format_LDADD = pcap/libcapture.la pcap/libcapturereader.la pcap/libcapturemeta.la $(PCAP_LIBS) $(CMOCKA_LIBS)
 endif
 endif

@@ -102,18 +102,24 @@ if "$top_builddir/cli/umad" capture stats "$work/cut.pcapng" > "$work/cut.stats"
 fi
 grep -q 'MADs (' "$work/cut.stats" && grep -q 'truncated block' "$work/cut.stats.err" ||
 	fail "stats of a cut capture: $(cat "$work/cut.stats" "$work/cut.stats.err")"
-# No InfiniBand interface at all: said, for replay and stats.
+# refused NAME FILE MESSAGE: replay and stats refuse FILE, saying MESSAGE.
+refused() {
+	if replay "$2" smpquery -D nodeinfo 0 > /dev/null 2> "$work/refused.err"; then
+		fail "replay of $1 succeeded"
+	fi
+	grep -q "$3" "$work/refused.err" || fail "replay of $1: $(cat "$work/refused.err")"
+	if "$top_builddir/cli/umad" capture stats "$2" > /dev/null 2> "$work/refused.err"; then
+		fail "stats of $1 exits 0"
+	fi
+	grep -q "$3" "$work/refused.err" || fail "stats of $1: $(cat "$work/refused.err")"
+}
+# No InfiniBand interface at all.
 editcap -T ether "$work/ibnd.pcapng" "$work/ether.pcapng" || fail "editcap -T ether"
-if replay "$work/ether.pcapng" smpquery -D nodeinfo 0 > /dev/null 2> "$work/ether.err"; then
-	fail "replay of an Ethernet capture succeeded"
-fi
-grep -q 'ether.pcapng: no InfiniBand (ERF) interface: link type 1 (Ethernet)' "$work/ether.err" ||
-	fail "replay of an Ethernet capture: $(cat "$work/ether.err")"
-if "$top_builddir/cli/umad" capture stats "$work/ether.pcapng" > /dev/null 2> "$work/ether.stats.err"; then
-	fail "stats of an Ethernet capture exits 0"
-fi
-grep -q 'no InfiniBand (ERF) interface: link type 1 (Ethernet)' "$work/ether.stats.err" ||
-	fail "stats of an Ethernet capture: $(cat "$work/ether.stats.err")"
+refused "an Ethernet capture" "$work/ether.pcapng" \
+	'ether.pcapng: no InfiniBand (ERF) interface: link type 1 (Ethernet)'
+# Only the section header (what a program that opens no port would leave).
+head -c "$(od -An -tu4 -j4 -N4 "$work/ibnd.pcapng" | tr -d ' ')" "$work/ibnd.pcapng" > "$work/shb.pcapng"
+refused "a section header alone" "$work/shb.pcapng" 'shb.pcapng: no interface block, so no packet'
 
 # --- smpquery -D: one request, one answer ------------------------------------------------------------
 UMAD_CAPTURE="$work/smpq.pcapng" sim smpquery -D nodeinfo 0,1,7 > /dev/null 2>&1 || fail "smpquery"

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -25,6 +26,7 @@
 #include "pcap/capture_file.h"
 #include "pcap/pcapng_writer.h"
 #include "pcap/pcapng_reader.h"
+#include "tests/child.h"
 
 /* DR SubnGet(NodeInfo) from LID 1 to the permissive LID, initial path [0, 1], TID 0x100001234. */
 static void dr_get_nodeinfo(uint8_t mad[MAD_SIZE], struct ib_user_mad *hdr)
@@ -454,6 +456,128 @@ static void test_existing_files_are_replaced(void **state)
 	assert_string_equal(err_text, "a character device, not a regular file");
 }
 
+/* The user the private-mode cases run as: nobody when we are root, else ourselves. */
+#define OTHER_UID 65534
+
+static char private_dir[64];
+
+/* Become the capturing user of the private-mode cases (nobody, if we are root). */
+static int become_capturing_user(void)
+{
+	if (geteuid() != 0)
+		return 0;
+	return setgroups(0, NULL) == 0 && setgid(OTHER_UID) == 0 && setuid(OTHER_UID) == 0 ? 0 : -1;
+}
+
+/* In the child: a capture over our own 0666 file in a directory we may not write. */
+static int capture_in_place(void)
+{
+	char file[96];
+	struct pcapng_writer *w;
+	struct stat st;
+
+	CHECK(become_capturing_user() == 0);
+	snprintf(file, sizeof(file), "%s/ours", private_dir);
+	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	if (!w)
+		fprintf(stderr, "refused: %s\n", err_text);
+	CHECK(w != NULL);
+	CHECK_EQ(pcapng_close(w), 0);
+	CHECK_EQ(stat(file, &st), 0);
+	CHECK_EQ(st.st_mode & 07777, 0600);
+	CHECK_EQ(st.st_uid, geteuid());
+	CHECK_EQ(st.st_size > 0, 1);
+	return 0;
+}
+
+/* In the child (nobody): a capture over root's 0666 file in a sticky directory. */
+static int capture_over_theirs(void)
+{
+	char file[96];
+	struct pcapng_writer *w;
+
+	CHECK(become_capturing_user() == 0);
+	snprintf(file, sizeof(file), "%s/theirs", private_dir);
+	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	if (w)
+		pcapng_close(w);
+	CHECK(w == NULL);
+	CHECK_EQ(errno, EPERM);
+	CHECK(strstr(err_text, "owned by user 0") != NULL);
+	return 0;
+}
+
+/* A file of content "old content" at dir/name, mode, owned by uid. */
+static void old_file(const char *name, mode_t mode, uid_t uid)
+{
+	char file[96];
+	FILE *f;
+
+	snprintf(file, sizeof(file), "%s/%s", private_dir, name);
+	f = fopen(file, "w");
+	assert_non_null(f);
+	fputs("old content", f);
+	fclose(f);
+	assert_int_equal(chown(file, uid, (gid_t)-1), 0);
+	assert_int_equal(chmod(file, mode), 0);
+}
+
+/*
+ * Whatever was there, the capture file ends up mode 0600 and the capturing
+ * user's, or is refused with the old file untouched: under a umask that
+ * takes owner bits too, over the user's own 0666 file in a directory that
+ * does not let them replace it (written in place), and over another user's
+ * 0666 file in a sticky directory (refused: it would stay theirs).
+ */
+static void test_capture_file_is_private(void **state)
+{
+	struct child_result res;
+	struct pcapng_writer *w;
+	char file[96];
+	struct stat st;
+	mode_t old_mask;
+	uid_t me = geteuid();
+
+	(void)state;
+	snprintf(private_dir, sizeof(private_dir), "/tmp/umad-capture-dir-XXXXXX");
+	assert_non_null(mkdtemp(private_dir));
+
+	/* A new file under umask 0277: 0400 from open(2), 0600 in the end. */
+	snprintf(file, sizeof(file), "%s/new", private_dir);
+	old_mask = umask(0277);
+	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	umask(old_mask);
+	assert_non_null(w);
+	assert_int_equal(pcapng_close(w), 0);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0600);
+	unlink(file);
+
+	/* The user's own 0666 file in a directory they may not write (root's, or read-only). */
+	old_file("ours", 0666, me == 0 ? OTHER_UID : me);
+	assert_int_equal(chmod(private_dir, 0555), 0);
+	expect_child_ok(capture_in_place, NULL, NULL, &res);
+	assert_int_equal(chmod(private_dir, 0700), 0);
+	snprintf(file, sizeof(file), "%s/ours", private_dir);
+	unlink(file);
+
+	/* Another user's 0666 file in a sticky directory: refused, left as it was. */
+	if (me == 0) {
+		old_file("theirs", 0666, 0);
+		assert_int_equal(chmod(private_dir, 01777), 0);
+		expect_child_ok(capture_over_theirs, NULL, NULL, &res);
+		snprintf(file, sizeof(file), "%s/theirs", private_dir);
+		assert_int_equal(stat(file, &st), 0);
+		assert_int_equal(st.st_mode & 07777, 0666);
+		assert_int_equal(st.st_size, 11);
+		assert_int_equal(first_word(file), 0x20646c6f);	/* "old " */
+		unlink(file);
+	} else {
+		print_message("another user's file needs root to set up: that case not run\n");
+	}
+	assert_int_equal(rmdir(private_dir), 0);
+}
+
 /* A file another writer holds is not replaced; once it is closed, it is. */
 static void test_file_in_use_is_kept(void **state)
 {
@@ -676,7 +800,8 @@ static size_t put_le32(uint8_t *p, uint32_t v)
 /*
  * A packet block whose captured length is near 2^32 (the bounds check
  * summed it with the header and wrapped): refused, and nothing past the
- * block is ever handed out.
+ * block is ever handed out.  One within the block but short of the
+ * packet's original length is refused too, as cut.
  */
 static void test_reader_huge_captured_length(void **state)
 {
@@ -732,14 +857,410 @@ static void test_reader_huge_captured_length(void **state)
 				sum += rec.packet[k];
 			assert_int_equal(sum, 0);
 		}
-		if (caplens[i] > 32)
-			assert_int_equal(got, -1);
-		else
-			assert_int_equal(got, 0);
-		if (got < 0)
-			assert_non_null(strstr(err, "packet of"));
+		/* Past the block, or short of the 64 bytes the packet had: refused either way. */
+		assert_int_equal(got, -1);
+		assert_non_null(strstr(err, caplens[i] > 32 ? "packet of" : "cut to"));
 		capture_close(r);
 	}
+}
+
+/* --- files that contradict themselves ------------------------------------- */
+
+/* The sample written and read back into memory: SHB, IDB, three EPBs. */
+static uint8_t sample[4096];
+static size_t sample_size;
+
+/* The first max bytes of file into out: how many. */
+static size_t read_file(const char *file, uint8_t *out, size_t max)
+{
+	FILE *f = fopen(file, "rb");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(out, 1, max, f);
+	fclose(f);
+	return n;
+}
+
+/* A word of the file, in the order the writer wrote it (ours). */
+static uint32_t word_at(const uint8_t *file, size_t at)
+{
+	uint32_t v;
+
+	memcpy(&v, file + at, 4);
+	return v;
+}
+
+static void set_word(uint8_t *file, size_t at, uint32_t v)
+{
+	memcpy(file + at, &v, 4);
+}
+
+static void set_half(uint8_t *file, size_t at, uint16_t v)
+{
+	memcpy(file + at, &v, 2);
+}
+
+/* The offset of the nth (from 0) block of type in file. */
+static size_t block_of(const uint8_t *file, size_t size, uint32_t type, int nth)
+{
+	size_t at;
+
+	for (at = 0; at + 8 <= size; at += word_at(file, at + 4))
+		if (word_at(file, at) == type && nth-- == 0)
+			return at;
+	fail_msg("no block %d of type 0x%x", nth, type);
+	return 0;
+}
+
+/* Where things are in the sample: the EPB's fields, its ERF record, its IB packet. */
+#define EPB_OFF_IFACE	8
+#define EPB_OFF_CAPLEN	20
+#define EPB_OFF_ORIGLEN	24
+#define EPB_OFF_DATA	28
+#define IDB_OFF_SNAPLEN	12
+#define SHB_OFF_MAJOR	12
+
+static size_t epb(uint8_t *file, size_t size, int nth)
+{
+	return block_of(file, size, PCAPNG_BT_EPB, nth);
+}
+
+static void only_section_header(uint8_t *f, size_t *size)
+{
+	*size = block_of(f, *size, PCAPNG_BT_IDB, 0);
+}
+
+static void no_packet(uint8_t *f, size_t *size)
+{
+	*size = epb(f, *size, 0);
+}
+
+static void version_2(uint8_t *f, size_t *size)
+{
+	(void)size;
+	set_half(f, SHB_OFF_MAJOR, 2);
+}
+
+static void snaplen_below_packets(uint8_t *f, size_t *size)
+{
+	set_word(f, block_of(f, *size, PCAPNG_BT_IDB, 0) + IDB_OFF_SNAPLEN, 100);
+}
+
+static void cut_by_snaplen(uint8_t *f, size_t *size)
+{
+	size_t at = epb(f, *size, 1);
+
+	set_word(f, at + EPB_OFF_ORIGLEN, word_at(f, at + EPB_OFF_ORIGLEN) + 100);
+}
+
+static void longer_than_original(uint8_t *f, size_t *size)
+{
+	size_t at = epb(f, *size, 1);
+
+	set_word(f, at + EPB_OFF_ORIGLEN, word_at(f, at + EPB_OFF_ORIGLEN) - 4);
+}
+
+static void no_interface_before(uint8_t *f, size_t *size)
+{
+	set_word(f, block_of(f, *size, PCAPNG_BT_IDB, 0), 0xbad);	/* a block no one knows */
+}
+
+static void undescribed_interface(uint8_t *f, size_t *size)
+{
+	set_word(f, epb(f, *size, 1) + EPB_OFF_IFACE, 5);
+}
+
+static void erf_ethernet(uint8_t *f, size_t *size)
+{
+	f[epb(f, *size, 0) + EPB_OFF_DATA + ERF_OFF_TYPE] = ERF_TYPE_ETH;
+}
+
+static void erf_record_length(uint8_t *f, size_t *size)
+{
+	put_be16(f + epb(f, *size, 1) + EPB_OFF_DATA + ERF_OFF_RLEN, 100);
+}
+
+static void erf_wire_length_zero(uint8_t *f, size_t *size)
+{
+	put_be16(f + epb(f, *size, 0) + EPB_OFF_DATA + ERF_OFF_WLEN, 0);
+}
+
+static void erf_wire_length_over(uint8_t *f, size_t *size)
+{
+	put_be16(f + epb(f, *size, 0) + EPB_OFF_DATA + ERF_OFF_WLEN, 300);
+}
+
+static void lrh_too_long(uint8_t *f, size_t *size)
+{
+	put_be16(f + epb(f, *size, 2) + EPB_OFF_DATA + ERF_HDR_LEN + LRH_OFF_PKTLEN,
+		 LRH_PKTLEN_MAX);
+}
+
+static void option_past_block(uint8_t *f, size_t *size)
+{
+	size_t at = epb(f, *size, 0) + EPB_OFF_DATA + word_at(f, epb(f, *size, 0) + EPB_OFF_CAPLEN);
+
+	at = (at + 3) & ~(size_t)3;	/* the first option: epb_flags */
+	set_half(f, at + 2, 0x7fff);
+}
+
+static void link_records_only(uint8_t *f, size_t *size)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		f[epb(f, *size, i) + EPB_OFF_DATA + ERF_OFF_TYPE] = ERF_TYPE_INFINIBAND_LINK;
+}
+
+static void rc_traffic_only(uint8_t *f, size_t *size)
+{
+	int i;
+
+	for (i = 0; i < 3; i++)
+		f[epb(f, *size, i) + EPB_OFF_DATA + ERF_HDR_LEN + IB_LRH_LEN + BTH_OFF_OPCODE] = 0x04;
+}
+
+/*
+ * Read file (size bytes) at path: the MADs; the error in err, or at the end
+ * why there is no MAD ("" when there are some).
+ */
+static int mads_of(const uint8_t *file, size_t size, char *err, size_t errlen, int *got)
+{
+	struct capture_record rec;
+	struct capture_reader *r;
+	size_t mad_len;
+	int n = 0;
+	FILE *f = fopen(path, "wb");
+
+	assert_non_null(f);
+	assert_int_equal(fwrite(file, 1, size, f), size);
+	fclose(f);
+	r = capture_open(path, err, errlen);
+	if (!r) {
+		*got = -1;
+		return 0;
+	}
+	while ((*got = capture_next(r, &rec, err, errlen)) == 1)
+		n += capture_mad(&rec, &mad_len) != NULL;
+	if (*got == 0 && !capture_why_no_mad(r, err, errlen))
+		err[0] = '\0';
+	capture_close(r);
+	return n;
+}
+
+/* How each is refused, by the reader and by "umad capture stats" (exit status 1). */
+static const struct {
+	const char *name;
+	void (*spoil)(uint8_t *file, size_t *size);
+	int mads;		/* handed out before it */
+	const char *says;	/* in the error, or in why there is no MAD */
+} spoiled[] = {
+	{ "only a section header", only_section_header, 0, "no interface block" },
+	{ "no packet", no_packet, 0, ": no packet was captured" },
+	{ "version 2.0", version_2, 0, "offset 0: pcapng version 2.0" },
+	{ "snap length 100", snaplen_below_packets, 0,
+	  "packet 1: 306 bytes captured, more than the snap length (100)" },
+	{ "cut short", cut_by_snaplen, 1, "packet 2: cut to 306 of its 406 bytes" },
+	{ "captured over original", longer_than_original, 1,
+	  "packet 2: 306 bytes captured of a packet of 302" },
+	{ "no interface block before", no_interface_before, 0,
+	  "packet 1: packet on interface 0, which no interface block described" },
+	{ "undescribed interface", undescribed_interface, 1,
+	  "packet 2: packet on interface 5, which no interface block described" },
+	{ "ERF Ethernet", erf_ethernet, 0, "packet 1: an ERF record of type 2 (Ethernet), not InfiniBand" },
+	{ "ERF record length", erf_record_length, 1,
+	  "packet 2: the ERF record length 100 disagrees with the 306 bytes captured" },
+	{ "ERF wire length 0", erf_wire_length_zero, 0,
+	  "packet 1: the ERF wire length 0 disagrees with the 290 bytes" },
+	{ "ERF wire length over", erf_wire_length_over, 0,
+	  "packet 1: the ERF record holds 290 bytes of a 300-byte packet" },
+	{ "LRH PktLen", lrh_too_long, 2, "packet 3: the LRH gives the packet 8188 bytes" },
+	{ "option past its block", option_past_block, 0,
+	  "packet 1: option 2 of 32767 bytes runs past the end of its block" },
+	{ "link records", link_records_only, 0, "none of its 3 packets is a MAD (3 InfiniBand link" },
+	{ "RC traffic", rc_traffic_only, 0,
+	  "none of its 3 packets is a MAD (3 InfiniBand packets not UD to or from QP0 or QP1)" },
+};
+
+/* "umad capture stats FILE": its exit status, its stderr in out. */
+static int run_stats(const char *file, char *out, size_t size)
+{
+	char cmd[256];
+	size_t n;
+	FILE *p;
+
+	snprintf(cmd, sizeof(cmd), "%s capture stats %s 2>&1 >/dev/null", UMAD_CLI, file);
+	p = popen(cmd, "r");
+	assert_non_null(p);
+	n = fread(out, 1, size - 1, p);
+	out[n] = '\0';
+	return pclose(p);
+}
+
+/*
+ * Each way of spoiling a good capture is refused where it shows, naming the
+ * file, the offset and the packet, after the records before it; a file with
+ * no MAD says why; "umad capture stats" says the same and exits 1.
+ */
+static void test_reader_refuses_contradictions(void **state)
+{
+	static uint8_t file[4096];
+	char err[512], out[1024];
+	size_t i, size;
+	int got, n, status;
+	FILE *f;
+
+	(void)state;
+	write_sample();
+	sample_size = read_file(path, sample, sizeof(sample));
+	for (i = 0; i < sizeof(spoiled) / sizeof(spoiled[0]); i++) {
+		memcpy(file, sample, sample_size);
+		size = sample_size;
+		spoiled[i].spoil(file, &size);
+		n = mads_of(file, size, err, sizeof(err), &got);
+		if (got == 0 && !err[0])
+			fail_msg("%s: read as good, %d MADs", spoiled[i].name, n);
+		if (n != spoiled[i].mads || !strstr(err, spoiled[i].says) ||
+		    strncmp(err, path, strlen(path)))
+			fail_msg("%s: %d MADs, then '%s'; expected %d, then '...%s'",
+				 spoiled[i].name, n, err, spoiled[i].mads, spoiled[i].says);
+
+		status = run_stats(path, out, sizeof(out));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 1 || !strstr(out, spoiled[i].says))
+			fail_msg("%s: umad capture stats exits %d, says '%s'", spoiled[i].name,
+				 WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+	}
+	/* The good one, for contrast. */
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	assert_int_equal(fwrite(sample, 1, sample_size, f), sample_size);
+	fclose(f);
+	status = run_stats(path, out, sizeof(out));
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("the good sample: umad capture stats exits %d, says '%s'",
+			 WIFEXITED(status) ? WEXITSTATUS(status) : -1, out);
+}
+
+/*
+ * The sample as classic pcap (as ibdump writes it): version major.4, snap
+ * length snaplen, the second record's original length grown by cut.
+ */
+static size_t classic_sample(uint8_t *out, uint16_t major, uint32_t snaplen, uint32_t cut)
+{
+	size_t n = 0, at;
+	int i;
+
+	set_word(out, 0, PCAP_MAGIC_US);
+	set_half(out, 4, major);
+	set_half(out, 6, 4);
+	set_word(out, 8, 0);
+	set_word(out, 12, 0);
+	set_word(out, 16, snaplen);
+	set_word(out, 20, PCAPNG_LINKTYPE_ERF);
+	n = PCAP_FILE_HEADER_LEN;
+	for (i = 0; i < 3; i++) {
+		uint32_t caplen;
+
+		at = epb(sample, sample_size, i);
+		caplen = word_at(sample, at + EPB_OFF_CAPLEN);
+		set_word(out, n, 1700000000u);
+		set_word(out, n + 4, (uint32_t)i);
+		set_word(out, n + 8, caplen);
+		set_word(out, n + 12, caplen + (i == 1 ? cut : 0));
+		memcpy(out + n + PCAP_RECORD_HEADER_LEN, sample + at + EPB_OFF_DATA, caplen);
+		n += PCAP_RECORD_HEADER_LEN + caplen;
+	}
+	return n;
+}
+
+/*
+ * Classic pcap: version 2.4 with a snap length over the packets (or none)
+ * reads; another major version, a snap length under the packets and a
+ * record cut short are refused, naming the packet.
+ */
+static void test_reader_classic_contradictions(void **state)
+{
+	static uint8_t file[4096];
+	char err[512];
+	int got;
+
+	(void)state;
+	write_sample();
+	sample_size = read_file(path, sample, sizeof(sample));
+	assert_int_equal(mads_of(file, classic_sample(file, 2, 0xffff, 0), err, sizeof(err), &got),
+			 3);
+	assert_int_equal(got, 0);
+	assert_int_equal(mads_of(file, classic_sample(file, 2, 0, 0), err, sizeof(err), &got), 3);
+	assert_int_equal(got, 0);
+
+	assert_int_equal(mads_of(file, classic_sample(file, 3, 0xffff, 0), err, sizeof(err), &got),
+			 0);
+	assert_int_equal(got, -1);
+	assert_non_null(strstr(err, ": offset 0: pcap version 3.4"));
+	assert_int_equal(mads_of(file, classic_sample(file, 2, 200, 0), err, sizeof(err), &got), 0);
+	assert_int_equal(got, -1);
+	assert_non_null(strstr(err, ": offset 24: packet 1: 306 bytes captured, more than the snap "
+			       "length (200)"));
+	assert_int_equal(mads_of(file, classic_sample(file, 2, 0xffff, 50), err, sizeof(err), &got),
+			 1);
+	assert_int_equal(got, -1);
+	assert_non_null(strstr(err, ": offset 346: packet 2: cut to 306 of its 356 bytes"));
+}
+
+/*
+ * Simple packet blocks (no interface id, no options) and the obsolete
+ * packet blocks (a 16-bit interface id) are read as the enhanced ones:
+ * skipping them lost their MADs.
+ */
+static void test_reader_other_packet_blocks(void **state)
+{
+	static const char *const comments[] = { "agent=0 status=0", "", "agent=1 status=0" };
+	static uint8_t file[4096];
+	struct capture_record rec;
+	struct capture_reader *r;
+	size_t at, caplen, n, spb;
+	char err[512];
+	int got, i = 0;
+
+	(void)state;
+	write_sample();
+	sample_size = read_file(path, sample, sizeof(sample));
+	/* The first EPB made obsolete: the same layout, an id of 16 bits and 16 of drops. */
+	memcpy(file, sample, sample_size);
+	at = epb(file, sample_size, 0);
+	set_word(file, at, PCAPNG_BT_PB);
+	set_half(file, at + EPB_OFF_IFACE, 0);
+	set_half(file, at + EPB_OFF_IFACE + 2, 0);
+	assert_int_equal(mads_of(file, sample_size, err, sizeof(err), &got), 3);
+	assert_int_equal(got, 0);
+	/* The second one simple: original length, then the data, padded. */
+	at = epb(sample, sample_size, 1);
+	caplen = word_at(sample, at + EPB_OFF_CAPLEN);
+	memcpy(file, sample, at);
+	spb = 16 + ((caplen + 3) & ~(size_t)3);
+	set_word(file, at, PCAPNG_BT_SPB);
+	set_word(file, at + 4, (uint32_t)spb);
+	set_word(file, at + 8, (uint32_t)caplen);
+	memset(file + at + 12, 0, spb - 16);
+	memcpy(file + at + 12, sample + at + EPB_OFF_DATA, caplen);
+	set_word(file, at + spb - 4, (uint32_t)spb);
+	n = at + spb;
+	at += word_at(sample, at + 4);
+	memcpy(file + n, sample + at, sample_size - at);
+	n += sample_size - at;
+	assert_int_equal(mads_of(file, n, err, sizeof(err), &got), 3);
+	assert_int_equal(got, 0);
+	r = capture_open(path, err, sizeof(err));
+	assert_non_null(r);
+	while (capture_next(r, &rec, err, sizeof(err)) == 1) {
+		assert_int_equal(rec.len, 290);
+		assert_int_equal(rec.iface, 0);
+		assert_string_equal(rec.comment, comments[i]);
+		i++;
+	}
+	capture_close(r);
+	assert_int_equal(i, 3);
 }
 
 /* Every truncation and many corruptions of a good file: an error or the end, never a crash. */
@@ -1032,9 +1553,16 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_existing_files_are_replaced, make_path,
 						remove_path),
 		cmocka_unit_test_setup_teardown(test_file_in_use_is_kept, make_path, remove_path),
+		cmocka_unit_test(test_capture_file_is_private),
 		cmocka_unit_test(test_file_names),
 		cmocka_unit_test_setup_teardown(test_reader_round_trip, make_path, remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_bad_input, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_reader_refuses_contradictions, make_path,
+						remove_path),
+		cmocka_unit_test_setup_teardown(test_reader_classic_contradictions, make_path,
+						remove_path),
+		cmocka_unit_test_setup_teardown(test_reader_other_packet_blocks, make_path,
+						remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_huge_captured_length, make_path,
 						remove_path),
 		cmocka_unit_test_setup_teardown(test_reader_file_and_stream, make_path, remove_path),

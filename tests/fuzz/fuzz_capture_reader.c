@@ -4,7 +4,11 @@
  * "umad capture stats" feed every file through): every input must end in
  * a record stream, an error message, or the end, never a crash or a leak;
  * every field of every record is read, every byte of every packet, so an
- * answer that points past what was read is caught.
+ * answer that points past what was read is caught.  What the reader
+ * promises of a record is checked too: it lies in the file at packet_at,
+ * its LRH is whole and gives no more bytes than the packet has, and a MAD
+ * found in it lies inside it; an error names the file, and so does the
+ * reason a file that ends with no MAD gives.
  *
  * Sources: tests/fuzz/fuzz_capture_reader.c pcap/pcapng_reader.c
  * ("make fuzz" builds and runs it).
@@ -18,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "libumad/mad_wire.h"
 #include "pcap/pcapng_reader.h"
 #include "tests/fuzz/read_all.h"
 
@@ -63,10 +68,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink += sum_bytes(err, strlen(err));
 		return 0;
 	}
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1)
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		const uint8_t *mad;
+		size_t mad_len;
+
 		sink += sum_bytes(rec.packet, rec.len) + sum_bytes(rec.comment, strlen(rec.comment)) +
 			sum_bytes(rec.iface_name, strlen(rec.iface_name)) + (unsigned)rec.iface +
-			(unsigned)rec.direction + (unsigned)rec.ts_ns + (unsigned)rec.packet_id;
+			(unsigned)rec.direction + (unsigned)rec.ts_ns + (unsigned)rec.packet_id +
+			(unsigned)capture_direction(&rec);
+		if (rec.packet_at + rec.len > size || memcmp(data + rec.packet_at, rec.packet, rec.len))
+			abort();	/* not where packet_at says */
+		if (rec.len < IB_LRH_LEN ||
+		    (size_t)(get_be16(rec.packet + LRH_OFF_PKTLEN) & LRH_PKTLEN_MAX) * IB_WORD_LEN >
+		    rec.len)
+			abort();	/* an LRH that was let through */
+		mad = capture_mad(&rec, &mad_len);
+		if (mad && (mad < rec.packet || mad + mad_len > rec.packet + rec.len ||
+			    mad_len < MAD_HDR_SIZE))
+			abort();
+		if (mad)
+			sink += sum_bytes(mad, mad_len);
+	}
+	if (got == 0 && capture_why_no_mad(r, err, sizeof(err)) && strncmp(err, path, strlen(path)))
+		abort();
+	if (got < 0 && strncmp(err, path, strlen(path)))
+		abort();	/* an error that does not name the file */
 	if (got < 0)
 		sink += sum_bytes(err, strlen(err));
 	capture_close(r);
