@@ -357,10 +357,15 @@ static int mailbox_request(struct fabric_client *c, uint32_t type, const void *h
 	return r < 0 ? r : read_answer(c);
 }
 
-/* The server went away or spoke nonsense: nothing more can be trusted. */
+/*
+ * The server went away or spoke nonsense: nothing more can be trusted.
+ * The replies of posted requests will never come: they are forgotten, so
+ * that nothing waits or loops for them (the owner lets their cookies go).
+ */
 static int broke(struct fabric_client *c)
 {
 	c->broken = 1;
+	c->mb_read = c->mb_seq;
 	return -EIO;
 }
 

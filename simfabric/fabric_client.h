@@ -74,6 +74,9 @@ void fabric_client_done(struct fabric_client *c);
  * first, handing each to on_answer: those already there (READY), and
  * waiting for the oldest (OLDEST) or for all (ALL).  0 or -EIO.
  *
+ * Once the server is gone (c->broken), the posted requests are forgotten
+ * (fabric_client_posted() is 0): their cookies never reach on_answer.
+ *
  * fabric_client_request reads every posted reply before its own request.
  */
 enum fabric_collect { FABRIC_COLLECT_READY, FABRIC_COLLECT_OLDEST, FABRIC_COLLECT_ALL };

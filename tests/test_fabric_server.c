@@ -1042,6 +1042,106 @@ static void test_client_answers_smps_itself(void **state)
 	run_child_on_server(local_smps_child);
 }
 
+/*
+ * The server dies while a send of this process is posted and unanswered
+ * (UMAD_SIM_FABRIC_SMP=server), with a thread blocked in a receive, or in
+ * a poll, or looking without waiting: each call ends within a bound, a
+ * receive with -EIO (a poll finds the port readable, and the receive then
+ * says -EIO), and so does every call after it; none spins.
+ */
+enum gone_wait { GONE_RECV, GONE_POLL, GONE_RECV_NOWAIT };
+static int gone_signal;
+static enum gone_wait gone_wait;
+
+struct gone_waiter {
+	int portid, result;
+	uint8_t umad[512];
+};
+
+static void *wait_for_gone(void *arg)
+{
+	struct gone_waiter *w = arg;
+	int len, i;
+
+	switch (gone_wait) {
+	case GONE_RECV:
+		len = 256;
+		w->result = umad_recv(w->portid, w->umad, &len, -1);
+		break;
+	case GONE_POLL:
+		w->result = umad_poll(w->portid, -1);
+		break;
+	case GONE_RECV_NOWAIT:
+		/* A program looking now and then: a bounded number of looks. */
+		for (i = 0, w->result = -EAGAIN; i < 5000 && w->result == -EAGAIN; i++) {
+			len = 256;
+			w->result = umad_recv(w->portid, w->umad, &len, 0);
+			if (w->result == -EAGAIN || w->result == -ETIMEDOUT)
+				usleep(1000);
+			if (w->result == -ETIMEDOUT)
+				w->result = -EAGAIN;
+		}
+		break;
+	}
+	return NULL;
+}
+
+static int server_gone_posted_child(void)
+{
+	struct gone_waiter w = { 0 };
+	struct timespec until;
+	pthread_t thread;
+	uint8_t umad[512];
+	int agent, len = 256;
+
+	setenv("UMAD_SIM_FABRIC_SMP", "server", 1);
+	CHECK_EQ(attach_dr_agent(&w.portid, &agent), 0);
+	/* Stopped: the send below is posted and stays unanswered. */
+	CHECK_EQ(stop_server_asleep(), 0);
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 900);
+	CHECK_EQ(umad_send(w.portid, agent, umad, 256, 500, 0), 0);
+	CHECK_EQ(pthread_create(&thread, NULL, wait_for_gone, &w), 0);
+	usleep(100000);		/* in its wait by now, mostly */
+	CHECK_EQ(kill(server_pid, gone_signal), 0);
+	if (gone_signal != SIGKILL)
+		CHECK_EQ(kill(server_pid, SIGCONT), 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	if (pthread_timedjoin_np(thread, NULL, &until)) {
+		fprintf(stderr, "the waiting call did not end within 5 s of the server's death\n");
+		_exit(1);	/* the thread still waits: no clean return */
+	}
+	/* A poll ends with the port readable, as a descriptor whose device went: a receive says why. */
+	CHECK_EQ(w.result, gone_wait == GONE_POLL ? 0 : -EIO);
+	/* Later calls end at once, and do not wait. */
+	alarm(5);
+	CHECK_EQ(umad_recv(w.portid, umad, &len, -1), -EIO);
+	CHECK_EQ(umad_poll(w.portid, -1), 0);
+	CHECK_EQ(umad_recv(w.portid, umad, &len, 0), -EIO);
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 901);
+	CHECK(umad_send(w.portid, agent, umad, 256, 500, 0) < 0);
+	alarm(0);
+	umad_close_port(w.portid);
+	umad_done();
+	return 0;
+}
+
+static void test_server_gone_while_posted(void **state)
+{
+	static const int signals[] = { SIGKILL, SIGTERM };
+	int run, how;
+
+	(void)state;
+	for (how = GONE_RECV; how <= GONE_RECV_NOWAIT; how++)
+		for (run = 0; run < 5; run++) {
+			gone_wait = (enum gone_wait)how;
+			gone_signal = signals[run % 2];
+			run_child_on_server(server_gone_posted_child);
+		}
+}
+
 static void test_server_gone_gives_eio(void **state)
 {
 	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64];
@@ -1102,6 +1202,7 @@ int main(void)
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_posted_sends),
 		cmocka_unit_test(test_client_answers_smps_itself),
+		cmocka_unit_test(test_server_gone_while_posted),
 		cmocka_unit_test(test_server_gone_gives_eio),
 	};
 
