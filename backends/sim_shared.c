@@ -82,12 +82,21 @@ int sim_shared_connect(const char *path, const char *const *names, unsigned n_na
 		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
 		return r;
 	}
+	/*
+	 * Without the mapping (a server without shared memory, an address taken
+	 * here) all goes there; memory that is not what it should be is refused.
+	 */
+	if (!smp || !strcmp(smp, "local")) {
+		r = fabric_client_map(&shared.c, *n_nodes, err, sizeof(err));
+		if (r < 0 && r != -EOPNOTSUPP && r != -EADDRINUSE) {
+			fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
+			fabric_client_close(&shared.c);
+			return r;
+		}
+	}
 	shared.connected = 1;
 	shared.n_hosts = *n_nodes;
 	shared.c.on_answer = posted_answer;
-	/* Without the mapping (a server without shared memory, an address taken here) all goes there. */
-	if (!smp || !strcmp(smp, "local"))
-		fabric_client_map(&shared.c, *n_nodes);
 	return 0;
 }
 
@@ -320,7 +329,13 @@ static int answer_here(struct soft_port *op, const struct ib_user_mad *hdr,
 	memcpy(answer, mad, mad_len);
 	sent_ns = mad_queue_now_ns();
 	shared.changed = NULL;
-	sim_arena_lock(shared.c.arena);
+	r = sim_arena_lock(shared.c.arena);
+	if (r < 0) {
+		/* Never on without the lock: the send fails, and says why. */
+		fprintf(stderr, "libumad: sim: the lock of the shared fabric's memory cannot be "
+			"taken (%s): a process wrote over it\n", strerror(-r));
+		return r;
+	}
 	answered = sim_net_sma_round_trip(shared.c.fabric, from, q->dlid, answer, &local_hooks,
 					  &addr.slid, &delay_ns);
 	sim_arena_unlock(shared.c.arena);

@@ -181,30 +181,42 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	return 0;
 }
 
-int fabric_client_map(struct fabric_client *c, unsigned n_hosts)
+int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size_t err_size)
 {
 	const struct fp_mapped *m;
 	struct fp_map q = { 0 };
 	struct sim_arena *a = NULL;
+	char why[256], msg[512];
 	int32_t rc;
 	unsigned i;
 	int r = fabric_client_request(c, FP_MAP, &q, sizeof(q), NULL, 0, &rc);
 
-	if (r < 0)
+	if (r < 0) {
+		snprintf(err, err_size, "the fabric does not answer: %s", strerror(-r));
 		return r;
+	}
 	m = (const struct fp_mapped *)c->reply.buf;
 	if (c->reply.type != FP_MAPPED) {
 		r = c->reply.type == FP_RC && rc < 0 ? rc : -EPROTO;
+		snprintf(err, err_size, "the fabric refused its memory: %s",
+			 fabric_client_reply_text(c, msg, sizeof(msg)));
 	} else if (c->reply.len != sizeof(*m) || c->reply.passed_fd < 0 || n_hosts > FP_MAX_HOSTS) {
 		r = -EPROTO;
+		snprintf(err, err_size, "the fabric speaks another protocol");
 	} else {
-		r = sim_arena_attach(c->reply.passed_fd, m->base, &a);
+		/* The file is checked (owner, seals, size) before it is mapped. */
+		r = sim_arena_attach(c->reply.passed_fd, m->base, &a, why, sizeof(why));
+		if (r < 0)
+			snprintf(err, err_size, "the fabric handed over memory that cannot be used: "
+				 "%s", why);
 		/* Every pointer it gave must lie in what was mapped. */
 		if (r == 0 && !sim_arena_holds(a, (void *)(uintptr_t)m->fabric, sizeof(*c->fabric)))
 			r = -EPROTO;
 		for (i = 0; r == 0 && i < n_hosts; i++)
 			if (!sim_arena_holds(a, (void *)(uintptr_t)m->hosts[i], sizeof(*c->hosts[i])))
 				r = -EPROTO;
+		if (r == -EPROTO && a)
+			snprintf(err, err_size, "the fabric handed over addresses outside its memory");
 		if (r == 0) {
 			c->arena = a;
 			c->fabric = (struct sim_fabric *)(uintptr_t)m->fabric;

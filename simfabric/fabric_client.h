@@ -92,11 +92,13 @@ static inline unsigned fabric_client_posted(const struct fabric_client *c)
 /*
  * Map the fabric's model (fabric_proto.h, FP_MAP) so that the owner may
  * answer SMPs itself: c->arena, c->fabric and c->hosts (n_hosts of them,
- * as connect attached) are set.  0, or -errno when the owner does without
- * (the server has no shared memory, or this process has something else at
- * its address).
+ * as connect attached) are set.  0, or -errno with a message in err:
+ * -EOPNOTSUPP (the server keeps its memory private) and -EADDRINUSE (this
+ * process has something else at its address) let the owner do without;
+ * anything else (memory not this user's, not sealed as an arena is, of
+ * another size than its own) says the server is not to be trusted.
  */
-int fabric_client_map(struct fabric_client *c, unsigned n_hosts);
+int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size_t err_size);
 
 /* Tell the server that an SMP this process answered changed node `index` (FP_NOTE_CHANGED). */
 int fabric_client_note_changed(struct fabric_client *c, size_t index);

@@ -90,6 +90,7 @@ struct fabric_server {
 	GArray *waiting;		/* struct waiting_request */
 	unsigned n_mailboxes;
 	uint64_t spin_ns;		/* how long to look at the mailboxes before sleeping */
+	int lock_error;			/* the arena's lock failed: the server stops (model_lock) */
 };
 
 static void say(struct fabric_server *s, const char *fmt, ...)
@@ -113,11 +114,23 @@ static void say(struct fabric_server *s, const char *fmt, ...)
 /*
  * Clients change the model under the arena's lock too (the SMPs they
  * answer themselves): the server holds it while it touches the model.
+ * A lock that cannot be had (a client wrote over it) is never gone on
+ * without: the model is left alone, and the server stops
+ * (fabric_server_poll returns the error).  0 or -errno.
  */
-static void model_lock(struct fabric_server *s)
+static int model_lock(struct fabric_server *s)
 {
-	if (s->arena)
-		sim_arena_lock(s->arena);
+	int r;
+
+	if (!s->arena || s->lock_error)
+		return s->lock_error;
+	r = sim_arena_lock(s->arena);
+	if (r < 0) {
+		s->lock_error = r;
+		say(s, "the lock of the fabric's shared memory cannot be taken (%s): stopping",
+		    strerror(-r));
+	}
+	return r;
 }
 
 static void model_unlock(struct fabric_server *s)
@@ -748,7 +761,9 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 		return -EPROTO;
 	if (type == FP_KICK)
 		return 0;	/* the loop looks at the mailboxes anyway */
-	model_lock(s);
+	r = model_lock(s);
+	if (r < 0)
+		return r;
 	r = dispatch(s, c, type, body, len);
 	model_unlock(s);
 	return r;
@@ -765,17 +780,21 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		;
 	if (*at)
 		*at = c->next;
-	model_lock(s);
-	for (i = 0; c->said_hello && i < c->n_hosts; i++)
-		c->hosts[i]->attached--;
-	for (i = 0; i < c->n_issm; i++) {
-		int count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, c->issm[i]));
+	/* Without the lock (the server stops) the model is left as it is. */
+	if (model_lock(s) == 0) {
+		for (i = 0; c->said_hello && i < c->n_hosts; i++)
+			c->hosts[i]->attached--;
+		for (i = 0; i < c->n_issm; i++) {
+			int count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders,
+									c->issm[i]));
 
-		g_hash_table_insert(s->issm_holders, c->issm[i], GINT_TO_POINTER(count - 1));
-		refresh_is_sm(s, c->issm[i]);
+			g_hash_table_insert(s->issm_holders, c->issm[i],
+					    GINT_TO_POINTER(count - 1));
+			refresh_is_sm(s, c->issm[i]);
+		}
+		model_unlock(s);
 	}
 	forget_waiting(s, c, NULL);
-	model_unlock(s);
 	if (c->fd >= 0) {
 		epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
@@ -1201,10 +1220,9 @@ events:
 		if (c->closing)
 			drop_client(s, c);
 	}
-	if (s->net.n_pending) {
-		model_lock(s);
+	if (s->net.n_pending && model_lock(s) == 0) {
 		sim_net_tick(&s->net, now_ns());
 		model_unlock(s);
 	}
-	return stop;
+	return s->lock_error ? s->lock_error : stop;
 }

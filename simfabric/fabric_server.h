@@ -52,6 +52,8 @@ int fabric_server_add_client(struct fabric_server *s, int fd);
 /*
  * Serve for up to timeout_ms (negative: until something happens), or until
  * stop_fd (if >= 0) becomes readable: 1 then, else 0, or -errno.
+ * -ENOTRECOVERABLE: the lock of the fabric's shared memory cannot be taken
+ * (a client wrote over it); the server must stop.
  */
 int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd);
 

@@ -41,13 +41,14 @@ tests_test_sim_backend_DEPENDENCIES = libibumad.la backend-sim.la
 # clients, the server dying).
 check_PROGRAMS += tests/test_arena
 TESTS += tests/test_arena
-tests_test_arena_SOURCES = tests/test_arena.c
+tests_test_arena_SOURCES = tests/test_arena.c tests/arena_lock.c tests/arena_lock.h
 tests_test_arena_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_arena_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/test_fabric_server
 TESTS += tests/test_fabric_server
-tests_test_fabric_server_SOURCES = tests/test_fabric_server.c tests/child.c tests/child.h
+tests_test_fabric_server_SOURCES = tests/test_fabric_server.c tests/child.c tests/child.h \
+	tests/arena_lock.c tests/arena_lock.h
 tests_test_fabric_server_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_fabric_server_LDADD = simfabric/libfabricserver.la libumad-sim.la libibumad.la \

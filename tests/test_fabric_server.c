@@ -41,6 +41,7 @@
 #include "libumad/mad_wire.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
+#include "tests/arena_lock.h"
 #include "tests/child.h"
 
 static struct fabric_server *new_server(void)
@@ -214,6 +215,10 @@ static void test_map_and_private(void **state)
 	m = (const struct fp_mapped *)r.buf;
 	assert_true(r.passed_fd >= 0);
 	assert_int_equal(fstat(r.passed_fd, &st), 0);
+	/* Sealed whole: no client can grow it (later clients could not map it), nor seal it more. */
+	assert_int_equal(fcntl(r.passed_fd, F_GET_SEALS), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	assert_int_equal(ftruncate(r.passed_fd, st.st_size + 4096), -1);
+	assert_int_equal(errno, EPERM);
 	/* The fabric and the node lie inside what the file holds, from where it goes. */
 	assert_true(m->fabric > m->base && m->fabric < m->base + (uint64_t)st.st_size);
 	assert_true(m->hosts[0] > m->base && m->hosts[0] < m->base + (uint64_t)st.st_size);
@@ -233,6 +238,49 @@ static void test_map_and_private(void **state)
 	fp_reader_free(&r);
 	close(pfd);
 	fabric_server_free(p);
+}
+
+/*
+ * A client writes over the lock in the fabric's memory: the server never
+ * goes on without it.  The request that needed it goes unserved, and the
+ * server stops, saying why (fabric_server_poll's -ENOTRECOVERABLE, every
+ * time after).
+ */
+static void test_broken_lock_stops_the_server(void **state)
+{
+	struct fabric_server *s = new_server();
+	int fd = new_client(s), other = new_client(s);
+	size_t off = arena_lock_offset();
+	struct fp_host q = { .host = 0 };
+	struct fp_map map = { 0 };
+	struct fp_reader r;
+	uint8_t *m;
+
+	(void)state;
+	assert_true(off != (size_t)-1);
+	fp_reader_init(&r);
+	hello(s, fd, "Hca1", &r);
+	hello(s, other, "Hca2", &r);
+	assert_int_equal(fp_send_message(fd, FP_MAP, &map, sizeof(map), -1, 0), 0);
+	serve(s);
+	assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
+	assert_int_equal(r.type, FP_MAPPED);
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r.passed_fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(r.passed_fd);
+	r.passed_fd = -1;
+	memset(m + off, 0xff, sizeof(pthread_mutex_t));
+	assert_int_equal(fp_send_message(other, FP_GET_CA, &q, sizeof(q), -1, 0), 0);
+	alarm(10);	/* a server waiting on the lock fails the test, not the suite */
+	assert_int_equal(fabric_server_poll(s, 0, -1), -ENOTRECOVERABLE);
+	assert_true(fp_recv_message(other, &r, MSG_DONTWAIT) != 1);	/* no answer */
+	assert_int_equal(fabric_server_poll(s, 0, -1), -ENOTRECOVERABLE);
+	alarm(0);
+	munmap(m, 4096);
+	fp_reader_free(&r);
+	close(fd);
+	close(other);
+	fabric_server_free(s);
 }
 
 static void test_agents_of_two_processes_clash(void **state)
@@ -1142,6 +1190,53 @@ static void test_server_gone_while_posted(void **state)
 		}
 }
 
+/* Where this process maps the fabric's memory (/proc/self/maps), or NULL. */
+static uint8_t *mapped_fabric(void)
+{
+	char line[512];
+	uint8_t *at = NULL;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && !at && fgets(line, sizeof(line), f))
+		if (strstr(line, "/memfd:umad-fabric (deleted)"))
+			at = (uint8_t *)(uintptr_t)strtoull(line, NULL, 16);
+	if (f)
+		fclose(f);
+	return at;
+}
+
+/*
+ * Another process wrote over the lock of the fabric's memory: an SMP this
+ * process would answer itself on it fails, and says why, rather than being
+ * carried without the lock.
+ */
+static int broken_lock_child(void)
+{
+	size_t off = arena_lock_offset();
+	uint8_t umad[512], *m;
+	int portid, agent;
+
+	CHECK(off != (size_t)-1);
+	CHECK_EQ(attach_dr_agent(&portid, &agent), 0);
+	m = mapped_fabric();
+	CHECK(m != NULL);
+	memset(m + off, 0xff, sizeof(pthread_mutex_t));
+	alarm(10);
+	dr_nodeinfo(umad, agent);
+	CHECK(umad_send(portid, agent, umad, 256, 500, 0) < 0);
+	CHECK_EQ(errno, ENOTRECOVERABLE);
+	alarm(0);
+	umad_close_port(portid);
+	umad_done();
+	return 0;
+}
+
+static void test_client_refuses_a_broken_lock(void **state)
+{
+	(void)state;
+	run_child_on_server(broken_lock_child);
+}
+
 static void test_server_gone_gives_eio(void **state)
 {
 	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64];
@@ -1196,12 +1291,14 @@ int main(void)
 		cmocka_unit_test(test_request_before_hello_is_refused),
 		cmocka_unit_test(test_unsealed_mailbox_is_refused),
 		cmocka_unit_test(test_map_and_private),
+		cmocka_unit_test(test_broken_lock_stops_the_server),
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
 		cmocka_unit_test(test_waiting_requests_are_bounded),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_posted_sends),
 		cmocka_unit_test(test_client_answers_smps_itself),
+		cmocka_unit_test(test_client_refuses_a_broken_lock),
 		cmocka_unit_test(test_server_gone_while_posted),
 		cmocka_unit_test(test_server_gone_gives_eio),
 	};
