@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "simfabric/describe.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
+#include "simfabric/fabric_trust.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
 #include "simfabric/topology.h"
@@ -1041,34 +1043,72 @@ void fabric_server_free(struct fabric_server *s)
 	free(s);
 }
 
-/* Make the socket's directory, or accept it only when it is ours and no one else's to enter. */
+/*
+ * The socket's directory, made owner-only, or accepted only when it is
+ * ours and no one else's to enter (a bare name or one in / is where the
+ * user chose).  Its descriptor, or -errno with why.
+ */
 static int owner_only_dir(const char *path, char *err, size_t err_size)
 {
+	const char *base = fabric_trust_basename(path);
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *slash;
-	struct stat st;
+	int fd;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;	/* the current directory or /: the user chose it */
-	*slash = '\0';
-	if (mkdir(dir, 0700) == 0)
-		return 0;
-	if (errno != EEXIST) {
+	if (base == path || base == path + 1) {
+		fd = open(base == path ? "." : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			snprintf(err, err_size, "cannot open the directory of %s: %s", path,
+				 strerror(errno));
+		return fd < 0 ? -errno : fd;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - 1 - path), path);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		int r = -errno;
 
 		snprintf(err, err_size, "cannot create %s: %s", dir, strerror(-r));
 		return r;
 	}
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, err_size, "%s is not a directory", dir);
-		return -ENOTDIR;
+	return fabric_trust_dir(path, 077, err, err_size);
+}
+
+/*
+ * Something is at path already (bind said EADDRINUSE): only a stale socket
+ * of this user's, one nobody listens at, is replaced.  0 when it was
+ * removed, or -errno with why.
+ */
+static int replace_stale(int dirfd, const char *path, const struct sockaddr_un *a, char *err,
+			 size_t err_size)
+{
+	char why[PATH_MAX + 128];
+	int probe, r;
+
+	r = fabric_trust_socket(dirfd, path, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, err_size, "%s (only a stale socket of this user's is replaced)", why);
+		return r == -ENOENT ? -EADDRINUSE : r;
 	}
-	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
-		snprintf(err, err_size, "%s must belong to this user and be closed to others "
-			 "(mode 0700) to hold the fabric's socket", dir);
-		return -EPERM;
+	/* A live one takes the connection (or says its backlog is full); a stale one refuses it. */
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (probe < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
+		return r;
+	}
+	r = connect(probe, (const struct sockaddr *)a, sizeof(*a)) < 0 ? -errno : 0;
+	close(probe);
+	if (r == 0 || r == -EAGAIN) {
+		snprintf(err, err_size, "a fabric is already served at %s", path);
+		return -EADDRINUSE;
+	}
+	if (r != -ECONNREFUSED) {
+		snprintf(err, err_size, "%s is a socket something else uses (%s): not replaced", path,
+			 strerror(-r));
+		return -EADDRINUSE;
+	}
+	if (unlinkat(dirfd, fabric_trust_basename(path), 0) < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot remove the stale socket %s: %s", path, strerror(-r));
+		return r;
 	}
 	return 0;
 }
@@ -1077,47 +1117,44 @@ int fabric_server_listen(struct fabric_server *s, const char *path, char *err, s
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-	int fd, r;
+	int fd, dirfd, r;
 
 	if (strlen(path) >= sizeof(a.sun_path)) {
 		snprintf(err, err_size, "socket path too long: %s", path);
 		return -ENAMETOOLONG;
 	}
-	r = owner_only_dir(path, err, err_size);
-	if (r < 0)
-		return r;
+	dirfd = owner_only_dir(path, err, err_size);
+	if (dirfd < 0)
+		return dirfd;
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		if (errno != EADDRINUSE)
-			goto fail;
-		/* A socket left by a server that died, or a live one: connecting tells. */
-		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		int live = probe >= 0 && connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0;
-
-		if (probe >= 0)
-			close(probe);
-		if (live) {
-			close(fd);
-			snprintf(err, err_size, "a fabric is already served at %s", path);
-			return -EADDRINUSE;
-		}
-		unlink(path);
-		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-			goto fail;
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
+		close(dirfd);
+		return r;
 	}
-	if (listen(fd, 128) < 0 || epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
-		goto fail;
+	r = bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+	if (r == -EADDRINUSE) {
+		r = replace_stale(dirfd, path, &a, err, err_size);
+		if (r < 0) {
+			close(dirfd);
+			close(fd);
+			return r;
+		}
+		r = bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+	}
+	close(dirfd);
+	if (r == 0 && (listen(fd, 128) < 0 || epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0))
+		r = -errno;
+	if (r < 0) {
+		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
+		close(fd);
+		return r;
+	}
 	s->listen_fd = fd;
 	snprintf(s->socket_path, sizeof(s->socket_path), "%s", path);
 	return 0;
-fail:
-	r = -errno;
-	snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
-	close(fd);
-	return r;
 }
 
 unsigned fabric_server_clients(const struct fabric_server *s)

@@ -12,7 +12,8 @@
 #  - a client killed with SIGKILL leaks no agent: a new ibping -S registers;
 #  - 64 client processes at once; a fault naming nothing fails with a message;
 #  - umad sim exits with COMMAND's status; a second server on a live socket
-#    is refused; only the owner's processes are served (when run as root).
+#    is refused, and so is a regular file or a link at the socket's path;
+#    only the owner's processes are served (when run as root).
 # Skips (77) without opensm or infiniband-diags.
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -166,6 +167,23 @@ wait "$server"
 UMAD_SIM_FABRIC=$sock sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
 	fail "a client found a fabric after its server stopped"
 expect "a client without its server" "$work/q" "cannot connect to the fabric"
+
+# A file where the socket would go is refused and left as it was; so is a symbolic link.
+mkdir -m 0700 "$work/notsock"
+echo "keep me" > "$work/notsock/socket"
+if sim timeout 20 "$umad" fabric serve --socket "$work/notsock/socket" 2> "$work/notsock.err"; then
+	fail "umad fabric serve took the place of a regular file"
+fi
+expect "serve --socket on a regular file" "$work/notsock.err" "is not a socket: refused"
+grep -qx "keep me" "$work/notsock/socket" ||
+	fail "umad fabric serve --socket FILE changed or removed FILE"
+rm "$work/notsock/socket"
+ln -s "$work/notsock/target" "$work/notsock/socket"
+echo "keep me" > "$work/notsock/target"
+sim timeout 20 "$umad" fabric serve --socket "$work/notsock/socket" 2> "$work/notsock.err" &&
+	fail "umad fabric serve took the place of a symbolic link"
+[ -L "$work/notsock/socket" ] && grep -qx "keep me" "$work/notsock/target" ||
+	fail "umad fabric serve --socket LINK changed the link or what it leads to"
 
 # --private: the fabric in the server's memory alone; its clients are answered all the same.
 sim "$umad" sim --private -- smpquery -D nodeinfo 0 > "$work/q" 2>&1

@@ -29,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -281,6 +282,123 @@ static void test_broken_lock_stops_the_server(void **state)
 	close(fd);
 	close(other);
 	fabric_server_free(s);
+}
+
+/* Listen at path on a fresh server: its result, the server freed (or kept in *kept). */
+static int listen_at(const char *path, char *err, size_t size, struct fabric_server **kept)
+{
+	struct fabric_server *s = new_server();
+	int r = fabric_server_listen(s, path, err, size);
+
+	if (kept && r == 0)
+		*kept = s;
+	else
+		fabric_server_free(s);
+	return r;
+}
+
+/* A file at path holding text. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int file_holds(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strcmp(buf, text);
+}
+
+/* A socket bound at path and closed: what a server that died leaves. */
+static void stale_socket(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	assert_true(fd >= 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	close(fd);
+}
+
+/*
+ * fabric_server_listen replaces only a stale socket of this user's: a
+ * file, a symbolic link, another user's socket stay as they are, and are
+ * refused with a message; a live server is not replaced.  The socket's
+ * directory must be this user's and closed to others, and not a link.
+ */
+static void test_listen_replaces_only_a_stale_socket(void **state)
+{
+	char dir[] = "/tmp/umad-listen-test.XXXXXX", sub[64], path[160], other[96], err[512];
+	struct fabric_server *live = NULL;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/s", dir);
+	snprintf(path, sizeof(path), "%s/socket", sub);
+	snprintf(other, sizeof(other), "%s/precious", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+
+	/* A regular file. */
+	write_file(path, "keep me");
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ENOTSOCK);
+	assert_non_null(strstr(err, "is not a socket"));
+	assert_true(file_holds(path, "keep me"));
+	assert_int_equal(unlink(path), 0);
+
+	/* A symbolic link to a file: neither is touched. */
+	write_file(other, "keep me too");
+	assert_int_equal(symlink(other, path), 0);
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ENOTSOCK);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_true(file_holds(other, "keep me too"));
+	assert_int_equal(unlink(path), 0);
+
+	/* A stale socket is replaced; a live server is not. */
+	stale_socket(path);
+	assert_int_equal(listen_at(path, err, sizeof(err), &live), 0);
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EADDRINUSE);
+	assert_non_null(strstr(err, "already served"));
+	fabric_server_free(live);
+	assert_int_equal(access(path, F_OK), -1);	/* the server took its socket away */
+
+	/* Another user's stale socket (root can make one). */
+	if (geteuid() == 0) {
+		stale_socket(path);
+		assert_int_equal(lchown(path, 65534, 65534), 0);
+		assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EPERM);
+		assert_non_null(strstr(err, "belongs to user 65534"));
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISSOCK(st.st_mode));
+		assert_int_equal(unlink(path), 0);
+	}
+
+	/* A directory open to others, and one that is a link. */
+	assert_int_equal(chmod(sub, 0755), 0);
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EPERM);
+	assert_non_null(strstr(err, "open to other users"));
+	assert_int_equal(chmod(sub, 0700), 0);
+	snprintf(other, sizeof(other), "%s/link", dir);
+	assert_int_equal(symlink(sub, other), 0);
+	snprintf(path, sizeof(path), "%s/socket", other);
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ELOOP);
+	assert_non_null(strstr(err, "symbolic link"));
+
+	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
+	assert_int_equal(system(err), 0);
 }
 
 static void test_agents_of_two_processes_clash(void **state)
@@ -1292,6 +1410,7 @@ int main(void)
 		cmocka_unit_test(test_unsealed_mailbox_is_refused),
 		cmocka_unit_test(test_map_and_private),
 		cmocka_unit_test(test_broken_lock_stops_the_server),
+		cmocka_unit_test(test_listen_replaces_only_a_stale_socket),
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
 		cmocka_unit_test(test_waiting_requests_are_bounded),
