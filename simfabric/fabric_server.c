@@ -411,21 +411,24 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 	if (c->in.passed_fd >= 0) {
 		/*
 		 * The client's mailbox: mapped here, the descriptor no longer
-		 * needed.  Only a memory file sealed against shrinking: one cut
-		 * short under the mapping would kill the server with SIGBUS.
+		 * needed.  Only a memory file of this user's sealed against
+		 * shrinking: one cut short under the mapping would kill the
+		 * server with SIGBUS.
 		 */
 		struct stat st;
 		void *mb = MAP_FAILED;
 		int seals = fcntl(c->in.passed_fd, F_GET_SEALS);
 
 		if (seals >= 0 && (seals & F_SEAL_SHRINK) && fstat(c->in.passed_fd, &st) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 		    st.st_size >= (off_t)sizeof(*c->mb))
 			mb = mmap(NULL, sizeof(*c->mb), PROT_READ | PROT_WRITE, MAP_SHARED,
 				  c->in.passed_fd, 0);
 		close(c->in.passed_fd);
 		c->in.passed_fd = -1;
 		if (mb == MAP_FAILED)
-			return reply_rc(c, -EINVAL, "the mailbox is not a memory file of its size sealed against shrinking");
+			return reply_rc(c, -EINVAL, "the mailbox is not a memory file of this user's, "
+					"of its size, sealed against shrinking");
 		c->mb = mb;
 		c->mb_seen = atomic_load(&c->mb->posted);
 		s->n_mailboxes++;

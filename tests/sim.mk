@@ -56,6 +56,17 @@ tests_test_fabric_server_LDADD = simfabric/libfabricserver.la libumad-sim.la lib
 tests_test_fabric_server_DEPENDENCIES = simfabric/libfabricserver.la libumad-sim.la libibumad.la \
 	backend-sim.la
 
+# What a client checks of its server before trusting it, and the attach timeout (a fake
+# server in a child process; the cases needing another user run as root).
+check_PROGRAMS += tests/test_fabric_client
+TESTS += tests/test_fabric_client
+tests_test_fabric_client_SOURCES = tests/test_fabric_client.c tests/child.c tests/child.h
+tests_test_fabric_client_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
+tests_test_fabric_client_LDADD = simfabric/libsimfabric.la libibumad.la $(GLIB_LIBS) \
+	$(CMOCKA_LIBS) -lpthread
+tests_test_fabric_client_DEPENDENCIES = simfabric/libsimfabric.la libibumad.la backend-sim.la
+
 # The descriptor's lazy signalling: who is woken, and when (threads racing the queue).
 check_PROGRAMS += tests/test_wakeup
 TESTS += tests/test_wakeup

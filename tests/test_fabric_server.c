@@ -127,7 +127,10 @@ static void test_malformed_message_drops_its_sender_only(void **state)
 	fabric_server_free(s);
 }
 
-/* A mailbox the client could cut short under the server's mapping is refused at hello. */
+/*
+ * A mailbox the client could cut short under the server's mapping, or not
+ * of the server's user, is refused at hello.
+ */
 static int mailbox_file(int seal)
 {
 	int fd = memfd_create("test-mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -148,9 +151,12 @@ static void test_unsealed_mailbox_is_refused(void **state)
 
 	(void)state;
 	fp_reader_init(&r);
-	for (seal = 0; seal <= 1; seal++) {
+	/* 0: not sealed, 1: sealed, 2: sealed but another user's (as root only). */
+	for (seal = 0; seal <= (geteuid() == 0 ? 2 : 1); seal++) {
 		fd = new_client(s);
 		mb = mailbox_file(seal);
+		if (seal == 2)
+			assert_int_equal(fchown(mb, 65534, 65534), 0);
 		assert_int_equal(fp_send_message2(fd, FP_HELLO, &h, sizeof(h), "Hca1", 5, mb, 0), 0);
 		serve(s);
 		assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
@@ -158,7 +164,7 @@ static void test_unsealed_mailbox_is_refused(void **state)
 			close(r.passed_fd);
 			r.passed_fd = -1;
 		}
-		if (seal) {
+		if (seal == 1) {
 			assert_int_equal(r.type, FP_HELLO_OK);
 			/* What the server relies on: the file cannot shrink now. */
 			assert_int_equal(ftruncate(mb, 64), -1);
