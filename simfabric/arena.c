@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -185,21 +184,6 @@ static int same_file(const struct sim_arena *a, int fd)
 	       x.st_ino == y.st_ino;
 }
 
-/* Say why an arena is refused (why may be NULL); the error. */
-static int refuse(int err, char *why, size_t why_size, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int refuse(int err, char *why, size_t why_size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (why && why_size) {
-		va_start(ap, fmt);
-		vsnprintf(why, why_size, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
 /*
  * Is fd a memory file this process may map as an arena: its user's, a
  * regular file of whole pages, sealed as sim_arena_create seals it?
@@ -209,23 +193,34 @@ static int check_file(int fd, uint64_t base, struct stat *st, char *why, size_t 
 {
 	int seals = fcntl(fd, F_GET_SEALS);
 
-	if (fstat(fd, st) < 0)
-		return refuse(-errno, why, why_size, "cannot look at it: %s", strerror(errno));
-	if (!S_ISREG(st->st_mode))
-		return refuse(-EINVAL, why, why_size, "it is not a memory file");
-	if (st->st_uid != geteuid())
-		return refuse(-EPERM, why, why_size, "it belongs to user %u, not to this one (%u)",
-			      (unsigned)st->st_uid, (unsigned)geteuid());
-	if (seals < 0 || (seals & ARENA_SEALS) != ARENA_SEALS || (seals & ARENA_WRITE_SEALS))
-		return refuse(-EINVAL, why, why_size, "it is not sealed as an arena is (seals 0x%x, "
-			      "expected 0x%x)", seals < 0 ? 0 : (unsigned)seals, ARENA_SEALS);
+	if (fstat(fd, st) < 0) {
+		snprintf(why, why_size, "cannot look at it: %s", strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, why_size, "it is not a memory file");
+		return -EINVAL;
+	}
+	if (st->st_uid != geteuid()) {
+		snprintf(why, why_size, "it belongs to user %u, not to this one (%u)",
+			 (unsigned)st->st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (seals < 0 || (seals & ARENA_SEALS) != ARENA_SEALS || (seals & ARENA_WRITE_SEALS)) {
+		snprintf(why, why_size, "it is not sealed as an arena is (seals 0x%x, expected 0x%x)",
+			 seals < 0 ? 0 : (unsigned)seals, ARENA_SEALS);
+		return -EINVAL;
+	}
 	if (st->st_size < (off_t)(2 * ARENA_PAGE) || (st->st_size % ARENA_PAGE) ||
-	    (uint64_t)st->st_size > UINT64_MAX - base)
-		return refuse(-EINVAL, why, why_size, "its size (%lld bytes) is not an arena's",
-			      (long long)st->st_size);
-	if (!base || base % ARENA_PAGE)
-		return refuse(-EINVAL, why, why_size, "0x%llx is not a page's address",
-			      (unsigned long long)base);
+	    (uint64_t)st->st_size > UINT64_MAX - base) {
+		snprintf(why, why_size, "its size (%lld bytes) is not an arena's",
+			 (long long)st->st_size);
+		return -EINVAL;
+	}
+	if (!base || base % ARENA_PAGE) {
+		snprintf(why, why_size, "0x%llx is not a page's address", (unsigned long long)base);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -234,12 +229,16 @@ int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, char *why, s
 	struct arena_header *h;
 	struct sim_arena *a;
 	struct stat st;
+	char unasked[256];
 	unsigned i;
 	int r;
 
 	*out = NULL;
-	if (why && why_size)
-		why[0] = '\0';
+	if (!why || !why_size) {
+		why = unasked;
+		why_size = sizeof(unasked);
+	}
+	why[0] = '\0';
 	pthread_mutex_lock(&arenas_lock);
 	for (i = 0; i < ARENAS_MAX; i++)
 		if (arenas[i] && arenas[i]->h->base == base && same_file(arenas[i], fd)) {
@@ -255,13 +254,15 @@ int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, char *why, s
 	h = map_at(base, (size_t)st.st_size, fd);
 	if (!h) {
 		r = errno == EEXIST ? -EADDRINUSE : -errno;
-		return refuse(r, why, why_size, "cannot map it at 0x%llx: %s",
-			      (unsigned long long)base, strerror(-r));
+		snprintf(why, why_size, "cannot map it at 0x%llx: %s", (unsigned long long)base,
+			 strerror(-r));
+		return r;
 	}
 	if (h->magic != ARENA_MAGIC || h->base != base || h->size != (uint64_t)st.st_size) {
 		munmap(h, (size_t)st.st_size);
-		return refuse(-EINVAL, why, why_size, "it holds no arena made for 0x%llx of its "
-			      "size (%lld bytes)", (unsigned long long)base, (long long)st.st_size);
+		snprintf(why, why_size, "it holds no arena made for 0x%llx of its size (%lld bytes)",
+			 (unsigned long long)base, (long long)st.st_size);
+		return -EINVAL;
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a) {
