@@ -2,9 +2,12 @@
 /* Where an arena's lock lies (arena_lock.h). */
 #include "config.h"
 
+#include <errno.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "simfabric/arena.h"
 #include "tests/arena_lock.h"
@@ -33,4 +36,22 @@ size_t arena_lock_offset(void)
 			found = off;
 	sim_arena_release(a);
 	return found;
+}
+
+int arena_lock_break(void *lock)
+{
+	pthread_mutex_t *m = lock;
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0)
+		_exit(pthread_mutex_lock(m) == 0 ? 0 : 1);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
+		return -1;
+	if (pthread_mutex_lock(m) != EOWNERDEAD)
+		return -1;
+	/* Not made consistent: unrecoverable from now on. */
+	return pthread_mutex_unlock(m) == 0 ? 0 : -1;
 }
