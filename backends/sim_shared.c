@@ -333,7 +333,7 @@ static int answer_here(struct soft_port *op, const struct ib_user_mad *hdr,
 	if (r < 0) {
 		/* Never on without the lock: the send fails, and says why. */
 		fprintf(stderr, "libumad: sim: the lock of the shared fabric's memory cannot be "
-			"taken (%s): a process wrote over it\n", strerror(-r));
+			"taken (%s): another process broke it\n", strerror(-r));
 		return r;
 	}
 	answered = sim_net_sma_round_trip(shared.c.fabric, from, q->dlid, answer, &local_hooks,

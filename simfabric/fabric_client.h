@@ -109,8 +109,9 @@ static inline unsigned fabric_client_posted(const struct fabric_client *c)
 }
 /*
  * Map the fabric's model (fabric_proto.h, FP_MAP) so that the owner may
- * answer SMPs itself: c->arena, c->fabric and c->hosts (n_hosts of them,
- * as connect attached) are set.  0, or -errno with a message in err:
+ * answer SMPs itself, right after connecting (before anything is posted):
+ * c->arena, c->fabric and c->hosts (n_hosts of them, as connect attached)
+ * are set.  0, or -errno with a message in err:
  * -EOPNOTSUPP (the server keeps its memory private) and -EADDRINUSE (this
  * process has something else at its address) let the owner do without;
  * anything else (memory not this user's, not sealed as an arena is, of
