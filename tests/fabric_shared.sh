@@ -216,15 +216,17 @@ expect "a client of umad sim --private" "$work/q" "^PortGuid"
 # must refuse it before they send or map anything: by the directory's owner,
 # and, where the socket and its directory are root's but the process behind
 # it is nobody's, by the peer's credentials (SO_PEERCRED).
-as_nobody() {
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" "$@"
-}
+# A prefix, not a function: "${as_nobody[@]}" CMD & leaves $! the process of CMD itself.
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs")
+# What runs as nobody in the background is ended however this script ends.
+nobody_pids=
+trap 'for pid in $nobody_pids; do kill "$pid" 2>/dev/null; done; rm -rf "$work"' EXIT
 # A python3 that nobody can run (root's own may live where nobody cannot go).
 relay_python=
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	for py in /usr/bin/python3 "$(command -v python3)"; do
-		if [ -x "$py" ] && as_nobody "$py" -c 'import array, socket, threading' 2>/dev/null; then
+		if [ -x "$py" ] && "${as_nobody[@]}" "$py" -c 'import array, socket, threading' 2>/dev/null; then
 			relay_python=$py
 			break
 		fi
@@ -237,8 +239,9 @@ elif [ -z "$relay_python" ]; then
 else
 	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)
 	chown 65534:65534 "$cred"
-	as_nobody "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
+	"${as_nobody[@]}" "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
 	server=$!
+	nobody_pids="$nobody_pids $server"
 	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
 	[ -S "$cred/d/socket" ] || fail "nobody's server did not start: $(cat "$work/cred.err")"
 	# The relay: accepts anyone, passes datagrams and descriptors both ways.
@@ -280,9 +283,10 @@ while True:
     threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
 RELAY
 	chmod 0644 "$cred/relay.py"
-	as_nobody "$relay_python" "$cred/relay.py" "$cred/relay" "$cred/d/socket" \
+	"${as_nobody[@]}" "$relay_python" "$cred/relay.py" "$cred/relay" "$cred/d/socket" \
 		2> "$work/relay.err" &
 	relay=$!
+	nobody_pids="$nobody_pids $relay"
 	for _ in $(seq 1 100); do [ -S "$cred/relay" ] && break; sleep 0.05; done
 	[ -S "$cred/relay" ] || fail "the relay did not start: $(cat "$work/relay.err")"
 
@@ -320,6 +324,7 @@ KNOCK
 		"serves its owner's processes only"
 	kill "$server"
 	wait "$server"
+	nobody_pids=	# all ended and waited for
 	rm -rf "$cred"
 
 	# The default socket without XDG_RUNTIME_DIR, /tmp/umad-fabric-UID, made
@@ -340,17 +345,20 @@ KNOCK
 		"$victim, the directory of $victim/socket, belongs to user 65534 (nobody), not to this one (65533): refused"
 	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)
 	chown 65534:65534 "$cred"
-	as_nobody "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
+	"${as_nobody[@]}" "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
 	server=$!
+	nobody_pids="$nobody_pids $server"
 	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
-	as_nobody chmod 0777 "$cred/d/socket"
-	as_nobody ln "$cred/d/socket" "$victim/socket" || fail "nobody could not plant its socket"
+	"${as_nobody[@]}" chmod 0777 "$cred/d/socket"
+	"${as_nobody[@]}" ln "$cred/d/socket" "$victim/socket" ||
+		fail "nobody could not plant its socket"
 	as_victim timeout 20 "$umad" fabric show > "$work/q" 2>&1 &&
 		fail "a client used a default socket in a directory another user made"
 	expect "a client of another user's default directory" "$work/q" \
 		"$victim, the directory of $victim/socket, belongs to user 65534 (nobody), not to this one (65533): refused"
 	kill "$server"
 	wait "$server"
+	nobody_pids=
 	rm -rf "$victim" "$cred"
 fi
 exit $status
