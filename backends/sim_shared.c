@@ -60,6 +60,7 @@ static struct {
 	 */
 	_Atomic(struct sim_port *) local_port[LOCAL_PORTS];
 	struct sim_node *changed;
+	int gone;			/* server_gone() ran (under c.lock) */
 } shared = { .stop_fd = -1 };
 
 static void posted_answer(struct fabric_client *c, void *cookie);
@@ -81,12 +82,21 @@ int sim_shared_connect(const char *path, const char *const *names, unsigned n_na
 		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
 		return r;
 	}
+	/*
+	 * Without the mapping (a server without shared memory, an address taken
+	 * here) all goes there; memory that is not what it should be is refused.
+	 */
+	if (!smp || !strcmp(smp, "local")) {
+		r = fabric_client_map(&shared.c, *n_nodes, err, sizeof(err));
+		if (r < 0 && r != -EOPNOTSUPP && r != -EADDRINUSE) {
+			fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
+			fabric_client_close(&shared.c);
+			return r;
+		}
+	}
 	shared.connected = 1;
 	shared.n_hosts = *n_nodes;
 	shared.c.on_answer = posted_answer;
-	/* Without the mapping (a server without shared memory, an address taken here) all goes there. */
-	if (!smp || !strcmp(smp, "local"))
-		fabric_client_map(&shared.c, *n_nodes);
 	return 0;
 }
 
@@ -226,7 +236,7 @@ static void posted_answer(struct fabric_client *c, void *cookie)
 	ps->op = NULL;
 }
 
-/* The server is gone: the posted sends' ports are let go (their waits end with -EIO). */
+/* The posted sends' ports are let go: their replies will not come.  Lock held. */
 static void forget_posted(void)
 {
 	unsigned i;
@@ -238,11 +248,28 @@ static void forget_posted(void)
 		}
 }
 
+/*
+ * The server is gone (shared.c.broken): once, whoever finds it first lets
+ * the posted sends go and ends every port's waits with -EIO (a receive
+ * still gets what was queued before).  Lock held.
+ */
+static void server_gone(void)
+{
+	forget_posted();
+	atomic_store(&shared.n_posted, 0);
+	if (!shared.gone) {
+		shared.gone = 1;
+		soft_port_fail_all(-EIO);
+	}
+}
+
 /* Read posted replies (fabric_client_collect); lock held. */
 static void collect(enum fabric_collect how)
 {
-	if (fabric_client_posted(&shared.c) && fabric_client_collect(&shared.c, how) < 0)
-		forget_posted();
+	if (fabric_client_posted(&shared.c))
+		fabric_client_collect(&shared.c, how);
+	if (shared.c.broken)
+		server_gone();
 	atomic_store(&shared.n_posted, fabric_client_posted(&shared.c));
 }
 
@@ -302,7 +329,13 @@ static int answer_here(struct soft_port *op, const struct ib_user_mad *hdr,
 	memcpy(answer, mad, mad_len);
 	sent_ns = mad_queue_now_ns();
 	shared.changed = NULL;
-	sim_arena_lock(shared.c.arena);
+	r = sim_arena_lock(shared.c.arena);
+	if (r < 0) {
+		/* Never on without the lock: the send fails, and says why. */
+		fprintf(stderr, "libumad: sim: the lock of the shared fabric's memory cannot be "
+			"taken (%s): another process broke it\n", strerror(-r));
+		return r;
+	}
 	answered = sim_net_sma_round_trip(shared.c.fabric, from, q->dlid, answer, &local_hooks,
 					  &addr.slid, &delay_ns);
 	sim_arena_unlock(shared.c.arena);
@@ -350,8 +383,7 @@ static int post_send(struct soft_port *op, const struct ib_user_mad *hdr,
 	if (fabric_client_post(&shared.c, q, sizeof(*q), mad, MAD_SIZE, ps) < 0) {
 		ps->op = NULL;
 		soft_port_put(op);
-		forget_posted();
-		atomic_store(&shared.n_posted, 0);
+		server_gone();
 		return -EIO;
 	}
 	atomic_store(&shared.n_posted, fabric_client_posted(&shared.c));
@@ -534,9 +566,9 @@ static void *events_main(void *arg)
 		/* The server went away (or spoke nonsense): calls fail, waits end. */
 		pthread_mutex_lock(&shared.c.lock);
 		shared.c.broken = 1;
+		server_gone();
 		pthread_mutex_unlock(&shared.c.lock);
 		fprintf(stderr, "libumad: sim: the shared fabric went away (%s)\n", strerror(-r));
-		soft_port_fail_all(-EIO);
 	}
 	fp_reader_free(&in);
 	return NULL;

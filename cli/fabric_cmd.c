@@ -198,6 +198,16 @@ static int signal_descriptor(sigset_t *old, int with_child)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
+/* Why serving stopped (fabric_server_poll's error). */
+static void serve_failed(const char *what, int r)
+{
+	if (r == -ENOTRECOVERABLE)
+		fprintf(stderr, "umad: %s: the lock of the fabric's shared memory cannot be taken "
+			"(a client wrote over it); the fabric stops\n", what);
+	else
+		fprintf(stderr, "umad: %s: %s\n", what, strerror(-r));
+}
+
 /* --- umad fabric serve ----------------------------------------------------------- */
 
 static int serve(int argc, char **argv)
@@ -227,7 +237,7 @@ static int serve(int argc, char **argv)
 	fabric_server_free(s);
 	close(sfd);
 	if (r < 0) {
-		fprintf(stderr, "umad: fabric serve: %s\n", strerror(-r));
+		serve_failed("fabric serve", r);
 		return 1;
 	}
 	return 0;
@@ -283,7 +293,7 @@ static void signal_children(int sig)
 #define END_GRACE_MS	5000
 static void end_descendants(struct fabric_server *s, int sfd)
 {
-	int sig = SIGTERM, waited = 0;
+	int sig = SIGTERM, waited = 0, r;
 
 	for (;;) {
 		pid_t pid;
@@ -302,8 +312,11 @@ static void end_descendants(struct fabric_server *s, int sfd)
 		} else if (waited >= END_GRACE_MS + 2000) {
 			return;
 		}
-		if (fabric_server_poll(s, 100, sfd) == 1)
+		r = fabric_server_poll(s, 100, sfd);
+		if (r == 1)
 			forward_signals(sfd, -1);
+		else if (r < 0)
+			usleep(100 * 1000);	/* no serving: the grace still counts in time */
 		waited += 100;
 	}
 }
@@ -404,8 +417,12 @@ static int run_sim(int argc, char **argv)
 
 		r = fabric_server_poll(s, -1, sfd);
 		if (r < 0) {
-			fprintf(stderr, "umad: sim: %s\n", strerror(-r));
+			/* The fabric cannot be served on: COMMAND is ended, and so is this. */
+			serve_failed("sim", r);
 			kill(child, SIGTERM);
+			waitpid(child, NULL, 0);
+			status = 1;
+			break;
 		}
 		if (r == 0)
 			continue;

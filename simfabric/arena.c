@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -32,6 +33,17 @@ struct arena_header {
 	uint64_t root;
 	pthread_mutex_t lock;		/* robust, process-shared */
 };
+
+/*
+ * The arena's file is sized once, whole (sparse), and sealed: a process it
+ * is handed to can neither cut it short under the others' mappings
+ * (SIGBUS) nor grow it (the size no longer the header's: later processes
+ * could not map it), nor add a seal (F_SEAL_FUTURE_WRITE: later processes
+ * could not map it writable).
+ */
+#define ARENA_SEALS	(F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL)
+/* Seals that would make it unwritable. */
+#define ARENA_WRITE_SEALS	(F_SEAL_WRITE | F_SEAL_FUTURE_WRITE)
 
 /* Before each block: its size, for realloc. */
 struct block_head {
@@ -126,7 +138,7 @@ int sim_arena_create(size_t size, struct sim_arena **out)
 		return -ENOMEM;
 	a->fd = memfd_create("umad-fabric", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (a->fd < 0 || ftruncate(a->fd, (off_t)size) < 0 ||
-	    fcntl(a->fd, F_ADD_SEALS, F_SEAL_SHRINK) < 0) {
+	    fcntl(a->fd, F_ADD_SEALS, ARENA_SEALS) < 0) {
 		r = -errno;
 		goto fail;
 	}
@@ -172,15 +184,61 @@ static int same_file(const struct sim_arena *a, int fd)
 	       x.st_ino == y.st_ino;
 }
 
-int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out)
+/*
+ * Is fd a memory file this process may map as an arena: its user's, a
+ * regular file of whole pages, sealed as sim_arena_create seals it?
+ * Before anything is mapped.  0, or -errno and why.
+ */
+static int check_file(int fd, uint64_t base, struct stat *st, char *why, size_t why_size)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (fstat(fd, st) < 0) {
+		snprintf(why, why_size, "cannot look at it: %s", strerror(errno));
+		return -EINVAL;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		snprintf(why, why_size, "it is not a memory file");
+		return -EINVAL;
+	}
+	if (st->st_uid != geteuid()) {
+		snprintf(why, why_size, "it belongs to user %u, not to this one (%u)",
+			 (unsigned)st->st_uid, (unsigned)geteuid());
+		return -EPERM;
+	}
+	if (seals < 0 || (seals & ARENA_SEALS) != ARENA_SEALS || (seals & ARENA_WRITE_SEALS)) {
+		snprintf(why, why_size, "it is not sealed as an arena is (seals 0x%x, expected 0x%x)",
+			 seals < 0 ? 0 : (unsigned)seals, ARENA_SEALS);
+		return -EINVAL;
+	}
+	if (st->st_size < (off_t)(2 * ARENA_PAGE) || (st->st_size % ARENA_PAGE) ||
+	    (uint64_t)st->st_size > UINT64_MAX - base) {
+		snprintf(why, why_size, "its size (%lld bytes) is not an arena's",
+			 (long long)st->st_size);
+		return -EINVAL;
+	}
+	if (!base || base % ARENA_PAGE) {
+		snprintf(why, why_size, "0x%llx is not a page's address", (unsigned long long)base);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, char *why, size_t why_size)
 {
 	struct arena_header *h;
 	struct sim_arena *a;
 	struct stat st;
+	char unasked[256];
 	unsigned i;
-	int seals = fcntl(fd, F_GET_SEALS), r;
+	int r;
 
 	*out = NULL;
+	if (!why || !why_size) {
+		why = unasked;
+		why_size = sizeof(unasked);
+	}
+	why[0] = '\0';
 	pthread_mutex_lock(&arenas_lock);
 	for (i = 0; i < ARENAS_MAX; i++)
 		if (arenas[i] && arenas[i]->h->base == base && same_file(arenas[i], fd)) {
@@ -190,16 +248,20 @@ int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out)
 	pthread_mutex_unlock(&arenas_lock);
 	if (*out)
 		return 0;
-	/* Only a memory file that cannot shrink under the mapping (SIGBUS otherwise). */
-	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(fd, &st) < 0 ||
-	    st.st_size < (off_t)(2 * ARENA_PAGE) || (st.st_size % ARENA_PAGE) || !base ||
-	    base % ARENA_PAGE)
-		return -EINVAL;
+	r = check_file(fd, base, &st, why, why_size);
+	if (r < 0)
+		return r;
 	h = map_at(base, (size_t)st.st_size, fd);
-	if (!h)
-		return errno == EEXIST ? -EADDRINUSE : -errno;
+	if (!h) {
+		r = errno == EEXIST ? -EADDRINUSE : -errno;
+		snprintf(why, why_size, "cannot map it at 0x%llx: %s", (unsigned long long)base,
+			 strerror(-r));
+		return r;
+	}
 	if (h->magic != ARENA_MAGIC || h->base != base || h->size != (uint64_t)st.st_size) {
 		munmap(h, (size_t)st.st_size);
+		snprintf(why, why_size, "it holds no arena made for 0x%llx of its size (%lld bytes)",
+			 (unsigned long long)base, (long long)st.st_size);
 		return -EINVAL;
 	}
 	a = calloc(1, sizeof(*a));
@@ -270,10 +332,15 @@ void sim_arena_set_root(struct sim_arena *a, void *root)
 	a->h->root = (uintptr_t)root;
 }
 
-void sim_arena_lock(struct sim_arena *a)
+int sim_arena_lock(struct sim_arena *a)
 {
-	if (pthread_mutex_lock(&a->h->lock) == EOWNERDEAD)
-		pthread_mutex_consistent(&a->h->lock);
+	int r = pthread_mutex_lock(&a->h->lock);
+
+	/* Its holder died: the lock is ours, and the model as that holder left it. */
+	if (r == EOWNERDEAD)
+		r = pthread_mutex_consistent(&a->h->lock);
+	/* Whatever else went wrong (its memory written over, most likely), it is of no use now. */
+	return r ? -ENOTRECOVERABLE : 0;
 }
 
 void sim_arena_unlock(struct sim_arena *a)

@@ -24,17 +24,22 @@ struct sim_arena;
 
 /*
  * A new arena of `size` bytes (rounded up to pages) in a fresh memory file,
- * sealed against shrinking.  0 or -errno.
+ * sized once and for all (sparse) and sealed against shrinking, growing
+ * and any further seal, so that no process it is handed to can change how
+ * the others map it.  0 or -errno.
  */
 int sim_arena_create(size_t size, struct sim_arena **out);
 
 /*
- * Map the arena in memory file fd at `base` in this process.  -EADDRINUSE
- * when something else of this process sits there (the caller then does
- * without), -EINVAL when fd is not an arena mapped there, or -errno.  An
- * arena this process has mapped already (inherited over fork) is shared.
+ * Map the arena in memory file fd at `base` in this process.  The file
+ * must be this user's, sealed as sim_arena_create seals it, and hold an
+ * arena made for that address, of the file's size: -EPERM or -EINVAL
+ * otherwise, with why in `why` (may be NULL).  -EADDRINUSE when something
+ * else of this process sits there (the caller then does without), or
+ * -errno.  An arena this process has mapped already (inherited over fork)
+ * is shared.
  */
-int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out);
+int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, char *why, size_t why_size);
 
 /* Unmap (the last user in this process) and forget the arena. */
 void sim_arena_release(struct sim_arena *a);
@@ -52,8 +57,11 @@ void sim_arena_set_root(struct sim_arena *a, void *root);
 /*
  * The lock every process takes around any access to the model inside.
  * A holder that died is survived: its half-done change stays as it was.
+ * 0, or -ENOTRECOVERABLE when the lock cannot be had (left inconsistent,
+ * or its memory written over): the caller then must not touch the model,
+ * and says so.
  */
-void sim_arena_lock(struct sim_arena *a);
+int sim_arena_lock(struct sim_arena *a) __attribute__((warn_unused_result));
 void sim_arena_unlock(struct sim_arena *a);
 
 /* Zeroed memory in the arena; NULL when full.  Caller holds the lock (or is alone). */

@@ -12,12 +12,14 @@
 #include <poll.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/un.h>
 #include <unistd.h>
 
 #include "simfabric/arena.h"
 #include "simfabric/fabric_client.h"
+#include "simfabric/fabric_trust.h"
 #include "simfabric/net.h"
 
 /* How long a request posted in the mailbox is waited for without sleeping. */
@@ -61,24 +63,144 @@ int fabric_default_socket(char *path, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : 0;
 }
 
-static int connect_to(const char *path)
+int fabric_client_attach_timeout_ms = FABRIC_ATTACH_TIMEOUT_MS;
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/*
+ * Connect to the socket at path, after checking the directory it is in
+ * and the socket itself (fabric_trust.h), by deadline (a full backlog is
+ * waited out until then), and check who listens there before anything is
+ * said.  The connected socket (blocking), or -errno with why.
+ */
+static int connect_to(const char *path, int64_t deadline, char *err, size_t err_size)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	int fd;
+	int fd, dirfd, r;
 
-	if (strlen(path) >= sizeof(a.sun_path))
+	if (strlen(path) >= sizeof(a.sun_path)) {
+		snprintf(err, err_size, "the socket path is too long: %s", path);
 		return -ENAMETOOLONG;
+	}
 	memcpy(a.sun_path, path, strlen(path) + 1);
-	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (fd < 0)
-		return -errno;
-	if (connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		int r = -errno;
-
+	/* No one else may put a socket there. */
+	dirfd = fabric_trust_dir(path, S_IWGRP | S_IWOTH, err, err_size);
+	if (dirfd >= 0) {
+		r = fabric_trust_socket(dirfd, path, err, err_size);
+		close(dirfd);
+	} else {
+		r = dirfd;
+	}
+	if (r == -ENOENT)
+		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path, strerror(-r));
+	if (r < 0)
+		return r;
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path, strerror(-r));
+		return r;
+	}
+	/* A Unix socket connects at once, or says EAGAIN while its backlog is full. */
+	while ((r = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0) == -EAGAIN) {
+		if (now_ms() >= deadline) {
+			r = -ETIMEDOUT;
+			break;
+		}
+		usleep(10 * 1000);
+	}
+	if (r == 0) {
+		/* The socket may have been replaced since it was looked at: who listens decides. */
+		r = fabric_trust_peer(fd, path, err, err_size);
+		if (r == 0 && fcntl(fd, F_SETFL, 0) < 0) {
+			r = -errno;
+			snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path,
+				 strerror(-r));
+		}
+	} else if (r == -ETIMEDOUT) {
+		snprintf(err, err_size, "the fabric at %s does not take connections within %d ms "
+			 "(its server stopped?)", path, fabric_client_attach_timeout_ms);
+	} else {
+		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path, strerror(-r));
+	}
+	if (r < 0) {
 		close(fd);
 		return r;
 	}
 	return fd;
+}
+
+/* A message into c->reply by deadline: 1, or -ETIMEDOUT, or -errno (fp_recv_message's). */
+static int recv_by(struct fabric_client *c, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+		int64_t left;
+		int r = fp_recv_message(c->fd, &c->reply, MSG_DONTWAIT);
+
+		if (r != 0)
+			return r;
+		left = deadline - now_ms();
+		if (left <= 0)
+			return -ETIMEDOUT;
+		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
+			return -errno;
+	}
+}
+
+/* Why the server's answer did not come (r: recv_by's error, or 0 for nonsense). */
+static void no_answer(char *err, size_t err_size, const char *path, int r)
+{
+	if (r == -ETIMEDOUT)
+		snprintf(err, err_size, "the fabric at %s does not answer within %d ms (its server "
+			 "stopped?)", path, fabric_client_attach_timeout_ms);
+	else
+		snprintf(err, err_size, "the fabric at %s does not answer: %s", path,
+			 strerror(r < 0 ? -r : EPROTO));
+}
+
+/*
+ * One request of the attach (the hello, FP_MAP), its reply in c->reply by
+ * deadline.  0 with the lock held, the reply's FP_RC value in *rc (else
+ * 0); or -errno without it, why in err.
+ */
+static int attach_request(struct fabric_client *c, uint32_t type, const void *head,
+			  size_t head_len, const void *tail, size_t tail_len, int pass_fd,
+			  int64_t deadline, int32_t *rc, char *err, size_t err_size)
+{
+	int r;
+
+	pthread_mutex_lock(&c->lock);
+	r = fp_send_message2(c->fd, type, head, head_len, tail, tail_len, pass_fd, 0);
+	if (r == 0)
+		r = recv_by(c, deadline);
+	if (r < 0) {
+		no_answer(err, err_size, c->path, r);
+		c->broken = 1;
+		pthread_mutex_unlock(&c->lock);
+		return r;
+	}
+	*rc = 0;
+	if (c->reply.type == FP_RC)
+		memcpy(rc, c->reply.buf, sizeof(*rc));
+	return 0;
+}
+
+/* An FP_RC reply refusing a request (lock held): its value, and why in err; the lock released. */
+static int refused(struct fabric_client *c, int32_t rc, char *err, size_t err_size)
+{
+	char msg[512];
+
+	snprintf(err, err_size, "the fabric at %s refused: %s", c->path,
+		 fabric_client_reply_text(c, msg, sizeof(msg)));
+	fabric_client_done(c);
+	return rc < 0 ? rc : -EPROTO;
 }
 
 int fabric_client_connect(struct fabric_client *c, const char *path, const char *const *names,
@@ -86,6 +208,7 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 			  unsigned *n_nodes, char *err, size_t err_size)
 {
 	struct fp_hello hello = { .version = FP_VERSION, .n_hosts = n_names };
+	int64_t deadline = now_ms() + fabric_client_attach_timeout_ms;
 	char list[FP_MAX_HOSTS * FP_NAME_MAX];
 	const struct fp_hello_ok *ok;
 	size_t len = 0;
@@ -97,6 +220,7 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	c->fd = c->event_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	fp_reader_init(&c->reply);
+	snprintf(c->path, sizeof(c->path), "%s", path);
 	if (n_names > FP_MAX_HOSTS) {
 		snprintf(err, err_size, "at most %d nodes", FP_MAX_HOSTS);
 		return -EINVAL;
@@ -113,14 +237,14 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	}
 	if (!n_names && attach_default)
 		hello.n_hosts = UINT32_MAX;	/* the server's first CA */
-	c->fd = connect_to(path);
+	c->fd = connect_to(path, deadline, err, err_size);
 	if (c->fd < 0) {
 		r = c->fd;
-		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path, strerror(-r));
 		c->fd = -1;
 		return r;
 	}
-	r = fp_recv_message(c->fd, &c->reply, 0);	/* the welcome, or a refusal */
+	/* The welcome, or a refusal: the server speaks first. */
+	r = recv_by(c, deadline);
 	if (r == 1 && c->reply.type == FP_RC) {
 		memcpy(&rc, c->reply.buf, sizeof(rc));
 		if (rc < 0) {
@@ -132,32 +256,24 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 			return rc;
 		}
 	} else {
-		snprintf(err, err_size, "the fabric at %s does not answer: %s", path,
-			 strerror(r < 0 ? -r : EPROTO));
+		no_answer(err, err_size, path, r);
 		fabric_client_close(c);
 		return r < 0 ? r : -EPROTO;
 	}
 	/* The fast path for sends; without it, everything goes through the socket. */
 	mb_fd = make_mailbox(&c->mb);
-	pthread_mutex_lock(&c->lock);
-	r = fp_send_message2(c->fd, FP_HELLO, &hello, sizeof(hello), list, len, mb_fd, 0);
-	pthread_mutex_unlock(&c->lock);
+	r = attach_request(c, FP_HELLO, &hello, sizeof(hello), list, len, mb_fd, deadline, &rc,
+			   err, err_size);
 	if (mb_fd >= 0)
 		close(mb_fd);
-	r = r < 0 ? r : fabric_client_request(c, 0, NULL, 0, NULL, 0, &rc);
 	if (r < 0) {
-		snprintf(err, err_size, "the fabric at %s does not answer: %s", path, strerror(-r));
 		fabric_client_close(c);
 		return r;
 	}
 	if (c->reply.type == FP_RC) {
-		char msg[512];
-
-		snprintf(err, err_size, "the fabric at %s refused: %s", path,
-			 fabric_client_reply_text(c, msg, sizeof(msg)));
-		fabric_client_done(c);
+		r = refused(c, rc, err, err_size);
 		fabric_client_close(c);
-		return rc < 0 ? rc : -EPROTO;
+		return r;
 	}
 	ok = (const struct fp_hello_ok *)c->reply.buf;
 	if (c->reply.type != FP_HELLO_OK || ok->version != FP_VERSION ||
@@ -169,42 +285,68 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 		fabric_client_close(c);
 		return -EPROTO;
 	}
+	c->event_fd = c->reply.passed_fd;
+	c->reply.passed_fd = -1;
+	r = fabric_trust_channel(c->event_fd, "event channel", err, err_size);
+	if (r < 0) {
+		fabric_client_done(c);
+		fabric_client_close(c);
+		return r;
+	}
 	memcpy(nodes, ok + 1, ok->n_hosts * sizeof(struct fp_node));
 	for (i = 0; i < ok->n_hosts; i++) {
 		nodes[i].desc[sizeof(nodes[i].desc) - 1] = '\0';
 		nodes[i].name[sizeof(nodes[i].name) - 1] = '\0';
 	}
 	*n_nodes = ok->n_hosts;
-	c->event_fd = c->reply.passed_fd;
-	c->reply.passed_fd = -1;
 	fabric_client_done(c);
 	return 0;
 }
 
-int fabric_client_map(struct fabric_client *c, unsigned n_hosts)
+int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size_t err_size)
 {
 	const struct fp_mapped *m;
 	struct fp_map q = { 0 };
 	struct sim_arena *a = NULL;
+	char why[256];
 	int32_t rc;
 	unsigned i;
-	int r = fabric_client_request(c, FP_MAP, &q, sizeof(q), NULL, 0, &rc);
+	int r;
 
+	if (n_hosts > FP_MAX_HOSTS) {
+		snprintf(err, err_size, "at most %d nodes", FP_MAX_HOSTS);
+		return -EINVAL;
+	}
+	r = attach_request(c, FP_MAP, &q, sizeof(q), NULL, 0, -1,
+			   now_ms() + fabric_client_attach_timeout_ms, &rc, err, err_size);
 	if (r < 0)
 		return r;
 	m = (const struct fp_mapped *)c->reply.buf;
-	if (c->reply.type != FP_MAPPED) {
-		r = c->reply.type == FP_RC && rc < 0 ? rc : -EPROTO;
-	} else if (c->reply.len != sizeof(*m) || c->reply.passed_fd < 0 || n_hosts > FP_MAX_HOSTS) {
+	if (c->reply.type == FP_RC) {
+		r = refused(c, rc, err, err_size);
+		if (c->reply.passed_fd >= 0)
+			close(c->reply.passed_fd);
+		c->reply.passed_fd = -1;
+		return r;
+	}
+	if (c->reply.type != FP_MAPPED || c->reply.len != sizeof(*m) || c->reply.passed_fd < 0) {
+		snprintf(err, err_size, "the fabric at %s speaks another protocol", c->path);
 		r = -EPROTO;
 	} else {
-		r = sim_arena_attach(c->reply.passed_fd, m->base, &a);
+		/* The file is checked (owner, seals, size) before it is mapped. */
+		r = sim_arena_attach(c->reply.passed_fd, m->base, &a, why, sizeof(why));
+		if (r < 0)
+			snprintf(err, err_size, "the fabric at %s handed over memory that cannot be "
+				 "used: %s", c->path, why);
 		/* Every pointer it gave must lie in what was mapped. */
 		if (r == 0 && !sim_arena_holds(a, (void *)(uintptr_t)m->fabric, sizeof(*c->fabric)))
 			r = -EPROTO;
 		for (i = 0; r == 0 && i < n_hosts; i++)
 			if (!sim_arena_holds(a, (void *)(uintptr_t)m->hosts[i], sizeof(*c->hosts[i])))
 				r = -EPROTO;
+		if (r == -EPROTO && a)
+			snprintf(err, err_size, "the fabric at %s handed over addresses outside its "
+				 "memory", c->path);
 		if (r == 0) {
 			c->arena = a;
 			c->fabric = (struct sim_fabric *)(uintptr_t)m->fabric;
@@ -357,10 +499,15 @@ static int mailbox_request(struct fabric_client *c, uint32_t type, const void *h
 	return r < 0 ? r : read_answer(c);
 }
 
-/* The server went away or spoke nonsense: nothing more can be trusted. */
+/*
+ * The server went away or spoke nonsense: nothing more can be trusted.
+ * The replies of posted requests will never come: they are forgotten, so
+ * that nothing waits or loops for them (the owner lets their cookies go).
+ */
 static int broke(struct fabric_client *c)
 {
 	c->broken = 1;
+	c->mb_read = c->mb_seq;
 	return -EIO;
 }
 
@@ -420,8 +567,7 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 	if (c->mb && type == FP_SEND && head_len + tail_len <= FP_MAILBOX_ROOM) {
 		r = mailbox_request(c, type, head, head_len, tail, tail_len);
 	} else {
-		/* Type 0: the reply to a request already sent (the hello, with its mailbox). */
-		r = type ? fp_send_message2(c->fd, type, head, head_len, tail, tail_len, -1, 0) : 0;
+		r = fp_send_message2(c->fd, type, head, head_len, tail, tail_len, -1, 0);
 		if (r == 0) {
 			r = fp_recv_message(c->fd, &c->reply, 0);
 			if (r == 0)

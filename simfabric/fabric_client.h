@@ -10,8 +10,18 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <sys/un.h>
 
 #include "simfabric/fabric_proto.h"
+
+/*
+ * How long attaching waits for a server (taking the connection, each
+ * reply of the attach) before it gives up with a message: a server that
+ * is stopped, or never answers, is not waited for for ever.
+ */
+#define FABRIC_ATTACH_TIMEOUT_MS	5000
+/* FABRIC_ATTACH_TIMEOUT_MS; tests shorten it. */
+extern int fabric_client_attach_timeout_ms;
 
 struct fabric_client {
 	int fd;				/* requests and replies */
@@ -33,6 +43,7 @@ struct fabric_client {
 	struct sim_arena *arena;
 	struct sim_fabric *fabric;
 	struct sim_node *hosts[FP_MAX_HOSTS];
+	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];	/* the server's socket */
 };
 
 /* The socket path of UMAD_SIM_FABRIC, or of the default server; 0 or -ENAMETOOLONG. */
@@ -43,6 +54,13 @@ int fabric_default_socket(char *path, size_t size);
  * CLI's control connection).  nodes[] receives what the server knows of
  * each (n_names of them; the first CA when n_names is 0 and attach_default).
  * 0 or -errno with a message in err.
+ *
+ * Before anything is sent, the server is checked (fabric_trust.h): the
+ * socket's directory is this user's and closed to others' writes (not a
+ * symbolic link), the socket is this user's, and so is the process
+ * listening there (SO_PEERCRED); the event channel it hands over is a
+ * packet socket of this user's.  Each step waits
+ * fabric_client_attach_timeout_ms at most (-ETIMEDOUT).
  */
 int fabric_client_connect(struct fabric_client *c, const char *path, const char *const *names,
 			  unsigned n_names, int attach_default, struct fp_node *nodes,
@@ -74,6 +92,9 @@ void fabric_client_done(struct fabric_client *c);
  * first, handing each to on_answer: those already there (READY), and
  * waiting for the oldest (OLDEST) or for all (ALL).  0 or -EIO.
  *
+ * Once the server is gone (c->broken), the posted requests are forgotten
+ * (fabric_client_posted() is 0): their cookies never reach on_answer.
+ *
  * fabric_client_request reads every posted reply before its own request.
  */
 enum fabric_collect { FABRIC_COLLECT_READY, FABRIC_COLLECT_OLDEST, FABRIC_COLLECT_ALL };
@@ -88,12 +109,16 @@ static inline unsigned fabric_client_posted(const struct fabric_client *c)
 }
 /*
  * Map the fabric's model (fabric_proto.h, FP_MAP) so that the owner may
- * answer SMPs itself: c->arena, c->fabric and c->hosts (n_hosts of them,
- * as connect attached) are set.  0, or -errno when the owner does without
- * (the server has no shared memory, or this process has something else at
- * its address).
+ * answer SMPs itself, right after connecting (before anything is posted):
+ * c->arena, c->fabric and c->hosts (n_hosts of them, as connect attached)
+ * are set.  0, or -errno with a message in err:
+ * -EOPNOTSUPP (the server keeps its memory private) and -EADDRINUSE (this
+ * process has something else at its address) let the owner do without;
+ * anything else (memory not this user's, not sealed as an arena is, of
+ * another size than its own; no answer within the attach timeout) says
+ * the server is not to be trusted.
  */
-int fabric_client_map(struct fabric_client *c, unsigned n_hosts);
+int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size_t err_size);
 
 /* Tell the server that an SMP this process answered changed node `index` (FP_NOTE_CHANGED). */
 int fabric_client_note_changed(struct fabric_client *c, size_t index);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <glib.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 #include "simfabric/describe.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
+#include "simfabric/fabric_trust.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
 #include "simfabric/topology.h"
@@ -90,6 +92,7 @@ struct fabric_server {
 	GArray *waiting;		/* struct waiting_request */
 	unsigned n_mailboxes;
 	uint64_t spin_ns;		/* how long to look at the mailboxes before sleeping */
+	int lock_error;			/* the arena's lock failed: the server stops (model_lock) */
 };
 
 static void say(struct fabric_server *s, const char *fmt, ...)
@@ -113,11 +116,23 @@ static void say(struct fabric_server *s, const char *fmt, ...)
 /*
  * Clients change the model under the arena's lock too (the SMPs they
  * answer themselves): the server holds it while it touches the model.
+ * A lock that cannot be had (a client wrote over it) is never gone on
+ * without: the model is left alone, and the server stops
+ * (fabric_server_poll returns the error).  0 or -errno.
  */
-static void model_lock(struct fabric_server *s)
+static int model_lock(struct fabric_server *s)
 {
-	if (s->arena)
-		sim_arena_lock(s->arena);
+	int r;
+
+	if (!s->arena || s->lock_error)
+		return s->lock_error;
+	r = sim_arena_lock(s->arena);
+	if (r < 0) {
+		s->lock_error = r;
+		say(s, "the lock of the fabric's shared memory cannot be taken (%s): stopping",
+		    strerror(-r));
+	}
+	return r;
 }
 
 static void model_unlock(struct fabric_server *s)
@@ -396,21 +411,24 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 	if (c->in.passed_fd >= 0) {
 		/*
 		 * The client's mailbox: mapped here, the descriptor no longer
-		 * needed.  Only a memory file sealed against shrinking: one cut
-		 * short under the mapping would kill the server with SIGBUS.
+		 * needed.  Only a memory file of this user's sealed against
+		 * shrinking: one cut short under the mapping would kill the
+		 * server with SIGBUS.
 		 */
 		struct stat st;
 		void *mb = MAP_FAILED;
 		int seals = fcntl(c->in.passed_fd, F_GET_SEALS);
 
 		if (seals >= 0 && (seals & F_SEAL_SHRINK) && fstat(c->in.passed_fd, &st) == 0 &&
+		    S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 		    st.st_size >= (off_t)sizeof(*c->mb))
 			mb = mmap(NULL, sizeof(*c->mb), PROT_READ | PROT_WRITE, MAP_SHARED,
 				  c->in.passed_fd, 0);
 		close(c->in.passed_fd);
 		c->in.passed_fd = -1;
 		if (mb == MAP_FAILED)
-			return reply_rc(c, -EINVAL, "the mailbox is not a memory file of its size sealed against shrinking");
+			return reply_rc(c, -EINVAL, "the mailbox is not a memory file of this user's, "
+					"of its size, sealed against shrinking");
 		c->mb = mb;
 		c->mb_seen = atomic_load(&c->mb->posted);
 		s->n_mailboxes++;
@@ -748,7 +766,9 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 		return -EPROTO;
 	if (type == FP_KICK)
 		return 0;	/* the loop looks at the mailboxes anyway */
-	model_lock(s);
+	r = model_lock(s);
+	if (r < 0)
+		return r;
 	r = dispatch(s, c, type, body, len);
 	model_unlock(s);
 	return r;
@@ -765,17 +785,21 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		;
 	if (*at)
 		*at = c->next;
-	model_lock(s);
-	for (i = 0; c->said_hello && i < c->n_hosts; i++)
-		c->hosts[i]->attached--;
-	for (i = 0; i < c->n_issm; i++) {
-		int count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, c->issm[i]));
+	/* Without the lock (the server stops) the model is left as it is. */
+	if (model_lock(s) == 0) {
+		for (i = 0; c->said_hello && i < c->n_hosts; i++)
+			c->hosts[i]->attached--;
+		for (i = 0; i < c->n_issm; i++) {
+			int count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders,
+									c->issm[i]));
 
-		g_hash_table_insert(s->issm_holders, c->issm[i], GINT_TO_POINTER(count - 1));
-		refresh_is_sm(s, c->issm[i]);
+			g_hash_table_insert(s->issm_holders, c->issm[i],
+					    GINT_TO_POINTER(count - 1));
+			refresh_is_sm(s, c->issm[i]);
+		}
+		model_unlock(s);
 	}
 	forget_waiting(s, c, NULL);
-	model_unlock(s);
 	if (c->fd >= 0) {
 		epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
@@ -1022,34 +1046,72 @@ void fabric_server_free(struct fabric_server *s)
 	free(s);
 }
 
-/* Make the socket's directory, or accept it only when it is ours and no one else's to enter. */
+/*
+ * The socket's directory, made owner-only, or accepted only when it is
+ * ours and no one else's to enter (a bare name or one in / is where the
+ * user chose).  Its descriptor, or -errno with why.
+ */
 static int owner_only_dir(const char *path, char *err, size_t err_size)
 {
+	const char *base = fabric_trust_basename(path);
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
-	char *slash;
-	struct stat st;
+	int fd;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash || slash == dir)
-		return 0;	/* the current directory or /: the user chose it */
-	*slash = '\0';
-	if (mkdir(dir, 0700) == 0)
-		return 0;
-	if (errno != EEXIST) {
+	if (base == path || base == path + 1) {
+		fd = open(base == path ? "." : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			snprintf(err, err_size, "cannot open the directory of %s: %s", path,
+				 strerror(errno));
+		return fd < 0 ? -errno : fd;
+	}
+	snprintf(dir, sizeof(dir), "%.*s", (int)(base - 1 - path), path);
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		int r = -errno;
 
 		snprintf(err, err_size, "cannot create %s: %s", dir, strerror(-r));
 		return r;
 	}
-	if (lstat(dir, &st) < 0 || !S_ISDIR(st.st_mode)) {
-		snprintf(err, err_size, "%s is not a directory", dir);
-		return -ENOTDIR;
+	return fabric_trust_dir(path, 077, err, err_size);
+}
+
+/*
+ * Something is at path already (bind said EADDRINUSE): only a stale socket
+ * of this user's, one nobody listens at, is replaced.  0 when it was
+ * removed, or -errno with why.
+ */
+static int replace_stale(int dirfd, const char *path, const struct sockaddr_un *a, char *err,
+			 size_t err_size)
+{
+	char why[PATH_MAX + 128];
+	int probe, r;
+
+	r = fabric_trust_socket(dirfd, path, why, sizeof(why));
+	if (r < 0) {
+		snprintf(err, err_size, "%s (only a stale socket of this user's is replaced)", why);
+		return r == -ENOENT ? -EADDRINUSE : r;
 	}
-	if (st.st_uid != geteuid() || (st.st_mode & 077)) {
-		snprintf(err, err_size, "%s must belong to this user and be closed to others "
-			 "(mode 0700) to hold the fabric's socket", dir);
-		return -EPERM;
+	/* A live one takes the connection (or says its backlog is full); a stale one refuses it. */
+	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (probe < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
+		return r;
+	}
+	r = connect(probe, (const struct sockaddr *)a, sizeof(*a)) < 0 ? -errno : 0;
+	close(probe);
+	if (r == 0 || r == -EAGAIN) {
+		snprintf(err, err_size, "a fabric is already served at %s", path);
+		return -EADDRINUSE;
+	}
+	if (r != -ECONNREFUSED) {
+		snprintf(err, err_size, "%s is a socket something else uses (%s): not replaced", path,
+			 strerror(-r));
+		return -EADDRINUSE;
+	}
+	if (unlinkat(dirfd, fabric_trust_basename(path), 0) < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot remove the stale socket %s: %s", path, strerror(-r));
+		return r;
 	}
 	return 0;
 }
@@ -1058,47 +1120,44 @@ int fabric_server_listen(struct fabric_server *s, const char *path, char *err, s
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
-	int fd, r;
+	int fd, dirfd, r;
 
 	if (strlen(path) >= sizeof(a.sun_path)) {
 		snprintf(err, err_size, "socket path too long: %s", path);
 		return -ENAMETOOLONG;
 	}
-	r = owner_only_dir(path, err, err_size);
-	if (r < 0)
-		return r;
+	dirfd = owner_only_dir(path, err, err_size);
+	if (dirfd < 0)
+		return dirfd;
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (fd < 0)
-		return -errno;
-	if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0) {
-		if (errno != EADDRINUSE)
-			goto fail;
-		/* A socket left by a server that died, or a live one: connecting tells. */
-		int probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		int live = probe >= 0 && connect(probe, (struct sockaddr *)&a, sizeof(a)) == 0;
-
-		if (probe >= 0)
-			close(probe);
-		if (live) {
-			close(fd);
-			snprintf(err, err_size, "a fabric is already served at %s", path);
-			return -EADDRINUSE;
-		}
-		unlink(path);
-		if (bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0)
-			goto fail;
+	if (fd < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
+		close(dirfd);
+		return r;
 	}
-	if (listen(fd, 128) < 0 || epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0)
-		goto fail;
+	r = bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+	if (r == -EADDRINUSE) {
+		r = replace_stale(dirfd, path, &a, err, err_size);
+		if (r < 0) {
+			close(dirfd);
+			close(fd);
+			return r;
+		}
+		r = bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
+	}
+	close(dirfd);
+	if (r == 0 && (listen(fd, 128) < 0 || epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0))
+		r = -errno;
+	if (r < 0) {
+		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
+		close(fd);
+		return r;
+	}
 	s->listen_fd = fd;
 	snprintf(s->socket_path, sizeof(s->socket_path), "%s", path);
 	return 0;
-fail:
-	r = -errno;
-	snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
-	close(fd);
-	return r;
 }
 
 unsigned fabric_server_clients(const struct fabric_server *s)
@@ -1201,10 +1260,9 @@ events:
 		if (c->closing)
 			drop_client(s, c);
 	}
-	if (s->net.n_pending) {
-		model_lock(s);
+	if (s->net.n_pending && model_lock(s) == 0) {
 		sim_net_tick(&s->net, now_ns());
 		model_unlock(s);
 	}
-	return stop;
+	return s->lock_error ? s->lock_error : stop;
 }

@@ -41,8 +41,10 @@ void fabric_server_free(struct fabric_server *s);
 
 /*
  * Listen at path: its directory is made owner-only (or must be: it is
- * refused otherwise), a stale socket there is replaced, a live one is
- * -EADDRINUSE.  0 or -errno with a message in err.
+ * refused otherwise; not a symbolic link), a stale socket of this user's
+ * there (nobody listening) is replaced, a live one is -EADDRINUSE, and
+ * anything else (a file, a link, another user's socket) is refused and
+ * left alone.  0 or -errno with a message in err.
  */
 int fabric_server_listen(struct fabric_server *s, const char *path, char *err, size_t err_size);
 
@@ -52,6 +54,8 @@ int fabric_server_add_client(struct fabric_server *s, int fd);
 /*
  * Serve for up to timeout_ms (negative: until something happens), or until
  * stop_fd (if >= 0) becomes readable: 1 then, else 0, or -errno.
+ * -ENOTRECOVERABLE: the lock of the fabric's shared memory cannot be taken
+ * (a client wrote over it); the server must stop.
  */
 int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd);
 

@@ -5,6 +5,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
@@ -28,6 +29,9 @@ void run_child(int (*fn)(void), const char *backend, const char *module_dir,
 	memset(res, 0, sizeof(*res));
 	assert_int_equal(pipe(verdict), 0);
 	assert_int_equal(pipe(errpipe), 0);
+	/* A child that ends with exit() must not print this process's pending output again. */
+	fflush(stdout);
+	fflush(stderr);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {

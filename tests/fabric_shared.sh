@@ -12,11 +12,18 @@
 #  - a client killed with SIGKILL leaks no agent: a new ibping -S registers;
 #  - 64 client processes at once; a fault naming nothing fails with a message;
 #  - umad sim exits with COMMAND's status; a second server on a live socket
-#    is refused; only the owner's processes are served (when run as root).
+#    is refused, and so is a regular file or a link at the socket's path;
+#    attaching to a stopped server gives up with a message (umad fabric
+#    show, ibstat);
+#  - (as root, with setpriv and python3) a server of user nobody is refused
+#    by root's clients: in nobody's directory by its owner, relayed through
+#    a socket of root's by the peer's credentials; nobody's server refuses
+#    root's process; a default /tmp/umad-fabric-UID another user made first
+#    is refused by that UID's server and clients.
 # Skips (77) without opensm or infiniband-diags.
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-needs="opensm sminfo saquery perfquery ibroute ibtracert ibqueryerrors iblinkinfo ibping
+needs="opensm sminfo saquery perfquery ibroute ibtracert ibqueryerrors iblinkinfo ibping ibstat
 smpquery ibnetdiscover"
 . "$(dirname "$0")/sim_env.sh"
 umad=$top_builddir/cli/umad
@@ -162,6 +169,21 @@ if UMAD_SIM_FABRIC=$sock UMAD_SIM_FABRIC_SMP=both sim smpquery -D nodeinfo 0 > "
 	fail "UMAD_SIM_FABRIC_SMP=both was taken"
 fi
 expect "UMAD_SIM_FABRIC_SMP=both" "$work/q" "UMAD_SIM_FABRIC_SMP=both: 'local' or 'server'"
+# A stopped server: attaching gives up within the attach timeout (5 s), with a message.
+kill -STOP "$server"
+start=$(date +%s)
+UMAD_SIM_FABRIC=$sock sim timeout 30 ibstat > "$work/stopped.ibstat" 2>&1 &
+stopped_ibstat=$!
+timeout 30 "$umad" fabric --socket "$sock" show > "$work/stopped.show" 2>&1 &&
+	fail "umad fabric show on a stopped server succeeded"
+wait "$stopped_ibstat" && fail "ibstat on a stopped server succeeded"
+took=$(( $(date +%s) - start ))
+[ "$took" -lt 15 ] || fail "attaching to a stopped server took $took s, more than the 5 s timeout"
+expect "umad fabric show on a stopped server" "$work/stopped.show" \
+	"umad: fabric: the fabric at $sock does not answer within 5000 ms (its server stopped?)"
+expect "ibstat on a stopped server" "$work/stopped.ibstat" \
+	"libumad: sim: UMAD_SIM_FABRIC: the fabric at $sock does not answer within 5000 ms"
+kill -CONT "$server"
 kill "$server"
 wait "$server"
 [ ! -e "$sock" ] || fail "umad fabric serve left its socket behind"
@@ -169,26 +191,176 @@ UMAD_SIM_FABRIC=$sock sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
 	fail "a client found a fabric after its server stopped"
 expect "a client without its server" "$work/q" "cannot connect to the fabric"
 
+# A file where the socket would go is refused and left as it was; so is a symbolic link.
+mkdir -m 0700 "$work/notsock"
+echo "keep me" > "$work/notsock/socket"
+if sim timeout 20 "$umad" fabric serve --socket "$work/notsock/socket" 2> "$work/notsock.err"; then
+	fail "umad fabric serve took the place of a regular file"
+fi
+expect "serve --socket on a regular file" "$work/notsock.err" "is not a socket: refused"
+grep -qx "keep me" "$work/notsock/socket" ||
+	fail "umad fabric serve --socket FILE changed or removed FILE"
+rm "$work/notsock/socket"
+ln -s "$work/notsock/target" "$work/notsock/socket"
+echo "keep me" > "$work/notsock/target"
+sim timeout 20 "$umad" fabric serve --socket "$work/notsock/socket" 2> "$work/notsock.err" &&
+	fail "umad fabric serve took the place of a symbolic link"
+[ -L "$work/notsock/socket" ] && grep -qx "keep me" "$work/notsock/target" ||
+	fail "umad fabric serve --socket LINK changed the link or what it leads to"
+
 # --private: the fabric in the server's memory alone; its clients are answered all the same.
 sim "$umad" sim --private -- smpquery -D nodeinfo 0 > "$work/q" 2>&1
 expect "a client of umad sim --private" "$work/q" "^PortGuid"
 
+# --- another user's server ---------------------------------------------------------------
+# Run as root: user nobody serves a fabric, in a directory of nobody's, and
+# relays connections to it from a socket anyone may reach.  root's clients
+# must refuse it before they send or map anything: by the directory's owner,
+# and, where the socket and its directory are root's but the process behind
+# it is nobody's, by the peer's credentials (SO_PEERCRED).
+# A prefix, not a function: "${as_nobody[@]}" CMD & leaves $! the process of CMD itself.
+as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups
+	env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs")
+# What runs as nobody in the background is ended however this script ends.
+nobody_pids=
+trap 'for pid in $nobody_pids; do kill "$pid" 2>/dev/null; done; rm -rf "$work"' EXIT
+# A python3 that nobody can run (root's own may live where nobody cannot go).
+relay_python=
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	# A server of another user: root's client (which the directory does not stop) is refused.
+	for py in /usr/bin/python3 "$(command -v python3)"; do
+		if [ -x "$py" ] && "${as_nobody[@]}" "$py" -c 'import array, socket, threading' 2>/dev/null; then
+			relay_python=$py
+			break
+		fi
+	done
+fi
+if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
+	echo "note: the checks against another user's server need root and setpriv; not run"
+elif [ -z "$relay_python" ]; then
+	echo "note: the relay of another user's server needs python3; those checks not run"
+else
 	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)
 	chown 65534:65534 "$cred"
-	setpriv --reuid=65534 --regid=65534 --clear-groups \
-		env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" \
-		"$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
+	"${as_nobody[@]}" "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
 	server=$!
+	nobody_pids="$nobody_pids $server"
 	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
-	UMAD_SIM_FABRIC=$cred/d/socket sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
-		fail "another user's process was served"
-	expect "another user's process" "$work/q" "serves its owner's processes only"
+	[ -S "$cred/d/socket" ] || fail "nobody's server did not start: $(cat "$work/cred.err")"
+	# The relay: accepts anyone, passes datagrams and descriptors both ways.
+	cat > "$cred/relay.py" <<'RELAY'
+import array, os, socket, sys, threading
+listen_at, target = sys.argv[1], sys.argv[2]
+server = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+server.bind(listen_at)
+os.chmod(listen_at, 0o777)
+server.listen(8)
+def pump(src, dst):
+    while True:
+        try:
+            data, anc, flags, _ = src.recvmsg(65536, socket.CMSG_SPACE(16))
+        except OSError:
+            break
+        fds = array.array("i")
+        for level, kind, raw in anc:
+            if level == socket.SOL_SOCKET and kind == socket.SCM_RIGHTS:
+                fds.frombytes(raw[:len(raw) - len(raw) % fds.itemsize])
+        if not data and not fds:
+            break
+        try:
+            dst.sendmsg([data], [(socket.SOL_SOCKET, socket.SCM_RIGHTS, fds)] if fds else [])
+        except OSError:
+            break
+        for fd in fds:
+            os.close(fd)
+    for end in (src, dst):
+        try:
+            end.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+while True:
+    client, _ = server.accept()
+    upstream = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    upstream.connect(target)
+    threading.Thread(target=pump, args=(client, upstream), daemon=True).start()
+    threading.Thread(target=pump, args=(upstream, client), daemon=True).start()
+RELAY
+	chmod 0644 "$cred/relay.py"
+	"${as_nobody[@]}" "$relay_python" "$cred/relay.py" "$cred/relay" "$cred/d/socket" \
+		2> "$work/relay.err" &
+	relay=$!
+	nobody_pids="$nobody_pids $relay"
+	for _ in $(seq 1 100); do [ -S "$cred/relay" ] && break; sleep 0.05; done
+	[ -S "$cred/relay" ] || fail "the relay did not start: $(cat "$work/relay.err")"
+
+	# The socket in nobody's directory: refused by the directory's owner.
+	UMAD_SIM_FABRIC=$cred/relay sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
+		fail "root's client joined a fabric in a directory of nobody's"
+	expect "a socket in another user's directory" "$work/q" \
+		"$cred, the directory of $cred/relay, belongs to user 65534 (nobody), not to this one (0 (root)): refused"
+
+	# The same socket moved into a directory of root's and given to root: only
+	# the process behind it is nobody's, and SO_PEERCRED refuses it.
+	mkdir -m 0700 "$work/root-dir"
+	mv "$cred/relay" "$work/root-dir/socket"
+	chown 0:0 "$work/root-dir/socket"
+	UMAD_SIM_FABRIC=$work/root-dir/socket sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
+		fail "root's client joined a fabric served by nobody (through a relay)"
+	expect "a server of another user (SO_PEERCRED)" "$work/q" \
+		"the fabric at $work/root-dir/socket is served by user 65534 (nobody) (process [0-9]*), not by this one (0 (root)): refused"
+	"$umad" fabric --socket "$work/root-dir/socket" show > "$work/q" 2>&1 &&
+		fail "umad fabric show showed a fabric served by nobody"
+	expect "umad fabric show, a server of another user" "$work/q" \
+		"is served by user 65534 (nobody)"
+	kill "$relay"
+	wait "$relay" 2>/dev/null
+
+	# Without the relay, nobody's server refuses root's process in turn.
+	cat > "$work/knock.py" <<'KNOCK'
+import socket, sys
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.connect(sys.argv[1])
+print(s.recv(4096)[12:].decode(errors="replace"))
+KNOCK
+	"$relay_python" "$work/knock.py" "$cred/d/socket" > "$work/q" 2>&1
+	expect "the server refuses another user's process" "$work/q" \
+		"serves its owner's processes only"
 	kill "$server"
 	wait "$server"
+	nobody_pids=	# all ended and waited for
 	rm -rf "$cred"
-else
-	echo "note: the credential check needs root and setpriv; not run"
+
+	# The default socket without XDG_RUNTIME_DIR, /tmp/umad-fabric-UID, made
+	# first by nobody (open to all, a link to nobody's server in it): user
+	# 65533's server and clients refuse it.
+	victim=/tmp/umad-fabric-65533
+	rm -rf "$victim"
+	mkdir -m 0755 "$victim"
+	chown 65534:65534 "$victim"
+	as_victim() {
+		setpriv --reuid=65533 --regid=65533 --clear-groups \
+			env -u XDG_RUNTIME_DIR -u UMAD_SIM_FABRIC LD_LIBRARY_PATH="$libs" \
+			UMAD_MODULE_DIR="$libs" "$@"
+	}
+	as_victim timeout 20 "$umad" fabric serve > "$work/q" 2>&1 &&
+		fail "a server started in a default directory another user made"
+	expect "serve in another user's default directory" "$work/q" \
+		"$victim, the directory of $victim/socket, belongs to user 65534 (nobody), not to this one (65533): refused"
+	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)
+	chown 65534:65534 "$cred"
+	"${as_nobody[@]}" "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
+	server=$!
+	nobody_pids="$nobody_pids $server"
+	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
+	"${as_nobody[@]}" chmod 0777 "$cred/d/socket"
+	"${as_nobody[@]}" ln "$cred/d/socket" "$victim/socket" ||
+		fail "nobody could not plant its socket"
+	as_victim timeout 20 "$umad" fabric show > "$work/q" 2>&1 &&
+		fail "a client used a default socket in a directory another user made"
+	expect "a client of another user's default directory" "$work/q" \
+		"$victim, the directory of $victim/socket, belongs to user 65534 (nobody), not to this one (65533): refused"
+	kill "$server"
+	wait "$server"
+	nobody_pids=
+	rm -rf "$victim" "$cred"
 fi
 exit $status

@@ -25,7 +25,8 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c sim
 	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/describe.c \
 	backends/sysfs_writer.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c backends/mad_rules.c \
-	backends/mad_queue.c backends/sim_shared.c simfabric/fabric_proto.c simfabric/fabric_client.c
+	backends/mad_queue.c backends/sim_shared.c simfabric/fabric_proto.c simfabric/fabric_client.c \
+	simfabric/fabric_trust.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 # The fabric alone (no backend): scenarios applied to it, and described.
 fuzz_simfabric_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c simfabric/port_state.c \
@@ -35,7 +36,8 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology
 	simfabric/describe.c simfabric/scenario.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
-	simfabric/fabric_proto.c backends/mad_rules.c $(fuzz_simfabric_sources)
+	simfabric/fabric_proto.c simfabric/fabric_trust.c backends/mad_rules.c \
+	$(fuzz_simfabric_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \

@@ -48,19 +48,31 @@ tests_test_sim_backend_DEPENDENCIES = libibumad.la backend-sim.la
 # clients, the server dying).
 check_PROGRAMS += tests/test_arena
 TESTS += tests/test_arena
-tests_test_arena_SOURCES = tests/test_arena.c
+tests_test_arena_SOURCES = tests/test_arena.c tests/arena_lock.c tests/arena_lock.h
 tests_test_arena_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_arena_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
 check_PROGRAMS += tests/test_fabric_server
 TESTS += tests/test_fabric_server
-tests_test_fabric_server_SOURCES = tests/test_fabric_server.c tests/child.c tests/child.h
+tests_test_fabric_server_SOURCES = tests/test_fabric_server.c tests/child.c tests/child.h \
+	tests/arena_lock.c tests/arena_lock.h
 tests_test_fabric_server_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_fabric_server_LDADD = simfabric/libfabricserver.la libumad-sim.la libibumad.la \
 	$(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
 tests_test_fabric_server_DEPENDENCIES = simfabric/libfabricserver.la libumad-sim.la libibumad.la \
 	backend-sim.la
+
+# What a client checks of its server before trusting it, and the attach timeout (a fake
+# server in a child process; the cases needing another user run as root).
+check_PROGRAMS += tests/test_fabric_client
+TESTS += tests/test_fabric_client
+tests_test_fabric_client_SOURCES = tests/test_fabric_client.c tests/child.c tests/child.h
+tests_test_fabric_client_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) \
+	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
+tests_test_fabric_client_LDADD = simfabric/libsimfabric.la libibumad.la $(GLIB_LIBS) \
+	$(CMOCKA_LIBS) -lpthread
+tests_test_fabric_client_DEPENDENCIES = simfabric/libsimfabric.la libibumad.la backend-sim.la
 
 # The descriptor's lazy signalling: who is woken, and when (threads racing the queue).
 check_PROGRAMS += tests/test_wakeup

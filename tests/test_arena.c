@@ -3,7 +3,8 @@
  * The fabric's shared memory (simfabric/arena.h): allocation, the model's
  * allocator choosing heap or arena by owner, a second process mapping the
  * same arena at the same address and seeing (and making) the same
- * changes, refusals, and a lock whose holder died.
+ * changes, refusals, a lock whose holder died, a lock that cannot be had,
+ * and a file sealed whole and checked before it is mapped.
  */
 #include "config.h"
 
@@ -16,7 +17,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,6 +28,7 @@
 #include "simfabric/arena.h"
 #include "simfabric/fabric.h"
 #include "simfabric/topology.h"
+#include "tests/arena_lock.h"
 
 #define ARENA_SIZE	(64u << 20)
 
@@ -142,7 +146,7 @@ static void test_second_process_shares_it(void **state)
 		uint64_t *c;
 
 		sim_arena_release(a);
-		if (sim_arena_attach(fd, base, &b) != 0)
+		if (sim_arena_attach(fd, base, &b, NULL, 0) != 0)
 			_exit(10);
 		c = sim_arena_root(b);
 		if (c != counter || *c != 41)
@@ -151,7 +155,8 @@ static void test_second_process_shares_it(void **state)
 		if (write(pipefd[1], "r", 1) != 1)
 			_exit(12);
 		for (i = 0; i < 100000; i++) {
-			sim_arena_lock(b);
+			if (sim_arena_lock(b) != 0)
+				_exit(13);
 			(*c)++;
 			sim_arena_unlock(b);
 		}
@@ -163,7 +168,7 @@ static void test_second_process_shares_it(void **state)
 		assert_int_equal(read(pipefd[0], &ready, 1), 1);
 	}
 	for (i = 0; i < 100000; i++) {
-		sim_arena_lock(a);
+		assert_int_equal(sim_arena_lock(a), 0);
 		(*counter)++;
 		sim_arena_unlock(a);
 	}
@@ -186,17 +191,117 @@ static void test_holder_died(void **state)
 	(void)state;
 	pid = fork();
 	assert_true(pid >= 0);
-	if (pid == 0) {
-		sim_arena_lock(a);
-		_exit(0);
-	}
+	if (pid == 0)
+		_exit(sim_arena_lock(a) == 0 ? 0 : 1);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
 	alarm(10);	/* a hang fails the test rather than the suite's time */
-	sim_arena_lock(a);
+	assert_int_equal(sim_arena_lock(a), 0);
 	sim_arena_unlock(a);
-	sim_arena_lock(a);
+	assert_int_equal(sim_arena_lock(a), 0);
 	sim_arena_unlock(a);
 	alarm(0);
+	sim_arena_release(a);
+}
+
+/*
+ * A lock that cannot be had is an error, never a lock: one its holder left
+ * inconsistent (a process that took it over from a dead holder and let it
+ * go without saying the model was whole, as a hostile one sharing the
+ * memory may), and one whose memory was written over.
+ */
+static void test_broken_lock_is_an_error(void **state)
+{
+	struct sim_arena *a = new_arena();
+	size_t off = arena_lock_offset();
+
+	(void)state;
+	assert_true(off != (size_t)-1);
+	alarm(10);
+	assert_int_equal(arena_lock_break((void *)(uintptr_t)(sim_arena_base(a) + off)), 0);
+	assert_int_equal(sim_arena_lock(a), -ENOTRECOVERABLE);
+	assert_int_equal(sim_arena_lock(a), -ENOTRECOVERABLE);
+	sim_arena_release(a);
+
+	if (!ARENA_LOCK_UNDER_TSAN) {
+		a = new_arena();
+		memset((void *)(uintptr_t)(sim_arena_base(a) + off), 0xff, sizeof(pthread_mutex_t));
+		assert_int_equal(sim_arena_lock(a), -ENOTRECOVERABLE);
+		sim_arena_release(a);
+	}
+	alarm(0);
+}
+
+/*
+ * The arena's file is sealed whole: no process it is handed to can grow
+ * it, shrink it, or seal it further (against writes: no later process
+ * could map it writable).
+ */
+static void test_file_is_sealed_whole(void **state)
+{
+	struct sim_arena *a = new_arena();
+	int fd = sim_arena_fd(a);
+	struct stat st;
+
+	(void)state;
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, ARENA_SIZE);
+	assert_int_equal(fcntl(fd, F_GET_SEALS), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	assert_int_equal(ftruncate(fd, ARENA_SIZE + 4096), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(pwrite(fd, "x", 1, ARENA_SIZE), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(ftruncate(fd, 4096), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE), -1);
+	assert_int_equal(errno, EPERM);
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(st.st_size, ARENA_SIZE);
+	sim_arena_release(a);
+}
+
+/*
+ * A copy of an arena's file (its header, its size) sealed otherwise than
+ * an arena is, or another user's, is refused before it is mapped, saying
+ * why.
+ */
+static void test_attach_checks_the_file(void **state)
+{
+	struct sim_arena *a = new_arena(), *b;
+	uint64_t base = sim_arena_base(a);
+	char why[256];
+	static const int seals[] = {
+		F_SEAL_SHRINK, F_SEAL_SHRINK | F_SEAL_GROW, F_SEAL_SHRINK | F_SEAL_SEAL,
+		F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL | F_SEAL_FUTURE_WRITE,
+	};
+	size_t i;
+	int fd;
+
+	(void)state;
+	for (i = 0; i < sizeof(seals) / sizeof(seals[0]); i++) {
+		fd = memfd_create("copy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, ARENA_SIZE), 0);
+		assert_int_equal(pwrite(fd, (void *)(uintptr_t)base, 4096, 0), 4096);
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, seals[i]), 0);
+		assert_int_equal(sim_arena_attach(fd, base, &b, why, sizeof(why)), -EINVAL);
+		assert_null(b);
+		assert_non_null(strstr(why, "not sealed as an arena is"));
+		close(fd);
+	}
+	if (geteuid() == 0) {
+		/* Another user's (as root, who can give it away). */
+		fd = memfd_create("copy", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		assert_true(fd >= 0);
+		assert_int_equal(ftruncate(fd, ARENA_SIZE), 0);
+		assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
+				 0);
+		assert_int_equal(fchown(fd, 65534, 65534), 0);
+		assert_int_equal(sim_arena_attach(fd, base, &b, why, sizeof(why)), -EPERM);
+		assert_non_null(strstr(why, "belongs to user 65534"));
+		close(fd);
+	}
 	sim_arena_release(a);
 }
 
@@ -209,26 +314,28 @@ static void test_attach_refusals(void **state)
 	(void)state;
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 1 << 20), 0);
-	/* Not sealed against shrinking: refused before anything is mapped. */
-	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b), -EINVAL);
+	/* Not sealed: refused before anything is mapped. */
+	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b, NULL, 0), -EINVAL);
 	assert_null(b);
-	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK), 0);
+	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
 	/* Sealed, but no arena in it. */
-	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b), -EINVAL);
+	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b, NULL, 0), -EINVAL);
 	/* An address not a page's. */
-	assert_int_equal(sim_arena_attach(fd, 0x500000000123ull, &b), -EINVAL);
+	assert_int_equal(sim_arena_attach(fd, 0x500000000123ull, &b, NULL, 0), -EINVAL);
 	/* The arena at another address than its own. */
-	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base + (1ull << 32), &b), -EINVAL);
+	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base + (1ull << 32), &b, NULL, 0),
+			 -EINVAL);
 	/* Something else of this process where it goes. */
 	{
 		void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		assert_true(m != MAP_FAILED);
-		assert_int_equal(sim_arena_attach(sim_arena_fd(a), (uintptr_t)m, &b), -EADDRINUSE);
+		assert_int_equal(sim_arena_attach(sim_arena_fd(a), (uintptr_t)m, &b, NULL, 0),
+				 -EADDRINUSE);
 		munmap(m, 4096);
 	}
 	/* The same arena again in this process: shared, released twice. */
-	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base, &b), 0);
+	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base, &b, NULL, 0), 0);
 	assert_ptr_equal(b, a);
 	sim_arena_release(b);
 	assert_true(sim_arena_holds(a, (void *)(uintptr_t)base, 8));
@@ -244,6 +351,9 @@ int main(void)
 		cmocka_unit_test(test_second_process_shares_it),
 		cmocka_unit_test(test_holder_died),
 		cmocka_unit_test(test_attach_refusals),
+		cmocka_unit_test(test_broken_lock_is_an_error),
+		cmocka_unit_test(test_file_is_sealed_whole),
+		cmocka_unit_test(test_attach_checks_the_file),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

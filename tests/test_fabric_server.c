@@ -29,6 +29,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,6 +42,7 @@
 #include "libumad/mad_wire.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
+#include "tests/arena_lock.h"
 #include "tests/child.h"
 
 static struct fabric_server *new_server(void)
@@ -125,7 +127,10 @@ static void test_malformed_message_drops_its_sender_only(void **state)
 	fabric_server_free(s);
 }
 
-/* A mailbox the client could cut short under the server's mapping is refused at hello. */
+/*
+ * A mailbox the client could cut short under the server's mapping, or not
+ * of the server's user, is refused at hello.
+ */
 static int mailbox_file(int seal)
 {
 	int fd = memfd_create("test-mailbox", MFD_CLOEXEC | MFD_ALLOW_SEALING);
@@ -146,9 +151,12 @@ static void test_unsealed_mailbox_is_refused(void **state)
 
 	(void)state;
 	fp_reader_init(&r);
-	for (seal = 0; seal <= 1; seal++) {
+	/* 0: not sealed, 1: sealed, 2: sealed but another user's (as root only). */
+	for (seal = 0; seal <= (geteuid() == 0 ? 2 : 1); seal++) {
 		fd = new_client(s);
 		mb = mailbox_file(seal);
+		if (seal == 2)
+			assert_int_equal(fchown(mb, 65534, 65534), 0);
 		assert_int_equal(fp_send_message2(fd, FP_HELLO, &h, sizeof(h), "Hca1", 5, mb, 0), 0);
 		serve(s);
 		assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
@@ -156,7 +164,7 @@ static void test_unsealed_mailbox_is_refused(void **state)
 			close(r.passed_fd);
 			r.passed_fd = -1;
 		}
-		if (seal) {
+		if (seal == 1) {
 			assert_int_equal(r.type, FP_HELLO_OK);
 			/* What the server relies on: the file cannot shrink now. */
 			assert_int_equal(ftruncate(mb, 64), -1);
@@ -214,6 +222,10 @@ static void test_map_and_private(void **state)
 	m = (const struct fp_mapped *)r.buf;
 	assert_true(r.passed_fd >= 0);
 	assert_int_equal(fstat(r.passed_fd, &st), 0);
+	/* Sealed whole: no client can grow it (later clients could not map it), nor seal it more. */
+	assert_int_equal(fcntl(r.passed_fd, F_GET_SEALS), F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+	assert_int_equal(ftruncate(r.passed_fd, st.st_size + 4096), -1);
+	assert_int_equal(errno, EPERM);
 	/* The fabric and the node lie inside what the file holds, from where it goes. */
 	assert_true(m->fabric > m->base && m->fabric < m->base + (uint64_t)st.st_size);
 	assert_true(m->hosts[0] > m->base && m->hosts[0] < m->base + (uint64_t)st.st_size);
@@ -233,6 +245,166 @@ static void test_map_and_private(void **state)
 	fp_reader_free(&r);
 	close(pfd);
 	fabric_server_free(p);
+}
+
+/*
+ * A client leaves the lock in the fabric's memory unrecoverable (it could
+ * as well write over it): the server never goes on without it.  The request that needed it goes unserved, and the
+ * server stops, saying why (fabric_server_poll's -ENOTRECOVERABLE, every
+ * time after).
+ */
+static void test_broken_lock_stops_the_server(void **state)
+{
+	struct fabric_server *s = new_server();
+	int fd = new_client(s), other = new_client(s);
+	size_t off = arena_lock_offset();
+	struct fp_host q = { .host = 0 };
+	struct fp_map map = { 0 };
+	struct fp_reader r;
+	uint8_t *m;
+
+	(void)state;
+	assert_true(off != (size_t)-1);
+	fp_reader_init(&r);
+	hello(s, fd, "Hca1", &r);
+	hello(s, other, "Hca2", &r);
+	assert_int_equal(fp_send_message(fd, FP_MAP, &map, sizeof(map), -1, 0), 0);
+	serve(s);
+	assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
+	assert_int_equal(r.type, FP_MAPPED);
+	m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, r.passed_fd, 0);
+	assert_true(m != MAP_FAILED);
+	close(r.passed_fd);
+	r.passed_fd = -1;
+	alarm(10);	/* a server waiting on the lock fails the test, not the suite */
+	assert_int_equal(arena_lock_break(m + off), 0);
+	assert_int_equal(fp_send_message(other, FP_GET_CA, &q, sizeof(q), -1, 0), 0);
+	assert_int_equal(fabric_server_poll(s, 0, -1), -ENOTRECOVERABLE);
+	assert_true(fp_recv_message(other, &r, MSG_DONTWAIT) != 1);	/* no answer */
+	assert_int_equal(fabric_server_poll(s, 0, -1), -ENOTRECOVERABLE);
+	alarm(0);
+	munmap(m, 4096);
+	fp_reader_free(&r);
+	close(fd);
+	close(other);
+	fabric_server_free(s);
+}
+
+/* Listen at path on a fresh server: its result, the server freed (or kept in *kept). */
+static int listen_at(const char *path, char *err, size_t size, struct fabric_server **kept)
+{
+	struct fabric_server *s = new_server();
+	int r = fabric_server_listen(s, path, err, size);
+
+	if (kept && r == 0)
+		*kept = s;
+	else
+		fabric_server_free(s);
+	return r;
+}
+
+/* A file at path holding text. */
+static void write_file(const char *path, const char *text)
+{
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	assert_int_equal(fputs(text, f) >= 0, 1);
+	assert_int_equal(fclose(f), 0);
+}
+
+static int file_holds(const char *path, const char *text)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return 0;
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	return !strcmp(buf, text);
+}
+
+/* A socket bound at path and closed: what a server that died leaves. */
+static void stale_socket(const char *path)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET, 0);
+
+	assert_true(fd >= 0);
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	assert_int_equal(bind(fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	close(fd);
+}
+
+/*
+ * fabric_server_listen replaces only a stale socket of this user's: a
+ * file, a symbolic link, another user's socket stay as they are, and are
+ * refused with a message; a live server is not replaced.  The socket's
+ * directory must be this user's and closed to others, and not a link.
+ */
+static void test_listen_replaces_only_a_stale_socket(void **state)
+{
+	char dir[] = "/tmp/umad-listen-test.XXXXXX", sub[64], path[160], other[96], err[512];
+	struct fabric_server *live = NULL;
+	struct stat st;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(sub, sizeof(sub), "%s/s", dir);
+	snprintf(path, sizeof(path), "%s/socket", sub);
+	snprintf(other, sizeof(other), "%s/precious", dir);
+	assert_int_equal(mkdir(sub, 0700), 0);
+
+	/* A regular file. */
+	write_file(path, "keep me");
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ENOTSOCK);
+	assert_non_null(strstr(err, "is not a socket"));
+	assert_true(file_holds(path, "keep me"));
+	assert_int_equal(unlink(path), 0);
+
+	/* A symbolic link to a file: neither is touched. */
+	write_file(other, "keep me too");
+	assert_int_equal(symlink(other, path), 0);
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ENOTSOCK);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_true(file_holds(other, "keep me too"));
+	assert_int_equal(unlink(path), 0);
+
+	/* A stale socket is replaced; a live server is not. */
+	stale_socket(path);
+	assert_int_equal(listen_at(path, err, sizeof(err), &live), 0);
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EADDRINUSE);
+	assert_non_null(strstr(err, "already served"));
+	fabric_server_free(live);
+	assert_int_equal(access(path, F_OK), -1);	/* the server took its socket away */
+
+	/* Another user's stale socket (root can make one). */
+	if (geteuid() == 0) {
+		stale_socket(path);
+		assert_int_equal(lchown(path, 65534, 65534), 0);
+		assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EPERM);
+		assert_non_null(strstr(err, "belongs to user 65534"));
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(S_ISSOCK(st.st_mode));
+		assert_int_equal(unlink(path), 0);
+	}
+
+	/* A directory open to others, and one that is a link. */
+	assert_int_equal(chmod(sub, 0755), 0);
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EPERM);
+	assert_non_null(strstr(err, "open to other users"));
+	assert_int_equal(chmod(sub, 0700), 0);
+	snprintf(other, sizeof(other), "%s/link", dir);
+	assert_int_equal(symlink(sub, other), 0);
+	snprintf(path, sizeof(path), "%s/socket", other);
+	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ELOOP);
+	assert_non_null(strstr(err, "symbolic link"));
+
+	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
+	assert_int_equal(system(err), 0);
 }
 
 static void test_agents_of_two_processes_clash(void **state)
@@ -1042,6 +1214,164 @@ static void test_client_answers_smps_itself(void **state)
 	run_child_on_server(local_smps_child);
 }
 
+/*
+ * The server dies while a send of this process is posted and unanswered
+ * (UMAD_SIM_FABRIC_SMP=server), with a thread blocked in a receive, or in
+ * a poll, or looking without waiting: each call ends within a bound, a
+ * receive with -EIO (a poll finds the port readable, and the receive then
+ * says -EIO), and so does every call after it; none spins.
+ */
+/*
+ * The end of a child whose server went, or dropped it: exit(), not a
+ * return to run_child's _exit(), so that the backend's exit handler joins
+ * the events thread, which ended with the connection (an ended thread
+ * never joined is a leak to ThreadSanitizer).
+ */
+static void __attribute__((noreturn)) exit_joining_events(void)
+{
+	exit(0);
+}
+
+enum gone_wait { GONE_RECV, GONE_POLL, GONE_RECV_NOWAIT };
+static int gone_signal;
+static enum gone_wait gone_wait;
+
+struct gone_waiter {
+	int portid, result;
+	uint8_t umad[512];
+};
+
+static void *wait_for_gone(void *arg)
+{
+	struct gone_waiter *w = arg;
+	int len, i;
+
+	switch (gone_wait) {
+	case GONE_RECV:
+		len = 256;
+		w->result = umad_recv(w->portid, w->umad, &len, -1);
+		break;
+	case GONE_POLL:
+		w->result = umad_poll(w->portid, -1);
+		break;
+	case GONE_RECV_NOWAIT:
+		/* A program looking now and then: a bounded number of looks. */
+		for (i = 0, w->result = -EAGAIN; i < 5000 && w->result == -EAGAIN; i++) {
+			len = 256;
+			w->result = umad_recv(w->portid, w->umad, &len, 0);
+			if (w->result == -EAGAIN || w->result == -ETIMEDOUT)
+				usleep(1000);
+			if (w->result == -ETIMEDOUT)
+				w->result = -EAGAIN;
+		}
+		break;
+	}
+	return NULL;
+}
+
+static int server_gone_posted_child(void)
+{
+	struct gone_waiter w = { 0 };
+	struct timespec until;
+	pthread_t thread;
+	uint8_t umad[512];
+	int agent, len = 256;
+
+	setenv("UMAD_SIM_FABRIC_SMP", "server", 1);
+	CHECK_EQ(attach_dr_agent(&w.portid, &agent), 0);
+	/* Stopped: the send below is posted and stays unanswered. */
+	CHECK_EQ(stop_server_asleep(), 0);
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 900);
+	CHECK_EQ(umad_send(w.portid, agent, umad, 256, 500, 0), 0);
+	CHECK_EQ(pthread_create(&thread, NULL, wait_for_gone, &w), 0);
+	usleep(100000);		/* in its wait by now, mostly */
+	CHECK_EQ(kill(server_pid, gone_signal), 0);
+	if (gone_signal != SIGKILL)
+		CHECK_EQ(kill(server_pid, SIGCONT), 0);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += 5;
+	if (pthread_timedjoin_np(thread, NULL, &until)) {
+		fprintf(stderr, "the waiting call did not end within 5 s of the server's death\n");
+		_exit(1);	/* the thread still waits: no clean return */
+	}
+	/* A poll ends with the port readable, as a descriptor whose device went: a receive says why. */
+	CHECK_EQ(w.result, gone_wait == GONE_POLL ? 0 : -EIO);
+	/* Later calls end at once, and do not wait. */
+	alarm(5);
+	CHECK_EQ(umad_recv(w.portid, umad, &len, -1), -EIO);
+	CHECK_EQ(umad_poll(w.portid, -1), 0);
+	CHECK_EQ(umad_recv(w.portid, umad, &len, 0), -EIO);
+	dr_nodeinfo(umad, agent);
+	set_tid(umad, 901);
+	CHECK(umad_send(w.portid, agent, umad, 256, 500, 0) < 0);
+	alarm(0);
+	umad_close_port(w.portid);
+	umad_done();
+	exit_joining_events();
+}
+
+static void test_server_gone_while_posted(void **state)
+{
+	static const int signals[] = { SIGKILL, SIGTERM };
+	int run, how;
+
+	(void)state;
+	for (how = GONE_RECV; how <= GONE_RECV_NOWAIT; how++)
+		for (run = 0; run < 5; run++) {
+			gone_wait = (enum gone_wait)how;
+			gone_signal = signals[run % 2];
+			run_child_on_server(server_gone_posted_child);
+		}
+}
+
+/* Where this process maps the fabric's memory (/proc/self/maps), or NULL. */
+static uint8_t *mapped_fabric(void)
+{
+	char line[512];
+	uint8_t *at = NULL;
+	FILE *f = fopen("/proc/self/maps", "r");
+
+	while (f && !at && fgets(line, sizeof(line), f))
+		if (strstr(line, "/memfd:umad-fabric (deleted)"))
+			at = (uint8_t *)(uintptr_t)strtoull(line, NULL, 16);
+	if (f)
+		fclose(f);
+	return at;
+}
+
+/*
+ * Another process left the lock of the fabric's memory unrecoverable: an
+ * SMP this process would answer itself on it fails, and says why, rather
+ * than being carried without the lock.
+ */
+static int broken_lock_child(void)
+{
+	size_t off = arena_lock_offset();
+	uint8_t umad[512], *m;
+	int portid, agent;
+
+	CHECK(off != (size_t)-1);
+	CHECK_EQ(attach_dr_agent(&portid, &agent), 0);
+	m = mapped_fabric();
+	CHECK(m != NULL);
+	alarm(10);
+	CHECK_EQ(arena_lock_break(m + off), 0);
+	dr_nodeinfo(umad, agent);
+	CHECK(umad_send(portid, agent, umad, 256, 500, 0) < 0);
+	CHECK_EQ(errno, ENOTRECOVERABLE);
+	alarm(0);
+	umad_close_port(portid);
+	umad_done();
+	exit_joining_events();
+}
+
+static void test_client_refuses_a_broken_lock(void **state)
+{
+	(void)state;
+	run_child_on_server(broken_lock_child);
+}
+
 static void test_server_gone_gives_eio(void **state)
 {
 	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64];
@@ -1096,12 +1426,16 @@ int main(void)
 		cmocka_unit_test(test_request_before_hello_is_refused),
 		cmocka_unit_test(test_unsealed_mailbox_is_refused),
 		cmocka_unit_test(test_map_and_private),
+		cmocka_unit_test(test_broken_lock_stops_the_server),
+		cmocka_unit_test(test_listen_replaces_only_a_stale_socket),
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
 		cmocka_unit_test(test_waiting_requests_are_bounded),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_posted_sends),
 		cmocka_unit_test(test_client_answers_smps_itself),
+		cmocka_unit_test(test_client_refuses_a_broken_lock),
+		cmocka_unit_test(test_server_gone_while_posted),
 		cmocka_unit_test(test_server_gone_gives_eio),
 	};
 
