@@ -26,22 +26,32 @@
 #include "simfabric/fabric_server.h"
 #include "simfabric/scenario.h"
 
-int fabric_usage(FILE *out)
+/* Each line indented as a continuation of umad's "usage: " (umad.c prints it after its own). */
+static const char usage_text[] =
+	"       umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
+	"       umad sim [-t FILE] [--socket PATH] [--host NODE[,NODE...]] [--sm builtin|none]\n"
+	"                [--private] -- COMMAND [ARGS...]\n"
+	"       umad fabric [--socket PATH] link down|up NODE PORT\n"
+	"       umad fabric [--socket PATH] node down|up NODE\n"
+	"       umad fabric [--socket PATH] drop NODE PORT RATE [SEED]\n"
+	"       umad fabric [--socket PATH] counter NODE PORT COUNTER COUNT\n"
+	"       umad fabric [--socket PATH] trap NODE PORT NUMBER\n"
+	"       umad fabric [--socket PATH] delay NODE PORT MICROSECONDS\n"
+	"       umad fabric [--socket PATH] show [--json] [NODE]\n"
+	"       umad fabric [--socket PATH] dump\n"
+	"       umad fabric [--socket PATH] dot [NODE]\n"
+	"       umad fabric [--socket PATH] scenario FILE\n";
+
+void fabric_usage(FILE *out)
 {
-	fprintf(out,
-		"       umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
-		"       umad sim [-t FILE] [--host NODE[,NODE...]] [--sm builtin|none] [--private]\n"
-		"                -- COMMAND [ARGS...]\n"
-		"       umad fabric [--socket PATH] link down|up NODE PORT\n"
-		"       umad fabric [--socket PATH] node down|up NODE\n"
-		"       umad fabric [--socket PATH] drop NODE PORT RATE [SEED]\n"
-		"       umad fabric [--socket PATH] counter NODE PORT COUNTER COUNT\n"
-		"       umad fabric [--socket PATH] trap NODE PORT NUMBER\n"
-		"       umad fabric [--socket PATH] delay NODE PORT MICROSECONDS\n"
-		"       umad fabric [--socket PATH] show [--json] [NODE]\n"
-		"       umad fabric [--socket PATH] dump | dot\n"
-		"       umad fabric [--socket PATH] scenario FILE\n");
-	return out == stderr ? 2 : 0;
+	fputs(usage_text, out);
+}
+
+/* A command line of sim or fabric that does not parse: its usage, exit status 2. */
+static int usage_error(void)
+{
+	fprintf(stderr, "usage: %s", usage_text + strlen("usage: "));
+	return 2;
 }
 
 /* --- options shared by serve and sim ----------------------------------------------- */
@@ -98,7 +108,7 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 		    !strcmp(a, "--host") || !strcmp(a, "--sm")) {
 			if (!has_value) {
 				fprintf(stderr, "umad: %s: %s needs a value\n", what, a);
-				return fabric_usage(stderr);
+				return usage_error();
 			}
 			if (a[1] == 't' || !strcmp(a, "--topology"))
 				o->topology = argv[++i];
@@ -111,20 +121,20 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 					return 2;
 			} else {
 				fprintf(stderr, "umad: %s: unexpected option %s\n", what, a);
-				return fabric_usage(stderr);
+				return usage_error();
 			}
 			continue;
 		}
 		fprintf(stderr, "umad: %s: unexpected argument '%s'\n", what, a);
-		return fabric_usage(stderr);
+		return usage_error();
 	}
 	if (want_command && i >= argc) {
 		fprintf(stderr, "umad: %s: missing the command to run after --\n", what);
-		return fabric_usage(stderr);
+		return usage_error();
 	}
 	if (!want_command && i < argc) {
 		fprintf(stderr, "umad: %s: unexpected argument '%s'\n", what, argv[i]);
-		return fabric_usage(stderr);
+		return usage_error();
 	}
 	o->command = i;
 	return 0;
@@ -446,16 +456,22 @@ static int run_sim(int argc, char **argv)
 
 /* --- control --------------------------------------------------------------------- */
 
-static int parse_uint(const char *what, const char *text, unsigned long long max,
+/*
+ * A decimal number up to max (leading zeros count for nothing, as in a
+ * scenario file), or with hex also 0x and hexadecimal digits: 0, or -1
+ * after saying why.
+ */
+static int parse_uint(const char *what, const char *text, int hex, unsigned long long max,
 		      unsigned long long *v)
 {
+	int base = hex && (!strncmp(text, "0x", 2) || !strncmp(text, "0X", 2)) ? 16 : 10;
 	char *end;
 
 	errno = 0;
-	*v = strtoull(text, &end, 0);
-	if (errno || end == text || *end || text[0] == '-' || *v > max) {
-		fprintf(stderr, "umad: fabric: %s '%s': expected a number up to %llu\n", what, text,
-			max);
+	*v = strtoull(text, &end, base);
+	if (errno || (text[0] < '0' || text[0] > '9') || *end || *v > max) {
+		fprintf(stderr, "umad: fabric: %s '%s': expected a number%s up to %llu\n", what, text,
+			hex ? " (decimal or 0x hexadecimal)" : "", max);
 		return -1;
 	}
 	return 0;
@@ -527,11 +543,11 @@ static int control(const char *socket_path, int argc, char **argv)
 		c.op = FP_CTL_DELAY, need = 4;
 	else {
 		fprintf(stderr, "umad: fabric: unknown command '%s'\n", cmd);
-		return fabric_usage(stderr);
+		return usage_error();
 	}
 	if (argc < need || argc > need + (c.op == FP_CTL_DROP)) {
 		fprintf(stderr, "umad: fabric %s: wrong number of arguments\n", cmd);
-		return fabric_usage(stderr);
+		return usage_error();
 	}
 	if (c.op == FP_CTL_LINK || c.op == FP_CTL_NODE) {
 		if (strcmp(argv[1], "down") && strcmp(argv[1], "up")) {
@@ -548,7 +564,7 @@ static int control(const char *socket_path, int argc, char **argv)
 	}
 	snprintf(c.node, sizeof(c.node), "%s", argv[1]);
 	if (c.op != FP_CTL_NODE) {
-		if (parse_uint("port", argv[2], 255, &v) < 0)
+		if (parse_uint("port", argv[2], 0, 255, &v) < 0)
 			return 2;
 		c.port = (uint32_t)v;
 	}
@@ -560,7 +576,7 @@ static int control(const char *socket_path, int argc, char **argv)
 			fprintf(stderr, "umad: fabric drop: rate '%s': expected 0 to 1\n", argv[3]);
 			return 2;
 		}
-		if (argc > 4 && parse_uint("seed", argv[4], UINT64_MAX, &v) < 0)
+		if (argc > 4 && parse_uint("seed", argv[4], 1, UINT64_MAX, &v) < 0)
 			return 2;
 		c.count = argc > 4 ? v : 1;
 	} else if (c.op == FP_CTL_COUNTER) {
@@ -569,16 +585,16 @@ static int control(const char *socket_path, int argc, char **argv)
 			return 2;
 		}
 		snprintf(c.counter, sizeof(c.counter), "%s", argv[3]);
-		if (parse_uint("count", argv[4], UINT64_MAX, &v) < 0)
+		if (parse_uint("count", argv[4], 0, UINT64_MAX, &v) < 0)
 			return 2;
 		c.count = v;
 	} else if (c.op == FP_CTL_TRAP) {
-		if (parse_uint("trap number", argv[3], 65535, &v) < 0)
+		if (parse_uint("trap number", argv[3], 0, 65535, &v) < 0)
 			return 2;
 		c.value = (uint32_t)v;
 	} else if (c.op == FP_CTL_DELAY) {
 		/* The fabric refuses more too; said here before connecting, with the limit. */
-		if (parse_uint("delay (microseconds, at most a minute)", argv[3],
+		if (parse_uint("delay (microseconds, at most a minute)", argv[3], 0,
 			       UMAD_SIM_MAX_DELAY_US, &v) < 0)
 			return 2;
 		c.value = (uint32_t)v;
@@ -614,7 +630,7 @@ static int text(const char *socket_path, int argc, char **argv)
 		} else {
 			fprintf(stderr, "umad: fabric %s: unexpected argument '%s'\n", argv[0],
 				argv[i]);
-			return fabric_usage(stderr);
+			return usage_error();
 		}
 	}
 	if (connect_control(socket_path, &fc, path, sizeof(path)) < 0)
@@ -701,7 +717,7 @@ static int scenario(const char *socket_path, int argc, char **argv)
 
 	if (argc != 2) {
 		fprintf(stderr, "umad: fabric scenario: expected one FILE\n");
-		return fabric_usage(stderr);
+		return usage_error();
 	}
 	if (sim_scenario_load(argv[1], &sc, &errors) < 0) {
 		fprintf(stderr, "%s", errors ? errors : "umad: fabric scenario: cannot read it\n");
@@ -737,7 +753,7 @@ int fabric_main(int argc, char **argv)
 	}
 	if (argc < 1) {
 		fprintf(stderr, "umad: fabric: missing command\n");
-		return fabric_usage(stderr);
+		return usage_error();
 	}
 	if (!strcmp(argv[0], "show") || !strcmp(argv[0], "dump") || !strcmp(argv[0], "dot"))
 		return text(socket_path, argc, argv);

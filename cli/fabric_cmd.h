@@ -7,7 +7,7 @@
 
 int fabric_main(int argc, char **argv);
 int sim_main(int argc, char **argv);
-/* The usage lines of these commands; 2 when written to stderr, else 0. */
-int fabric_usage(FILE *out);
+/* The usage lines of these commands, indented to follow umad's own "usage: " line. */
+void fabric_usage(FILE *out);
 
 #endif /* CLI_FABRIC_CMD_H */

@@ -6,6 +6,8 @@
  *   umad capture stats FILE
  *       what a capture holds: counts by class/method/attribute, timeouts,
  *       and round-trip latency percentiles
+ *   umad sim ..., umad fabric ...
+ *       a shared simulated fabric (fabric_cmd.c), in a build with sim
  */
 #include "config.h"
 
@@ -34,20 +36,23 @@ static int usage(FILE *out)
 {
 	fprintf(out,
 		"usage: umad capture -w FILE [--redact] -- COMMAND [ARGS...]\n"
-		"       umad capture stats FILE\n"
+		"       umad capture stats FILE\n");
+#ifdef UMAD_CLI_FABRIC
+	fabric_usage(out);
+#endif
+	fprintf(out,
 		"\n"
 		"capture  run COMMAND with every MAD it sends or receives through libibumad\n"
 		"         (rdma-core's or libumad's) written to FILE as pcapng for Wireshark\n"
 		"stats    summarize a capture: counts by class, method and attribute,\n"
 		"         timeouts, round-trip latency percentiles\n");
 #ifdef UMAD_CLI_FABRIC
-	fabric_usage(out);
 	fprintf(out,
-		"\n"
 		"fabric serve  host one simulated fabric for many processes (UMAD_SIM_FABRIC=PATH)\n"
 		"sim           run COMMAND, and all it starts, on a shared fabric of its own;\n"
 		"              exit with COMMAND's status\n"
-		"fabric link|node|drop|counter|trap  faults on a running shared fabric\n");
+		"fabric link|node|drop|counter|trap|delay  faults on a running shared fabric\n"
+		"fabric show|dump|dot  the fabric as it is now; scenario: timed faults from FILE\n");
 #endif
 	return out == stderr ? 2 : 0;
 }

@@ -31,8 +31,8 @@ simfabric_libfabricserver_la_SOURCES = simfabric/fabric_server.c simfabric/fabri
 	backends/mad_rules.c backends/mad_rules.h
 simfabric_libfabricserver_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libfabricserver_la_LIBADD = simfabric/libsimfabric.la $(GLIB_LIBS)
-# The built-in SM's bring-up: how it differs from opensm's choices.
-EXTRA_DIST += doc/sim-subnet.md
-# The grammar of scenario files (simfabric/scenario.h).
-EXTRA_DIST += doc/scenario-format.md
+# Installed beside the others, as libumad(7) and umad(1) name them: the
+# built-in SM's bring-up, how it differs from opensm's choices; the grammar
+# of scenario files (simfabric/scenario.h, umad fabric scenario).
+dist_doc_DATA += doc/sim-subnet.md doc/scenario-format.md
 endif

@@ -181,8 +181,10 @@ tests_capture_messages_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la
 TESTS += tests/fabric_limits.sh
 # umad sim installed where the loader does not look runs COMMAND on its own library.
 TESTS += tests/sim_prefix.sh
+# The umad command against its usage and umad(1): options, numbers, SIGHUP, man pages.
+TESTS += tests/umad_usage.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh \
-	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh
+	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh
 endif
