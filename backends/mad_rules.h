@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The kernel's rules for agent registrations and sends, as pure functions,
- * for backends that have no kernel to apply them (sim, replay): what the
- * umad device's REGISTER_AGENT ioctls and write(2) refuse, and with which
- * errno.  libumad(7) lists them.
+ * for backends that have no kernel to apply them (sim, replay, and the
+ * shared fabric's server): what the umad device's REGISTER_AGENT ioctls
+ * and write(2) refuse, and with which errno; which agent receives what;
+ * and how a message arrives (its length, and the RMPP header a receiving
+ * kernel shows on one it reassembled).  libumad(7) lists them.
  */
 #ifndef LIBUMAD_MAD_RULES_H
 #define LIBUMAD_MAD_RULES_H

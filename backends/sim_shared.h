@@ -3,8 +3,10 @@
  * The sim backend as a client of a shared fabric (UMAD_SIM_FABRIC=PATH,
  * served by `umad fabric serve` or `umad sim`): the fabric lives in the
  * server's memory, which this process maps to answer the SMPs a node's SMA
- * answers itself; it keeps its ports, agents and queues (soft_port.h) and
- * asks the server for everything else.  A thread reads the event
+ * answers itself (unless UMAD_SIM_FABRIC_SMP=server, the server keeps its
+ * memory private, or the address is taken here: then the server answers
+ * them too); it keeps its ports, agents and queues (soft_port.h) and asks
+ * the server for everything else.  A thread reads the event
  * channel: MADs for this process's agents, and notices of changed nodes.
  *
  * Once the server is gone every call fails with -EIO, and ports waiting

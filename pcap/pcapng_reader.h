@@ -3,7 +3,8 @@
  * A reader for the capture files libumad writes (and for any pcapng or
  * classic pcap file of ERF InfiniBand records, such as ibdump's): packets
  * with their interface, time, direction, comment and packet id, which
- * libpcap does not expose.  Bad input gives "FILE: offset N: message".
+ * libpcap does not expose.  Bad input gives "FILE: offset N: message"
+ * ("FILE: offset N: packet K: message" in a packet; see capture_next).
  * Not thread-safe: one reader is used by one thread at a time.
  */
 #ifndef LIBUMAD_PCAPNG_READER_H

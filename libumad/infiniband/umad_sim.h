@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * libumad-sim: faults on the simulated fabric of this process
- * (UMAD_BACKEND=sim), for tests.  Link with -lumad-sim.  Not part of
- * libibumad.so.3, whose symbols stay rdma-core's.
+ * libumad-sim: faults on the simulated fabric this process runs on
+ * (UMAD_BACKEND=sim), for tests: its own, or the shared fabric it is
+ * attached at (UMAD_SIM_FABRIC), where every process attached there sees
+ * them.  Link with -lumad-sim.  Not part of libibumad.so.3, whose symbols
+ * stay rdma-core's.
  *
  * Nodes are named as UMAD_SIM_HOST names them: the topology's node id, the
  * NodeDescription or the node GUID.  Ports are numbered as in the topology
  * (1..N; port 0 is a switch's own port).  Every call returns 0 or a
  * negative errno: -ENODEV when the process does not run on the sim backend,
  * -ENOENT for an unknown node, -EINVAL for a port or value out of range,
- * -ENOTCONN for a port without a cable.
+ * -ENOTCONN for a port without a cable, -EIO when a shared fabric's server
+ * is gone.
  */
 #ifndef UMAD_SIM_H
 #define UMAD_SIM_H
