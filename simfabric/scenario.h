@@ -9,9 +9,10 @@
  *   500  link up sw1 3
  *
  * Parsing only reads text; nothing here knows a clock.  The caller runs
- * the steps through a table of operations (struct sim_scenario_ops): the
- * fabric server against its fabric (sim_scenario_apply() does one step on
- * a struct sim_net), a test against a fake that records them.  Every
+ * the steps through a table of operations (struct sim_scenario_ops): `umad
+ * fabric scenario` sends each to a shared fabric's server, a caller that
+ * holds a fabric applies it there (sim_scenario_apply() does one step on a
+ * struct sim_net), a test records them in a fake.  Every
  * error is reported as "FILE:LINE: what is wrong"; a file with any error
  * gives no scenario.  No state is shared between calls.
  */
