@@ -72,7 +72,8 @@ int sim_shared_connect(const char *path, const char *const *names, unsigned n_na
 	char err[512];
 	int r;
 
-	if (smp && strcmp(smp, "local") && strcmp(smp, "server")) {
+	/* Empty is unset, as for the other variables. */
+	if (smp && *smp && strcmp(smp, "local") && strcmp(smp, "server")) {
 		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC_SMP=%s: 'local' or 'server'\n", smp);
 		return -EINVAL;
 	}
@@ -86,7 +87,7 @@ int sim_shared_connect(const char *path, const char *const *names, unsigned n_na
 	 * Without the mapping (a server without shared memory, an address taken
 	 * here) all goes there; memory that is not what it should be is refused.
 	 */
-	if (!smp || !strcmp(smp, "local")) {
+	if (!smp || !*smp || !strcmp(smp, "local")) {
 		r = fabric_client_map(&shared.c, *n_nodes, err, sizeof(err));
 		if (r < 0 && r != -EOPNOTSUPP && r != -EADDRINUSE) {
 			fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);

@@ -583,7 +583,8 @@ static int section_header(struct capture_reader *r, const uint8_t *h, char *err,
 	minor = get16(r, r->body + 2);
 	if (major != PCAPNG_VERSION_MAJOR ||
 	    (minor != PCAPNG_VERSION_MINOR && minor != PCAPNG_VERSION_MINOR_ALT)) {
-		say(err, errlen, r, "pcapng version %u.%u: only 1.0 is known", major, minor);
+		say(err, errlen, r, "pcapng version %u.%u: only 1.0 (and the older 1.2) are known",
+		    major, minor);
 		return -1;
 	}
 	if (get32(r, r->body + total - PCAPNG_BLOCK_MIN - 4) != total) {

@@ -169,6 +169,9 @@ if UMAD_SIM_FABRIC=$sock UMAD_SIM_FABRIC_SMP=both sim smpquery -D nodeinfo 0 > "
 	fail "UMAD_SIM_FABRIC_SMP=both was taken"
 fi
 expect "UMAD_SIM_FABRIC_SMP=both" "$work/q" "UMAD_SIM_FABRIC_SMP=both: 'local' or 'server'"
+# Empty is unset, as for the other variables: the default, local.
+UMAD_SIM_FABRIC=$sock UMAD_SIM_FABRIC_SMP= sim smpquery -D nodeinfo 0 > "$work/q" 2>&1
+expect "UMAD_SIM_FABRIC_SMP empty" "$work/q" "^PortGuid"
 # A stopped server: attaching gives up within the attach timeout (5 s), with a message.
 kill -STOP "$server"
 start=$(date +%s)
