@@ -227,6 +227,16 @@ as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups
 # What runs as nobody in the background is ended however this script ends.
 nobody_pids=
 trap 'for pid in $nobody_pids; do kill "$pid" 2>/dev/null; done; rm -rf "$work"' EXIT
+# nobody_server: a fabric served by nobody at $cred/d/socket, in a new
+# directory nobody owns ($cred); $server is its process.
+nobody_server() {
+	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)
+	chown 65534:65534 "$cred"
+	"${as_nobody[@]}" "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
+	server=$!
+	nobody_pids="$nobody_pids $server"
+	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
+}
 # A python3 that nobody can run (root's own may live where nobody cannot go).
 relay_python=
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
@@ -242,12 +252,7 @@ if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then
 elif [ -z "$relay_python" ]; then
 	echo "note: the relay of another user's server needs python3; those checks not run"
 else
-	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)
-	chown 65534:65534 "$cred"
-	"${as_nobody[@]}" "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
-	server=$!
-	nobody_pids="$nobody_pids $server"
-	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
+	nobody_server
 	[ -S "$cred/d/socket" ] || fail "nobody's server did not start: $(cat "$work/cred.err")"
 	# The relay: accepts anyone, passes datagrams and descriptors both ways.
 	cat > "$cred/relay.py" <<'RELAY'
@@ -348,12 +353,7 @@ KNOCK
 		fail "a server started in a default directory another user made"
 	expect "serve in another user's default directory" "$work/q" \
 		"$victim, the directory of $victim/socket, belongs to user 65534 (nobody), not to this one (65533): refused"
-	cred=$(mktemp -d /tmp/umad-cred.XXXXXX)
-	chown 65534:65534 "$cred"
-	"${as_nobody[@]}" "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
-	server=$!
-	nobody_pids="$nobody_pids $server"
-	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
+	nobody_server
 	"${as_nobody[@]}" chmod 0777 "$cred/d/socket"
 	"${as_nobody[@]}" ln "$cred/d/socket" "$victim/socket" ||
 		fail "nobody could not plant its socket"
