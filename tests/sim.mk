@@ -45,6 +45,13 @@ tests_test_arena_SOURCES = tests/test_arena.c
 tests_test_arena_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_arena_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# The framing: long messages sent as sockets drain, read whole or a slice at a time.
+check_PROGRAMS += tests/test_fabric_proto
+TESTS += tests/test_fabric_proto
+tests_test_fabric_proto_SOURCES = tests/test_fabric_proto.c
+tests_test_fabric_proto_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_fabric_proto_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 check_PROGRAMS += tests/test_fabric_server
 TESTS += tests/test_fabric_server
 tests_test_fabric_server_SOURCES = tests/test_fabric_server.c tests/child.c tests/child.h

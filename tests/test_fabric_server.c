@@ -25,10 +25,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -615,7 +617,324 @@ static void test_waiting_requests_are_bounded(void **state)
 	fabric_server_free(s);
 }
 
+/* --- long replies, streamed as the client reads -------------------------------------------- */
+
+#define STAR_HCAS	200	/* a switch and this many HCAs: a JSON description of 100s of KB */
+#define SMALL_SNDBUF	(96 << 10)	/* asked for a server's end; a datagram still fits */
+
+/* A topology file of a switch with STAR_HCAS HCAs "H1".. at its ports, in dir. */
+static void write_star(const char *file)
+{
+	FILE *f = fopen(file, "w");
+	int i;
+
+	assert_non_null(f);
+	fprintf(f, "Switch\t%d \"S1\"\n", STAR_HCAS);
+	for (i = 1; i <= STAR_HCAS; i++)
+		fprintf(f, "[%d]\t\"H%d\"[1]\n", i, i);
+	for (i = 1; i <= STAR_HCAS; i++)
+		fprintf(f, "\nHca\t1 \"H%d\"\n[1]\t\"S1\"[%d]\n", i, i);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A client whose end at the server has a small send buffer (non-blocking, as accepted). */
+static int new_client_small(struct fabric_server *s)
+{
+	int sv[2], size = SMALL_SNDBUF;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
+	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)), 0);
+	assert_int_equal(fabric_server_add_client(s, sv[0]), 0);
+	return sv[1];
+}
+
+/* Read a reply as it comes, the server serving meanwhile: its type. */
+static uint32_t read_streamed(struct fabric_server *s, int fd, struct fp_reader *r)
+{
+	int got = 0, i;
+
+	for (i = 0; i < 100000 && !got; i++) {
+		assert_true(fabric_server_poll(s, 0, -1) >= 0);
+		got = fp_recv_message(fd, r, MSG_DONTWAIT);
+		assert_true(got >= 0);
+	}
+	assert_int_equal(got, 1);
+	return r->type;
+}
+
+static size_t occurrences(const uint8_t *text, size_t len, const char *word)
+{
+	size_t n = 0, w = strlen(word);
+	const uint8_t *p = text, *end = text + len;
+
+	while ((p = memmem(p, (size_t)(end - p), word, w))) {
+		n++;
+		p += w;
+	}
+	return n;
+}
+
+/*
+ * A reply many times longer than the socket's buffer reaches its client
+ * whole, sent as the client reads it; meanwhile the server serves others,
+ * and holds the client's next request until the reply is read.  (The
+ * server used to send what the socket took and drop the client.)
+ */
+static void test_long_reply_streams_while_others_are_served(void **state)
+{
+	char dir[] = "/tmp/umad-fabric-test.XXXXXX", file[64];
+	struct fabric_server_options o = { .builtin_sm = 1, .topology = file };
+	struct fp_text q = { .kind = FP_TEXT_SHOW_JSON };
+	struct fp_host ca = { .host = 0 };
+	struct fabric_server *s;
+	struct fp_reader r, ra, rb;
+	char *errors = NULL;
+	int a, b, i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/star.net", dir);
+	write_star(file);
+	assert_int_equal(fabric_server_new(&o, &s, &errors), 0);
+	fp_reader_init(&r);
+	fp_reader_init(&ra);
+	fp_reader_init(&rb);
+	a = new_client_small(s);
+	b = new_client_small(s);
+	hello(s, a, "H1", &r);
+	hello(s, b, "H2", &r);
+
+	assert_int_equal(fp_send_message(a, FP_TEXT, &q, sizeof(q), -1, 0), 0);
+	serve(s);
+	/* The reply waits at the server, the most the socket did not take. */
+	assert_true(fabric_server_buffered(s) > 2 * SMALL_SNDBUF);
+	/* a's next request waits for a to read the reply... */
+	assert_int_equal(fp_send_message(a, FP_GET_CA, &ca, sizeof(ca), -1, 0), 0);
+	/* ...while b is served. */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(port_state(s, b, 1, &r), PORT_STATE_ACTIVE);
+	assert_int_equal(fabric_server_clients(s), 2);
+
+	assert_int_equal(read_streamed(s, a, &ra), FP_TEXT_REPLY);
+	/* More than twice what the socket holds (the system doubles what was asked). */
+	assert_true(ra.len > 4 * SMALL_SNDBUF);
+	assert_int_equal(ra.buf[ra.len - 1], '\0');
+	/* Every node is there: the switch and its HCAs (a node's "num_ports" once each). */
+	assert_int_equal(occurrences(ra.buf, ra.len, "\"num_ports\""), STAR_HCAS + 1);
+	/* The same as another client reads it. */
+	assert_int_equal(fp_send_message(b, FP_TEXT, &q, sizeof(q), -1, 0), 0);
+	assert_int_equal(read_streamed(s, b, &rb), FP_TEXT_REPLY);
+	assert_int_equal(ra.len, rb.len);
+	assert_memory_equal(ra.buf, rb.buf, ra.len);
+	/* a's second request, served once the reply was read. */
+	assert_int_equal(read_streamed(s, a, &r), FP_CA);
+	serve(s);
+	assert_int_equal(fabric_server_buffered(s), 0);
+
+	fp_reader_free(&r);
+	fp_reader_free(&ra);
+	fp_reader_free(&rb);
+	close(a);
+	close(b);
+	fabric_server_free(s);
+	unlink(file);
+	rmdir(dir);
+}
+
+/* --- a client dropped for what it posted in its mailbox ---------------------------------- */
+
+struct server_thread {
+	struct fabric_server *s;
+	int stop_fd;
+};
+
+/* The server's loop, as `umad fabric serve` runs it, until stop_fd is written. */
+static void *serve_until_stopped(void *arg)
+{
+	struct server_thread *t = arg;
+
+	while (fabric_server_poll(t->s, -1, t->stop_fd) == 0)
+		;
+	return NULL;
+}
+
+/*
+ * A client whose mailbox request gets it dropped is hung up on at once,
+ * though nothing else happens on the server.  (It used to be marked for
+ * dropping and then wait, the server asleep, until another client's
+ * message woke it.)
+ */
+static void test_client_dropped_from_mailbox_goes_at_once(void **state)
+{
+	struct fp_hello h = { .version = FP_VERSION, .n_hosts = 1 };
+	struct server_thread t = { .s = new_server() };
+	struct fp_host q = { 0 };
+	struct fp_mailbox *mb;
+	struct fp_reader r;
+	struct pollfd pfd;
+	pthread_t thread;
+	uint32_t kick = 0;
+	uint64_t one = 1;
+	char buf[16];
+	int fd = new_client(t.s), mb_fd = mailbox_file(1), i;
+
+	(void)state;
+	fp_reader_init(&r);
+	mb = mmap(NULL, sizeof(*mb), PROT_READ | PROT_WRITE, MAP_SHARED, mb_fd, 0);
+	assert_true(mb != MAP_FAILED);
+	assert_int_equal(fp_send_message2(fd, FP_HELLO, &h, sizeof(h), "Hca1", 5, mb_fd, 0), 0);
+	close(mb_fd);
+	serve(t.s);
+	assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
+	assert_int_equal(r.type, FP_HELLO_OK);
+	t.stop_fd = eventfd(0, EFD_CLOEXEC);
+	assert_true(t.stop_fd >= 0);
+	assert_int_equal(pthread_create(&thread, NULL, serve_until_stopped, &t), 0);
+	for (i = 0; i < 2000 && !atomic_load(&mb->server_asleep); i++)
+		usleep(1000);
+	assert_true(atomic_load(&mb->server_asleep));
+
+	/* A request the mailbox does not take (only sends go there), then the kick. */
+	mb->slot[1].req_type = FP_GET_CA;
+	mb->slot[1].req_len = sizeof(q);
+	memcpy(mb->slot[1].req, &q, sizeof(q));
+	atomic_store(&mb->posted, 1);
+	assert_int_equal(fp_send_message(fd, FP_KICK, &kick, sizeof(kick), -1, 0), 0);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 3000), 1);
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+
+	assert_int_equal(write(t.stop_fd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	assert_int_equal(fabric_server_clients(t.s), 0);
+	close(t.stop_fd);
+	munmap(mb, sizeof(*mb));
+	fp_reader_free(&r);
+	close(fd);
+	fabric_server_free(t.s);
+}
+
+/* --- what the server buffers, bounded over all clients ----------------------------------- */
+
+#define TEST_BOUND	(4u << 20)
+
+static int hung_up(int fd)
+{
+	char buf[16];
+
+	return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) == 0;
+}
+
+/*
+ * Messages left half sent by several clients: the server holds no more
+ * than its bound for all of them together, disconnecting the client with
+ * the most held (with a line in the log), and serves the others.  (Each
+ * connection could make it hold up to 32 MiB, with no bound over all.)
+ */
+static void test_half_sent_messages_are_bounded(void **state)
+{
+	enum { N = 5, PART = 1400 << 10 };
+	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = TEST_BOUND };
+	struct fp_send q = { 0 };
+	struct fabric_server *s;
+	struct fp_frame frame = { .type = FP_SEND, .flags = FP_MORE };
+	static uint8_t datagram[FP_DATAGRAM_MAX];
+	char *errors = NULL, *log_text = NULL;
+	size_t log_len = 0;
+	struct fp_reader r;
+	int fd[N], good, i, sent, dropped = 0;
+
+	(void)state;
+	o.log = open_memstream(&log_text, &log_len);
+	assert_non_null(o.log);
+	assert_int_equal(fabric_server_new(&o, &s, &errors), 0);
+	fp_reader_init(&r);
+	good = new_client(s);
+	hello(s, good, "Hca1", &r);
+	memcpy(datagram, &frame, sizeof(frame));
+	memcpy(datagram + sizeof(frame), &q, sizeof(q));
+	for (i = 0; i < N; i++) {
+		struct timeval tv = { .tv_sec = 2 };
+
+		fd[i] = new_client(s);
+		hello(s, fd[i], "Hca2", &r);
+		/* A send never finished: PART bytes in datagrams that all say more follows. */
+		setsockopt(fd[i], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		for (sent = 0; sent < PART; sent += (int)(sizeof(datagram) - sizeof(frame))) {
+			if (send(fd[i], datagram, sizeof(datagram), MSG_NOSIGNAL) < 0)
+				break;	/* the server hung up */
+			assert_true(fabric_server_poll(s, 0, -1) >= 0);
+			assert_true(fabric_server_buffered(s) <= TEST_BOUND + FP_DATAGRAM_MAX + (1u << 20));
+		}
+		serve(s);
+		assert_true(fabric_server_buffered(s) <= TEST_BOUND);
+	}
+	for (i = 0; i < N; i++)
+		dropped += hung_up(fd[i]);
+	/* Four halves of 1.4 MiB do not fit in 4 MiB: at least two went. */
+	assert_true(dropped >= 2 && dropped < N);
+	assert_int_equal(fabric_server_clients(s), 1 + N - dropped);
+	assert_int_equal(port_state(s, good, 1, &r), PORT_STATE_ACTIVE);
+	fflush(o.log);
+	assert_non_null(strstr(log_text, "past its bound of 4194304"));
+	for (i = 0; i < N; i++)
+		close(fd[i]);
+	serve(s);
+	assert_int_equal(fabric_server_buffered(s), 0);
+	fp_reader_free(&r);
+	close(good);
+	fabric_server_free(s);
+	fclose(o.log);
+	free(log_text);
+}
+
+/*
+ * MADs for a client that does not read them wait at the server, counted
+ * against the bound: past it, that client is disconnected and the sender
+ * goes on.
+ */
+static void test_unread_events_are_bounded(void **state)
+{
+	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = TEST_BOUND };
+	struct fp_register reg = {
+		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
+	};
+	struct gmp_end sender, sleeper;
+	struct fabric_server *s;
+	char *errors = NULL;
+	struct fp_reader r;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(fabric_server_new(&o, &s, &errors), 0);
+	fp_reader_init(&r);
+	gmp_end_open(s, &sender, "Hca1", &r);
+	gmp_end_open(s, &sleeper, "Hca2", &r);
+	reg.handle = sleeper.handle;
+	reg.req.method_mask[0] = 1u << UMAD_METHOD_SEND;
+	assert_int_equal(ask(s, sleeper.fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r), FP_RC);
+	assert_int_equal(rc_of(&r), 0);
+	for (i = 0; i < 100000 && fabric_server_clients(s) == 2; i++) {
+		uint32_t result = send_gmp(s, &sender, sleeper.lid, UMAD_METHOD_SEND, i, 0, &r);
+
+		assert_true(fabric_server_buffered(s) <= TEST_BOUND);
+		if (result != SIM_NET_DELIVERED)
+			break;
+	}
+	serve(s);
+	assert_int_equal(fabric_server_clients(s), 1);
+	assert_true(hung_up(sleeper.fd));
+	/* What it held went with it. */
+	assert_true(fabric_server_buffered(s) < FP_DATAGRAM_MAX);
+	fp_reader_free(&r);
+	gmp_end_close(&sender);
+	gmp_end_close(&sleeper);
+	fabric_server_free(s);
+}
+
 /* --- a program on the sim backend whose server dies -------------------------------------- */
+
 
 static pid_t server_pid;
 
@@ -645,6 +964,104 @@ static pid_t start_server_process(const char *path)
 			fabric_server_poll(s, -1, -1);
 	}
 	return pid;
+}
+
+/*
+ * The index in the fabric of the node a client attached at (host 0 of
+ * its event channel ev): the one whose FP_NOTE_CHANGED tells it.
+ */
+static uint64_t node_index(struct fabric_server *s, int ev, struct fp_reader *r)
+{
+	struct fp_note note = { 0 };
+	int probe = new_client(s);
+
+	hello(s, probe, "Hca4", r);
+	for (note.node = 0; note.node < 64; note.node++) {
+		assert_int_equal(fp_send_message(probe, FP_NOTE_CHANGED, &note, sizeof(note), -1, 0),
+				 0);
+		serve(s);
+		if (node_changed_events(ev, r))
+			break;
+	}
+	assert_true(note.node < 64);
+	close(probe);
+	serve(s);
+	return note.node;
+}
+
+/*
+ * While a client reads nothing, another floods the server with
+ * FP_NOTE_CHANGED about its node and a third sends its agent MADs: every
+ * MAD is handed over, and reaches it in order when it reads at last; the
+ * notices never took their place.  (A notice was sent for each note, and
+ * MADs that found the event channel full of them were dropped.)
+ */
+static void test_notices_never_crowd_mads_out(void **state)
+{
+	enum { MADS = 2000, NOTES_PER_MAD = 10 };
+	struct fabric_server *s = new_server();
+	struct fp_register reg = {
+		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
+	};
+	struct gmp_end sender, reader;
+	struct fp_note note;
+	struct fp_reader r, e;
+	uint64_t tid, expect = 0;
+	unsigned i, k, mads = 0, notices = 0;
+	int flooder;
+
+	(void)state;
+	fp_reader_init(&r);
+	fp_reader_init(&e);
+	gmp_end_open(s, &sender, "Hca2", &r);
+	gmp_end_open(s, &reader, "Hca1", &r);
+	note.node = node_index(s, reader.ev, &e);
+	reg.handle = reader.handle;
+	reg.req.method_mask[0] = 1u << UMAD_METHOD_SEND;
+	assert_int_equal(ask(s, reader.fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r), FP_RC);
+	assert_int_equal(rc_of(&r), 0);
+	flooder = new_client(s);
+	hello(s, flooder, "Hca3", &r);
+
+	for (tid = 0; tid < MADS; tid++) {
+		for (k = 0; k < NOTES_PER_MAD; k++)
+			assert_int_equal(fp_send_message(flooder, FP_NOTE_CHANGED, &note, sizeof(note),
+							 -1, 0), 0);
+		for (k = 0; k < NOTES_PER_MAD; k++)
+			assert_true(fabric_server_poll(s, 0, -1) >= 0);
+		assert_int_equal(send_gmp(s, &sender, reader.lid, UMAD_METHOD_SEND, tid, 0, &r),
+				 SIM_NET_DELIVERED);
+	}
+	assert_int_equal(fabric_server_clients(s), 3);
+
+	/* The reader reads at last: every MAD, in order, the server sending what waited. */
+	for (i = 0; i < 1000000 && mads < MADS; i++) {
+		int got = fp_recv_message(reader.ev, &e, MSG_DONTWAIT);
+
+		assert_true(got >= 0);
+		if (!got) {
+			assert_true(fabric_server_poll(s, 0, -1) >= 0);
+			continue;
+		}
+		if (e.type == FP_NODE_CHANGED) {
+			notices++;
+			continue;
+		}
+		assert_int_equal(e.type, FP_DELIVER);
+		if (mad_class(e.buf + sizeof(struct fp_deliver)) != TEST_CLASS)
+			continue;
+		assert_true(mad_tid(e.buf + sizeof(struct fp_deliver)) == expect);
+		expect++;
+		mads++;
+	}
+	assert_int_equal(mads, MADS);
+	assert_true(notices >= 1);
+	fp_reader_free(&r);
+	fp_reader_free(&e);
+	close(flooder);
+	gmp_end_close(&sender);
+	gmp_end_close(&reader);
+	fabric_server_free(s);
 }
 
 /* The first line of a file of a fake sysfs tree's port 1, or "" when it cannot be read. */
@@ -1099,6 +1516,11 @@ int main(void)
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
 		cmocka_unit_test(test_waiting_requests_are_bounded),
+		cmocka_unit_test(test_long_reply_streams_while_others_are_served),
+		cmocka_unit_test(test_client_dropped_from_mailbox_goes_at_once),
+		cmocka_unit_test(test_half_sent_messages_are_bounded),
+		cmocka_unit_test(test_unread_events_are_bounded),
+		cmocka_unit_test(test_notices_never_crowd_mads_out),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_posted_sends),
 		cmocka_unit_test(test_client_answers_smps_itself),
