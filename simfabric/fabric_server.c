@@ -37,6 +37,8 @@
 #define EVENT_QUEUE_MAX	(64u << 20)
 /* How much of a long message one round reads from a client, so that the others are served meanwhile. */
 #define READ_SLICE	(1u << 20)
+/* Out of descriptors with none in reserve: how long the listener is left alone. */
+#define LISTEN_PAUSE_MS	100
 /* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
 #define MAILBOX_SPIN_NS		20000u
 #define MAILBOX_SPIN_MIN_NS	1000u
@@ -125,6 +127,9 @@ struct fabric_server {
 	size_t buffered, buffer_max;	/* what it holds for its clients, and its bound */
 	int closing_pending;		/* a client is to be disconnected at the end of the round */
 	int changes_pending;		/* a client has hosts whose change is still to be told */
+	int reserve_fd;			/* let go to refuse a client when out of descriptors */
+	int starved;			/* out of descriptors (said once) */
+	uint64_t listen_paused_until;	/* the listener is left alone until then; 0: watched */
 };
 
 static void say_to(FILE *out, const char *fmt, va_list ap)
@@ -1134,6 +1139,49 @@ static void refuse(int fd, int32_t rc, const char *why)
 	close(fd);
 }
 
+/*
+ * accept4 found no descriptor for a connection: it stays in the backlog and
+ * the listener readable, so the loop would spin.  The reserve descriptor is
+ * let go to take the connection and refuse it with the reason, then taken
+ * again; with none in reserve, the listener is left alone for a while.
+ */
+static void out_of_descriptors(struct fabric_server *s, int err)
+{
+	struct epoll_event ev = { .events = 0, .data.ptr = NULL };
+
+	if (!s->starved)
+		complain(s, "out of descriptors (%s): new clients are refused until some are free",
+		    strerror(err));
+	s->starved = 1;
+	if (s->reserve_fd >= 0) {
+		int fd;
+
+		close(s->reserve_fd);
+		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			refuse(fd, -EMFILE, "the fabric's server is out of descriptors");
+		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (err != EMFILE && err != ENFILE)
+			return;
+	}
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+	s->listen_paused_until = now_ns() + LISTEN_PAUSE_MS * 1000000ull;
+}
+
+/* The listener left alone for a while is watched again when the while is over. */
+static void resume_listening(struct fabric_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	if (!s->listen_paused_until || now_ns() < s->listen_paused_until)
+		return;
+	s->listen_paused_until = 0;
+	if (s->reserve_fd < 0)
+		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+}
+
 /* Only the server's own user may use it: another's connection is refused with a reason. */
 static void accept_client(struct fabric_server *s)
 {
@@ -1141,8 +1189,14 @@ static void accept_client(struct fabric_server *s)
 	socklen_t l = sizeof(cred);
 	int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			out_of_descriptors(s, errno);
 		return;
+	}
+	if (s->starved)
+		complain(s, "descriptors free again: clients are accepted");
+	s->starved = 0;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) < 0 || cred.uid != geteuid()) {
 		say(s, "refused process %d of user %u: not the owner", (int)cred.pid,
 		    (unsigned)cred.uid);
@@ -1314,7 +1368,7 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	*h = hooks;
 	h->arg = s;
 	ep.arg = s;
-	s->epoll_fd = s->listen_fd = s->stop_fd = -1;
+	s->epoll_fd = s->listen_fd = s->stop_fd = s->reserve_fd = -1;
 	s->spin_ns = MAILBOX_SPIN_NS;
 	s->log = opts->log;
 	s->buffer_max = opts->buffer_max ? opts->buffer_max : FABRIC_SERVER_BUFFER_MAX;
@@ -1357,6 +1411,12 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 		if (s->epoll_fd < 0)
 			r = -errno;
 	}
+	/* Kept to refuse a client with a reason when every other descriptor is taken. */
+	if (r == 0) {
+		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (s->reserve_fd < 0)
+			r = -errno;
+	}
 	if (r < 0) {
 		fabric_server_free(s);
 		return r;
@@ -1377,6 +1437,8 @@ void fabric_server_free(struct fabric_server *s)
 	}
 	if (s->epoll_fd >= 0)
 		close(s->epoll_fd);
+	if (s->reserve_fd >= 0)
+		close(s->reserve_fd);
 	sim_net_fini(&s->net);
 	sim_fabric_free(s->fabric);
 	sim_arena_release(s->arena);
@@ -1476,10 +1538,10 @@ size_t fabric_server_buffered(const struct fabric_server *s)
 	return s->buffered;
 }
 
-/* Milliseconds until the next trap resend is due (-1: none pending). */
+/* Milliseconds until the next trap resend is due or the listener is watched again (-1: never). */
 static int next_tick_ms(const struct fabric_server *s)
 {
-	uint64_t first = 0, now = now_ns();
+	uint64_t first = s->listen_paused_until, now = now_ns();
 	unsigned i;
 
 	for (i = 0; i < s->net.n_pending; i++)
@@ -1507,6 +1569,7 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 			return -errno;
 		s->stop_fd = stop_fd;
 	}
+	resume_listening(s);
 	if (tick >= 0 && (timeout_ms < 0 || tick < timeout_ms))
 		timeout_ms = tick;
 	/*

@@ -13,7 +13,7 @@
  * has read its reply.  A client that sends a malformed message, runs as
  * another user, or would take the server past what it holds for all
  * clients (FABRIC_SERVER_BUFFER_MAX) is disconnected; its ports and agents
- * go with it.
+ * go with it.  Out of descriptors, newcomers are refused with the reason.
  */
 #ifndef SIMFABRIC_FABRIC_SERVER_H
 #define SIMFABRIC_FABRIC_SERVER_H

@@ -28,9 +28,11 @@
 #include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/time.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,6 +96,19 @@ static int32_t rc_of(const struct fp_reader *r)
 	assert_int_equal(r->type, FP_RC);
 	memcpy(&rc, r->buf, sizeof(rc));
 	return rc;
+}
+
+/* An FP_RC's message, as a string. */
+static const char *rc_text(const struct fp_reader *r, char *buf, size_t size)
+{
+	size_t n = r->len > sizeof(int32_t) ? r->len - sizeof(int32_t) : 0;
+
+	assert_int_equal(r->type, FP_RC);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, r->buf + sizeof(int32_t), n);
+	buf[n] = '\0';
+	return buf;
 }
 
 static void hello(struct fabric_server *s, int fd, const char *node, struct fp_reader *r)
@@ -1064,6 +1079,142 @@ static void test_notices_never_crowd_mads_out(void **state)
 	fabric_server_free(s);
 }
 
+/* --- a server out of descriptors ---------------------------------------------------------- */
+
+#define FEW_DESCRIPTORS	48
+
+/* A server process allowed FEW_DESCRIPTORS descriptors, listening at path. */
+static pid_t start_starved_server(const char *path)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct rlimit few = { FEW_DESCRIPTORS, FEW_DESCRIPTORS };
+		struct fabric_server *s;
+		char err[256];
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (setrlimit(RLIMIT_NOFILE, &few) < 0)
+			_exit(1);
+		s = new_server();
+		if (fabric_server_listen(s, path, err, sizeof(err)) < 0)
+			_exit(1);
+		for (;;)
+			fabric_server_poll(s, -1, -1);
+	}
+	return pid;
+}
+
+/* Connect to path: the first message's FP_RC (the welcome 0, or a refusal), 1 for none in time. */
+static int32_t connect_welcomed(const char *path, int *fd, struct fp_reader *r)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct pollfd pfd;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	*fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	assert_true(*fd >= 0);
+	assert_int_equal(connect(*fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	pfd = (struct pollfd){ .fd = *fd, .events = POLLIN };
+	if (poll(&pfd, 1, 1000) != 1 || fp_recv_message(*fd, r, 0) != 1)
+		return 1;
+	return rc_of(r);
+}
+
+/* The CPU time a process has used, in clock ticks. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long utime = 0, stime = 0;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	/* Fields 14 and 15, counted after the command's closing parenthesis (field 2). */
+	p = strrchr(line, ')');
+	assert_non_null(p);
+	for (i = 2; i < 13 && p; i++)
+		p = strchr(p + 1, ' ');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, " %lu %lu", &utime, &stime), 2);
+	return (long)(utime + stime);
+}
+
+/*
+ * A server out of descriptors refuses newcomers with the reason and does
+ * not spin while they wait; once clients leave, it serves again.  (accept4
+ * failed with EMFILE, the connection stayed in the backlog and the
+ * listener readable: 100 % CPU.)
+ */
+static void test_out_of_descriptors_no_spin(void **state)
+{
+	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64], msg[128];
+	struct fp_hello h = { .version = FP_VERSION, .n_hosts = UINT32_MAX };
+	int fd[FEW_DESCRIPTORS], extra, n, i;
+	long before, used;
+	struct fp_reader r;
+	int32_t rc = 0;
+	pid_t server;
+
+	(void)state;
+	fp_reader_init(&r);
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/s/socket", dir);
+	server = server_pid = start_starved_server(path);
+	for (i = 0; i < 200 && access(path, F_OK); i++)
+		usleep(10000);
+	/* Clients until the server has no descriptor for another (each takes two of them). */
+	for (n = 0; n < FEW_DESCRIPTORS; n++) {
+		rc = connect_welcomed(path, &fd[n], &r);
+		if (rc != 0)
+			break;
+		assert_int_equal(fp_send_message(fd[n], FP_HELLO, &h, sizeof(h), -1, 0), 0);
+		assert_int_equal(fp_recv_message(fd[n], &r, 0), 1);
+		if (r.passed_fd >= 0)
+			close(r.passed_fd);
+		r.passed_fd = -1;
+	}
+	assert_true(n > 2 && n < FEW_DESCRIPTORS);
+	/* Refused, and told why. */
+	assert_int_equal(rc, -EMFILE);
+	assert_non_null(strstr(rc_text(&r, msg, sizeof(msg)), "out of descriptors"));
+	close(fd[n]);
+
+	/* More newcomers while it is starved: it does not spin. */
+	before = cpu_ticks(server);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(connect_welcomed(path, &extra, &r), -EMFILE);
+		close(extra);
+	}
+	usleep(1000000);
+	used = cpu_ticks(server) - before;
+	assert_true(used < sysconf(_SC_CLK_TCK) / 4);
+
+	/* Clients leave: newcomers are served again. */
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	usleep(100000);
+	assert_int_equal(connect_welcomed(path, &extra, &r), 0);
+	assert_int_equal(fp_send_message(extra, FP_HELLO, &h, sizeof(h), -1, 0), 0);
+	assert_int_equal(fp_recv_message(extra, &r, 0), 1);
+	assert_int_equal(r.type, FP_HELLO_OK);
+	close(extra);
+
+	kill(server, SIGKILL);
+	waitpid(server, NULL, 0);
+	server_pid = 0;
+	fp_reader_free(&r);
+	unlink(path);
+	snprintf(path, sizeof(path), "%s/s", dir);
+	rmdir(path);
+	rmdir(dir);
+}
+
 /* The first line of a file of a fake sysfs tree's port 1, or "" when it cannot be read. */
 static const char *tree_value(const char *root, const char *file, char *buf, size_t size)
 {
@@ -1520,6 +1671,7 @@ int main(void)
 		cmocka_unit_test(test_client_dropped_from_mailbox_goes_at_once),
 		cmocka_unit_test(test_half_sent_messages_are_bounded),
 		cmocka_unit_test(test_unread_events_are_bounded),
+		cmocka_unit_test(test_out_of_descriptors_no_spin),
 		cmocka_unit_test(test_notices_never_crowd_mads_out),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_posted_sends),
