@@ -34,6 +34,7 @@
 #include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -43,6 +44,7 @@
 #include <infiniband/umad_types.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/fabric_client.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
 #include "tests/child.h"
@@ -1610,6 +1612,160 @@ static void test_client_answers_smps_itself(void **state)
 	run_child_on_server(local_smps_child);
 }
 
+/* --- change notices flooding in while MADs are delivered -------------------------------- */
+
+#define FLOOD_REQUESTS	20000
+#define FLOOD_TIMEOUT_MS	500
+
+static uint16_t responder_lid;
+static char flood_path[64];
+
+/* A MAD of TEST_CLASS to dlid on QP1: method, TID. */
+static void test_class_mad(uint8_t *umad, int agent, uint16_t dlid, uint8_t method, uint32_t tid)
+{
+	uint8_t *mad = umad_get_mad(umad);
+
+	memset(umad, 0, umad_size() + 256);
+	umad_set_addr(umad, dlid, QP1_GSI, 0, UMAD_QKEY);
+	((struct ib_user_mad *)umad)->agent_id = (uint32_t)agent;
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = TEST_CLASS;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = method;
+	set_tid(umad, tid);
+}
+
+/* A process at Hca2 answering every Get of TEST_CLASS; its LID told on `tell`.  Never returns. */
+static void responder_main(int tell)
+{
+	long methods[16 / sizeof(long)] = { 0 };
+	uint8_t umad[512];
+	umad_port_t port;
+	int portid, agent, len;
+	uint16_t lid;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setenv("UMAD_BACKEND", "sim", 1);
+	setenv("UMAD_MODULE_DIR", MODULE_DIR, 1);
+	setenv("UMAD_SIM_FABRIC", flood_path, 1);
+	setenv("UMAD_SIM_HOST", "Hca2", 1);
+	methods[0] = 1L << UMAD_METHOD_GET;
+	if (umad_init() < 0 || (portid = umad_open_port(NULL, 0)) < 0 ||
+	    umad_get_port(NULL, 1, &port) < 0 ||
+	    (agent = umad_register(portid, TEST_CLASS, 1, 0, methods)) < 0)
+		_exit(1);
+	lid = (uint16_t)port.base_lid;
+	if (write(tell, &lid, sizeof(lid)) != sizeof(lid))
+		_exit(1);
+	for (;;) {
+		struct ib_mad_addr *a = umad_get_mad_addr(umad);
+
+		len = 256;
+		if (umad_recv(portid, umad, &len, -1) < 0)
+			_exit(1);
+		umad_set_addr(umad, ntohs(a->lid), QP1_GSI, 0, UMAD_QKEY);
+		((uint8_t *)umad_get_mad(umad))[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
+		umad_send(portid, agent, umad, 256, 0, 0);
+	}
+}
+
+/* A client at Hca1 telling the server, as fast as it can, that an SMP changed Hca1.  Never returns. */
+static void flooder_main(void)
+{
+	const char *const names[] = { "Hca1" };
+	struct fabric_client c;
+	struct fp_node nodes[FP_MAX_HOSTS];
+	unsigned n;
+	char err[256];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (fabric_client_connect(&c, flood_path, names, 1, 0, nodes, &n, err, sizeof(err)) < 0 ||
+	    fabric_client_map(&c, n) < 0)
+		_exit(1);
+	for (;;)
+		if (fabric_client_note_changed(&c, c.hosts[0]->index) < 0)
+			_exit(0);
+}
+
+/* In the child: FLOOD_REQUESTS Gets to the responder, one at a time; none may time out. */
+static int flood_asker_child(void)
+{
+	uint8_t umad[512];
+	int portid, agent, len, i, timeouts = 0;
+
+	setenv("UMAD_SIM_HOST", "Hca1", 1);
+	/* Each notice has the tree rewritten: the process reads them slower than they come. */
+	setenv("UMAD_SIM_SYSFS", tree_root, 1);
+	CHECK_EQ(umad_init(), 0);
+	portid = umad_open_port(NULL, 0);
+	CHECK(portid >= 0);
+	agent = umad_register(portid, TEST_CLASS, 1, 0, NULL);
+	CHECK(agent >= 0);
+	for (i = 1; i <= FLOOD_REQUESTS && timeouts < 10; i++) {
+		test_class_mad(umad, agent, responder_lid, UMAD_METHOD_GET, (uint32_t)i);
+		CHECK_EQ(umad_send(portid, agent, umad, 256, FLOOD_TIMEOUT_MS, 0), 0);
+		len = 256;
+		CHECK_EQ(umad_recv(portid, umad, &len, 5 * FLOOD_TIMEOUT_MS), agent);
+		CHECK_EQ(tid_of(umad), i);
+		if (umad_status(umad) == ETIMEDOUT)
+			timeouts++;
+		else
+			CHECK_EQ(umad_status(umad), 0);
+	}
+	CHECK_EQ(timeouts, 0);
+	umad_done();
+	return 0;
+}
+
+/*
+ * One client floods the server with FP_NOTE_CHANGED about the node where
+ * another makes FLOOD_REQUESTS requests of a third's agent: every response
+ * is delivered, none times out.  (Each notice was sent at once, and the
+ * MADs that found the event channel full of them were dropped.)
+ */
+static void test_notice_flood_loses_no_mad(void **state)
+{
+	char dir[] = "/tmp/umad-fabric-test.XXXXXX", cmd[128];
+	struct child_result res;
+	pid_t server, responder, flooder;
+	int tell[2], i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(flood_path, sizeof(flood_path), "%s/s/socket", dir);
+	snprintf(tree_root, sizeof(tree_root), "%s/tree", dir);
+	server = server_pid = start_server_process(flood_path);
+	for (i = 0; i < 200 && access(flood_path, F_OK); i++)
+		usleep(10000);
+	assert_int_equal(pipe(tell), 0);
+	responder = fork();
+	assert_true(responder >= 0);
+	if (responder == 0)
+		responder_main(tell[1]);
+	assert_int_equal(read(tell[0], &responder_lid, sizeof(responder_lid)),
+			 (ssize_t)sizeof(responder_lid));
+	close(tell[0]);
+	close(tell[1]);
+	flooder = fork();
+	assert_true(flooder >= 0);
+	if (flooder == 0)
+		flooder_main();
+	setenv("UMAD_SIM_FABRIC", flood_path, 1);
+	run_child(flood_asker_child, "sim", MODULE_DIR, &res);
+	unsetenv("UMAD_SIM_FABRIC");
+	kill(flooder, SIGKILL);
+	kill(responder, SIGKILL);
+	kill(server, SIGKILL);
+	waitpid(flooder, NULL, 0);
+	waitpid(responder, NULL, 0);
+	waitpid(server, NULL, 0);
+	server_pid = 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
+	if (res.failure[0])
+		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
+}
+
 static void test_server_gone_gives_eio(void **state)
 {
 	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64];
@@ -1673,6 +1829,7 @@ int main(void)
 		cmocka_unit_test(test_unread_events_are_bounded),
 		cmocka_unit_test(test_out_of_descriptors_no_spin),
 		cmocka_unit_test(test_notices_never_crowd_mads_out),
+		cmocka_unit_test(test_notice_flood_loses_no_mad),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_posted_sends),
 		cmocka_unit_test(test_client_answers_smps_itself),
