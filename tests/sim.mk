@@ -144,6 +144,8 @@ TESTS += tests/sim_capture.sh
 TESTS += tests/fabric_shared.sh
 # A client's fake sysfs tree follows the shared fabric (SMs, link faults).
 TESTS += tests/fabric_sysfs.sh
+# Replies of many megabytes through the server, on fabrics of 4,176 and 1,344 nodes.
+TESTS += tests/fabric_big.sh
 endif
-EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh
+EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/fabric_big.sh
 endif
