@@ -438,6 +438,23 @@ static void gmp_end_close(struct gmp_end *e)
 	close(e->fd);
 }
 
+/* Two clients: `from` at from_node, and `to` at to_node with an agent there for method of TEST_CLASS. */
+static void gmp_pair_open(struct fabric_server *s, struct gmp_end *from, const char *from_node,
+			  struct gmp_end *to, const char *to_node, uint8_t method,
+			  struct fp_reader *r)
+{
+	struct fp_register reg = {
+		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
+	};
+
+	gmp_end_open(s, from, from_node, r);
+	gmp_end_open(s, to, to_node, r);
+	reg.handle = to->handle;
+	reg.req.method_mask[0] = 1u << method;
+	assert_int_equal(ask(s, to->fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, r), FP_RC);
+	assert_int_equal(rc_of(r), 0);
+}
+
 /*
  * A GMP of TEST_CLASS from e to dlid: the verdict its FP_RESULT gives.
  * The server handles it in its first round, but for other clients'
@@ -541,9 +558,6 @@ static void test_waiting_requests_are_bounded(void **state)
 {
 	const unsigned bound = FABRIC_SERVER_MAX_WAITING;
 	struct fabric_server *s = new_server();
-	struct fp_register reg = {
-		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
-	};
 	struct gmp_end asker, responder;
 	struct fp_reader r, e;
 	uint64_t tid, over, short1, short2, fresh;
@@ -552,12 +566,7 @@ static void test_waiting_requests_are_bounded(void **state)
 	(void)state;
 	fp_reader_init(&r);
 	fp_reader_init(&e);
-	gmp_end_open(s, &asker, "Hca1", &r);
-	gmp_end_open(s, &responder, "Hca2", &r);
-	reg.handle = responder.handle;
-	reg.req.method_mask[0] = 1u << UMAD_METHOD_GET;
-	assert_int_equal(ask(s, responder.fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r), FP_RC);
-	assert_int_equal(rc_of(&r), 0);
+	gmp_pair_open(s, &asker, "Hca1", &responder, "Hca2", UMAD_METHOD_GET, &r);
 
 	/* A request with no wait, and a response, are not remembered. */
 	request(s, &asker, &responder, 1u << 31, 0, &e);
@@ -914,9 +923,6 @@ static void test_half_sent_messages_are_bounded(void **state)
 static void test_unread_events_are_bounded(void **state)
 {
 	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = TEST_BOUND };
-	struct fp_register reg = {
-		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
-	};
 	struct gmp_end sender, sleeper;
 	struct fabric_server *s;
 	char *errors = NULL;
@@ -926,12 +932,7 @@ static void test_unread_events_are_bounded(void **state)
 	(void)state;
 	assert_int_equal(fabric_server_new(&o, &s, &errors), 0);
 	fp_reader_init(&r);
-	gmp_end_open(s, &sender, "Hca1", &r);
-	gmp_end_open(s, &sleeper, "Hca2", &r);
-	reg.handle = sleeper.handle;
-	reg.req.method_mask[0] = 1u << UMAD_METHOD_SEND;
-	assert_int_equal(ask(s, sleeper.fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r), FP_RC);
-	assert_int_equal(rc_of(&r), 0);
+	gmp_pair_open(s, &sender, "Hca1", &sleeper, "Hca2", UMAD_METHOD_SEND, &r);
 	for (i = 0; i < 100000 && fabric_server_clients(s) == 2; i++) {
 		uint32_t result = send_gmp(s, &sender, sleeper.lid, UMAD_METHOD_SEND, i, 0, &r);
 
@@ -962,25 +963,61 @@ static void stop_server(void)
 		kill(server_pid, SIGKILL);
 }
 
-static pid_t start_server_process(const char *path)
+/* A server process listening at path, allowed that many descriptors (0: as many as this one). */
+static pid_t start_server_process(const char *path, rlim_t descriptors)
 {
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		struct rlimit few = { descriptors, descriptors };
 		struct fabric_server *s;
 		char err[256];
 
 		/* A test that fails before it stops the server leaves none behind. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (descriptors && setrlimit(RLIMIT_NOFILE, &few) < 0)
+			_exit(1);
 		s = new_server();
-
 		if (fabric_server_listen(s, path, err, sizeof(err)) < 0)
 			_exit(1);
 		for (;;)
 			fabric_server_poll(s, -1, -1);
 	}
 	return pid;
+}
+
+/* Where a test's fake sysfs tree goes. */
+static char tree_root[64];
+
+/* A server process of a test's own, in a fresh directory: dir/s/socket, tree_root dir/tree. */
+struct own_server {
+	char dir[40], path[64];
+	pid_t pid;
+};
+
+static void own_server_start(struct own_server *o, rlim_t descriptors)
+{
+	int i;
+
+	snprintf(o->dir, sizeof(o->dir), "/tmp/umad-fabric-test.XXXXXX");
+	assert_non_null(mkdtemp(o->dir));
+	snprintf(o->path, sizeof(o->path), "%s/s/socket", o->dir);
+	snprintf(tree_root, sizeof(tree_root), "%s/tree", o->dir);
+	o->pid = server_pid = start_server_process(o->path, descriptors);
+	for (i = 0; i < 200 && access(o->path, F_OK); i++)
+		usleep(10000);
+}
+
+static void own_server_stop(struct own_server *o)
+{
+	char cmd[128];
+
+	kill(o->pid, SIGKILL);
+	waitpid(o->pid, NULL, 0);
+	server_pid = 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 /*
@@ -1017,9 +1054,6 @@ static void test_notices_never_crowd_mads_out(void **state)
 {
 	enum { MADS = 2000, NOTES_PER_MAD = 10 };
 	struct fabric_server *s = new_server();
-	struct fp_register reg = {
-		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
-	};
 	struct gmp_end sender, reader;
 	struct fp_note note;
 	struct fp_reader r, e;
@@ -1030,13 +1064,8 @@ static void test_notices_never_crowd_mads_out(void **state)
 	(void)state;
 	fp_reader_init(&r);
 	fp_reader_init(&e);
-	gmp_end_open(s, &sender, "Hca2", &r);
-	gmp_end_open(s, &reader, "Hca1", &r);
+	gmp_pair_open(s, &sender, "Hca2", &reader, "Hca1", UMAD_METHOD_SEND, &r);
 	note.node = node_index(s, reader.ev, &e);
-	reg.handle = reader.handle;
-	reg.req.method_mask[0] = 1u << UMAD_METHOD_SEND;
-	assert_int_equal(ask(s, reader.fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r), FP_RC);
-	assert_int_equal(rc_of(&r), 0);
 	flooder = new_client(s);
 	hello(s, flooder, "Hca3", &r);
 
@@ -1085,28 +1114,6 @@ static void test_notices_never_crowd_mads_out(void **state)
 
 #define FEW_DESCRIPTORS	48
 
-/* A server process allowed FEW_DESCRIPTORS descriptors, listening at path. */
-static pid_t start_starved_server(const char *path)
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct rlimit few = { FEW_DESCRIPTORS, FEW_DESCRIPTORS };
-		struct fabric_server *s;
-		char err[256];
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (setrlimit(RLIMIT_NOFILE, &few) < 0)
-			_exit(1);
-		s = new_server();
-		if (fabric_server_listen(s, path, err, sizeof(err)) < 0)
-			_exit(1);
-		for (;;)
-			fabric_server_poll(s, -1, -1);
-	}
-	return pid;
-}
 
 /* Connect to path: the first message's FP_RC (the welcome 0, or a refusal), 1 for none in time. */
 static int32_t connect_welcomed(const char *path, int *fd, struct fp_reader *r)
@@ -1155,21 +1162,18 @@ static long cpu_ticks(pid_t pid)
  */
 static void test_out_of_descriptors_no_spin(void **state)
 {
-	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64], msg[128];
 	struct fp_hello h = { .version = FP_VERSION, .n_hosts = UINT32_MAX };
 	int fd[FEW_DESCRIPTORS], extra, n, i;
+	struct own_server o;
+	const char *path = o.path;
 	long before, used;
 	struct fp_reader r;
+	char msg[128];
 	int32_t rc = 0;
-	pid_t server;
 
 	(void)state;
 	fp_reader_init(&r);
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/s/socket", dir);
-	server = server_pid = start_starved_server(path);
-	for (i = 0; i < 200 && access(path, F_OK); i++)
-		usleep(10000);
+	own_server_start(&o, FEW_DESCRIPTORS);
 	/* Clients until the server has no descriptor for another (each takes two of them). */
 	for (n = 0; n < FEW_DESCRIPTORS; n++) {
 		rc = connect_welcomed(path, &fd[n], &r);
@@ -1188,13 +1192,13 @@ static void test_out_of_descriptors_no_spin(void **state)
 	close(fd[n]);
 
 	/* More newcomers while it is starved: it does not spin. */
-	before = cpu_ticks(server);
+	before = cpu_ticks(o.pid);
 	for (i = 0; i < 3; i++) {
 		assert_int_equal(connect_welcomed(path, &extra, &r), -EMFILE);
 		close(extra);
 	}
 	usleep(1000000);
-	used = cpu_ticks(server) - before;
+	used = cpu_ticks(o.pid) - before;
 	assert_true(used < sysconf(_SC_CLK_TCK) / 4);
 
 	/* Clients leave: newcomers are served again. */
@@ -1206,15 +1210,8 @@ static void test_out_of_descriptors_no_spin(void **state)
 	assert_int_equal(fp_recv_message(extra, &r, 0), 1);
 	assert_int_equal(r.type, FP_HELLO_OK);
 	close(extra);
-
-	kill(server, SIGKILL);
-	waitpid(server, NULL, 0);
-	server_pid = 0;
+	own_server_stop(&o);
 	fp_reader_free(&r);
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/s", dir);
-	rmdir(path);
-	rmdir(dir);
 }
 
 /* The first line of a file of a fake sysfs tree's port 1, or "" when it cannot be read. */
@@ -1234,8 +1231,6 @@ static const char *tree_value(const char *root, const char *file, char *buf, siz
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf;
 }
-
-static char tree_root[64];
 
 /* In the child: a link fault through libumad-sim, the tree read as soon as the call returns. */
 static int own_fault_child(void)
@@ -1272,25 +1267,14 @@ static int own_fault_child(void)
  */
 static void run_child_on_server(int (*child)(void))
 {
-	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64], cmd[128];
+	struct own_server o;
 	struct child_result res;
-	pid_t server;
-	int i;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/s/socket", dir);
-	snprintf(tree_root, sizeof(tree_root), "%s/tree", dir);
-	server = server_pid = start_server_process(path);
-	for (i = 0; i < 200 && access(path, F_OK); i++)
-		usleep(10000);
-	setenv("UMAD_SIM_FABRIC", path, 1);
+	own_server_start(&o, 0);
+	setenv("UMAD_SIM_FABRIC", o.path, 1);
 	run_child(child, "sim", MODULE_DIR, &res);
 	unsetenv("UMAD_SIM_FABRIC");
-	kill(server, SIGKILL);
-	waitpid(server, NULL, 0);
-	server_pid = 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	own_server_stop(&o);
 	if (res.failure[0])
 		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
 }
@@ -1329,15 +1313,20 @@ static void dr_nodeinfo(uint8_t *umad, int agent)
 /* --- sends posted without waiting for their replies ----------------------------------------- */
 
 /* In the child: attached at Hca1, its port open, a directed-route SMP agent there.  0 or -1. */
-static int attach_dr_agent(int *portid, int *agent)
+static int attach_agent(const char *host, int mgmt_class, int *portid, int *agent)
 {
-	setenv("UMAD_SIM_HOST", "Hca1", 1);
+	setenv("UMAD_SIM_HOST", host, 1);
 	CHECK_EQ(umad_init(), 0);
 	*portid = umad_open_port(NULL, 0);
 	CHECK(*portid >= 0);
-	*agent = umad_register(*portid, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
+	*agent = umad_register(*portid, mgmt_class, 1, 0, NULL);
 	CHECK(*agent >= 0);
 	return 0;
+}
+
+static int attach_dr_agent(int *portid, int *agent)
+{
+	return attach_agent("Hca1", UMAD_CLASS_SUBN_DIRECTED_ROUTE, portid, agent);
 }
 
 /* The transaction ID of a umad buffer's MAD (its low word). */
@@ -1618,7 +1607,7 @@ static void test_client_answers_smps_itself(void **state)
 #define FLOOD_TIMEOUT_MS	500
 
 static uint16_t responder_lid;
-static char flood_path[64];
+static const char *flood_path;	/* the server's socket */
 
 /* A MAD of TEST_CLASS to dlid on QP1: method, TID. */
 static void test_class_mad(uint8_t *umad, int agent, uint16_t dlid, uint8_t method, uint32_t tid)
@@ -1693,14 +1682,9 @@ static int flood_asker_child(void)
 	uint8_t umad[512];
 	int portid, agent, len, i, timeouts = 0;
 
-	setenv("UMAD_SIM_HOST", "Hca1", 1);
 	/* Each notice has the tree rewritten: the process reads them slower than they come. */
 	setenv("UMAD_SIM_SYSFS", tree_root, 1);
-	CHECK_EQ(umad_init(), 0);
-	portid = umad_open_port(NULL, 0);
-	CHECK(portid >= 0);
-	agent = umad_register(portid, TEST_CLASS, 1, 0, NULL);
-	CHECK(agent >= 0);
+	CHECK_EQ(attach_agent("Hca1", TEST_CLASS, &portid, &agent), 0);
 	for (i = 1; i <= FLOOD_REQUESTS && timeouts < 10; i++) {
 		test_class_mad(umad, agent, responder_lid, UMAD_METHOD_GET, (uint32_t)i);
 		CHECK_EQ(umad_send(portid, agent, umad, 256, FLOOD_TIMEOUT_MS, 0), 0);
@@ -1725,18 +1709,14 @@ static int flood_asker_child(void)
  */
 static void test_notice_flood_loses_no_mad(void **state)
 {
-	char dir[] = "/tmp/umad-fabric-test.XXXXXX", cmd[128];
 	struct child_result res;
-	pid_t server, responder, flooder;
-	int tell[2], i;
+	struct own_server o;
+	pid_t responder, flooder;
+	int tell[2];
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(flood_path, sizeof(flood_path), "%s/s/socket", dir);
-	snprintf(tree_root, sizeof(tree_root), "%s/tree", dir);
-	server = server_pid = start_server_process(flood_path);
-	for (i = 0; i < 200 && access(flood_path, F_OK); i++)
-		usleep(10000);
+	own_server_start(&o, 0);
+	flood_path = o.path;
 	assert_int_equal(pipe(tell), 0);
 	responder = fork();
 	assert_true(responder >= 0);
@@ -1755,34 +1735,25 @@ static void test_notice_flood_loses_no_mad(void **state)
 	unsetenv("UMAD_SIM_FABRIC");
 	kill(flooder, SIGKILL);
 	kill(responder, SIGKILL);
-	kill(server, SIGKILL);
 	waitpid(flooder, NULL, 0);
 	waitpid(responder, NULL, 0);
-	waitpid(server, NULL, 0);
-	server_pid = 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	own_server_stop(&o);
 	if (res.failure[0])
 		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
 }
 
 static void test_server_gone_gives_eio(void **state)
 {
-	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64];
 	uint8_t umad[512];
-	int portid, agent, len = 256, i;
+	int portid, agent, len = 256;
 	struct timespec t0, t1;
-	pid_t server;
+	struct own_server o;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/s/socket", dir);
-	server = server_pid = start_server_process(path);
+	own_server_start(&o, 0);
 	atexit(stop_server);
-	for (i = 0; i < 200 && access(path, F_OK); i++)
-		usleep(10000);
 	setenv("UMAD_BACKEND", "sim", 1);
-	setenv("UMAD_SIM_FABRIC", path, 1);
+	setenv("UMAD_SIM_FABRIC", o.path, 1);
 	setenv("UMAD_MODULE_DIR", MODULE_DIR, 1);
 	assert_int_equal(umad_init(), 0);
 	portid = umad_open_port(NULL, 0);
@@ -1794,8 +1765,8 @@ static void test_server_gone_gives_eio(void **state)
 	assert_int_equal(umad_recv(portid, umad, &len, 1000), agent);
 	assert_int_equal(umad_status(umad), 0);
 
-	kill(server, SIGKILL);
-	waitpid(server, NULL, 0);
+	kill(o.pid, SIGKILL);
+	waitpid(o.pid, NULL, 0);
 	server_pid = 0;
 	/* A receive waiting for ever ends, and says why. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1807,10 +1778,7 @@ static void test_server_gone_gives_eio(void **state)
 	assert_true(umad_send(portid, agent, umad, 256, 500, 0) < 0);
 	umad_close_port(portid);
 	umad_done();
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/s", dir);
-	rmdir(path);
-	rmdir(dir);
+	own_server_stop(&o);
 }
 
 int main(void)
