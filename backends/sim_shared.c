@@ -20,6 +20,11 @@
 
 /* Ports (by the server's handle) whose SMPs this process may answer itself. */
 #define LOCAL_PORTS	1024
+/*
+ * Node changes are told (the sysfs tree rewritten) at most this often: a
+ * flood of them leaves the events thread free to hand MADs over.
+ */
+#define CHANGES_INTERVAL_NS	(20 * 1000000ull)
 
 /* A send posted without waiting (fabric_client_post): what its reply needs. */
 struct posted_send {
@@ -504,7 +509,11 @@ void sim_shared_watch_fd(int portid)
 
 /* --- events --------------------------------------------------------------------------- */
 
-static int handle_event(const struct fp_reader *in)
+/*
+ * An event: a MAD handed over at once; a node's change noted in *changed
+ * (bit h: host h), told once whatever number of notices came.
+ */
+static int handle_event(const struct fp_reader *in, uint32_t *changed)
 {
 	if (in->type == FP_DELIVER) {
 		const struct fp_deliver *d = (const struct fp_deliver *)in->buf;
@@ -527,11 +536,35 @@ static int handle_event(const struct fp_reader *in)
 
 		if (h->host >= shared.n_hosts)
 			return -EPROTO;
-		if (shared.ev.node_changed)
-			shared.ev.node_changed(h->host);
+		*changed |= 1u << h->host;
 		return 0;
 	}
 	return -EPROTO;
+}
+
+/*
+ * The changes noted, told (a sysfs tree rewritten for each node) once
+ * CHANGES_INTERVAL_NS has passed since they were last (*told_ns).  How
+ * long until they are due, in milliseconds; -1: none noted.
+ */
+static int tell_changed(uint32_t *changed, uint64_t *told_ns)
+{
+	uint64_t now;
+	uint32_t h;
+
+	if (!*changed)
+		return -1;
+	now = sim_net_now_ns();
+	if (now < *told_ns + CHANGES_INTERVAL_NS)
+		return (int)((*told_ns + CHANGES_INTERVAL_NS - now) / 1000000u) + 1;
+	for (h = 0; *changed && h < shared.n_hosts; h++)
+		if (*changed >> h & 1) {
+			*changed &= ~(1u << h);
+			if (shared.ev.node_changed)
+				shared.ev.node_changed(h);
+		}
+	*told_ns = sim_net_now_ns();
+	return -1;
 }
 
 static void *events_main(void *arg)
@@ -542,12 +575,14 @@ static void *events_main(void *arg)
 		{ .fd = shared.ev.watch_fd, .events = POLLIN },
 	};
 	struct fp_reader in;
-	int r = 0;
+	uint32_t changed = 0;
+	uint64_t told_ns = 0;
+	int r = 0, due_ms = -1;
 
 	(void)arg;
 	fp_reader_init(&in);
 	while (r >= 0) {
-		if (poll(pfd, 3, -1) < 0) {
+		if (poll(pfd, 3, due_ms) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -558,10 +593,20 @@ static void *events_main(void *arg)
 			shared.ev.watch_ready();
 		else if (pfd[2].revents)
 			pfd[2].fd = -1;	/* the watch ended: poll ignores it from now on */
-		if (!pfd[0].revents)
-			continue;
-		while ((r = fp_recv_message(shared.c.event_fd, &in, MSG_DONTWAIT)) == 1)
-			r = handle_event(&in);
+		/*
+		 * MADs are handed over as they come; the changes noted among them
+		 * are told after, at most every CHANGES_INTERVAL_NS, so that a MAD
+		 * behind many notices is not kept waiting for a tree rewritten for
+		 * each.
+		 */
+		while (pfd[0].revents &&
+		       (r = fp_recv_message(shared.c.event_fd, &in, MSG_DONTWAIT)) == 1) {
+			r = handle_event(&in, &changed);
+			if (r < 0)
+				break;
+			tell_changed(&changed, &told_ns);	/* should they never stop */
+		}
+		due_ms = tell_changed(&changed, &told_ns);
 	}
 	if (r < 0) {
 		/* The server went away (or spoke nonsense): calls fail, waits end. */

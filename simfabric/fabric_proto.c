@@ -110,44 +110,67 @@ static int send_datagram(int fd, const struct fp_frame *frame, const struct iove
 	return 0;
 }
 
-int fp_send_message2(int fd, uint32_t type, const void *head, size_t head_len, const void *tail,
-		     size_t tail_len, int pass_fd, int flags)
+void fp_writer_init(struct fp_writer *w, uint32_t type, const void *head, size_t head_len,
+		    const void *tail, size_t tail_len, int pass_fd)
+{
+	*w = (struct fp_writer){
+		.type = type, .head = head, .tail = tail, .head_len = head_len,
+		.tail_len = tail_len, .pass_fd = pass_fd,
+	};
+}
+
+int fp_writer_send(int fd, struct fp_writer *w, int flags)
 {
 	const size_t room = FP_DATAGRAM_MAX - sizeof(struct fp_frame);
-	size_t total = head_len + tail_len, off = 0;
-	struct fp_frame frame = { .type = type };
-	int first = 1, r;
+	size_t total = w->head_len + w->tail_len;
+	struct fp_frame frame = { .type = w->type };
+	int r;
 
 	if (total > FP_MESSAGE_MAX)
 		return -EMSGSIZE;
-	do {
-		size_t n = total - off < room ? total - off : room;
+	while (!w->started || w->off < total) {
+		size_t n = total - w->off < room ? total - w->off : room;
+		size_t off = w->off, end = off + n;
 		struct iovec parts[2];
 		int n_parts = 0;
-		size_t end = off + n;
 
 		/* The datagram's piece of head, then of tail. */
-		if (off < head_len) {
-			size_t h_end = end < head_len ? end : head_len;
+		if (off < w->head_len) {
+			size_t h_end = end < w->head_len ? end : w->head_len;
 
-			parts[n_parts].iov_base = (char *)head + off;
+			parts[n_parts].iov_base = (void *)(w->head + off);
 			parts[n_parts++].iov_len = h_end - off;
 		}
-		if (end > head_len) {
-			size_t t_off = off > head_len ? off - head_len : 0;
+		if (end > w->head_len) {
+			size_t t_off = off > w->head_len ? off - w->head_len : 0;
 
-			parts[n_parts].iov_base = (char *)tail + t_off;
-			parts[n_parts++].iov_len = end - head_len - t_off;
+			parts[n_parts].iov_base = (void *)(w->tail + t_off);
+			parts[n_parts++].iov_len = end - w->head_len - t_off;
 		}
 		frame.flags = end < total ? FP_MORE : 0;
-		r = send_datagram(fd, &frame, parts, n_parts, first ? pass_fd : -1,
-				  first ? flags : flags & ~MSG_DONTWAIT);
+		r = send_datagram(fd, &frame, parts, n_parts, w->started ? -1 : w->pass_fd, flags);
+		if (r == -EAGAIN || r == -EWOULDBLOCK)
+			return 0;
 		if (r < 0)
 			return r;
-		first = 0;
-		off = end;
-	} while (off < total);
-	return 0;
+		w->started = 1;
+		w->off = end;
+	}
+	return 1;
+}
+
+int fp_send_message2(int fd, uint32_t type, const void *head, size_t head_len, const void *tail,
+		     size_t tail_len, int pass_fd, int flags)
+{
+	struct fp_writer w;
+	int r;
+
+	fp_writer_init(&w, type, head, head_len, tail, tail_len, pass_fd);
+	r = fp_writer_send(fd, &w, flags);
+	/* Once a message is begun, it is finished: the rest waits for room. */
+	if (r == 0 && w.started)
+		r = fp_writer_send(fd, &w, flags & ~MSG_DONTWAIT);
+	return r < 0 ? r : r == 0 ? -EAGAIN : 0;
 }
 
 int fp_send_message(int fd, uint32_t type, const void *body, size_t len, int pass_fd, int flags)
@@ -159,6 +182,7 @@ void fp_reader_init(struct fp_reader *r)
 {
 	memset(r, 0, sizeof(*r));
 	r->passed_fd = -1;
+	r->max = FP_MESSAGE_MAX;
 }
 
 void fp_reader_free(struct fp_reader *r)
@@ -167,6 +191,20 @@ void fp_reader_free(struct fp_reader *r)
 	if (r->passed_fd >= 0)
 		close(r->passed_fd);
 	fp_reader_init(r);
+}
+
+void fp_reader_shrink(struct fp_reader *r)
+{
+	uint8_t *smaller;
+
+	if (r->in_message || r->cap <= FP_DATAGRAM_MAX)
+		return;
+	smaller = realloc(r->buf, FP_DATAGRAM_MAX);
+	if (!smaller)
+		return;
+	r->buf = smaller;
+	r->cap = FP_DATAGRAM_MAX;
+	r->len = 0;
 }
 
 /* Keep a descriptor that came with a datagram: the first of a message only, one at most. */
@@ -203,8 +241,11 @@ int fp_recv_message(int fd, struct fp_reader *r, int flags)
 	struct msghdr msg;
 	ssize_t n;
 
+	size_t stop;
+
 	if (!r->in_message)
 		r->len = 0;
+	stop = r->slice ? r->len + r->slice : SIZE_MAX;
 	for (;;) {
 		size_t want = r->len + FP_DATAGRAM_MAX;
 
@@ -242,10 +283,14 @@ int fp_recv_message(int fd, struct fp_reader *r, int flags)
 		else if (frame.type != r->type)
 			return -EPROTO;
 		r->len += (size_t)n - sizeof(frame);
-		if (r->len > FP_MESSAGE_MAX || (frame.flags & ~FP_MORE))
+		if (frame.flags & ~FP_MORE)
 			return -EPROTO;
+		if (r->len > r->max)
+			return -EMSGSIZE;
 		if (frame.flags & FP_MORE) {
 			r->in_message = 1;
+			if (r->len >= stop && (flags & MSG_DONTWAIT))
+				return 0;
 			continue;
 		}
 		r->in_message = 0;

@@ -9,6 +9,24 @@
  * follows.  Both ends are processes of one user on one machine, so fields
  * are in host order.
  *
+ * Long messages and memory.  A message may be as long as FP_MESSAGE_MAX,
+ * which any MAD fits: a whole SA table as RMPP carries it (its
+ * PayloadLength is 32 bits), so no fabric's table is refused for its size
+ * (all PathRecords of a 1,344-node fabric are 115 MB, of a 4,176-node one
+ * 1.1 GB).  That limit bounds no memory; flow control does.  The server
+ * never waits for a client: what a socket does not take at once waits in
+ * that client's queue and goes as the socket drains, while the others are
+ * served.  A client whose reply waits is not served further (neither its
+ * connection nor its mailbox) until it has read it, so it holds one reply
+ * at most there; MADs for its agents wait on its event channel up to a
+ * bound, past which they are dropped as a full receive queue drops them.
+ * Over all clients the server buffers at most FABRIC_SERVER_BUFFER_MAX
+ * (fabric_server.h), partial messages read and replies and events waiting
+ * together, and disconnects the client with the most buffered to stay
+ * within it.  A client holds the replies it asked for, read as they come.
+ * A long message is read a slice at a time (fp_reader.slice), so that one
+ * client sending it does not hold up the others.
+ *
  * Two channels per client.  The connection itself carries requests, each
  * answered by exactly one reply before the next is sent (the client
  * serialises them).  The event channel, a socket the server hands over
@@ -61,7 +79,15 @@
 
 #define FP_VERSION		3
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
-#define FP_MESSAGE_MAX		(32u << 20)	/* a whole message: long SA tables, dumps */
+/*
+ * The longest message: a MAD whose RMPP PayloadLength is the largest
+ * (2^32 - 1) with its headers, and a fixed part before it (see above).
+ */
+#if SIZE_MAX > UINT32_MAX
+#define FP_MESSAGE_MAX		((size_t)UINT32_MAX + FP_DATAGRAM_MAX)
+#else
+#define FP_MESSAGE_MAX		((size_t)INT32_MAX)
+#endif
 #define FP_MAX_HOSTS		16		/* nodes one client attaches at */
 #define FP_NAME_MAX		256		/* a node name, a NUL included */
 
@@ -294,7 +320,7 @@ size_t fp_min_body(uint32_t type);
 /*
  * Send a message (blocking, or with MSG_DONTWAIT in flags), in as many
  * datagrams as it takes; pass_fd >= 0 travels with the first.  0 or -errno
- * (-EAGAIN only before anything was sent).
+ * (-EAGAIN only before anything was sent; -EMSGSIZE past FP_MESSAGE_MAX).
  */
 int fp_send_message(int fd, uint32_t type, const void *body, size_t len, int pass_fd,
 		    int flags);
@@ -303,6 +329,31 @@ int fp_send_message(int fd, uint32_t type, const void *body, size_t len, int pas
 int fp_send_message2(int fd, uint32_t type, const void *head, size_t head_len, const void *tail,
 		     size_t tail_len, int pass_fd, int flags);
 
+/*
+ * A message being sent a datagram at a time, for a sender that must not
+ * wait (the server): it sends what the socket takes and goes on later
+ * from where it stopped.  head and tail stay the caller's, and must stay
+ * put until the message is sent.
+ */
+struct fp_writer {
+	uint32_t type;
+	const uint8_t *head, *tail;
+	size_t head_len, tail_len;
+	size_t off;		/* bytes of the body sent */
+	int pass_fd;		/* travels with the first datagram; -1: none */
+	int started;		/* the first datagram went */
+};
+
+void fp_writer_init(struct fp_writer *w, uint32_t type, const void *head, size_t head_len,
+		    const void *tail, size_t tail_len, int pass_fd);
+
+/*
+ * Send w's datagrams until it is all sent (1) or the socket takes no more
+ * (0: a non-blocking socket, or MSG_DONTWAIT in flags); -errno on an error
+ * (-EMSGSIZE past FP_MESSAGE_MAX).
+ */
+int fp_writer_send(int fd, struct fp_writer *w, int flags);
+
 /* A message being received: the datagrams read so far. */
 struct fp_reader {
 	uint8_t *buf;
@@ -310,16 +361,23 @@ struct fp_reader {
 	uint32_t type;
 	int passed_fd;		/* a descriptor that came with it, or -1 */
 	int in_message;		/* datagrams of an unfinished message were read */
+	size_t max;		/* the longest message taken (FP_MESSAGE_MAX unless set lower) */
+	size_t slice;		/* read at most about this much of a message a call; 0: all */
 };
 
+/* An empty reader: max FP_MESSAGE_MAX, no slice.  fp_reader_free leaves it so. */
 void fp_reader_init(struct fp_reader *r);
 void fp_reader_free(struct fp_reader *r);
 
+/* Between messages, let go of the room a long one took (a datagram's is kept). */
+void fp_reader_shrink(struct fp_reader *r);
+
 /*
  * Read datagrams until a whole message is in r (1), or with MSG_DONTWAIT
- * until none is left (0).  -ECONNRESET when the peer closed, -EPROTO for a
- * malformed message (wrong type, a body shorter than its type's, beyond
- * FP_MESSAGE_MAX), other -errno from recvmsg.  After 1, r->type and
+ * until none is left or a slice of it was read (0; call again to go on).
+ * -ECONNRESET when the peer closed, -EPROTO for a malformed message (wrong
+ * type, a body shorter than its type's), -EMSGSIZE for one longer than
+ * r->max, -ENOMEM, other -errno from recvmsg.  After 1, r->type and
  * r->buf/r->len hold the message until the next call; a passed descriptor
  * is the caller's (r->passed_fd, then set it to -1).
  */

@@ -13,7 +13,6 @@
 #include <sys/epoll.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -32,6 +31,16 @@
 
 #define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
 #define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
+/*
+ * MADs waiting for a client that does not read them (a stopped process):
+ * past this many bytes more are dropped, as an overflowing receive queue
+ * drops them.  One always has room when none waits, however long.
+ */
+#define EVENT_QUEUE_MAX	(64u << 20)
+/* How much of a long message one round reads from a client, so that the others are served meanwhile. */
+#define READ_SLICE	(1u << 20)
+/* Out of descriptors with none in reserve: how long the listener is left alone. */
+#define LISTEN_PAUSE_MS	100
 /* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
 #define MAILBOX_SPIN_NS		20000u
 #define MAILBOX_SPIN_MIN_NS	1000u
@@ -49,11 +58,36 @@ struct opened_port {
 	uint8_t agent_used[MAX_AGENTS];
 };
 
+/* A message on its way to a client: what its socket did not take at once, sent as it drains. */
+struct out_msg {
+	struct out_msg *next;
+	struct fp_writer w;
+	size_t bytes;			/* counted against the server's bound */
+	uint8_t *owned;			/* a tail handed over with it (an SA table, a text) */
+	int pass_fd;			/* a descriptor that goes with it, closed once sent */
+	uint8_t copy[];			/* the rest of the message */
+};
+
+/* One of a client's two sockets, and what waits to go out on it. */
+struct channel {
+	struct client *c;
+	int fd;				/* -1: none */
+	uint32_t watched;		/* the epoll events the loop watches it for; 0: none */
+	struct out_msg *first, **last;
+	size_t queued;			/* bytes waiting in it */
+};
+
 struct client {
-	int fd, event_fd;
+	struct fabric_server *s;
+	struct channel conn;		/* requests and replies */
+	struct channel events;		/* FP_DELIVER, FP_NODE_CHANGED */
 	int closing;			/* disconnect at the end of this round */
 	pid_t pid;
 	struct fp_reader in;
+	size_t in_counted;		/* the message being read, as counted against the bound */
+	size_t buffered;		/* what the server holds for it: that and both queues */
+	uint32_t changed;		/* hosts (bit h: host h) whose change is still to be told */
+	int notices_blocked;		/* the event socket was full when they were to go */
 	struct sim_node *hosts[FP_MAX_HOSTS];
 	unsigned n_hosts;
 	int said_hello;
@@ -93,8 +127,23 @@ struct fabric_server {
 	unsigned n_mailboxes;
 	uint64_t spin_ns;		/* how long to look at the mailboxes before sleeping */
 	int lock_error;			/* the arena's lock failed: the server stops (model_lock) */
+	size_t buffered, buffer_max;	/* what it holds for its clients, and its bound */
+	int closing_pending;		/* a client is to be disconnected at the end of the round */
+	int changes_pending;		/* a client has hosts whose change is still to be told */
+	int reserve_fd;			/* let go to refuse a client when out of descriptors */
+	int starved;			/* out of descriptors (said once) */
+	uint64_t listen_paused_until;	/* the listener is left alone until then; 0: watched */
 };
 
+static void say_to(FILE *out, const char *fmt, va_list ap)
+{
+	fprintf(out, "umad fabric: ");
+	vfprintf(out, fmt, ap);
+	fputc('\n', out);
+	fflush(out);
+}
+
+/* A line in the log, when there is one: clients coming and going. */
 static void say(struct fabric_server *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void say(struct fabric_server *s, const char *fmt, ...)
@@ -104,11 +153,252 @@ static void say(struct fabric_server *s, const char *fmt, ...)
 	if (!s->log)
 		return;
 	va_start(ap, fmt);
-	fprintf(s->log, "umad fabric: ");
-	vfprintf(s->log, fmt, ap);
-	fputc('\n', s->log);
-	fflush(s->log);
+	say_to(s->log, fmt, ap);
 	va_end(ap);
+}
+
+/* What the owner must hear of (a client disconnected for what it cost, no descriptor left): on stderr without a log. */
+static void complain(struct fabric_server *s, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+static void complain(struct fabric_server *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	say_to(s->log ? s->log : stderr, fmt, ap);
+	va_end(ap);
+}
+
+/* --- what the server holds for its clients, and sends as their sockets drain ---------- */
+
+static void count(struct client *c, size_t add, size_t remove)
+{
+	c->s->buffered = c->s->buffered + add - remove;
+	c->buffered = c->buffered + add - remove;
+}
+
+/* The client goes at the end of the round (nothing more is sent to it or read from it). */
+static void let_go(struct client *c)
+{
+	c->closing = 1;
+	c->s->closing_pending = 1;
+}
+
+static void free_out_msg(struct channel *ch, struct out_msg *m)
+{
+	if (m->pass_fd >= 0)
+		close(m->pass_fd);
+	free(m->owned);
+	ch->queued -= m->bytes;
+	count(ch->c, 0, m->bytes);
+	free(m);
+}
+
+static void empty_channel(struct channel *ch)
+{
+	while (ch->first) {
+		struct out_msg *m = ch->first;
+
+		ch->first = m->next;
+		free_out_msg(ch, m);
+	}
+	ch->last = &ch->first;
+}
+
+/* Watch ch for these epoll events (0: not at all).  0, or -errno. */
+static int watch(struct channel *ch, uint32_t events)
+{
+	struct epoll_event ev = { .events = events, .data.ptr = ch };
+	int op = !events ? EPOLL_CTL_DEL : ch->watched ? EPOLL_CTL_MOD : EPOLL_CTL_ADD;
+
+	if (events == ch->watched || ch->fd < 0)
+		return 0;
+	if (epoll_ctl(ch->c->s->epoll_fd, op, ch->fd, &ev) < 0)
+		return -errno;
+	ch->watched = events;
+	return 0;
+}
+
+/*
+ * What the loop watches a client's sockets for: its connection for
+ * requests, or only for room while a reply waits (a client that does not
+ * read its replies is not served further); its event channel for room
+ * while something waits for it.
+ */
+static void rewatch(struct client *c)
+{
+	if (c->closing)
+		return;
+	if (watch(&c->conn, c->conn.first ? EPOLLOUT : EPOLLIN) < 0 ||
+	    watch(&c->events, c->events.first || c->notices_blocked ? EPOLLOUT : 0) < 0)
+		let_go(c);
+}
+
+/* Send what waits on ch, as far as its socket takes it.  0, or -errno (the client must go). */
+static int flush(struct channel *ch)
+{
+	while (ch->first) {
+		struct out_msg *m = ch->first;
+		int r = fp_writer_send(ch->fd, &m->w, MSG_DONTWAIT);
+
+		if (r <= 0)
+			return r;
+		ch->first = m->next;
+		if (!ch->first)
+			ch->last = &ch->first;
+		free_out_msg(ch, m);
+	}
+	return 0;
+}
+
+/* What the server holds for a client goes. */
+static void release(struct client *c)
+{
+	empty_channel(&c->conn);
+	empty_channel(&c->events);
+	count(c, 0, c->in_counted);
+	c->in_counted = 0;
+	fp_reader_free(&c->in);
+}
+
+/* The client goes, and what the server held for it at once, so that the others fit. */
+static void cut_off(struct client *c)
+{
+	release(c);
+	let_go(c);
+}
+
+/*
+ * Over the bound of what the server holds for all its clients: the
+ * client with the most held goes until the rest fit.
+ */
+static void enforce_bound(struct fabric_server *s)
+{
+	while (s->buffered > s->buffer_max) {
+		struct client *c, *most = NULL;
+
+		for (c = s->clients; c; c = c->next)
+			if (!c->closing && (!most || c->buffered > most->buffered))
+				most = c;
+		if (!most || !most->buffered)
+			return;		/* only clients already going hold anything */
+		complain(s, "client %d disconnected: the server would hold %zu bytes for its clients, "
+		    "past its bound of %zu, and %zu of them for this one, the most", (int)most->pid,
+		    s->buffered, s->buffer_max, most->buffered);
+		cut_off(most);
+	}
+}
+
+/*
+ * Send a message to a client on ch: at once as far as the socket takes it,
+ * the rest queued and sent as the socket drains.  owned (a tail handed
+ * over, or NULL) is freed and pass_fd (or -1) closed once they are no
+ * longer needed, whatever happens.  0, or -errno (the client must go).
+ */
+static int send_to(struct channel *ch, uint32_t type, const void *head, size_t head_len,
+		   const void *tail, size_t tail_len, uint8_t *owned, int pass_fd)
+{
+	struct client *c = ch->c;
+	size_t copy = head_len + (owned ? 0 : tail_len);
+	struct out_msg *m;
+	struct fp_writer w;
+	int r = 0;
+
+	if (c->closing || ch->fd < 0)
+		goto done;		/* it goes: nothing more for it */
+	fp_writer_init(&w, type, head, head_len, tail, tail_len, pass_fd);
+	if (!ch->first) {
+		r = fp_writer_send(ch->fd, &w, MSG_DONTWAIT);
+		if (r != 0)
+			goto done;
+	}
+	m = malloc(sizeof(*m) + copy);
+	if (!m) {
+		r = -ENOMEM;
+		goto done;
+	}
+	if (head_len)
+		memcpy(m->copy, head, head_len);
+	if (!owned && tail_len)
+		memcpy(m->copy + head_len, tail, tail_len);
+	m->w = w;
+	m->w.head = m->copy;
+	m->w.tail = owned ? owned : m->copy + head_len;
+	m->owned = owned;
+	m->pass_fd = pass_fd;
+	m->bytes = sizeof(*m) + copy + (owned ? tail_len : 0);
+	m->next = NULL;
+	*ch->last = m;
+	ch->last = &m->next;
+	ch->queued += m->bytes;
+	count(c, m->bytes, 0);
+	rewatch(c);
+	enforce_bound(c->s);
+	return 0;
+done:
+	free(owned);
+	if (pass_fd >= 0)
+		close(pass_fd);
+	return r < 0 ? r : 0;
+}
+
+/* A client that hung up its event channel gets no more events (the connection still serves it). */
+static void stop_events(struct client *c)
+{
+	empty_channel(&c->events);
+	watch(&c->events, 0);
+	if (c->events.fd >= 0)
+		close(c->events.fd);
+	c->events.fd = -1;
+	c->changed = 0;
+	c->notices_blocked = 0;
+}
+
+/*
+ * Tell a client of the changes to its hosts: one FP_NODE_CHANGED per host
+ * however many changes it had, and only when no MAD waits for it, so that
+ * notices never crowd MADs out.  What its socket does not take stays to be
+ * told when it has room.
+ */
+static void tell_changes(struct client *c)
+{
+	uint32_t h;
+
+	if (c->closing || c->events.fd < 0 || c->events.first)
+		return;
+	c->notices_blocked = 0;
+	for (h = 0; h < c->n_hosts && c->changed; h++) {
+		struct fp_host ev = { .host = h };
+		int r;
+
+		if (!(c->changed >> h & 1))
+			continue;
+		r = fp_send_message(c->events.fd, FP_NODE_CHANGED, &ev, sizeof(ev), -1,
+				    MSG_DONTWAIT);
+		if (r == -EAGAIN || r == -EWOULDBLOCK) {
+			c->notices_blocked = 1;
+			break;
+		}
+		if (r < 0) {
+			stop_events(c);
+			return;
+		}
+		c->changed &= ~(1u << h);
+	}
+	rewatch(c);
+}
+
+/* Every client's changes still to be told, once a round. */
+static void tell_all_changes(struct fabric_server *s)
+{
+	struct client *c;
+
+	if (!s->changes_pending)
+		return;
+	s->changes_pending = 0;
+	for (c = s->clients; c; c = c->next)
+		if (c->changed)
+			tell_changes(c);
 }
 
 /* --- the fabric's hooks ------------------------------------------------------------- */
@@ -179,7 +469,8 @@ static void refresh_is_sm(struct fabric_server *s, struct sim_port *p)
  * Clients attached at node n (every node: NULL) learn that it changed, so
  * that their fake sysfs trees follow: an SM wrote to it, or a fault changed
  * its ports with no SM involved (and the built-in SM's resweep after
- * Trap 128 may activate ports anywhere).
+ * Trap 128 may activate ports anywhere).  Told at the end of the round
+ * (tell_all_changes): however many changes a round brings, one notice each.
  */
 static void hosts_changed(struct fabric_server *s, const struct sim_node *n)
 {
@@ -187,13 +478,10 @@ static void hosts_changed(struct fabric_server *s, const struct sim_node *n)
 	uint32_t h;
 
 	for (c = s->clients; c; c = c->next)
-		for (h = 0; h < c->n_hosts && c->event_fd >= 0; h++)
+		for (h = 0; h < c->n_hosts && c->events.fd >= 0; h++)
 			if (!n || c->hosts[h] == n) {
-				struct fp_host ev = { .host = h };
-
-				if (fp_send_message(c->event_fd, FP_NODE_CHANGED, &ev, sizeof(ev), -1,
-						    MSG_DONTWAIT) < 0)
-					c->events_dropped++;
+				c->changed |= 1u << h;
+				s->changes_pending = 1;
 			}
 }
 
@@ -213,34 +501,30 @@ static void addr_of(struct fp_addr *a, const struct sim_net_msg *m)
 }
 
 /*
- * Hand a MAD to a client's agent on its event channel, whole.  A client
- * whose channel is full loses it, as a full kernel queue drops MADs.
+ * Hand a MAD to a client's agent on its event channel, whole: at once, or
+ * queued until its socket has room.  A client that lets more than
+ * EVENT_QUEUE_MAX wait loses the MADs past it, as an overflowing receive
+ * queue does.  1 when it was handed over, 0 when lost.
  */
 static int deliver_event(struct client *c, uint32_t host, const struct sim_net_msg *m)
 {
 	struct fp_deliver d = { .host = host, .port = m->port->num, .qpn = m->dqpn,
 				.delay_ns = m->delay_ns };
-	int queued = 0;
 
-	addr_of(&d.addr, m);
-	/* A message of several datagrams is sent only when all of them fit. */
-	if (m->len + sizeof(d) + sizeof(struct fp_frame) > FP_DATAGRAM_MAX) {
-		int outq = 0, sndbuf = 0;
-		socklen_t l = sizeof(sndbuf);
-
-		if (ioctl(c->event_fd, TIOCOUTQ, &outq) < 0 ||
-		    getsockopt(c->event_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &l) < 0 ||
-		    (size_t)sndbuf < (size_t)outq + m->len * 2 + 4096) {
-			c->events_dropped++;
-			return 0;
-		}
+	if (c->closing || c->events.fd < 0)
+		return 0;
+	if (c->events.first && c->events.queued + m->len > EVENT_QUEUE_MAX) {
+		if (!c->events_dropped++)
+			complain(c->s, "client %d does not read its MADs: those past %u MiB waiting are "
+			    "dropped", (int)c->pid, EVENT_QUEUE_MAX >> 20);
+		return 0;
 	}
-	if (fp_send_message2(c->event_fd, FP_DELIVER, &d, sizeof(d), m->data, m->len, -1,
-			     MSG_DONTWAIT) == 0)
-		queued = 1;
-	else
-		c->events_dropped++;
-	return queued;
+	addr_of(&d.addr, m);
+	if (send_to(&c->events, FP_DELIVER, &d, sizeof(d), m->data, m->len, NULL, -1) < 0) {
+		stop_events(c);
+		return 0;
+	}
+	return !c->closing;
 }
 
 static uint64_t now_ns(void)
@@ -317,24 +601,36 @@ static int receive(void *arg, const struct sim_net_msg *m)
 
 /* --- requests ----------------------------------------------------------------------- */
 
-/* A reply to the request being served: into the mailbox when it came from there and fits. */
-static int client_reply(struct client *c, uint32_t type, const void *head, size_t head_len,
-			const void *tail, size_t tail_len)
+/*
+ * A reply to the request being served: into the mailbox when it came from
+ * there and fits, else on the connection.  owned: the tail, handed over
+ * (freed here), or NULL.
+ */
+static int client_reply_owned(struct client *c, uint32_t type, const void *head, size_t head_len,
+			      const void *tail, size_t tail_len, uint8_t *owned)
 {
 	struct fp_mailbox_slot *slot = c->replying_to;
 
 	if (slot) {
 		if (head_len + tail_len <= FP_MAILBOX_ROOM) {
-			memcpy(slot->resp, head, head_len);
+			if (head_len)
+				memcpy(slot->resp, head, head_len);
 			if (tail_len)
 				memcpy(slot->resp + head_len, tail, tail_len);
 			slot->resp_type = type;
 			slot->resp_len = (uint32_t)(head_len + tail_len);
+			free(owned);
 			return 0;
 		}
 		slot->resp_type = 0;	/* on the connection, where the client then looks */
 	}
-	return fp_send_message2(c->fd, type, head, head_len, tail, tail_len, -1, MSG_DONTWAIT);
+	return send_to(&c->conn, type, head, head_len, tail, tail_len, owned, -1);
+}
+
+static int client_reply(struct client *c, uint32_t type, const void *head, size_t head_len,
+			const void *tail, size_t tail_len)
+{
+	return client_reply_owned(c, type, head, head_len, tail, tail_len, NULL);
 }
 
 static int reply_rc(struct client *c, int32_t rc, const char *fmt, ...)
@@ -445,14 +741,13 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 		setsockopt(pair[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	}
 	ok.n_hosts = c->n_hosts;
-	r = fp_send_message2(c->fd, FP_HELLO_OK, &ok, sizeof(ok), nodes,
-			     c->n_hosts * sizeof(nodes[0]), pair[1], MSG_DONTWAIT);
-	close(pair[1]);
+	r = send_to(&c->conn, FP_HELLO_OK, &ok, sizeof(ok), nodes, c->n_hosts * sizeof(nodes[0]),
+		    NULL, pair[1]);
 	if (r < 0) {
 		close(pair[0]);
 		return r;
 	}
-	c->event_fd = pair[0];
+	c->events.fd = pair[0];
 	c->said_hello = 1;
 	for (i = 0; i < c->n_hosts; i++)
 		c->hosts[i]->attached++;
@@ -464,6 +759,7 @@ static int do_map(struct fabric_server *s, struct client *c)
 {
 	struct fp_mapped m = { 0 };
 	unsigned i;
+	int fd;
 
 	if (!s->arena)
 		return reply_rc(c, -EOPNOTSUPP, "this fabric is not in shared memory");
@@ -471,8 +767,11 @@ static int do_map(struct fabric_server *s, struct client *c)
 	m.fabric = (uintptr_t)s->fabric;
 	for (i = 0; i < c->n_hosts; i++)
 		m.hosts[i] = (uintptr_t)c->hosts[i];
-	return fp_send_message(c->fd, FP_MAPPED, &m, sizeof(m), sim_arena_fd(s->arena),
-			       MSG_DONTWAIT);
+	/* A copy of the descriptor: the reply may wait in the queue, which closes its own. */
+	fd = fcntl(sim_arena_fd(s->arena), F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return reply_rc(c, -errno, "no descriptor left to hand the fabric's memory over");
+	return send_to(&c->conn, FP_MAPPED, &m, sizeof(m), NULL, 0, NULL, fd);
 }
 
 /* A client's SMP changed a node: the clients attached there learn it. */
@@ -502,8 +801,8 @@ static int do_get_ca(struct client *c, const struct fp_host *q)
 		}
 		fp_port_fill(&ports[i], &n->ports[i]);
 	}
-	return fp_send_message2(c->fd, FP_CA, &node, sizeof(node), ports,
-				(n->num_ports + 1) * sizeof(ports[0]), -1, MSG_DONTWAIT);
+	return client_reply(c, FP_CA, &node, sizeof(node), ports,
+			    (n->num_ports + 1) * sizeof(ports[0]));
 }
 
 static int do_open(struct client *c, const struct fp_host *q)
@@ -654,9 +953,15 @@ static int do_send(struct fabric_server *s, struct client *c, const uint8_t *bod
 			g_array_append_val(s->waiting, w);
 	}
 	if (res.result == SIM_NET_ANSWERED) {
+		/* A long answer (an SA table) is handed to the reply as it is, not copied. */
+		uint8_t *owned = reply.heap && reply.msg.data == reply.heap ? reply.heap : NULL;
+
+		if (owned)
+			reply.heap = NULL;
 		addr_of(&res.addr, &reply.msg);
 		res.delay_ns = reply.msg.delay_ns;
-		r = client_reply(c, FP_RESULT, &res, sizeof(res), reply.msg.data, reply.msg.len);
+		r = client_reply_owned(c, FP_RESULT, &res, sizeof(res), reply.msg.data,
+				       reply.msg.len, owned);
 	} else {
 		r = client_reply(c, FP_RESULT, &res, sizeof(res), NULL, 0);
 	}
@@ -725,10 +1030,13 @@ static int do_text(struct fabric_server *s, struct client *c, const struct fp_te
 	case FP_TEXT_DOT:	r = sim_describe_dot(s->fabric, &o, &t); break;
 	default:		r = -EINVAL; break;
 	}
-	if (r == 0)
-		r = fp_send_message(c->fd, FP_TEXT_REPLY, sim_text_str(&t), t.len + 1, -1,
-				    MSG_DONTWAIT);
-	else if (r == -ENOENT)
+	if (r == 0) {
+		size_t len = t.len + 1;
+		char *text = sim_text_steal(&t);
+
+		r = text ? client_reply_owned(c, FP_TEXT_REPLY, NULL, 0, text, len, (uint8_t *)text)
+			 : reply_rc(c, -ENOMEM, "%s", strerror(ENOMEM));
+	} else if (r == -ENOENT)
 		r = reply_rc(c, r, "'%s' names no node of the fabric", q->filter);
 	else
 		r = reply_rc(c, r, "%s", strerror(-r));
@@ -800,13 +1108,13 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		model_unlock(s);
 	}
 	forget_waiting(s, c, NULL);
-	if (c->fd >= 0) {
-		epoll_ctl(s->epoll_fd, EPOLL_CTL_DEL, c->fd, NULL);
-		close(c->fd);
-	}
-	if (c->event_fd >= 0)
-		close(c->event_fd);
-	fp_reader_free(&c->in);
+	release(c);
+	watch(&c->conn, 0);
+	watch(&c->events, 0);
+	if (c->conn.fd >= 0)
+		close(c->conn.fd);
+	if (c->events.fd >= 0)
+		close(c->events.fd);
 	free(c->ports);
 	if (c->mb) {
 		munmap(c->mb, sizeof(*c->mb));
@@ -819,22 +1127,24 @@ static void drop_client(struct fabric_server *s, struct client *c)
 
 int fabric_server_add_client(struct fabric_server *s, int fd)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
 	struct client *c = calloc(1, sizeof(*c));
 	struct ucred cred;
 	socklen_t l = sizeof(cred);
+	int r;
 
 	if (!c)
 		return -ENOMEM;
-	c->fd = fd;
-	c->event_fd = -1;
+	c->s = s;
+	c->conn = (struct channel){ .c = c, .fd = fd };
+	c->conn.last = &c->conn.first;
+	c->events = (struct channel){ .c = c, .fd = -1 };
+	c->events.last = &c->events.first;
 	fp_reader_init(&c->in);
+	c->in.slice = READ_SLICE;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) == 0)
 		c->pid = cred.pid;
-	ev.data.ptr = c;
-	if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
-		int r = -errno;
-
+	r = watch(&c->conn, EPOLLIN);
+	if (r < 0) {
 		free(c);
 		return r;
 	}
@@ -844,6 +1154,58 @@ int fabric_server_add_client(struct fabric_server *s, int fd)
 	return 0;
 }
 
+/* A connection is refused with a reason (FP_RC), which the client prints. */
+static void refuse(int fd, int32_t rc, const char *why)
+{
+	struct fp_rc r = { .rc = rc };
+
+	fp_send_message2(fd, FP_RC, &r, sizeof(r), why, strlen(why), -1, MSG_DONTWAIT);
+	close(fd);
+}
+
+/*
+ * accept4 found no descriptor for a connection: it stays in the backlog and
+ * the listener readable, so the loop would spin.  The reserve descriptor is
+ * let go to take the connection and refuse it with the reason, then taken
+ * again; with none in reserve, the listener is left alone for a while.
+ */
+static void out_of_descriptors(struct fabric_server *s, int err)
+{
+	struct epoll_event ev = { .events = 0, .data.ptr = NULL };
+
+	if (!s->starved)
+		complain(s, "out of descriptors (%s): new clients are refused until some are free",
+		    strerror(err));
+	s->starved = 1;
+	if (s->reserve_fd >= 0) {
+		int fd;
+
+		close(s->reserve_fd);
+		fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+		err = fd < 0 ? errno : 0;
+		if (fd >= 0)
+			refuse(fd, -EMFILE, "the fabric's server is out of descriptors");
+		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (err != EMFILE && err != ENFILE)
+			return;
+	}
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+	s->listen_paused_until = now_ns() + LISTEN_PAUSE_MS * 1000000ull;
+}
+
+/* The listener left alone for a while is watched again when the while is over. */
+static void resume_listening(struct fabric_server *s)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
+
+	if (!s->listen_paused_until || now_ns() < s->listen_paused_until)
+		return;
+	s->listen_paused_until = 0;
+	if (s->reserve_fd < 0)
+		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+}
+
 /* Only the server's own user may use it: another's connection is refused with a reason. */
 static void accept_client(struct fabric_server *s)
 {
@@ -851,16 +1213,18 @@ static void accept_client(struct fabric_server *s)
 	socklen_t l = sizeof(cred);
 	int fd = accept4(s->listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 
-	if (fd < 0)
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			out_of_descriptors(s, errno);
 		return;
+	}
+	if (s->starved)
+		complain(s, "descriptors free again: clients are accepted");
+	s->starved = 0;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) < 0 || cred.uid != geteuid()) {
-		struct fp_rc r = { .rc = -EACCES };
-		static const char why[] = "the fabric serves its owner's processes only";
-
-		fp_send_message2(fd, FP_RC, &r, sizeof(r), why, sizeof(why) - 1, -1, MSG_DONTWAIT);
 		say(s, "refused process %d of user %u: not the owner", (int)cred.pid,
 		    (unsigned)cred.uid);
-		close(fd);
+		refuse(fd, -EACCES, "the fabric serves its owner's processes only");
 		return;
 	}
 	if (fabric_server_add_client(s, fd) < 0) {
@@ -872,16 +1236,29 @@ static void accept_client(struct fabric_server *s)
 	say(s, "client %d came", (int)cred.pid);
 }
 
+/* The part of a message being read that the server holds, counted against its bound. */
+static void count_incoming(struct client *c)
+{
+	size_t now = c->in.in_message ? c->in.len : 0;
+
+	count(c, now, c->in_counted);
+	c->in_counted = now;
+}
+
 /*
  * Serve one message of a client; 0, or -errno when it must go.  One per
  * round: a client waits for each reply, so there is rarely a second, and
  * epoll reports the connection again if there is (reading on to find none
  * would cost a system call per request); no busy client starves the rest.
+ * A long message is read a slice a round, for the same reason.
  */
 static int serve_client(struct fabric_server *s, struct client *c)
 {
-	int r = fp_recv_message(c->fd, &c->in, MSG_DONTWAIT);
+	int r = fp_recv_message(c->conn.fd, &c->in, MSG_DONTWAIT);
 
+	count_incoming(c);
+	if (r == 0)
+		enforce_bound(s);
 	if (r <= 0)
 		return r;
 	r = handle(s, c, c->in.type, c->in.buf, c->in.len);
@@ -889,12 +1266,51 @@ static int serve_client(struct fabric_server *s, struct client *c)
 		close(c->in.passed_fd);
 		c->in.passed_fd = -1;
 	}
+	fp_reader_shrink(&c->in);
 	return r;
+}
+
+/* Why a client is disconnected, when it is not simply gone. */
+static void say_why(struct fabric_server *s, const struct client *c, int r)
+{
+	if (r != -ECONNRESET && r != -EPIPE)
+		say(s, "client %d disconnected: %s", (int)c->pid, strerror(-r));
+}
+
+/* A client's socket is ready (epoll's events on it). */
+static void channel_ready(struct fabric_server *s, struct channel *ch, uint32_t events)
+{
+	struct client *c = ch->c;
+	int r = 0;
+
+	if (c->closing)
+		return;
+	if (events & EPOLLOUT)
+		r = flush(ch);
+	if (ch == &c->events) {
+		if (r < 0 || (events & (EPOLLHUP | EPOLLERR)))
+			stop_events(c);
+		else if (c->changed)
+			tell_changes(c);
+		rewatch(c);
+		return;
+	}
+	if (r == 0 && !ch->first && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+		r = serve_client(s, c);		/* up to the end of what it sent, then its hangup */
+	else if (r == 0 && (events & (EPOLLHUP | EPOLLERR)))
+		r = -ECONNRESET;		/* gone while its reply waited */
+	if (r < 0) {
+		say_why(s, c, r);
+		let_go(c);
+	}
+	rewatch(c);
 }
 
 /*
  * Serve the requests a client posted in its mailbox since the last look,
- * in order: 1 if there were any, 0, or -errno to drop the client.
+ * in order: 1 if there were any, 0, or -errno to drop the client.  Not
+ * while a reply waits on its connection: the client is not served until
+ * it has read it.
  */
 static int serve_mailbox(struct fabric_server *s, struct client *c)
 {
@@ -902,12 +1318,12 @@ static int serve_mailbox(struct fabric_server *s, struct client *c)
 	uint8_t req[FP_MAILBOX_ROOM];
 	int r = 0;
 
-	if (posted == c->mb_seen || c->closing)
+	if (posted == c->mb_seen || c->closing || c->conn.first)
 		return 0;
 	/* The client's memory: read once, checked, as a message from the socket is. */
 	if (posted - c->mb_seen > FP_MAILBOX_SLOTS)
 		return -EPROTO;
-	while (c->mb_seen != posted && r >= 0) {
+	while (c->mb_seen != posted && r >= 0 && !c->closing && !c->conn.first) {
 		uint32_t seq = c->mb_seen + 1;
 		struct fp_mailbox_slot *slot = &c->mb->slot[seq % FP_MAILBOX_SLOTS];
 		uint32_t type = slot->req_type, len = slot->req_len;
@@ -928,7 +1344,7 @@ static int serve_mailbox(struct fabric_server *s, struct client *c)
 	return r < 0 ? r : 1;
 }
 
-/* Every mailbox with a request: how many were served. */
+/* Every mailbox with a request: how many were served (a client dropped for its request too). */
 static unsigned serve_mailboxes(struct fabric_server *s)
 {
 	struct client *c;
@@ -939,9 +1355,11 @@ static unsigned serve_mailboxes(struct fabric_server *s)
 		if (!c->mb)
 			continue;
 		r = serve_mailbox(s, c);
-		if (r < 0)
-			c->closing = 1;
-		n += r > 0;
+		if (r < 0) {
+			say_why(s, c, r);
+			let_go(c);
+		}
+		n += r != 0;
 	}
 	return n;
 }
@@ -974,9 +1392,10 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	*h = hooks;
 	h->arg = s;
 	ep.arg = s;
-	s->epoll_fd = s->listen_fd = s->stop_fd = -1;
+	s->epoll_fd = s->listen_fd = s->stop_fd = s->reserve_fd = -1;
 	s->spin_ns = MAILBOX_SPIN_NS;
 	s->log = opts->log;
+	s->buffer_max = opts->buffer_max ? opts->buffer_max : FABRIC_SERVER_BUFFER_MAX;
 	/* Without shared memory the fabric still serves, every MAD through the server. */
 	r = opts->private_memory ? 0 : sim_arena_create(FABRIC_ARENA_SIZE, &s->arena);
 	if (r < 0)
@@ -1016,6 +1435,12 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 		if (s->epoll_fd < 0)
 			r = -errno;
 	}
+	/* Kept to refuse a client with a reason when every other descriptor is taken. */
+	if (r == 0) {
+		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (s->reserve_fd < 0)
+			r = -errno;
+	}
 	if (r < 0) {
 		fabric_server_free(s);
 		return r;
@@ -1036,6 +1461,8 @@ void fabric_server_free(struct fabric_server *s)
 	}
 	if (s->epoll_fd >= 0)
 		close(s->epoll_fd);
+	if (s->reserve_fd >= 0)
+		close(s->reserve_fd);
 	sim_net_fini(&s->net);
 	sim_fabric_free(s->fabric);
 	sim_arena_release(s->arena);
@@ -1165,10 +1592,15 @@ unsigned fabric_server_clients(const struct fabric_server *s)
 	return s->n_clients;
 }
 
-/* Milliseconds until the next trap resend is due (-1: none pending). */
+size_t fabric_server_buffered(const struct fabric_server *s)
+{
+	return s->buffered;
+}
+
+/* Milliseconds until the next trap resend is due or the listener is watched again (-1: never). */
 static int next_tick_ms(const struct fabric_server *s)
 {
-	uint64_t first = 0, now = now_ns();
+	uint64_t first = s->listen_paused_until, now = now_ns();
 	unsigned i;
 
 	for (i = 0; i < s->net.n_pending; i++)
@@ -1196,6 +1628,7 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 			return -errno;
 		s->stop_fd = stop_fd;
 	}
+	resume_listening(s);
 	if (tick >= 0 && (timeout_ms < 0 || tick < timeout_ms))
 		timeout_ms = tick;
 	/*
@@ -1230,6 +1663,10 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 									 : MAILBOX_SPIN_NS;
 		spin_from = now;
 	}
+	/* What the mailboxes' requests changed is told before sleeping; a client to drop is not kept waiting. */
+	tell_all_changes(s);
+	if (s->closing_pending)
+		timeout_ms = 0;
 	if (timeout_ms != 0 && s->n_mailboxes) {
 		mailboxes_asleep(s, 1);
 		if (serve_mailboxes(s))
@@ -1242,19 +1679,15 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 		return errno == EINTR ? 0 : -errno;
 events:
 	for (i = 0; i < n; i++) {
-		struct client *c = evs[i].data.ptr;
-
-		if (evs[i].data.ptr == &s->stop_fd) {
+		if (evs[i].data.ptr == &s->stop_fd)
 			stop = 1;
-			continue;
-		}
-		if (!c) {
+		else if (!evs[i].data.ptr)
 			accept_client(s);
-			continue;
-		}
-		if (serve_client(s, c) < 0)
-			c->closing = 1;
+		else
+			channel_ready(s, evs[i].data.ptr, evs[i].events);
 	}
+	tell_all_changes(s);
+	s->closing_pending = 0;
 	for (struct client *c = s->clients, *next; c; c = next) {
 		next = c->next;
 		if (c->closing)

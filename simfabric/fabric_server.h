@@ -7,9 +7,13 @@
  * it on its event channel (fabric_proto.h).
  *
  * Single-threaded: one loop (fabric_server_poll) serves every client; no
- * call blocks on a client.  A client that sends a malformed message, does
- * not read its replies, or runs as another user is disconnected; its ports
- * and agents go with it.
+ * call blocks on a client.  What a client's socket does not take at once
+ * waits in a queue of its own and goes as the socket drains (replies of
+ * any length, whole SA tables); a client is not served further until it
+ * has read its reply.  A client that sends a malformed message, runs as
+ * another user, or would take the server past what it holds for all
+ * clients (FABRIC_SERVER_BUFFER_MAX) is disconnected; its ports and agents
+ * go with it.  Out of descriptors, newcomers are refused with the reason.
  */
 #ifndef SIMFABRIC_FABRIC_SERVER_H
 #define SIMFABRIC_FABRIC_SERVER_H
@@ -17,6 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#include "simfabric/fabric_proto.h"
 
 struct fabric_server;
 
@@ -29,6 +35,7 @@ struct fabric_server_options {
 	 */
 	int private_memory;
 	FILE *log;			/* clients coming and going, refusals; NULL: quiet */
+	size_t buffer_max;		/* 0: FABRIC_SERVER_BUFFER_MAX (a test's smaller bound) */
 	/* How far the load got (see sim_topology_options); NULL: not told. */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -74,5 +81,18 @@ unsigned fabric_server_clients(const struct fabric_server *s);
 
 /* How many requests are remembered so (tests). */
 unsigned fabric_server_waiting(const struct fabric_server *s);
+
+/*
+ * What the server holds for all its clients together at most: messages
+ * being read from them, and replies and MADs waiting for them to read
+ * (fabric_proto.h).  Room for the longest message there is and a quarter
+ * more: a whole SA table of any size RMPP carries goes to a client.  A
+ * client that would take the server past it, or another that holds more,
+ * is disconnected (the one holding the most), with a line in the log.
+ */
+#define FABRIC_SERVER_BUFFER_MAX (FP_MESSAGE_MAX + FP_MESSAGE_MAX / 4)
+
+/* What the server holds for its clients now, in bytes (tests). */
+size_t fabric_server_buffered(const struct fabric_server *s);
 
 #endif /* SIMFABRIC_FABRIC_SERVER_H */

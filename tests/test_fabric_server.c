@@ -25,12 +25,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <sys/un.h>
 #include <sys/wait.h>
+#include <arpa/inet.h>
 #include <time.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -40,6 +44,7 @@
 #include <infiniband/umad_types.h>
 
 #include "libumad/mad_wire.h"
+#include "simfabric/fabric_client.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
 #include "tests/arena_lock.h"
@@ -94,6 +99,19 @@ static int32_t rc_of(const struct fp_reader *r)
 	assert_int_equal(r->type, FP_RC);
 	memcpy(&rc, r->buf, sizeof(rc));
 	return rc;
+}
+
+/* An FP_RC's message, as a string. */
+static const char *rc_text(const struct fp_reader *r, char *buf, size_t size)
+{
+	size_t n = r->len > sizeof(int32_t) ? r->len - sizeof(int32_t) : 0;
+
+	assert_int_equal(r->type, FP_RC);
+	if (n >= size)
+		n = size - 1;
+	memcpy(buf, r->buf + sizeof(int32_t), n);
+	buf[n] = '\0';
+	return buf;
 }
 
 static void hello(struct fabric_server *s, int fd, const char *node, struct fp_reader *r)
@@ -591,6 +609,23 @@ static void gmp_end_close(struct gmp_end *e)
 	close(e->fd);
 }
 
+/* Two clients: `from` at from_node, and `to` at to_node with an agent there for method of TEST_CLASS. */
+static void gmp_pair_open(struct fabric_server *s, struct gmp_end *from, const char *from_node,
+			  struct gmp_end *to, const char *to_node, uint8_t method,
+			  struct fp_reader *r)
+{
+	struct fp_register reg = {
+		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
+	};
+
+	gmp_end_open(s, from, from_node, r);
+	gmp_end_open(s, to, to_node, r);
+	reg.handle = to->handle;
+	reg.req.method_mask[0] = 1u << method;
+	assert_int_equal(ask(s, to->fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, r), FP_RC);
+	assert_int_equal(rc_of(r), 0);
+}
+
 /*
  * A GMP of TEST_CLASS from e to dlid: the verdict its FP_RESULT gives.
  * The server handles it in its first round, but for other clients'
@@ -694,9 +729,6 @@ static void test_waiting_requests_are_bounded(void **state)
 {
 	const unsigned bound = FABRIC_SERVER_MAX_WAITING;
 	struct fabric_server *s = new_server();
-	struct fp_register reg = {
-		.req = { .qpn = QP1_GSI, .mgmt_class = TEST_CLASS, .mgmt_class_version = 1 },
-	};
 	struct gmp_end asker, responder;
 	struct fp_reader r, e;
 	uint64_t tid, over, short1, short2, fresh;
@@ -705,12 +737,7 @@ static void test_waiting_requests_are_bounded(void **state)
 	(void)state;
 	fp_reader_init(&r);
 	fp_reader_init(&e);
-	gmp_end_open(s, &asker, "Hca1", &r);
-	gmp_end_open(s, &responder, "Hca2", &r);
-	reg.handle = responder.handle;
-	reg.req.method_mask[0] = 1u << UMAD_METHOD_GET;
-	assert_int_equal(ask(s, responder.fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r), FP_RC);
-	assert_int_equal(rc_of(&r), 0);
+	gmp_pair_open(s, &asker, "Hca1", &responder, "Hca2", UMAD_METHOD_GET, &r);
 
 	/* A request with no wait, and a response, are not remembered. */
 	request(s, &asker, &responder, 1u << 31, 0, &e);
@@ -787,7 +814,316 @@ static void test_waiting_requests_are_bounded(void **state)
 	fabric_server_free(s);
 }
 
+/* --- long replies, streamed as the client reads -------------------------------------------- */
+
+#define STAR_HCAS	200	/* a switch and this many HCAs: a JSON description of 100s of KB */
+#define SMALL_SNDBUF	(96 << 10)	/* asked for a server's end; a datagram still fits */
+
+/* A topology file of a switch with STAR_HCAS HCAs "H1".. at its ports, in dir. */
+static void write_star(const char *file)
+{
+	FILE *f = fopen(file, "w");
+	int i;
+
+	assert_non_null(f);
+	fprintf(f, "Switch\t%d \"S1\"\n", STAR_HCAS);
+	for (i = 1; i <= STAR_HCAS; i++)
+		fprintf(f, "[%d]\t\"H%d\"[1]\n", i, i);
+	for (i = 1; i <= STAR_HCAS; i++)
+		fprintf(f, "\nHca\t1 \"H%d\"\n[1]\t\"S1\"[%d]\n", i, i);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A client whose end at the server has a small send buffer (non-blocking, as accepted). */
+static int new_client_small(struct fabric_server *s)
+{
+	int sv[2], size = SMALL_SNDBUF;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
+	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)), 0);
+	assert_int_equal(fabric_server_add_client(s, sv[0]), 0);
+	return sv[1];
+}
+
+/* Read a reply as it comes, the server serving meanwhile: its type. */
+static uint32_t read_streamed(struct fabric_server *s, int fd, struct fp_reader *r)
+{
+	int got = 0, i;
+
+	for (i = 0; i < 100000 && !got; i++) {
+		assert_true(fabric_server_poll(s, 0, -1) >= 0);
+		got = fp_recv_message(fd, r, MSG_DONTWAIT);
+		assert_true(got >= 0);
+	}
+	assert_int_equal(got, 1);
+	return r->type;
+}
+
+static size_t occurrences(const uint8_t *text, size_t len, const char *word)
+{
+	size_t n = 0, w = strlen(word);
+	const uint8_t *p = text, *end = text + len;
+
+	while ((p = memmem(p, (size_t)(end - p), word, w))) {
+		n++;
+		p += w;
+	}
+	return n;
+}
+
+/*
+ * A reply many times longer than the socket's buffer reaches its client
+ * whole, sent as the client reads it; meanwhile the server serves others,
+ * and holds the client's next request until the reply is read.  (The
+ * server used to send what the socket took and drop the client.)
+ */
+static void test_long_reply_streams_while_others_are_served(void **state)
+{
+	char dir[] = "/tmp/umad-fabric-test.XXXXXX", file[64];
+	struct fabric_server_options o = { .builtin_sm = 1, .topology = file };
+	struct fp_text q = { .kind = FP_TEXT_SHOW_JSON };
+	struct fp_host ca = { .host = 0 };
+	struct fabric_server *s;
+	struct fp_reader r, ra, rb;
+	char *errors = NULL;
+	int a, b, i;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(file, sizeof(file), "%s/star.net", dir);
+	write_star(file);
+	assert_int_equal(fabric_server_new(&o, &s, &errors), 0);
+	fp_reader_init(&r);
+	fp_reader_init(&ra);
+	fp_reader_init(&rb);
+	a = new_client_small(s);
+	b = new_client_small(s);
+	hello(s, a, "H1", &r);
+	hello(s, b, "H2", &r);
+
+	assert_int_equal(fp_send_message(a, FP_TEXT, &q, sizeof(q), -1, 0), 0);
+	serve(s);
+	/* The reply waits at the server, the most the socket did not take. */
+	assert_true(fabric_server_buffered(s) > 2 * SMALL_SNDBUF);
+	/* a's next request waits for a to read the reply... */
+	assert_int_equal(fp_send_message(a, FP_GET_CA, &ca, sizeof(ca), -1, 0), 0);
+	/* ...while b is served. */
+	for (i = 0; i < 3; i++)
+		assert_int_equal(port_state(s, b, 1, &r), PORT_STATE_ACTIVE);
+	assert_int_equal(fabric_server_clients(s), 2);
+
+	assert_int_equal(read_streamed(s, a, &ra), FP_TEXT_REPLY);
+	/* More than twice what the socket holds (the system doubles what was asked). */
+	assert_true(ra.len > 4 * SMALL_SNDBUF);
+	assert_int_equal(ra.buf[ra.len - 1], '\0');
+	/* Every node is there: the switch and its HCAs (a node's "num_ports" once each). */
+	assert_int_equal(occurrences(ra.buf, ra.len, "\"num_ports\""), STAR_HCAS + 1);
+	/* The same as another client reads it. */
+	assert_int_equal(fp_send_message(b, FP_TEXT, &q, sizeof(q), -1, 0), 0);
+	assert_int_equal(read_streamed(s, b, &rb), FP_TEXT_REPLY);
+	assert_int_equal(ra.len, rb.len);
+	assert_memory_equal(ra.buf, rb.buf, ra.len);
+	/* a's second request, served once the reply was read. */
+	assert_int_equal(read_streamed(s, a, &r), FP_CA);
+	serve(s);
+	assert_int_equal(fabric_server_buffered(s), 0);
+
+	fp_reader_free(&r);
+	fp_reader_free(&ra);
+	fp_reader_free(&rb);
+	close(a);
+	close(b);
+	fabric_server_free(s);
+	unlink(file);
+	rmdir(dir);
+}
+
+/* --- a client dropped for what it posted in its mailbox ---------------------------------- */
+
+struct server_thread {
+	struct fabric_server *s;
+	int stop_fd;
+};
+
+/* The server's loop, as `umad fabric serve` runs it, until stop_fd is written. */
+static void *serve_until_stopped(void *arg)
+{
+	struct server_thread *t = arg;
+
+	while (fabric_server_poll(t->s, -1, t->stop_fd) == 0)
+		;
+	return NULL;
+}
+
+/*
+ * A client whose mailbox request gets it dropped is hung up on at once,
+ * though nothing else happens on the server.  (It used to be marked for
+ * dropping and then wait, the server asleep, until another client's
+ * message woke it.)
+ */
+static void test_client_dropped_from_mailbox_goes_at_once(void **state)
+{
+	struct fp_hello h = { .version = FP_VERSION, .n_hosts = 1 };
+	struct server_thread t = { .s = new_server() };
+	struct fp_host q = { 0 };
+	struct fp_mailbox *mb;
+	struct fp_reader r;
+	struct pollfd pfd;
+	pthread_t thread;
+	uint32_t kick = 0;
+	uint64_t one = 1;
+	char buf[16];
+	int fd = new_client(t.s), mb_fd = mailbox_file(1), i;
+
+	(void)state;
+	fp_reader_init(&r);
+	mb = mmap(NULL, sizeof(*mb), PROT_READ | PROT_WRITE, MAP_SHARED, mb_fd, 0);
+	assert_true(mb != MAP_FAILED);
+	assert_int_equal(fp_send_message2(fd, FP_HELLO, &h, sizeof(h), "Hca1", 5, mb_fd, 0), 0);
+	close(mb_fd);
+	serve(t.s);
+	assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
+	assert_int_equal(r.type, FP_HELLO_OK);
+	t.stop_fd = eventfd(0, EFD_CLOEXEC);
+	assert_true(t.stop_fd >= 0);
+	assert_int_equal(pthread_create(&thread, NULL, serve_until_stopped, &t), 0);
+	for (i = 0; i < 2000 && !atomic_load(&mb->server_asleep); i++)
+		usleep(1000);
+	assert_true(atomic_load(&mb->server_asleep));
+
+	/* A request the mailbox does not take (only sends go there), then the kick. */
+	mb->slot[1].req_type = FP_GET_CA;
+	mb->slot[1].req_len = sizeof(q);
+	memcpy(mb->slot[1].req, &q, sizeof(q));
+	atomic_store(&mb->posted, 1);
+	assert_int_equal(fp_send_message(fd, FP_KICK, &kick, sizeof(kick), -1, 0), 0);
+	pfd = (struct pollfd){ .fd = fd, .events = POLLIN };
+	assert_int_equal(poll(&pfd, 1, 3000), 1);
+	assert_int_equal(recv(fd, buf, sizeof(buf), MSG_DONTWAIT), 0);
+
+	assert_int_equal(write(t.stop_fd, &one, sizeof(one)), (ssize_t)sizeof(one));
+	assert_int_equal(pthread_join(thread, NULL), 0);
+	assert_int_equal(fabric_server_clients(t.s), 0);
+	close(t.stop_fd);
+	munmap(mb, sizeof(*mb));
+	fp_reader_free(&r);
+	close(fd);
+	fabric_server_free(t.s);
+}
+
+/* --- what the server buffers, bounded over all clients ----------------------------------- */
+
+#define TEST_BOUND	(4u << 20)
+
+static int hung_up(int fd)
+{
+	char buf[16];
+
+	return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) == 0;
+}
+
+/*
+ * Messages left half sent by several clients: the server holds no more
+ * than its bound for all of them together, disconnecting the client with
+ * the most held (with a line in the log), and serves the others.  (Each
+ * connection could make it hold up to 32 MiB, with no bound over all.)
+ */
+static void test_half_sent_messages_are_bounded(void **state)
+{
+	enum { N = 5, PART = 1400 << 10 };
+	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = TEST_BOUND };
+	struct fp_send q = { 0 };
+	struct fabric_server *s;
+	struct fp_frame frame = { .type = FP_SEND, .flags = FP_MORE };
+	static uint8_t datagram[FP_DATAGRAM_MAX];
+	char *errors = NULL, *log_text = NULL;
+	size_t log_len = 0;
+	struct fp_reader r;
+	int fd[N], good, i, sent, dropped = 0;
+
+	(void)state;
+	o.log = open_memstream(&log_text, &log_len);
+	assert_non_null(o.log);
+	assert_int_equal(fabric_server_new(&o, &s, &errors), 0);
+	fp_reader_init(&r);
+	good = new_client(s);
+	hello(s, good, "Hca1", &r);
+	memcpy(datagram, &frame, sizeof(frame));
+	memcpy(datagram + sizeof(frame), &q, sizeof(q));
+	for (i = 0; i < N; i++) {
+		struct timeval tv = { .tv_sec = 2 };
+
+		fd[i] = new_client(s);
+		hello(s, fd[i], "Hca2", &r);
+		/* A send never finished: PART bytes in datagrams that all say more follows. */
+		setsockopt(fd[i], SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+		for (sent = 0; sent < PART; sent += (int)(sizeof(datagram) - sizeof(frame))) {
+			if (send(fd[i], datagram, sizeof(datagram), MSG_NOSIGNAL) < 0)
+				break;	/* the server hung up */
+			assert_true(fabric_server_poll(s, 0, -1) >= 0);
+			assert_true(fabric_server_buffered(s) <= TEST_BOUND + FP_DATAGRAM_MAX + (1u << 20));
+		}
+		serve(s);
+		assert_true(fabric_server_buffered(s) <= TEST_BOUND);
+	}
+	for (i = 0; i < N; i++)
+		dropped += hung_up(fd[i]);
+	/* Four halves of 1.4 MiB do not fit in 4 MiB: at least two went. */
+	assert_true(dropped >= 2 && dropped < N);
+	assert_int_equal(fabric_server_clients(s), 1 + N - dropped);
+	assert_int_equal(port_state(s, good, 1, &r), PORT_STATE_ACTIVE);
+	fflush(o.log);
+	assert_non_null(strstr(log_text, "past its bound of 4194304"));
+	for (i = 0; i < N; i++)
+		close(fd[i]);
+	serve(s);
+	assert_int_equal(fabric_server_buffered(s), 0);
+	fp_reader_free(&r);
+	close(good);
+	fabric_server_free(s);
+	fclose(o.log);
+	free(log_text);
+}
+
+/*
+ * MADs for a client that does not read them wait at the server, counted
+ * against the bound: past it, that client is disconnected and the sender
+ * goes on.
+ */
+static void test_unread_events_are_bounded(void **state)
+{
+	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = TEST_BOUND };
+	struct gmp_end sender, sleeper;
+	struct fabric_server *s;
+	char *errors = NULL;
+	struct fp_reader r;
+	unsigned i;
+
+	(void)state;
+	assert_int_equal(fabric_server_new(&o, &s, &errors), 0);
+	fp_reader_init(&r);
+	gmp_pair_open(s, &sender, "Hca1", &sleeper, "Hca2", UMAD_METHOD_SEND, &r);
+	for (i = 0; i < 100000 && fabric_server_clients(s) == 2; i++) {
+		uint32_t result = send_gmp(s, &sender, sleeper.lid, UMAD_METHOD_SEND, i, 0, &r);
+
+		assert_true(fabric_server_buffered(s) <= TEST_BOUND);
+		if (result != SIM_NET_DELIVERED)
+			break;
+	}
+	serve(s);
+	assert_int_equal(fabric_server_clients(s), 1);
+	assert_true(hung_up(sleeper.fd));
+	/* What it held went with it. */
+	assert_true(fabric_server_buffered(s) < FP_DATAGRAM_MAX);
+	fp_reader_free(&r);
+	gmp_end_close(&sender);
+	gmp_end_close(&sleeper);
+	fabric_server_free(s);
+}
+
 /* --- a program on the sim backend whose server dies -------------------------------------- */
+
 
 static pid_t server_pid;
 
@@ -798,25 +1134,255 @@ static void stop_server(void)
 		kill(server_pid, SIGKILL);
 }
 
-static pid_t start_server_process(const char *path)
+/* A server process listening at path, allowed that many descriptors (0: as many as this one). */
+static pid_t start_server_process(const char *path, rlim_t descriptors)
 {
 	pid_t pid = fork();
 
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		struct rlimit few = { descriptors, descriptors };
 		struct fabric_server *s;
 		char err[256];
 
 		/* A test that fails before it stops the server leaves none behind. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (descriptors && setrlimit(RLIMIT_NOFILE, &few) < 0)
+			_exit(1);
 		s = new_server();
-
 		if (fabric_server_listen(s, path, err, sizeof(err)) < 0)
 			_exit(1);
 		for (;;)
 			fabric_server_poll(s, -1, -1);
 	}
 	return pid;
+}
+
+/* Where a test's fake sysfs tree goes. */
+static char tree_root[64];
+
+/* A server process of a test's own, in a fresh directory: dir/s/socket, tree_root dir/tree. */
+struct own_server {
+	char dir[40], path[64];
+	pid_t pid;
+};
+
+static void own_server_start(struct own_server *o, rlim_t descriptors)
+{
+	int i;
+
+	snprintf(o->dir, sizeof(o->dir), "/tmp/umad-fabric-test.XXXXXX");
+	assert_non_null(mkdtemp(o->dir));
+	snprintf(o->path, sizeof(o->path), "%s/s/socket", o->dir);
+	snprintf(tree_root, sizeof(tree_root), "%s/tree", o->dir);
+	o->pid = server_pid = start_server_process(o->path, descriptors);
+	for (i = 0; i < 200 && access(o->path, F_OK); i++)
+		usleep(10000);
+}
+
+static void own_server_stop(struct own_server *o)
+{
+	char cmd[128];
+
+	kill(o->pid, SIGKILL);
+	waitpid(o->pid, NULL, 0);
+	server_pid = 0;
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->dir);
+	assert_int_equal(system(cmd), 0);
+}
+
+/*
+ * The index in the fabric of the node a client attached at (host 0 of
+ * its event channel ev): the one whose FP_NOTE_CHANGED tells it.
+ */
+static uint64_t node_index(struct fabric_server *s, int ev, struct fp_reader *r)
+{
+	struct fp_note note = { 0 };
+	int probe = new_client(s);
+
+	hello(s, probe, "Hca4", r);
+	for (note.node = 0; note.node < 64; note.node++) {
+		assert_int_equal(fp_send_message(probe, FP_NOTE_CHANGED, &note, sizeof(note), -1, 0),
+				 0);
+		serve(s);
+		if (node_changed_events(ev, r))
+			break;
+	}
+	assert_true(note.node < 64);
+	close(probe);
+	serve(s);
+	return note.node;
+}
+
+/*
+ * While a client reads nothing, another floods the server with
+ * FP_NOTE_CHANGED about its node and a third sends its agent MADs: every
+ * MAD is handed over, and reaches it in order when it reads at last; the
+ * notices never took their place.  (A notice was sent for each note, and
+ * MADs that found the event channel full of them were dropped.)
+ */
+static void test_notices_never_crowd_mads_out(void **state)
+{
+	enum { MADS = 2000, NOTES_PER_MAD = 10 };
+	struct fabric_server *s = new_server();
+	struct gmp_end sender, reader;
+	struct fp_note note;
+	struct fp_reader r, e;
+	uint64_t tid, expect = 0;
+	unsigned i, k, mads = 0, notices = 0;
+	int flooder;
+
+	(void)state;
+	fp_reader_init(&r);
+	fp_reader_init(&e);
+	gmp_pair_open(s, &sender, "Hca2", &reader, "Hca1", UMAD_METHOD_SEND, &r);
+	note.node = node_index(s, reader.ev, &e);
+	flooder = new_client(s);
+	hello(s, flooder, "Hca3", &r);
+
+	for (tid = 0; tid < MADS; tid++) {
+		for (k = 0; k < NOTES_PER_MAD; k++)
+			assert_int_equal(fp_send_message(flooder, FP_NOTE_CHANGED, &note, sizeof(note),
+							 -1, 0), 0);
+		for (k = 0; k < NOTES_PER_MAD; k++)
+			assert_true(fabric_server_poll(s, 0, -1) >= 0);
+		assert_int_equal(send_gmp(s, &sender, reader.lid, UMAD_METHOD_SEND, tid, 0, &r),
+				 SIM_NET_DELIVERED);
+	}
+	assert_int_equal(fabric_server_clients(s), 3);
+
+	/* The reader reads at last: every MAD, in order, the server sending what waited. */
+	for (i = 0; i < 1000000 && mads < MADS; i++) {
+		int got = fp_recv_message(reader.ev, &e, MSG_DONTWAIT);
+
+		assert_true(got >= 0);
+		if (!got) {
+			assert_true(fabric_server_poll(s, 0, -1) >= 0);
+			continue;
+		}
+		if (e.type == FP_NODE_CHANGED) {
+			notices++;
+			continue;
+		}
+		assert_int_equal(e.type, FP_DELIVER);
+		if (mad_class(e.buf + sizeof(struct fp_deliver)) != TEST_CLASS)
+			continue;
+		assert_true(mad_tid(e.buf + sizeof(struct fp_deliver)) == expect);
+		expect++;
+		mads++;
+	}
+	assert_int_equal(mads, MADS);
+	assert_true(notices >= 1);
+	fp_reader_free(&r);
+	fp_reader_free(&e);
+	close(flooder);
+	gmp_end_close(&sender);
+	gmp_end_close(&reader);
+	fabric_server_free(s);
+}
+
+/* --- a server out of descriptors ---------------------------------------------------------- */
+
+#define FEW_DESCRIPTORS	48
+
+
+/* Connect to path: the first message's FP_RC (the welcome 0, or a refusal), 1 for none in time. */
+static int32_t connect_welcomed(const char *path, int *fd, struct fp_reader *r)
+{
+	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct pollfd pfd;
+
+	snprintf(a.sun_path, sizeof(a.sun_path), "%s", path);
+	*fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	assert_true(*fd >= 0);
+	assert_int_equal(connect(*fd, (struct sockaddr *)&a, sizeof(a)), 0);
+	pfd = (struct pollfd){ .fd = *fd, .events = POLLIN };
+	if (poll(&pfd, 1, 1000) != 1 || fp_recv_message(*fd, r, 0) != 1)
+		return 1;
+	return rc_of(r);
+}
+
+/* The CPU time a process has used, in clock ticks. */
+static long cpu_ticks(pid_t pid)
+{
+	char path[64], line[1024], *p;
+	unsigned long utime = 0, stime = 0;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	f = fopen(path, "r");
+	assert_non_null(f);
+	assert_non_null(fgets(line, sizeof(line), f));
+	fclose(f);
+	/* Fields 14 and 15, counted after the command's closing parenthesis (field 2). */
+	p = strrchr(line, ')');
+	assert_non_null(p);
+	for (i = 2; i < 13 && p; i++)
+		p = strchr(p + 1, ' ');
+	assert_non_null(p);
+	assert_int_equal(sscanf(p, " %lu %lu", &utime, &stime), 2);
+	return (long)(utime + stime);
+}
+
+/*
+ * A server out of descriptors refuses newcomers with the reason and does
+ * not spin while they wait; once clients leave, it serves again.  (accept4
+ * failed with EMFILE, the connection stayed in the backlog and the
+ * listener readable: 100 % CPU.)
+ */
+static void test_out_of_descriptors_no_spin(void **state)
+{
+	struct fp_hello h = { .version = FP_VERSION, .n_hosts = UINT32_MAX };
+	int fd[FEW_DESCRIPTORS], extra, n, i;
+	struct own_server o;
+	const char *path = o.path;
+	long before, used;
+	struct fp_reader r;
+	char msg[128];
+	int32_t rc = 0;
+
+	(void)state;
+	fp_reader_init(&r);
+	own_server_start(&o, FEW_DESCRIPTORS);
+	/* Clients until the server has no descriptor for another (each takes two of them). */
+	for (n = 0; n < FEW_DESCRIPTORS; n++) {
+		rc = connect_welcomed(path, &fd[n], &r);
+		if (rc != 0)
+			break;
+		assert_int_equal(fp_send_message(fd[n], FP_HELLO, &h, sizeof(h), -1, 0), 0);
+		assert_int_equal(fp_recv_message(fd[n], &r, 0), 1);
+		if (r.passed_fd >= 0)
+			close(r.passed_fd);
+		r.passed_fd = -1;
+	}
+	assert_true(n > 2 && n < FEW_DESCRIPTORS);
+	/* Refused, and told why. */
+	assert_int_equal(rc, -EMFILE);
+	assert_non_null(strstr(rc_text(&r, msg, sizeof(msg)), "out of descriptors"));
+	close(fd[n]);
+
+	/* More newcomers while it is starved: it does not spin. */
+	before = cpu_ticks(o.pid);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(connect_welcomed(path, &extra, &r), -EMFILE);
+		close(extra);
+	}
+	usleep(1000000);
+	used = cpu_ticks(o.pid) - before;
+	assert_true(used < sysconf(_SC_CLK_TCK) / 4);
+
+	/* Clients leave: newcomers are served again. */
+	for (i = 0; i < n; i++)
+		close(fd[i]);
+	usleep(100000);
+	assert_int_equal(connect_welcomed(path, &extra, &r), 0);
+	assert_int_equal(fp_send_message(extra, FP_HELLO, &h, sizeof(h), -1, 0), 0);
+	assert_int_equal(fp_recv_message(extra, &r, 0), 1);
+	assert_int_equal(r.type, FP_HELLO_OK);
+	close(extra);
+	own_server_stop(&o);
+	fp_reader_free(&r);
 }
 
 /* The first line of a file of a fake sysfs tree's port 1, or "" when it cannot be read. */
@@ -836,8 +1402,6 @@ static const char *tree_value(const char *root, const char *file, char *buf, siz
 	buf[strcspn(buf, "\n")] = '\0';
 	return buf;
 }
-
-static char tree_root[64];
 
 /* In the child: a link fault through libumad-sim, the tree read as soon as the call returns. */
 static int own_fault_child(void)
@@ -874,25 +1438,14 @@ static int own_fault_child(void)
  */
 static void run_child_on_server(int (*child)(void))
 {
-	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64], cmd[128];
+	struct own_server o;
 	struct child_result res;
-	pid_t server;
-	int i;
 
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/s/socket", dir);
-	snprintf(tree_root, sizeof(tree_root), "%s/tree", dir);
-	server = server_pid = start_server_process(path);
-	for (i = 0; i < 200 && access(path, F_OK); i++)
-		usleep(10000);
-	setenv("UMAD_SIM_FABRIC", path, 1);
+	own_server_start(&o, 0);
+	setenv("UMAD_SIM_FABRIC", o.path, 1);
 	run_child(child, "sim", MODULE_DIR, &res);
 	unsetenv("UMAD_SIM_FABRIC");
-	kill(server, SIGKILL);
-	waitpid(server, NULL, 0);
-	server_pid = 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	own_server_stop(&o);
 	if (res.failure[0])
 		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
 }
@@ -931,15 +1484,20 @@ static void dr_nodeinfo(uint8_t *umad, int agent)
 /* --- sends posted without waiting for their replies ----------------------------------------- */
 
 /* In the child: attached at Hca1, its port open, a directed-route SMP agent there.  0 or -1. */
-static int attach_dr_agent(int *portid, int *agent)
+static int attach_agent(const char *host, int mgmt_class, int *portid, int *agent)
 {
-	setenv("UMAD_SIM_HOST", "Hca1", 1);
+	setenv("UMAD_SIM_HOST", host, 1);
 	CHECK_EQ(umad_init(), 0);
 	*portid = umad_open_port(NULL, 0);
 	CHECK(*portid >= 0);
-	*agent = umad_register(*portid, UMAD_CLASS_SUBN_DIRECTED_ROUTE, 1, 0, NULL);
+	*agent = umad_register(*portid, mgmt_class, 1, 0, NULL);
 	CHECK(*agent >= 0);
 	return 0;
+}
+
+static int attach_dr_agent(int *portid, int *agent)
+{
+	return attach_agent("Hca1", UMAD_CLASS_SUBN_DIRECTED_ROUTE, portid, agent);
 }
 
 /* The transaction ID of a umad buffer's MAD (its low word). */
@@ -1372,23 +1930,159 @@ static void test_client_refuses_a_broken_lock(void **state)
 	run_child_on_server(broken_lock_child);
 }
 
-static void test_server_gone_gives_eio(void **state)
+/* --- change notices flooding in while MADs are delivered -------------------------------- */
+
+#define FLOOD_REQUESTS	20000
+#define FLOOD_TIMEOUT_MS	500
+
+static uint16_t responder_lid;
+static const char *flood_path;	/* the server's socket */
+
+/* A MAD of TEST_CLASS to dlid on QP1: method, TID. */
+static void test_class_mad(uint8_t *umad, int agent, uint16_t dlid, uint8_t method, uint32_t tid)
 {
-	char dir[] = "/tmp/umad-fabric-test.XXXXXX", path[64];
+	uint8_t *mad = umad_get_mad(umad);
+
+	memset(umad, 0, umad_size() + 256);
+	umad_set_addr(umad, dlid, QP1_GSI, 0, UMAD_QKEY);
+	((struct ib_user_mad *)umad)->agent_id = (uint32_t)agent;
+	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
+	mad[MAD_OFF_CLASS] = TEST_CLASS;
+	mad[MAD_OFF_CLASS_VERSION] = 1;
+	mad[MAD_OFF_METHOD] = method;
+	set_tid(umad, tid);
+}
+
+/* A process at Hca2 answering every Get of TEST_CLASS; its LID told on `tell`.  Never returns. */
+static void responder_main(int tell)
+{
+	long methods[16 / sizeof(long)] = { 0 };
 	uint8_t umad[512];
-	int portid, agent, len = 256, i;
-	struct timespec t0, t1;
-	pid_t server;
+	umad_port_t port;
+	int portid, agent, len;
+	uint16_t lid;
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	setenv("UMAD_BACKEND", "sim", 1);
+	setenv("UMAD_MODULE_DIR", MODULE_DIR, 1);
+	setenv("UMAD_SIM_FABRIC", flood_path, 1);
+	setenv("UMAD_SIM_HOST", "Hca2", 1);
+	methods[0] = 1L << UMAD_METHOD_GET;
+	if (umad_init() < 0 || (portid = umad_open_port(NULL, 0)) < 0 ||
+	    umad_get_port(NULL, 1, &port) < 0 ||
+	    (agent = umad_register(portid, TEST_CLASS, 1, 0, methods)) < 0)
+		_exit(1);
+	lid = (uint16_t)port.base_lid;
+	if (write(tell, &lid, sizeof(lid)) != sizeof(lid))
+		_exit(1);
+	for (;;) {
+		struct ib_mad_addr *a = umad_get_mad_addr(umad);
+
+		len = 256;
+		if (umad_recv(portid, umad, &len, -1) < 0)
+			_exit(1);
+		umad_set_addr(umad, ntohs(a->lid), QP1_GSI, 0, UMAD_QKEY);
+		((uint8_t *)umad_get_mad(umad))[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
+		umad_send(portid, agent, umad, 256, 0, 0);
+	}
+}
+
+/* A client at Hca1 telling the server, as fast as it can, that an SMP changed Hca1.  Never returns. */
+static void flooder_main(void)
+{
+	const char *const names[] = { "Hca1" };
+	struct fabric_client c;
+	struct fp_node nodes[FP_MAX_HOSTS];
+	unsigned n;
+	char err[256];
+
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (fabric_client_connect(&c, flood_path, names, 1, 0, nodes, &n, err, sizeof(err)) < 0 ||
+	    fabric_client_map(&c, n, err, sizeof(err)) < 0)
+		_exit(1);
+	for (;;)
+		if (fabric_client_note_changed(&c, c.hosts[0]->index) < 0)
+			_exit(0);
+}
+
+/* In the child: FLOOD_REQUESTS Gets to the responder, one at a time; none may time out. */
+static int flood_asker_child(void)
+{
+	uint8_t umad[512];
+	int portid, agent, len, i, timeouts = 0;
+
+	/* Each notice has the tree rewritten: the process reads them slower than they come. */
+	setenv("UMAD_SIM_SYSFS", tree_root, 1);
+	CHECK_EQ(attach_agent("Hca1", TEST_CLASS, &portid, &agent), 0);
+	for (i = 1; i <= FLOOD_REQUESTS && timeouts < 10; i++) {
+		test_class_mad(umad, agent, responder_lid, UMAD_METHOD_GET, (uint32_t)i);
+		CHECK_EQ(umad_send(portid, agent, umad, 256, FLOOD_TIMEOUT_MS, 0), 0);
+		len = 256;
+		CHECK_EQ(umad_recv(portid, umad, &len, 5 * FLOOD_TIMEOUT_MS), agent);
+		CHECK_EQ(tid_of(umad), i);
+		if (umad_status(umad) == ETIMEDOUT)
+			timeouts++;
+		else
+			CHECK_EQ(umad_status(umad), 0);
+	}
+	CHECK_EQ(timeouts, 0);
+	umad_done();
+	return 0;
+}
+
+/*
+ * One client floods the server with FP_NOTE_CHANGED about the node where
+ * another makes FLOOD_REQUESTS requests of a third's agent: every response
+ * is delivered, none times out.  (Each notice was sent at once, and the
+ * MADs that found the event channel full of them were dropped.)
+ */
+static void test_notice_flood_loses_no_mad(void **state)
+{
+	struct child_result res;
+	struct own_server o;
+	pid_t responder, flooder;
+	int tell[2];
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/s/socket", dir);
-	server = server_pid = start_server_process(path);
+	own_server_start(&o, 0);
+	flood_path = o.path;
+	assert_int_equal(pipe(tell), 0);
+	responder = fork();
+	assert_true(responder >= 0);
+	if (responder == 0)
+		responder_main(tell[1]);
+	assert_int_equal(read(tell[0], &responder_lid, sizeof(responder_lid)),
+			 (ssize_t)sizeof(responder_lid));
+	close(tell[0]);
+	close(tell[1]);
+	flooder = fork();
+	assert_true(flooder >= 0);
+	if (flooder == 0)
+		flooder_main();
+	setenv("UMAD_SIM_FABRIC", flood_path, 1);
+	run_child(flood_asker_child, "sim", MODULE_DIR, &res);
+	unsetenv("UMAD_SIM_FABRIC");
+	kill(flooder, SIGKILL);
+	kill(responder, SIGKILL);
+	waitpid(flooder, NULL, 0);
+	waitpid(responder, NULL, 0);
+	own_server_stop(&o);
+	if (res.failure[0])
+		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
+}
+
+static void test_server_gone_gives_eio(void **state)
+{
+	uint8_t umad[512];
+	int portid, agent, len = 256;
+	struct timespec t0, t1;
+	struct own_server o;
+
+	(void)state;
+	own_server_start(&o, 0);
 	atexit(stop_server);
-	for (i = 0; i < 200 && access(path, F_OK); i++)
-		usleep(10000);
 	setenv("UMAD_BACKEND", "sim", 1);
-	setenv("UMAD_SIM_FABRIC", path, 1);
+	setenv("UMAD_SIM_FABRIC", o.path, 1);
 	setenv("UMAD_MODULE_DIR", MODULE_DIR, 1);
 	assert_int_equal(umad_init(), 0);
 	portid = umad_open_port(NULL, 0);
@@ -1400,8 +2094,8 @@ static void test_server_gone_gives_eio(void **state)
 	assert_int_equal(umad_recv(portid, umad, &len, 1000), agent);
 	assert_int_equal(umad_status(umad), 0);
 
-	kill(server, SIGKILL);
-	waitpid(server, NULL, 0);
+	kill(o.pid, SIGKILL);
+	waitpid(o.pid, NULL, 0);
 	server_pid = 0;
 	/* A receive waiting for ever ends, and says why. */
 	clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -1413,10 +2107,7 @@ static void test_server_gone_gives_eio(void **state)
 	assert_true(umad_send(portid, agent, umad, 256, 500, 0) < 0);
 	umad_close_port(portid);
 	umad_done();
-	unlink(path);
-	snprintf(path, sizeof(path), "%s/s", dir);
-	rmdir(path);
-	rmdir(dir);
+	own_server_stop(&o);
 }
 
 int main(void)
@@ -1431,6 +2122,13 @@ int main(void)
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),
 		cmocka_unit_test(test_waiting_requests_are_bounded),
+		cmocka_unit_test(test_long_reply_streams_while_others_are_served),
+		cmocka_unit_test(test_client_dropped_from_mailbox_goes_at_once),
+		cmocka_unit_test(test_half_sent_messages_are_bounded),
+		cmocka_unit_test(test_unread_events_are_bounded),
+		cmocka_unit_test(test_out_of_descriptors_no_spin),
+		cmocka_unit_test(test_notices_never_crowd_mads_out),
+		cmocka_unit_test(test_notice_flood_loses_no_mad),
 		cmocka_unit_test(test_own_fault_rewrites_own_tree),
 		cmocka_unit_test(test_posted_sends),
 		cmocka_unit_test(test_client_answers_smps_itself),

@@ -4,11 +4,12 @@
  * clients drive it: up to three connections, each with a valid hello first
  * (or one the input writes), then a series of requests decoded from the
  * input, well-formed enough to get past the framing and into the handlers.
- * Each input gets a fresh server (the default fabric, the built-in SM) so
- * that a finding repeats from its input alone and LeakSanitizer sees what
+ * Each input gets a fresh server (the default fabric, the built-in SM, a
+ * bound of BUFFER_BOUND on what it holds for its clients) so that a
+ * finding repeats from its input alone and LeakSanitizer sees what
  * fabric_server_free leaves; descriptors are counted too.  At the end the
- * clients go away: the server must drop them all, and still welcome a
- * well-behaved client.
+ * clients go away: the server must drop them all, hold nothing for them
+ * any more, and still welcome a well-behaved client.
  *
  * The input (operands are taken from the bytes that follow, zeros once the
  * input is used up; 16 and 32-bit operands are little-endian):
@@ -16,7 +17,8 @@
  *   per client, a hello byte (HELLO_*): bits 0-1 its form, bit 2 a
  *     mailbox with it, bit 3 a mailbox the server cannot use (too small),
  *     bit 4 connected through the server's listening socket (a socket pair
- *     otherwise)
+ *     otherwise), bit 5 (a socket pair) a small send buffer at the server's
+ *     end, so that its replies wait for room
  *   then operations: an op byte, bits 0-4 what (OP_*), bits 5-6 which
  *     client, bit 7 "not served yet" (the next operation's message is sent
  *     before the server reads any), then its operands.
@@ -52,6 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define MAX_CLIENTS	3
 #define BIG_MAD_MAX	(256u << 10)	/* the largest "MAD" an input sends (RMPP-sized and more) */
+#define BUFFER_BOUND	(2u << 20)	/* what the server may hold for its clients: a few of those */
+#define SMALL_SNDBUF	4096		/* asked for (HELLO_SMALL_BUF): less than a datagram */
 
 enum {
 	HELLO_DEFAULT,		/* the fabric's first CA (n_hosts UINT32_MAX) */
@@ -62,6 +66,7 @@ enum {
 	HELLO_MAILBOX = 1 << 2,
 	HELLO_BAD_MAILBOX = 1 << 3,
 	HELLO_LISTENED = 1 << 4,
+	HELLO_SMALL_BUF = 1 << 5,
 };
 
 enum {
@@ -88,6 +93,7 @@ enum {
 	OP_WAIT,		/* the server waits a millisecond (and looks at mailboxes meanwhile) */
 	OP_MAP,			/* zero8: the fabric's memory asked for (its descriptor comes back) */
 	OP_NOTE,		/* node16 far8: a node changed by the client's SMP (far: 2^63 added) */
+	OP_DEAF,		/* the client stops reading what the server sends it, or reads again */
 	OP_COUNT
 };
 
@@ -200,6 +206,7 @@ struct client {
 	struct fp_mailbox *mb;	/* mapped here too, or NULL */
 	uint32_t mb_seq;
 	struct fp_reader in, events;
+	int deaf;		/* reads nothing the server sends (OP_DEAF) */
 	/* The last MAD delivered to an agent of this client, to answer. */
 	struct fp_deliver last;
 	uint8_t last_mad[MAD_SIZE];
@@ -242,6 +249,8 @@ static unsigned drain(struct client *c)
 {
 	unsigned sum = 0;
 
+	if (c->deaf)
+		return 0;
 	while (c->fd >= 0 && fp_recv_message(c->fd, &c->in, MSG_DONTWAIT) == 1) {
 		sum += sum_bytes(c->in.buf, c->in.len);
 		if (c->in.passed_fd >= 0) {
@@ -393,6 +402,11 @@ static void connect_client(struct fabric_server *s, struct client *c, uint8_t ho
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
 		abort();
+	if (how & HELLO_SMALL_BUF) {
+		int size = SMALL_SNDBUF;
+
+		setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	}
 	if (fabric_server_add_client(s, sv[0]) < 0)
 		abort();
 	c->fd = sv[1];
@@ -409,6 +423,7 @@ static void leave(struct client *c)
 	c->fd = c->ev = -1;
 	c->mb = NULL;
 	c->last_len = 0;
+	c->deaf = 0;
 	/* A message cut short is no part of the next connection's. */
 	fp_reader_free(&c->in);
 	fp_reader_free(&c->events);
@@ -718,6 +733,9 @@ static void operate(struct fabric_server *s, struct client *c, uint8_t op, struc
 		send_msg(c, FP_NOTE_CHANGED, &q, sizeof(q), NULL, 0);
 		break;
 	}
+	case OP_DEAF:
+		c->deaf = !c->deaf;
+		break;
 	case OP_WAIT:
 		sent += unserved;
 		unserved = 0;
@@ -754,7 +772,7 @@ static void check_alive(struct fabric_server *s)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static uint8_t *buf;
-	struct fabric_server_options o = { .builtin_sm = 1 };
+	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = BUFFER_BOUND };
 	struct fabric_server *s;
 	struct input in = { data, size };
 	char *errors = NULL;
@@ -801,6 +819,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fabric_server_poll(s, 0, -1);
 	if (fabric_server_clients(s) != 0)
 		abort();	/* a client gone must be dropped */
+	if (fabric_server_buffered(s) != 0)
+		abort();	/* and what the server held for it must go */
 	check_alive(s);
 	fabric_server_free(s);
 	if (open_fds() != fds)

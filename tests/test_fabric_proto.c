@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The shared fabric's framing (fabric_proto.h): a message longer than the
+ * socket's buffer goes out a part at a time and resumes where it stopped;
+ * the reader puts it together whole, refuses one longer than its limit,
+ * and reads a long one a slice at a time when asked to; a send past the
+ * protocol's limit is refused before anything goes.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "simfabric/fabric_proto.h"
+
+#define LONG_LEN	(3u << 20)	/* many datagrams, and more than the socket holds */
+#define SMALL_SNDBUF	(128 << 10)	/* asked for; the system doubles it */
+
+/* A pair of non-blocking sockets; the sender's buffer small. */
+static void small_pair(int sv[2])
+{
+	int size = SMALL_SNDBUF;
+
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv),
+			 0);
+	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size)), 0);
+}
+
+static uint8_t *pattern(size_t len)
+{
+	uint8_t *p = malloc(len);
+	size_t i;
+
+	assert_non_null(p);
+	for (i = 0; i < len; i++)
+		p[i] = (uint8_t)(i * 7 + i / 65521);
+	return p;
+}
+
+/* What a transfer of a long message saw. */
+struct transfer {
+	unsigned stops;		/* times the writer found the socket full */
+	unsigned reads;		/* calls of the reader */
+	size_t most;		/* the most one call read */
+};
+
+/*
+ * A message of LONG_LEN from a writer to a reader, on a socket pair whose
+ * sender's buffer is sndbuf (asked for), the reader reading a slice at a
+ * time: the writer goes on from where the full socket stopped it, and the
+ * reader gets the message whole and unchanged.
+ */
+static void transfer(int sndbuf, size_t slice, struct transfer *t)
+{
+	struct fp_text head = { .kind = FP_TEXT_DUMP };
+	uint8_t *body = pattern(LONG_LEN);
+	struct fp_writer w;
+	struct fp_reader r;
+	size_t last = 0;
+	int sv[2], sent = 0, got = 0;
+
+	memset(t, 0, sizeof(*t));
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv),
+			 0);
+	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)), 0);
+	fp_reader_init(&r);
+	r.slice = slice;
+	fp_writer_init(&w, FP_TEXT, &head, sizeof(head), body, LONG_LEN, -1);
+	while (!got) {
+		if (!sent) {
+			sent = fp_writer_send(sv[0], &w, MSG_DONTWAIT);
+			assert_true(sent >= 0);
+			t->stops += !sent;
+			/* Where it stopped, whole datagrams went: the offset is past the head. */
+			assert_true(w.started && w.off > 0);
+		}
+		got = fp_recv_message(sv[1], &r, MSG_DONTWAIT);
+		assert_true(got >= 0);
+		t->reads++;
+		if (r.len - last > t->most)
+			t->most = r.len - last;
+		last = got ? 0 : r.len;
+	}
+	assert_int_equal(r.type, FP_TEXT);
+	assert_int_equal(r.len, sizeof(head) + LONG_LEN);
+	assert_memory_equal(r.buf, &head, sizeof(head));
+	assert_memory_equal(r.buf + sizeof(head), body, LONG_LEN);
+	/* Done is done: nothing more goes. */
+	assert_int_equal(fp_writer_send(sv[0], &w, MSG_DONTWAIT), 1);
+	assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), 0);
+	fp_reader_shrink(&r);
+	assert_int_equal(r.cap, FP_DATAGRAM_MAX);
+	fp_reader_free(&r);
+	free(body);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* More than the socket holds: the writer stops and resumes, several times. */
+static void test_writer_resumes_where_the_socket_stopped(void **state)
+{
+	struct transfer t;
+
+	(void)state;
+	transfer(SMALL_SNDBUF, 0, &t);
+	assert_true(t.stops >= 4);
+}
+
+/* An empty message is one datagram, and a descriptor goes with the first. */
+static void test_empty_message_and_passed_descriptor(void **state)
+{
+	struct fp_writer w;
+	struct fp_reader r;
+	uint32_t kick = 0;
+	int sv[2], fd = dup(0);
+
+	(void)state;
+	small_pair(sv);
+	fp_reader_init(&r);
+	fp_writer_init(&w, FP_KICK, &kick, sizeof(kick), NULL, 0, fd);
+	assert_int_equal(fp_writer_send(sv[0], &w, MSG_DONTWAIT), 1);
+	close(fd);
+	assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), 1);
+	assert_int_equal(r.type, FP_KICK);
+	assert_int_equal(r.len, sizeof(kick));
+	assert_true(r.passed_fd >= 0);
+	fp_reader_free(&r);	/* closes it */
+	close(sv[0]);
+	close(sv[1]);
+}
+
+/* A reader with a limit refuses a longer message; the default takes any the protocol allows. */
+static void test_reader_limit(void **state)
+{
+	struct fp_text head = { .kind = FP_TEXT_DUMP };
+	uint8_t *body = pattern(LONG_LEN);
+	struct fp_reader r;
+	int sv[2], r1 = 0;
+	pid_t child;
+
+	(void)state;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv), 0);
+	fp_reader_init(&r);
+	assert_true(r.max == FP_MESSAGE_MAX);
+#if SIZE_MAX > UINT32_MAX
+	/* Any SA table RMPP carries fits: its PayloadLength is 32 bits. */
+	assert_true(FP_MESSAGE_MAX > (size_t)UINT32_MAX);
+#endif
+	r.max = 256 << 10;
+	/* The sender blocks while the reader reads: a child sends. */
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		close(sv[1]);
+		fp_send_message2(sv[0], FP_TEXT, &head, sizeof(head), body, LONG_LEN, -1, 0);
+		_exit(0);
+	}
+	r1 = fp_recv_message(sv[1], &r, 0);
+	assert_int_equal(r1, -EMSGSIZE);
+	assert_true(r.len > r.max && r.len < r.max + FP_DATAGRAM_MAX);
+	close(sv[1]);
+	close(sv[0]);
+	assert_int_equal(waitpid(child, NULL, 0), child);
+	fp_reader_free(&r);
+	free(body);
+}
+
+/* A reader with a slice returns after about that much, and goes on when called again. */
+static void test_reader_slice(void **state)
+{
+	const size_t slice = 256 << 10;
+	struct transfer t;
+
+	(void)state;
+	transfer(4 << 20, slice, &t);
+	assert_true(t.most <= slice + FP_DATAGRAM_MAX);
+	assert_true(t.reads >= LONG_LEN / (slice + FP_DATAGRAM_MAX));
+}
+
+/* Past the protocol's limit, nothing is sent (the tail is never read). */
+static void test_send_past_the_limit_is_refused(void **state)
+{
+	static const uint8_t head[8];
+	struct fp_writer w;
+	int sv[2];
+
+	(void)state;
+	small_pair(sv);
+	fp_writer_init(&w, FP_TEXT, head, sizeof(head), (const void *)head, FP_MESSAGE_MAX, -1);
+	assert_int_equal(fp_writer_send(sv[0], &w, MSG_DONTWAIT), -EMSGSIZE);
+	assert_int_equal(fp_send_message2(sv[0], FP_TEXT, head, sizeof(head), head, FP_MESSAGE_MAX,
+					  -1, MSG_DONTWAIT), -EMSGSIZE);
+	assert_int_equal(recv(sv[1], (void *)&w, sizeof(w), MSG_DONTWAIT), -1);
+	assert_int_equal(errno, EAGAIN);
+	close(sv[0]);
+	close(sv[1]);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_writer_resumes_where_the_socket_stopped),
+		cmocka_unit_test(test_empty_message_and_passed_descriptor),
+		cmocka_unit_test(test_reader_limit),
+		cmocka_unit_test(test_reader_slice),
+		cmocka_unit_test(test_send_past_the_limit_is_refused),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
