@@ -157,7 +157,11 @@ static void say(struct fabric_server *s, const char *fmt, ...)
 	va_end(ap);
 }
 
-/* What the owner must hear of (a client disconnected for what it cost, no descriptor left): on stderr without a log. */
+/*
+ * What the owner must hear of (the fabric not brought up or not shared, a
+ * broken lock, a client disconnected for what it cost, no descriptor
+ * left): on stderr without a log.
+ */
 static void complain(struct fabric_server *s, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 static void complain(struct fabric_server *s, const char *fmt, ...)
@@ -419,8 +423,8 @@ static int model_lock(struct fabric_server *s)
 	r = sim_arena_lock(s->arena);
 	if (r < 0) {
 		s->lock_error = r;
-		say(s, "the lock of the fabric's shared memory cannot be taken (%s): stopping",
-		    strerror(-r));
+		complain(s, "the lock of the fabric's shared memory cannot be taken (%s): stopping",
+			 strerror(-r));
 	}
 	return r;
 }
@@ -1399,8 +1403,8 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	/* Without shared memory the fabric still serves, every MAD through the server. */
 	r = opts->private_memory ? 0 : sim_arena_create(FABRIC_ARENA_SIZE, &s->arena);
 	if (r < 0)
-		say(s, "the fabric is not shared with its clients (%s): they send every MAD here",
-		    strerror(-r));
+		complain(s, "the fabric is not shared with its clients (%s): they send every MAD here",
+			 strerror(-r));
 	{
 		struct sim_topology_options load = {
 			.progress = opts->progress, .arg = opts->progress_arg, .arena = s->arena,
@@ -1423,8 +1427,8 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	s->waiting = g_array_new(FALSE, FALSE, sizeof(struct waiting_request));
 	r = sim_net_init(&s->net, s->fabric, opts->builtin_sm, h, &ep, errors);
 	if ((r == -ENOSPC || r == -ENODEV) && opts->builtin_sm) {
-		say(s, "the built-in SM cannot bring the fabric up, so it stays as it powers up: %s",
-		    *errors ? *errors : strerror(-r));
+		complain(s, "the built-in SM cannot bring the fabric up, so it stays as it powers up: %s",
+			 *errors ? *errors : strerror(-r));
 		free(*errors);
 		*errors = NULL;
 		sim_net_fini(&s->net);

@@ -211,6 +211,14 @@ sim timeout 20 "$umad" fabric serve --socket "$work/notsock/socket" 2> "$work/no
 [ -L "$work/notsock/socket" ] && grep -qx "keep me" "$work/notsock/target" ||
 	fail "umad fabric serve --socket LINK changed the link or what it leads to"
 
+# A fabric the built-in SM cannot bring up (one HCA, no link): served as it
+# powers up, and the owner is told why, as the in-process backend tells it.
+printf 'Hca 1 "Lonely"\n' > "$work/lonely.net"
+sim "$umad" sim --sm builtin -t "$work/lonely.net" -- true > "$work/q" 2>&1 ||
+	fail "umad sim on a fabric the built-in SM cannot bring up"
+expect "a fabric the built-in SM cannot bring up" "$work/q" \
+	"the built-in SM cannot bring the fabric up, so it stays as it powers up: no port for the built-in SM"
+
 # --private: the fabric in the server's memory alone; its clients are answered all the same.
 sim "$umad" sim --private -- smpquery -D nodeinfo 0 > "$work/q" 2>&1
 expect "a client of umad sim --private" "$work/q" "^PortGuid"
