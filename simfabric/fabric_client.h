@@ -2,8 +2,11 @@
 /*
  * A connection to a shared fabric (`umad fabric serve`): the sim backend's
  * when UMAD_SIM_FABRIC names one, and the umad command's.  Requests are
- * serialised by the connection's lock: one at a time on the wire, each
- * waiting for its reply.  The event channel is read by the owner.
+ * serialised by the connection's lock: on the connection one at a time,
+ * each waiting for its reply; through the mailbox up to FP_MAILBOX_SLOTS
+ * may be posted before their replies are read (fabric_client_post), in
+ * order with those on the connection.  The event channel is read by the
+ * owner.
  */
 #ifndef SIMFABRIC_FABRIC_CLIENT_H
 #define SIMFABRIC_FABRIC_CLIENT_H
