@@ -86,9 +86,7 @@ static struct {
 
 static int host_port_valid(const struct sim_host *h, int portnum)
 {
-	if (h->info.type == NODE_TYPE_SWITCH)
-		return portnum == 0;
-	return portnum >= 1 && portnum <= (int)h->info.num_ports;
+	return portnum >= 0 && sim_host_port_valid(h->info.type, h->info.num_ports, (uint32_t)portnum);
 }
 
 static uint32_t host_index(const struct sim_host *h)
@@ -482,16 +480,6 @@ static int list_length(const char *list)
 	return n;
 }
 
-static struct sim_node *first_ca(void)
-{
-	size_t i;
-
-	for (i = 0; i < sim.fabric->n_nodes; i++)
-		if (sim.fabric->nodes[i]->type == NODE_TYPE_CA)
-			return sim.fabric->nodes[i];
-	return sim.fabric->nodes[0];
-}
-
 /* Create the empty issm files of a private runtime directory. */
 static int make_issm_files(void)
 {
@@ -597,7 +585,7 @@ static int choose_hosts(const char *topology_name, const struct fp_node *remote,
 		} else {
 			h->node = n ? sim_fabric_find(sim.fabric,
 						      list_item(wanted, i, item, sizeof(item)))
-				    : first_ca();
+				    : sim_fabric_default_host(sim.fabric);
 			if (!h->node) {
 				fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: '%s' names no node "
 					"of %s\n", wanted, item, topology_name);

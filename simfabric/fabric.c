@@ -261,6 +261,16 @@ struct sim_node *sim_fabric_find(const struct sim_fabric *f, const char *name_or
 	return NULL;
 }
 
+struct sim_node *sim_fabric_default_host(const struct sim_fabric *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n_nodes; i++)
+		if (f->nodes[i]->type == NODE_TYPE_CA)
+			return f->nodes[i];
+	return f->nodes[0];
+}
+
 struct sim_node *sim_fabric_node_by_lid(const struct sim_fabric *f, uint16_t lid,
 					uint8_t *port_num)
 {

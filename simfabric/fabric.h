@@ -219,6 +219,20 @@ int sim_link_train(struct sim_port *a, struct sim_port *b);
 
 /* Look-ups; NULL when absent. */
 struct sim_node *sim_fabric_find(const struct sim_fabric *f, const char *name_or_guid);
+
+/* Where a program attaches when it names no node: the first CA, else the first node. */
+struct sim_node *sim_fabric_default_host(const struct sim_fabric *f);
+
+/*
+ * The ports a program attached at a node may open, as a device shows them:
+ * a switch's port 0, an end node's ports 1 to num_ports.
+ */
+static inline int sim_host_port_valid(uint32_t node_type, uint32_t num_ports, uint32_t port)
+{
+	if (node_type == NODE_TYPE_SWITCH)
+		return port == 0;
+	return port >= 1 && port <= num_ports;
+}
 struct sim_node *sim_fabric_node_by_lid(const struct sim_fabric *f, uint16_t lid,
 					uint8_t *port_num);
 

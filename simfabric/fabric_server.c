@@ -659,21 +659,9 @@ static int reply_rc(struct client *c, int32_t rc, const char *fmt, ...)
 	return client_reply(c, FP_RC, &r, sizeof(r), msg, (size_t)n);
 }
 
-static struct sim_node *first_ca(struct sim_fabric *f)
-{
-	size_t i;
-
-	for (i = 0; i < f->n_nodes; i++)
-		if (f->nodes[i]->type == NODE_TYPE_CA)
-			return f->nodes[i];
-	return f->nodes[0];
-}
-
 static int valid_host_port(const struct sim_node *n, uint32_t port)
 {
-	if (n->type == NODE_TYPE_SWITCH)
-		return port == 0;
-	return port >= 1 && port <= n->num_ports;
+	return sim_host_port_valid((uint32_t)n->type, n->num_ports, port);
 }
 
 static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
@@ -691,7 +679,7 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 		return reply_rc(c, -EPROTONOSUPPORT, "protocol version %u, this server speaks %u",
 				h->version, FP_VERSION);
 	if (h->n_hosts == UINT32_MAX) {
-		c->hosts[0] = first_ca(s->fabric);
+		c->hosts[0] = sim_fabric_default_host(s->fabric);
 		c->n_hosts = 1;
 	} else if (h->n_hosts > FP_MAX_HOSTS) {
 		return reply_rc(c, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);
