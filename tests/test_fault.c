@@ -185,7 +185,7 @@ static void test_cli_and_scenario_agree(void **state)
 
 /* Refused the same way: "CMD: ..." from the parser, FILE:LINE before it in a scenario. */
 struct bad {
-	const char *argv[SIM_FAULT_MAX_WORDS + 1];
+	const char *argv[SIM_FAULT_MAX_WORDS + 2];	/* one too many, and the NULL after */
 	const char *message;
 };
 
