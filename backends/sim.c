@@ -1069,15 +1069,6 @@ static void after_fault(void)
 		write_sysfs(&sim.hosts[h]);
 }
 
-/* A fault on a shared fabric: the server applies it. */
-static int shared_control(const struct sim_fault_req *rq)
-{
-	struct fp_control c;
-	int r = fp_control_from_fault(&c, rq);
-
-	return r < 0 ? r : sim_shared_control(&c);
-}
-
 /*
  * Every fault of libumad-sim: on this process's fabric, or the server's.
  * After one that changes ports (sim_fault_changes_ports) a server tells
@@ -1085,12 +1076,12 @@ static int shared_control(const struct sim_fault_req *rq)
  * later: the caller's own is rewritten before the call returns, as
  * in-process.
  */
-static int control(const struct sim_fault_req *rq)
+static int control_apply(const struct sim_fault_req *rq)
 {
 	int r = -ENODEV;
 
 	if (sim.shared)
-		r = shared_control(rq);
+		r = sim_shared_control(rq);
 	pthread_mutex_lock(&sim.lock);
 	if (!sim.shared && sim.fabric)
 		r = sim_fault_apply(&sim.net, rq, NULL, 0);
@@ -1100,54 +1091,12 @@ static int control(const struct sim_fault_req *rq)
 	return r;
 }
 
-static int control_link(const char *node, unsigned port, int up)
-{
-	return control(&(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = node, .port = port,
-						.up = up });
-}
-
-static int control_node(const char *node, int up)
-{
-	int r = control(&(struct sim_fault_req){ .op = SIM_FAULT_NODE, .node = node, .up = up });
-
-	/* umad_sim_node_down(NULL) has always said "no such node", where the others say -EINVAL. */
-	return r == -EINVAL && !node ? -ENOENT : r;
-}
-
-static int control_drop(const char *node, unsigned port, double rate, uint64_t seed)
-{
-	return control(&(struct sim_fault_req){ .op = SIM_FAULT_DROP, .node = node, .port = port,
-						.rate = rate, .seed = seed });
-}
-
-static int control_delay(const char *node, unsigned port, unsigned delay_us)
-{
-	return control(&(struct sim_fault_req){ .op = SIM_FAULT_DELAY, .node = node, .port = port,
-						.delay_ns = (uint64_t)delay_us * 1000u });
-}
-
-static int control_counter(const char *node, unsigned port, const char *counter, uint64_t count)
-{
-	return control(&(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = node,
-						.port = port, .counter = counter, .count = count });
-}
-
-static int control_trap(const char *node, unsigned port, unsigned number)
-{
-	return control(&(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = node, .port = port,
-						.trap = number });
-}
-
 /* Found by libumad-sim with dlsym (backends/sim_control.h). */
 extern const struct umad_sim_control umad_sim_control;
 const struct umad_sim_control umad_sim_control = {
 	.abi = UMAD_SIM_CONTROL_ABI,
-	.link = control_link,
-	.node = control_node,
-	.drop = control_drop,
-	.counter = control_counter,
-	.trap = control_trap,
-	.delay = control_delay,
+	.req_size = sizeof(struct sim_fault_req),
+	.apply = control_apply,
 };
 
 const struct umad_backend umad_backend_sim = {

@@ -1,25 +1,27 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * What the sim backend module offers libumad-sim (infiniband/umad_sim.h):
- * a table of operations, exported as UMAD_SIM_CONTROL_SYMBOL and found in
- * the loaded module.  Each takes the fabric lock and returns 0 or -errno.
+ * a table, exported as UMAD_SIM_CONTROL_SYMBOL and found in the loaded
+ * module, whose one operation carries out a fault request (the struct of
+ * simfabric/fault_req.h, which each public call builds) on this process's
+ * fabric or the shared one it is attached at.  It takes the fabric lock
+ * and returns 0 or -errno.  A module whose request is of another size is
+ * of another build, and is not used.
  */
 #ifndef BACKENDS_SIM_CONTROL_H
 #define BACKENDS_SIM_CONTROL_H
 
-#include <stdint.h>
+#include <stddef.h>
 
-#define UMAD_SIM_CONTROL_ABI	2	/* 2: delay */
+#include "simfabric/fault_req.h"
+
+#define UMAD_SIM_CONTROL_ABI	3	/* 2: delay; 3: one request for every fault */
 #define UMAD_SIM_CONTROL_SYMBOL	"umad_sim_control"
 
 struct umad_sim_control {
 	unsigned abi;
-	int (*link)(const char *node, unsigned port, int up);
-	int (*node)(const char *node, int up);
-	int (*drop)(const char *node, unsigned port, double rate, uint64_t seed);
-	int (*counter)(const char *node, unsigned port, const char *counter, uint64_t count);
-	int (*trap)(const char *node, unsigned port, unsigned number);
-	int (*delay)(const char *node, unsigned port, unsigned delay_us);
+	size_t req_size;	/* sizeof(struct sim_fault_req) */
+	int (*apply)(const struct sim_fault_req *rq);
 };
 
 #endif /* BACKENDS_SIM_CONTROL_H */

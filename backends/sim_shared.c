@@ -16,6 +16,7 @@
 #include "libumad/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/fabric_client.h"
+#include "simfabric/fault.h"
 #include "simfabric/net.h"
 
 /* Ports (by the server's handle) whose SMPs this process may answer itself. */
@@ -180,9 +181,12 @@ int sim_shared_issm(uint32_t host, uint32_t port, int held)
 	return fabric_client_call(&shared.c, FP_ISSM, &q, sizeof(q));
 }
 
-int sim_shared_control(const struct fp_control *ctl)
+int sim_shared_control(const struct sim_fault_req *rq)
 {
-	return fabric_client_call(&shared.c, FP_CONTROL, ctl, sizeof(*ctl));
+	uint8_t buf[SIM_FAULT_WIRE_MAX];
+	int len = sim_fault_encode(rq, buf, sizeof(buf));
+
+	return len < 0 ? len : fabric_client_call(&shared.c, FP_CONTROL, buf, (size_t)len);
 }
 
 /* The umad header of a MAD that came through the fabric, from the addressing the server saw. */

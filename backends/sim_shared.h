@@ -19,6 +19,7 @@
 
 #include "backends/soft_port.h"
 #include "simfabric/fabric_proto.h"
+#include "simfabric/fault_req.h"
 
 struct sim_shared_events {
 	/* A MAD for an agent at host port (host, port): the kernel's receive rules decide which. */
@@ -49,8 +50,8 @@ int sim_shared_register(uint32_t handle, uint32_t agent_id, const struct umad_ag
 			int add);
 /* The issm device of a host port is held open, or no longer. */
 int sim_shared_issm(uint32_t host, uint32_t port, int held);
-/* A fault (fault API, umad fabric). */
-int sim_shared_control(const struct fp_control *ctl);
+/* A fault (libumad-sim's), carried out by the server. */
+int sim_shared_control(const struct sim_fault_req *rq);
 
 /*
  * soft_port's deliver for a port opened at the server (op->data holds

@@ -27,30 +27,52 @@
 #include "simfabric/scenario.h"
 
 /* Each line indented as a continuation of umad's "usage: " (umad.c prints it after its own). */
+#define USAGE_INDENT	"       "
+static const char usage_serve[] =
+	USAGE_INDENT "umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
+	USAGE_INDENT "umad sim [-t FILE] [--socket PATH] [--host NODE[,NODE...]] [--sm builtin|none]\n"
+	USAGE_INDENT "         [--private] -- COMMAND [ARGS...]\n";
 static const char usage_text[] =
-	"       umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
-	"       umad sim [-t FILE] [--socket PATH] [--host NODE[,NODE...]] [--sm builtin|none]\n"
-	"                [--private] -- COMMAND [ARGS...]\n"
-	"       umad fabric [--socket PATH] link down|up NODE PORT\n"
-	"       umad fabric [--socket PATH] node down|up NODE\n"
-	"       umad fabric [--socket PATH] drop NODE PORT RATE [SEED]\n"
-	"       umad fabric [--socket PATH] counter NODE PORT COUNTER COUNT\n"
-	"       umad fabric [--socket PATH] trap NODE PORT NUMBER\n"
-	"       umad fabric [--socket PATH] delay NODE PORT MICROSECONDS\n"
-	"       umad fabric [--socket PATH] show [--json] [NODE]\n"
-	"       umad fabric [--socket PATH] dump\n"
-	"       umad fabric [--socket PATH] dot [NODE]\n"
-	"       umad fabric [--socket PATH] scenario FILE\n";
+	USAGE_INDENT "umad fabric [--socket PATH] show [--json] [NODE]\n"
+	USAGE_INDENT "umad fabric [--socket PATH] dump\n"
+	USAGE_INDENT "umad fabric [--socket PATH] dot [NODE]\n"
+	USAGE_INDENT "umad fabric [--socket PATH] scenario FILE\n";
+
+/* The usage, its first line starting with "usage: " when told so. */
+static void print_usage(FILE *out, int first)
+{
+	char form[128];
+	int op;
+
+	fprintf(out, "%s%s", first ? "usage: " : "", usage_serve + (first ? strlen(USAGE_INDENT) : 0));
+	/* A fault: the fault module's commands, as a scenario line writes them. */
+	for (op = SIM_FAULT_LINK; op < SIM_FAULT_N_OPS; op++) {
+		sim_fault_usage((enum sim_fault_op)op, form, sizeof(form));
+		fprintf(out, USAGE_INDENT "umad fabric [--socket PATH] %s\n", form);
+	}
+	fputs(usage_text, out);
+}
 
 void fabric_usage(FILE *out)
 {
-	fputs(usage_text, out);
+	print_usage(out, 0);
+}
+
+void fabric_help(FILE *out)
+{
+	int op;
+
+	fprintf(out, "fabric FAULT  a fault on a running shared fabric, as a scenario line writes it\n"
+		     "              without its time (doc/scenario-format.md):\n");
+	for (op = SIM_FAULT_LINK; op < SIM_FAULT_N_OPS; op++)
+		fprintf(out, "  %-11s %s\n", sim_fault_op_name((enum sim_fault_op)op),
+			sim_fault_op_info((enum sim_fault_op)op)->help);
 }
 
 /* A command line of sim or fabric that does not parse: its usage, exit status 2. */
 static int usage_error(void)
 {
-	fprintf(stderr, "usage: %s", usage_text + strlen("usage: "));
+	print_usage(stderr, 1);
 	return 2;
 }
 
@@ -456,27 +478,6 @@ static int run_sim(int argc, char **argv)
 
 /* --- control --------------------------------------------------------------------- */
 
-/*
- * A decimal number up to max (leading zeros count for nothing, as in a
- * scenario file), or with hex also 0x and hexadecimal digits: 0, or -1
- * after saying why.
- */
-static int parse_uint(const char *what, const char *text, int hex, unsigned long long max,
-		      unsigned long long *v)
-{
-	int base = hex && (!strncmp(text, "0x", 2) || !strncmp(text, "0X", 2)) ? 16 : 10;
-	char *end;
-
-	errno = 0;
-	*v = strtoull(text, &end, base);
-	if (errno || (text[0] < '0' || text[0] > '9') || *end || *v > max) {
-		fprintf(stderr, "umad: fabric: %s '%s': expected a number%s up to %llu\n", what, text,
-			hex ? " (decimal or 0x hexadecimal)" : "", max);
-		return -1;
-	}
-	return 0;
-}
-
 /* The CLI's connection: attached at no node.  0, or -1 after saying why. */
 static int connect_control(const char *socket_path, struct fabric_client *fc, char *path,
 			   size_t size)
@@ -498,14 +499,21 @@ static int connect_control(const char *socket_path, struct fabric_client *fc, ch
 	return 0;
 }
 
-/* One fault; 0, or -1 after saying why. */
+/* One fault, as its bytes; 0, or -1 after saying why. */
 static int send_control(struct fabric_client *fc, const char *path, const char *cmd,
-			const struct fp_control *c)
+			const struct sim_fault_req *rq)
 {
+	uint8_t req[SIM_FAULT_WIRE_MAX];
+	int len = sim_fault_encode(rq, req, sizeof(req));
 	char msg[512];
 	int32_t rc = -EPROTO;
 
-	if (fabric_client_request(fc, FP_CONTROL, c, sizeof(*c), NULL, 0, &rc) < 0) {
+	if (len < 0) {
+		fprintf(stderr, "umad: fabric %s: the request does not fit a message to the fabric\n",
+			cmd);
+		return -1;
+	}
+	if (fabric_client_request(fc, FP_CONTROL, req, (size_t)len, NULL, 0, &rc) < 0) {
 		fprintf(stderr, "umad: fabric %s: the fabric at %s went away\n", cmd, path);
 		return -1;
 	}
@@ -520,88 +528,26 @@ static int send_control(struct fabric_client *fc, const char *path, const char *
 	return 0;
 }
 
+/* A fault: its command and arguments are a scenario line's without the time (the one parser). */
 static int control(const char *socket_path, int argc, char **argv)
 {
-	struct fp_control c = { 0 };
+	struct sim_fault_req rq;
 	struct fabric_client fc;
-	unsigned long long v;
-	char path[PATH_MAX];
-	const char *cmd = argv[0];
-	int r, need;
+	char path[PATH_MAX], err[512];
+	int r;
 
-	if (!strcmp(cmd, "link"))
-		c.op = FP_CTL_LINK, need = 4;
-	else if (!strcmp(cmd, "node"))
-		c.op = FP_CTL_NODE, need = 3;
-	else if (!strcmp(cmd, "drop"))
-		c.op = FP_CTL_DROP, need = 4;
-	else if (!strcmp(cmd, "counter"))
-		c.op = FP_CTL_COUNTER, need = 5;
-	else if (!strcmp(cmd, "trap"))
-		c.op = FP_CTL_TRAP, need = 4;
-	else if (!strcmp(cmd, "delay"))
-		c.op = FP_CTL_DELAY, need = 4;
-	else {
-		fprintf(stderr, "umad: fabric: unknown command '%s'\n", cmd);
+	if (sim_fault_parse(argc, (const char *const *)argv, &rq, err, sizeof(err)) < 0) {
+		/* "umad: fabric CMD: what", as the fabric's refusals are told. */
+		if (sim_fault_op_by_name(argv[0]) >= 0) {
+			fprintf(stderr, "umad: fabric %s\n", err);
+			return 2;
+		}
+		fprintf(stderr, "umad: fabric: %s\n", err);
 		return usage_error();
-	}
-	if (argc < need || argc > need + (c.op == FP_CTL_DROP)) {
-		fprintf(stderr, "umad: fabric %s: wrong number of arguments\n", cmd);
-		return usage_error();
-	}
-	if (c.op == FP_CTL_LINK || c.op == FP_CTL_NODE) {
-		if (strcmp(argv[1], "down") && strcmp(argv[1], "up")) {
-			fprintf(stderr, "umad: fabric %s: '%s': expected down or up\n", cmd, argv[1]);
-			return 2;
-		}
-		c.value = !strcmp(argv[1], "up");
-		argv++;
-		argc--;
-	}
-	if (strlen(argv[1]) >= sizeof(c.node)) {
-		fprintf(stderr, "umad: fabric %s: node name too long\n", cmd);
-		return 2;
-	}
-	snprintf(c.node, sizeof(c.node), "%s", argv[1]);
-	if (c.op != FP_CTL_NODE) {
-		if (parse_uint("port", argv[2], 0, 255, &v) < 0)
-			return 2;
-		c.port = (uint32_t)v;
-	}
-	if (c.op == FP_CTL_DROP) {
-		char *end;
-
-		c.rate = strtod(argv[3], &end);
-		if (end == argv[3] || *end || !(c.rate >= 0 && c.rate <= 1)) {
-			fprintf(stderr, "umad: fabric drop: rate '%s': expected 0 to 1\n", argv[3]);
-			return 2;
-		}
-		if (argc > 4 && parse_uint("seed", argv[4], 1, UINT64_MAX, &v) < 0)
-			return 2;
-		c.count = argc > 4 ? v : 1;
-	} else if (c.op == FP_CTL_COUNTER) {
-		if (strlen(argv[3]) >= sizeof(c.counter)) {
-			fprintf(stderr, "umad: fabric counter: no counter is named '%s'\n", argv[3]);
-			return 2;
-		}
-		snprintf(c.counter, sizeof(c.counter), "%s", argv[3]);
-		if (parse_uint("count", argv[4], 0, UINT64_MAX, &v) < 0)
-			return 2;
-		c.count = v;
-	} else if (c.op == FP_CTL_TRAP) {
-		if (parse_uint("trap number", argv[3], 0, 65535, &v) < 0)
-			return 2;
-		c.value = (uint32_t)v;
-	} else if (c.op == FP_CTL_DELAY) {
-		/* The fabric refuses more too; said here before connecting, with the limit. */
-		if (parse_uint("delay (microseconds, at most a minute)", argv[3], 0,
-			       UMAD_SIM_MAX_DELAY_US, &v) < 0)
-			return 2;
-		c.value = (uint32_t)v;
 	}
 	if (connect_control(socket_path, &fc, path, sizeof(path)) < 0)
 		return 1;
-	r = send_control(&fc, path, cmd, &c);
+	r = send_control(&fc, path, argv[0], &rq);
 	fabric_client_close(&fc);
 	return r < 0 ? 1 : 0;
 }
@@ -682,37 +628,23 @@ static int scenario_wait(void *arg, uint64_t at_ms)
 	return 0;
 }
 
-/* Every node a scenario may name fits a request (the parser holds it to the longest node id). */
-_Static_assert(SIM_TOPOLOGY_MAX_ID < FP_NAME_MAX, "a node id must fit struct fp_control");
-
 static int scenario_step(void *arg, const struct sim_scenario_step *st)
 {
 	struct scenario_run *run = arg;
-	struct sim_fault_req rq;
-	struct fp_control c;
 	char what[64];
 
 	snprintf(what, sizeof(what), "scenario: line %u", st->line);
-	sim_scenario_step_request(st, &rq);
-	if (fp_control_from_fault(&c, &rq) < 0) {
-		/* Not "unsupported" (that is a command the run has no operation for): a step out of range. */
-		fprintf(stderr, "umad: fabric %s: the step does not fit a request to the fabric\n", what);
-		return -EINVAL;
-	}
-	return send_control(&run->fc, run->path, what, &c) < 0 ? -EIO : 0;
+	return send_control(&run->fc, run->path, what, &st->req) < 0 ? -EIO : 0;
 }
 
 static int scenario(const char *socket_path, int argc, char **argv)
 {
 	static const struct sim_scenario_ops ops = {
-		.wait_until = scenario_wait,
-		.link = scenario_step, .node = scenario_step, .drop = scenario_step,
-		.counter = scenario_step, .trap = scenario_step, .delay = scenario_step,
+		.wait_until = scenario_wait, .fault = scenario_step,
 	};
 	struct scenario_run run;
 	struct sim_scenario *sc;
 	char path[PATH_MAX], *errors = NULL;
-	size_t failed = 0;
 	int r;
 
 	if (argc != 2) {
@@ -730,11 +662,7 @@ static int scenario(const char *socket_path, int argc, char **argv)
 	}
 	run.path = path;
 	clock_gettime(CLOCK_MONOTONIC, &run.start);
-	r = sim_scenario_run(sc, &ops, &run, &failed);
-	if (r == -EOPNOTSUPP)
-		fprintf(stderr, "umad: fabric scenario: %s:%u: %s is not supported on a shared "
-			"fabric yet\n", argv[1], sc->steps[failed].line,
-			sim_scenario_cmd_name(sc->steps[failed].cmd));
+	r = sim_scenario_run(sc, &ops, &run, NULL);
 	fabric_client_close(&run.fc);
 	sim_scenario_free(sc);
 	return r < 0 ? 1 : 0;

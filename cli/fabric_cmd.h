@@ -9,5 +9,7 @@ int fabric_main(int argc, char **argv);
 int sim_main(int argc, char **argv);
 /* The usage lines of these commands, indented to follow umad's own "usage: " line. */
 void fabric_usage(FILE *out);
+/* What the fault commands do (from the fault module's table), for umad --help. */
+void fabric_help(FILE *out);
 
 #endif /* CLI_FABRIC_CMD_H */

@@ -50,8 +50,9 @@ static int usage(FILE *out)
 	fprintf(out,
 		"fabric serve  host one simulated fabric for many processes (UMAD_SIM_FABRIC=PATH)\n"
 		"sim           run COMMAND, and all it starts, on a shared fabric of its own;\n"
-		"              exit with COMMAND's status\n"
-		"fabric link|node|drop|counter|trap|delay  faults on a running shared fabric\n"
+		"              exit with COMMAND's status\n");
+	fabric_help(out);
+	fprintf(out,
 		"fabric show|dump|dot  the fabric as it is now; scenario: timed faults from FILE\n");
 #endif
 	return out == stderr ? 2 : 0;

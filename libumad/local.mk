@@ -49,7 +49,7 @@ if ENABLE_SIM
 # libumad-sim.so.0: faults on the sim backend's fabric, for tests (libc and libdl only).
 umadinclude_HEADERS += libumad/infiniband/umad_sim.h
 lib_LTLIBRARIES += libumad-sim.la
-libumad_sim_la_SOURCES = libumad/umad_sim.c backends/sim_control.h
+libumad_sim_la_SOURCES = libumad/umad_sim.c backends/sim_control.h simfabric/fault_req.h
 libumad_sim_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
 libumad_sim_la_LIBADD = libibumad.la
 libumad_sim_la_LDFLAGS = -version-info 0:0:0 -no-undefined -Wl,-z,defs \

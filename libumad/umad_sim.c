@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * libumad-sim (infiniband/umad_sim.h): finds the sim backend module that
- * libibumad.so.3 loaded into this process and calls its control table.
- * libc and libdl only, like libibumad.so.3.
+ * libibumad.so.3 loaded into this process, and hands its control table
+ * each call as a fault request (simfabric/fault_req.h), which the module
+ * checks and carries out.  libc and libdl only, like libibumad.so.3.
  */
 #include "config.h"
 
@@ -38,7 +39,7 @@ static void find_control(void)
 	if (!handle)
 		return;		/* another backend runs this process */
 	c = dlsym(handle, UMAD_SIM_CONTROL_SYMBOL);
-	if (c && c->abi == UMAD_SIM_CONTROL_ABI)
+	if (c && c->abi == UMAD_SIM_CONTROL_ABI && c->req_size == sizeof(struct sim_fault_req))
 		control = c;
 	/* The module is loaded with RTLD_NODELETE: the table outlives this reference. */
 	dlclose(handle);
@@ -50,63 +51,63 @@ static const struct umad_sim_control *get_control(void)
 	return control;
 }
 
-int umad_sim_link_down(const char *node, unsigned port)
+/* A request (its names apart), named and carried out by the module. */
+static int fault(struct sim_fault_req rq, const char *node, const char *counter)
 {
 	const struct umad_sim_control *c = get_control();
+	int r;
 
-	return c ? c->link(node, port, 0) : -ENODEV;
+	if (!c)
+		return -ENODEV;
+	r = sim_fault_req_names(&rq, node, counter);
+	return r < 0 ? r : c->apply(&rq);
+}
+
+int umad_sim_link_down(const char *node, unsigned port)
+{
+	return fault((struct sim_fault_req){ .op = SIM_FAULT_LINK, .port = port, .up = 0 }, node, NULL);
 }
 
 int umad_sim_link_up(const char *node, unsigned port)
 {
-	const struct umad_sim_control *c = get_control();
-
-	return c ? c->link(node, port, 1) : -ENODEV;
+	return fault((struct sim_fault_req){ .op = SIM_FAULT_LINK, .port = port, .up = 1 }, node, NULL);
 }
 
 int umad_sim_node_down(const char *node)
 {
-	const struct umad_sim_control *c = get_control();
+	int r = fault((struct sim_fault_req){ .op = SIM_FAULT_NODE, .up = 0 }, node, NULL);
 
-	return c ? c->node(node, 0) : -ENODEV;
+	/* umad_sim_node_down(NULL) has always said "no such node", where the others say -EINVAL. */
+	return r == -EINVAL && !node ? -ENOENT : r;
 }
 
 int umad_sim_node_up(const char *node)
 {
-	const struct umad_sim_control *c = get_control();
+	int r = fault((struct sim_fault_req){ .op = SIM_FAULT_NODE, .up = 1 }, node, NULL);
 
-	return c ? c->node(node, 1) : -ENODEV;
+	return r == -EINVAL && !node ? -ENOENT : r;
 }
 
 int umad_sim_drop_rate(const char *node, unsigned port, double rate, uint64_t seed)
 {
-	const struct umad_sim_control *c = get_control();
-
-	return c ? c->drop(node, port, rate, seed) : -ENODEV;
+	return fault((struct sim_fault_req){ .op = SIM_FAULT_DROP, .port = port, .rate = rate,
+					     .seed = seed }, node, NULL);
 }
 
 int umad_sim_add_errors(const char *node, unsigned port, const char *counter, uint64_t count)
 {
-	const struct umad_sim_control *c = get_control();
-
-	return c ? c->counter(node, port, counter, count) : -ENODEV;
+	return fault((struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .port = port, .count = count },
+		     node, counter);
 }
 
 int umad_sim_send_trap(const char *node, unsigned port, unsigned trap_number)
 {
-	const struct umad_sim_control *c = get_control();
-
-	return c ? c->trap(node, port, trap_number) : -ENODEV;
+	return fault((struct sim_fault_req){ .op = SIM_FAULT_TRAP, .port = port, .trap = trap_number },
+		     node, NULL);
 }
 
 int umad_sim_delay(const char *node, unsigned port, unsigned delay_us)
 {
-	const struct umad_sim_control *c = get_control();
-
-	if (!c)
-		return -ENODEV;
-	/* Here as well as in the fabric: a module or server of another build may not know the limit. */
-	if (delay_us > UMAD_SIM_MAX_DELAY_US)
-		return -EINVAL;
-	return c->delay(node, port, delay_us);
+	return fault((struct sim_fault_req){ .op = SIM_FAULT_DELAY, .port = port,
+					     .delay_ns = (uint64_t)delay_us * 1000u }, node, NULL);
 }

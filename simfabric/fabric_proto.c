@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "simfabric/fabric_proto.h"
+#include "simfabric/fault.h"
 
 void fp_port_fill(struct fp_port *v, struct sim_port *p)
 {
@@ -63,7 +64,7 @@ size_t fp_min_body(uint32_t type)
 	case FP_SEND:		return sizeof(struct fp_send) + MAD_HDR_SIZE;
 	case FP_RESULT:		return sizeof(struct fp_result);
 	case FP_ISSM:		return sizeof(struct fp_issm);
-	case FP_CONTROL:	return sizeof(struct fp_control);
+	case FP_CONTROL:	return SIM_FAULT_WIRE_MIN;
 	case FP_TEXT:		return sizeof(struct fp_text);
 	case FP_TEXT_REPLY:	return 0 + 1;	/* a NUL at least */
 	case FP_DELIVER:	return sizeof(struct fp_deliver) + MAD_HDR_SIZE;
@@ -298,56 +299,4 @@ int fp_recv_message(int fd, struct fp_reader *r, int flags)
 			return -EPROTO;
 		return 1;
 	}
-}
-
-/* The wire's ops and the fault API's, side by side. */
-static const struct {
-	enum fp_control_op wire;
-	enum sim_fault_op fault;
-} control_ops[] = {
-	{ FP_CTL_LINK, SIM_FAULT_LINK },	{ FP_CTL_NODE, SIM_FAULT_NODE },
-	{ FP_CTL_DROP, SIM_FAULT_DROP },	{ FP_CTL_COUNTER, SIM_FAULT_COUNTER },
-	{ FP_CTL_TRAP, SIM_FAULT_TRAP },	{ FP_CTL_DELAY, SIM_FAULT_DELAY },
-};
-
-int fp_control_from_fault(struct fp_control *c, const struct sim_fault_req *rq)
-{
-	size_t i;
-
-	memset(c, 0, sizeof(*c));
-	for (i = 0; i < sizeof(control_ops) / sizeof(control_ops[0]); i++)
-		if (control_ops[i].fault == rq->op)
-			c->op = control_ops[i].wire;
-	if (!c->op || !rq->node || strlen(rq->node) >= sizeof(c->node) ||
-	    (rq->counter && strlen(rq->counter) >= sizeof(c->counter)))
-		return -EINVAL;
-	strcpy(c->node, rq->node);
-	if (rq->counter)
-		strcpy(c->counter, rq->counter);
-	c->port = rq->port;
-	/* One field per meaning on the wire: value and count serve several ops. */
-	switch (rq->op) {
-	case SIM_FAULT_LINK:
-	case SIM_FAULT_NODE:	c->value = rq->up != 0; break;
-	case SIM_FAULT_DROP:	c->rate = rq->rate; c->count = rq->seed; break;
-	case SIM_FAULT_DELAY:	c->value = sim_fault_delay_us(rq->delay_ns); break;
-	case SIM_FAULT_COUNTER:	c->count = rq->count; break;
-	case SIM_FAULT_TRAP:	c->value = rq->trap; break;
-	default:		break;
-	}
-	return 0;
-}
-
-void fp_control_to_fault(const struct fp_control *c, struct sim_fault_req *rq)
-{
-	size_t i;
-
-	*rq = (struct sim_fault_req){
-		.node = c->node, .port = c->port, .up = c->value != 0,
-		.rate = c->rate, .seed = c->count, .delay_ns = (uint64_t)c->value * 1000u,
-		.counter = c->counter, .count = c->count, .trap = c->value,
-	};
-	for (i = 0; i < sizeof(control_ops) / sizeof(control_ops[0]); i++)
-		if (control_ops[i].wire == c->op)
-			rq->op = control_ops[i].fault;
 }

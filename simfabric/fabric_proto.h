@@ -59,7 +59,7 @@
  *   FP_UNREGISTER {fp_register}   -> FP_RC (req ignored)
  *   FP_SEND {fp_send, MAD}        -> FP_RESULT {fp_result, answer}
  *   FP_ISSM {fp_issm}             -> FP_RC
- *   FP_CONTROL {fp_control}       -> FP_RC
+ *   FP_CONTROL {a fault request}  -> FP_RC (its bytes: sim_fault_encode, fault.h)
  *   FP_TEXT {fp_text}             -> FP_TEXT_REPLY {text} or FP_RC (an error)
  *   FP_MAP {fp_map}               -> FP_MAPPED {fp_mapped} + the arena's memory file
  * Any request may instead get FP_RC with a negative errno and a message.
@@ -75,9 +75,8 @@
 
 #include "backends/backend.h"
 #include "simfabric/fabric.h"
-#include "simfabric/fault.h"
 
-#define FP_VERSION		3
+#define FP_VERSION		4	/* 4: FP_CONTROL carries a fault request's bytes */
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
 /*
  * The longest message: a MAD whose RMPP PayloadLength is the largest
@@ -212,27 +211,6 @@ struct fp_issm {
 	uint32_t held;
 };
 
-enum fp_control_op {
-	FP_CTL_LINK = 1,	/* value: 1 up, 0 down */
-	FP_CTL_NODE,		/* value: 1 up, 0 down */
-	FP_CTL_DROP,		/* rate, count = seed */
-	FP_CTL_COUNTER,		/* counter, count */
-	FP_CTL_TRAP,		/* value: the trap number */
-	FP_CTL_DELAY,		/* value: microseconds */
-	FP_CTL_END
-};
-
-struct fp_control {
-	uint32_t op;
-	uint32_t port;
-	uint32_t value;
-	uint32_t pad;
-	uint64_t count;
-	double rate;
-	char node[FP_NAME_MAX];
-	char counter[64];
-};
-
 enum fp_text_kind {
 	FP_TEXT_SHOW = 1,
 	FP_TEXT_SHOW_JSON,
@@ -251,14 +229,6 @@ struct fp_text {
  * (the caller refreshes CapabilityMask.IsSM first).  The rate of a link that
  * is down shows as the lowest, 1X SDR, as the kernel shows it.
  */
-/*
- * A fault request on the wire and back.  fp_control_from_fault: 0, or
- * -EINVAL for an unknown op or a name too long for the message.
- * fp_control_to_fault: the request points into c (its names stay c's);
- * an unknown op becomes 0, which sim_fault_apply refuses.
- */
-int fp_control_from_fault(struct fp_control *c, const struct sim_fault_req *rq);
-void fp_control_to_fault(const struct fp_control *c, struct sim_fault_req *rq);
 void fp_port_fill(struct fp_port *v, struct sim_port *p);
 void fp_node_fill(struct fp_node *v, const struct sim_node *n);
 

@@ -987,16 +987,14 @@ static int do_issm(struct fabric_server *s, struct client *c, const struct fp_is
 	return reply_rc(c, 0, NULL);
 }
 
-static int do_control(struct fabric_server *s, struct client *c, const struct fp_control *q)
+static int do_control(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
 {
 	struct sim_fault_req rq;
 	char msg[256];
-	int r;
+	int r = sim_fault_decode(body, len, &rq, msg, sizeof(msg));
 
-	if (!FP_TERMINATED(q->node) || !FP_TERMINATED(q->counter))
-		return reply_rc(c, -EINVAL, "unterminated name");
-	fp_control_to_fault(q, &rq);
-	r = sim_fault_apply(&s->net, &rq, msg, sizeof(msg));
+	if (r == 0)
+		r = sim_fault_apply(&s->net, &rq, msg, sizeof(msg));
 	if (r == 0 && sim_fault_changes_ports(rq.op))
 		hosts_changed(s, NULL);
 	if (r == 0)
@@ -1048,7 +1046,7 @@ static int dispatch(struct fabric_server *s, struct client *c, uint32_t type,
 	case FP_UNREGISTER:	return do_register(s, c, (const struct fp_register *)body, 0);
 	case FP_SEND:		return do_send(s, c, body, len);
 	case FP_ISSM:		return do_issm(s, c, (const struct fp_issm *)body);
-	case FP_CONTROL:	return do_control(s, c, (const struct fp_control *)body);
+	case FP_CONTROL:	return do_control(s, c, body, len);
 	case FP_TEXT:		return do_text(s, c, (const struct fp_text *)body);
 	case FP_MAP:		return do_map(s, c);
 	case FP_NOTE_CHANGED:	return do_note_changed(s, (const struct fp_note *)body);

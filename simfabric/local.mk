@@ -17,7 +17,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/subnet_up.h \
 	simfabric/net.c simfabric/net.h \
-	simfabric/fault.c simfabric/fault.h \
+	simfabric/fault.c simfabric/fault.h simfabric/fault_req.h \
 	simfabric/fabric_proto.c simfabric/fabric_proto.h \
 	simfabric/fabric_client.c simfabric/fabric_client.h \
 	simfabric/fabric_trust.c simfabric/fabric_trust.h \

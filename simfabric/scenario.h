@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * Scenario files: timed fault commands for repeatable tests, one a line,
- * "AT_MS COMMAND ARGS" (doc/scenario-format.md has the grammar):
+ * "AT_MS COMMAND ARGS" (doc/scenario-format.md has the grammar; the
+ * command and its arguments are the fault module's, read by
+ * sim_fault_parse as `umad fabric` reads its arguments):
  *
  *   0    link down sw1 3
  *   100  drop S-0002 1 0.25 seed=7
@@ -10,9 +12,9 @@
  *
  * Parsing only reads text; nothing here knows a clock.  The caller runs
  * the steps through a table of operations (struct sim_scenario_ops): `umad
- * fabric scenario` sends each to a shared fabric's server, a caller that
- * holds a fabric applies it there (sim_scenario_apply() does one step on a
- * struct sim_net), a test records them in a fake.  Every
+ * fabric scenario` sends each request to a shared fabric's server, a
+ * caller that holds a fabric applies it there (sim_scenario_apply() does
+ * one step on a struct sim_net), a test records them in a fake.  Every
  * error is reported as "FILE:LINE: what is wrong"; a file with any error
  * gives no scenario.  No state is shared between calls.
  */
@@ -23,43 +25,20 @@
 #include <stdint.h>
 
 #include "simfabric/fault.h"
-#include "simfabric/pma.h"
-#include "simfabric/topology.h"
 
 struct sim_net;
-
-enum sim_scenario_cmd {
-	SIM_SCENARIO_LINK,	/* link up|down NODE PORT */
-	SIM_SCENARIO_NODE,	/* node up|down NODE */
-	SIM_SCENARIO_DROP,	/* drop NODE PORT RATE [seed=N] */
-	SIM_SCENARIO_DELAY,	/* delay NODE PORT MICROSECONDS (or with ns/us/ms) */
-	SIM_SCENARIO_COUNTER,	/* counter NODE PORT NAME COUNT */
-	SIM_SCENARIO_TRAP,	/* trap NODE PORT NUMBER */
-	SIM_SCENARIO_N_CMDS
-};
 
 /* Bounds on what one scenario may hold. */
 #define SIM_SCENARIO_MAX_MS	31536000000ull	/* AT_MS: a year */
 #define SIM_SCENARIO_MAX_BYTES	(16u << 20)	/* a file's text */
 #define SIM_SCENARIO_MAX_STEPS	(1u << 20)
 #define SIM_SCENARIO_MAX_ERRORS	20		/* messages kept; the rest are counted */
-/* A delay: the fault API's limit, a minute (UMAD_SIM_MAX_DELAY_US, infiniband/umad_sim.h). */
-#define SIM_SCENARIO_MAX_DELAY_NS ((uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u)
 
+/* A line: when, where, and the fault it asks for (sim_fault_parse read the rest of it). */
 struct sim_scenario_step {
 	uint64_t at_ms;			/* from the start of the run */
-	enum sim_scenario_cmd cmd;
 	unsigned line;			/* where the file gives it */
-	char *node;			/* as written: node id, NodeDescription or 0xGUID;
-					 * at most SIM_TOPOLOGY_MAX_ID bytes, the longest node id */
-	unsigned port;			/* all commands but node */
-	int up;				/* link, node: 1 up, 0 down */
-	double rate;			/* drop: 0 (stop dropping) .. 1 */
-	uint64_t seed;			/* drop: the generator's seed (0: its default) */
-	uint64_t delay_ns;		/* delay: added to each packet leaving the port (0: none) */
-	enum sim_pma_counter counter;	/* counter: which one */
-	uint64_t count;			/* counter: how much it rises (1 or more) */
-	unsigned trap;			/* trap: TRAP_* of mad_wire.h */
+	struct sim_fault_req req;
 };
 
 struct sim_scenario {
@@ -82,13 +61,11 @@ int sim_scenario_parse(const char *text, size_t len, const char *name, struct si
 int sim_scenario_load(const char *path, struct sim_scenario **out, char **errors);
 void sim_scenario_free(struct sim_scenario *sc);
 
-/* "link", "node"...; NULL out of range. */
-const char *sim_scenario_cmd_name(enum sim_scenario_cmd cmd);
-
 /*
  * A step written back as a line of the format (no newline), which parses
- * to the same step: 0 or -ENOMEM, -EINVAL for a step out of range.
- * The result is malloc'd (*line), the caller frees it.
+ * to the same step (sim_fault_format after the time): 0 or -ENOMEM,
+ * -EINVAL for a step out of range.  The result is malloc'd (*line), the
+ * caller frees it.
  */
 int sim_scenario_format_step(const struct sim_scenario_step *s, char **line);
 
@@ -104,25 +81,18 @@ int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f
 /*
  * What a run does at each step, each returning 0 or -errno.  wait_until
  * (optional) returns when at_ms has come (the run starts at 0 and calls
- * it before every step with the step's time).  The others carry out a
- * step; all are given the step, which holds their arguments.
+ * it before every step with the step's time).  fault carries out a step's
+ * request.
  */
 struct sim_scenario_ops {
 	int (*wait_until)(void *arg, uint64_t at_ms);
-	int (*link)(void *arg, const struct sim_scenario_step *s);
-	int (*node)(void *arg, const struct sim_scenario_step *s);
-	int (*drop)(void *arg, const struct sim_scenario_step *s);
-	int (*delay)(void *arg, const struct sim_scenario_step *s);
-	int (*counter)(void *arg, const struct sim_scenario_step *s);
-	int (*trap)(void *arg, const struct sim_scenario_step *s);
+	int (*fault)(void *arg, const struct sim_scenario_step *s);
 };
 
 /*
- * Run the steps in order through ops.  Nothing runs when the scenario
- * uses a command ops has no operation for (-EOPNOTSUPP, *failed the first
- * such step).  Otherwise stops at the first operation that fails and
- * returns its -errno, with *failed (when not NULL) its index; 0 when all
- * ran.  -EINVAL for NULL arguments.
+ * Run the steps in order through ops.  Stops at the first operation that
+ * fails and returns its -errno, with *failed (when not NULL) its index; 0
+ * when all ran.  -EINVAL for NULL arguments (ops->fault too): nothing runs.
  */
 int sim_scenario_run(const struct sim_scenario *sc, const struct sim_scenario_ops *ops, void *arg,
 		     size_t *failed);
@@ -135,9 +105,5 @@ int sim_scenario_run(const struct sim_scenario *sc, const struct sim_scenario_op
  * send), -ENOTCONN (link: no cable), or what the fault call returned.
  */
 int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s);
-
-/* A step as a request of the fault API (its node points into the step), for callers that
- * send it elsewhere, as umad fabric scenario does to a running fabric. */
-void sim_scenario_step_request(const struct sim_scenario_step *s, struct sim_fault_req *rq);
 
 #endif /* SIMFABRIC_SCENARIO_H */

@@ -102,7 +102,7 @@ tests_test_sim_agents_DEPENDENCIES = libibumad.la backend-sim.la
 # Faults through libumad-sim: links, nodes, drops, traps.
 check_PROGRAMS += tests/test_sim_faults
 TESTS += tests/test_sim_faults
-tests_test_sim_faults_SOURCES = tests/test_sim_faults.c
+tests_test_sim_faults_SOURCES = tests/test_sim_faults.c tests/own_net.h
 tests_test_sim_faults_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
 # libsimfabric too: the fault request is also tested on a fabric of the test's own.
@@ -137,6 +137,14 @@ tests_test_describe_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS
 tests_test_scenario_SOURCES = tests/test_scenario.c
 tests_test_scenario_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_scenario_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# The fault module: its table of kinds, the one parser of umad fabric's arguments and scenario
+# lines, the text written back, the bytes FP_CONTROL carries.
+check_PROGRAMS += tests/test_fault
+TESTS += tests/test_fault
+tests_test_fault_SOURCES = tests/test_fault.c tests/own_net.h
+tests_test_fault_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_fault_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).

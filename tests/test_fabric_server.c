@@ -47,6 +47,7 @@
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
+#include "simfabric/fault.h"
 #include "tests/arena_lock.h"
 #include "tests/child.h"
 
@@ -507,13 +508,15 @@ static unsigned node_changed_events(int ev, struct fp_reader *r)
 	return n;
 }
 
-static void control(struct fabric_server *s, int fd, uint32_t op, const char *node, uint32_t port,
-		    uint32_t value, struct fp_reader *r)
+/* A fault, as umad fabric sends it (its bytes); it must be taken. */
+static void control(struct fabric_server *s, int fd, const struct sim_fault_req *rq,
+		    struct fp_reader *r)
 {
-	struct fp_control q = { .op = op, .port = port, .value = value };
+	uint8_t q[SIM_FAULT_WIRE_MAX];
+	int len = sim_fault_encode(rq, q, sizeof(q));
 
-	snprintf(q.node, sizeof(q.node), "%s", node);
-	ask(s, fd, FP_CONTROL, &q, sizeof(q), NULL, 0, r);
+	assert_true(len > 0);
+	ask(s, fd, FP_CONTROL, q, (size_t)len, NULL, 0, r);
 	assert_int_equal(rc_of(r), 0);
 }
 
@@ -540,25 +543,27 @@ static void test_link_fault_tells_attached_clients(void **state)
 	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_ACTIVE);
 	assert_int_equal(node_changed_events(ev1, &e), 0);
 
-	control(s, ctl, FP_CTL_DROP, "Hca1", 1, 0, &r);
+	control(s, ctl, &(struct sim_fault_req){ .op = SIM_FAULT_DROP, .node = "Hca1", .port = 1 }, &r);
 	assert_int_equal(node_changed_events(ev1, &e), 0);
 
-	control(s, ctl, FP_CTL_LINK, "Hca1", 1, 0, &r);
+	control(s, ctl, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Hca1", .port = 1 }, &r);
 	assert_true(node_changed_events(ev1, &e) >= 1);
 	assert_true(node_changed_events(ev2, &e) >= 1);
 	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_DOWN);
 
 	/* Back up: the built-in SM activates it again, and says so. */
-	control(s, ctl, FP_CTL_LINK, "Hca1", 1, 1, &r);
+	control(s, ctl, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Hca1", .port = 1,
+						  .up = 1 }, &r);
 	assert_true(node_changed_events(ev1, &e) >= 1);
 	assert_true(node_changed_events(ev2, &e) >= 1);
 	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_ACTIVE);
 
 	/* A Trap 128 makes the built-in SM resweep: told too. */
-	control(s, ctl, FP_CTL_TRAP, "Switch2", 0, TRAP_LINK_STATE_CHANGE, &r);
+	control(s, ctl, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "Switch2",
+						  .trap = TRAP_LINK_STATE_CHANGE }, &r);
 	assert_true(node_changed_events(ev2, &e) >= 1);
 
-	control(s, ctl, FP_CTL_NODE, "Hca1", 0, 0, &r);
+	control(s, ctl, &(struct sim_fault_req){ .op = SIM_FAULT_NODE, .node = "Hca1" }, &r);
 	assert_true(node_changed_events(ev1, &e) >= 1);
 	assert_int_equal(port_state(s, at1, 1, &r), PORT_STATE_DOWN);
 

@@ -97,50 +97,51 @@ static void test_every_command(void **state)
 	assert_string_equal(sc->name, "t.scn");
 	assert_int_equal(sc->n_steps, 11);
 	assert_int_equal(s[0].at_ms, 0);
-	assert_int_equal(s[0].cmd, SIM_SCENARIO_LINK);
-	assert_int_equal(s[0].up, 0);
-	assert_string_equal(s[0].node, "sw1");
-	assert_int_equal(s[0].port, 3);
+	assert_int_equal(s[0].req.op, SIM_FAULT_LINK);
+	assert_int_equal(s[0].req.up, 0);
+	assert_string_equal(s[0].req.node, "sw1");
+	assert_int_equal(s[0].req.port, 3);
 	assert_int_equal(s[0].line, 2);
 
-	assert_int_equal(s[1].cmd, SIM_SCENARIO_DROP);
+	assert_int_equal(s[1].req.op, SIM_FAULT_DROP);
 	assert_int_equal(s[1].at_ms, 100);
-	assert_string_equal(s[1].node, "S-0002");
-	assert_int_equal(s[1].port, 1);
-	assert_true(s[1].rate == 0.25);
-	assert_int_equal(s[1].seed, 7);
+	assert_string_equal(s[1].req.node, "S-0002");
+	assert_int_equal(s[1].req.port, 1);
+	assert_true(s[1].req.rate == 0.25);
+	assert_int_equal(s[1].req.seed, 7);
 	assert_int_equal(s[1].line, 4);
 
-	assert_int_equal(s[2].cmd, SIM_SCENARIO_NODE);
+	assert_int_equal(s[2].req.op, SIM_FAULT_NODE);
 	assert_int_equal(s[2].at_ms, 100);
-	assert_int_equal(s[2].up, 0);
-	assert_string_equal(s[2].node, "H-0003");
+	assert_int_equal(s[2].req.up, 0);
+	assert_string_equal(s[2].req.node, "H-0003");
 
-	assert_int_equal(s[3].cmd, SIM_SCENARIO_COUNTER);
-	assert_int_equal(s[3].counter, SIM_PMA_SYMBOL_ERRORS);
-	assert_int_equal(s[3].count, 5);
-	assert_int_equal(s[3].port, 2);
+	assert_int_equal(s[3].req.op, SIM_FAULT_COUNTER);
+	assert_int_equal(sim_pma_counter_by_name(s[3].req.counter), SIM_PMA_SYMBOL_ERRORS);
+	assert_int_equal(s[3].req.count, 5);
+	assert_int_equal(s[3].req.port, 2);
 
-	assert_int_equal(s[4].cmd, SIM_SCENARIO_TRAP);
-	assert_int_equal(s[4].trap, TRAP_CAPABILITY_CHANGE);
-	assert_int_equal(s[4].port, 1);
+	assert_int_equal(s[4].req.op, SIM_FAULT_TRAP);
+	assert_int_equal(s[4].req.trap, TRAP_CAPABILITY_CHANGE);
+	assert_int_equal(s[4].req.port, 1);
 
-	assert_int_equal(s[5].cmd, SIM_SCENARIO_LINK);
-	assert_int_equal(s[5].up, 1);
+	assert_int_equal(s[5].req.op, SIM_FAULT_LINK);
+	assert_int_equal(s[5].req.up, 1);
 
-	assert_int_equal(s[6].cmd, SIM_SCENARIO_DELAY);
-	assert_int_equal(s[6].delay_ns, 2000 * 1000ull);	/* microseconds by default */
+	assert_int_equal(s[6].req.op, SIM_FAULT_DELAY);
+	assert_int_equal(s[6].req.delay_ns, 2000 * 1000ull);	/* microseconds by default */
 
-	assert_string_equal(s[7].node, "node1 HCA-1");
-	assert_true(s[7].rate == 1.0);
-	assert_int_equal(s[7].seed, 0);
+	assert_string_equal(s[7].req.node, "node1 HCA-1");
+	assert_true(s[7].req.rate == 1.0);
+	assert_int_equal(s[7].req.seed, 0);
 
-	assert_int_equal(s[8].delay_ns, 3000000ull);
-	assert_int_equal(s[9].counter, SIM_PMA_RCV_ERRORS);	/* names in any case */
-	assert_int_equal(s[9].port, 0);
-	assert_int_equal(s[9].count, UINT64_MAX);
+	assert_int_equal(s[8].req.delay_ns, 3000000ull);
+	assert_int_equal(sim_pma_counter_by_name(s[9].req.counter), SIM_PMA_RCV_ERRORS);	/* names in any case */
+	assert_string_equal(s[9].req.counter, "PortRcvErrors");	/* kept as the PMA names it */
+	assert_int_equal(s[9].req.port, 0);
+	assert_int_equal(s[9].req.count, UINT64_MAX);
 	assert_int_equal(s[10].at_ms, SIM_SCENARIO_MAX_MS);
-	assert_true(s[10].rate == 0.0);
+	assert_true(s[10].req.rate == 0.0);
 	sim_scenario_free(sc);
 }
 
@@ -162,18 +163,18 @@ static void test_words(void **state)
 
 	(void)state;
 	assert_int_equal(sc->n_steps, 10);
-	assert_string_equal(sc->steps[0].node, "a \"quoted\" \\ name");
-	assert_int_equal(sc->steps[0].port, 1);
-	assert_string_equal(sc->steps[1].node, "#not a comment");
-	assert_string_equal(sc->steps[2].node, "a#b");
-	assert_true(sc->steps[3].rate == 0.5);
-	assert_int_equal(sc->steps[3].seed, 16);
-	assert_true(sc->steps[4].rate == 0.123456789);
-	assert_int_equal(sc->steps[5].delay_ns, 0);
-	assert_int_equal(sc->steps[6].delay_ns, 15);
-	assert_int_equal(sc->steps[7].delay_ns, SIM_SCENARIO_MAX_DELAY_NS);
-	assert_int_equal(sc->steps[8].delay_ns, 1000000);
-	assert_int_equal(sc->steps[9].delay_ns, (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u);
+	assert_string_equal(sc->steps[0].req.node, "a \"quoted\" \\ name");
+	assert_int_equal(sc->steps[0].req.port, 1);
+	assert_string_equal(sc->steps[1].req.node, "#not a comment");
+	assert_string_equal(sc->steps[2].req.node, "a#b");
+	assert_true(sc->steps[3].req.rate == 0.5);
+	assert_int_equal(sc->steps[3].req.seed, 16);
+	assert_true(sc->steps[4].req.rate == 0.123456789);
+	assert_int_equal(sc->steps[5].req.delay_ns, 0);
+	assert_int_equal(sc->steps[6].req.delay_ns, 15);
+	assert_int_equal(sc->steps[7].req.delay_ns, SIM_FAULT_MAX_DELAY_NS);
+	assert_int_equal(sc->steps[8].req.delay_ns, 1000000);
+	assert_int_equal(sc->steps[9].req.delay_ns, (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u);
 	sim_scenario_free(sc);
 	/* Nothing but comments: a scenario of no steps. */
 	sc = parse_ok("# nothing\n\n");
@@ -278,7 +279,7 @@ static void test_error_lines(void **state)
 		}
 		snprintf(text, sizeof(text), "0 delay \"%.255s\" 1 5\n", long_word + 10);
 		sc = parse_ok(text);
-		assert_int_equal(strlen(sc->steps[0].node), SIM_TOPOLOGY_MAX_ID);
+		assert_int_equal(strlen(sc->steps[0].req.node), SIM_TOPOLOGY_MAX_ID);
 		sim_scenario_free(sc);
 	}
 	/* At most SIM_SCENARIO_MAX_ERRORS messages, then how many more. */
@@ -312,32 +313,29 @@ static void test_bad_calls(void **state)
 	assert_non_null(strstr(errors, "a scenario holds at most 16 MiB"));
 	free(errors);
 	assert_int_equal(sim_scenario_run(NULL, NULL, NULL, NULL), -EINVAL);
+	s.req.op = SIM_FAULT_LINK;
+	s.req.port = 1;
 	assert_int_equal(sim_scenario_format_step(&s, &line), -EINVAL);	/* no node */
 	assert_null(line);
-	s.node = (char *)"x";
-	s.cmd = SIM_SCENARIO_N_CMDS;
+	strcpy(s.req.node, "x");
+	s.req.op = SIM_FAULT_N_OPS;
 	assert_int_equal(sim_scenario_format_step(&s, &line), -EINVAL);
-	s.cmd = SIM_SCENARIO_DROP;
-	s.port = 1;
-	s.rate = 2.0;
+	s.req.op = SIM_FAULT_DROP;
+	s.req.port = 1;
+	s.req.rate = 2.0;
 	assert_int_equal(sim_scenario_format_step(&s, &line), -EINVAL);
-	s.node = (char *)"two\nlines";
-	s.rate = 0.5;
+	strcpy(s.req.node, "two\nlines");
+	s.req.rate = 0.5;
 	assert_int_equal(sim_scenario_format_step(&s, &line), -EINVAL);
-	{
-		char node[SIM_TOPOLOGY_MAX_ID + 2];
-
-		memset(node, 'n', sizeof(node) - 1);
-		node[sizeof(node) - 1] = '\0';
-		s.node = node;	/* one byte more than a node id: it would not read back */
-		assert_int_equal(sim_scenario_format_step(&s, &line), -EINVAL);
-		node[sizeof(node) - 2] = '\0';
-		assert_int_equal(sim_scenario_format_step(&s, &line), 0);
-		free(line);
-		line = NULL;
-	}
-	assert_null(sim_scenario_cmd_name(SIM_SCENARIO_N_CMDS));
-	assert_string_equal(sim_scenario_cmd_name(SIM_SCENARIO_COUNTER), "counter");
+	/* One byte more than a node id (no room for its NUL): it would not read back. */
+	memset(s.req.node, 'n', sizeof(s.req.node));
+	assert_int_equal(sim_scenario_format_step(&s, &line), -EINVAL);
+	s.req.node[SIM_TOPOLOGY_MAX_ID] = '\0';
+	assert_int_equal(sim_scenario_format_step(&s, &line), 0);
+	free(line);
+	line = NULL;
+	assert_null(sim_fault_op_name(SIM_FAULT_N_OPS));
+	assert_string_equal(sim_fault_op_name(SIM_FAULT_COUNTER), "counter");
 	sim_scenario_free(NULL);
 }
 
@@ -391,16 +389,17 @@ static void test_format_round_trip(void **state)
 		const struct sim_scenario_step *a = &sc->steps[i], *b = &again->steps[i];
 
 		assert_int_equal(a->at_ms, b->at_ms);
-		assert_int_equal(a->cmd, b->cmd);
-		assert_string_equal(a->node, b->node);
-		assert_int_equal(a->port, b->port);
-		assert_int_equal(a->up, b->up);
-		assert_true(a->rate == b->rate);
-		assert_int_equal(a->seed, b->seed);
-		assert_int_equal(a->delay_ns, b->delay_ns);
-		assert_int_equal(a->counter, b->counter);
-		assert_int_equal(a->count, b->count);
-		assert_int_equal(a->trap, b->trap);
+		assert_int_equal(a->req.op, b->req.op);
+		assert_string_equal(a->req.node, b->req.node);
+		assert_int_equal(a->req.port, b->req.port);
+		assert_int_equal(a->req.up, b->req.up);
+		assert_true(a->req.rate == b->req.rate);
+		assert_int_equal(a->req.seed, b->req.seed);
+		assert_int_equal(a->req.delay_ns, b->req.delay_ns);
+		assert_string_equal(a->req.counter, b->req.counter);
+		assert_int_equal(a->req.count, b->req.count);
+		assert_int_equal(a->req.trap, b->req.trap);
+		assert_true(sim_fault_same(&a->req, &b->req));
 	}
 	sim_scenario_free(again);
 	sim_scenario_free(sc);
@@ -461,17 +460,16 @@ struct record {
 	size_t calls;
 };
 
-static int record(void *arg, const char *what, const struct sim_scenario_step *s)
+/* Each step logged as "COMMAND: LINE", the command from the step's request. */
+static int rec_fault(void *arg, const struct sim_scenario_step *s)
 {
 	struct record *r = arg;
 	char *line = NULL;
 
 	r->calls++;
-	if (s) {
-		assert_int_equal(sim_scenario_format_step(s, &line), 0);
-		sim_text_printf(&r->log, "%s: %s\n", what, line);
-		free(line);
-	}
+	assert_int_equal(sim_scenario_format_step(s, &line), 0);
+	sim_text_printf(&r->log, "%s: %s\n", sim_fault_op_name(s->req.op), line);
+	free(line);
 	return r->calls == r->fail_at ? -EIO : 0;
 }
 
@@ -483,17 +481,7 @@ static int rec_wait(void *arg, uint64_t at_ms)
 	return 0;
 }
 
-static int rec_link(void *arg, const struct sim_scenario_step *s) { return record(arg, "link", s); }
-static int rec_node(void *arg, const struct sim_scenario_step *s) { return record(arg, "node", s); }
-static int rec_drop(void *arg, const struct sim_scenario_step *s) { return record(arg, "drop", s); }
-static int rec_delay(void *arg, const struct sim_scenario_step *s) { return record(arg, "delay", s); }
-static int rec_counter(void *arg, const struct sim_scenario_step *s) { return record(arg, "counter", s); }
-static int rec_trap(void *arg, const struct sim_scenario_step *s) { return record(arg, "trap", s); }
-
-static const struct sim_scenario_ops rec_ops = {
-	.wait_until = rec_wait, .link = rec_link, .node = rec_node, .drop = rec_drop,
-	.delay = rec_delay, .counter = rec_counter, .trap = rec_trap,
-};
+static const struct sim_scenario_ops rec_ops = { .wait_until = rec_wait, .fault = rec_fault };
 
 static const char run_text[] =
 	"0 link down sw1 3\n"
@@ -538,12 +526,13 @@ static void test_run(void **state)
 	assert_int_equal(sim_scenario_run(sc, &ops, &r, NULL), 0);
 	assert_null(strstr(sim_text_str(&r.log), "wait"));
 	assert_int_equal(r.calls, sc->n_steps);
-	/* A command without an operation: nothing runs at all. */
+	/* Without an operation for the faults: nothing runs at all. */
 	sim_text_reset(&r.log);
 	r.calls = 0;
-	ops.delay = NULL;
-	assert_int_equal(sim_scenario_run(sc, &ops, &r, &failed), -EOPNOTSUPP);
-	assert_int_equal(failed, 3);
+	ops.fault = NULL;
+	failed = 99;
+	assert_int_equal(sim_scenario_run(sc, &ops, &r, &failed), -EINVAL);
+	assert_int_equal(failed, 99);
 	assert_int_equal(r.calls, 0);
 	assert_string_equal(sim_text_str(&r.log), "");
 	sim_text_free(&r.log);

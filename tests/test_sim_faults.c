@@ -44,6 +44,7 @@
 #include "simfabric/pma.h"
 #include "simfabric/scenario.h"
 #include "simfabric/topology.h"
+#include "tests/own_net.h"
 
 #define PORTINFO_OFF_LID	16	/* PortInfo:LID in the SMP data */
 #define PORTINFO_OFF_CAPMASK	20	/* PortInfo:CapabilityMask */
@@ -100,35 +101,6 @@ static int round_trip(struct msg *m, int timeout_ms)
 }
 
 /* --- the request: sim_fault_apply on a fabric of the test's own ---------------------------- */
-
-struct own_net {
-	struct sim_fabric *f;
-	struct sim_net net;
-};
-
-static int own_setup(void **state)
-{
-	struct own_net *o = calloc(1, sizeof(*o));
-	char *errors = NULL;
-
-	assert_non_null(o);
-	o->f = sim_topology_parse(sim_default_topology, "default", &errors);
-	assert_non_null(o->f);
-	/* The built-in SM brings the subnet up: the traps a fault sends have somewhere to go. */
-	assert_int_equal(sim_net_init(&o->net, o->f, 1, NULL, NULL, &errors), 0);
-	*state = o;
-	return 0;
-}
-
-static int own_teardown(void **state)
-{
-	struct own_net *o = *state;
-
-	sim_net_fini(&o->net);
-	sim_fabric_free(o->f);
-	free(o);
-	return 0;
-}
 
 static struct sim_port *port_of(struct own_net *o, const char *node, unsigned port)
 {
@@ -323,7 +295,7 @@ static void test_req_refused(void **state)
 			assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, msg, sizeof(msg)), 0);
 		else
 			refused(o, &rq, -EINVAL, "port 0 of \"Switch1\" is the switch's own, with no link");
-		rq.node = "Hca1";
+		strcpy(rq.node, "Hca1");
 		if (i == SIM_FAULT_NODE)
 			assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, msg, sizeof(msg)), 0);
 		else
@@ -369,8 +341,8 @@ static void test_req_from_scenario(void **state)
 				   "1 counter Switch1 0 SymbolErrorCounter 3\n";
 	/* The parser refuses port 0 for these; a step made by hand meets the fault API's rule. */
 	struct sim_scenario_step made[] = {
-		{ .cmd = SIM_SCENARIO_DROP, .line = 7, .node = "Switch1", .port = 0, .rate = 0.5 },
-		{ .cmd = SIM_SCENARIO_LINK, .line = 8, .node = "Switch1", .port = 0 },
+		{ .line = 7, .req = { .op = SIM_FAULT_DROP, .node = "Switch1", .port = 0, .rate = 0.5 } },
+		{ .line = 8, .req = { .op = SIM_FAULT_LINK, .node = "Switch1", .port = 0 } },
 	};
 	struct sim_scenario by_hand = { .name = "t.scn", .steps = made, .n_steps = 2 };
 	struct own_net *o = *state;
@@ -459,16 +431,19 @@ static void test_req_on_the_wire(void **state)
 		{ .op = SIM_FAULT_TRAP, .node = "Switch2", .port = 0, .trap = 128 },
 	};
 	struct sim_fault_req back, bad;
-	struct fp_control c;
-	char name[FP_NAME_MAX + 1];
+	uint8_t buf[SIM_FAULT_WIRE_MAX];
+	char err[128];
 	size_t i;
+	int len;
 
 	(void)state;
 	for (i = 0; i < sizeof(reqs) / sizeof(reqs[0]); i++) {
 		const struct sim_fault_req *rq = &reqs[i];
 
-		assert_int_equal(fp_control_from_fault(&c, rq), 0);
-		fp_control_to_fault(&c, &back);
+		len = sim_fault_encode(rq, buf, sizeof(buf));
+		assert_true(len >= SIM_FAULT_WIRE_MIN && len <= SIM_FAULT_WIRE_MAX);
+		assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, err, sizeof(err)), 0);
+		assert_string_equal(err, "");
 		assert_int_equal(back.op, rq->op);
 		assert_string_equal(back.node, rq->node);
 		assert_int_equal(back.port, rq->port);
@@ -479,8 +454,8 @@ static void test_req_on_the_wire(void **state)
 			assert_true(back.rate == rq->rate);
 			assert_int_equal(back.seed, rq->seed);
 			break;
-		case SIM_FAULT_DELAY:	/* whole microseconds, rounded up */
-			assert_int_equal(back.delay_ns, 3000);
+		case SIM_FAULT_DELAY:	/* as asked: rounded to whole microseconds where applied */
+			assert_int_equal(back.delay_ns, 2500);
 			break;
 		case SIM_FAULT_COUNTER:
 			assert_string_equal(back.counter, rq->counter);
@@ -488,28 +463,29 @@ static void test_req_on_the_wire(void **state)
 			break;
 		default:		assert_int_equal(back.trap, rq->trap); break;
 		}
+		/* Every field, the ones the op ignores too. */
+		assert_true(sim_fault_same(&back, rq));
 	}
-	/* What the message cannot carry is refused; an unknown op on the wire becomes 0. */
+	/* What the message cannot carry is refused: names without their NUL, no room. */
+	bad = reqs[0];
+	memset(bad.node, 'x', sizeof(bad.node));
+	assert_int_equal(sim_fault_encode(&bad, buf, sizeof(buf)), -EINVAL);
+	bad = reqs[4];
+	memset(bad.counter, 'c', sizeof(bad.counter));
+	assert_int_equal(sim_fault_encode(&bad, buf, sizeof(buf)), -EINVAL);
+	assert_int_equal(sim_fault_encode(&reqs[0], buf, SIM_FAULT_WIRE_MIN), -EINVAL);
+	/* An unknown op crosses as it is, for the fabric to refuse. */
 	bad = reqs[0];
 	bad.op = SIM_FAULT_N_OPS;
-	assert_int_equal(fp_control_from_fault(&c, &bad), -EINVAL);
-	memset(name, 'x', sizeof(name) - 1);
-	name[sizeof(name) - 1] = '\0';
-	bad = reqs[0];
-	bad.node = name;
-	assert_int_equal(fp_control_from_fault(&c, &bad), -EINVAL);
-	bad.node = NULL;
-	assert_int_equal(fp_control_from_fault(&c, &bad), -EINVAL);
-	assert_int_equal(fp_control_from_fault(&c, &reqs[0]), 0);
-	assert_int_equal(fp_control_from_fault(&c, &reqs[0]), 0);
-	c.op = FP_CTL_END;
-	fp_control_to_fault(&c, &back);
-	assert_int_equal(back.op, 0);
+	len = sim_fault_encode(&bad, buf, sizeof(buf));
+	assert_true(len > 0);
+	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.op, SIM_FAULT_N_OPS);
 }
 
 /*
  * A delay past the limit stays past it on the wire, and the server's
- * do_control (fp_control_to_fault, then sim_fault_apply) refuses it, with
+ * do_control (sim_fault_decode, then sim_fault_apply) refuses it, with
  * the limit in the message.
  */
 static void test_req_delay_on_the_wire(void **state)
@@ -517,20 +493,24 @@ static void test_req_delay_on_the_wire(void **state)
 	struct own_net *o = *state;
 	struct sim_fault_req rq = { .op = SIM_FAULT_DELAY, .node = "Switch1", .port = 8,
 				    .delay_ns = (uint64_t)UINT32_MAX * 1000u + 1 }, back;
-	struct fp_control c;
+	uint8_t buf[SIM_FAULT_WIRE_MAX];
 	char msg[128];
+	int len;
 
-	assert_int_equal(fp_control_from_fault(&c, &rq), 0);
-	assert_int_equal(c.value, UINT32_MAX);
-	fp_control_to_fault(&c, &back);
+	len = sim_fault_encode(&rq, buf, sizeof(buf));
+	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, msg, sizeof(msg)), 0);
+	assert_int_equal(back.delay_ns, (uint64_t)UINT32_MAX * 1000u + 1);
 	assert_int_equal(apply(o, &back, msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "a delay of 4294967295 microseconds is longer than a minute (at most 60000000 microseconds)");
-	c.value = UMAD_SIM_MAX_DELAY_US + 1;
-	fp_control_to_fault(&c, &back);
+	assert_string_equal(msg, "a delay of 4294967295001 ns is longer than a minute (at most 60000000 microseconds)");
+	rq.delay_ns = ((uint64_t)UMAD_SIM_MAX_DELAY_US + 1) * 1000u;
+	len = sim_fault_encode(&rq, buf, sizeof(buf));
+	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, msg, sizeof(msg)), 0);
 	assert_int_equal(apply(o, &back, msg, sizeof(msg)), -EINVAL);
+	assert_string_equal(msg, "a delay of 60000001 microseconds is longer than a minute (at most 60000000 microseconds)");
 	assert_null(port_of(o, "Switch1", 8)->fault);
-	c.value = UMAD_SIM_MAX_DELAY_US;
-	fp_control_to_fault(&c, &back);
+	rq.delay_ns = (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u;
+	len = sim_fault_encode(&rq, buf, sizeof(buf));
+	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, msg, sizeof(msg)), 0);
 	assert_int_equal(apply(o, &back, msg, sizeof(msg)), 0);
 	assert_int_equal(port_of(o, "Switch1", 8)->fault->delay_ns, 60000000000ull);
 }

@@ -5,6 +5,8 @@
 #  - dot takes a NODE, as show does, in the usage and the SYNOPSIS;
 #  - a fabric command line that does not parse prints "usage:" and exits 2;
 #  - numbers are decimal (a leading zero is not octal), a seed also 0x hex;
+#  - a fault is written as a scenario line's command (seed=N, a delay with
+#    a unit) and refused with the parser's message, exit status 2;
 #  - fabric serve stops on SIGHUP as on SIGTERM, with status 0;
 #  - the man pages render without a warning (when groff is installed).
 set -u
@@ -87,6 +89,19 @@ rc=$?
 [ $rc = 2 ] || fail "trap Switch1 0 0x80: exit $rc, not 2 (a trap number is decimal)"
 f drop Switch1 1 0.5 0x10 > "$work/out" 2>&1 || fail "drop with a 0x seed: exit $?: $(cat "$work/out")"
 f drop Switch1 1 0 > "$work/out" 2>&1 || fail "drop 0: exit $?: $(cat "$work/out")"
+# A fault is a scenario line's command: its spellings, and the parser's messages.
+f drop Switch1 1 0.5 seed=7 > "$work/out" 2>&1 || fail "drop with seed=7: exit $?: $(cat "$work/out")"
+f delay Switch1 1 3ms > "$work/out" 2>&1 || fail "delay 3ms: exit $?: $(cat "$work/out")"
+f delay Switch1 1 0 > "$work/out" 2>&1 || fail "delay 0: exit $?: $(cat "$work/out")"
+f drop Switch1 1 0 > "$work/out" 2>&1 || fail "drop 0: exit $?: $(cat "$work/out")"
+f drop Switch1 1 1.5 > "$work/out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -qx 'umad: fabric drop: rate 1.5 out of range 0..1' "$work/out" ||
+	fail "drop rate 1.5: exit $rc: $(cat "$work/out")"
+f link down Switch1 > "$work/out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -qx 'umad: fabric link: missing arguments (link up|down NODE PORT)' "$work/out" ||
+	fail "link down without a port: exit $rc: $(cat "$work/out")"
 f dot Hca1 > "$work/dot" || fail "dot Hca1: exit $?"
 grep -q '"Switch1' "$work/dot" && ! grep -q '"Hca3' "$work/dot" ||
 	fail "dot Hca1 is not Hca1 and its neighbour: $(cat "$work/dot")"

@@ -48,6 +48,7 @@
 #include "libumad/mad_wire.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
+#include "simfabric/fault.h"
 #include "tests/fuzz/read_all.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -78,7 +79,7 @@ enum {
 	OP_UNREGISTER,		/* handle agent */
 	OP_SEND,		/* see take_send */
 	OP_ISSM,		/* host port held */
-	OP_CONTROL,		/* op port value32 count64 rate node counter */
+	OP_CONTROL,		/* see control: a fault request's fields, then how to mangle its bytes */
 	OP_TEXT,		/* kind filter */
 	OP_KICK,
 	OP_MAILBOX,		/* kind, then the request: see post_mailbox */
@@ -585,6 +586,58 @@ static void split(struct client *c, struct input *in, uint8_t *buf)
 	unserved++;
 }
 
+/*
+ * A fault request as umad fabric sends it (sim_fault_encode): op8 port8
+ * up8 trap16 seed64 delay32 (times 16 ns, past a minute at the top)
+ * count64 rate8 node counter8, then mangle8: bits 0-1 how its bytes are
+ * mangled (0 not, 1 cut to a length, 2 a byte changed, 3 a byte added),
+ * bits 2-7 where.  A node the request cannot hold (filling its field) goes
+ * as the fixed part and the name without its NUL.
+ */
+static void control(struct client *c, struct input *in, uint8_t *buf)
+{
+	struct sim_fault_req q = { .op = take8(in), .port = take8(in), .up = take8(in) & 1 };
+	uint8_t rate, sel, mangle;
+	int len;
+	size_t at;
+
+	q.trap = take16(in);
+	q.seed = take64(in);
+	q.delay_ns = (uint64_t)take32(in) * 16;
+	q.count = take64(in);
+	rate = take8(in);
+	q.rate = rate <= 200 ? rate / 200.0 : rate == 201 ? NAN : rate == 202 ? INFINITY : -1;
+	take_name(in, q.node, sizeof(q.node));
+	sel = take8(in);
+	if (sel < COUNT(counters))
+		snprintf(q.counter, sizeof(q.counter), "%s", counters[sel]);
+	else if (sel == COUNT(counters))
+		memset(q.counter, 'C', sizeof(q.counter) - 1);
+	mangle = take8(in);
+	len = sim_fault_encode(&q, buf, SIM_FAULT_WIRE_MAX);
+	if (len < 0) {
+		q.node[sizeof(q.node) - 1] = '\0';
+		len = sim_fault_encode(&q, buf, SIM_FAULT_WIRE_MAX);
+		if (len < 0)
+			abort();
+		memset(buf + SIM_FAULT_WIRE_FIXED, 'A', sizeof(q.node));
+		len = SIM_FAULT_WIRE_FIXED + (int)sizeof(q.node);
+	}
+	at = (size_t)(mangle >> 2) % (size_t)len;
+	switch (mangle & 3) {
+	case 1:
+		len = (int)at;
+		break;
+	case 2:
+		buf[at] = take8(in);
+		break;
+	case 3:
+		buf[len++] = take8(in);
+		break;
+	}
+	send_msg(c, FP_CONTROL, buf, (size_t)len, NULL, 0);
+}
+
 static void operate(struct fabric_server *s, struct client *c, uint8_t op, struct input *in,
 		    uint8_t *buf)
 {
@@ -638,21 +691,9 @@ static void operate(struct fabric_server *s, struct client *c, uint8_t op, struc
 		send_msg(c, FP_ISSM, &q, sizeof(q), NULL, 0);
 		break;
 	}
-	case OP_CONTROL: {
-		struct fp_control q = { .op = take8(in), .port = take8(in), .value = take32(in),
-					.count = take64(in) };
-		uint8_t rate = take8(in), sel;
-
-		q.rate = rate <= 200 ? rate / 200.0 : rate == 201 ? NAN : rate == 202 ? INFINITY : -1;
-		take_name(in, q.node, sizeof(q.node));
-		sel = take8(in);
-		if (sel < COUNT(counters))
-			snprintf(q.counter, sizeof(q.counter), "%s", counters[sel]);
-		else if (sel == COUNT(counters))
-			memset(q.counter, 'C', sizeof(q.counter));
-		send_msg(c, FP_CONTROL, &q, sizeof(q), NULL, 0);
+	case OP_CONTROL:
+		control(c, in, buf);
 		break;
-	}
 	case OP_TEXT: {
 		struct fp_text q = { .kind = take8(in) };
 		uint8_t whole = take8(in);

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * libFuzzer target for scenario files (simfabric/scenario.h): the input is
- * parsed as a file's text.  Of a scenario that comes back, every step is
- * written back and must parse to the same step (else abort); the steps are
+ * libFuzzer target for scenario files (simfabric/scenario.h) and the fault
+ * module's parser under them (simfabric/fault.h): the input is parsed as a
+ * file's text.  Of a scenario that comes back, every step is written back
+ * and must parse to the same step, and its request must cross as bytes
+ * (sim_fault_encode, sim_fault_decode) unchanged (else abort); the steps are
  * checked against the default fabric and, when they fit it, applied to it
  * (the built-in SM up, through the fault API) the first few, after which
  * the fabric is described (show, JSON, dot, dump) and its dump must load
@@ -30,20 +32,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int same_step(const struct sim_scenario_step *a, const struct sim_scenario_step *b)
 {
-	return a->at_ms == b->at_ms && a->cmd == b->cmd && !strcmp(a->node, b->node) &&
-	       a->port == b->port && a->up == b->up && a->rate == b->rate && a->seed == b->seed &&
-	       a->delay_ns == b->delay_ns && a->counter == b->counter && a->count == b->count &&
-	       a->trap == b->trap;
+	return a->at_ms == b->at_ms && sim_fault_same(&a->req, &b->req);
 }
 
-/* Each step written back reads as itself. */
+/* Each step written back reads as itself, and its request's bytes read as it too. */
 static void rewrite(const struct sim_scenario *sc)
 {
 	size_t i;
 
 	for (i = 0; i < sc->n_steps; i++) {
 		struct sim_scenario *again = NULL;
-		char *line = NULL, *errors = NULL;
+		struct sim_fault_req back;
+		uint8_t bytes[SIM_FAULT_WIRE_MAX];
+		char *line = NULL, *errors = NULL, err[128];
+		int len;
 
 		if (sim_scenario_format_step(&sc->steps[i], &line) < 0)
 			abort();
@@ -51,6 +53,13 @@ static void rewrite(const struct sim_scenario *sc)
 		    again->n_steps != 1 || !same_step(&sc->steps[i], &again->steps[0])) {
 			fprintf(stderr, "step %zu does not read back: %s\n%s", i, line,
 				errors ? errors : "");
+			abort();
+		}
+		len = sim_fault_encode(&sc->steps[i].req, bytes, sizeof(bytes));
+		if (len < SIM_FAULT_WIRE_MIN ||
+		    sim_fault_decode(bytes, (size_t)len, &back, err, sizeof(err)) < 0 ||
+		    !sim_fault_same(&back, &sc->steps[i].req)) {
+			fprintf(stderr, "step %zu does not cross as bytes: %s\n", i, line);
 			abort();
 		}
 		sim_scenario_free(again);

@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * One fault as asked for, whoever asks: libumad-sim's calls (through the
+ * control table of backends/sim_control.h), `umad fabric` and scenario
+ * lines (parsed by sim_fault_parse), the shared fabric's server (decoded
+ * from FP_CONTROL by sim_fault_decode).  A value: its names are held in
+ * it, so it is copied, kept and sent as it is.  Nothing but the C library
+ * here, so that libumad-sim may build one; what reads, writes, checks and
+ * applies requests is in simfabric/fault.h.
+ */
+#ifndef SIMFABRIC_FAULT_REQ_H
+#define SIMFABRIC_FAULT_REQ_H
+
+#include <errno.h>
+#include <stdint.h>
+#include <string.h>
+
+/* The kinds of fault; their names, arguments and rules are the table of fault.c. */
+enum sim_fault_op {
+	SIM_FAULT_LINK = 1,	/* up */
+	SIM_FAULT_NODE,		/* up; port ignored */
+	SIM_FAULT_DROP,		/* rate, seed */
+	SIM_FAULT_DELAY,	/* delay_ns */
+	SIM_FAULT_COUNTER,	/* counter, count */
+	SIM_FAULT_TRAP,		/* trap */
+	SIM_FAULT_N_OPS
+};
+
+#define SIM_FAULT_NODE_MAX	255	/* bytes of a node's name: the longest node id */
+#define SIM_FAULT_COUNTER_MAX	63	/* bytes of a counter's name */
+
+/* The fields an op does not use are ignored (zero them: what parses a request does). */
+struct sim_fault_req {
+	enum sim_fault_op op;
+	char node[SIM_FAULT_NODE_MAX + 1];	/* node id, NodeDescription or 0xGUID; "": none */
+	unsigned port;		/* 1..N; 0 (a switch's own) for counter and trap only */
+	int up;			/* link, node: nonzero up, 0 down */
+	double rate;		/* drop: 0 (stop) to 1 */
+	uint64_t seed;		/* drop: the generator's seed (0: its default) */
+	uint64_t delay_ns;	/* delay: 0 ends it; applied in whole microseconds, rounded up */
+	char counter[SIM_FAULT_COUNTER_MAX + 1];	/* counter: its PortCounters name */
+	uint64_t count;		/* counter: how much it rises */
+	unsigned trap;		/* trap: TRAP_* of mad_wire.h */
+};
+
+/*
+ * The names of a request, given by a caller of the C API (either may be
+ * NULL: none): 0, or -ENOENT for a node name longer than any node has,
+ * -EINVAL for a counter name longer than any counter has (what the fabric
+ * would answer to either).
+ */
+static inline int sim_fault_req_names(struct sim_fault_req *rq, const char *node,
+				      const char *counter)
+{
+	if (node && strlen(node) >= sizeof(rq->node))
+		return -ENOENT;
+	if (counter && strlen(counter) >= sizeof(rq->counter))
+		return -EINVAL;
+	strcpy(rq->node, node ? node : "");
+	strcpy(rq->counter, counter ? counter : "");
+	return 0;
+}
+
+#endif /* SIMFABRIC_FAULT_REQ_H */
