@@ -26,6 +26,8 @@ struct sim_fabric *sim_fabric_new(void)
 	return sim_fabric_new_in(NULL);
 }
 
+_Thread_local uint64_t sim_trip_delay_ns;
+
 static void free_node(struct sim_node *n)
 {
 	unsigned i;

@@ -74,6 +74,35 @@ struct sim_link_fault {
 	uint64_t delay_ns;			/* every packet leaving is this late; 0: none */
 };
 
+/*
+ * The delays the MAD this thread carries has met so far (net.c starts and
+ * reads it; the model's lock keeps one trip at a time in a process).
+ * Thread-local rather than in the model or the net: the processes sharing
+ * a fabric each carry their own MADs.
+ */
+extern _Thread_local uint64_t sim_trip_delay_ns;
+
+/*
+ * A packet leaving through a port with a fault: its delay goes on the
+ * trip's meter, and with drops the next draw decides whether it is lost.
+ */
+static inline int sim_link_fault_drops(struct sim_link_fault *lf)
+{
+	uint64_t x = lf->rng;
+
+	sim_trip_delay_ns += lf->delay_ns;
+	if (!lf->drop_threshold)
+		return 0;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	lf->rng = x;
+	if ((uint32_t)(x >> 32) >= lf->drop_threshold)
+		return 0;
+	lf->dropped++;
+	return 1;
+}
+
 struct sim_port {
 	struct sim_node *node;
 	uint8_t num;				/* 0 for a switch's management port */

@@ -81,8 +81,6 @@ int sim_fault_node(struct sim_net *net, struct sim_node *n, int up)
 	return 0;
 }
 
-_Thread_local uint64_t sim_trip_delay_ns;
-
 /* The port's fault record, made on first need; NULL on ENOMEM. */
 static struct sim_link_fault *port_fault(struct sim_port *p)
 {

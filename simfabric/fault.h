@@ -222,33 +222,4 @@ int sim_fault_counter(struct sim_net *net, struct sim_port *p, const char *count
 /* Send trap `number` (128-131, 144, 145) from port p with the details it carries. */
 int sim_fault_trap(struct sim_net *net, struct sim_port *p, unsigned number);
 
-/*
- * The delays the MAD this thread carries has met so far (net.c starts and
- * reads it; the model's lock keeps one trip at a time in a process).
- * Thread-local rather than in the model or the net: the processes sharing
- * a fabric each carry their own MADs.
- */
-extern _Thread_local uint64_t sim_trip_delay_ns;
-
-/*
- * A packet leaving through a port with a fault: its delay goes on the
- * trip's meter, and with drops the next draw decides whether it is lost.
- */
-static inline int sim_link_fault_drops(struct sim_link_fault *lf)
-{
-	uint64_t x = lf->rng;
-
-	sim_trip_delay_ns += lf->delay_ns;
-	if (!lf->drop_threshold)
-		return 0;
-	x ^= x << 13;
-	x ^= x >> 7;
-	x ^= x << 17;
-	lf->rng = x;
-	if ((uint32_t)(x >> 32) >= lf->drop_threshold)
-		return 0;
-	lf->dropped++;
-	return 1;
-}
-
 #endif /* SIMFABRIC_FAULT_H */

@@ -12,7 +12,6 @@
 
 #include "libumad/mad_wire.h"
 #include "simfabric/cc.h"
-#include "simfabric/fault.h"
 #include "simfabric/net.h"
 #include "simfabric/pma.h"
 #include "simfabric/route.h"

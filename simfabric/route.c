@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include "libumad/mad_wire.h"
-#include "simfabric/fault.h"
 #include "simfabric/route.h"
 
 /* The port whose LID range addresses (node, port): port 0 for a switch. */
