@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 
 /* Width bits (LinkWidth*): 1x, 4x, 8x, 12x, 2x. */
 #define SIM_WIDTH_1X	0x01

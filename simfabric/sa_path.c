@@ -17,7 +17,6 @@
 #include "simfabric/sa_internal.h"
 
 /* PathRecord fields (byte offsets). */
-#define PR_SERVICE_ID	0
 #define PR_DGID		8
 #define PR_SGID		24
 #define PR_DLID		40
@@ -215,7 +214,7 @@ static int pair_path(struct sa_query *q, const struct sim_port *s, const struct 
 		return 0;
 
 	if (mask & SA_PR_COMP_SERVICE_ID)
-		memcpy(rec + PR_SERVICE_ID, r + PR_SERVICE_ID, 8);
+		memcpy(MAD_AT(rec, PR_SERVICE_ID), MAD_AT(r, PR_SERVICE_ID), MAD_FIELD_SIZE(PR_SERVICE_ID));
 	/* GIDs as asked (an alias GUID stays), else the ports' own. */
 	if (mask & SA_PR_COMP_DGID)
 		memcpy(rec + PR_DGID, r + PR_DGID, 16);

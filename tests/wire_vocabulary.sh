@@ -1,6 +1,7 @@
 #!/bin/sh
-# The wire format has one vocabulary (libumad/mad_wire.h on the public
-# umad headers): outside it, the library, the backends, the fabric, the
+# The wire format has one vocabulary (libumad/mad_wire.h for the headers and
+# libumad/mad_layout.h for the attribute bodies, on the public umad headers):
+# outside it, the library, the backends, the fabric, the
 # capture code, the CLI and the examples name header fields and protocol
 # numbers instead of spelling them.  This looks for the spellings that
 # crept back before: byte offsets into a MAD or packet, the QP1 Q_Key, a
@@ -13,7 +14,7 @@ cd "$top_srcdir" || exit 1
 status=0
 
 sources=$(ls libumad/*.[ch] backends/*.[ch] simfabric/*.[ch] pcap/*.[ch] cli/*.[ch] \
-	examples/*.[ch] 2>/dev/null | grep -v '^libumad/mad_wire\.h$')
+	examples/*.[ch] 2>/dev/null | grep -vE '^libumad/mad_(wire|layout)\.h$')
 
 # look WHAT REGEX: report every line of the sources that matches.
 look() {
