@@ -224,13 +224,14 @@ MAD_LAYOUT(PORT_INFO);
 #define LINK_WIDTH_8X		0x04
 #define LINK_WIDTH_12X		0x08
 #define LINK_WIDTH_2X		0x10
-/* LinkSpeed* bits: SDR, DDR, QDR; LinkSpeedExt* bits: FDR, EDR, HDR. */
+/* LinkSpeed* bits: SDR, DDR, QDR; LinkSpeedExt* bits: FDR, EDR, HDR, NDR. */
 #define LINK_SPEED_SDR		0x1
 #define LINK_SPEED_DDR		0x2
 #define LINK_SPEED_QDR		0x4
 #define LINK_SPEED_EXT_FDR	0x1
 #define LINK_SPEED_EXT_EDR	0x2
 #define LINK_SPEED_EXT_HDR	0x4
+#define LINK_SPEED_EXT_NDR	0x8
 
 /* PortInfo:CapabilityMask bits. */
 #define PORT_CAP_IS_SM			0x00000002u
@@ -311,6 +312,7 @@ MAD_LAYOUT(MFT_BLOCK);
 /* MulticastForwardingTable's modifier: PortMask position in the top 4 bits, block number low. */
 #define MFT_MOD_POSITION_SHIFT	28
 #define MFT_MOD_BLOCK_MASK	0x1ffu
+#define MFT_MOD_RESERVED_MASK	0x0ffffe00u
 
 /* SMInfo. */
 #define SM_INFO_FIELDS(F) \

@@ -21,36 +21,10 @@
 
 #include "libumad/mad_layout.h"
 
-/* Width bits (LinkWidth*): 1x, 4x, 8x, 12x, 2x. */
-#define SIM_WIDTH_1X	0x01
-#define SIM_WIDTH_4X	0x02
-#define SIM_WIDTH_8X	0x04
-#define SIM_WIDTH_12X	0x08
-#define SIM_WIDTH_2X	0x10
 /* What a port supports unless the file says otherwise: every width, SDR to QDR. */
-#define SIM_WIDTHS_SUPPORTED	(SIM_WIDTH_1X | SIM_WIDTH_2X | SIM_WIDTH_4X | SIM_WIDTH_8X | SIM_WIDTH_12X)
-#define SIM_SPEEDS_SUPPORTED	(SIM_SPEED_SDR | SIM_SPEED_DDR | SIM_SPEED_QDR)
-/* Speed bits (LinkSpeed*): SDR, DDR, QDR. */
-#define SIM_SPEED_SDR	0x1
-#define SIM_SPEED_DDR	0x2
-#define SIM_SPEED_QDR	0x4
-/* Extended speed bits (LinkSpeedExt*): FDR, EDR, HDR. */
-#define SIM_EXT_FDR	0x1
-#define SIM_EXT_EDR	0x2
-#define SIM_EXT_HDR	0x4
-
-/* PortInfo:CapabilityMask bits the simulator uses. */
-#define SIM_CAP_IS_SM			0x00000002u
-#define SIM_CAP_IS_NOTICE		0x00000004u
-#define SIM_CAP_IS_TRAP			0x00000008u
-#define SIM_CAP_IS_SL_MAPPING		0x00000040u
-#define SIM_CAP_IS_LED_INFO		0x00000400u	/* bit 10 is IsSMDisabled on CAs; LedInfo below */
-#define SIM_CAP_IS_SYS_IMAGE_GUID	0x00000800u
-#define SIM_CAP_IS_CM			0x00010000u
-#define SIM_CAP_IS_VENDOR_CLASS		0x00080000u
-#define SIM_CAP_IS_CAPMASK_NOTICE	0x00400000u
-#define SIM_CAP_IS_CLIENT_REREG		0x02000000u
-#define SIM_CAP_IS_MAD_SPEED_EXT	0x00004000u	/* IsExtendedSpeedsSupported (bit 14) */
+#define SIM_WIDTHS_SUPPORTED	(LINK_WIDTH_1X | LINK_WIDTH_2X | LINK_WIDTH_4X | LINK_WIDTH_8X | \
+				 LINK_WIDTH_12X)
+#define SIM_SPEEDS_SUPPORTED	(LINK_SPEED_SDR | LINK_SPEED_DDR | LINK_SPEED_QDR)
 
 #define SIM_MAX_PORTS		254	/* external ports of one node */
 #define SIM_PKEY_TABLE_SIZE	64
@@ -120,10 +94,10 @@ struct sim_port {
 	 * sets them (NULL: alias GUIDs 0; P_Keys PKEY_DEFAULT then 0s). */
 	uint64_t *alias_guids;			/* SIM_GUID_CAP entries, [0] unused */
 	uint16_t *pkeys;			/* SIM_PKEY_TABLE_SIZE entries */
-	uint8_t sl2vl[16];			/* SLtoVLMappingTable, one VL per SL */
+	uint8_t sl2vl[SL2VL_SLS];			/* SLtoVLMappingTable, one VL per SL */
 	/* VLArbitrationTable blocks 1-4 (low 0-31, low 32-63, high 0-31, high 32-63) as
-	 * (VL, weight) pairs; allocated when first set, all zero until then. */
-	uint8_t (*vlarb)[32][2];
+	 * (VL, weight) pairs (SIM_VLARB_*); allocated when first set, all zero until then. */
+	uint8_t (*vlarb)[VL_ARB_PER_BLOCK][2];
 	uint8_t led;				/* LedInfo:LedMask */
 
 	/* Counters the PMA reports. */
@@ -139,6 +113,9 @@ struct sim_port {
 	struct sim_pma_errors *pma_errors;
 	struct sim_pma_samples *pma_samples;
 };
+
+/* The two bytes of a sim_port.vlarb entry. */
+enum { SIM_VLARB_VL, SIM_VLARB_WEIGHT };
 
 struct sim_switch {
 	uint16_t lft_top;			/* LinearFDBTop */

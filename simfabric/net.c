@@ -259,7 +259,7 @@ static int program_smp(struct sim_net *net, const struct sim_net_msg *m, enum si
 		return response;	/* a request's loss is the SMA path's to find */
 	}
 	at = sim_mgmt_port(dst.node, dst.port);
-	if (!response && (!(at->capmask & SIM_CAP_IS_SM) || (net->sm_active && at == net->sm_port)))
+	if (!response && (!(at->capmask & PORT_CAP_IS_SM) || (net->sm_active && at == net->sm_port)))
 		return 0;	/* no SM, or the built-in one: the SMA answers */
 	arrived = *m;
 	arrived.port = at;
@@ -474,7 +474,7 @@ void sim_net_sm_step_aside(struct sim_net *net)
 		return;
 	net->sm_active = 0;
 	/* Its port no longer runs an SM: SMInfo there is unsupported again. */
-	net->sm_port->capmask &= ~SIM_CAP_IS_SM;
+	net->sm_port->capmask &= ~PORT_CAP_IS_SM;
 	net->sm_port->node->sminfo.state = SM_STATE_NOT_ACTIVE;
 }
 
@@ -524,7 +524,8 @@ static uint8_t producer_of(const struct sim_node *n)
 /* The time an issuer waits for TrapRepress before sending again: its port's SubnetTimeout. */
 static uint64_t trap_resend_ns(const struct sim_port *from)
 {
-	return 4096ULL << (from->subnet_timeout & 0x1f);	/* 4.096 us * 2^SubnetTimeout */
+	/* 4.096 us * 2^SubnetTimeout */
+	return 4096ULL << (from->subnet_timeout & mad_field_max(PI_SUBNET_TIMEOUT));
 }
 
 /* Carry a trap SMP from its issuer to its SM's agent at an attached port: 1 when taken. */
@@ -686,7 +687,7 @@ int sim_net_capmask_changed(struct sim_net *net, struct sim_port *p, uint32_t ol
 	uint8_t details[NOTICE_DETAILS_SIZE];
 	struct sim_port *m = sim_mgmt_port(p->node, p->num);
 
-	if (p->capmask == old_capmask || !(p->capmask & SIM_CAP_IS_CAPMASK_NOTICE) ||
+	if (p->capmask == old_capmask || !(p->capmask & PORT_CAP_IS_CAPMASK_NOTICE) ||
 	    !m->sm_lid || own_lid(m, m->sm_lid))
 		return 1;
 	sim_net_trap144_details(p, details);

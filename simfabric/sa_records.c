@@ -255,7 +255,7 @@ static void sm_info_record(struct sa_query *q, struct sim_port *p)
 /* Other SMs the SA knows of: ports that say IsSM. */
 static void other_sm_record(struct sa_query *q, struct sim_port *p)
 {
-	if (p != q->sa->sm_port && (p->capmask & SIM_CAP_IS_SM))
+	if (p != q->sa->sm_port && (p->capmask & PORT_CAP_IS_SM))
 		sm_info_record(q, p);
 }
 

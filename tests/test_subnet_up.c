@@ -426,8 +426,8 @@ static void test_default_fabric(void **state)
 	assert_int_equal(port_of(f, "Hca1", 2)->lid, 0);
 	assert_int_equal(port_of(f, "Hca1", 2)->state, PORT_STATE_DOWN);
 	check_ports_up(f, 3);
-	assert_true(sm->capmask & SIM_CAP_IS_SM);
-	assert_false(port_of(f, "Hca2", 1)->capmask & SIM_CAP_IS_SM);
+	assert_true(sm->capmask & PORT_CAP_IS_SM);
+	assert_false(port_of(f, "Hca2", 1)->capmask & PORT_CAP_IS_SM);
 	assert_int_equal(node(f, "Hca1")->sminfo.state, SM_STATE_MASTER_VALUE);
 	assert_int_equal(node(f, "Hca1")->sminfo.guid, sm->guid);
 	assert_ptr_equal(sim_subnet_master(f), sm);
@@ -784,7 +784,7 @@ static void test_min_hop_routes(void **state)
 	bring_up(f, port_of(f, "C1_1", 0));
 	assert_int_equal(check_lids_unique(f), 20 + 16);
 	check_ports_up(f, port_of(f, "C1_1", 0)->lid);
-	assert_true(port_of(f, "C1_1", 0)->capmask & SIM_CAP_IS_SM);
+	assert_true(port_of(f, "C1_1", 0)->capmask & PORT_CAP_IS_SM);
 	assert_int_equal(node(f, "C1_1")->sminfo.state, SM_STATE_MASTER_VALUE);
 	for (i = 1; i <= 16; i++) {
 		snprintf(name, sizeof(name), "H%u", i);
