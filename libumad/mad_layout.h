@@ -25,6 +25,7 @@
 #define LIBUMAD_MAD_LAYOUT_H
 
 #include <stdint.h>
+#include <string.h>
 
 #include "libumad/mad_wire.h"
 
@@ -113,13 +114,27 @@ static inline void mad_set(uint8_t *p, mad_field_t f, uint64_t v)
 		p[i] = (uint8_t)((p[i] & ~mask) | (v & mask));
 }
 
+/* Does a field hold the same bits in two bodies (of any width)? */
+static inline int mad_field_equal(const uint8_t *a, const uint8_t *b, mad_field_t f)
+{
+	if (MAD_FIELD_START(f) % 8 == 0 && MAD_FIELD_BITS(f) % 8 == 0)
+		return !memcmp(MAD_AT(a, f), MAD_AT(b, f), MAD_FIELD_SIZE(f));
+	return mad_get(a, f) == mad_get(b, f);
+}
+
+/* Copy a byte-aligned field whole (a GID, a string, a table). */
+static inline void mad_field_copy(uint8_t *to, const uint8_t *from, mad_field_t f)
+{
+	memcpy(MAD_AT(to, f), MAD_AT(from, f), MAD_FIELD_SIZE(f));
+}
+
 /* An attribute's list as enums: its fields, and their positions in the list. */
 #define MAD_FIELD_ENUM(name, byte, bit, bits)	name = MAD_FIELD(byte, bit, bits),
 #define MAD_FIELD_INDEX(name, byte, bit, bits)	name##_INDEX,
 #define MAD_FIELD_ITEM(name, byte, bit, bits)	name,
 #define MAD_LAYOUT(NAME) \
-	enum NAME##_field { NAME##_FIELDS(MAD_FIELD_ENUM) }; \
-	enum NAME##_index { NAME##_FIELDS(MAD_FIELD_INDEX) NAME##_N_FIELDS }
+	enum { NAME##_FIELDS(MAD_FIELD_ENUM) }; \
+	enum { NAME##_FIELDS(MAD_FIELD_INDEX) NAME##_N_FIELDS }
 
 /* --- subnet management attributes (SMP data) ------------------------------------------- */
 
@@ -585,12 +600,18 @@ MAD_LAYOUT(MCMEMBER_RECORD);
 	F(MGID_SA_PREFIX,		 4, 0, 64)	/* MGIDs the SA makes: the subnet prefix */ \
 	F(MGID_SA_COUNTER,		12, 0, 32)	/* ...and a number */
 MAD_LAYOUT(MGID);
+#define MGID_PREFIX_BYTE		0xff
+#define MGID_FLAG_TRANSIENT		0x1	/* in MGID_FLAGS: T, not a well-known group */
+#define MGID_SIGNATURE_IPV4		0x401b
+#define MGID_SIGNATURE_IPV6		0x601b
+#define MGID_SIGNATURE_SA		0xa01b	/* MGIDs the SA makes up */
 
 /* A GID: the subnet prefix and the port's GUID. */
 #define GID_FIELDS(F) \
 	F(GID_PREFIX,			 0, 0, 64) \
 	F(GID_GUID,			 8, 0, 64)
 MAD_LAYOUT(GID);
+#define GID_SIZE		(MAD_FIELD_END(GID_GUID) / 8)
 
 #define SERVICE_RECORD_FIELDS(F) \
 	F(SR_ID,			 0, 0, 64) \

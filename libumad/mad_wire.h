@@ -217,12 +217,6 @@ enum sa_rate {
 	SA_RATE_600_GBPS	= 22,
 };
 
-/* Multicast GIDs: ff, flags:4 scope:4, signature:16, ...; T flag = transient. */
-#define MGID_PREFIX_BYTE		0xff
-#define MGID_FLAG_TRANSIENT		0x10
-#define MGID_SIGNATURE_IPV4		0x401b
-#define MGID_SIGNATURE_IPV6		0x601b
-#define MGID_SIGNATURE_SA		0xa01b	/* MGIDs the SA makes up */
 /* IPoIB's broadcast group of the default partition, ff12:401b:ffff::ffff:ffff, and its Q_Key. */
 #define IPOIB_BCAST_MGID_HIGH		0xff12401bffff0000ULL
 #define IPOIB_BCAST_MGID_LOW		0x00000000ffffffffULL

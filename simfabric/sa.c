@@ -72,59 +72,35 @@ uint64_t sa_now(const struct sim_sa *sa)
 
 /* --- the matcher and the answer ----------------------------------------------------- */
 
-uint32_t sa_get_bits(const uint8_t *p, unsigned bit, unsigned bits)
+static int field_matches(const struct sa_query *q, unsigned i, const uint8_t *rec)
 {
-	uint32_t v = 0;
-	unsigned i;
+	const struct sa_components *c = q->comps;
+	mad_field_t f = c->fields[i];
+	uint64_t want, have;
 
-	for (i = bit; i < bit + bits; i++)
-		v = v << 1 | ((p[i / 8] >> (7 - i % 8)) & 1);
-	return v;
-}
-
-void sa_put_bits(uint8_t *p, unsigned bit, unsigned bits, uint32_t v)
-{
-	unsigned i;
-
-	for (i = bit + bits; i-- > bit; v >>= 1) {
-		uint8_t m = (uint8_t)(1 << (7 - i % 8));
-
-		p[i / 8] = (uint8_t)((v & 1) ? p[i / 8] | m : p[i / 8] & ~m);
-	}
-}
-
-static int field_matches(const struct sa_query *q, const struct sa_field *f, const uint8_t *rec)
-{
-	uint32_t want, have;
-
-	switch (f->match) {
-	case SA_MATCH_LID:
-	case SA_MATCH_LID2:
-		want = sa_get_bits(q->rec, f->bit, f->bits);
-		have = sa_get_bits(rec, f->bit, f->bits);
-		return want >= have && want < have + (1u << q->lmc[f->match == SA_MATCH_LID2]);
-	case SA_MATCH_CAP_MASK:
-		if (q->attr_mod & SA_PIR_MOD_CAP_MASK_MATCH) {
-			want = sa_get_bits(q->rec, f->bit, f->bits);
-			have = sa_get_bits(rec, f->bit, f->bits);
-			return (want & have) == want;
+	if ((c->lid | c->lid2 | c->cap_mask) & SA_COMP(i)) {
+		want = mad_get(q->rec, f);
+		have = mad_get(rec, f);
+		if (c->cap_mask & SA_COMP(i)) {
+			if (q->attr_mod & SA_PIR_MOD_CAP_MASK_MATCH)
+				return (want & have) == want;
+			return want == have;
 		}
-		break;
-	default:
-		break;
+		return want >= have && want < have + (1u << q->lmc[(c->lid2 & SA_COMP(i)) != 0]);
 	}
-	if (f->bit % 8 == 0 && f->bits % 8 == 0)
-		return !memcmp(q->rec + f->bit / 8, rec + f->bit / 8, f->bits / 8);
-	return sa_get_bits(q->rec, f->bit, f->bits) == sa_get_bits(rec, f->bit, f->bits);
+	return mad_field_equal(q->rec, rec, f);
 }
 
 int sa_matches(const struct sa_query *q, const uint8_t *rec)
 {
-	unsigned i;
+	uint64_t asked;
 
+	if (!q->comps)
+		return 1;
 	/* Components past the table (reserved ones, fields not modelled) do not narrow. */
-	for (i = 0; i < q->n_fields && i < 64; i++)
-		if ((q->comp_mask >> i & 1) && !field_matches(q, &q->fields[i], rec))
+	asked = q->comps->n < 64 ? q->comp_mask & (SA_COMP(q->comps->n) - 1) : q->comp_mask;
+	for (; asked; asked &= asked - 1)
+		if (!field_matches(q, (unsigned)__builtin_ctzll(asked), rec))
 			return 0;
 	return 1;
 }
@@ -157,6 +133,12 @@ int sa_emit(struct sa_query *q, const uint8_t *rec)
 	if (sa_done(q) || !sa_matches(q, rec))
 		return q->error;
 	return sa_add(q, rec);
+}
+
+void sa_put_exactly(uint8_t *rec, mad_field_t selector, mad_field_t field, uint8_t v)
+{
+	mad_set(rec, selector, UMAD_SA_SELECTOR_EXACTLY);
+	mad_set(rec, field, v);
 }
 
 /* --- ports ---------------------------------------------------------------------------- */

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 #include <infiniband/umad_sa_mcm.h>
 #include "simfabric/sa.h"
 
@@ -65,24 +65,18 @@ struct sim_sa {
 
 /* --- component tables and the query ----------------------------------------------- */
 
-/* How a component compares. */
-enum sa_match {
-	SA_MATCH_EQ,		/* the same bits */
-	SA_MATCH_LID,		/* a LID in the record's range (base .. base + 2^LMC - 1) */
-	SA_MATCH_LID2,		/* the same, with the record's second LMC (LinkRecord's ToLID) */
-	SA_MATCH_CAP_MASK,	/* with SA_PIR_MOD_CAP_MASK_MATCH: the query's bits all set */
+/*
+ * A record type's components: the fields of its list (mad_layout.h), one
+ * per ComponentMask bit in order, and which of them compare otherwise than
+ * bit for bit.
+ */
+struct sa_components {
+	const mad_field_t *fields;
+	unsigned n;
+	uint64_t lid;		/* a LID in the record's range (base .. base + 2^LMC - 1) */
+	uint64_t lid2;		/* the same, with the record's second LMC (LinkRecord's ToLID) */
+	uint64_t cap_mask;	/* with SA_PIR_MOD_CAP_MASK_MATCH: the query's bits all set */
 };
-
-/* One component: where its bits lie in the record (bit 0 is the top bit of byte 0). */
-struct sa_field {
-	uint16_t bit;
-	uint16_t bits;
-	uint8_t match;
-};
-
-#define SA_F(byte, nbits)		{ (byte) * 8, (nbits), SA_MATCH_EQ }
-#define SA_FB(byte, shift, nbits)	{ (byte) * 8 + (shift), (nbits), SA_MATCH_EQ }
-#define SA_FM(byte, nbits, how)		{ (byte) * 8, (nbits), (how) }
 
 struct sa_query {
 	struct sim_sa *sa;
@@ -92,8 +86,7 @@ struct sa_query {
 	uint64_t comp_mask;
 	int trusted;			/* the request carried the SA's SM_Key */
 	const uint8_t *rec;		/* the query's record (SA_DATA_SIZE bytes) */
-	const struct sa_field *fields;	/* the component table of the record type */
-	unsigned n_fields;
+	const struct sa_components *comps;	/* of the record type; NULL: not matched by them */
 	unsigned rec_size;
 	uint8_t lmc[2];			/* of the record being matched (SA_MATCH_LID, _LID2) */
 	/* The answer being built: records after the SA header. */
@@ -115,9 +108,8 @@ static inline int sa_done(const struct sa_query *q)
 	return q->error || (q->method == UMAD_METHOD_GET && q->count > 1);
 }
 
-/* Bits of a record, read and written big-endian (bits <= 32). */
-uint32_t sa_get_bits(const uint8_t *p, unsigned bit, unsigned bits);
-void sa_put_bits(uint8_t *p, unsigned bit, unsigned bits, uint32_t v);
+/* Set a value a record states exactly (MTU, rate, lifetime), with its selector. */
+void sa_put_exactly(uint8_t *rec, mad_field_t selector, mad_field_t field, uint8_t v);
 
 /* --- ports ------------------------------------------------------------------------ */
 
