@@ -784,6 +784,7 @@ MAD_LAYOUT(PORT_VL_SL_COUNTERS);
 MAD_LAYOUT(PORT_SAMPLES_CONTROL);
 #define PSC_COUNTER_WIDTH_32	4	/* the sample counters are 32 bits wide */
 #define PSC_MASK_PORT		1	/* CounterMask: counts the selected port's events */
+#define PSC_MASKS_IN_FIRST_RUN	10	/* CounterMask0..9 from PSC_COUNTER_MASK0, then 10.. */
 
 #define PORT_SAMPLES_RESULT_FIELDS(F) \
 	F(PSR_TAG,			 0, 0, 16) \
