@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 #include "simfabric/cc.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
@@ -504,7 +504,7 @@ static void activate_ports(struct sim_fabric *f)
 /* The built-in SM takes a trap: resweeps after a link change, and tells the SA's subscribers. */
 static void builtin_sm_trap(struct sim_net *net, const uint8_t *notice)
 {
-	if (get_be16(notice + NOTICE_OFF_TRAP_NUM) == TRAP_LINK_STATE_CHANGE) {
+	if (mad_get(notice, NTC_TRAP_NUMBER) == TRAP_LINK_STATE_CHANGE) {
 		sim_subnet_reroute(net->f);
 		activate_ports(net->f);
 	}
@@ -628,16 +628,18 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 	uint64_t outer;
 	int routed;
 
-	notice[NOTICE_OFF_GENERIC_TYPE] = NOTICE_GENERIC | type;
-	put_be24(notice + NOTICE_OFF_PRODUCER, producer_of(node));
-	put_be16(notice + NOTICE_OFF_TRAP_NUM, (uint16_t)number);
-	put_be16(notice + NOTICE_OFF_ISSUER_LID, from->lid);
-	put_be16(notice + NOTICE_OFF_TOGGLE_COUNT, (uint16_t)(net->traps_sent & PKEY_KEY_MASK));
+	mad_set(notice, NTC_IS_GENERIC, 1);
+	mad_set(notice, NTC_TYPE, type);
+	mad_set(notice, NTC_PRODUCER_TYPE, producer_of(node));
+	mad_set(notice, NTC_TRAP_NUMBER, number);
+	mad_set(notice, NTC_ISSUER_LID, from->lid);
+	/* NoticeToggle stays 0; NoticeCount is the count sent, cut to its 15 bits. */
+	mad_set(notice, NTC_COUNT, net->traps_sent);
 	if (details)
-		memcpy(notice + NOTICE_OFF_DETAILS, details, NOTICE_DETAILS_SIZE);
-	put_be64(notice + NOTICE_OFF_ISSUER_GID, from->gid_prefix);
-	put_be64(notice + NOTICE_OFF_ISSUER_GID + 8,
-		 node->type == NODE_TYPE_SWITCH ? node->node_guid : from->guid);
+		memcpy(MAD_AT(notice, NTC_DATA_DETAILS), details, NOTICE_DETAILS_SIZE);
+	mad_set(MAD_AT(notice, NTC_ISSUER_GID), GID_PREFIX, from->gid_prefix);
+	mad_set(MAD_AT(notice, NTC_ISSUER_GID), GID_GUID,
+		node->type == NODE_TYPE_SWITCH ? node->node_guid : from->guid);
 	net->traps_sent++;
 
 	/* Where it goes (the trip itself is deliver_trap's: this look's delays are no one's). */
