@@ -369,14 +369,26 @@ enum {
 #define PKEY_KEY_MASK		0x7fff
 #define PKEY_FULL_MEMBER	0x8000
 
+/* The partition a P_Key names (0: the invalid key), which is the key of a limited member. */
+static inline uint16_t pkey_partition(uint16_t pkey)
+{
+	return pkey & PKEY_KEY_MASK;
+}
+
+/* The same key held as a full member. */
+static inline uint16_t pkey_as_full(uint16_t pkey)
+{
+	return pkey | PKEY_FULL_MEMBER;
+}
+
 /*
  * The partition rule (IBA 10.9.3), the one place it is written: two P_Keys
  * let their holders talk when they name the same partition, not the
- * invalid one (key 0), and are not both limited members.
+ * invalid one, and are not both limited members.
  */
 static inline int pkey_match(uint16_t a, uint16_t b)
 {
-	return (a & PKEY_KEY_MASK) && (a & PKEY_KEY_MASK) == (b & PKEY_KEY_MASK) &&
+	return pkey_partition(a) && pkey_partition(a) == pkey_partition(b) &&
 	       ((a | b) & PKEY_FULL_MEMBER);
 }
 
@@ -524,8 +536,6 @@ static inline uint32_t mad_attr_mod(const uint8_t *mad)
 #define PMA_PC_OFF_COUNTER_SELECT2	18
 #define PMA_PCE_OFF_COUNTER_SELECT2	4
 #define CPI_CAP_MASK2_SHIFT		5
-#define SA_PKEY_FULL_MEMBER		0x8000
-#define SA_PKEY_BASE_MASK		0x7fff
 #define CC_LOG_SWITCH_OFF_PORT_MAP	8
 #define CC_LOG_SWITCH_OFF_EVENTS	40
 #define CC_LOG_CA_OFF_EVENTS		12

@@ -264,15 +264,27 @@ uint8_t sim_widest_width(uint8_t widths);
 /* The lanes of one LinkWidth bit (1, 2, 4, 8, 12); 0 for none or several. */
 unsigned sim_width_lanes(uint8_t width);
 
-/* The P_Key index of pkey in a port's table, membership bit aside (0 when absent). */
-static inline uint16_t sim_port_pkey_index(const struct sim_port *p, uint16_t pkey)
+/*
+ * The one look-up of a P_Key table: the index of the first entry that
+ * takes pkey (pkey_match: the same partition, not both limited members),
+ * or -1.
+ */
+static inline int sim_port_pkey_find(const struct sim_port *p, uint16_t pkey)
 {
 	unsigned i;
 
 	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
-		if ((sim_port_pkey(p, i) & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK))
-			return (uint16_t)i;
-	return 0;
+		if (pkey_match(sim_port_pkey(p, i), pkey))
+			return (int)i;
+	return -1;
+}
+
+/* The P_Key index of pkey's partition in a port's table, membership aside (0 when absent). */
+static inline uint16_t sim_port_pkey_index(const struct sim_port *p, uint16_t pkey)
+{
+	int i = sim_port_pkey_find(p, pkey_as_full(pkey));
+
+	return i < 0 ? 0 : (uint16_t)i;
 }
 
 /* Rate in Gb/s (as sysfs shows it: 2.5 per lane for SDR...), times 10 to stay integral. */

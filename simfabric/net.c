@@ -20,26 +20,6 @@
 #include "simfabric/subnet_up.h"
 
 /*
- * P_Key check at the receiving port (IBA 10.9.3): some entry of its table
- * has the same key, and the two are not both limited members.
- */
-static int pkey_accepted(const struct sim_port *p, uint16_t pkey)
-{
-	unsigned i;
-
-	if (!(pkey & PKEY_KEY_MASK))
-		return 0;
-	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
-		uint16_t entry = sim_port_pkey(p, i);
-
-		if ((entry & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK) &&
-		    ((entry | pkey) & PKEY_FULL_MEMBER))
-			return 1;
-	}
-	return 0;
-}
-
-/*
  * The receiver's checks of a GMP: its P_Key; then its QP, which must be
  * QP1, where every agent lives (the node's PMA, CC and SA, and the
  * programs', which umad registers there alone: no one takes a MAD on
@@ -47,7 +27,8 @@ static int pkey_accepted(const struct sim_port *p, uint16_t pkey)
  */
 static int gmp_accepted(struct sim_net *net, struct sim_port *at, const struct sim_net_msg *m)
 {
-	if (!pkey_accepted(at, m->pkey)) {
+	/* Some entry of its table takes the P_Key (IBA 10.9.3). */
+	if (sim_port_pkey_find(at, m->pkey) < 0) {
 		if (at->p_key_violations < UINT16_MAX)
 			at->p_key_violations++;
 		net->lost_pkey++;

@@ -248,17 +248,33 @@ struct sim_port *sa_requester_port(const struct sa_query *q)
 
 int sa_port_has_pkey(const struct sim_port *p, uint16_t pkey, int full)
 {
-	const struct sim_port *t = sim_mgmt_port(p->node, p->num);
+	/* An entry takes a limited member's key only when it is a full member's itself. */
+	return sim_port_pkey_find(sim_mgmt_port(p->node, p->num),
+				  full ? pkey_partition(pkey) : pkey_as_full(pkey)) >= 0;
+}
+
+int sa_ports_share_pkey(const struct sim_port *a, const struct sim_port *b, uint16_t pkey)
+{
+	return sa_port_has_pkey(a, pkey, 0) && sa_port_has_pkey(b, pkey, 0) &&
+	       (sa_port_has_pkey(a, pkey, 1) || sa_port_has_pkey(b, pkey, 1));
+}
+
+int sa_common_pkey(const struct sim_port *a, const struct sim_port *b, int one_full,
+		   uint16_t *pkey)
+{
+	const struct sim_port *t = sim_mgmt_port(a->node, a->num);
 	unsigned i;
 
-	if (!(pkey & SA_PKEY_BASE_MASK))
-		return 0;
 	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
 		uint16_t k = sim_port_pkey(t, i);
 
-		if ((k & SA_PKEY_BASE_MASK) == (pkey & SA_PKEY_BASE_MASK) &&
-		    (!full || (k & SA_PKEY_FULL_MEMBER)))
+		if (!pkey_partition(k))
+			continue;
+		if (one_full ? sa_ports_share_pkey(a, b, k) : sa_port_has_pkey(b, k, 0)) {
+			if (pkey)
+				*pkey = k;
 			return 1;
+		}
 	}
 	return 0;
 }

@@ -126,8 +126,16 @@ struct sim_port *sa_port_by_guid(const struct sim_sa *sa, uint64_t guid);
 struct sim_port *sa_port_by_gid(const struct sim_sa *sa, const uint8_t *gid);
 /* The port a request came from; NULL when unknown. */
 struct sim_port *sa_requester_port(const struct sa_query *q);
-/* Is the P_Key (low 15 bits) in the port's table?  full: as a full member. */
+/* Is the P_Key's partition in the port's table?  full: as a full member. */
 int sa_port_has_pkey(const struct sim_port *p, uint16_t pkey, int full);
+/* Are both ports in pkey's partition, at least one of them as a full member? */
+int sa_ports_share_pkey(const struct sim_port *a, const struct sim_port *b, uint16_t pkey);
+/*
+ * A P_Key of a's table whose partition b is in too (and, with one_full, as
+ * sa_ports_share_pkey says): 1 with *pkey (when not NULL), or 0.
+ */
+int sa_common_pkey(const struct sim_port *a, const struct sim_port *b, int one_full,
+		   uint16_t *pkey);
 
 /* The SA's clock, in seconds. */
 uint64_t sa_now(const struct sim_sa *sa);

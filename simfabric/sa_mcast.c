@@ -466,21 +466,10 @@ int sa_mcmember_join(struct sa_query *q)
 	if (!port || !requester)
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	/* Joining for another port takes a partition in common with it. */
-	if (port != requester && !q->trusted) {
-		const struct sim_port *t = sim_mgmt_port(requester->node, requester->num);
-		unsigned i;
-		int shared = 0;
-
-		for (i = 0; i < SIM_PKEY_TABLE_SIZE && !shared; i++) {
-			uint16_t k = sim_port_pkey(t, i);
-
-			shared = (k & PKEY_KEY_MASK) && sa_port_has_pkey(port, k, 0);
-		}
-		if (!shared)
-			return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	}
+	if (port != requester && !q->trusted && !sa_common_pkey(requester, port, 0, NULL))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_PKEY) &&
-	    !(mad_get(r, MCR_P_KEY) & PKEY_KEY_MASK))
+	    !pkey_partition((uint16_t)mad_get(r, MCR_P_KEY)))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	if (!join)
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);

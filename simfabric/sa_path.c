@@ -56,29 +56,6 @@ static int walk(const struct sim_sa *sa, const struct sim_port *s, const struct 
 	return end.node == d->node && (d->node->type == NODE_TYPE_SWITCH || end.port == d->num);
 }
 
-/* A P_Key the two ports share, at least one of them as a full member. */
-static int shared_pkey(const struct sim_port *s, const struct sim_port *d, uint16_t pkey)
-{
-	return sa_port_has_pkey(s, pkey, 0) && sa_port_has_pkey(d, pkey, 0) &&
-	       (sa_port_has_pkey(s, pkey, 1) || sa_port_has_pkey(d, pkey, 1));
-}
-
-static int common_pkey(const struct sim_port *s, const struct sim_port *d, uint16_t *pkey)
-{
-	const struct sim_port *t = sim_mgmt_port(s->node, s->num);
-	unsigned i;
-
-	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
-		uint16_t k = sim_port_pkey(t, i);
-
-		if ((k & SA_PKEY_BASE_MASK) && shared_pkey(s, d, k)) {
-			*pkey = k;
-			return 1;
-		}
-	}
-	return 0;
-}
-
 /* The largest rate below `x10`, or 0. */
 static uint8_t rate_below(unsigned x10)
 {
@@ -171,9 +148,9 @@ static int pair_path(struct sa_query *q, const struct sim_port *s, const struct 
 		return 0;
 	if (mask & SA_PR_COMP_PKEY) {
 		pkey = (uint16_t)mad_get(r, PR_P_KEY);
-		if (!shared_pkey(s, d, pkey))
+		if (!sa_ports_share_pkey(s, d, pkey))
 			return 0;
-	} else if (!common_pkey(s, d, &pkey)) {
+	} else if (!sa_common_pkey(s, d, 1, &pkey)) {
 		return 0;
 	}
 

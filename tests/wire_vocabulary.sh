@@ -32,6 +32,9 @@ look "a MAD size of its own" '#define[[:space:]]+[A-Z_]*MAD_SIZE[[:space:]]+[0-9
 look "a class, method or attribute compared with a number" \
 	'(class|method|attr[a-z_]*)\)?[[:space:]]*[!=<>]=?[[:space:]]*0x[0-9a-fA-F]+'
 look "big-endian accessors of its own" '^static inline [a-z0-9_]+ (get|put)_?be(16|24|32|64)\('
+# The partition rule is pkey_match() (and pkey_partition, pkey_as_full); nothing
+# else masks a P_Key, nor borrows its masks for other 15-bit fields.
+look "P_Key bits worked by hand" '\b(SA_)?PKEY_(KEY_MASK|BASE_MASK|FULL_MEMBER)\b'
 # The CLI's capture commands and replay stand on their own; cli/fabric_cmd.c is
 # the shared fabric's front end, built only with the simulator.
 found=$(grep -ln '#include "simfabric/' backends/replay.c cli/umad.c pcap/*.c 2>/dev/null)
