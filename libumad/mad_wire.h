@@ -520,36 +520,4 @@ static inline uint32_t mad_attr_mod(const uint8_t *mad)
 	return get_be32(mad + MAD_OFF_ATTR_MOD);
 }
 
-/* --- Byte offsets being replaced by the fields of mad_layout.h (one family at a time). --- */
-#define NODEINFO_OFF_NODE_TYPE	2
-#define NODEINFO_OFF_SYS_GUID	4
-#define NODEINFO_OFF_NODE_GUID	12
-#define NODEINFO_OFF_PORT_GUID	20
-#define PORTINFO_OFF_MKEY	0
-#define PORTINFO_OFF_LID	16
-#define PORTINFO_OFF_STATE	32	/* low nibble: PortState (high: LinkSpeedSupported) */
-#define PORTINFO_OFF_PHYS_STATE	33	/* high nibble: PortPhysicalState (low: LinkDownDefault) */
-#define SMINFO_OFF_SM_KEY	8
-#define PMA_OFF_OP_CODE		0
-#define PMA_OFF_PORT_SELECT	1
-#define PMA_OFF_COUNTER_SELECT	2
-#define PMA_PC_OFF_COUNTER_SELECT2	18
-#define PMA_PCE_OFF_COUNTER_SELECT2	4
-#define CPI_CAP_MASK2_SHIFT		5
-#define CC_LOG_SWITCH_OFF_PORT_MAP	8
-#define CC_LOG_SWITCH_OFF_EVENTS	40
-#define CC_LOG_CA_OFF_EVENTS		12
-#define CC_PORT_SETTING_VALID		0x80
-#define CC_PORT_SETTING_CONTROL_TYPE	0x40
-#define CC_CA_OFF_ENTRIES		4
-#define CC_CCT_OFF_ENTRIES		4
-#define NOTICE_OFF_GENERIC_TYPE	0	/* IsGeneric:1 Type:7 */
-#define NOTICE_OFF_PRODUCER	1	/* ProducerType:24 (generic notices) */
-#define NOTICE_OFF_TRAP_NUM	4
-#define NOTICE_OFF_ISSUER_LID	6
-#define NOTICE_OFF_TOGGLE_COUNT	8	/* NoticeToggle:1 NoticeCount:15 */
-#define NOTICE_OFF_DETAILS	10	/* DataDetails: 54 bytes */
-#define NOTICE_OFF_ISSUER_GID	64
-#define NOTICE_GENERIC		0x80
-
 #endif /* LIBUMAD_MAD_WIRE_H */

@@ -330,15 +330,15 @@ static int class_port_info(struct sa_query *q)
 
 	if (q->method != UMAD_METHOD_GET)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
-	cpi[offsetof(struct umad_class_port_info, base_ver)] = UMAD_BASE_VERSION;
-	cpi[offsetof(struct umad_class_port_info, class_ver)] = UMAD_SA_CLASS_VERSION;
-	put_be16(cpi + offsetof(struct umad_class_port_info, cap_mask), cap);
-	put_be32(cpi + offsetof(struct umad_class_port_info, cap_mask2_resp_time),
-		 cap2 << CPI_CAP_MASK2_SHIFT | SA_RESP_TIME_VALUE);
+	mad_set(cpi, CPI_BASE_VERSION, UMAD_BASE_VERSION);
+	mad_set(cpi, CPI_CLASS_VERSION, UMAD_SA_CLASS_VERSION);
+	mad_set(cpi, CPI_CAPABILITY_MASK, cap);
+	mad_set(cpi, CPI_CAPABILITY_MASK2, cap2);
+	mad_set(cpi, CPI_RESP_TIME_VALUE, SA_RESP_TIME_VALUE);
 	/* Not redirected: QP1 and its Q_Key; traps the same. */
-	put_be32(cpi + offsetof(struct umad_class_port_info, redir_qp), QP1_GSI);
-	put_be32(cpi + offsetof(struct umad_class_port_info, redir_qkey), UMAD_QKEY);
-	put_be32(cpi + offsetof(struct umad_class_port_info, trap_qkey), UMAD_QKEY);
+	mad_set(cpi, CPI_REDIRECT_QP, QP1_GSI);
+	mad_set(cpi, CPI_REDIRECT_Q_KEY, UMAD_QKEY);
+	mad_set(cpi, CPI_TRAP_Q_KEY, UMAD_QKEY);
 	return sa_add(q, cpi);
 }
 

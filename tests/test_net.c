@@ -26,6 +26,7 @@
 #include "simfabric/topology.h"
 
 #define PING_CLASS	0x32		/* a vendor class (range 2), as ibping's */
+#define PMA_OFF_PORT_SELECT	1	/* PortCounters:PortSelect in the attribute data */
 
 /* What the endpoint (a program's agents at the attached ports) was given. */
 static struct {

@@ -32,6 +32,15 @@
 #define SA_KEY		0x5a5a
 #define MAX_HOOK	16
 
+/* The Notice attribute, spelled here as the IBA lays it out. */
+#define NOTICE_OFF_GENERIC_TYPE	0	/* IsGeneric:1 Type:7 */
+#define NOTICE_OFF_PRODUCER	1	/* ProducerType:24 */
+#define NOTICE_OFF_TRAP_NUM	4
+#define NOTICE_OFF_ISSUER_LID	6
+#define NOTICE_OFF_DETAILS	10	/* DataDetails */
+#define NOTICE_OFF_ISSUER_GID	64
+#define NOTICE_GENERIC		0x80
+
 struct hook_call {
 	uint16_t mlid;
 	size_t n;

@@ -49,6 +49,15 @@
 #define PORTINFO_OFF_CAPMASK	20	/* PortInfo:CapabilityMask */
 #define PORTINFO_OFF_STATE	32	/* LinkSpeedSupported:4 PortState:4 */
 #define PORTINFO_OFF_PHYS	33	/* PortPhysicalState:4 LinkDownDefaultState:4 */
+
+/* The Notice attribute, spelled here as the IBA lays it out. */
+#define NOTICE_OFF_GENERIC_TYPE	0	/* IsGeneric:1 Type:7 */
+#define NOTICE_OFF_PRODUCER	1	/* ProducerType:24 */
+#define NOTICE_OFF_TRAP_NUM	4
+#define NOTICE_OFF_ISSUER_LID	6
+#define NOTICE_OFF_DETAILS	10	/* DataDetails */
+#define NOTICE_OFF_ISSUER_GID	64
+#define NOTICE_GENERIC		0x80
 #define CAP_IS_SM		0x00000002u	/* CapabilityMask.IsSM */
 #define MS			1000000ull	/* nanoseconds */
 #define PING_CLASS		0x32		/* a vendor class (range 2), as ibping's */
