@@ -157,8 +157,8 @@ uint64_t sa_port_guid(const struct sim_port *p)
 
 void sa_port_gid(const struct sim_port *p, uint8_t *gid)
 {
-	put_be64(gid, sim_mgmt_port(p->node, p->num)->gid_prefix);
-	put_be64(gid + 8, sa_port_guid(p));
+	mad_set(gid, GID_PREFIX, sim_mgmt_port(p->node, p->num)->gid_prefix);
+	mad_set(gid, GID_GUID, sa_port_guid(p));
 }
 
 struct sim_port *sa_next_end_port(const struct sim_sa *sa, size_t *node, unsigned *port)
@@ -227,8 +227,8 @@ struct sim_port *sa_port_by_guid(const struct sim_sa *sa, uint64_t guid)
 
 struct sim_port *sa_port_by_gid(const struct sim_sa *sa, const uint8_t *gid)
 {
-	uint64_t prefix = get_be64(gid);
-	struct sim_port *p = sa_port_by_guid(sa, get_be64(gid + 8));
+	uint64_t prefix = mad_get(gid, GID_PREFIX);
+	struct sim_port *p = sa_port_by_guid(sa, mad_get(gid, GID_GUID));
 
 	/* The link-local prefix names any port of the subnet, whatever prefix the SM gave it. */
 	if (p && prefix != GID_PREFIX_LINK_LOCAL &&

@@ -630,6 +630,6 @@ int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_por
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
 	set_status(mad, (uint16_t)status);
 	if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE)
-		mad[MAD_OFF_STATUS] |= UMAD_SMP_DIRECTION >> 8;
+		put_be16(mad + MAD_OFF_STATUS, (uint16_t)(mad_status(mad) | UMAD_SMP_DIRECTION));
 	return 1;
 }
