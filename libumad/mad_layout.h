@@ -48,40 +48,46 @@ typedef uint32_t mad_field_t;
 /* The first bit after the field. */
 #define MAD_FIELD_END(f)	(MAD_FIELD_START(f) + MAD_FIELD_BITS(f))
 
+/*
+ * The accessors are always inlined: with a constant field, as the encoders
+ * and decoders pass, they fold to the byte accesses one would write by
+ * hand, which a call would not.
+ */
+#define MAD_FIELD_INLINE	static inline __attribute__((always_inline))
+
 /* Entry i of a table of like entries whose entry 0 is f. */
-static inline mad_field_t mad_field_elem(mad_field_t f, unsigned i)
+MAD_FIELD_INLINE mad_field_t mad_field_elem(mad_field_t f, unsigned i)
 {
 	return f + ((mad_field_t)(i * MAD_FIELD_BITS(f)) << MAD_FIELD_WIDTH_BITS);
 }
 
 /* The largest value a field of up to 64 bits holds. */
-static inline uint64_t mad_field_max(mad_field_t f)
+MAD_FIELD_INLINE uint64_t mad_field_max(mad_field_t f)
 {
 	return MAD_FIELD_BITS(f) >= 64 ? UINT64_MAX : (UINT64_C(1) << MAD_FIELD_BITS(f)) - 1;
 }
 
-/*
- * Read a field of up to 64 bits (one that is not byte-aligned spans at
- * most 8 bytes).  With a constant field, as the encoders and decoders
- * pass, this folds to the byte accesses one would write by hand.
- */
-static inline uint64_t mad_get(const uint8_t *p, mad_field_t f)
+/* Read a field of up to 64 bits (one that is not byte-aligned spans at most 8 bytes). */
+MAD_FIELD_INLINE uint64_t mad_get(const uint8_t *p, mad_field_t f)
 {
-	unsigned start = MAD_FIELD_START(f), bits = MAD_FIELD_BITS(f);
-	unsigned first = start / 8, last = (start + bits - 1) / 8, low = 7 - (start + bits - 1) % 8;
+	unsigned start = MAD_FIELD_START(f), bits = MAD_FIELD_BITS(f), first, last, low, i;
 	uint64_t v = 0;
-	unsigned i;
 
-	if (start % 8 == 0 && low == 0) {
+	if ((start | bits) % 8 == 0) {
+		const uint8_t *q = p + start / 8;
+
 		switch (bits) {
-		case 8: return p[first];
-		case 16: return get_be16(p + first);
-		case 24: return get_be24(p + first);
-		case 32: return get_be32(p + first);
-		case 64: return get_be64(p + first);
+		case 8: return *q;
+		case 16: return get_be16(q);
+		case 24: return get_be24(q);
+		case 32: return get_be32(q);
+		case 64: return get_be64(q);
 		default: break;
 		}
 	}
+	first = start / 8;
+	last = (start + bits - 1) / 8;
+	low = -(start + bits) % 8;
 	if (first == last)
 		return (uint64_t)(p[first] >> low) & mad_field_max(f);
 	for (i = first; i <= last; i++)
@@ -90,28 +96,73 @@ static inline uint64_t mad_get(const uint8_t *p, mad_field_t f)
 }
 
 /* Write a field of up to 64 bits, v cut to its width; the bits around it stay. */
-static inline void mad_set(uint8_t *p, mad_field_t f, uint64_t v)
+MAD_FIELD_INLINE void mad_set(uint8_t *p, mad_field_t f, uint64_t v)
 {
-	unsigned start = MAD_FIELD_START(f), bits = MAD_FIELD_BITS(f);
-	unsigned first = start / 8, last = (start + bits - 1) / 8, low = 7 - (start + bits - 1) % 8;
-	uint64_t mask = mad_field_max(f);
-	unsigned i;
+	unsigned start = MAD_FIELD_START(f), bits = MAD_FIELD_BITS(f), first, last, low, i;
+	uint64_t mask;
 
-	v &= mask;
-	if (start % 8 == 0 && low == 0) {
+	if ((start | bits) % 8 == 0) {
+		uint8_t *q = p + start / 8;
+
 		switch (bits) {
-		case 8: p[first] = (uint8_t)v; return;
-		case 16: put_be16(p + first, (uint16_t)v); return;
-		case 24: put_be24(p + first, (uint32_t)v); return;
-		case 32: put_be32(p + first, (uint32_t)v); return;
-		case 64: put_be64(p + first, v); return;
+		case 8: *q = (uint8_t)v; return;
+		case 16: put_be16(q, (uint16_t)v); return;
+		case 24: put_be24(q, (uint32_t)v); return;
+		case 32: put_be32(q, (uint32_t)v); return;
+		case 64: put_be64(q, v); return;
 		default: break;
 		}
 	}
-	mask <<= low;
+	first = start / 8;
+	last = (start + bits - 1) / 8;
+	low = -(start + bits) % 8;
+	if (first == last) {
+		uint8_t in = (uint8_t)(mad_field_max(f) << low);
+
+		p[first] = (uint8_t)((p[first] & ~in) | ((v << low) & in));
+		return;
+	}
+	mask = mad_field_max(f) << low;
 	v <<= low;
 	for (i = last + 1; i-- > first; mask >>= 8, v >>= 8)
 		p[i] = (uint8_t)((p[i] & ~mask) | (v & mask));
+}
+
+/*
+ * Entry i of a table of like entries whose entry 0 is f, read and written.
+ * The same as mad_get/mad_set of mad_field_elem(f, i), quicker in a loop:
+ * with f constant, only the entry's place is worked out at run time.
+ */
+MAD_FIELD_INLINE uint64_t mad_get_elem(const uint8_t *p, mad_field_t f, unsigned i)
+{
+	unsigned start = MAD_FIELD_START(f), bits = MAD_FIELD_BITS(f);
+
+	if ((start | bits) % 8 == 0)
+		return mad_get(p + i * (bits / 8), f);
+	if (start % 8 == 0 && 8 % bits == 0) {
+		/* Entries packed within bytes (SL-to-VL's 4 bits): entry i's byte and bits. */
+		unsigned bit = i * bits;
+
+		return (uint64_t)(p[start / 8 + bit / 8] >> (8 - bits - bit % 8)) & mad_field_max(f);
+	}
+	return mad_get(p, mad_field_elem(f, i));
+}
+
+MAD_FIELD_INLINE void mad_set_elem(uint8_t *p, mad_field_t f, unsigned i, uint64_t v)
+{
+	unsigned start = MAD_FIELD_START(f), bits = MAD_FIELD_BITS(f);
+
+	if ((start | bits) % 8 == 0) {
+		mad_set(p + i * (bits / 8), f, v);
+	} else if (start % 8 == 0 && 8 % bits == 0) {
+		/* Entries packed within bytes (SL-to-VL's 4 bits): entry i's byte and bits. */
+		unsigned bit = i * bits, low = 8 - bits - bit % 8;
+		uint8_t in = (uint8_t)(mad_field_max(f) << low), *b = p + start / 8 + bit / 8;
+
+		*b = (uint8_t)((*b & ~in) | ((v << low) & in));
+	} else {
+		mad_set(p, mad_field_elem(f, i), v);
+	}
 }
 
 /* Does a field hold the same bits in two bodies (of any width)? */
@@ -303,6 +354,8 @@ MAD_LAYOUT(PKEY_TABLE);
 	F(SL2VL_VL_OF_SL0,		 0, 0, 4)	/* SL 0; 16 of them */
 MAD_LAYOUT(SL2VL_TABLE);
 #define SL2VL_SLS		16
+/* The whole table as one word: SL 0's VL in its top bits. */
+#define SL2VL_TABLE		MAD_FIELD(0, 0, SL2VL_SLS * MAD_FIELD_BITS(SL2VL_VL_OF_SL0))
 
 /* VLArbitrationTable: a block of 32 (VL, weight) entries. */
 #define VL_ARB_TABLE_FIELDS(F) \

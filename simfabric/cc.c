@@ -258,23 +258,24 @@ static int congestion_log(struct cc_request *r)
 		const struct cc_event *e =
 			&a->events[(a->first_event + skipped + i) % MAX_LOG_EVENTS];
 
+		/* Event i: the first event's fields, i events further on. */
 		if (type == NODE_TYPE_SWITCH) {
-			unsigned at = i * CC_LOG_SWITCH_EVENT_SIZE;
+			uint8_t *o = d + i * CC_LOG_SWITCH_EVENT_SIZE;
 
-			mad_set(d, MAD_FIELD_AT(CCLSE_SLID, at), e->slid);
-			mad_set(d, MAD_FIELD_AT(CCLSE_DLID, at), e->dlid);
-			mad_set(d, MAD_FIELD_AT(CCLSE_SL, at), e->sl);
-			mad_set(d, MAD_FIELD_AT(CCLSE_TIMESTAMP, at), e->timestamp);
+			mad_set(o, CCLSE_SLID, e->slid);
+			mad_set(o, CCLSE_DLID, e->dlid);
+			mad_set(o, CCLSE_SL, e->sl);
+			mad_set(o, CCLSE_TIMESTAMP, e->timestamp);
 		} else {
-			unsigned at = i * CC_LOG_CA_EVENT_SIZE;
+			uint8_t *o = d + i * CC_LOG_CA_EVENT_SIZE;
 
-			mad_set(d, MAD_FIELD_AT(CCLCE_LOCAL_QP, at), e->local_qp);
-			mad_set(d, MAD_FIELD_AT(CCLCE_SL, at), e->sl);
-			mad_set(d, MAD_FIELD_AT(CCLCE_SERVICE_TYPE, at), e->service_type);
-			mad_set(d, MAD_FIELD_AT(CCLCE_REMOTE_QP, at), e->remote_qp);
-			mad_set(d, MAD_FIELD_AT(CCLCE_LOCAL_LID, at), e->local_lid);
-			mad_set(d, MAD_FIELD_AT(CCLCE_REMOTE_LID, at), e->remote_lid);
-			mad_set(d, MAD_FIELD_AT(CCLCE_TIMESTAMP, at), e->timestamp);
+			mad_set(o, CCLCE_LOCAL_QP, e->local_qp);
+			mad_set(o, CCLCE_SL, e->sl);
+			mad_set(o, CCLCE_SERVICE_TYPE, e->service_type);
+			mad_set(o, CCLCE_REMOTE_QP, e->remote_qp);
+			mad_set(o, CCLCE_LOCAL_LID, e->local_lid);
+			mad_set(o, CCLCE_REMOTE_LID, e->remote_lid);
+			mad_set(o, CCLCE_TIMESTAMP, e->timestamp);
 		}
 	}
 	if (type == NODE_TYPE_SWITCH) {
@@ -463,15 +464,14 @@ static int ca_congestion_setting(struct cc_request *r)
 			return CC_SILENT;
 		w->port_control = (uint16_t)(mad_get(d, CACS_PORT_CONTROL) & CACS_PORT_CONTROL_SL_BASED);
 		for (sl = 0; sl < CC_CA_ENTRIES; sl++) {
-			unsigned at = sl * CC_CA_ENTRY_SIZE;
+			const uint8_t *e = d + sl * CC_CA_ENTRY_SIZE;	/* SL sl's entry */
 
 			if (!(map & (1u << sl)))
 				continue;
-			w->ca[sl].ccti_timer = (uint16_t)mad_get(d, MAD_FIELD_AT(CACSE_CCTI_TIMER, at));
-			w->ca[sl].ccti_increase = (uint8_t)mad_get(d, MAD_FIELD_AT(CACSE_CCTI_INCREASE, at));
-			w->ca[sl].trigger_threshold =
-				(uint8_t)mad_get(d, MAD_FIELD_AT(CACSE_TRIGGER_THRESHOLD, at));
-			w->ca[sl].ccti_min = (uint8_t)mad_get(d, MAD_FIELD_AT(CACSE_CCTI_MIN, at));
+			w->ca[sl].ccti_timer = (uint16_t)mad_get(e, CACSE_CCTI_TIMER);
+			w->ca[sl].ccti_increase = (uint8_t)mad_get(e, CACSE_CCTI_INCREASE);
+			w->ca[sl].trigger_threshold = (uint8_t)mad_get(e, CACSE_TRIGGER_THRESHOLD);
+			w->ca[sl].ccti_min = (uint8_t)mad_get(e, CACSE_CCTI_MIN);
 		}
 		w->ca_control_map |= map;
 	}
@@ -480,12 +480,12 @@ static int ca_congestion_setting(struct cc_request *r)
 	mad_set(d, CACS_PORT_CONTROL, a->port_control);
 	mad_set(d, CACS_CONTROL_MAP, a->ca_control_map);
 	for (sl = 0; sl < CC_CA_ENTRIES; sl++) {
-		unsigned at = sl * CC_CA_ENTRY_SIZE;
+		uint8_t *e = d + sl * CC_CA_ENTRY_SIZE;
 
-		mad_set(d, MAD_FIELD_AT(CACSE_CCTI_TIMER, at), a->ca[sl].ccti_timer);
-		mad_set(d, MAD_FIELD_AT(CACSE_CCTI_INCREASE, at), a->ca[sl].ccti_increase);
-		mad_set(d, MAD_FIELD_AT(CACSE_TRIGGER_THRESHOLD, at), a->ca[sl].trigger_threshold);
-		mad_set(d, MAD_FIELD_AT(CACSE_CCTI_MIN, at), a->ca[sl].ccti_min);
+		mad_set(e, CACSE_CCTI_TIMER, a->ca[sl].ccti_timer);
+		mad_set(e, CACSE_CCTI_INCREASE, a->ca[sl].ccti_increase);
+		mad_set(e, CACSE_TRIGGER_THRESHOLD, a->ca[sl].trigger_threshold);
+		mad_set(e, CACSE_CCTI_MIN, a->ca[sl].ccti_min);
 	}
 	return 0;
 }
@@ -511,12 +511,12 @@ static int congestion_control_table(struct cc_request *r)
 			return CC_SILENT;
 		w->ccti_limit = limit;
 		for (i = 0; i < CC_CCT_PER_BLOCK; i++)
-			w->cct[first + i] = (uint16_t)mad_get(d, mad_field_elem(CCT_ENTRY0, i));
+			w->cct[first + i] = (uint16_t)mad_get_elem(d, CCT_ENTRY0, i);
 	}
 	memset(d, 0, CC_DATA_SIZE);
 	mad_set(d, CCT_CCTI_LIMIT, r->agent->ccti_limit);
 	for (i = 0; i < CC_CCT_PER_BLOCK; i++)
-		mad_set(d, mad_field_elem(CCT_ENTRY0, i), r->agent->cct[first + i]);
+		mad_set_elem(d, CCT_ENTRY0, i, r->agent->cct[first + i]);
 	return 0;
 }
 

@@ -515,7 +515,7 @@ static int samples_control(struct pma_request *r)
 		s->interval = (uint32_t)mad_get(d, PSC_SAMPLE_INTERVAL);
 		s->tag = (uint16_t)mad_get(d, PSC_TAG);
 		for (i = 0; i < PMA_SAMPLE_COUNTERS; i++) {
-			s->select[i] = (uint16_t)mad_get(d, mad_field_elem(PSC_COUNTER_SELECT0, i));
+			s->select[i] = (uint16_t)mad_get_elem(d, PSC_COUNTER_SELECT0, i);
 			s->base[i] = sample_count(r, first, last, s->select[i]);
 			s->result[i] = 0;
 		}
@@ -528,21 +528,24 @@ static int samples_control(struct pma_request *r)
 	mad_set(d, PSC_TICK, 0);
 	mad_set(d, PSC_COUNTER_WIDTH, PSC_COUNTER_WIDTH_32);
 	/* CounterMask0..9 and 10..14 lie in two runs. */
-	for (i = 0; i < PMA_SAMPLE_COUNTERS; i++)
-		mad_set(d, i < PSC_MASKS_IN_FIRST_RUN ? mad_field_elem(PSC_COUNTER_MASK0, i)
-			: mad_field_elem(PSC_COUNTER_MASK10, i - PSC_MASKS_IN_FIRST_RUN), PSC_MASK_PORT);
+	for (i = 0; i < PMA_SAMPLE_COUNTERS; i++) {
+		if (i < PSC_MASKS_IN_FIRST_RUN)
+			mad_set_elem(d, PSC_COUNTER_MASK0, i, PSC_MASK_PORT);
+		else
+			mad_set_elem(d, PSC_COUNTER_MASK10, i - PSC_MASKS_IN_FIRST_RUN, PSC_MASK_PORT);
+	}
 	if (s) {
 		mad_set(d, PSC_SAMPLE_STATUS, s->status);
 		mad_set(d, PSC_SAMPLE_START, s->start);
 		mad_set(d, PSC_SAMPLE_INTERVAL, s->interval);
 		mad_set(d, PSC_TAG, s->tag);
 		for (i = 0; i < PMA_SAMPLE_COUNTERS; i++)
-			mad_set(d, mad_field_elem(PSC_COUNTER_SELECT0, i), s->select[i]);
+			mad_set_elem(d, PSC_COUNTER_SELECT0, i, s->select[i]);
 	} else {
 		/* Before any sample: the mandatory counters in the first five slots. */
 		mad_set(d, PSC_SAMPLE_STATUS, PMA_SAMPLE_STATUS_DONE);
 		for (i = 0; i < PMA_SAMPLE_XMIT_WAIT; i++)
-			mad_set(d, mad_field_elem(PSC_COUNTER_SELECT0, i), PMA_SAMPLE_XMIT_DATA + i);
+			mad_set_elem(d, PSC_COUNTER_SELECT0, i, PMA_SAMPLE_XMIT_DATA + i);
 	}
 	return UMAD_STATUS_SUCCESS;
 }
@@ -574,7 +577,7 @@ static int samples_result(struct pma_request *r)
 	mad_set(d, PSR_TAG, s->tag);
 	mad_set(d, PSR_SAMPLE_STATUS, s->status);
 	for (i = 0; i < PMA_SAMPLE_COUNTERS; i++)
-		mad_set(d, mad_field_elem(PSR_COUNTER0, i), s->result[i]);
+		mad_set_elem(d, PSR_COUNTER0, i, s->result[i]);
 	return UMAD_STATUS_SUCCESS;
 }
 

@@ -135,12 +135,6 @@ int sa_emit(struct sa_query *q, const uint8_t *rec)
 	return sa_add(q, rec);
 }
 
-void sa_put_exactly(uint8_t *rec, mad_field_t selector, mad_field_t field, uint8_t v)
-{
-	mad_set(rec, selector, UMAD_SA_SELECTOR_EXACTLY);
-	mad_set(rec, field, v);
-}
-
 /* --- ports ---------------------------------------------------------------------------- */
 
 int sa_port_known(const struct sim_port *p)

@@ -109,7 +109,12 @@ static inline int sa_done(const struct sa_query *q)
 }
 
 /* Set a value a record states exactly (MTU, rate, lifetime), with its selector. */
-void sa_put_exactly(uint8_t *rec, mad_field_t selector, mad_field_t field, uint8_t v);
+MAD_FIELD_INLINE void sa_put_exactly(uint8_t *rec, mad_field_t selector, mad_field_t field,
+				     uint8_t v)
+{
+	mad_set(rec, selector, UMAD_SA_SELECTOR_EXACTLY);
+	mad_set(rec, field, v);
+}
 
 /* --- ports ------------------------------------------------------------------------ */
 

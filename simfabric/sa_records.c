@@ -270,7 +270,7 @@ static void guid_info_records(struct sa_query *q, struct sim_port *p)
 		for (i = 0; i < GUID_INFO_PER_BLOCK && block * GUID_INFO_PER_BLOCK + i < cap; i++) {
 			unsigned index = block * GUID_INFO_PER_BLOCK + i;
 
-			mad_set(gi, mad_field_elem(GI_GUID0, i),
+			mad_set_elem(gi, GI_GUID0, i,
 				index ? sim_port_guid_at(p, index) : sa_port_guid(p));
 		}
 		sa_emit(q, rec);
@@ -303,7 +303,7 @@ static void pkey_blocks(struct sa_query *q, struct sim_port *lid_port, struct si
 		mad_set(rec, PKTR_BLOCK_NUM, block);
 		mad_set(rec, PKTR_PORT_NUM, p->num);
 		for (i = 0; i < PKEY_TABLE_PER_BLOCK; i++)
-			mad_set(table, mad_field_elem(PKT_P_KEY0, i),
+			mad_set_elem(table, PKT_P_KEY0, i,
 				sim_port_pkey(p, block * PKEY_TABLE_PER_BLOCK + i));
 		sa_emit(q, rec);
 	}
@@ -341,14 +341,12 @@ static const struct sa_components slvl_components = { COMPONENTS(slvl_fields), C
 static void slvl_record(struct sa_query *q, uint16_t lid, const struct sim_port *out,
 			unsigned in_num, unsigned out_num)
 {
-	uint8_t rec[SA_SLVL_REC_SIZE] = { 0 }, *table = MAD_AT(rec, SL2VLR_TABLE);
-	unsigned sl;
+	uint8_t rec[SA_SLVL_REC_SIZE] = { 0 };
 
 	mad_set(rec, SL2VLR_LID, lid);
 	mad_set(rec, SL2VLR_IN_PORT, in_num);
 	mad_set(rec, SL2VLR_OUT_PORT, out_num);
-	for (sl = 0; sl < SL2VL_SLS; sl++)
-		mad_set(table, mad_field_elem(SL2VL_VL_OF_SL0, sl), out->sl2vl[sl]);
+	sim_encode_sl2vl(out, MAD_AT(rec, SL2VLR_TABLE));
 	sa_emit(q, rec);
 }
 
@@ -400,10 +398,10 @@ static void vl_arb_port(struct sa_query *q, uint16_t lid, const struct sim_port 
 		mad_set(rec, VLAR_BLOCK_NUM, block);
 		for (i = 0; i < VL_ARB_PER_BLOCK && p->vlarb; i++) {
 			const uint8_t *entry = p->vlarb[block - 1][i];
+			uint8_t *e = table + i * VL_ARB_ENTRY_SIZE;
 
-			mad_set(table, MAD_FIELD_AT(VLA_VL0, i * VL_ARB_ENTRY_SIZE), entry[SIM_VLARB_VL]);
-			mad_set(table, MAD_FIELD_AT(VLA_WEIGHT0, i * VL_ARB_ENTRY_SIZE),
-				entry[SIM_VLARB_WEIGHT]);
+			mad_set(e, VLA_VL0, entry[SIM_VLARB_VL]);
+			mad_set(e, VLA_WEIGHT0, entry[SIM_VLARB_WEIGHT]);
 		}
 		sa_emit(q, rec);
 	}
@@ -450,7 +448,7 @@ static void lft_records(struct sa_query *q, struct sim_port *p)
 		mad_set(rec, LFTR_LID, p->lid);
 		mad_set(rec, LFTR_BLOCK_NUM, block);
 		for (i = 0; i < LFT_PER_BLOCK; i++)
-			mad_set(table, mad_field_elem(LFT_PORT0, i),
+			mad_set_elem(table, LFT_PORT0, i,
 				sim_switch_lft_get(sw, (uint16_t)(block * LFT_PER_BLOCK + i)));
 		sa_emit(q, rec);
 	}
@@ -494,7 +492,7 @@ static void mft_records(struct sa_query *q, struct sim_port *p)
 				uint16_t mask = sw->mft[block * MFT_PER_BLOCK + i][position];
 
 				used |= mask != 0;
-				mad_set(table, mad_field_elem(MFT_PORT_MASK0, i), mask);
+				mad_set_elem(table, MFT_PORT_MASK0, i, mask);
 			}
 			if (used)
 				sa_emit(q, rec);

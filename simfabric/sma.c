@@ -48,7 +48,7 @@ static int node_desc(struct sma_request *r)
 	return SMA_REPLY;
 }
 
-void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t *d)
+void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t *restrict d)
 {
 	uint64_t port_guid = n->type == NODE_TYPE_SWITCH ? n->node_guid : n->ports[local_port].guid;
 
@@ -78,7 +78,7 @@ static int node_info(struct sma_request *r)
 /* --- PortInfo ------------------------------------------------------------------ */
 
 void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, unsigned local_port,
-			  int hide_m_key, uint8_t *d)
+			  int hide_m_key, uint8_t *restrict d)
 {
 	/* A switch is one management entity: its addressing lives in port 0. */
 	const struct sim_port *m = n->type == NODE_TYPE_SWITCH ? &n->ports[0] : p;
@@ -297,7 +297,7 @@ static int port_info(struct sma_request *r)
 
 /* --- SwitchInfo, forwarding tables ------------------------------------------- */
 
-void sim_encode_switch_info(const struct sim_switch *sw, uint8_t *d)
+void sim_encode_switch_info(const struct sim_switch *sw, uint8_t *restrict d)
 {
 	memset(d, 0, SMP_DATA_SIZE);
 	mad_set(d, SI_LINEAR_FDB_CAP, SIM_LFT_CAP);
@@ -385,13 +385,12 @@ static int mcast_ft(struct sma_request *r)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 	}
 	for (i = 0; i < MFT_PER_BLOCK; i++) {
-		mad_field_t f = mad_field_elem(MFT_PORT_MASK0, i);
 		unsigned entry = block * MFT_PER_BLOCK + i;
 		uint16_t mask = sw->mft ? sw->mft[entry][position] : 0;
 
 		if (r->set)
-			mask = sw->mft[entry][position] = (uint16_t)mad_get(r->data, f);
-		mad_set(r->data, f, mask);
+			mask = sw->mft[entry][position] = (uint16_t)mad_get_elem(r->data, MFT_PORT_MASK0, i);
+		mad_set_elem(r->data, MFT_PORT_MASK0, i, mask);
 	}
 	if (r->set)
 		node_changed(r);
@@ -414,12 +413,10 @@ static int guid_info(struct sma_request *r)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 	}
 	for (i = 0; i < GUID_INFO_PER_BLOCK; i++) {
-		mad_field_t f = mad_field_elem(GI_GUID0, i);
-
 		/* GUID 0 is the port GUID: read-only. */
 		if (r->set && i > 0)
-			p->alias_guids[i] = mad_get(r->data, f);
-		mad_set(r->data, f, sim_port_guid_at(p, i));
+			p->alias_guids[i] = mad_get_elem(r->data, GI_GUID0, i);
+		mad_set_elem(r->data, GI_GUID0, i, sim_port_guid_at(p, i));
 	}
 	if (r->set)
 		node_changed(r);
@@ -444,16 +441,27 @@ static int pkey_table(struct sma_request *r)
 		p->pkeys[0] = PKEY_DEFAULT;
 	}
 	for (i = 0; i < PKEY_TABLE_PER_BLOCK; i++) {
-		mad_field_t f = mad_field_elem(PKT_P_KEY0, i);
 		unsigned index = block * PKEY_TABLE_PER_BLOCK + i;
 
 		if (r->set)
-			p->pkeys[index] = (uint16_t)mad_get(r->data, f);
-		mad_set(r->data, f, sim_port_pkey(p, index));
+			p->pkeys[index] = (uint16_t)mad_get_elem(r->data, PKT_P_KEY0, i);
+		mad_set_elem(r->data, PKT_P_KEY0, i, sim_port_pkey(p, index));
 	}
 	if (r->set)
 		node_changed(r);
 	return SMA_REPLY;
+}
+
+void sim_encode_sl2vl(const struct sim_port *p, uint8_t *table)
+{
+	uint64_t vls = 0;
+	unsigned sl;
+
+	/* The table as one word, SL 0's VL in its top bits (a write per entry is slower). */
+	for (sl = 0; sl < SL2VL_SLS; sl++)
+		vls = vls << MAD_FIELD_BITS(SL2VL_VL_OF_SL0) |
+		      (p->sl2vl[sl] & mad_field_max(SL2VL_VL_OF_SL0));
+	mad_set(table, SL2VL_TABLE, vls);
 }
 
 static int sl2vl_table(struct sma_request *r)
@@ -473,10 +481,9 @@ static int sl2vl_table(struct sma_request *r)
 	p = &r->node->ports[out];
 	if (r->set)
 		for (sl = 0; sl < SL2VL_SLS; sl++)
-			p->sl2vl[sl] = (uint8_t)mad_get(r->data, mad_field_elem(SL2VL_VL_OF_SL0, sl));
+			p->sl2vl[sl] = (uint8_t)mad_get_elem(r->data, SL2VL_VL_OF_SL0, sl);
 	memset(r->data, 0, SMP_DATA_SIZE);
-	for (sl = 0; sl < SL2VL_SLS; sl++)
-		mad_set(r->data, mad_field_elem(SL2VL_VL_OF_SL0, sl), p->sl2vl[sl]);
+	sim_encode_sl2vl(p, r->data);
 	if (r->set)
 		node_changed(r);
 	return SMA_REPLY;
@@ -500,16 +507,15 @@ static int vl_arb_table(struct sma_request *r)
 	}
 	for (i = 0; i < VL_ARB_PER_BLOCK; i++) {
 		uint8_t *entry = p->vlarb ? p->vlarb[block - 1][i] : NULL;
-		mad_field_t vl = MAD_FIELD_AT(VLA_VL0, i * VL_ARB_ENTRY_SIZE);
-		mad_field_t weight = MAD_FIELD_AT(VLA_WEIGHT0, i * VL_ARB_ENTRY_SIZE);
+		uint8_t *e = r->data + i * VL_ARB_ENTRY_SIZE;
 
 		if (r->set) {
-			entry[SIM_VLARB_VL] = (uint8_t)mad_get(r->data, vl);
-			entry[SIM_VLARB_WEIGHT] = (uint8_t)mad_get(r->data, weight);
+			entry[SIM_VLARB_VL] = (uint8_t)mad_get(e, VLA_VL0);
+			entry[SIM_VLARB_WEIGHT] = (uint8_t)mad_get(e, VLA_WEIGHT0);
 		}
-		mad_set(r->data, MAD_FIELD_AT(VLA_RESERVED0, i * VL_ARB_ENTRY_SIZE), 0);
-		mad_set(r->data, vl, entry ? entry[SIM_VLARB_VL] : 0);
-		mad_set(r->data, weight, entry ? entry[SIM_VLARB_WEIGHT] : 0);
+		mad_set(e, VLA_RESERVED0, 0);
+		mad_set(e, VLA_VL0, entry ? entry[SIM_VLARB_VL] : 0);
+		mad_set(e, VLA_WEIGHT0, entry ? entry[SIM_VLARB_WEIGHT] : 0);
 	}
 	if (r->set)
 		node_changed(r);

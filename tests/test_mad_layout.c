@@ -367,6 +367,39 @@ static void accessors_read_and_write_every_field(void **state)
 			 (5 * VL_ARB_ENTRY_SIZE + 1) * 8);
 }
 
+/* mad_get_elem/mad_set_elem are mad_get/mad_set of mad_field_elem, whatever the width. */
+static void entries_read_and_written_as_fields(void **state)
+{
+	static const struct {
+		mad_field_t first;
+		unsigned n;
+	} tables[] = {
+		{ PKT_P_KEY0, PKEY_TABLE_PER_BLOCK }, { SL2VL_VL_OF_SL0, SL2VL_SLS },
+		{ LFT_PORT0, LFT_PER_BLOCK }, { MFT_PORT_MASK0, MFT_PER_BLOCK },
+		{ GI_GUID0, GUID_INFO_PER_BLOCK }, { CCT_ENTRY0, CC_CCT_PER_BLOCK },
+		{ PSC_COUNTER_MASK0, PSC_MASKS_IN_FIRST_RUN }, { PSC_COUNTER_SELECT0, PMA_SAMPLE_COUNTERS },
+		{ PSR_COUNTER0, PMA_SAMPLE_COUNTERS },
+	};
+	uint8_t a[256], b[256];
+	size_t t;
+	unsigned i;
+
+	(void)state;
+	for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++) {
+		memset(a, 0xa5, sizeof(a));
+		memset(b, 0xa5, sizeof(b));
+		for (i = 0; i < tables[t].n; i++) {
+			uint64_t v = (UINT64_C(0x0123456789abcdef) * (i + 1)) & mad_field_max(tables[t].first);
+
+			mad_set_elem(a, tables[t].first, i, v);
+			mad_set(b, mad_field_elem(tables[t].first, i), v);
+			assert_memory_equal(a, b, sizeof(a));
+			assert_true(mad_get_elem(a, tables[t].first, i) == v);
+			assert_true(mad_get(a, mad_field_elem(tables[t].first, i)) == v);
+		}
+	}
+}
+
 /* The partition rule: the same key, not 0, not two limited members. */
 static void pkey_match_is_the_partition_rule(void **state)
 {
@@ -389,6 +422,7 @@ int main(void)
 		cmocka_unit_test(layouts_agree_with_public_structs),
 		cmocka_unit_test(component_bits_are_the_specs),
 		cmocka_unit_test(accessors_read_and_write_every_field),
+		cmocka_unit_test(entries_read_and_written_as_fields),
 		cmocka_unit_test(pkey_match_is_the_partition_rule),
 	};
 
