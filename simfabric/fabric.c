@@ -91,7 +91,7 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 	p->subnet_timeout = 18;
 	p->resp_time_value = 20;
 	p->max_credit_hint = 0;
-	p->gid_prefix = 0xfe80000000000000ULL;
+	p->gid_prefix = GID_PREFIX_LINK_LOCAL;
 	for (sl = 0; sl < SL2VL_SLS; sl++)
 		p->sl2vl[sl] = (uint8_t)(sl % 8);
 	if (n->type == NODE_TYPE_CA)
@@ -321,7 +321,7 @@ uint8_t *sim_switch_lft_room(struct sim_switch *sw, uint32_t len)
 
 int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
 {
-	uint32_t len = (entries + SIM_LFT_BLOCK - 1) / SIM_LFT_BLOCK * SIM_LFT_BLOCK;
+	uint32_t len = (entries + LFT_PER_BLOCK - 1) / LFT_PER_BLOCK * LFT_PER_BLOCK;
 	uint32_t have = sim_switch_lft_len(sw);
 	uint8_t *grown;
 

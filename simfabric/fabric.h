@@ -30,10 +30,10 @@
 #define SIM_PKEY_TABLE_SIZE	64
 #define SIM_GUID_CAP		8
 #define SIM_LFT_CAP		49152	/* LinearFDBCap of every switch */
-#define SIM_LFT_BLOCK		SMP_DATA_SIZE	/* LIDs per LinearForwardingTable block: a byte each */
 #define SIM_MFT_CAP		1024	/* MulticastFDBCap (LIDs from LID_MCAST_START) */
-#define SIM_MFT_POSITIONS	16	/* 16 port-mask words of 16 bits: 256 ports */
-#define SIM_DESC_LEN		SMP_DATA_SIZE	/* NodeDescription fills the SMP data */
+/* The port-mask words (MulticastForwardingTable positions) that cover ports 0..SIM_MAX_PORTS. */
+#define SIM_MFT_POSITIONS	((SIM_MAX_PORTS + MFT_PORTS_PER_MASK) / MFT_PORTS_PER_MASK)
+#define SIM_DESC_LEN		MAD_FIELD_SIZE(ND_STRING)	/* NodeDescription's length */
 
 struct sim_node;
 

@@ -162,7 +162,7 @@ static int mft_has(const struct sim_switch *sw, uint16_t mlid, unsigned port)
 {
 	unsigned idx = (unsigned)mlid - LID_MCAST_START;
 
-	if (!sw->mft || idx >= SIM_MFT_CAP || port >= SIM_MFT_POSITIONS * 16)
+	if (!sw->mft || idx >= SIM_MFT_CAP || port >= SIM_MFT_POSITIONS * MFT_PORTS_PER_MASK)
 		return 0;
 	return (sw->mft[idx][port / 16] >> (port % 16)) & 1;
 }

@@ -939,7 +939,7 @@ static int route_switch(const struct sw_graph *g, const struct dests *d, const u
 	const uint8_t *row = hops + s * g->n;
 	uint32_t first = g->link_start[s], deg = g->link_start[s + 1] - first, k;
 	uint32_t nn = g->nbr_start[s + 1] - g->nbr_start[s], j, n_classes = 0, c;
-	uint32_t len = (d->top + SIM_LFT_BLOCK) / SIM_LFT_BLOCK * SIM_LFT_BLOCK;
+	uint32_t len = (d->top + LFT_PER_BLOCK) / LFT_PER_BLOCK * LFT_PER_BLOCK;
 	size_t t, i;
 
 	/* The table exactly as long as LinearFDBTop needs (one allocated whole is cut down). */
