@@ -19,6 +19,7 @@
 #include "backends/backend.h"
 #include "internal.h"
 #include "backends/sysfs_reader.h"
+#include "libumad/mad_layout.h"
 
 /* The kernel's registration requests (include/uapi/rdma/ib_user_mad.h), private as in rdma-core. */
 struct ib_user_mad_reg_req {
@@ -178,8 +179,8 @@ static int get_port(const char *ca_name, const char *ports_dir, int portnum, uma
 		strcpy(port->link_layer, "IB");
 	if (umad_sysfs_read_gid(dir, SYS_PORT_GID, gid) < 0)
 		return -EIO;
-	memcpy(&port->gid_prefix, gid, 8);
-	memcpy(&port->port_guid, gid + 8, 8);
+	memcpy(&port->gid_prefix, MAD_AT(gid, GID_PREFIX), MAD_FIELD_SIZE(GID_PREFIX));
+	memcpy(&port->port_guid, MAD_AT(gid, GID_GUID), MAD_FIELD_SIZE(GID_GUID));
 
 	r = read_pkeys(dir, port);
 	if (r == -ENOENT)

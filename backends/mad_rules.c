@@ -99,8 +99,10 @@ static int dr_smp_may_leave(const uint8_t *mad, int is_switch, unsigned port_num
 	if (hop_cnt >= UMAD_SMP_MAX_HOPS)
 		return 0;
 	if (!returning) {
+		const uint8_t *initial = mad + SMP_OFF_INITIAL_PATH;	/* [hop]: the port out */
+
 		if (hop_cnt && hop_ptr == 0)
-			return is_switch || mad[SMP_OFF_INITIAL_PATH + 1] == port_num;
+			return is_switch || initial[1] == port_num;
 		if (hop_ptr && hop_ptr < hop_cnt)
 			return is_switch;
 		if (hop_ptr == hop_cnt)

@@ -34,7 +34,7 @@
 #include "backends/backend.h"
 #include "backends/replay_index.h"
 #include "backends/soft_port.h"
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 #include "pcap/capture_meta.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"
@@ -356,11 +356,11 @@ static int load(const char *path)
 		    !lp->node_guid) {
 			const uint8_t *ni = mad + SMP_OFF_DATA;
 
-			lp->node_type = ni[NODEINFO_OFF_NODE_TYPE];
+			lp->node_type = (uint8_t)mad_get(ni, NI_NODE_TYPE);
 			/* Kept big-endian, as the umad structs want them. */
-			lp->sys_guid = htobe64(get_be64(ni + NODEINFO_OFF_SYS_GUID));
-			lp->node_guid = htobe64(get_be64(ni + NODEINFO_OFF_NODE_GUID));
-			lp->port_guid = htobe64(get_be64(ni + NODEINFO_OFF_PORT_GUID));
+			lp->sys_guid = htobe64(mad_get(ni, NI_SYS_IMAGE_GUID));
+			lp->node_guid = htobe64(mad_get(ni, NI_NODE_GUID));
+			lp->port_guid = htobe64(mad_get(ni, NI_PORT_GUID));
 		}
 		if (!mad_method_is_response(mad_method(mad)) && !timed_out(&meta))
 			continue;	/* an unsolicited request: not an answer */

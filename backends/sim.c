@@ -261,9 +261,9 @@ static void refresh_is_sm_at(struct sim_host *h, int portnum)
 	if (held)
 		sim_net_sm_step_aside(&sim.net);
 	if (held || (sim.net.sm_active && p == sim.net.sm_port))
-		p->capmask |= SIM_CAP_IS_SM;
+		p->capmask |= PORT_CAP_IS_SM;
 	else
-		p->capmask &= ~SIM_CAP_IS_SM;
+		p->capmask &= ~PORT_CAP_IS_SM;
 	sim_net_capmask_changed(&sim.net, p, old);
 }
 

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "backends/sysfs_reader.h"
+#include "libumad/mad_wire.h"
 
 const char *umad_sysfs_root(void)
 {
@@ -112,9 +113,8 @@ int umad_sysfs_read_gid(const char *dir, const char *file, uint8_t gid[16])
 	r = parse_groups(buf, g, 8);
 	if (r < 0)
 		return r;
-	for (i = 0; i < 8; i++) {
-		gid[2 * i] = (uint8_t)(g[i] >> 8);
-		gid[2 * i + 1] = (uint8_t)g[i];
-	}
+	/* Eight groups of 16 bits, as the text writes them, big-endian. */
+	for (i = 0; i < 8; i++)
+		put_be16(gid + i * sizeof(g[0]), g[i]);
 	return 0;
 }

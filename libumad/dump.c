@@ -9,26 +9,22 @@
 
 void umad_addr_dump(ib_mad_addr_t *addr)
 {
-	static const char hex[] = "0123456789abcdef";
-	char gid[2 * 16 + 1];
-	int i;
+	char gid_hex[2 * sizeof(addr->gid) + 1];
+	size_t i;
 
 	if (!addr) {
 		IBWARN("no address (NULL)");
 		return;
 	}
-	for (i = 0; i < 16; i++) {
-		gid[2 * i] = hex[addr->gid[i] >> 4];
-		gid[2 * i + 1] = hex[addr->gid[i] & 0xf];
-	}
-	gid[32] = '\0';
+	for (i = 0; i < sizeof(addr->gid); i++)
+		snprintf(gid_hex + 2 * i, sizeof(gid_hex) - 2 * i, "%02x", addr->gid[i]);
 	/* flow_label is printed as stored (big-endian), as rdma-core does. */
 	IBWARN("qpn %d qkey 0x%x lid %u sl %d\n"
 	       "grh_present %d gid_index %d hop_limit %d traffic_class %d flow_label 0x%x pkey_index 0x%x\n"
 	       "Gid 0x%s",
 	       (int)be32toh(addr->qpn), be32toh(addr->qkey), be16toh(addr->lid), addr->sl,
 	       addr->grh_present, addr->gid_index, addr->hop_limit, addr->traffic_class,
-	       (unsigned)addr->flow_label, addr->pkey_index, gid);
+	       (unsigned)addr->flow_label, addr->pkey_index, gid_hex);
 }
 
 void umad_dump(void *umad)

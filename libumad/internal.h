@@ -28,9 +28,6 @@ extern atomic_size_t umad_hdr_size;
 /* The CA name rdma-core falls back to when it finds no device at all. */
 #define UMAD_DEFAULT_CA_NAME "mthca0"
 
-/* PortInfo:CapabilityMask.IsSMDisabled (bit 10). */
-#define UMAD_CAPMASK_IS_SM_DISABLED 0x400
-
 /*
  * Every error a public call returns is in errno too (callers print it with
  * %m or perror).  umad_fail(-ENODEV) sets errno to ENODEV and returns

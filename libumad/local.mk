@@ -20,6 +20,7 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/file_kind.h \
 	libumad/tap.h \
 	libumad/mad_wire.h \
+	libumad/mad_layout.h \
 	libumad/dispatch.c \
 	libumad/umad.c \
 	libumad/resolve.c \

@@ -11,7 +11,8 @@
  * Offsets are byte offsets from the start of the MAD (MAD_*, SMP_*, RMPP_*,
  * SA_*) or of the header named (LRH_*, GRH_*, BTH_*, DETH_*).  The get_be*
  * accessors return host-order values read from big-endian bytes; put_be*
- * write them back.
+ * write them back.  The attributes and records inside the MADs are laid out
+ * in mad_layout.h, their fields and the bits of their values named there.
  */
 #ifndef LIBUMAD_MAD_WIRE_H
 #define LIBUMAD_MAD_WIRE_H
@@ -84,17 +85,6 @@ enum {
 /* M_Key and SM_Key are 64 bits wherever they appear. */
 #define MAD_KEY_SIZE		sizeof(((struct umad_smp *)0)->mkey)
 
-/* Fields of SMP attributes, as offsets in the SMP's data. */
-#define NODEINFO_OFF_NODE_TYPE	2
-#define NODEINFO_OFF_SYS_GUID	4
-#define NODEINFO_OFF_NODE_GUID	12
-#define NODEINFO_OFF_PORT_GUID	20
-#define PORTINFO_OFF_MKEY	0
-#define PORTINFO_OFF_LID	16
-#define PORTINFO_OFF_STATE	32	/* low nibble: PortState (high: LinkSpeedSupported) */
-#define PORTINFO_OFF_PHYS_STATE	33	/* high nibble: PortPhysicalState (low: LinkDownDefault) */
-#define SMINFO_OFF_SM_KEY	8
-
 /* NodeInfo:NodeType. */
 enum node_type {
 	NODE_TYPE_CA		= 1,
@@ -144,23 +134,8 @@ enum {
 	PMA_ATTR_PORT_RCV_DATA_SL			= 0x0037,
 };
 
-/* ClassPortInfo:CapabilityMask bits of the PMA, and CapabilityMask2's. */
-#define PMA_CAP_ALL_PORT_SELECT		(1u << 8)	/* PortSelect 0xFF: all ports */
-#define PMA_CAP_EXT_WIDTH		(1u << 9)	/* PortCountersExtended, unicast/multicast too */
-#define PMA_CAP_EXT_WIDTH_NOIETF	(1u << 10)	/* PortCountersExtended without them */
-#define PMA_CAP_SAMPLES_ONLY		(1u << 11)
-#define PMA_CAP_XMIT_WAIT		(1u << 12)	/* PortCounters:PortXmitWait */
-#define PMA_CAP_QP1_DROPPED		(1u << 15)	/* PortCounters:QP1Dropped */
-#define PMA_CAP2_ADDL_PORT_COUNTERS_EXT	(1u << 1)	/* PortCountersExtended error counters */
-
-/* Fields most attributes start with, as offsets in the attribute data. */
-#define PMA_OFF_OP_CODE		0
-#define PMA_OFF_PORT_SELECT	1
-#define PMA_OFF_COUNTER_SELECT	2
+/* PortSelect that names every port. */
 #define PMA_PORT_SELECT_ALL	0xff
-/* The second select: PortCounters' 8 bits, PortCountersExtended's 32 bits. */
-#define PMA_PC_OFF_COUNTER_SELECT2	18
-#define PMA_PCE_OFF_COUNTER_SELECT2	4
 
 /* PortSamplesControl:CounterSelectN values of the mandatory counters; SampleStatus. */
 enum {
@@ -206,58 +181,8 @@ enum {
 #define SA_INFORM_INFO_SIZE		36
 #define SA_CLASS_PORT_INFO_SIZE		sizeof(struct umad_class_port_info)
 
-/* ComponentMask bits the SA's code names (a component is a field, in record order). */
-#define SA_NR_COMP_LID			(UINT64_C(1) << 0)
-#define SA_NR_COMP_NODE_TYPE		(UINT64_C(1) << 4)
-#define SA_NR_COMP_NODE_GUID		(UINT64_C(1) << 7)
-#define SA_NR_COMP_PORT_GUID		(UINT64_C(1) << 8)
-#define SA_NR_COMP_NODE_DESC		(UINT64_C(1) << 14)
-#define SA_PIR_COMP_LID			(UINT64_C(1) << 0)
-#define SA_PIR_COMP_PORT_NUM		(UINT64_C(1) << 1)
-#define SA_PIR_COMP_CAP_MASK		(UINT64_C(1) << 7)
-#define SA_LR_COMP_FROM_LID		(UINT64_C(1) << 0)
-#define SA_LR_COMP_FROM_PORT		(UINT64_C(1) << 1)
-#define SA_LR_COMP_TO_PORT		(UINT64_C(1) << 2)
-#define SA_LR_COMP_TO_LID		(UINT64_C(1) << 3)
-#define SA_PR_COMP_SERVICE_ID		(UINT64_C(3) << 0)	/* two components, its halves */
-#define SA_PR_COMP_DGID			(UINT64_C(1) << 2)
-#define SA_PR_COMP_SGID			(UINT64_C(1) << 3)
-#define SA_PR_COMP_DLID			(UINT64_C(1) << 4)
-#define SA_PR_COMP_SLID			(UINT64_C(1) << 5)
-#define SA_PR_COMP_RAW_TRAFFIC		(UINT64_C(1) << 6)
-#define SA_PR_COMP_FLOW_LABEL		(UINT64_C(1) << 8)
-#define SA_PR_COMP_HOP_LIMIT		(UINT64_C(1) << 9)
-#define SA_PR_COMP_TCLASS		(UINT64_C(1) << 10)
-#define SA_PR_COMP_REVERSIBLE		(UINT64_C(1) << 11)
-#define SA_PR_COMP_NUMB_PATH		(UINT64_C(1) << 12)
-#define SA_PR_COMP_PKEY			(UINT64_C(1) << 13)
-#define SA_PR_COMP_QOS_CLASS		(UINT64_C(1) << 14)
-#define SA_PR_COMP_SL			(UINT64_C(1) << 15)
-#define SA_PR_COMP_MTU_SEL		(UINT64_C(1) << 16)
-#define SA_PR_COMP_MTU			(UINT64_C(1) << 17)
-#define SA_PR_COMP_RATE_SEL		(UINT64_C(1) << 18)
-#define SA_PR_COMP_RATE			(UINT64_C(1) << 19)
-#define SA_PR_COMP_PKT_LIFE_SEL		(UINT64_C(1) << 20)
-#define SA_PR_COMP_PKT_LIFE		(UINT64_C(1) << 21)
-#define SA_SR_COMP_ID			(UINT64_C(1) << 0)
-#define SA_SR_COMP_GID			(UINT64_C(1) << 1)
-#define SA_SR_COMP_PKEY			(UINT64_C(1) << 2)
-#define SA_SR_COMP_LEASE		(UINT64_C(1) << 4)
-#define SA_SR_COMP_KEY			(UINT64_C(1) << 5)
-#define SA_SR_COMP_NAME			(UINT64_C(1) << 6)
-#define SA_IIR_COMP_SUBSCRIBER_GID	(UINT64_C(1) << 0)
-
 /* PortInfoRecord queries with this modifier bit match CapabilityMask bits, not the value. */
 #define SA_PIR_MOD_CAP_MASK_MATCH	(1u << 31)
-
-/* ClassPortInfo:CapabilityMask bits every class shares, and SA ones umad_sa.h lacks. */
-#define CPI_CAP_IS_TRAP_SUP			(1 << 0)
-#define CPI_CAP_IS_GET_SET_NOTICE_SUP		(1 << 1)
-#define SA_CAP_MASK2_IS_SEND_ONLY_FULL_MEMBER_SUP	(1 << 12)
-#define SA_CAP_MASK2_IS_LINK_WIDTH_2X_SUP		(1 << 13)
-#define SA_CAP_MASK2_IS_LINK_SPEED_HDR_SUP		(1 << 15)
-/* cap_mask2_resp_time: CapabilityMask2 above RespTimeValue. */
-#define CPI_CAP_MASK2_SHIFT		5
 
 /* PathRecord and MCMemberRecord encodings of MTU and rate. */
 enum sa_mtu {
@@ -292,20 +217,10 @@ enum sa_rate {
 	SA_RATE_600_GBPS	= 22,
 };
 
-/* Multicast GIDs: ff, flags:4 scope:4, signature:16, ...; T flag = transient. */
-#define MGID_PREFIX_BYTE		0xff
-#define MGID_FLAG_TRANSIENT		0x10
-#define MGID_SIGNATURE_IPV4		0x401b
-#define MGID_SIGNATURE_IPV6		0x601b
-#define MGID_SIGNATURE_SA		0xa01b	/* MGIDs the SA makes up */
 /* IPoIB's broadcast group of the default partition, ff12:401b:ffff::ffff:ffff, and its Q_Key. */
 #define IPOIB_BCAST_MGID_HIGH		0xff12401bffff0000ULL
 #define IPOIB_BCAST_MGID_LOW		0x00000000ffffffffULL
 #define IPOIB_QKEY			0x0000000b
-
-/* P_Key: the membership bit (full member) above the 15-bit partition number. */
-#define SA_PKEY_FULL_MEMBER		0x8000
-#define SA_PKEY_BASE_MASK		0x7fff
 
 /* ServiceRecord:ServiceLease that never runs out. */
 #define SA_SERVICE_LEASE_INFINITE	0xffffffffu
@@ -349,15 +264,6 @@ enum cc_log_type {
 };
 #define CC_LOG_FLAG_LEASE_ACTIVE	0x01
 
-/* Where the log's events start, their size and number (switch: after the PortMap). */
-#define CC_LOG_SWITCH_OFF_PORT_MAP	8
-#define CC_LOG_SWITCH_OFF_EVENTS	40
-#define CC_LOG_SWITCH_EVENT_SIZE	12
-#define CC_LOG_SWITCH_EVENTS		15
-#define CC_LOG_CA_OFF_EVENTS		12
-#define CC_LOG_CA_EVENT_SIZE		16
-#define CC_LOG_CA_EVENTS		13
-
 /* SwitchCongestionSetting:Control_Map: which parts of a Set apply. */
 enum cc_switch_control {
 	CC_SWITCH_CTRL_VICTIM_MASK	= 1 << 0,
@@ -367,32 +273,11 @@ enum cc_switch_control {
 	CC_SWITCH_CTRL_MARKING_RATE	= 1 << 4,
 };
 
-/* SwitchPortCongestionSetting: blocks of 48 four-byte elements (IBA 1.3; 1.2.1 had 32). */
-#define CC_PORT_SETTING_PER_BLOCK	48
-#define CC_PORT_SETTING_SIZE		4
-#define CC_PORT_SETTING_VALID		0x80
-#define CC_PORT_SETTING_CONTROL_TYPE	0x40
-/* CACongestionSetting: 16 entries (one per SL) of 8 bytes after Port_Control and Control_Map. */
-#define CC_CA_OFF_ENTRIES		4
-#define CC_CA_ENTRY_SIZE		8
-#define CC_CA_ENTRIES			16
-/* CongestionControlTable: CCTI_Limit, then blocks of 64 two-byte entries. */
-#define CC_CCT_OFF_ENTRIES		4
-#define CC_CCT_PER_BLOCK		64
 
 /* --- Traps and notices (SMA traps, SA reports). --- */
 /* The Notice attribute (traps and reports): 80 bytes; an SMP Trap carries the first 64. */
 #define NOTICE_SIZE		80
 #define NOTICE_SMP_SIZE		SMP_DATA_SIZE
-#define NOTICE_OFF_GENERIC_TYPE	0	/* IsGeneric:1 Type:7 */
-#define NOTICE_OFF_PRODUCER	1	/* ProducerType:24 (generic notices) */
-#define NOTICE_OFF_TRAP_NUM	4
-#define NOTICE_OFF_ISSUER_LID	6
-#define NOTICE_OFF_TOGGLE_COUNT	8	/* NoticeToggle:1 NoticeCount:15 */
-#define NOTICE_OFF_DETAILS	10	/* DataDetails: 54 bytes */
-#define NOTICE_DETAILS_SIZE	54
-#define NOTICE_OFF_ISSUER_GID	64
-#define NOTICE_GENERIC		0x80
 /* Notice types and producers. */
 enum {
 	NOTICE_TYPE_URGENT	= 1,
@@ -403,7 +288,7 @@ enum {
 	NOTICE_PRODUCER_ROUTER	= 3,
 	NOTICE_PRODUCER_CLASS_MGR = 4,
 };
-/* SMA traps the fabric sends, and where their DataDetails put the LID, port and news. */
+/* SMA traps the fabric sends. */
 enum {
 	TRAP_LINK_STATE_CHANGE	= 128,	/* a switch's port changed state */
 	TRAP_LINK_INTEGRITY	= 129,	/* local link integrity threshold reached */
@@ -412,18 +297,6 @@ enum {
 	TRAP_CAPABILITY_CHANGE	= 144,	/* CapabilityMask (or NodeDescription...) changed */
 	TRAP_SYS_IMAGE_GUID	= 145,	/* SystemImageGUID changed */
 };
-/* The SA's traps 64-67 (a port or group in or out of service) carry a GID. */
-#define TRAP64_OFF_GID		6
-#define TRAP128_OFF_LID		0
-#define TRAP129_OFF_LID		2
-#define TRAP129_OFF_PORT	4
-#define TRAP144_OFF_LID		2
-#define TRAP144_OFF_LOCAL_CHANGES 5	/* OtherLocalChanges: bit 0 (NodeDescription, rates...) */
-#define TRAP144_OFF_CAPMASK	6
-#define TRAP144_OFF_CHANGE_FLAGS 10	/* 16 bits: which other local change, when bit 0 says so */
-#define TRAP144_OFF_CAPMASK2	12
-#define TRAP145_OFF_LID		2
-#define TRAP145_OFF_SYS_GUID	6
 
 /* Packet headers around a MAD on the wire (IBA 5.2, 9.2, 9.3). */
 #define IB_LRH_LEN		8
@@ -495,6 +368,29 @@ enum {
 /* A P_Key's low 15 bits are the key; the top bit marks a full member. */
 #define PKEY_KEY_MASK		0x7fff
 #define PKEY_FULL_MEMBER	0x8000
+
+/* The partition a P_Key names (0: the invalid key), which is the key of a limited member. */
+static inline uint16_t pkey_partition(uint16_t pkey)
+{
+	return pkey & PKEY_KEY_MASK;
+}
+
+/* The same key held as a full member. */
+static inline uint16_t pkey_as_full(uint16_t pkey)
+{
+	return pkey | PKEY_FULL_MEMBER;
+}
+
+/*
+ * The partition rule (IBA 10.9.3), the one place it is written: two P_Keys
+ * let their holders talk when they name the same partition, not the
+ * invalid one, and are not both limited members.
+ */
+static inline int pkey_match(uint16_t a, uint16_t b)
+{
+	return pkey_partition(a) && pkey_partition(a) == pkey_partition(b) &&
+	       ((a | b) & PKEY_FULL_MEMBER);
+}
 
 /* SMInfo:SMState. */
 enum sm_state {

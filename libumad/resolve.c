@@ -13,6 +13,7 @@
 
 #include "backends/backend.h"
 #include "internal.h"
+#include "libumad/mad_layout.h"
 
 #define PORT_STATE_ACTIVE	4
 #define PHYS_STATE_DISABLED	3
@@ -24,7 +25,7 @@ static const int default_ca_port = 1;
 
 static bool smi_disabled(const umad_port_t *port)
 {
-	return be32toh(port->capmask) & UMAD_CAPMASK_IS_SM_DISABLED;
+	return be32toh(port->capmask) & PORT_CAP_IS_SM_DISABLED;
 }
 
 static bool is_ib_link(const umad_port_t *port)

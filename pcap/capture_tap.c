@@ -36,6 +36,7 @@
 #include "capture_tap.h"
 #include "ib_packet.h"
 #include "pcapng_writer.h"
+#include "libumad/mad_layout.h"
 
 #define TAP_MAX_PORTS	64	/* open ports followed at once */
 #define TAP_MAX_AGENTS	UMAD_CA_MAX_AGENTS
@@ -710,9 +711,9 @@ void umad_tap_redact(uint8_t *mad, size_t len)
 	if (mad_class_is_smp(mad_class(mad))) {
 		zero_key(mad, len, SMP_OFF_MKEY);
 		if (attr == UMAD_SM_ATTR_PORT_INFO)
-			zero_key(mad, len, SMP_OFF_DATA + PORTINFO_OFF_MKEY);
+			zero_key(mad, len, SMP_OFF_DATA + MAD_FIELD_BYTE(PI_M_KEY));
 		if (attr == UMAD_SM_ATTR_SM_INFO)
-			zero_key(mad, len, SMP_OFF_DATA + SMINFO_OFF_SM_KEY);
+			zero_key(mad, len, SMP_OFF_DATA + MAD_FIELD_BYTE(SMI_SM_KEY));
 	} else if (mad_class(mad) == UMAD_CLASS_SUBN_ADM) {
 		zero_key(mad, len, SA_OFF_SM_KEY);
 	}

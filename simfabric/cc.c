@@ -2,8 +2,7 @@
 /*
  * The congestion control agent (cc.h).  Layouts as IBA Annex A10 gives
  * them and libibmad decodes them (ibccquery, ibccconfig, opensm's
- * congestion control manager are the clients); field offsets inside an
- * attribute's data are written as numbers with the field named.
+ * congestion control manager are the clients); the fields are mad_layout.h's.
  */
 #include "config.h"
 
@@ -12,17 +11,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 #include "simfabric/arena.h"
 #include "simfabric/cc.h"
 
 #define CCT_ENTRIES	(SIM_CC_CCT_BLOCKS * CC_CCT_PER_BLOCK)
 #define MAX_LOG_EVENTS	CC_LOG_SWITCH_EVENTS	/* the larger of the two logs */
-#define LOG_PORT_BITS	256			/* PortMap: ports 1..254 */
+#define LOG_PORT_BITS	MAD_FIELD_BITS(CCLS_PORT_MAP)	/* PortMap: ports 1..254 */
 
-/* ClassPortInfo: the trap destination, the part a Set changes; the rest is fixed. */
-#define CPI_OFF_TRAP	offsetof(struct umad_class_port_info, trapgid)
-#define CPI_TRAP_SIZE	(sizeof(struct umad_class_port_info) - CPI_OFF_TRAP)
+/* ClassPortInfo: the trap destination (TrapGID to TrapQ_Key), the part a Set changes. */
+#define CPI_TRAP	MAD_FIELD(MAD_FIELD_BYTE(CPI_TRAP_GID), 0, \
+				  MAD_FIELD_END(CPI_TRAP_Q_KEY) - MAD_FIELD_START(CPI_TRAP_GID))
+#define CPI_TRAP_SIZE	MAD_FIELD_SIZE(CPI_TRAP)
 
 struct cc_event {
 	uint16_t slid, dlid, remote_lid, local_lid;
@@ -56,7 +56,8 @@ struct cc_agent {
 /* A switch's SwitchCongestionSetting. */
 struct cc_switch {
 	uint32_t control_map;			/* the parts ever set */
-	uint8_t victim_mask[32], credit_mask[32];
+	uint8_t victim_mask[MAD_FIELD_SIZE(SCS_VICTIM_MASK)];
+	uint8_t credit_mask[MAD_FIELD_SIZE(SCS_CREDIT_MASK)];
 	uint8_t threshold, packet_size, cs_threshold;
 	uint16_t cs_return_delay, marking_rate;
 };
@@ -172,15 +173,14 @@ static int class_port_info(struct cc_request *r)
 
 		if (!a)
 			return CC_SILENT;	/* out of memory: as a lost packet */
-		memcpy(a->trap, d + CPI_OFF_TRAP, CPI_TRAP_SIZE);
+		memcpy(a->trap, MAD_AT(d, CPI_TRAP), CPI_TRAP_SIZE);
 	}
 	memset(d, 0, CC_DATA_SIZE);
-	d[offsetof(struct umad_class_port_info, base_ver)] = UMAD_BASE_VERSION;
-	d[offsetof(struct umad_class_port_info, class_ver)] = CC_CLASS_VERSION;
-	/* CapabilityMask 0: no traps, no Notice; CapabilityMask2 0, then RespTimeValue. */
-	put_be32(d + offsetof(struct umad_class_port_info, cap_mask2_resp_time),
-		 m->resp_time_value & 0x1f);
-	memcpy(d + CPI_OFF_TRAP, r->agent->trap, CPI_TRAP_SIZE);
+	mad_set(d, CPI_BASE_VERSION, UMAD_BASE_VERSION);
+	mad_set(d, CPI_CLASS_VERSION, CC_CLASS_VERSION);
+	/* CapabilityMask 0: no traps, no Notice; CapabilityMask2 0. */
+	mad_set(d, CPI_RESP_TIME_VALUE, m->resp_time_value);
+	memcpy(MAD_AT(d, CPI_TRAP), r->agent->trap, CPI_TRAP_SIZE);
 	return 0;
 }
 
@@ -194,19 +194,19 @@ static int congestion_info(struct cc_request *r)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	memset(r->data, 0, CC_DATA_SIZE);
 	/* CongestionInfo 0: no credit starvation (switches), no QP/SL-based choice (CAs). */
-	put_be16(r->data + 0, 0);
+	mad_set(r->data, CCI_CONGESTION_INFO, 0);
 	/* ControlTableCap: CA ports have a CongestionControlTable. */
-	r->data[2] = r->node->type == NODE_TYPE_CA ? SIM_CC_CCT_BLOCKS : 0;
+	mad_set(r->data, CCI_CONTROL_TABLE_CAP, r->node->type == NODE_TYPE_CA ? SIM_CC_CCT_BLOCKS : 0);
 	return 0;
 }
 
 static void encode_key_info(const struct cc_agent *a, uint8_t *d)
 {
 	memset(d, 0, CC_DATA_SIZE);
-	put_be64(d + 0, a->key);			/* CC_Key */
-	d[8] = (uint8_t)(a->protect << 7);		/* CC_KeyProtectBit */
-	put_be16(d + 10, a->lease_period);		/* CC_KeyLeasePeriod */
-	put_be16(d + 12, a->violations);		/* CC_KeyViolations */
+	mad_set(d, CCK_CC_KEY, a->key);
+	mad_set(d, CCK_PROTECT_BIT, a->protect);
+	mad_set(d, CCK_LEASE_PERIOD, a->lease_period);
+	mad_set(d, CCK_VIOLATIONS, a->violations);
 }
 
 static int congestion_key_info(struct cc_request *r)
@@ -220,11 +220,11 @@ static int congestion_key_info(struct cc_request *r)
 
 		if (!a)
 			return CC_SILENT;
-		a->key = get_be64(d + 0);
-		a->protect = d[8] >> 7;
-		a->lease_period = get_be16(d + 10);
+		a->key = mad_get(d, CCK_CC_KEY);
+		a->protect = (uint8_t)mad_get(d, CCK_PROTECT_BIT);
+		a->lease_period = (uint16_t)mad_get(d, CCK_LEASE_PERIOD);
 		/* Writing 0 clears the violation count; any other value leaves it. */
-		if (!get_be16(d + 12))
+		if (!mad_get(d, CCK_VIOLATIONS))
 			a->violations = 0;
 		a->lease_deadline_ns = 0;
 	}
@@ -247,9 +247,8 @@ static int congestion_log(struct cc_request *r)
 	if (r->mod)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	memset(d, 0, CC_LOG_DATA_SIZE);
-	d[0] = type == NODE_TYPE_SWITCH ? CC_LOG_TYPE_SWITCH : CC_LOG_TYPE_CA;	/* LogType */
-	d[1] = a->lease_deadline_ns ? CC_LOG_FLAG_LEASE_ACTIVE : 0;		/* CongestionFlags */
-	put_be16(d + 2, a->log_counter);		/* LogEventsCounter, ThresholdEventCounter */
+	mad_set(d, CCL_LOG_TYPE, type == NODE_TYPE_SWITCH ? CC_LOG_TYPE_SWITCH : CC_LOG_TYPE_CA);
+	mad_set(d, CCL_CONGESTION_FLAGS, a->lease_deadline_ns ? CC_LOG_FLAG_LEASE_ACTIVE : 0);
 	/* The latest events the node's kind of log has room for (a CA's holds fewer). */
 	shown = type == NODE_TYPE_SWITCH ? CC_LOG_SWITCH_EVENTS : CC_LOG_CA_EVENTS;
 	if (shown > a->n_events)
@@ -259,30 +258,34 @@ static int congestion_log(struct cc_request *r)
 		const struct cc_event *e =
 			&a->events[(a->first_event + skipped + i) % MAX_LOG_EVENTS];
 
+		/* Event i: the first event's fields, i events further on. */
 		if (type == NODE_TYPE_SWITCH) {
-			uint8_t *o = d + CC_LOG_SWITCH_OFF_EVENTS + i * CC_LOG_SWITCH_EVENT_SIZE;
+			uint8_t *o = d + i * CC_LOG_SWITCH_EVENT_SIZE;
 
-			put_be16(o + 0, e->slid);		/* SLID */
-			put_be16(o + 2, e->dlid);		/* DLID */
-			o[4] = (uint8_t)(e->sl << 4);		/* SL */
-			put_be32(o + 8, e->timestamp);		/* Timestamp */
+			mad_set(o, CCLSE_SLID, e->slid);
+			mad_set(o, CCLSE_DLID, e->dlid);
+			mad_set(o, CCLSE_SL, e->sl);
+			mad_set(o, CCLSE_TIMESTAMP, e->timestamp);
 		} else {
-			uint8_t *o = d + CC_LOG_CA_OFF_EVENTS + i * CC_LOG_CA_EVENT_SIZE;
+			uint8_t *o = d + i * CC_LOG_CA_EVENT_SIZE;
 
-			put_be24(o + 0, e->local_qp);		/* Local_QP_CN_Entry */
-			o[3] = (uint8_t)(e->sl << 4 | (e->service_type & 0xf));	/* SL, Service_Type */
-			put_be24(o + 4, e->remote_qp);		/* Remote_QP_Number_CN_Entry */
-			put_be16(o + 8, e->local_lid);		/* Local_LID_CN */
-			put_be16(o + 10, e->remote_lid);	/* Remote_LID_CN_Entry */
-			put_be32(o + 12, e->timestamp);		/* Timestamp_CN_Entry */
+			mad_set(o, CCLCE_LOCAL_QP, e->local_qp);
+			mad_set(o, CCLCE_SL, e->sl);
+			mad_set(o, CCLCE_SERVICE_TYPE, e->service_type);
+			mad_set(o, CCLCE_REMOTE_QP, e->remote_qp);
+			mad_set(o, CCLCE_LOCAL_LID, e->local_lid);
+			mad_set(o, CCLCE_REMOTE_LID, e->remote_lid);
+			mad_set(o, CCLCE_TIMESTAMP, e->timestamp);
 		}
 	}
 	if (type == NODE_TYPE_SWITCH) {
-		put_be32(d + 4, timestamp());		/* CurrentTimeStamp */
-		memcpy(d + CC_LOG_SWITCH_OFF_PORT_MAP, a->log_port_map, sizeof(a->log_port_map));
+		mad_set(d, CCLS_LOG_EVENTS_COUNTER, a->log_counter);
+		mad_set(d, CCLS_CURRENT_TIME_STAMP, timestamp());
+		memcpy(MAD_AT(d, CCLS_PORT_MAP), a->log_port_map, sizeof(a->log_port_map));
 	} else {
-		put_be16(d + 4, a->log_event_map);	/* ThresholdCongestionEventMap */
-		put_be32(d + 8, timestamp());		/* CurrentTimeStamp */
+		mad_set(d, CCLC_THRESHOLD_EVENT_COUNTER, a->log_counter);
+		mad_set(d, CCLC_THRESHOLD_EVENT_MAP, a->log_event_map);
+		mad_set(d, CCLC_CURRENT_TIME_STAMP, timestamp());
 	}
 	/* Sent: the next read starts afresh.  A node never logged to has nothing to clear. */
 	if (r->node->cc) {
@@ -328,9 +331,9 @@ int sim_cc_log_switch_event(struct sim_node *sw, unsigned port, uint16_t slid, u
 	e = log_event(a);
 	e->slid = slid;
 	e->dlid = dlid;
-	e->sl = sl & 0xf;
-	/* PortMap: bit n for port n, bit 0 the last of the 32 bytes' lowest. */
-	a->log_port_map[sizeof(a->log_port_map) - 1 - port / 8] |= (uint8_t)(1u << (port % 8));
+	e->sl = (uint8_t)(sl & mad_field_max(CCLSE_SL));
+	/* PortMap: bit n for port n, counted from the map's last bit. */
+	mad_set(a->log_port_map, MAD_FIELD(0, LOG_PORT_BITS - 1 - port, 1), 1);
 	return 0;
 }
 
@@ -348,8 +351,8 @@ int sim_cc_log_ca_event(struct sim_node *ca, unsigned port, uint32_t local_qp, u
 	e = log_event(a);
 	e->local_qp = local_qp & IB_QPN_MASK;
 	e->remote_qp = remote_qp & IB_QPN_MASK;
-	e->sl = sl & 0xf;
-	e->service_type = service_type & 0xf;
+	e->sl = (uint8_t)(sl & mad_field_max(CCLCE_SL));
+	e->service_type = (uint8_t)(service_type & mad_field_max(CCLCE_SERVICE_TYPE));
 	e->local_lid = ca->ports[port].lid;
 	e->remote_lid = remote_lid;
 	a->log_event_map |= (uint16_t)(1u << e->sl);
@@ -369,40 +372,40 @@ static int switch_congestion_setting(struct cc_request *r)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
 		struct sim_cc *cc = cc_state(r->node);
-		uint32_t map = get_be32(d + 0);		/* Control_Map: the parts that apply */
+		uint32_t map = (uint32_t)mad_get(d, SCS_CONTROL_MAP);	/* the parts that apply */
 		struct cc_switch *w;
 
 		if (!cc)
 			return CC_SILENT;
 		w = &cc->sw;
 		if (map & CC_SWITCH_CTRL_VICTIM_MASK)
-			memcpy(w->victim_mask, d + 4, sizeof(w->victim_mask));	/* Victim_Mask */
+			memcpy(w->victim_mask, MAD_AT(d, SCS_VICTIM_MASK), sizeof(w->victim_mask));
 		if (map & CC_SWITCH_CTRL_CREDIT_MASK)
-			memcpy(w->credit_mask, d + 36, sizeof(w->credit_mask));	/* Credit_Mask */
+			memcpy(w->credit_mask, MAD_AT(d, SCS_CREDIT_MASK), sizeof(w->credit_mask));
 		if (map & CC_SWITCH_CTRL_THRESHOLD) {
-			w->threshold = d[68] >> 4;				/* Threshold */
-			w->packet_size = d[69];					/* Packet_Size */
+			w->threshold = (uint8_t)mad_get(d, SCS_THRESHOLD);
+			w->packet_size = (uint8_t)mad_get(d, SCS_PACKET_SIZE);
 		}
 		if (map & CC_SWITCH_CTRL_CS) {
-			w->cs_threshold = d[70] >> 4;				/* CS_Threshold */
-			w->cs_return_delay = get_be16(d + 72);			/* CS_ReturnDelay */
+			w->cs_threshold = (uint8_t)mad_get(d, SCS_CS_THRESHOLD);
+			w->cs_return_delay = (uint16_t)mad_get(d, SCS_CS_RETURN_DELAY);
 		}
 		if (map & CC_SWITCH_CTRL_MARKING_RATE)
-			w->marking_rate = get_be16(d + 74);			/* Marking_Rate */
+			w->marking_rate = (uint16_t)mad_get(d, SCS_MARKING_RATE);
 		w->control_map |= map & (CC_SWITCH_CTRL_VICTIM_MASK | CC_SWITCH_CTRL_CREDIT_MASK |
 					 CC_SWITCH_CTRL_THRESHOLD | CC_SWITCH_CTRL_CS |
 					 CC_SWITCH_CTRL_MARKING_RATE);
 		s = w;
 	}
 	memset(d, 0, CC_DATA_SIZE);
-	put_be32(d + 0, s->control_map);
-	memcpy(d + 4, s->victim_mask, sizeof(s->victim_mask));
-	memcpy(d + 36, s->credit_mask, sizeof(s->credit_mask));
-	d[68] = (uint8_t)(s->threshold << 4);
-	d[69] = s->packet_size;
-	d[70] = (uint8_t)(s->cs_threshold << 4);
-	put_be16(d + 72, s->cs_return_delay);
-	put_be16(d + 74, s->marking_rate);
+	mad_set(d, SCS_CONTROL_MAP, s->control_map);
+	memcpy(MAD_AT(d, SCS_VICTIM_MASK), s->victim_mask, sizeof(s->victim_mask));
+	memcpy(MAD_AT(d, SCS_CREDIT_MASK), s->credit_mask, sizeof(s->credit_mask));
+	mad_set(d, SCS_THRESHOLD, s->threshold);
+	mad_set(d, SCS_PACKET_SIZE, s->packet_size);
+	mad_set(d, SCS_CS_THRESHOLD, s->cs_threshold);
+	mad_set(d, SCS_CS_RETURN_DELAY, s->cs_return_delay);
+	mad_set(d, SCS_MARKING_RATE, s->marking_rate);
 	return 0;
 }
 
@@ -426,12 +429,11 @@ static int switch_port_congestion_setting(struct cc_request *r)
 		     i++, port++) {
 			const uint8_t *e = d + i * CC_PORT_SETTING_SIZE;
 
-			if (!(e[0] & CC_PORT_SETTING_VALID))
+			if (!mad_get(e, SPCS_VALID))
 				continue;
-			/* Valid, Control_Type, Threshold; Packet_Size; Cong_Parm_Marking_Rate. */
-			cc->port_setting[port][0] =
-				e[0] & (CC_PORT_SETTING_VALID | CC_PORT_SETTING_CONTROL_TYPE | 0x0f);
-			memcpy(&cc->port_setting[port][1], e + 1, CC_PORT_SETTING_SIZE - 1);
+			/* Kept as the wire has it, reserved bits aside. */
+			memcpy(cc->port_setting[port], e, CC_PORT_SETTING_SIZE);
+			mad_set(cc->port_setting[port], SPCS_RESERVED, 0);
 		}
 	}
 	memset(d, 0, CC_DATA_SIZE);
@@ -455,35 +457,35 @@ static int ca_congestion_setting(struct cc_request *r)
 	if (r->mod)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
-		uint16_t map = get_be16(d + 2);		/* Control_Map: one bit per SL to change */
+		uint16_t map = (uint16_t)mad_get(d, CACS_CONTROL_MAP);
 		struct cc_agent *w = writable(r);
 
 		if (!w)
 			return CC_SILENT;
-		w->port_control = get_be16(d + 0) & 1;	/* Port_Control: bit 0, SL/port based */
+		w->port_control = (uint16_t)(mad_get(d, CACS_PORT_CONTROL) & CACS_PORT_CONTROL_SL_BASED);
 		for (sl = 0; sl < CC_CA_ENTRIES; sl++) {
-			const uint8_t *e = d + CC_CA_OFF_ENTRIES + sl * CC_CA_ENTRY_SIZE;
+			const uint8_t *e = d + sl * CC_CA_ENTRY_SIZE;	/* SL sl's entry */
 
 			if (!(map & (1u << sl)))
 				continue;
-			w->ca[sl].ccti_timer = get_be16(e + 0);		/* CCTI_Timer */
-			w->ca[sl].ccti_increase = e[2];			/* CCTI_Increase */
-			w->ca[sl].trigger_threshold = e[3];		/* Trigger_Threshold */
-			w->ca[sl].ccti_min = e[4];			/* CCTI_Min */
+			w->ca[sl].ccti_timer = (uint16_t)mad_get(e, CACSE_CCTI_TIMER);
+			w->ca[sl].ccti_increase = (uint8_t)mad_get(e, CACSE_CCTI_INCREASE);
+			w->ca[sl].trigger_threshold = (uint8_t)mad_get(e, CACSE_TRIGGER_THRESHOLD);
+			w->ca[sl].ccti_min = (uint8_t)mad_get(e, CACSE_CCTI_MIN);
 		}
 		w->ca_control_map |= map;
 	}
 	a = r->agent;
 	memset(d, 0, CC_DATA_SIZE);
-	put_be16(d + 0, a->port_control);
-	put_be16(d + 2, a->ca_control_map);
+	mad_set(d, CACS_PORT_CONTROL, a->port_control);
+	mad_set(d, CACS_CONTROL_MAP, a->ca_control_map);
 	for (sl = 0; sl < CC_CA_ENTRIES; sl++) {
-		uint8_t *e = d + CC_CA_OFF_ENTRIES + sl * CC_CA_ENTRY_SIZE;
+		uint8_t *e = d + sl * CC_CA_ENTRY_SIZE;
 
-		put_be16(e + 0, a->ca[sl].ccti_timer);
-		e[2] = a->ca[sl].ccti_increase;
-		e[3] = a->ca[sl].trigger_threshold;
-		e[4] = a->ca[sl].ccti_min;
+		mad_set(e, CACSE_CCTI_TIMER, a->ca[sl].ccti_timer);
+		mad_set(e, CACSE_CCTI_INCREASE, a->ca[sl].ccti_increase);
+		mad_set(e, CACSE_TRIGGER_THRESHOLD, a->ca[sl].trigger_threshold);
+		mad_set(e, CACSE_CCTI_MIN, a->ca[sl].ccti_min);
 	}
 	return 0;
 }
@@ -499,7 +501,7 @@ static int congestion_control_table(struct cc_request *r)
 	if (r->mod >= SIM_CC_CCT_BLOCKS)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
-		uint16_t limit = get_be16(d + 0);	/* CCTI_Limit: the highest valid index */
+		uint16_t limit = (uint16_t)mad_get(d, CCT_CCTI_LIMIT);	/* the highest valid index */
 		struct cc_agent *w;
 
 		if (limit >= CCT_ENTRIES)
@@ -508,13 +510,13 @@ static int congestion_control_table(struct cc_request *r)
 		if (!w)
 			return CC_SILENT;
 		w->ccti_limit = limit;
-		for (i = 0; i < CC_CCT_PER_BLOCK; i++)	/* CCT_Shift:2, CCT_Multiplier:14 */
-			w->cct[first + i] = get_be16(d + CC_CCT_OFF_ENTRIES + 2 * i);
+		for (i = 0; i < CC_CCT_PER_BLOCK; i++)
+			w->cct[first + i] = (uint16_t)mad_get_elem(d, CCT_ENTRY0, i);
 	}
 	memset(d, 0, CC_DATA_SIZE);
-	put_be16(d + 0, r->agent->ccti_limit);
+	mad_set(d, CCT_CCTI_LIMIT, r->agent->ccti_limit);
 	for (i = 0; i < CC_CCT_PER_BLOCK; i++)
-		put_be16(d + CC_CCT_OFF_ENTRIES + 2 * i, r->agent->cct[first + i]);
+		mad_set_elem(d, CCT_ENTRY0, i, r->agent->cct[first + i]);
 	return 0;
 }
 
@@ -527,7 +529,7 @@ static int timestamp_attr(struct cc_request *r)
 	if (r->mod)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	memset(r->data, 0, CC_DATA_SIZE);
-	put_be32(r->data + 0, timestamp());
+	mad_set(r->data, CCTS_TIMESTAMP, timestamp());
 	return 0;
 }
 

@@ -75,9 +75,9 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 	p->num = (uint8_t)num;
 	/* Supported as ibsim's ports (iblinkinfo's "Could be" hints read them); 1X or 4X SDR enabled. */
 	p->width_supported = SIM_WIDTHS_SUPPORTED;
-	p->width_enabled = SIM_WIDTH_1X | SIM_WIDTH_4X;
+	p->width_enabled = LINK_WIDTH_1X | LINK_WIDTH_4X;
 	p->speed_supported = SIM_SPEEDS_SUPPORTED;
-	p->speed_enabled = SIM_SPEED_SDR;
+	p->speed_enabled = LINK_SPEED_SDR;
 	p->state = PORT_STATE_DOWN;
 	p->phys_state = PHYS_STATE_POLLING;
 	p->link_down_default = PHYS_STATE_POLLING;
@@ -93,23 +93,23 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 	p->subnet_timeout = 18;
 	p->resp_time_value = 20;
 	p->max_credit_hint = 0;
-	p->gid_prefix = 0xfe80000000000000ULL;
-	for (sl = 0; sl < 16; sl++)
+	p->gid_prefix = GID_PREFIX_LINK_LOCAL;
+	for (sl = 0; sl < SL2VL_SLS; sl++)
 		p->sl2vl[sl] = (uint8_t)(sl % 8);
 	if (n->type == NODE_TYPE_CA)
-		p->capmask = SIM_CAP_IS_NOTICE | SIM_CAP_IS_TRAP | SIM_CAP_IS_SL_MAPPING |
-			     SIM_CAP_IS_SYS_IMAGE_GUID | SIM_CAP_IS_CM | SIM_CAP_IS_VENDOR_CLASS |
-			     SIM_CAP_IS_CAPMASK_NOTICE | SIM_CAP_IS_CLIENT_REREG;
+		p->capmask = PORT_CAP_IS_NOTICE | PORT_CAP_IS_TRAP | PORT_CAP_IS_SL_MAPPING |
+			     PORT_CAP_IS_SYS_IMAGE_GUID | PORT_CAP_IS_CM | PORT_CAP_IS_VENDOR_CLASS |
+			     PORT_CAP_IS_CAPMASK_NOTICE | PORT_CAP_IS_CLIENT_REREG;
 	else if (num == 0)
-		p->capmask = SIM_CAP_IS_NOTICE | SIM_CAP_IS_TRAP | SIM_CAP_IS_SL_MAPPING |
-			     SIM_CAP_IS_SYS_IMAGE_GUID | SIM_CAP_IS_VENDOR_CLASS |
-			     SIM_CAP_IS_CAPMASK_NOTICE | SIM_CAP_IS_CLIENT_REREG;
+		p->capmask = PORT_CAP_IS_NOTICE | PORT_CAP_IS_TRAP | PORT_CAP_IS_SL_MAPPING |
+			     PORT_CAP_IS_SYS_IMAGE_GUID | PORT_CAP_IS_VENDOR_CLASS |
+			     PORT_CAP_IS_CAPMASK_NOTICE | PORT_CAP_IS_CLIENT_REREG;
 	if (n->type == NODE_TYPE_SWITCH && num == 0) {
 		/* Base port 0: no physical link of its own; always up as far as SMPs go. */
 		p->state = PORT_STATE_INIT;
 		p->phys_state = PHYS_STATE_LINKUP;
-		p->width_active = SIM_WIDTH_4X;
-		p->speed_active = SIM_SPEED_SDR;
+		p->width_active = LINK_WIDTH_4X;
+		p->speed_active = LINK_SPEED_SDR;
 	}
 }
 
@@ -182,8 +182,8 @@ static uint8_t highest_bit(uint8_t v)
 /* Widest common width: 12x > 8x > 4x > 2x > 1x (bit order is not width order). */
 uint8_t sim_widest_width(uint8_t common)
 {
-	static const uint8_t order[] = { SIM_WIDTH_12X, SIM_WIDTH_8X, SIM_WIDTH_4X, SIM_WIDTH_2X,
-					 SIM_WIDTH_1X };
+	static const uint8_t order[] = { LINK_WIDTH_12X, LINK_WIDTH_8X, LINK_WIDTH_4X, LINK_WIDTH_2X,
+					 LINK_WIDTH_1X };
 	size_t i;
 
 	for (i = 0; i < sizeof(order); i++)
@@ -204,7 +204,7 @@ int sim_link_train(struct sim_port *a, struct sim_port *b)
 	if (!width || (!speed && !ext))
 		return -ERANGE;
 	a->width_active = b->width_active = width;
-	a->speed_active = b->speed_active = speed ? speed : SIM_SPEED_SDR;
+	a->speed_active = b->speed_active = speed ? speed : LINK_SPEED_SDR;
 	a->ext_active = b->ext_active = ext;
 	a->phys_state = b->phys_state = PHYS_STATE_LINKUP;
 	a->state = b->state = PORT_STATE_INIT;
@@ -333,7 +333,7 @@ uint8_t *sim_switch_lft_room(struct sim_switch *sw, uint32_t len)
 
 int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
 {
-	uint32_t len = (entries + SIM_LFT_BLOCK - 1) / SIM_LFT_BLOCK * SIM_LFT_BLOCK;
+	uint32_t len = (entries + LFT_PER_BLOCK - 1) / LFT_PER_BLOCK * LFT_PER_BLOCK;
 	uint32_t have = sim_switch_lft_len(sw);
 	uint8_t *grown;
 
@@ -353,11 +353,11 @@ int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
 unsigned sim_width_lanes(uint8_t width)
 {
 	switch (width) {
-	case SIM_WIDTH_1X: return 1;
-	case SIM_WIDTH_2X: return 2;
-	case SIM_WIDTH_4X: return 4;
-	case SIM_WIDTH_8X: return 8;
-	case SIM_WIDTH_12X: return 12;
+	case LINK_WIDTH_1X: return 1;
+	case LINK_WIDTH_2X: return 2;
+	case LINK_WIDTH_4X: return 4;
+	case LINK_WIDTH_8X: return 8;
+	case LINK_WIDTH_12X: return 12;
 	default: return 0;
 	}
 }
@@ -367,13 +367,13 @@ unsigned sim_port_rate_x10(const struct sim_port *p)
 	unsigned lane_x10;
 
 	switch (p->ext_active) {
-	case SIM_EXT_FDR: lane_x10 = 140; break;
-	case SIM_EXT_EDR: lane_x10 = 250; break;
-	case SIM_EXT_HDR: lane_x10 = 500; break;
+	case LINK_SPEED_EXT_FDR: lane_x10 = 140; break;
+	case LINK_SPEED_EXT_EDR: lane_x10 = 250; break;
+	case LINK_SPEED_EXT_HDR: lane_x10 = 500; break;
 	default:
 		switch (p->speed_active) {
-		case SIM_SPEED_DDR: lane_x10 = 50; break;
-		case SIM_SPEED_QDR: lane_x10 = 100; break;
+		case LINK_SPEED_DDR: lane_x10 = 50; break;
+		case LINK_SPEED_QDR: lane_x10 = 100; break;
 		default: lane_x10 = 25; break;
 		}
 	}
@@ -383,11 +383,11 @@ unsigned sim_port_rate_x10(const struct sim_port *p)
 const char *sim_width_name(uint8_t width_active)
 {
 	switch (width_active) {
-	case SIM_WIDTH_1X: return "1X";
-	case SIM_WIDTH_2X: return "2X";
-	case SIM_WIDTH_4X: return "4X";
-	case SIM_WIDTH_8X: return "8X";
-	case SIM_WIDTH_12X: return "12X";
+	case LINK_WIDTH_1X: return "1X";
+	case LINK_WIDTH_2X: return "2X";
+	case LINK_WIDTH_4X: return "4X";
+	case LINK_WIDTH_8X: return "8X";
+	case LINK_WIDTH_12X: return "12X";
 	default: return "?";
 	}
 }
@@ -395,14 +395,14 @@ const char *sim_width_name(uint8_t width_active)
 const char *sim_speed_name(const struct sim_port *p)
 {
 	switch (p->ext_active) {
-	case SIM_EXT_FDR: return "FDR";
-	case SIM_EXT_EDR: return "EDR";
-	case SIM_EXT_HDR: return "HDR";
+	case LINK_SPEED_EXT_FDR: return "FDR";
+	case LINK_SPEED_EXT_EDR: return "EDR";
+	case LINK_SPEED_EXT_HDR: return "HDR";
 	default: break;
 	}
 	switch (p->speed_active) {
-	case SIM_SPEED_DDR: return "DDR";
-	case SIM_SPEED_QDR: return "QDR";
+	case LINK_SPEED_DDR: return "DDR";
+	case LINK_SPEED_QDR: return "QDR";
 	default: return "SDR";
 	}
 }

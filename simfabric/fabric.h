@@ -19,47 +19,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 
-/* Width bits (LinkWidth*): 1x, 4x, 8x, 12x, 2x. */
-#define SIM_WIDTH_1X	0x01
-#define SIM_WIDTH_4X	0x02
-#define SIM_WIDTH_8X	0x04
-#define SIM_WIDTH_12X	0x08
-#define SIM_WIDTH_2X	0x10
 /* What a port supports unless the file says otherwise: every width, SDR to QDR. */
-#define SIM_WIDTHS_SUPPORTED	(SIM_WIDTH_1X | SIM_WIDTH_2X | SIM_WIDTH_4X | SIM_WIDTH_8X | SIM_WIDTH_12X)
-#define SIM_SPEEDS_SUPPORTED	(SIM_SPEED_SDR | SIM_SPEED_DDR | SIM_SPEED_QDR)
-/* Speed bits (LinkSpeed*): SDR, DDR, QDR. */
-#define SIM_SPEED_SDR	0x1
-#define SIM_SPEED_DDR	0x2
-#define SIM_SPEED_QDR	0x4
-/* Extended speed bits (LinkSpeedExt*): FDR, EDR, HDR. */
-#define SIM_EXT_FDR	0x1
-#define SIM_EXT_EDR	0x2
-#define SIM_EXT_HDR	0x4
-
-/* PortInfo:CapabilityMask bits the simulator uses. */
-#define SIM_CAP_IS_SM			0x00000002u
-#define SIM_CAP_IS_NOTICE		0x00000004u
-#define SIM_CAP_IS_TRAP			0x00000008u
-#define SIM_CAP_IS_SL_MAPPING		0x00000040u
-#define SIM_CAP_IS_LED_INFO		0x00000400u	/* bit 10 is IsSMDisabled on CAs; LedInfo below */
-#define SIM_CAP_IS_SYS_IMAGE_GUID	0x00000800u
-#define SIM_CAP_IS_CM			0x00010000u
-#define SIM_CAP_IS_VENDOR_CLASS		0x00080000u
-#define SIM_CAP_IS_CAPMASK_NOTICE	0x00400000u
-#define SIM_CAP_IS_CLIENT_REREG		0x02000000u
-#define SIM_CAP_IS_MAD_SPEED_EXT	0x00004000u	/* IsExtendedSpeedsSupported (bit 14) */
+#define SIM_WIDTHS_SUPPORTED	(LINK_WIDTH_1X | LINK_WIDTH_2X | LINK_WIDTH_4X | LINK_WIDTH_8X | \
+				 LINK_WIDTH_12X)
+#define SIM_SPEEDS_SUPPORTED	(LINK_SPEED_SDR | LINK_SPEED_DDR | LINK_SPEED_QDR)
 
 #define SIM_MAX_PORTS		254	/* external ports of one node */
 #define SIM_PKEY_TABLE_SIZE	64
 #define SIM_GUID_CAP		8
 #define SIM_LFT_CAP		49152	/* LinearFDBCap of every switch */
-#define SIM_LFT_BLOCK		SMP_DATA_SIZE	/* LIDs per LinearForwardingTable block: a byte each */
 #define SIM_MFT_CAP		1024	/* MulticastFDBCap (LIDs from LID_MCAST_START) */
-#define SIM_MFT_POSITIONS	16	/* 16 port-mask words of 16 bits: 256 ports */
-#define SIM_DESC_LEN		SMP_DATA_SIZE	/* NodeDescription fills the SMP data */
+/* The port-mask words (MulticastForwardingTable positions) that cover ports 0..SIM_MAX_PORTS. */
+#define SIM_MFT_POSITIONS	((SIM_MAX_PORTS + MFT_PORTS_PER_MASK) / MFT_PORTS_PER_MASK)
+#define SIM_DESC_LEN		MAD_FIELD_SIZE(ND_STRING)	/* NodeDescription's length */
 
 struct sim_node;
 
@@ -149,10 +123,10 @@ struct sim_port {
 	 * sets them (NULL: alias GUIDs 0; P_Keys PKEY_DEFAULT then 0s). */
 	uint64_t *alias_guids;			/* SIM_GUID_CAP entries, [0] unused */
 	uint16_t *pkeys;			/* SIM_PKEY_TABLE_SIZE entries */
-	uint8_t sl2vl[16];			/* SLtoVLMappingTable, one VL per SL */
+	uint8_t sl2vl[SL2VL_SLS];			/* SLtoVLMappingTable, one VL per SL */
 	/* VLArbitrationTable blocks 1-4 (low 0-31, low 32-63, high 0-31, high 32-63) as
-	 * (VL, weight) pairs; allocated when first set, all zero until then. */
-	uint8_t (*vlarb)[32][2];
+	 * (VL, weight) pairs (SIM_VLARB_*); allocated when first set, all zero until then. */
+	uint8_t (*vlarb)[VL_ARB_PER_BLOCK][2];
 	uint8_t led;				/* LedInfo:LedMask */
 
 	/* Counters the PMA reports. */
@@ -168,6 +142,9 @@ struct sim_port {
 	struct sim_pma_errors *pma_errors;
 	struct sim_pma_samples *pma_samples;
 };
+
+/* The two bytes of a sim_port.vlarb entry. */
+enum { SIM_VLARB_VL, SIM_VLARB_WEIGHT };
 
 struct sim_switch {
 	uint16_t lft_top;			/* LinearFDBTop */
@@ -330,15 +307,27 @@ uint8_t sim_widest_width(uint8_t widths);
 /* The lanes of one LinkWidth bit (1, 2, 4, 8, 12); 0 for none or several. */
 unsigned sim_width_lanes(uint8_t width);
 
-/* The P_Key index of pkey in a port's table, membership bit aside (0 when absent). */
-static inline uint16_t sim_port_pkey_index(const struct sim_port *p, uint16_t pkey)
+/*
+ * The one look-up of a P_Key table: the index of the first entry that
+ * takes pkey (pkey_match: the same partition, not both limited members),
+ * or -1.
+ */
+static inline int sim_port_pkey_find(const struct sim_port *p, uint16_t pkey)
 {
 	unsigned i;
 
 	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++)
-		if ((sim_port_pkey(p, i) & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK))
-			return (uint16_t)i;
-	return 0;
+		if (pkey_match(sim_port_pkey(p, i), pkey))
+			return (int)i;
+	return -1;
+}
+
+/* The P_Key index of pkey's partition in a port's table, membership aside (0 when absent). */
+static inline uint16_t sim_port_pkey_index(const struct sim_port *p, uint16_t pkey)
+{
+	int i = sim_port_pkey_find(p, pkey_as_full(pkey));
+
+	return i < 0 ? 0 : (uint16_t)i;
 }
 
 /* Rate in Gb/s (as sysfs shows it: 2.5 per lane for SDR...), times 10 to stay integral. */

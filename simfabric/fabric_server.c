@@ -463,9 +463,9 @@ static void refresh_is_sm(struct fabric_server *s, struct sim_port *p)
 	if (held && s->net.sm_active)
 		step_aside(s);
 	if (held || (s->net.sm_active && p == s->net.sm_port))
-		p->capmask |= SIM_CAP_IS_SM;
+		p->capmask |= PORT_CAP_IS_SM;
 	else
-		p->capmask &= ~SIM_CAP_IS_SM;
+		p->capmask &= ~PORT_CAP_IS_SM;
 	sim_net_capmask_changed(&s->net, p, old);	/* Trap 144, as the SMA sends it */
 }
 

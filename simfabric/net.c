@@ -10,33 +10,13 @@
 #include <string.h>
 #include <time.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 #include "simfabric/cc.h"
 #include "simfabric/net.h"
 #include "simfabric/pma.h"
 #include "simfabric/route.h"
 #include "simfabric/sa.h"
 #include "simfabric/subnet_up.h"
-
-/*
- * P_Key check at the receiving port (IBA 10.9.3): some entry of its table
- * has the same key, and the two are not both limited members.
- */
-static int pkey_accepted(const struct sim_port *p, uint16_t pkey)
-{
-	unsigned i;
-
-	if (!(pkey & PKEY_KEY_MASK))
-		return 0;
-	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
-		uint16_t entry = sim_port_pkey(p, i);
-
-		if ((entry & PKEY_KEY_MASK) == (pkey & PKEY_KEY_MASK) &&
-		    ((entry | pkey) & PKEY_FULL_MEMBER))
-			return 1;
-	}
-	return 0;
-}
 
 /*
  * The receiver's checks of a GMP: its P_Key; then its QP, which must be
@@ -46,7 +26,8 @@ static int pkey_accepted(const struct sim_port *p, uint16_t pkey)
  */
 static int gmp_accepted(struct sim_net *net, struct sim_port *at, const struct sim_net_msg *m)
 {
-	if (!pkey_accepted(at, m->pkey)) {
+	/* Some entry of its table takes the P_Key (IBA 10.9.3). */
+	if (sim_port_pkey_find(at, m->pkey) < 0) {
 		if (at->p_key_violations < UINT16_MAX)
 			at->p_key_violations++;
 		net->lost_pkey++;
@@ -180,7 +161,7 @@ static int mft_has(const struct sim_switch *sw, uint16_t mlid, unsigned port)
 {
 	unsigned idx = (unsigned)mlid - LID_MCAST_START;
 
-	if (!sw->mft || idx >= SIM_MFT_CAP || port >= SIM_MFT_POSITIONS * 16)
+	if (!sw->mft || idx >= SIM_MFT_CAP || port >= SIM_MFT_POSITIONS * MFT_PORTS_PER_MASK)
 		return 0;
 	return (sw->mft[idx][port / 16] >> (port % 16)) & 1;
 }
@@ -258,7 +239,7 @@ static int program_smp(struct sim_net *net, const struct sim_net_msg *m, enum si
 		return response;	/* a request's loss is the SMA path's to find */
 	}
 	at = sim_mgmt_port(dst.node, dst.port);
-	if (!response && (!(at->capmask & SIM_CAP_IS_SM) || (net->sm_active && at == net->sm_port)))
+	if (!response && (!(at->capmask & PORT_CAP_IS_SM) || (net->sm_active && at == net->sm_port)))
 		return 0;	/* no SM, or the built-in one: the SMA answers */
 	arrived = *m;
 	arrived.port = at;
@@ -473,7 +454,7 @@ void sim_net_sm_step_aside(struct sim_net *net)
 		return;
 	net->sm_active = 0;
 	/* Its port no longer runs an SM: SMInfo there is unsupported again. */
-	net->sm_port->capmask &= ~SIM_CAP_IS_SM;
+	net->sm_port->capmask &= ~PORT_CAP_IS_SM;
 	net->sm_port->node->sminfo.state = SM_STATE_NOT_ACTIVE;
 }
 
@@ -503,7 +484,7 @@ static void activate_ports(struct sim_fabric *f)
 /* The built-in SM takes a trap: resweeps after a link change, and tells the SA's subscribers. */
 static void builtin_sm_trap(struct sim_net *net, const uint8_t *notice)
 {
-	if (get_be16(notice + NOTICE_OFF_TRAP_NUM) == TRAP_LINK_STATE_CHANGE) {
+	if (mad_get(notice, NTC_TRAP_NUMBER) == TRAP_LINK_STATE_CHANGE) {
 		sim_subnet_reroute(net->f);
 		activate_ports(net->f);
 	}
@@ -523,7 +504,8 @@ static uint8_t producer_of(const struct sim_node *n)
 /* The time an issuer waits for TrapRepress before sending again: its port's SubnetTimeout. */
 static uint64_t trap_resend_ns(const struct sim_port *from)
 {
-	return 4096ULL << (from->subnet_timeout & 0x1f);	/* 4.096 us * 2^SubnetTimeout */
+	/* 4.096 us * 2^SubnetTimeout */
+	return 4096ULL << (from->subnet_timeout & mad_field_max(PI_SUBNET_TIMEOUT));
 }
 
 /* Carry a trap SMP from its issuer to its SM's agent at an attached port: 1 when taken. */
@@ -626,16 +608,18 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 	uint64_t outer;
 	int routed;
 
-	notice[NOTICE_OFF_GENERIC_TYPE] = NOTICE_GENERIC | type;
-	put_be24(notice + NOTICE_OFF_PRODUCER, producer_of(node));
-	put_be16(notice + NOTICE_OFF_TRAP_NUM, (uint16_t)number);
-	put_be16(notice + NOTICE_OFF_ISSUER_LID, from->lid);
-	put_be16(notice + NOTICE_OFF_TOGGLE_COUNT, (uint16_t)(net->traps_sent & PKEY_KEY_MASK));
+	mad_set(notice, NTC_IS_GENERIC, 1);
+	mad_set(notice, NTC_TYPE, type);
+	mad_set(notice, NTC_PRODUCER_TYPE, producer_of(node));
+	mad_set(notice, NTC_TRAP_NUMBER, number);
+	mad_set(notice, NTC_ISSUER_LID, from->lid);
+	/* NoticeToggle stays 0; NoticeCount is the count sent, cut to its 15 bits. */
+	mad_set(notice, NTC_COUNT, net->traps_sent);
 	if (details)
-		memcpy(notice + NOTICE_OFF_DETAILS, details, NOTICE_DETAILS_SIZE);
-	put_be64(notice + NOTICE_OFF_ISSUER_GID, from->gid_prefix);
-	put_be64(notice + NOTICE_OFF_ISSUER_GID + 8,
-		 node->type == NODE_TYPE_SWITCH ? node->node_guid : from->guid);
+		memcpy(MAD_AT(notice, NTC_DATA_DETAILS), details, NOTICE_DETAILS_SIZE);
+	mad_set(MAD_AT(notice, NTC_ISSUER_GID), GID_PREFIX, from->gid_prefix);
+	mad_set(MAD_AT(notice, NTC_ISSUER_GID), GID_GUID,
+		node->type == NODE_TYPE_SWITCH ? node->node_guid : from->guid);
 	net->traps_sent++;
 
 	/* Where it goes (the trip itself is deliver_trap's: this look's delays are no one's). */
@@ -685,7 +669,7 @@ int sim_net_capmask_changed(struct sim_net *net, struct sim_port *p, uint32_t ol
 	uint8_t details[NOTICE_DETAILS_SIZE];
 	struct sim_port *m = sim_mgmt_port(p->node, p->num);
 
-	if (p->capmask == old_capmask || !(p->capmask & SIM_CAP_IS_CAPMASK_NOTICE) ||
+	if (p->capmask == old_capmask || !(p->capmask & PORT_CAP_IS_CAPMASK_NOTICE) ||
 	    !m->sm_lid || own_lid(m, m->sm_lid))
 		return 1;
 	sim_net_trap144_details(p, details);

@@ -46,7 +46,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 #include "simfabric/arena.h"
 #include "simfabric/pma.h"
 
@@ -239,124 +239,121 @@ int sim_pma_counter_by_name(const char *name)
 
 /* --- attribute layouts ------------------------------------------------------------- */
 
-/* A counter field of an attribute: where, how wide, what it shows, its CounterSelect bit. */
+/* A counter field of an attribute: where (mad_layout.h), what it shows, its CounterSelect bit. */
 struct pma_field {
-	uint8_t off;		/* byte offset in the attribute data */
-	uint8_t shift;		/* for fields narrower than a byte: bit position in it */
-	uint8_t bits;		/* 4, 8, 16, 32 or 64 */
+	mad_field_t field;
 	uint8_t ctr;		/* C_* */
 	uint8_t sel;		/* bit of the select word (CounterSelect, then CounterSelect2) */
 };
 
-#define F(o, b, c, s)		{ (o), 0, (b), (c), (s) }
-#define FT(o, b, t, s)		{ (o), 0, (b), C_TRAFFIC(t), (s) }
+#define F(f, c, s)		{ (f), (c), (s) }
+#define FT(f, t, s)		{ (f), C_TRAFFIC(t), (s) }
 #define SEL2(n)			(16 + (n))	/* CounterSelect2 bit n */
 
 static const struct pma_field port_counters[] = {
-	F(4, 16, SIM_PMA_SYMBOL_ERRORS, 0),
-	F(6, 8, SIM_PMA_LINK_ERROR_RECOVERY, 1),
-	F(7, 8, SIM_PMA_LINK_DOWNED, 2),
-	F(8, 16, SIM_PMA_RCV_ERRORS, 3),
-	F(10, 16, SIM_PMA_RCV_REMOTE_PHYS_ERRORS, 4),
-	F(12, 16, SIM_PMA_RCV_SWITCH_RELAY_ERRORS, 5),
-	F(14, 16, SIM_PMA_XMIT_DISCARDS, 6),
-	F(16, 8, SIM_PMA_XMIT_CONSTRAINT_ERRORS, 7),
-	F(17, 8, SIM_PMA_RCV_CONSTRAINT_ERRORS, 8),
-	/* byte 18: CounterSelect2 */
-	{ 19, 4, 4, SIM_PMA_LOCAL_LINK_INTEGRITY_ERRORS, 9 },	/* high nibble */
-	{ 19, 0, 4, SIM_PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS, 10 },
-	F(20, 16, SIM_PMA_QP1_DROPPED, SEL2(1)),
-	F(22, 16, SIM_PMA_VL15_DROPPED, 11),
-	FT(24, 32, T_XMIT_DATA, 12),
-	FT(28, 32, T_RCV_DATA, 13),
-	FT(32, 32, T_XMIT_PKTS, 14),
-	FT(36, 32, T_RCV_PKTS, 15),
-	F(40, 32, SIM_PMA_XMIT_WAIT, SEL2(0)),
+	F(PC_SYMBOL_ERRORS, SIM_PMA_SYMBOL_ERRORS, 0),
+	F(PC_LINK_ERROR_RECOVERY, SIM_PMA_LINK_ERROR_RECOVERY, 1),
+	F(PC_LINK_DOWNED, SIM_PMA_LINK_DOWNED, 2),
+	F(PC_RCV_ERRORS, SIM_PMA_RCV_ERRORS, 3),
+	F(PC_RCV_REMOTE_PHYS_ERRORS, SIM_PMA_RCV_REMOTE_PHYS_ERRORS, 4),
+	F(PC_RCV_SWITCH_RELAY_ERRORS, SIM_PMA_RCV_SWITCH_RELAY_ERRORS, 5),
+	F(PC_XMIT_DISCARDS, SIM_PMA_XMIT_DISCARDS, 6),
+	F(PC_XMIT_CONSTRAINT_ERRORS, SIM_PMA_XMIT_CONSTRAINT_ERRORS, 7),
+	F(PC_RCV_CONSTRAINT_ERRORS, SIM_PMA_RCV_CONSTRAINT_ERRORS, 8),
+	F(PC_LOCAL_LINK_INTEGRITY_ERRORS, SIM_PMA_LOCAL_LINK_INTEGRITY_ERRORS, 9),
+	F(PC_EXCESSIVE_BUFFER_OVERRUN_ERRORS, SIM_PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS, 10),
+	F(PC_QP1_DROPPED, SIM_PMA_QP1_DROPPED, SEL2(1)),
+	F(PC_VL15_DROPPED, SIM_PMA_VL15_DROPPED, 11),
+	FT(PC_XMIT_DATA, T_XMIT_DATA, 12),
+	FT(PC_RCV_DATA, T_RCV_DATA, 13),
+	FT(PC_XMIT_PKTS, T_XMIT_PKTS, 14),
+	FT(PC_RCV_PKTS, T_RCV_PKTS, 15),
+	F(PC_XMIT_WAIT, SIM_PMA_XMIT_WAIT, SEL2(0)),
 };
 
-/* CounterSelect2 (bytes 4-7) selects the error counters, in PortCounters' order. */
+/* CounterSelect2 selects the error counters, in PortCounters' order. */
 static const struct pma_field port_counters_ext[] = {
-	FT(8, 64, T_XMIT_DATA, 0),
-	FT(16, 64, T_RCV_DATA, 1),
-	FT(24, 64, T_XMIT_PKTS, 2),
-	FT(32, 64, T_RCV_PKTS, 3),
-	FT(40, 64, T_UCAST_XMIT, 4),
-	FT(48, 64, T_UCAST_RCV, 5),
-	FT(56, 64, T_MCAST_XMIT, 6),
-	FT(64, 64, T_MCAST_RCV, 7),
-	F(72, 64, SIM_PMA_SYMBOL_ERRORS, SEL2(0)),
-	F(80, 64, SIM_PMA_LINK_ERROR_RECOVERY, SEL2(1)),
-	F(88, 64, SIM_PMA_LINK_DOWNED, SEL2(2)),
-	F(96, 64, SIM_PMA_RCV_ERRORS, SEL2(3)),
-	F(104, 64, SIM_PMA_RCV_REMOTE_PHYS_ERRORS, SEL2(4)),
-	F(112, 64, SIM_PMA_RCV_SWITCH_RELAY_ERRORS, SEL2(5)),
-	F(120, 64, SIM_PMA_XMIT_DISCARDS, SEL2(6)),
-	F(128, 64, SIM_PMA_XMIT_CONSTRAINT_ERRORS, SEL2(7)),
-	F(136, 64, SIM_PMA_RCV_CONSTRAINT_ERRORS, SEL2(8)),
-	F(144, 64, SIM_PMA_LOCAL_LINK_INTEGRITY_ERRORS, SEL2(9)),
-	F(152, 64, SIM_PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS, SEL2(10)),
-	F(160, 64, SIM_PMA_VL15_DROPPED, SEL2(11)),
-	F(168, 64, SIM_PMA_XMIT_WAIT, SEL2(12)),
-	F(176, 64, SIM_PMA_QP1_DROPPED, SEL2(13)),
+	FT(PCE_XMIT_DATA, T_XMIT_DATA, 0),
+	FT(PCE_RCV_DATA, T_RCV_DATA, 1),
+	FT(PCE_XMIT_PKTS, T_XMIT_PKTS, 2),
+	FT(PCE_RCV_PKTS, T_RCV_PKTS, 3),
+	FT(PCE_UNICAST_XMIT_PKTS, T_UCAST_XMIT, 4),
+	FT(PCE_UNICAST_RCV_PKTS, T_UCAST_RCV, 5),
+	FT(PCE_MULTICAST_XMIT_PKTS, T_MCAST_XMIT, 6),
+	FT(PCE_MULTICAST_RCV_PKTS, T_MCAST_RCV, 7),
+	F(PCE_SYMBOL_ERRORS, SIM_PMA_SYMBOL_ERRORS, SEL2(0)),
+	F(PCE_LINK_ERROR_RECOVERY, SIM_PMA_LINK_ERROR_RECOVERY, SEL2(1)),
+	F(PCE_LINK_DOWNED, SIM_PMA_LINK_DOWNED, SEL2(2)),
+	F(PCE_RCV_ERRORS, SIM_PMA_RCV_ERRORS, SEL2(3)),
+	F(PCE_RCV_REMOTE_PHYS_ERRORS, SIM_PMA_RCV_REMOTE_PHYS_ERRORS, SEL2(4)),
+	F(PCE_RCV_SWITCH_RELAY_ERRORS, SIM_PMA_RCV_SWITCH_RELAY_ERRORS, SEL2(5)),
+	F(PCE_XMIT_DISCARDS, SIM_PMA_XMIT_DISCARDS, SEL2(6)),
+	F(PCE_XMIT_CONSTRAINT_ERRORS, SIM_PMA_XMIT_CONSTRAINT_ERRORS, SEL2(7)),
+	F(PCE_RCV_CONSTRAINT_ERRORS, SIM_PMA_RCV_CONSTRAINT_ERRORS, SEL2(8)),
+	F(PCE_LOCAL_LINK_INTEGRITY_ERRORS, SIM_PMA_LOCAL_LINK_INTEGRITY_ERRORS, SEL2(9)),
+	F(PCE_EXCESSIVE_BUFFER_OVERRUN_ERRORS, SIM_PMA_EXCESSIVE_BUFFER_OVERRUN_ERRORS, SEL2(10)),
+	F(PCE_VL15_DROPPED, SIM_PMA_VL15_DROPPED, SEL2(11)),
+	F(PCE_XMIT_WAIT, SIM_PMA_XMIT_WAIT, SEL2(12)),
+	F(PCE_QP1_DROPPED, SIM_PMA_QP1_DROPPED, SEL2(13)),
 };
 
 static const struct pma_field rcv_error_details[] = {
-	F(4, 16, SIM_PMA_LOCAL_PHYSICAL_ERRORS, 0),
-	F(6, 16, SIM_PMA_MALFORMED_PACKET_ERRORS, 1),
-	F(8, 16, SIM_PMA_BUFFER_OVERRUN_ERRORS, 2),
-	F(10, 16, SIM_PMA_DLID_MAPPING_ERRORS, 3),
-	F(12, 16, SIM_PMA_VL_MAPPING_ERRORS, 4),
-	F(14, 16, SIM_PMA_LOOPING_ERRORS, 5),
+	F(PRED_LOCAL_PHYSICAL_ERRORS, SIM_PMA_LOCAL_PHYSICAL_ERRORS, 0),
+	F(PRED_MALFORMED_PACKET_ERRORS, SIM_PMA_MALFORMED_PACKET_ERRORS, 1),
+	F(PRED_BUFFER_OVERRUN_ERRORS, SIM_PMA_BUFFER_OVERRUN_ERRORS, 2),
+	F(PRED_DLID_MAPPING_ERRORS, SIM_PMA_DLID_MAPPING_ERRORS, 3),
+	F(PRED_VL_MAPPING_ERRORS, SIM_PMA_VL_MAPPING_ERRORS, 4),
+	F(PRED_LOOPING_ERRORS, SIM_PMA_LOOPING_ERRORS, 5),
 };
 
 static const struct pma_field xmit_discard_details[] = {
-	F(4, 16, SIM_PMA_INACTIVE_DISCARDS, 0),
-	F(6, 16, SIM_PMA_NEIGHBOR_MTU_DISCARDS, 1),
-	F(8, 16, SIM_PMA_SW_LIFETIME_LIMIT_DISCARDS, 2),
-	F(10, 16, SIM_PMA_SW_HOQ_LIFETIME_LIMIT_DISCARDS, 3),
+	F(PXDD_INACTIVE_DISCARDS, SIM_PMA_INACTIVE_DISCARDS, 0),
+	F(PXDD_NEIGHBOR_MTU_DISCARDS, SIM_PMA_NEIGHBOR_MTU_DISCARDS, 1),
+	F(PXDD_SW_LIFETIME_LIMIT_DISCARDS, SIM_PMA_SW_LIFETIME_LIMIT_DISCARDS, 2),
+	F(PXDD_SW_HOQ_LIFETIME_LIMIT_DISCARDS, SIM_PMA_SW_HOQ_LIFETIME_LIMIT_DISCARDS, 3),
 };
 
 static const struct pma_field op_rcv_counters[] = {
-	FT(4, 32, T_OP_RCV_PKTS, 0),		/* PortOpRcvPkts */
-	FT(8, 32, T_OP_RCV_DATA, 1),		/* PortOpRcvData */
+	FT(PORC_OP_RCV_PKTS, T_OP_RCV_PKTS, 0),
+	FT(PORC_OP_RCV_DATA, T_OP_RCV_DATA, 1),
 };
 
 static const struct pma_field flow_ctl_counters[] = {
-	F(4, 32, C_ZERO, 0),			/* PortXmitFlowPkts */
-	F(8, 32, C_ZERO, 1),			/* PortRcvFlowPkts */
+	F(PFCC_XMIT_FLOW_PKTS, C_ZERO, 0),
+	F(PFCC_RCV_FLOW_PKTS, C_ZERO, 1),
 };
 
 /* The per-VL and per-SL arrays: entry 0 (VL 0, SL 0) carries the traffic, the rest are 0. */
-static const struct pma_field vl_op_packets[] = { FT(4, 16, T_VL_OP_PKTS0, 0) };
-static const struct pma_field vl_op_data[] = { FT(4, 32, T_VL_OP_DATA0, 0) };
-static const struct pma_field vl_xmit_wait[] = { FT(4, 16, T_VL_XMIT_WAIT0, 0) };
-static const struct pma_field xmit_data_sl[] = { FT(4, 32, T_XMIT_DATA_SL0, 0) };
-static const struct pma_field rcv_data_sl[] = { FT(4, 32, T_RCV_DATA_SL0, 0) };
+static const struct pma_field vl_op_packets[] = { FT(PVL_OP_PACKETS0, T_VL_OP_PKTS0, 0) };
+static const struct pma_field vl_op_data[] = { FT(PVL_OP_DATA0, T_VL_OP_DATA0, 0) };
+static const struct pma_field vl_xmit_wait[] = { FT(PVL_XMIT_WAIT0, T_VL_XMIT_WAIT0, 0) };
+static const struct pma_field xmit_data_sl[] = { FT(PSL_XMIT_DATA0, T_XMIT_DATA_SL0, 0) };
+static const struct pma_field rcv_data_sl[] = { FT(PSL_RCV_DATA0, T_RCV_DATA_SL0, 0) };
 
 struct pma_counter_attr {
 	uint16_t id;
-	uint8_t sel2_off, sel2_size;	/* where CounterSelect2 is, and its bytes (0: none) */
+	mad_field_t sel2;		/* CounterSelect2, where it has one (0: none) */
 	uint8_t by_opcode;		/* counts only packets of the OpCode field's opcode */
 	const struct pma_field *fields;
 	size_t n_fields;
 };
 
-#define A(id, off2, size2, op, tbl)	{ (id), (off2), (size2), (op), (tbl), sizeof(tbl) / sizeof((tbl)[0]) }
-#define A0(id)				{ (id), 0, 0, 0, NULL, 0 }
+#define A(id, sel2, op, tbl)	{ (id), (sel2), (op), (tbl), sizeof(tbl) / sizeof((tbl)[0]) }
+#define A0(id)			{ (id), 0, 0, NULL, 0 }
 
 static const struct pma_counter_attr counter_attrs[] = {
-	A(PMA_ATTR_PORT_COUNTERS, PMA_PC_OFF_COUNTER_SELECT2, 1, 0, port_counters),
-	A(PMA_ATTR_PORT_COUNTERS_EXT, PMA_PCE_OFF_COUNTER_SELECT2, 4, 0, port_counters_ext),
-	A(PMA_ATTR_PORT_RCV_ERROR_DETAILS, 0, 0, 0, rcv_error_details),
-	A(PMA_ATTR_PORT_XMIT_DISCARD_DETAILS, 0, 0, 0, xmit_discard_details),
-	A(PMA_ATTR_PORT_OP_RCV_COUNTERS, 0, 0, 1, op_rcv_counters),
-	A(PMA_ATTR_PORT_FLOW_CTL_COUNTERS, 0, 0, 0, flow_ctl_counters),
-	A(PMA_ATTR_PORT_VL_OP_PACKETS, 0, 0, 1, vl_op_packets),
-	A(PMA_ATTR_PORT_VL_OP_DATA, 0, 0, 1, vl_op_data),
+	A(PMA_ATTR_PORT_COUNTERS, PC_COUNTER_SELECT2, 0, port_counters),
+	A(PMA_ATTR_PORT_COUNTERS_EXT, PCE_COUNTER_SELECT2, 0, port_counters_ext),
+	A(PMA_ATTR_PORT_RCV_ERROR_DETAILS, 0, 0, rcv_error_details),
+	A(PMA_ATTR_PORT_XMIT_DISCARD_DETAILS, 0, 0, xmit_discard_details),
+	A(PMA_ATTR_PORT_OP_RCV_COUNTERS, 0, 1, op_rcv_counters),
+	A(PMA_ATTR_PORT_FLOW_CTL_COUNTERS, 0, 0, flow_ctl_counters),
+	A(PMA_ATTR_PORT_VL_OP_PACKETS, 0, 1, vl_op_packets),
+	A(PMA_ATTR_PORT_VL_OP_DATA, 0, 1, vl_op_data),
 	A0(PMA_ATTR_PORT_VL_XMIT_FLOW_CTL_UPDATE_ERRORS),	/* 2-bit fields, all 0 */
-	A(PMA_ATTR_PORT_VL_XMIT_WAIT_COUNTERS, 0, 0, 0, vl_xmit_wait),
-	A(PMA_ATTR_PORT_XMIT_DATA_SL, 0, 0, 0, xmit_data_sl),
-	A(PMA_ATTR_PORT_RCV_DATA_SL, 0, 0, 0, rcv_data_sl),
+	A(PMA_ATTR_PORT_VL_XMIT_WAIT_COUNTERS, 0, 0, vl_xmit_wait),
+	A(PMA_ATTR_PORT_XMIT_DATA_SL, 0, 0, xmit_data_sl),
+	A(PMA_ATTR_PORT_RCV_DATA_SL, 0, 0, rcv_data_sl),
 };
 
 /* The most fields one attribute has (PortCountersExtended's). */
@@ -364,26 +361,12 @@ static const struct pma_counter_attr counter_attrs[] = {
 _Static_assert(sizeof(port_counters) / sizeof(port_counters[0]) <= MAX_FIELDS,
 	       "every attribute's fields fit the sums");
 
+/* Counters stop at all ones. */
 static void put_field(uint8_t *d, const struct pma_field *f, uint64_t v)
 {
-	uint64_t max = f->bits >= 64 ? UINT64_MAX : (1ULL << f->bits) - 1;
+	uint64_t max = mad_field_max(f->field);
 
-	if (v > max)
-		v = max;	/* counters stop at all ones */
-	switch (f->bits) {
-	case 64:
-		put_be64(d + f->off, v);
-		break;
-	case 32:
-		put_be32(d + f->off, (uint32_t)v);
-		break;
-	case 16:
-		put_be16(d + f->off, (uint16_t)v);
-		break;
-	default:
-		d[f->off] = (uint8_t)((d[f->off] & ~(max << f->shift)) | v << f->shift);
-		break;
-	}
+	mad_set(d, f->field, v > max ? max : v);
 }
 
 /* --- the requests ------------------------------------------------------------------ */
@@ -436,28 +419,25 @@ static int class_port_info(struct pma_request *r)
 	if (all_port_select(r->node))
 		cap |= PMA_CAP_ALL_PORT_SELECT;
 	memset(d, 0, PMA_DATA_SIZE);
-	d[offsetof(struct umad_class_port_info, base_ver)] = UMAD_BASE_VERSION;
-	d[offsetof(struct umad_class_port_info, class_ver)] = PMA_CLASS_VERSION;
-	put_be16(d + offsetof(struct umad_class_port_info, cap_mask), cap);
-	put_be32(d + offsetof(struct umad_class_port_info, cap_mask2_resp_time),
-		 PMA_CAP2_ADDL_PORT_COUNTERS_EXT << 5 | (resp_time & UMAD_CLASS_RESP_TIME_MASK));
+	mad_set(d, CPI_BASE_VERSION, UMAD_BASE_VERSION);
+	mad_set(d, CPI_CLASS_VERSION, PMA_CLASS_VERSION);
+	mad_set(d, CPI_CAPABILITY_MASK, cap);
+	mad_set(d, CPI_CAPABILITY_MASK2, PMA_CAP2_ADDL_PORT_COUNTERS_EXT);
+	mad_set(d, CPI_RESP_TIME_VALUE, resp_time);
 	return UMAD_STATUS_SUCCESS;
 }
 
 static int counters(struct pma_request *r, const struct pma_counter_attr *a)
 {
 	uint8_t *d = r->d;
-	uint8_t head[PMA_OFF_COUNTER_SELECT + 2], sel2[4];
-	uint64_t sel = get_be16(d + PMA_OFF_COUNTER_SELECT), sum[MAX_FIELDS] = { 0 };
+	uint64_t op_code = mad_get(d, PMA_OP_CODE), port_select = mad_get(d, PMA_PORT_SELECT);
+	uint64_t sel1 = mad_get(d, PMA_COUNTER_SELECT), sel2 = a->sel2 ? mad_get(d, a->sel2) : 0;
+	uint64_t sel = sel1 | sel2 << SEL2(0), sum[MAX_FIELDS] = { 0 };
 	unsigned first, last, i, k;
-	int counted = !a->by_opcode || d[PMA_OFF_OP_CODE] == BTH_OPCODE_UD_SEND_ONLY;
+	int counted = !a->by_opcode || op_code == BTH_OPCODE_UD_SEND_ONLY;
 
-	if (port_range(r, d[PMA_OFF_PORT_SELECT], &first, &last) < 0)
+	if (port_range(r, (unsigned)port_select, &first, &last) < 0)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
-	if (a->sel2_size == 1)
-		sel |= (uint64_t)d[a->sel2_off] << 16;
-	else if (a->sel2_size == 4)
-		sel |= (uint64_t)get_be32(d + a->sel2_off) << 16;
 	if (r->set && counted) {
 		/* Allocate first, so that a Set either clears everything it selects or nothing. */
 		for (i = first; i <= last; i++)
@@ -474,34 +454,18 @@ static int counters(struct pma_request *r, const struct pma_counter_attr *a)
 		for (k = 0; k < a->n_fields; k++)
 			sum[k] = add_sat(sum[k], counter_value(&r->node->ports[i], a->fields[k].ctr));
 	/* The response repeats OpCode, PortSelect and the selects; everything else is counters. */
-	memcpy(head, d, sizeof(head));
-	memcpy(sel2, d + a->sel2_off, a->sel2_size);
 	memset(d, 0, PMA_DATA_SIZE);
-	memcpy(d, head, sizeof(head));
-	memcpy(d + a->sel2_off, sel2, a->sel2_size);
+	mad_set(d, PMA_OP_CODE, op_code);
+	mad_set(d, PMA_PORT_SELECT, port_select);
+	mad_set(d, PMA_COUNTER_SELECT, sel1);
+	if (a->sel2)
+		mad_set(d, a->sel2, sel2);
 	for (k = 0; k < a->n_fields; k++)
 		put_field(d, &a->fields[k], sum[k]);
 	return UMAD_STATUS_SUCCESS;
 }
 
 /* --- samples ----------------------------------------------------------------------- */
-
-/* PortSamplesControl fields, as offsets in the attribute data. */
-#define PSC_OFF_TICK		2
-#define PSC_OFF_COUNTER_WIDTH	3	/* low 3 bits */
-#define PSC_OFF_MASKS_0_9	4	/* CounterMask0..9, 3 bits each, in the low 30 bits */
-#define PSC_OFF_MASKS_10_14	8	/* CounterMask10..14 in the low 15 bits */
-#define PSC_OFF_STATUS		11	/* SampleStatus, low 2 bits */
-#define PSC_OFF_START		28
-#define PSC_OFF_INTERVAL	32
-#define PSC_OFF_TAG		36
-#define PSC_OFF_SELECT0		38	/* CounterSelect0..14, 16 bits each */
-#define PSC_COUNTER_WIDTH_32	4	/* the sample counters are 32 bits wide */
-#define PSC_MASK_PORT		1	/* CounterMask: counts the selected port's events */
-/* PortSamplesResult fields. */
-#define PSR_OFF_TAG		0
-#define PSR_OFF_STATUS		3	/* low 2 bits */
-#define PSR_OFF_COUNTER0	4	/* Counter0..14, 32 bits each */
 
 /* The sample's state lives with the PMA: a switch's port 0, or the CA port. */
 static struct sim_port *samples_port(const struct pma_request *r)
@@ -537,8 +501,8 @@ static int samples_control(struct pma_request *r)
 	struct sim_port *sp = samples_port(r);
 	struct sim_pma_samples *s;
 	unsigned first, last, i;
-	uint32_t masks;
-	uint8_t port_select = d[PMA_OFF_PORT_SELECT], op_code = d[PMA_OFF_OP_CODE];
+	uint8_t port_select = (uint8_t)mad_get(d, PMA_PORT_SELECT);
+	uint8_t op_code = (uint8_t)mad_get(d, PMA_OP_CODE);
 
 	if (port_range(r, port_select, &first, &last) < 0)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
@@ -547,11 +511,11 @@ static int samples_control(struct pma_request *r)
 			return UMAD_STATUS_BUSY;
 		s = sp->pma_samples;
 		s->port_select = port_select;
-		s->start = get_be32(d + PSC_OFF_START);
-		s->interval = get_be32(d + PSC_OFF_INTERVAL);
-		s->tag = get_be16(d + PSC_OFF_TAG);
+		s->start = (uint32_t)mad_get(d, PSC_SAMPLE_START);
+		s->interval = (uint32_t)mad_get(d, PSC_SAMPLE_INTERVAL);
+		s->tag = (uint16_t)mad_get(d, PSC_TAG);
 		for (i = 0; i < PMA_SAMPLE_COUNTERS; i++) {
-			s->select[i] = get_be16(d + PSC_OFF_SELECT0 + 2 * i);
+			s->select[i] = (uint16_t)mad_get_elem(d, PSC_COUNTER_SELECT0, i);
 			s->base[i] = sample_count(r, first, last, s->select[i]);
 			s->result[i] = 0;
 		}
@@ -559,28 +523,29 @@ static int samples_control(struct pma_request *r)
 	}
 	s = sp->pma_samples;
 	memset(d, 0, PMA_DATA_SIZE);
-	d[PMA_OFF_OP_CODE] = op_code;
-	d[PMA_OFF_PORT_SELECT] = s ? s->port_select : port_select;
-	d[PSC_OFF_TICK] = 0;
-	d[PSC_OFF_COUNTER_WIDTH] = PSC_COUNTER_WIDTH_32;
-	for (masks = 0, i = 0; i < 10; i++)
-		masks |= (uint32_t)PSC_MASK_PORT << ((9 - i) * 3);
-	put_be32(d + PSC_OFF_MASKS_0_9, masks);
-	for (masks = 0, i = 10; i < PMA_SAMPLE_COUNTERS; i++)
-		masks |= (uint32_t)PSC_MASK_PORT << ((14 - i) * 3);
-	put_be16(d + PSC_OFF_MASKS_10_14, (uint16_t)masks);
+	mad_set(d, PMA_OP_CODE, op_code);
+	mad_set(d, PMA_PORT_SELECT, s ? s->port_select : port_select);
+	mad_set(d, PSC_TICK, 0);
+	mad_set(d, PSC_COUNTER_WIDTH, PSC_COUNTER_WIDTH_32);
+	/* CounterMask0..9 and 10..14 lie in two runs. */
+	for (i = 0; i < PMA_SAMPLE_COUNTERS; i++) {
+		if (i < PSC_MASKS_IN_FIRST_RUN)
+			mad_set_elem(d, PSC_COUNTER_MASK0, i, PSC_MASK_PORT);
+		else
+			mad_set_elem(d, PSC_COUNTER_MASK10, i - PSC_MASKS_IN_FIRST_RUN, PSC_MASK_PORT);
+	}
 	if (s) {
-		d[PSC_OFF_STATUS] = s->status;
-		put_be32(d + PSC_OFF_START, s->start);
-		put_be32(d + PSC_OFF_INTERVAL, s->interval);
-		put_be16(d + PSC_OFF_TAG, s->tag);
+		mad_set(d, PSC_SAMPLE_STATUS, s->status);
+		mad_set(d, PSC_SAMPLE_START, s->start);
+		mad_set(d, PSC_SAMPLE_INTERVAL, s->interval);
+		mad_set(d, PSC_TAG, s->tag);
 		for (i = 0; i < PMA_SAMPLE_COUNTERS; i++)
-			put_be16(d + PSC_OFF_SELECT0 + 2 * i, s->select[i]);
+			mad_set_elem(d, PSC_COUNTER_SELECT0, i, s->select[i]);
 	} else {
 		/* Before any sample: the mandatory counters in the first five slots. */
-		d[PSC_OFF_STATUS] = PMA_SAMPLE_STATUS_DONE;
+		mad_set(d, PSC_SAMPLE_STATUS, PMA_SAMPLE_STATUS_DONE);
 		for (i = 0; i < PMA_SAMPLE_XMIT_WAIT; i++)
-			put_be16(d + PSC_OFF_SELECT0 + 2 * i, (uint16_t)(PMA_SAMPLE_XMIT_DATA + i));
+			mad_set_elem(d, PSC_COUNTER_SELECT0, i, PMA_SAMPLE_XMIT_DATA + i);
 	}
 	return UMAD_STATUS_SUCCESS;
 }
@@ -595,7 +560,7 @@ static int samples_result(struct pma_request *r)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	memset(d, 0, PMA_DATA_SIZE);
 	if (!s) {
-		d[PSR_OFF_STATUS] = PMA_SAMPLE_STATUS_DONE;
+		mad_set(d, PSR_SAMPLE_STATUS, PMA_SAMPLE_STATUS_DONE);
 		return UMAD_STATUS_SUCCESS;
 	}
 	if (s->status != PMA_SAMPLE_STATUS_DONE) {
@@ -609,10 +574,10 @@ static int samples_result(struct pma_request *r)
 		}
 		s->status = PMA_SAMPLE_STATUS_DONE;
 	}
-	put_be16(d + PSR_OFF_TAG, s->tag);
-	d[PSR_OFF_STATUS] = s->status;
+	mad_set(d, PSR_TAG, s->tag);
+	mad_set(d, PSR_SAMPLE_STATUS, s->status);
 	for (i = 0; i < PMA_SAMPLE_COUNTERS; i++)
-		put_be32(d + PSR_OFF_COUNTER0 + 4 * i, s->result[i]);
+		mad_set_elem(d, PSR_COUNTER0, i, s->result[i]);
 	return UMAD_STATUS_SUCCESS;
 }
 

@@ -72,59 +72,35 @@ uint64_t sa_now(const struct sim_sa *sa)
 
 /* --- the matcher and the answer ----------------------------------------------------- */
 
-uint32_t sa_get_bits(const uint8_t *p, unsigned bit, unsigned bits)
+static int field_matches(const struct sa_query *q, unsigned i, const uint8_t *rec)
 {
-	uint32_t v = 0;
-	unsigned i;
+	const struct sa_components *c = q->comps;
+	mad_field_t f = c->fields[i];
+	uint64_t want, have;
 
-	for (i = bit; i < bit + bits; i++)
-		v = v << 1 | ((p[i / 8] >> (7 - i % 8)) & 1);
-	return v;
-}
-
-void sa_put_bits(uint8_t *p, unsigned bit, unsigned bits, uint32_t v)
-{
-	unsigned i;
-
-	for (i = bit + bits; i-- > bit; v >>= 1) {
-		uint8_t m = (uint8_t)(1 << (7 - i % 8));
-
-		p[i / 8] = (uint8_t)((v & 1) ? p[i / 8] | m : p[i / 8] & ~m);
-	}
-}
-
-static int field_matches(const struct sa_query *q, const struct sa_field *f, const uint8_t *rec)
-{
-	uint32_t want, have;
-
-	switch (f->match) {
-	case SA_MATCH_LID:
-	case SA_MATCH_LID2:
-		want = sa_get_bits(q->rec, f->bit, f->bits);
-		have = sa_get_bits(rec, f->bit, f->bits);
-		return want >= have && want < have + (1u << q->lmc[f->match == SA_MATCH_LID2]);
-	case SA_MATCH_CAP_MASK:
-		if (q->attr_mod & SA_PIR_MOD_CAP_MASK_MATCH) {
-			want = sa_get_bits(q->rec, f->bit, f->bits);
-			have = sa_get_bits(rec, f->bit, f->bits);
-			return (want & have) == want;
+	if ((c->lid | c->lid2 | c->cap_mask) & SA_COMP(i)) {
+		want = mad_get(q->rec, f);
+		have = mad_get(rec, f);
+		if (c->cap_mask & SA_COMP(i)) {
+			if (q->attr_mod & SA_PIR_MOD_CAP_MASK_MATCH)
+				return (want & have) == want;
+			return want == have;
 		}
-		break;
-	default:
-		break;
+		return want >= have && want < have + (1u << q->lmc[(c->lid2 & SA_COMP(i)) != 0]);
 	}
-	if (f->bit % 8 == 0 && f->bits % 8 == 0)
-		return !memcmp(q->rec + f->bit / 8, rec + f->bit / 8, f->bits / 8);
-	return sa_get_bits(q->rec, f->bit, f->bits) == sa_get_bits(rec, f->bit, f->bits);
+	return mad_field_equal(q->rec, rec, f);
 }
 
 int sa_matches(const struct sa_query *q, const uint8_t *rec)
 {
-	unsigned i;
+	uint64_t asked;
 
+	if (!q->comps)
+		return 1;
 	/* Components past the table (reserved ones, fields not modelled) do not narrow. */
-	for (i = 0; i < q->n_fields && i < 64; i++)
-		if ((q->comp_mask >> i & 1) && !field_matches(q, &q->fields[i], rec))
+	asked = q->comps->n < 64 ? q->comp_mask & (SA_COMP(q->comps->n) - 1) : q->comp_mask;
+	for (; asked; asked &= asked - 1)
+		if (!field_matches(q, (unsigned)__builtin_ctzll(asked), rec))
 			return 0;
 	return 1;
 }
@@ -175,8 +151,8 @@ uint64_t sa_port_guid(const struct sim_port *p)
 
 void sa_port_gid(const struct sim_port *p, uint8_t *gid)
 {
-	put_be64(gid, sim_mgmt_port(p->node, p->num)->gid_prefix);
-	put_be64(gid + 8, sa_port_guid(p));
+	mad_set(gid, GID_PREFIX, sim_mgmt_port(p->node, p->num)->gid_prefix);
+	mad_set(gid, GID_GUID, sa_port_guid(p));
 }
 
 struct sim_port *sa_next_end_port(const struct sim_sa *sa, size_t *node, unsigned *port)
@@ -245,8 +221,8 @@ struct sim_port *sa_port_by_guid(const struct sim_sa *sa, uint64_t guid)
 
 struct sim_port *sa_port_by_gid(const struct sim_sa *sa, const uint8_t *gid)
 {
-	uint64_t prefix = get_be64(gid);
-	struct sim_port *p = sa_port_by_guid(sa, get_be64(gid + 8));
+	uint64_t prefix = mad_get(gid, GID_PREFIX);
+	struct sim_port *p = sa_port_by_guid(sa, mad_get(gid, GID_GUID));
 
 	/* The link-local prefix names any port of the subnet, whatever prefix the SM gave it. */
 	if (p && prefix != GID_PREFIX_LINK_LOCAL &&
@@ -266,17 +242,33 @@ struct sim_port *sa_requester_port(const struct sa_query *q)
 
 int sa_port_has_pkey(const struct sim_port *p, uint16_t pkey, int full)
 {
-	const struct sim_port *t = sim_mgmt_port(p->node, p->num);
+	/* An entry takes a limited member's key only when it is a full member's itself. */
+	return sim_port_pkey_find(sim_mgmt_port(p->node, p->num),
+				  full ? pkey_partition(pkey) : pkey_as_full(pkey)) >= 0;
+}
+
+int sa_ports_share_pkey(const struct sim_port *a, const struct sim_port *b, uint16_t pkey)
+{
+	return sa_port_has_pkey(a, pkey, 0) && sa_port_has_pkey(b, pkey, 0) &&
+	       (sa_port_has_pkey(a, pkey, 1) || sa_port_has_pkey(b, pkey, 1));
+}
+
+int sa_common_pkey(const struct sim_port *a, const struct sim_port *b, int one_full,
+		   uint16_t *pkey)
+{
+	const struct sim_port *t = sim_mgmt_port(a->node, a->num);
 	unsigned i;
 
-	if (!(pkey & SA_PKEY_BASE_MASK))
-		return 0;
 	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
 		uint16_t k = sim_port_pkey(t, i);
 
-		if ((k & SA_PKEY_BASE_MASK) == (pkey & SA_PKEY_BASE_MASK) &&
-		    (!full || (k & SA_PKEY_FULL_MEMBER)))
+		if (!pkey_partition(k))
+			continue;
+		if (one_full ? sa_ports_share_pkey(a, b, k) : sa_port_has_pkey(b, k, 0)) {
+			if (pkey)
+				*pkey = k;
 			return 1;
+		}
 	}
 	return 0;
 }
@@ -332,15 +324,15 @@ static int class_port_info(struct sa_query *q)
 
 	if (q->method != UMAD_METHOD_GET)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
-	cpi[offsetof(struct umad_class_port_info, base_ver)] = UMAD_BASE_VERSION;
-	cpi[offsetof(struct umad_class_port_info, class_ver)] = UMAD_SA_CLASS_VERSION;
-	put_be16(cpi + offsetof(struct umad_class_port_info, cap_mask), cap);
-	put_be32(cpi + offsetof(struct umad_class_port_info, cap_mask2_resp_time),
-		 cap2 << CPI_CAP_MASK2_SHIFT | SA_RESP_TIME_VALUE);
+	mad_set(cpi, CPI_BASE_VERSION, UMAD_BASE_VERSION);
+	mad_set(cpi, CPI_CLASS_VERSION, UMAD_SA_CLASS_VERSION);
+	mad_set(cpi, CPI_CAPABILITY_MASK, cap);
+	mad_set(cpi, CPI_CAPABILITY_MASK2, cap2);
+	mad_set(cpi, CPI_RESP_TIME_VALUE, SA_RESP_TIME_VALUE);
 	/* Not redirected: QP1 and its Q_Key; traps the same. */
-	put_be32(cpi + offsetof(struct umad_class_port_info, redir_qp), QP1_GSI);
-	put_be32(cpi + offsetof(struct umad_class_port_info, redir_qkey), UMAD_QKEY);
-	put_be32(cpi + offsetof(struct umad_class_port_info, trap_qkey), UMAD_QKEY);
+	mad_set(cpi, CPI_REDIRECT_QP, QP1_GSI);
+	mad_set(cpi, CPI_REDIRECT_Q_KEY, UMAD_QKEY);
+	mad_set(cpi, CPI_TRAP_Q_KEY, UMAD_QKEY);
 	return sa_add(q, cpi);
 }
 

@@ -15,45 +15,20 @@
 
 #include "simfabric/sa_internal.h"
 
-/* InformInfo fields (byte offsets). */
-#define II_GID		0
-#define II_LID_BEGIN	16
-#define II_LID_END	18
-#define II_IS_GENERIC	22
-#define II_SUBSCRIBE	23
-#define II_TYPE		24
-#define II_TRAP_NUM	26	/* DeviceID for vendor notices */
-#define II_QPN		28	/* QPN:24 reserved:3 RespTimeValue:5 */
-#define II_PRODUCER	33	/* 24 bits; VendorID for vendor notices */
-
-/* InformInfoRecord: SubscriberGID, Enum, reserved, then the InformInfo. */
-#define IIR_GID		0
-#define IIR_INFORM	24
-
-#define N_FIELDS(t)	(sizeof(t) / sizeof((t)[0]))
-
-static const struct sa_field inform_record_fields[] = {
-	SA_F(0, 128),			/* SubscriberGID */
-	SA_F(16, 16),			/* Enum */
-	SA_F(18, 48),			/* reserved */
-	SA_F(24, 128),			/* GID */
-	SA_F(40, 16),			/* LIDRangeBegin */
-	SA_F(42, 16),			/* LIDRangeEnd */
-	SA_F(44, 16),			/* reserved */
-	SA_F(46, 8),			/* IsGeneric */
-	SA_F(47, 8),			/* Subscribe */
-	SA_F(48, 16),			/* Type */
-	SA_F(50, 16),			/* TrapNumber / DeviceID */
-	SA_F(52, 24),			/* QPN */
-	SA_FB(55, 0, 3),		/* reserved */
-	SA_FB(55, 3, 5),		/* RespTimeValue */
-	SA_F(56, 8),			/* reserved */
-	SA_F(57, 24),			/* ProducerType / VendorID */
+#define IN_INFORM_INFO_RECORD(name, byte, bit, bits) \
+	MAD_FIELD_AT(name, MAD_FIELD_BYTE(IIR_INFORM_INFO)),
+static const mad_field_t inform_record_fields[] = {
+	IIR_SUBSCRIBER_GID, IIR_ENUM, IIR_RESERVED, INFORM_INFO_FIELDS(IN_INFORM_INFO_RECORD)
 };
+static const struct sa_components inform_record_components = {
+	inform_record_fields, sizeof(inform_record_fields) / sizeof(inform_record_fields[0]),
+	0, 0, 0
+};
+_Static_assert(IIR_INFORM_INFO_INDEX == 3, "InformInfoRecord's components");
 
 static int gid_is_zero(const uint8_t *gid)
 {
-	static const uint8_t zero[16];
+	static const uint8_t zero[GID_SIZE];
 
 	return !memcmp(gid, zero, sizeof(zero));
 }
@@ -62,19 +37,20 @@ static int gid_is_zero(const uint8_t *gid)
 static int same_subscription(const struct sa_subscription *s, uint16_t lid, uint32_t qpn,
 			     const uint8_t *ii)
 {
-	const uint8_t *have = s->rec + IIR_INFORM;
+	const uint8_t *have = MAD_AT(s->rec, IIR_INFORM_INFO);
 
 	if (s->lid != lid || s->qpn != qpn)
 		return 0;
-	if (!gid_is_zero(ii + II_GID) || !gid_is_zero(have + II_GID)) {
-		if (memcmp(have + II_GID, ii + II_GID, 16))
+	if (!gid_is_zero(MAD_AT(ii, II_GID)) || !gid_is_zero(MAD_AT(have, II_GID))) {
+		if (!mad_field_equal(have, ii, II_GID))
 			return 0;
-	} else if (memcmp(have + II_LID_BEGIN, ii + II_LID_BEGIN, 4)) {
+	} else if (!mad_field_equal(have, ii, II_LID_RANGE_BEGIN) ||
+		   !mad_field_equal(have, ii, II_LID_RANGE_END)) {
 		return 0;
 	}
-	return have[II_IS_GENERIC] == ii[II_IS_GENERIC] &&
-	       !memcmp(have + II_TYPE, ii + II_TYPE, 4) &&
-	       !memcmp(have + II_PRODUCER, ii + II_PRODUCER, 3);
+	return mad_field_equal(have, ii, II_IS_GENERIC) && mad_field_equal(have, ii, II_TYPE) &&
+	       mad_field_equal(have, ii, II_TRAP_NUMBER) &&
+	       mad_field_equal(have, ii, II_PRODUCER_TYPE);
 }
 
 /* Refused: the InformInfo back with Subscribe 0 (o13-13.1.1), and the status. */
@@ -83,7 +59,7 @@ static int refuse(struct sa_query *q, uint8_t sa_status)
 	uint8_t ii[SA_INFORM_INFO_SIZE];
 
 	memcpy(ii, q->rec, sizeof(ii));
-	ii[II_SUBSCRIBE] = 0;
+	mad_set(ii, II_SUBSCRIBE, 0);
 	if (sa_add(q, ii) < 0)
 		return q->error;
 	return SA_STATUS(sa_status);
@@ -96,21 +72,23 @@ int sa_inform_set(struct sa_query *q)
 	const struct sim_port *requester = sa_requester_port(q);
 	uint16_t lid = q->from ? q->from->lid : 0;
 	uint32_t qpn = q->from ? q->from->qpn & IB_QPN_MASK : 0;
-	uint16_t trap = get_be16(ii + II_TRAP_NUM);
+	uint16_t trap = (uint16_t)mad_get(ii, II_TRAP_NUMBER);
+	uint8_t subscribe = (uint8_t)mad_get(ii, II_SUBSCRIBE);
+	int generic = mad_get(ii, II_IS_GENERIC) != 0;
 	struct sa_subscription *s = NULL;
 	size_t i;
 
-	if (!requester || ii[II_SUBSCRIBE] > 1)
+	if (!requester || subscribe > 1)
 		return refuse(q, UMAD_SA_STATUS_REQ_INVALID);
 	/* Security traps go to trusted subscribers only (C15-0.2-1.16). */
-	if (!q->trusted && ii[II_IS_GENERIC] && trap >= UMAD_SM_BAD_MKEY_TRAP &&
+	if (!q->trusted && generic && trap >= UMAD_SM_BAD_MKEY_TRAP &&
 	    trap <= UMAD_SM_BAD_SWITCH_PKEY_TRAP)
 		return refuse(q, UMAD_SA_STATUS_REQ_INVALID);
 	for (i = 0; i < sa->n_subs && !s; i++)
 		if (same_subscription(&sa->subs[i], lid, qpn, ii))
 			s = &sa->subs[i];
 
-	if (!ii[II_SUBSCRIBE]) {
+	if (!subscribe) {
 		if (!s)
 			return refuse(q, UMAD_SA_STATUS_REQ_INVALID);
 		*s = sa->subs[--sa->n_subs];
@@ -131,10 +109,10 @@ int sa_inform_set(struct sa_query *q)
 	memset(s, 0, sizeof(*s));
 	s->lid = lid;
 	s->qpn = qpn;
-	sa_port_gid(requester, s->rec + IIR_GID);
-	memcpy(s->rec + IIR_INFORM, ii, SA_INFORM_INFO_SIZE);
+	sa_port_gid(requester, MAD_AT(s->rec, IIR_SUBSCRIBER_GID));
+	memcpy(MAD_AT(s->rec, IIR_INFORM_INFO), ii, MAD_FIELD_SIZE(IIR_INFORM_INFO));
 	/* The Reports go to the QP the Set came from. */
-	put_be24(s->rec + IIR_INFORM + II_QPN, qpn);
+	mad_set(MAD_AT(s->rec, IIR_INFORM_INFO), II_QPN, qpn);
 	return sa_add(q, ii);
 }
 
@@ -142,8 +120,7 @@ int sa_inform_records(struct sa_query *q)
 {
 	size_t i;
 
-	q->fields = inform_record_fields;
-	q->n_fields = N_FIELDS(inform_record_fields);
+	q->comps = &inform_record_components;
 	for (i = 0; i < q->sa->n_subs && !sa_done(q); i++)
 		sa_emit(q, q->sa->subs[i].rec);
 	return q->error;
@@ -159,28 +136,26 @@ void sa_inform_free(struct sim_sa *sa)
 /* Does the subscription want this notice (80 bytes, IssuerGID filled)? */
 static int wants(const struct sa_subscription *s, const uint8_t *ntc)
 {
-	const uint8_t *ii = s->rec + IIR_INFORM;
-	int generic = (ntc[NOTICE_OFF_GENERIC_TYPE] & NOTICE_GENERIC) != 0;
-	uint16_t type = get_be16(ii + II_TYPE), num = get_be16(ii + II_TRAP_NUM);
-	uint32_t producer = get_be24(ii + II_PRODUCER);
-	uint16_t issuer = get_be16(ntc + NOTICE_OFF_ISSUER_LID);
+	const uint8_t *ii = MAD_AT(s->rec, IIR_INFORM_INFO);
+	uint64_t type = mad_get(ii, II_TYPE), num = mad_get(ii, II_TRAP_NUMBER);
+	uint64_t producer = mad_get(ii, II_PRODUCER_TYPE), issuer = mad_get(ntc, NTC_ISSUER_LID);
+	uint64_t begin = mad_get(ii, II_LID_RANGE_BEGIN);
 
-	/* From whom: the GID when one is given, else the LID range (0xffff: anyone). */
-	if (!gid_is_zero(ii + II_GID)) {
-		if (memcmp(ii + II_GID, ntc + NOTICE_OFF_ISSUER_GID, 16))
+	/* From whom: the GID when one is given, else the LID range (SA_INFORM_ANY: anyone). */
+	if (!gid_is_zero(MAD_AT(ii, II_GID))) {
+		if (memcmp(MAD_AT(ii, II_GID), MAD_AT(ntc, NTC_ISSUER_GID), GID_SIZE))
 			return 0;
-	} else if (get_be16(ii + II_LID_BEGIN) != SA_INFORM_ANY &&
-		   (issuer < get_be16(ii + II_LID_BEGIN) || issuer > get_be16(ii + II_LID_END))) {
+	} else if (begin != SA_INFORM_ANY &&
+		   (issuer < begin || issuer > mad_get(ii, II_LID_RANGE_END))) {
 		return 0;
 	}
-	if (!ii[II_IS_GENERIC] != !generic)
+	if (!mad_get(ii, II_IS_GENERIC) != !mad_get(ntc, NTC_IS_GENERIC))
 		return 0;
-	if (type != SA_INFORM_ANY && type != (ntc[NOTICE_OFF_GENERIC_TYPE] & ~NOTICE_GENERIC))
+	if (type != SA_INFORM_ANY && type != mad_get(ntc, NTC_TYPE))
 		return 0;
-	if (num != SA_INFORM_ANY && num != get_be16(ntc + NOTICE_OFF_TRAP_NUM))
+	if (num != SA_INFORM_ANY && num != mad_get(ntc, NTC_TRAP_NUMBER))
 		return 0;
-	return producer == SA_INFORM_ANY_PRODUCER ||
-	       producer == get_be24(ntc + NOTICE_OFF_PRODUCER);
+	return producer == SA_INFORM_ANY_PRODUCER || producer == mad_get(ntc, NTC_PRODUCER_TYPE);
 }
 
 unsigned sim_sa_notice(struct sim_sa *sa, const uint8_t *notice)
@@ -199,9 +174,9 @@ unsigned sim_sa_notice(struct sim_sa *sa, const uint8_t *notice)
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_REPORT;
 	put_be16(mad + MAD_OFF_ATTR_ID, UMAD_ATTR_NOTICE);
 	memcpy(ntc, notice, NOTICE_SMP_SIZE);
-	issuer = sa_port_by_lid(sa, get_be16(ntc + NOTICE_OFF_ISSUER_LID));
+	issuer = sa_port_by_lid(sa, (uint16_t)mad_get(ntc, NTC_ISSUER_LID));
 	if (issuer)
-		sa_port_gid(issuer, ntc + NOTICE_OFF_ISSUER_GID);
+		sa_port_gid(issuer, MAD_AT(ntc, NTC_ISSUER_GID));
 	for (i = 0; i < sa->n_subs; i++) {
 		if (!wants(&sa->subs[i], ntc))
 			continue;
@@ -220,10 +195,11 @@ void sa_notice_gid(struct sim_sa *sa, uint16_t trap, const uint8_t *gid)
 
 	if (!sa->n_subs)
 		return;
-	ntc[NOTICE_OFF_GENERIC_TYPE] = NOTICE_GENERIC | NOTICE_TYPE_SUBN_MGMT;
-	put_be24(ntc + NOTICE_OFF_PRODUCER, NOTICE_PRODUCER_CLASS_MGR);
-	put_be16(ntc + NOTICE_OFF_TRAP_NUM, trap);
-	put_be16(ntc + NOTICE_OFF_ISSUER_LID, sa->sm_port ? sa->sm_port->lid : 0);
-	memcpy(ntc + NOTICE_OFF_DETAILS + TRAP64_OFF_GID, gid, 16);
+	mad_set(ntc, NTC_IS_GENERIC, 1);
+	mad_set(ntc, NTC_TYPE, NOTICE_TYPE_SUBN_MGMT);
+	mad_set(ntc, NTC_PRODUCER_TYPE, NOTICE_PRODUCER_CLASS_MGR);
+	mad_set(ntc, NTC_TRAP_NUMBER, trap);
+	mad_set(ntc, NTC_ISSUER_LID, sa->sm_port ? sa->sm_port->lid : 0);
+	memcpy(MAD_AT(ntc, NTC_DATA_DETAILS) + TRAP64_OFF_GID, gid, GID_SIZE);
 	sim_sa_notice(sa, ntc);
 }

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/mad_layout.h"
 #include <infiniband/umad_sa_mcm.h>
 #include "simfabric/sa.h"
 
@@ -65,24 +65,18 @@ struct sim_sa {
 
 /* --- component tables and the query ----------------------------------------------- */
 
-/* How a component compares. */
-enum sa_match {
-	SA_MATCH_EQ,		/* the same bits */
-	SA_MATCH_LID,		/* a LID in the record's range (base .. base + 2^LMC - 1) */
-	SA_MATCH_LID2,		/* the same, with the record's second LMC (LinkRecord's ToLID) */
-	SA_MATCH_CAP_MASK,	/* with SA_PIR_MOD_CAP_MASK_MATCH: the query's bits all set */
+/*
+ * A record type's components: the fields of its list (mad_layout.h), one
+ * per ComponentMask bit in order, and which of them compare otherwise than
+ * bit for bit.
+ */
+struct sa_components {
+	const mad_field_t *fields;
+	unsigned n;
+	uint64_t lid;		/* a LID in the record's range (base .. base + 2^LMC - 1) */
+	uint64_t lid2;		/* the same, with the record's second LMC (LinkRecord's ToLID) */
+	uint64_t cap_mask;	/* with SA_PIR_MOD_CAP_MASK_MATCH: the query's bits all set */
 };
-
-/* One component: where its bits lie in the record (bit 0 is the top bit of byte 0). */
-struct sa_field {
-	uint16_t bit;
-	uint16_t bits;
-	uint8_t match;
-};
-
-#define SA_F(byte, nbits)		{ (byte) * 8, (nbits), SA_MATCH_EQ }
-#define SA_FB(byte, shift, nbits)	{ (byte) * 8 + (shift), (nbits), SA_MATCH_EQ }
-#define SA_FM(byte, nbits, how)		{ (byte) * 8, (nbits), (how) }
 
 struct sa_query {
 	struct sim_sa *sa;
@@ -92,8 +86,7 @@ struct sa_query {
 	uint64_t comp_mask;
 	int trusted;			/* the request carried the SA's SM_Key */
 	const uint8_t *rec;		/* the query's record (SA_DATA_SIZE bytes) */
-	const struct sa_field *fields;	/* the component table of the record type */
-	unsigned n_fields;
+	const struct sa_components *comps;	/* of the record type; NULL: not matched by them */
 	unsigned rec_size;
 	uint8_t lmc[2];			/* of the record being matched (SA_MATCH_LID, _LID2) */
 	/* The answer being built: records after the SA header. */
@@ -115,9 +108,13 @@ static inline int sa_done(const struct sa_query *q)
 	return q->error || (q->method == UMAD_METHOD_GET && q->count > 1);
 }
 
-/* Bits of a record, read and written big-endian (bits <= 32). */
-uint32_t sa_get_bits(const uint8_t *p, unsigned bit, unsigned bits);
-void sa_put_bits(uint8_t *p, unsigned bit, unsigned bits, uint32_t v);
+/* Set a value a record states exactly (MTU, rate, lifetime), with its selector. */
+MAD_FIELD_INLINE void sa_put_exactly(uint8_t *rec, mad_field_t selector, mad_field_t field,
+				     uint8_t v)
+{
+	mad_set(rec, selector, UMAD_SA_SELECTOR_EXACTLY);
+	mad_set(rec, field, v);
+}
 
 /* --- ports ------------------------------------------------------------------------ */
 
@@ -134,8 +131,16 @@ struct sim_port *sa_port_by_guid(const struct sim_sa *sa, uint64_t guid);
 struct sim_port *sa_port_by_gid(const struct sim_sa *sa, const uint8_t *gid);
 /* The port a request came from; NULL when unknown. */
 struct sim_port *sa_requester_port(const struct sa_query *q);
-/* Is the P_Key (low 15 bits) in the port's table?  full: as a full member. */
+/* Is the P_Key's partition in the port's table?  full: as a full member. */
 int sa_port_has_pkey(const struct sim_port *p, uint16_t pkey, int full);
+/* Are both ports in pkey's partition, at least one of them as a full member? */
+int sa_ports_share_pkey(const struct sim_port *a, const struct sim_port *b, uint16_t pkey);
+/*
+ * A P_Key of a's table whose partition b is in too (and, with one_full, as
+ * sa_ports_share_pkey says): 1 with *pkey (when not NULL), or 0.
+ */
+int sa_common_pkey(const struct sim_port *a, const struct sim_port *b, int one_full,
+		   uint16_t *pkey);
 
 /* The SA's clock, in seconds. */
 uint64_t sa_now(const struct sim_sa *sa);

@@ -16,25 +16,6 @@
 
 #include "simfabric/sa_internal.h"
 
-/* MCMemberRecord fields (byte offsets). */
-#define MCR_MGID	offsetof(struct umad_sa_mcmember_record, mgid)
-#define MCR_PORT_GID	offsetof(struct umad_sa_mcmember_record, portgid)
-#define MCR_QKEY	offsetof(struct umad_sa_mcmember_record, qkey)
-#define MCR_MLID	offsetof(struct umad_sa_mcmember_record, mlid)
-#define MCR_MTU		offsetof(struct umad_sa_mcmember_record, mtu)
-#define MCR_TCLASS	offsetof(struct umad_sa_mcmember_record, tclass)
-#define MCR_PKEY	offsetof(struct umad_sa_mcmember_record, pkey)
-#define MCR_RATE	offsetof(struct umad_sa_mcmember_record, rate)
-#define MCR_PKT_LIFE	offsetof(struct umad_sa_mcmember_record, pkt_life)
-#define MCR_SL_FLOW_HOP	offsetof(struct umad_sa_mcmember_record, sl_flow_hop)
-#define MCR_SCOPE_STATE	offsetof(struct umad_sa_mcmember_record, scope_state)
-#define MCR_PROXY_JOIN	offsetof(struct umad_sa_mcmember_record, proxy_join)
-
-#define MCR_JOIN_STATE_MASK	0x0f
-#define MCR_SCOPE_MASK		0xf0
-#define MCR_PROXY_BIT		0x80
-#define MCR_SCOPE_SHIFT		4
-
 /* What a join, a leave and a creation must name. */
 #define JOIN_COMPS	(UMAD_SA_MCM_COMP_MASK_MGID | UMAD_SA_MCM_COMP_MASK_PORT_GID | \
 			 UMAD_SA_MCM_COMP_MASK_JOIN_STATE)
@@ -45,30 +26,10 @@
 #define FULL_STATES	(UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER | \
 			 UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_FULL_MEMBER)
 
-/* SL:4 FlowLabel:20 HopLimit:8 */
-static uint32_t rec_sl(const uint8_t *rec)
+/* The port GUID of a GID (a member's PortGID). */
+static uint64_t gid_guid(const uint8_t *gid)
 {
-	return sa_get_bits(rec + MCR_SL_FLOW_HOP, 0, 4);
-}
-
-static uint32_t rec_flow(const uint8_t *rec)
-{
-	return sa_get_bits(rec + MCR_SL_FLOW_HOP, 4, 20);
-}
-
-static uint8_t rec_hop(const uint8_t *rec)
-{
-	return rec[MCR_SL_FLOW_HOP + 3];
-}
-
-static uint8_t low6(uint8_t v)
-{
-	return umad_sa_get_rate_mtu_or_life(v);
-}
-
-static uint8_t selector(uint8_t v)
-{
-	return v >> UMAD_SA_SELECTOR_SHIFT;
+	return mad_get(gid, GID_GUID);
 }
 
 /* --- groups --------------------------------------------------------------------------- */
@@ -78,7 +39,7 @@ struct sa_group *sa_group_by_mgid(const struct sim_sa *sa, const uint8_t *mgid)
 	size_t i;
 
 	for (i = 0; i < sa->n_groups; i++)
-		if (!memcmp(sa->groups[i].rec + MCR_MGID, mgid, 16))
+		if (!memcmp(MAD_AT(sa->groups[i].rec, MCR_MGID), mgid, GID_SIZE))
 			return &sa->groups[i];
 	return NULL;
 }
@@ -129,10 +90,12 @@ static struct sa_group *add_group(struct sim_sa *sa, const uint8_t *rec, uint16_
 	g = &sa->groups[at];
 	memset(g, 0, sizeof(*g));
 	memcpy(g->rec, rec, SA_MCMEMBER_REC_SIZE);
-	memset(g->rec + MCR_PORT_GID, 0, 16);
-	g->rec[MCR_SCOPE_STATE] &= MCR_SCOPE_MASK;
-	g->rec[MCR_PROXY_JOIN] = 0;
-	put_be16(g->rec + MCR_MLID, mlid);
+	/* A member's parts are not the group's. */
+	memset(MAD_AT(g->rec, MCR_PORT_GID), 0, MAD_FIELD_SIZE(MCR_PORT_GID));
+	mad_set(g->rec, MCR_JOIN_STATE, 0);
+	mad_set(g->rec, MCR_PROXY_JOIN, 0);
+	mad_set(g->rec, MCR_RESERVED_49, 0);
+	mad_set(g->rec, MCR_MLID, mlid);
 	g->mlid = mlid;
 	return g;
 }
@@ -151,7 +114,7 @@ static struct sa_member *find_member(const struct sa_group *g, uint64_t guid)
 	size_t i;
 
 	for (i = 0; i < g->n_members; i++)
-		if (get_be64(g->members[i].gid + 8) == guid)
+		if (gid_guid(g->members[i].gid) == guid)
 			return &g->members[i];
 	return NULL;
 }
@@ -199,14 +162,14 @@ int sa_mcast_init(struct sim_sa *sa)
 	uint8_t life = sa->sm_port ? sa->sm_port->subnet_timeout : 0;
 
 	/* IPoIB's broadcast group of the default partition, as opensm makes it. */
-	put_be64(rec + MCR_MGID, IPOIB_BCAST_MGID_HIGH);
-	put_be64(rec + MCR_MGID + 8, IPOIB_BCAST_MGID_LOW);
-	put_be32(rec + MCR_QKEY, IPOIB_QKEY);
-	rec[MCR_MTU] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, SA_MTU_2048);
-	put_be16(rec + MCR_PKEY, PKEY_DEFAULT);
-	rec[MCR_RATE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, SA_RATE_10_GBPS);
-	rec[MCR_PKT_LIFE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, life);
-	rec[MCR_SCOPE_STATE] = umad_sa_mcm_set_scope_state(UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL, 0);
+	mad_set(MAD_AT(rec, MCR_MGID), GID_PREFIX, IPOIB_BCAST_MGID_HIGH);
+	mad_set(MAD_AT(rec, MCR_MGID), GID_GUID, IPOIB_BCAST_MGID_LOW);
+	mad_set(rec, MCR_Q_KEY, IPOIB_QKEY);
+	sa_put_exactly(rec, MCR_MTU_SELECTOR, MCR_MTU, SA_MTU_2048);
+	mad_set(rec, MCR_P_KEY, PKEY_DEFAULT);
+	sa_put_exactly(rec, MCR_RATE_SELECTOR, MCR_RATE, SA_RATE_10_GBPS);
+	sa_put_exactly(rec, MCR_PKT_LIFE_SELECTOR, MCR_PKT_LIFE, life);
+	mad_set(rec, MCR_SCOPE, UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL);
 	g = add_group(sa, rec, LID_MCAST_START);
 	if (!g)
 		return -ENOMEM;
@@ -245,23 +208,19 @@ static int other_fields_match(const struct sa_query *q, const uint8_t *grec)
 	const uint8_t *r = q->rec;
 	uint64_t mask = q->comp_mask;
 
-	if ((mask & UMAD_SA_MCM_COMP_MASK_QKEY) && get_be32(r + MCR_QKEY) != get_be32(grec + MCR_QKEY))
+	if ((mask & UMAD_SA_MCM_COMP_MASK_QKEY) && !mad_field_equal(r, grec, MCR_Q_KEY))
 		return 0;
-	if (mask & UMAD_SA_MCM_COMP_MASK_PKEY) {
-		uint16_t want = get_be16(r + MCR_PKEY), have = get_be16(grec + MCR_PKEY);
-
-		/* The same partition, and not two limited members. */
-		if ((want & SA_PKEY_BASE_MASK) != (have & SA_PKEY_BASE_MASK) ||
-		    !((want | have) & SA_PKEY_FULL_MEMBER))
-			return 0;
-	}
-	if ((mask & UMAD_SA_MCM_COMP_MASK_TCLASS) && r[MCR_TCLASS] != grec[MCR_TCLASS])
+	/* The same partition, and not two limited members. */
+	if ((mask & UMAD_SA_MCM_COMP_MASK_PKEY) &&
+	    !pkey_match((uint16_t)mad_get(r, MCR_P_KEY), (uint16_t)mad_get(grec, MCR_P_KEY)))
 		return 0;
-	if ((mask & UMAD_SA_MCM_COMP_MASK_SL) && rec_sl(r) != rec_sl(grec))
+	if ((mask & UMAD_SA_MCM_COMP_MASK_TCLASS) && !mad_field_equal(r, grec, MCR_TCLASS))
 		return 0;
-	if ((mask & UMAD_SA_MCM_COMP_MASK_FLOW_LABEL) && rec_flow(r) != rec_flow(grec))
+	if ((mask & UMAD_SA_MCM_COMP_MASK_SL) && !mad_field_equal(r, grec, MCR_SL))
 		return 0;
-	if ((mask & UMAD_SA_MCM_COMP_MASK_HOP_LIMIT) && rec_hop(r) != rec_hop(grec))
+	if ((mask & UMAD_SA_MCM_COMP_MASK_FLOW_LABEL) && !mad_field_equal(r, grec, MCR_FLOW_LABEL))
+		return 0;
+	if ((mask & UMAD_SA_MCM_COMP_MASK_HOP_LIMIT) && !mad_field_equal(r, grec, MCR_HOP_LIMIT))
 		return 0;
 	return 1;
 }
@@ -287,11 +246,13 @@ static int selectors_match(const struct sa_query *q, const uint8_t *grec)
 	const uint8_t *r = q->rec;
 
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU_SEL) &&
-	    !selector_holds(selector(r[MCR_MTU]), low6(r[MCR_MTU]), low6(grec[MCR_MTU])))
+	    !selector_holds((uint8_t)mad_get(r, MCR_MTU_SELECTOR), (unsigned)mad_get(r, MCR_MTU),
+			    (unsigned)mad_get(grec, MCR_MTU)))
 		return 0;
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE_SEL) &&
-	    !selector_holds(selector(r[MCR_RATE]), sa_rate_x10(low6(r[MCR_RATE])),
-			    sa_rate_x10(low6(grec[MCR_RATE]))))
+	    !selector_holds((uint8_t)mad_get(r, MCR_RATE_SELECTOR),
+			    sa_rate_x10((uint8_t)mad_get(r, MCR_RATE)),
+			    sa_rate_x10((uint8_t)mad_get(grec, MCR_RATE))))
 		return 0;
 	return 1;
 }
@@ -304,21 +265,21 @@ static uint8_t port_mtu(const struct sim_port *p)
 /* Can the port carry the group's traffic (its MTU and rate at least the group's)? */
 static int port_fits(const struct sim_port *p, const uint8_t *grec)
 {
-	return port_mtu(p) >= low6(grec[MCR_MTU]) &&
-	       sim_port_rate_x10(p) >= sa_rate_x10(low6(grec[MCR_RATE]));
+	return port_mtu(p) >= mad_get(grec, MCR_MTU) &&
+	       sim_port_rate_x10(p) >= sa_rate_x10((uint8_t)mad_get(grec, MCR_RATE));
 }
 
 /* MTU and rate given with a selector must be encodings that exist. */
 static int values_valid(const struct sa_query *q)
 {
-	const uint8_t *r = q->rec;
+	uint64_t mtu = mad_get(q->rec, MCR_MTU);
 
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU_SEL) &&
-	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU) &&
-	    (low6(r[MCR_MTU]) < SA_MTU_256 || low6(r[MCR_MTU]) > SA_MTU_4096))
+	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU) && (mtu < SA_MTU_256 || mtu > SA_MTU_4096))
 		return 0;
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE_SEL) &&
-	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE) && !sa_rate_x10(low6(r[MCR_RATE])))
+	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE) &&
+	    !sa_rate_x10((uint8_t)mad_get(q->rec, MCR_RATE)))
 		return 0;
 	return 1;
 }
@@ -326,7 +287,7 @@ static int values_valid(const struct sa_query *q)
 /* The PortGID's prefix must be the subnet's (or the link-local one). */
 static int port_gid_prefix_ok(const struct sim_sa *sa, const uint8_t *gid)
 {
-	uint64_t prefix = get_be64(gid);
+	uint64_t prefix = mad_get(gid, GID_PREFIX);
 	const struct sim_port *sm = sa->sm_port;
 
 	return prefix == GID_PREFIX_LINK_LOCAL ||
@@ -342,7 +303,7 @@ static int may_modify(const struct sa_group *g, const struct sa_member *m,
 {
 	if (!m->proxy)
 		return requester == m->port;
-	return sa_port_has_pkey(requester, get_be16(g->rec + MCR_PKEY), 0);
+	return sa_port_has_pkey(requester, (uint16_t)mad_get(g->rec, MCR_P_KEY), 0);
 }
 
 /* --- creation ------------------------------------------------------------------------------- */
@@ -350,16 +311,16 @@ static int may_modify(const struct sa_group *g, const struct sa_member *m,
 /* A requested MGID: multicast, reserved flags clear, SA signature not link-local. */
 static int mgid_valid(const uint8_t *mgid)
 {
-	uint16_t signature = get_be16(mgid + 2);
+	uint64_t signature = mad_get(mgid, MGID_SIGNATURE);
 
-	if (mgid[0] != MGID_PREFIX_BYTE)
+	if (mad_get(mgid, MGID_PREFIX) != MGID_PREFIX_BYTE)
 		return 0;
 	if (signature == MGID_SIGNATURE_IPV4 || signature == MGID_SIGNATURE_IPV6)
 		return 1;
-	if (mgid[1] & ~(MGID_FLAG_TRANSIENT | 0x0f))
+	if (mad_get(mgid, MGID_FLAGS) & ~MGID_FLAG_TRANSIENT)
 		return 0;
 	return !(signature == MGID_SIGNATURE_SA &&
-		 (mgid[1] & 0x0f) == UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL);
+		 mad_get(mgid, MGID_SCOPE) == UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL);
 }
 
 /* An MGID of the SA's making: transient, the scope asked for, the SA signature, a counter. */
@@ -371,16 +332,17 @@ static int make_mgid(struct sim_sa *sa, const struct sa_query *q, uint8_t *mgid)
 	unsigned tries;
 
 	if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE)
-		scope = q->rec[MCR_SCOPE_STATE] >> MCR_SCOPE_SHIFT;
+		scope = (uint8_t)mad_get(q->rec, MCR_SCOPE);
 	/* An SA-signed MGID must not be link-local: widen it to site-local. */
 	if (scope == UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL)
 		scope = UMAD_SA_MCM_ADDR_SCOPE_SITE_LOCAL;
 	for (tries = 0; tries < SIM_MFT_CAP * 2; tries++) {
-		mgid[0] = MGID_PREFIX_BYTE;
-		mgid[1] = (uint8_t)(MGID_FLAG_TRANSIENT | (scope & 0x0f));
-		put_be16(mgid + 2, MGID_SIGNATURE_SA);
-		put_be64(mgid + 4, prefix);
-		put_be32(mgid + 12, sa->mgid_counter++);
+		mad_set(mgid, MGID_PREFIX, MGID_PREFIX_BYTE);
+		mad_set(mgid, MGID_FLAGS, MGID_FLAG_TRANSIENT);
+		mad_set(mgid, MGID_SCOPE, scope);
+		mad_set(mgid, MGID_SIGNATURE, MGID_SIGNATURE_SA);
+		mad_set(mgid, MGID_SA_PREFIX, prefix);
+		mad_set(mgid, MGID_SA_COUNTER, sa->mgid_counter++);
 		if (!sa_group_by_mgid(sa, mgid))
 			return 1;
 	}
@@ -401,8 +363,8 @@ static int realizable(const struct sa_query *q, const struct sim_port *p, uint8_
 	*mtu = port_mtu(p);
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU) &&
 	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU_SEL) &&
-	    (sel = selector(r[MCR_MTU])) != UMAD_SA_SELECTOR_LARGEST_AVAIL) {
-		uint8_t want = low6(r[MCR_MTU]);
+	    (sel = (uint8_t)mad_get(r, MCR_MTU_SELECTOR)) != UMAD_SA_SELECTOR_LARGEST_AVAIL) {
+		uint8_t want = (uint8_t)mad_get(r, MCR_MTU);
 
 		if (sel == UMAD_SA_SELECTOR_GREATER_THAN && want >= *mtu)
 			return 0;
@@ -416,8 +378,8 @@ static int realizable(const struct sa_query *q, const struct sim_port *p, uint8_
 	*rate = port_rate;
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE) &&
 	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE_SEL) &&
-	    (sel = selector(r[MCR_RATE])) != UMAD_SA_SELECTOR_LARGEST_AVAIL) {
-		uint8_t want = low6(r[MCR_RATE]);
+	    (sel = (uint8_t)mad_get(r, MCR_RATE_SELECTOR)) != UMAD_SA_SELECTOR_LARGEST_AVAIL) {
+		uint8_t want = (uint8_t)mad_get(r, MCR_RATE);
 		unsigned want_x10 = sa_rate_x10(want);
 
 		if (sel == UMAD_SA_SELECTOR_GREATER_THAN && want_x10 >= port_x10)
@@ -442,28 +404,29 @@ static int create_group(struct sa_query *q, const struct sim_port *creator, stru
 	uint16_t mlid;
 
 	memcpy(rec, q->rec, sizeof(rec));
-	if (!memcmp(rec + MCR_MGID, (const uint8_t[16]){ 0 }, 16)) {
-		if (!make_mgid(sa, q, rec + MCR_MGID))
+	if (!memcmp(MAD_AT(rec, MCR_MGID), (const uint8_t[GID_SIZE]){ 0 }, GID_SIZE)) {
+		if (!make_mgid(sa, q, MAD_AT(rec, MCR_MGID)))
 			return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
-	} else if (!mgid_valid(rec + MCR_MGID)) {
+	} else if (!mgid_valid(MAD_AT(rec, MCR_MGID))) {
 		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
 	}
 	if (!realizable(q, creator, &mtu, &rate))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	mlid = free_mlid(sa, (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MLID) ? get_be16(rec + MCR_MLID)
-									 : 0);
+	mlid = free_mlid(sa, (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MLID)
+			 ? (uint16_t)mad_get(rec, MCR_MLID) : 0);
 	if (!mlid)
 		return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
-	life = (q->comp_mask & UMAD_SA_MCM_COMP_MASK_LIFE_TIME) ? low6(rec[MCR_PKT_LIFE])
+	life = (q->comp_mask & UMAD_SA_MCM_COMP_MASK_LIFE_TIME) ? (uint8_t)mad_get(rec, MCR_PKT_LIFE)
 		: sa->sm_port ? sa->sm_port->subnet_timeout : 0;
 	scope = (q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE)
-		? rec[MCR_SCOPE_STATE] >> MCR_SCOPE_SHIFT : rec[MCR_MGID + 1] & 0x0f;
-	rec[MCR_MTU] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, mtu);
-	rec[MCR_RATE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, rate);
-	rec[MCR_PKT_LIFE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, life);
-	rec[MCR_SCOPE_STATE] = umad_sa_mcm_set_scope_state(scope, 0);
+		? (uint8_t)mad_get(rec, MCR_SCOPE) : (uint8_t)mad_get(MAD_AT(rec, MCR_MGID), MGID_SCOPE);
+	sa_put_exactly(rec, MCR_MTU_SELECTOR, MCR_MTU, mtu);
+	sa_put_exactly(rec, MCR_RATE_SELECTOR, MCR_RATE, rate);
+	sa_put_exactly(rec, MCR_PKT_LIFE_SELECTOR, MCR_PKT_LIFE, life);
+	mad_set(rec, MCR_SCOPE, scope);
+	mad_set(rec, MCR_JOIN_STATE, 0);
 	if (!(q->comp_mask & UMAD_SA_MCM_COMP_MASK_HOP_LIMIT))
-		rec[MCR_SL_FLOW_HOP + 3] = 0;
+		mad_set(rec, MCR_HOP_LIMIT, 0);
 	*gp = add_group(sa, rec, mlid);
 	return *gp ? 0 : -ENOMEM;
 }
@@ -476,10 +439,9 @@ static int member_answer(struct sa_query *q, const struct sa_group *g)
 	uint8_t rec[SA_MCMEMBER_REC_SIZE];
 
 	memcpy(rec, g->rec, sizeof(rec));
-	memcpy(rec + MCR_PORT_GID, q->rec + MCR_PORT_GID, 16);
-	rec[MCR_SCOPE_STATE] = (uint8_t)((g->rec[MCR_SCOPE_STATE] & MCR_SCOPE_MASK) |
-					 (q->rec[MCR_SCOPE_STATE] & MCR_JOIN_STATE_MASK));
-	rec[MCR_PROXY_JOIN] = q->rec[MCR_PROXY_JOIN];
+	mad_field_copy(rec, q->rec, MCR_PORT_GID);
+	mad_set(rec, MCR_JOIN_STATE, mad_get(q->rec, MCR_JOIN_STATE));
+	mad_set(rec, MCR_PROXY_JOIN, mad_get(q->rec, MCR_PROXY_JOIN));
 	return sa_add(q, rec);
 }
 
@@ -487,7 +449,7 @@ int sa_mcmember_join(struct sa_query *q)
 {
 	struct sim_sa *sa = q->sa;
 	const uint8_t *r = q->rec;
-	uint8_t join = r[MCR_SCOPE_STATE] & MCR_JOIN_STATE_MASK;
+	uint8_t join = (uint8_t)mad_get(r, MCR_JOIN_STATE);
 	struct sim_port *port, *requester;
 	struct sa_group *g;
 	struct sa_member *m;
@@ -497,33 +459,22 @@ int sa_mcmember_join(struct sa_query *q)
 		return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
 	if (!values_valid(q))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	if (!port_gid_prefix_ok(sa, r + MCR_PORT_GID))
+	if (!port_gid_prefix_ok(sa, MAD_AT(r, MCR_PORT_GID)))
 		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
-	port = sa_port_by_guid(sa, get_be64(r + MCR_PORT_GID + 8));
+	port = sa_port_by_guid(sa, gid_guid(MAD_AT(r, MCR_PORT_GID)));
 	requester = sa_requester_port(q);
 	if (!port || !requester)
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	/* Joining for another port takes a partition in common with it. */
-	if (port != requester && !q->trusted) {
-		const struct sim_port *t = sim_mgmt_port(requester->node, requester->num);
-		unsigned i;
-		int shared = 0;
-
-		for (i = 0; i < SIM_PKEY_TABLE_SIZE && !shared; i++) {
-			uint16_t k = sim_port_pkey(t, i);
-
-			shared = (k & SA_PKEY_BASE_MASK) && sa_port_has_pkey(port, k, 0);
-		}
-		if (!shared)
-			return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	}
+	if (port != requester && !q->trusted && !sa_common_pkey(requester, port, 0, NULL))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_PKEY) &&
-	    !(get_be16(r + MCR_PKEY) & SA_PKEY_BASE_MASK))
+	    !pkey_partition((uint16_t)mad_get(r, MCR_P_KEY)))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	if (!join)
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 
-	g = sa_group_by_mgid(sa, r + MCR_MGID);
+	g = sa_group_by_mgid(sa, MAD_AT(r, MCR_MGID));
 	if (!g) {
 		/* Only a full member creates, and only with every component creation needs. */
 		if (!(join & FULL_STATES))
@@ -537,10 +488,10 @@ int sa_mcmember_join(struct sa_query *q)
 	} else if (!other_fields_match(q, g->rec)) {
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	}
-	m = find_member(g, get_be64(r + MCR_PORT_GID + 8));
+	m = find_member(g, gid_guid(MAD_AT(r, MCR_PORT_GID)));
 	/* The group's MTU, rate and partition must suit the port; a member changed by whom it may. */
 	if (!selectors_match(q, g->rec) || !port_fits(port, g->rec) ||
-	    !sa_port_has_pkey(port, get_be16(g->rec + MCR_PKEY), 0) ||
+	    !sa_port_has_pkey(port, (uint16_t)mad_get(g->rec, MCR_P_KEY), 0) ||
 	    (m && !may_modify(g, m, requester))) {
 		if (created)
 			remove_group(sa, g);
@@ -562,7 +513,7 @@ int sa_mcmember_join(struct sa_query *q)
 		m = &g->members[g->n_members++];
 		memset(m, 0, sizeof(*m));
 		m->port = port;
-		memcpy(m->gid, r + MCR_PORT_GID, 16);
+		memcpy(m->gid, MAD_AT(r, MCR_PORT_GID), sizeof(m->gid));
 		m->proxy = port != requester;
 	}
 	changed = (m->join_state | join) != m->join_state;
@@ -570,7 +521,7 @@ int sa_mcmember_join(struct sa_query *q)
 	if (changed)
 		members_changed(sa, g->mlid, g);
 	if (created)
-		sa_notice_gid(sa, UMAD_SM_MGID_CREATED_TRAP, g->rec + MCR_MGID);
+		sa_notice_gid(sa, UMAD_SM_MGID_CREATED_TRAP, MAD_AT(g->rec, MCR_MGID));
 	return 0;
 }
 
@@ -580,7 +531,7 @@ int sa_mcmember_leave(struct sa_query *q)
 {
 	struct sim_sa *sa = q->sa;
 	const uint8_t *r = q->rec;
-	uint8_t leave = r[MCR_SCOPE_STATE] & MCR_JOIN_STATE_MASK, mgid[16];
+	uint8_t leave = (uint8_t)mad_get(r, MCR_JOIN_STATE), mgid[GID_SIZE];
 	struct sim_port *requester;
 	struct sa_group *g;
 	struct sa_member *m;
@@ -591,13 +542,13 @@ int sa_mcmember_leave(struct sa_query *q)
 		return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
 	if (!values_valid(q))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	if (!port_gid_prefix_ok(sa, r + MCR_PORT_GID))
+	if (!port_gid_prefix_ok(sa, MAD_AT(r, MCR_PORT_GID)))
 		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
-	g = sa_group_by_mgid(sa, r + MCR_MGID);
+	g = sa_group_by_mgid(sa, MAD_AT(r, MCR_MGID));
 	requester = sa_requester_port(q);
 	if (!g || !requester)
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	m = find_member(g, get_be64(r + MCR_PORT_GID + 8));
+	m = find_member(g, gid_guid(MAD_AT(r, MCR_PORT_GID)));
 	/* o15-0.1.14: a member, leaving states it has (some, and no others), allowed to. */
 	if (!m || !(leave & m->join_state) || (leave & ~m->join_state) ||
 	    !may_modify(g, m, requester))
@@ -612,7 +563,7 @@ int sa_mcmember_leave(struct sa_query *q)
 	}
 	mlid = g->mlid;
 	if (!g->n_members && !g->permanent) {
-		memcpy(mgid, g->rec + MCR_MGID, sizeof(mgid));
+		memcpy(mgid, MAD_AT(g->rec, MCR_MGID), sizeof(mgid));
 		remove_group(sa, g);
 		members_changed(sa, mlid, NULL);
 		sa_notice_gid(sa, UMAD_SM_MGID_DESTROYED_TRAP, mgid);
@@ -631,30 +582,26 @@ static void query_record(struct sa_query *q, const struct sa_group *g, const str
 
 	memcpy(rec, g->rec, sizeof(rec));
 	if (m) {
-		memcpy(rec + MCR_PORT_GID, m->gid, 16);
-		rec[MCR_SCOPE_STATE] = (uint8_t)((rec[MCR_SCOPE_STATE] & MCR_SCOPE_MASK) |
-						 m->join_state);
-		rec[MCR_PROXY_JOIN] = m->proxy ? MCR_PROXY_BIT : 0;
+		memcpy(MAD_AT(rec, MCR_PORT_GID), m->gid, sizeof(m->gid));
+		mad_set(rec, MCR_JOIN_STATE, m->join_state);
+		mad_set(rec, MCR_PROXY_JOIN, m->proxy);
 	}
 	/* Only a trusted requester sees who the members are. */
 	if (!q->trusted) {
-		memset(rec + MCR_PORT_GID, 0, 16);
-		rec[MCR_SCOPE_STATE] &= MCR_SCOPE_MASK;
-		rec[MCR_PROXY_JOIN] = 0;
+		memset(MAD_AT(rec, MCR_PORT_GID), 0, MAD_FIELD_SIZE(MCR_PORT_GID));
+		mad_set(rec, MCR_JOIN_STATE, 0);
+		mad_set(rec, MCR_PROXY_JOIN, 0);
 	}
 	sa_add(q, rec);
 }
 
-/* Does a scope/join state pass the query's Scope and JoinState components? */
-static int scope_state_matches(const struct sa_query *q, uint8_t scope_state)
+/* Do a scope and a join state pass the query's Scope and JoinState components? */
+static int scope_state_matches(const struct sa_query *q, uint8_t scope, uint8_t join_state)
 {
-	uint8_t mask = 0;
-
-	if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE)
-		mask |= MCR_SCOPE_MASK;
-	if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_JOIN_STATE)
-		mask |= MCR_JOIN_STATE_MASK;
-	return (q->rec[MCR_SCOPE_STATE] & mask) == (scope_state & mask);
+	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE) && mad_get(q->rec, MCR_SCOPE) != scope)
+		return 0;
+	return !(q->comp_mask & UMAD_SA_MCM_COMP_MASK_JOIN_STATE) ||
+	       mad_get(q->rec, MCR_JOIN_STATE) == join_state;
 }
 
 int sa_mcmember_query(struct sa_query *q)
@@ -663,37 +610,36 @@ int sa_mcmember_query(struct sa_query *q)
 	const uint8_t *r = q->rec;
 	size_t i, k;
 
-	q->fields = NULL;
-	q->n_fields = 0;
+	q->comps = NULL;
 	if (!values_valid(q))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	for (i = 0; i < q->sa->n_groups && !sa_done(q); i++) {
 		const struct sa_group *g = &q->sa->groups[i];
-		uint8_t scope = g->rec[MCR_SCOPE_STATE] & MCR_SCOPE_MASK;
+		uint8_t scope = (uint8_t)mad_get(g->rec, MCR_SCOPE);
 
-		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MGID) && memcmp(r + MCR_MGID, g->rec + MCR_MGID, 16))
+		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MGID) && !mad_field_equal(r, g->rec, MCR_MGID))
 			continue;
-		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MLID) &&
-		    get_be16(r + MCR_MLID) != g->mlid)
+		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MLID) && mad_get(r, MCR_MLID) != g->mlid)
 			continue;
 		/* A requester sees the groups of its partitions. */
-		if (requester && !sa_port_has_pkey(requester, get_be16(g->rec + MCR_PKEY), 0))
+		if (requester &&
+		    !sa_port_has_pkey(requester, (uint16_t)mad_get(g->rec, MCR_P_KEY), 0))
 			continue;
 		if (!other_fields_match(q, g->rec) || !selectors_match(q, g->rec))
 			continue;
-		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_PROXY_JOIN) && r[MCR_PROXY_JOIN])
+		if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_PROXY_JOIN) && mad_get(r, MCR_PROXY_JOIN))
 			continue;
 		if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_PORT_GID) {
-			const struct sa_member *m = find_member(g, get_be64(r + MCR_PORT_GID + 8));
+			const struct sa_member *m = find_member(g, gid_guid(MAD_AT(r, MCR_PORT_GID)));
 
-			if (m && scope_state_matches(q, (uint8_t)(scope | m->join_state)))
+			if (m && scope_state_matches(q, scope, m->join_state))
 				query_record(q, g, m);
 		} else if (q->trusted) {
 			/* Trusted: a record per member. */
 			for (k = 0; k < g->n_members && !sa_done(q); k++)
-				if (scope_state_matches(q, (uint8_t)(scope | g->members[k].join_state)))
+				if (scope_state_matches(q, scope, g->members[k].join_state))
 					query_record(q, g, &g->members[k]);
-		} else if (scope_state_matches(q, scope)) {
+		} else if (scope_state_matches(q, scope, 0)) {
 			query_record(q, g, NULL);
 		}
 	}

@@ -16,26 +16,6 @@
 #include "simfabric/route.h"
 #include "simfabric/sa_internal.h"
 
-/* PathRecord fields (byte offsets). */
-#define PR_SERVICE_ID	0
-#define PR_DGID		8
-#define PR_SGID		24
-#define PR_DLID		40
-#define PR_SLID		42
-#define PR_HOP_FLOW	44	/* RawTraffic:1 reserved:3 FlowLabel:20 HopLimit:8 */
-#define PR_TCLASS	48
-#define PR_NUMB_PATH	49	/* Reversible:1 NumbPath:7 */
-#define PR_PKEY		50
-#define PR_QOS_SL	52	/* QoSClass:12 SL:4 */
-#define PR_MTU		54	/* MTUSelector:2 MTU:6 */
-#define PR_RATE		55	/* RateSelector:2 Rate:6 */
-#define PR_PKT_LIFE	56	/* PacketLifeTimeSelector:2 PacketLifeTime:6 */
-#define PR_PREFERENCE	57
-
-#define PR_REVERSIBLE	0x80	/* in PR_NUMB_PATH */
-#define PR_NUMB_MASK	0x7f
-#define PR_SL_MASK	0x0f
-
 /* What a walk found on the links it crossed. */
 struct path_walk {
 	uint8_t mtu;
@@ -74,29 +54,6 @@ static int walk(const struct sim_sa *sa, const struct sim_port *s, const struct 
 	if (sim_route_walk(sa->f, s->node, s->num, dlid, path_hop, w, &end) < 0)
 		return 0;
 	return end.node == d->node && (d->node->type == NODE_TYPE_SWITCH || end.port == d->num);
-}
-
-/* A P_Key the two ports share, at least one of them as a full member. */
-static int shared_pkey(const struct sim_port *s, const struct sim_port *d, uint16_t pkey)
-{
-	return sa_port_has_pkey(s, pkey, 0) && sa_port_has_pkey(d, pkey, 0) &&
-	       (sa_port_has_pkey(s, pkey, 1) || sa_port_has_pkey(d, pkey, 1));
-}
-
-static int common_pkey(const struct sim_port *s, const struct sim_port *d, uint16_t *pkey)
-{
-	const struct sim_port *t = sim_mgmt_port(s->node, s->num);
-	unsigned i;
-
-	for (i = 0; i < SIM_PKEY_TABLE_SIZE; i++) {
-		uint16_t k = sim_port_pkey(t, i);
-
-		if ((k & SA_PKEY_BASE_MASK) && shared_pkey(s, d, k)) {
-			*pkey = k;
-			return 1;
-		}
-	}
-	return 0;
 }
 
 /* The largest rate below `x10`, or 0. */
@@ -172,7 +129,7 @@ static int pair_path(struct sa_query *q, const struct sim_port *s, const struct 
 	uint64_t mask = q->comp_mask;
 	struct path_walk w = {
 		.mtu = SA_MTU_4096, .rate_x10 = UINT_MAX,
-		.sl = (mask & SA_PR_COMP_SL) ? r[PR_QOS_SL + 1] & PR_SL_MASK : -1, .sl_ok = 1,
+		.sl = (mask & SA_PR_COMP_SL) ? (int)mad_get(r, PR_SL) : -1, .sl_ok = 1,
 	};
 	struct path_walk back = { .mtu = SA_MTU_4096, .rate_x10 = UINT_MAX, .sl = w.sl, .sl_ok = 1 };
 	int reversible;
@@ -187,13 +144,13 @@ static int pair_path(struct sa_query *q, const struct sim_port *s, const struct 
 		w.rate_x10 = sim_port_rate_x10(s);
 	}
 	reversible = walk(q->sa, d, s, slid, &back) && back.sl_ok;
-	if ((mask & SA_PR_COMP_REVERSIBLE) && (r[PR_NUMB_PATH] & PR_REVERSIBLE) && !reversible)
+	if ((mask & SA_PR_COMP_REVERSIBLE) && mad_get(r, PR_REVERSIBLE) && !reversible)
 		return 0;
 	if (mask & SA_PR_COMP_PKEY) {
-		pkey = get_be16(r + PR_PKEY);
-		if (!shared_pkey(s, d, pkey))
+		pkey = (uint16_t)mad_get(r, PR_P_KEY);
+		if (!sa_ports_share_pkey(s, d, pkey))
 			return 0;
-	} else if (!common_pkey(s, d, &pkey)) {
+	} else if (!sa_common_pkey(s, d, 1, &pkey)) {
 		return 0;
 	}
 
@@ -202,46 +159,44 @@ static int pair_path(struct sa_query *q, const struct sim_port *s, const struct 
 	/* Loopback paths have lifetime 0; others the subnet timeout, as opensm gives them. */
 	life = s == d ? 0 : q->sa->sm_port ? q->sa->sm_port->subnet_timeout : 0;
 	if (constrained(q, SA_PR_COMP_MTU_SEL, SA_PR_COMP_MTU) &&
-	    !select_ordered(r[PR_MTU] >> UMAD_SA_SELECTOR_SHIFT,
-			    umad_sa_get_rate_mtu_or_life(r[PR_MTU]), &mtu))
+	    !select_ordered((uint8_t)mad_get(r, PR_MTU_SELECTOR), (uint8_t)mad_get(r, PR_MTU), &mtu))
 		return 0;
 	if (constrained(q, SA_PR_COMP_RATE_SEL, SA_PR_COMP_RATE) &&
-	    !select_rate(r[PR_RATE] >> UMAD_SA_SELECTOR_SHIFT,
-			 umad_sa_get_rate_mtu_or_life(r[PR_RATE]), &rate))
+	    !select_rate((uint8_t)mad_get(r, PR_RATE_SELECTOR), (uint8_t)mad_get(r, PR_RATE), &rate))
 		return 0;
 	if (constrained(q, SA_PR_COMP_PKT_LIFE_SEL, SA_PR_COMP_PKT_LIFE) &&
-	    !select_ordered(r[PR_PKT_LIFE] >> UMAD_SA_SELECTOR_SHIFT,
-			    umad_sa_get_rate_mtu_or_life(r[PR_PKT_LIFE]), &life))
+	    !select_ordered((uint8_t)mad_get(r, PR_PKT_LIFE_SELECTOR),
+			    (uint8_t)mad_get(r, PR_PKT_LIFE), &life))
 		return 0;
 
 	if (mask & SA_PR_COMP_SERVICE_ID)
-		memcpy(rec + PR_SERVICE_ID, r + PR_SERVICE_ID, 8);
+		mad_field_copy(rec, r, PR_SERVICE_ID);
 	/* GIDs as asked (an alias GUID stays), else the ports' own. */
 	if (mask & SA_PR_COMP_DGID)
-		memcpy(rec + PR_DGID, r + PR_DGID, 16);
+		mad_field_copy(rec, r, PR_DGID);
 	else
-		sa_port_gid(d, rec + PR_DGID);
+		sa_port_gid(d, MAD_AT(rec, PR_DGID));
 	if (mask & SA_PR_COMP_SGID)
-		memcpy(rec + PR_SGID, r + PR_SGID, 16);
+		mad_field_copy(rec, r, PR_SGID);
 	else
-		sa_port_gid(s, rec + PR_SGID);
-	put_be16(rec + PR_DLID, dlid);
-	put_be16(rec + PR_SLID, slid);
+		sa_port_gid(s, MAD_AT(rec, PR_SGID));
+	mad_set(rec, PR_DLID, dlid);
+	mad_set(rec, PR_SLID, slid);
 	/* Inside the subnet: no hop limit; raw traffic, flow label, traffic class as asked. */
 	if (mask & SA_PR_COMP_RAW_TRAFFIC)
-		sa_put_bits(rec + PR_HOP_FLOW, 0, 1, sa_get_bits(r + PR_HOP_FLOW, 0, 1));
+		mad_set(rec, PR_RAW_TRAFFIC, mad_get(r, PR_RAW_TRAFFIC));
 	if (mask & SA_PR_COMP_FLOW_LABEL)
-		sa_put_bits(rec + PR_HOP_FLOW, 4, 20, sa_get_bits(r + PR_HOP_FLOW, 4, 20));
+		mad_set(rec, PR_FLOW_LABEL, mad_get(r, PR_FLOW_LABEL));
 	if (mask & SA_PR_COMP_TCLASS)
-		rec[PR_TCLASS] = r[PR_TCLASS];
+		mad_set(rec, PR_TCLASS, mad_get(r, PR_TCLASS));
 	/* NumbPath reads back 0: the record says only whether it is reversible. */
-	rec[PR_NUMB_PATH] = reversible ? PR_REVERSIBLE : 0;
-	put_be16(rec + PR_PKEY, pkey);
-	put_be16(rec + PR_QOS_SL, (uint16_t)(w.sl >= 0 ? w.sl : 0));
-	rec[PR_MTU] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, mtu);
-	rec[PR_RATE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, rate);
-	rec[PR_PKT_LIFE] = umad_sa_set_rate_mtu_or_life(UMAD_SA_SELECTOR_EXACTLY, life);
-	rec[PR_PREFERENCE] = preference;
+	mad_set(rec, PR_REVERSIBLE, reversible);
+	mad_set(rec, PR_P_KEY, pkey);
+	mad_set(rec, PR_SL, w.sl >= 0 ? (unsigned)w.sl : 0);
+	sa_put_exactly(rec, PR_MTU_SELECTOR, PR_MTU, mtu);
+	sa_put_exactly(rec, PR_RATE_SELECTOR, PR_RATE, rate);
+	sa_put_exactly(rec, PR_PKT_LIFE_SELECTOR, PR_PKT_LIFE, life);
+	mad_set(rec, PR_PREFERENCE, preference);
 	return sa_add(q, rec) == 0;
 }
 
@@ -267,13 +222,13 @@ static void port_pair_paths(struct sa_query *q, const struct sim_port *s,
 	lid_range(s, &slo, &shi);
 	lid_range(d, &dlo, &dhi);
 	if (q->comp_mask & SA_PR_COMP_SLID)
-		slo = shi = get_be16(q->rec + PR_SLID);
+		slo = shi = (uint16_t)mad_get(q->rec, PR_SLID);
 	if (q->comp_mask & SA_PR_COMP_DLID)
-		dlo = dhi = get_be16(q->rec + PR_DLID);
+		dlo = dhi = (uint16_t)mad_get(q->rec, PR_DLID);
 	if (q->method == UMAD_METHOD_GET)
 		limit = 1;
 	else if (q->comp_mask & SA_PR_COMP_NUMB_PATH)
-		limit = q->rec[PR_NUMB_PATH] & PR_NUMB_MASK;
+		limit = (unsigned)mad_get(q->rec, PR_NUMB_PATH);
 
 	for (i = 0; slo + i <= shi && dlo + i <= dhi && found < limit && !sa_done(q); i++)
 		found += (unsigned)pair_path(q, s, d, (uint16_t)(slo + i), (uint16_t)(dlo + i), 0);
@@ -286,47 +241,44 @@ static void port_pair_paths(struct sa_query *q, const struct sim_port *s,
 /* The path from a port to a multicast group: the group's parameters, its MLID. */
 static int mcast_path(struct sa_query *q, const struct sim_port *s)
 {
-	const struct sa_group *g = sa_group_by_mgid(q->sa, q->rec + PR_DGID);
-	const struct umad_sa_mcmember_record *m;
+	const struct sa_group *g = sa_group_by_mgid(q->sa, MAD_AT(q->rec, PR_DGID));
 	uint8_t rec[SA_PATH_REC_SIZE] = { 0 };
-	uint8_t sl, hop;
-	uint32_t flow;
+	const uint8_t *m;
 
 	if (!g || !s)
 		return 0;
-	m = (const void *)g->rec;
-	memcpy(rec + PR_DGID, m->mgid, 16);
-	sa_port_gid(s, rec + PR_SGID);
-	put_be16(rec + PR_DLID, g->mlid);
-	put_be16(rec + PR_SLID, s->lid);
-	sl = (uint8_t)sa_get_bits(g->rec + offsetof(struct umad_sa_mcmember_record, sl_flow_hop),
-				  0, 4);
-	flow = sa_get_bits(g->rec + offsetof(struct umad_sa_mcmember_record, sl_flow_hop), 4, 20);
-	hop = g->rec[offsetof(struct umad_sa_mcmember_record, sl_flow_hop) + 3];
-	sa_put_bits(rec + PR_HOP_FLOW, 4, 20, flow);
-	rec[PR_HOP_FLOW + 3] = hop;
-	rec[PR_TCLASS] = m->tclass;
-	rec[PR_NUMB_PATH] = 1;
-	memcpy(rec + PR_PKEY, &m->pkey, 2);
-	put_be16(rec + PR_QOS_SL, sl);
-	rec[PR_MTU] = m->mtu;
-	rec[PR_RATE] = m->rate;
-	rec[PR_PKT_LIFE] = m->pkt_life;
+	m = g->rec;
+	memcpy(MAD_AT(rec, PR_DGID), MAD_AT(m, MCR_MGID), GID_SIZE);
+	sa_port_gid(s, MAD_AT(rec, PR_SGID));
+	mad_set(rec, PR_DLID, g->mlid);
+	mad_set(rec, PR_SLID, s->lid);
+	mad_set(rec, PR_FLOW_LABEL, mad_get(m, MCR_FLOW_LABEL));
+	mad_set(rec, PR_HOP_LIMIT, mad_get(m, MCR_HOP_LIMIT));
+	mad_set(rec, PR_TCLASS, mad_get(m, MCR_TCLASS));
+	mad_set(rec, PR_NUMB_PATH, 1);
+	mad_set(rec, PR_P_KEY, mad_get(m, MCR_P_KEY));
+	mad_set(rec, PR_SL, mad_get(m, MCR_SL));
+	mad_set(rec, PR_MTU_SELECTOR, mad_get(m, MCR_MTU_SELECTOR));
+	mad_set(rec, PR_MTU, mad_get(m, MCR_MTU));
+	mad_set(rec, PR_RATE_SELECTOR, mad_get(m, MCR_RATE_SELECTOR));
+	mad_set(rec, PR_RATE, mad_get(m, MCR_RATE));
+	mad_set(rec, PR_PKT_LIFE_SELECTOR, mad_get(m, MCR_PKT_LIFE_SELECTOR));
+	mad_set(rec, PR_PKT_LIFE, mad_get(m, MCR_PKT_LIFE));
 	return sa_add(q, rec);
 }
 
 /* An end the query names by GID and/or LID: 1 with *p (NULL: any), 0 for none, or a status. */
-static int query_end(struct sa_query *q, uint64_t gid_comp, unsigned gid_off, uint64_t lid_comp,
-		     unsigned lid_off, struct sim_port **p)
+static int query_end(struct sa_query *q, uint64_t gid_comp, mad_field_t gid, uint64_t lid_comp,
+		     mad_field_t lid, struct sim_port **p)
 {
 	*p = NULL;
 	if (q->comp_mask & gid_comp) {
-		*p = sa_port_by_gid(q->sa, q->rec + gid_off);
+		*p = sa_port_by_gid(q->sa, MAD_AT(q->rec, gid));
 		if (!*p)
 			return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
 	}
 	if (q->comp_mask & lid_comp) {
-		struct sim_port *by_lid = sa_port_by_lid(q->sa, get_be16(q->rec + lid_off));
+		struct sim_port *by_lid = sa_port_by_lid(q->sa, (uint16_t)mad_get(q->rec, lid));
 
 		if (!by_lid || (*p && *p != by_lid))
 			return 0;
@@ -342,12 +294,12 @@ int sa_path_records(struct sa_query *q)
 	unsigned sp = 0, dp;
 	int r;
 
-	q->fields = NULL;
-	q->n_fields = 0;
+	q->comps = NULL;
 	r = query_end(q, SA_PR_COMP_SGID, PR_SGID, SA_PR_COMP_SLID, PR_SLID, &src);
 	if (r != 1)
 		return r;
-	if ((q->comp_mask & SA_PR_COMP_DGID) && q->rec[PR_DGID] == MGID_PREFIX_BYTE)
+	if ((q->comp_mask & SA_PR_COMP_DGID) &&
+	    mad_get(MAD_AT(q->rec, PR_DGID), MGID_PREFIX) == MGID_PREFIX_BYTE)
 		return mcast_path(q, src ? src : sa_requester_port(q));
 	r = query_end(q, SA_PR_COMP_DGID, PR_DGID, SA_PR_COMP_DLID, PR_DLID, &dst);
 	if (r != 1)

@@ -5,7 +5,7 @@
  * arbitration tables, linear and multicast forwarding tables.  Each type
  * is a component table (one entry per ComponentMask bit, in record order)
  * and a walk that builds every candidate record and offers it to the
- * generic matcher.  Field offsets inside the records are the spec's.
+ * generic matcher.  Both come from the records' lists in mad_layout.h.
  */
 #include "config.h"
 
@@ -15,14 +15,32 @@
 #include "simfabric/sma.h"
 
 #define N_FIELDS(t)	(sizeof(t) / sizeof((t)[0]))
+#define COMPONENTS(t)	(t), N_FIELDS(t)
 
-/* Every record here starts with the LID of an end port (a switch's own) as component 0. */
-#define COMP_LID	SA_NR_COMP_LID
+/*
+ * Every record here starts with the LID of an end port (a switch's own) as
+ * component 0, which matches any LID of the port's LMC range.
+ */
+#define COMP_LID	SA_COMP(0)
+#define REC_LID		NR_LID
+#define IS_REC_LID(f)	((mad_field_t)(f) == (mad_field_t)REC_LID)
+_Static_assert(IS_REC_LID(PIR_LID) && IS_REC_LID(SWIR_LID) && IS_REC_LID(SMIR_LID) &&
+	       IS_REC_LID(LR_FROM_LID) && IS_REC_LID(GIR_LID) && IS_REC_LID(PKTR_LID) &&
+	       IS_REC_LID(SL2VLR_LID) && IS_REC_LID(VLAR_LID) && IS_REC_LID(LFTR_LID) &&
+	       IS_REC_LID(MFTR_LID) && NR_LID_INDEX == 0, "records start with their LID");
 
-static void use_table(struct sa_query *q, const struct sa_field *fields, unsigned n)
+/* The components of a record that carries an attribute: its own fields, then the attribute's. */
+#define IN_NODE_RECORD(name, byte, bit, bits)	MAD_FIELD_AT(name, MAD_FIELD_BYTE(NR_NODE_INFO)),
+#define IN_NODE_RECORD_DESC(name, byte, bit, bits) MAD_FIELD_AT(name, MAD_FIELD_BYTE(NR_NODE_DESC)),
+#define IN_PORT_INFO_RECORD(name, byte, bit, bits) MAD_FIELD_AT(name, MAD_FIELD_BYTE(PIR_PORT_INFO)),
+#define IN_SWITCH_INFO_RECORD(name, byte, bit, bits) \
+	MAD_FIELD_AT(name, MAD_FIELD_BYTE(SWIR_SWITCH_INFO)),
+#define IN_SM_INFO_RECORD(name, byte, bit, bits)	MAD_FIELD_AT(name, MAD_FIELD_BYTE(SMIR_SM_INFO)),
+#define IN_GUID_INFO_RECORD(name, byte, bit, bits) MAD_FIELD_AT(name, MAD_FIELD_BYTE(GIR_GUID_INFO)),
+
+static void use_components(struct sa_query *q, const struct sa_components *c)
 {
-	q->fields = fields;
-	q->n_fields = n;
+	q->comps = c;
 }
 
 static uint8_t port_lmc(const struct sim_port *p)
@@ -38,7 +56,7 @@ static int each_end_port(struct sa_query *q, void (*fn)(struct sa_query *, struc
 	unsigned port = 0;
 
 	if (q->comp_mask & COMP_LID) {
-		p = sa_port_by_lid(q->sa, get_be16(q->rec));
+		p = sa_port_by_lid(q->sa, (uint16_t)mad_get(q->rec, REC_LID));
 		if (p)
 			fn(q, p);
 		return q->error;
@@ -50,108 +68,42 @@ static int each_end_port(struct sa_query *q, void (*fn)(struct sa_query *, struc
 
 /* --- NodeRecord ------------------------------------------------------------------- */
 
-static const struct sa_field node_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_F(2, 16),			/* reserved */
-	SA_F(4, 8),			/* BaseVersion */
-	SA_F(5, 8),			/* ClassVersion */
-	SA_F(6, 8),			/* NodeType */
-	SA_F(7, 8),			/* NumPorts */
-	SA_F(8, 64),			/* SystemImageGUID */
-	SA_F(16, 64),			/* NodeGUID */
-	SA_F(24, 64),			/* PortGUID */
-	SA_F(32, 16),			/* PartitionCap */
-	SA_F(34, 16),			/* DeviceID */
-	SA_F(36, 32),			/* Revision */
-	SA_F(40, 8),			/* LocalPortNum */
-	SA_F(41, 24),			/* VendorID */
-	SA_F(44, 512),			/* NodeDescription */
+static const mad_field_t node_fields[] = {
+	NR_LID, NR_RESERVED, NODE_INFO_FIELDS(IN_NODE_RECORD) NODE_DESC_FIELDS(IN_NODE_RECORD_DESC)
 };
+static const struct sa_components node_components = { COMPONENTS(node_fields), COMP_LID, 0, 0 };
+_Static_assert(NR_NODE_DESC_INDEX == 3 &&
+	       SA_NR_COMP_NODE_DESC == SA_COMP(N_FIELDS(node_fields) - 1), "NodeRecord's components");
 
 static void node_record(struct sa_query *q, struct sim_port *p)
 {
 	uint8_t rec[SA_NODE_REC_SIZE] = { 0 };
 	const struct sim_node *n = p->node;
 
-	put_be16(rec, p->lid);
-	/* NodeInfo (40 bytes; the encoder fills a whole SMP's data), then the description. */
-	sim_encode_node_info(n, p->num, rec + 4);
-	memset(rec + 44, 0, SIM_DESC_LEN);
-	memcpy(rec + 44, n->desc, strnlen(n->desc, SIM_DESC_LEN));
+	mad_set(rec, NR_LID, p->lid);
+	/* NodeInfo (the encoder fills a whole SMP's data), then the description over the rest. */
+	sim_encode_node_info(n, p->num, MAD_AT(rec, NR_NODE_INFO));
+	memset(MAD_AT(rec, NR_NODE_DESC), 0, MAD_FIELD_SIZE(NR_NODE_DESC));
+	memcpy(MAD_AT(rec, NR_NODE_DESC), n->desc, strnlen(n->desc, SIM_DESC_LEN));
 	q->lmc[0] = port_lmc(p);
 	sa_emit(q, rec);
 }
 
 int sa_node_records(struct sa_query *q)
 {
-	use_table(q, node_fields, N_FIELDS(node_fields));
+	use_components(q, &node_components);
 	return each_end_port(q, node_record);
 }
 
 /* --- PortInfoRecord ---------------------------------------------------------------- */
 
-#define PI(o)	(4 + (o))	/* PortInfo follows EndportLID, PortNum, Options */
-
-static const struct sa_field port_info_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),		/* EndportLID */
-	SA_F(2, 8),				/* PortNum */
-	SA_F(3, 8),				/* Options */
-	SA_F(PI(0), 64),			/* M_Key */
-	SA_F(PI(8), 64),			/* GIDPrefix */
-	SA_F(PI(16), 16),			/* LID */
-	SA_F(PI(18), 16),			/* MasterSMLID */
-	SA_FM(PI(20), 32, SA_MATCH_CAP_MASK),	/* CapabilityMask */
-	SA_F(PI(24), 16),			/* DiagCode */
-	SA_F(PI(26), 16),			/* M_KeyLeasePeriod */
-	SA_F(PI(28), 8),			/* LocalPortNum */
-	SA_F(PI(29), 8),			/* LinkWidthEnabled */
-	SA_F(PI(30), 8),			/* LinkWidthSupported */
-	SA_F(PI(31), 8),			/* LinkWidthActive */
-	SA_FB(PI(32), 0, 4),			/* LinkSpeedSupported */
-	SA_FB(PI(32), 4, 4),			/* PortState */
-	SA_FB(PI(33), 0, 4),			/* PortPhysicalState */
-	SA_FB(PI(33), 4, 4),			/* LinkDownDefaultState */
-	SA_FB(PI(34), 0, 2),			/* M_KeyProtectBits */
-	SA_FB(PI(34), 2, 3),			/* reserved */
-	SA_FB(PI(34), 5, 3),			/* LMC */
-	SA_FB(PI(35), 0, 4),			/* LinkSpeedActive */
-	SA_FB(PI(35), 4, 4),			/* LinkSpeedEnabled */
-	SA_FB(PI(36), 0, 4),			/* NeighborMTU */
-	SA_FB(PI(36), 4, 4),			/* MasterSMSL */
-	SA_FB(PI(37), 0, 4),			/* VLCap */
-	SA_FB(PI(37), 4, 4),			/* InitType */
-	SA_F(PI(38), 8),			/* VLHighLimit */
-	SA_F(PI(39), 8),			/* VLArbitrationHighCap */
-	SA_F(PI(40), 8),			/* VLArbitrationLowCap */
-	SA_FB(PI(41), 0, 4),			/* InitTypeReply */
-	SA_FB(PI(41), 4, 4),			/* MTUCap */
-	SA_FB(PI(42), 0, 3),			/* VLStallCount */
-	SA_FB(PI(42), 3, 5),			/* HOQLife */
-	SA_FB(PI(43), 0, 4),			/* OperationalVLs */
-	SA_FB(PI(43), 4, 1),			/* PartitionEnforcementInbound */
-	SA_FB(PI(43), 5, 1),			/* PartitionEnforcementOutbound */
-	SA_FB(PI(43), 6, 1),			/* FilterRawInbound */
-	SA_FB(PI(43), 7, 1),			/* FilterRawOutbound */
-	SA_F(PI(44), 16),			/* M_KeyViolations */
-	SA_F(PI(46), 16),			/* P_KeyViolations */
-	SA_F(PI(48), 16),			/* Q_KeyViolations */
-	SA_F(PI(50), 8),			/* GUIDCap */
-	SA_FB(PI(51), 0, 1),			/* ClientReregister */
-	SA_FB(PI(51), 1, 2),			/* MulticastPKeyTrapSuppressionEnabled */
-	SA_FB(PI(51), 3, 5),			/* SubnetTimeOut */
-	SA_FB(PI(52), 0, 3),			/* reserved */
-	SA_FB(PI(52), 3, 5),			/* RespTimeValue */
-	SA_FB(PI(53), 0, 4),			/* LocalPhyErrors */
-	SA_FB(PI(53), 4, 4),			/* OverrunErrors */
-	SA_F(PI(54), 16),			/* MaxCreditHint */
-	SA_F(PI(56), 8),			/* reserved */
-	SA_F(PI(57), 24),			/* LinkRoundTripLatency */
-	SA_F(PI(60), 16),			/* CapabilityMask2 */
-	SA_FB(PI(62), 0, 4),			/* LinkSpeedExtActive */
-	SA_FB(PI(62), 4, 4),			/* LinkSpeedExtSupported */
-	SA_FB(PI(63), 0, 3),			/* reserved */
-	SA_FB(PI(63), 3, 5),			/* LinkSpeedExtEnabled */
+static const mad_field_t port_info_fields[] = {
+	PIR_LID, PIR_PORT_NUM, PIR_OPTIONS, PORT_INFO_FIELDS(IN_PORT_INFO_RECORD)
 };
+static const struct sa_components port_info_components = {
+	COMPONENTS(port_info_fields), COMP_LID, 0, SA_PIR_COMP_CAP_MASK
+};
+_Static_assert(PIR_PORT_INFO_INDEX == 3, "PortInfoRecord's components");
 
 static void port_info_record(struct sa_query *q, struct sim_port *lid_port)
 {
@@ -167,43 +119,29 @@ static void port_info_record(struct sa_query *q, struct sim_port *lid_port)
 	q->lmc[0] = port_lmc(lid_port);
 	for (num = first; num <= last && !sa_done(q); num++) {
 		memset(rec, 0, sizeof(rec));
-		put_be16(rec, lid_port->lid);
-		rec[2] = (uint8_t)num;
+		mad_set(rec, PIR_LID, lid_port->lid);
+		mad_set(rec, PIR_PORT_NUM, num);
 		/* Only a trusted requester sees M_Keys. */
-		sim_encode_port_info(n, &n->ports[num], num, !q->trusted, rec + PI(0));
+		sim_encode_port_info(n, &n->ports[num], num, !q->trusted, MAD_AT(rec, PIR_PORT_INFO));
 		sa_emit(q, rec);
 	}
 }
 
 int sa_port_info_records(struct sa_query *q)
 {
-	use_table(q, port_info_fields, N_FIELDS(port_info_fields));
+	use_components(q, &port_info_components);
 	return each_end_port(q, port_info_record);
 }
 
 /* --- SwitchInfoRecord -------------------------------------------------------------- */
 
-static const struct sa_field switch_info_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_F(2, 16),			/* reserved */
-	SA_F(4, 16),			/* LinearFDBCap */
-	SA_F(6, 16),			/* RandomFDBCap */
-	SA_F(8, 16),			/* MulticastFDBCap */
-	SA_F(10, 16),			/* LinearFDBTop */
-	SA_F(12, 8),			/* DefaultPort */
-	SA_F(13, 8),			/* DefaultMulticastPrimaryPort */
-	SA_F(14, 8),			/* DefaultMulticastNotPrimaryPort */
-	SA_FB(15, 0, 5),		/* LifeTimeValue */
-	SA_FB(15, 5, 1),		/* PortStateChange */
-	SA_FB(15, 6, 2),		/* OptimizedSLtoVLMappingProgramming */
-	SA_F(16, 16),			/* LIDsPerPort */
-	SA_F(18, 16),			/* PartitionEnforcementCap */
-	SA_FB(20, 0, 1),		/* InboundEnforcementCap */
-	SA_FB(20, 1, 1),		/* OutboundEnforcementCap */
-	SA_FB(20, 2, 1),		/* FilterRawInboundCap */
-	SA_FB(20, 3, 1),		/* FilterRawOutboundCap */
-	SA_FB(20, 4, 1),		/* EnhancedPort0 */
+static const mad_field_t switch_info_fields[] = {
+	SWIR_LID, SWIR_RESERVED, SWITCH_INFO_FIELDS(IN_SWITCH_INFO_RECORD)
 };
+static const struct sa_components switch_info_components = {
+	COMPONENTS(switch_info_fields), COMP_LID, 0, 0
+};
+_Static_assert(SWIR_SWITCH_INFO_INDEX == 2, "SwitchInfoRecord's components");
 
 static void switch_info_record(struct sa_query *q, struct sim_port *p)
 {
@@ -212,42 +150,39 @@ static void switch_info_record(struct sa_query *q, struct sim_port *p)
 
 	if (!sw)
 		return;
-	put_be16(rec, p->lid);
-	/* SwitchInfo, as the switch's SMA has it (the record holds its first 20 bytes). */
+	mad_set(rec, SWIR_LID, p->lid);
+	/* SwitchInfo, as the switch's SMA has it (the record holds the fields up to its end). */
 	sim_encode_switch_info(sw, si);
-	memcpy(rec + 4, si, SA_SWITCH_INFO_REC_SIZE - 4);
+	memcpy(MAD_AT(rec, SWIR_SWITCH_INFO), si, MAD_FIELD_SIZE(SWIR_SWITCH_INFO));
 	q->lmc[0] = 0;
 	sa_emit(q, rec);
 }
 
 int sa_switch_info_records(struct sa_query *q)
 {
-	use_table(q, switch_info_fields, N_FIELDS(switch_info_fields));
+	use_components(q, &switch_info_components);
 	return each_end_port(q, switch_info_record);
 }
 
 /* --- SMInfoRecord ------------------------------------------------------------------- */
 
-static const struct sa_field sm_info_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_F(2, 16),			/* reserved */
-	SA_F(4, 64),			/* GUID */
-	SA_F(12, 64),			/* SM_Key */
-	SA_F(20, 32),			/* ActCount */
-	SA_FB(24, 0, 4),		/* Priority */
-	SA_FB(24, 4, 4),		/* SMState */
+static const mad_field_t sm_info_fields[] = {
+	SMIR_LID, SMIR_RESERVED, SM_INFO_FIELDS(IN_SM_INFO_RECORD)
 };
+static const struct sa_components sm_info_components = { COMPONENTS(sm_info_fields), COMP_LID, 0, 0 };
+_Static_assert(SMIR_SM_INFO_INDEX == 2, "SMInfoRecord's components");
 
 static void sm_info_record(struct sa_query *q, struct sim_port *p)
 {
 	const struct sim_sminfo *s = &p->node->sminfo;
-	uint8_t rec[SA_SM_INFO_REC_SIZE] = { 0 };
+	uint8_t rec[SA_SM_INFO_REC_SIZE] = { 0 }, *smi = MAD_AT(rec, SMIR_SM_INFO);
 
-	put_be16(rec, p->lid);
-	put_be64(rec + 4, s->guid ? s->guid : sa_port_guid(p));
-	put_be64(rec + 12, q->trusted ? s->sm_key : 0);
-	put_be32(rec + 20, s->act_count);
-	rec[24] = (uint8_t)(s->priority << 4 | (s->state & 0xf));
+	mad_set(rec, SMIR_LID, p->lid);
+	mad_set(smi, SMI_GUID, s->guid ? s->guid : sa_port_guid(p));
+	mad_set(smi, SMI_SM_KEY, q->trusted ? s->sm_key : 0);
+	mad_set(smi, SMI_ACT_COUNT, s->act_count);
+	mad_set(smi, SMI_PRIORITY, s->priority);
+	mad_set(smi, SMI_SM_STATE, s->state);
 	q->lmc[0] = port_lmc(p);
 	sa_emit(q, rec);
 }
@@ -255,7 +190,7 @@ static void sm_info_record(struct sa_query *q, struct sim_port *p)
 /* Other SMs the SA knows of: ports that say IsSM. */
 static void other_sm_record(struct sa_query *q, struct sim_port *p)
 {
-	if (p != q->sa->sm_port && (p->capmask & SIM_CAP_IS_SM))
+	if (p != q->sa->sm_port && (p->capmask & PORT_CAP_IS_SM))
 		sm_info_record(q, p);
 }
 
@@ -263,7 +198,7 @@ int sa_sm_info_records(struct sa_query *q)
 {
 	struct sim_port *own = q->sa->sm_port;
 
-	use_table(q, sm_info_fields, N_FIELDS(sm_info_fields));
+	use_components(q, &sm_info_components);
 	if (own && sa_port_known(own))
 		sm_info_record(q, own);
 	return each_end_port(q, other_sm_record);
@@ -271,11 +206,9 @@ int sa_sm_info_records(struct sa_query *q)
 
 /* --- LinkRecord ----------------------------------------------------------------------- */
 
-static const struct sa_field link_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* FromLID */
-	SA_F(2, 8),			/* FromPort */
-	SA_F(3, 8),			/* ToPort */
-	SA_FM(4, 16, SA_MATCH_LID2),	/* ToLID */
+static const mad_field_t link_fields[] = { LINK_RECORD_FIELDS(MAD_FIELD_ITEM) };
+static const struct sa_components link_components = {
+	COMPONENTS(link_fields), SA_LR_COMP_FROM_LID, SA_LR_COMP_TO_LID, 0
 };
 
 /* The links out of the node whose LID port is lid_port, to ports the SA knows. */
@@ -297,10 +230,10 @@ static void link_records(struct sa_query *q, struct sim_port *lid_port)
 		peer_lid = sim_mgmt_port(peer->node, peer->num);
 		if (!sa_port_known(peer_lid))
 			continue;
-		put_be16(rec, lid_port->lid);
-		rec[2] = (uint8_t)num;
-		rec[3] = peer->num;
-		put_be16(rec + 4, peer_lid->lid);
+		mad_set(rec, LR_FROM_LID, lid_port->lid);
+		mad_set(rec, LR_FROM_PORT, num);
+		mad_set(rec, LR_TO_PORT, peer->num);
+		mad_set(rec, LR_TO_LID, peer_lid->lid);
 		q->lmc[0] = port_lmc(lid_port);
 		q->lmc[1] = port_lmc(peer_lid);
 		sa_emit(q, rec);
@@ -309,36 +242,36 @@ static void link_records(struct sa_query *q, struct sim_port *lid_port)
 
 int sa_link_records(struct sa_query *q)
 {
-	use_table(q, link_fields, N_FIELDS(link_fields));
+	use_components(q, &link_components);
 	return each_end_port(q, link_records);
 }
 
 /* --- GUIDInfoRecord --------------------------------------------------------------------- */
 
-static const struct sa_field guid_info_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_F(2, 8),			/* BlockNum */
-	SA_F(3, 8),			/* reserved */
-	SA_F(4, 32),			/* reserved */
-	SA_F(8, 64), SA_F(16, 64), SA_F(24, 64), SA_F(32, 64),	/* GUID0-3 */
-	SA_F(40, 64), SA_F(48, 64), SA_F(56, 64), SA_F(64, 64),	/* GUID4-7 */
+static const mad_field_t guid_info_fields[] = {
+	GIR_LID, GIR_BLOCK_NUM, GIR_RESERVED_3, GIR_RESERVED_4, GUID_INFO_FIELDS(IN_GUID_INFO_RECORD)
 };
+static const struct sa_components guid_info_components = {
+	COMPONENTS(guid_info_fields), COMP_LID, 0, 0
+};
+_Static_assert(GIR_GUID_INFO_INDEX == 4, "GUIDInfoRecord's components");
 
 static void guid_info_records(struct sa_query *q, struct sim_port *p)
 {
 	unsigned cap = p->guid_cap < SIM_GUID_CAP ? p->guid_cap : SIM_GUID_CAP;
 	unsigned block, i;
-	uint8_t rec[SA_GUID_INFO_REC_SIZE];
+	uint8_t rec[SA_GUID_INFO_REC_SIZE], *gi = MAD_AT(rec, GIR_GUID_INFO);
 
 	q->lmc[0] = port_lmc(p);
-	for (block = 0; block * 8 < cap && !sa_done(q); block++) {
+	for (block = 0; block * GUID_INFO_PER_BLOCK < cap && !sa_done(q); block++) {
 		memset(rec, 0, sizeof(rec));
-		put_be16(rec, p->lid);
-		rec[2] = (uint8_t)block;
-		for (i = 0; i < 8 && block * 8 + i < cap; i++) {
-			unsigned index = block * 8 + i;
+		mad_set(rec, GIR_LID, p->lid);
+		mad_set(rec, GIR_BLOCK_NUM, block);
+		for (i = 0; i < GUID_INFO_PER_BLOCK && block * GUID_INFO_PER_BLOCK + i < cap; i++) {
+			unsigned index = block * GUID_INFO_PER_BLOCK + i;
 
-			put_be64(rec + 8 + 8 * i, index ? sim_port_guid_at(p, index) : sa_port_guid(p));
+			mad_set_elem(gi, GI_GUID0, i,
+				index ? sim_port_guid_at(p, index) : sa_port_guid(p));
 		}
 		sa_emit(q, rec);
 	}
@@ -346,34 +279,32 @@ static void guid_info_records(struct sa_query *q, struct sim_port *p)
 
 int sa_guid_info_records(struct sa_query *q)
 {
-	use_table(q, guid_info_fields, N_FIELDS(guid_info_fields));
+	use_components(q, &guid_info_components);
 	return each_end_port(q, guid_info_records);
 }
 
 /* --- P_KeyTableRecord ----------------------------------------------------------------- */
 
-static const struct sa_field pkey_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_F(2, 16),			/* BlockNum */
-	SA_F(4, 8),			/* PortNum */
-	SA_F(5, 24),			/* reserved */
-};
+/* The records of tables: the table itself is not a component the SA matches on. */
+static const mad_field_t pkey_fields[] = { PKTR_LID, PKTR_BLOCK_NUM, PKTR_PORT_NUM, PKTR_RESERVED };
+static const struct sa_components pkey_components = { COMPONENTS(pkey_fields), COMP_LID, 0, 0 };
 
 static void pkey_blocks(struct sa_query *q, struct sim_port *lid_port, struct sim_port *p,
 			unsigned entries)
 {
-	unsigned blocks = (entries + 31) / 32, block, i;
-	uint8_t rec[SA_PKEY_TABLE_REC_SIZE];
+	unsigned blocks = (entries + PKEY_TABLE_PER_BLOCK - 1) / PKEY_TABLE_PER_BLOCK, block, i;
+	uint8_t rec[SA_PKEY_TABLE_REC_SIZE], *table = MAD_AT(rec, PKTR_P_KEY_TABLE);
 
-	if (blocks > SIM_PKEY_TABLE_SIZE / 32)
-		blocks = SIM_PKEY_TABLE_SIZE / 32;
+	if (blocks > SIM_PKEY_TABLE_SIZE / PKEY_TABLE_PER_BLOCK)
+		blocks = SIM_PKEY_TABLE_SIZE / PKEY_TABLE_PER_BLOCK;
 	for (block = 0; block < blocks && !sa_done(q); block++) {
 		memset(rec, 0, sizeof(rec));
-		put_be16(rec, lid_port->lid);
-		put_be16(rec + 2, (uint16_t)block);
-		rec[4] = p->num;
-		for (i = 0; i < 32; i++)
-			put_be16(rec + 8 + 2 * i, sim_port_pkey(p, block * 32 + i));
+		mad_set(rec, PKTR_LID, lid_port->lid);
+		mad_set(rec, PKTR_BLOCK_NUM, block);
+		mad_set(rec, PKTR_PORT_NUM, p->num);
+		for (i = 0; i < PKEY_TABLE_PER_BLOCK; i++)
+			mad_set_elem(table, PKT_P_KEY0, i,
+				sim_port_pkey(p, block * PKEY_TABLE_PER_BLOCK + i));
 		sa_emit(q, rec);
 	}
 }
@@ -396,30 +327,26 @@ static void pkey_records(struct sa_query *q, struct sim_port *lid_port)
 
 int sa_pkey_table_records(struct sa_query *q)
 {
-	use_table(q, pkey_fields, N_FIELDS(pkey_fields));
+	use_components(q, &pkey_components);
 	return each_end_port(q, pkey_records);
 }
 
 /* --- SLtoVLMappingTableRecord ----------------------------------------------------------- */
 
-static const struct sa_field slvl_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_F(2, 8),			/* InputPortNum */
-	SA_F(3, 8),			/* OutputPortNum */
-	SA_F(4, 32),			/* reserved */
+static const mad_field_t slvl_fields[] = {
+	SL2VLR_LID, SL2VLR_IN_PORT, SL2VLR_OUT_PORT, SL2VLR_RESERVED
 };
+static const struct sa_components slvl_components = { COMPONENTS(slvl_fields), COMP_LID, 0, 0 };
 
 static void slvl_record(struct sa_query *q, uint16_t lid, const struct sim_port *out,
 			unsigned in_num, unsigned out_num)
 {
 	uint8_t rec[SA_SLVL_REC_SIZE] = { 0 };
-	unsigned sl;
 
-	put_be16(rec, lid);
-	rec[2] = (uint8_t)in_num;
-	rec[3] = (uint8_t)out_num;
-	for (sl = 0; sl < 16; sl += 2)
-		rec[8 + sl / 2] = (uint8_t)(out->sl2vl[sl] << 4 | (out->sl2vl[sl + 1] & 0xf));
+	mad_set(rec, SL2VLR_LID, lid);
+	mad_set(rec, SL2VLR_IN_PORT, in_num);
+	mad_set(rec, SL2VLR_OUT_PORT, out_num);
+	sim_encode_sl2vl(out, MAD_AT(rec, SL2VLR_TABLE));
 	sa_emit(q, rec);
 }
 
@@ -441,37 +368,40 @@ static void slvl_records(struct sa_query *q, struct sim_port *lid_port)
 
 int sa_slvl_records(struct sa_query *q)
 {
-	use_table(q, slvl_fields, N_FIELDS(slvl_fields));
+	use_components(q, &slvl_components);
 	return each_end_port(q, slvl_records);
 }
 
 /* --- VLArbitrationTableRecord ------------------------------------------------------------ */
 
-static const struct sa_field vl_arb_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_F(2, 8),			/* OutputPortNum */
-	SA_F(3, 8),			/* BlockNum */
-	SA_F(4, 32),			/* reserved */
+static const mad_field_t vl_arb_fields[] = {
+	VLAR_LID, VLAR_OUT_PORT, VLAR_BLOCK_NUM, VLAR_RESERVED
 };
+static const struct sa_components vl_arb_components = { COMPONENTS(vl_arb_fields), COMP_LID, 0, 0 };
 
 static void vl_arb_port(struct sa_query *q, uint16_t lid, const struct sim_port *p)
 {
 	/* Blocks 1-2 hold the low-priority table, 3-4 the high: as many as the caps need. */
-	unsigned caps[4] = { p->vl_arb_low_cap, p->vl_arb_low_cap > 32, p->vl_arb_high_cap,
-			     p->vl_arb_high_cap > 32 };
+	unsigned caps[VL_ARB_BLOCKS] = {
+		p->vl_arb_low_cap, p->vl_arb_low_cap > VL_ARB_PER_BLOCK,
+		p->vl_arb_high_cap, p->vl_arb_high_cap > VL_ARB_PER_BLOCK,
+	};
 	unsigned block, i;
-	uint8_t rec[SA_VL_ARB_REC_SIZE];
+	uint8_t rec[SA_VL_ARB_REC_SIZE], *table = MAD_AT(rec, VLAR_TABLE);
 
-	for (block = 1; block <= 4 && !sa_done(q); block++) {
+	for (block = 1; block <= VL_ARB_BLOCKS && !sa_done(q); block++) {
 		if (!caps[block - 1])
 			continue;
 		memset(rec, 0, sizeof(rec));
-		put_be16(rec, lid);
-		rec[2] = p->num;
-		rec[3] = (uint8_t)block;
-		for (i = 0; i < 32 && p->vlarb; i++) {
-			rec[8 + 2 * i] = p->vlarb[block - 1][i][0] & 0xf;
-			rec[9 + 2 * i] = p->vlarb[block - 1][i][1];
+		mad_set(rec, VLAR_LID, lid);
+		mad_set(rec, VLAR_OUT_PORT, p->num);
+		mad_set(rec, VLAR_BLOCK_NUM, block);
+		for (i = 0; i < VL_ARB_PER_BLOCK && p->vlarb; i++) {
+			const uint8_t *entry = p->vlarb[block - 1][i];
+			uint8_t *e = table + i * VL_ARB_ENTRY_SIZE;
+
+			mad_set(e, VLA_VL0, entry[SIM_VLARB_VL]);
+			mad_set(e, VLA_WEIGHT0, entry[SIM_VLARB_WEIGHT]);
 		}
 		sa_emit(q, rec);
 	}
@@ -494,59 +424,54 @@ static void vl_arb_records(struct sa_query *q, struct sim_port *lid_port)
 
 int sa_vl_arb_records(struct sa_query *q)
 {
-	use_table(q, vl_arb_fields, N_FIELDS(vl_arb_fields));
+	use_components(q, &vl_arb_components);
 	return each_end_port(q, vl_arb_records);
 }
 
 /* --- LinearForwardingTableRecord ----------------------------------------------------------- */
 
-static const struct sa_field lft_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_F(2, 16),			/* BlockNum */
-	SA_F(4, 32),			/* reserved */
-};
+static const mad_field_t lft_fields[] = { LFTR_LID, LFTR_BLOCK_NUM, LFTR_RESERVED };
+static const struct sa_components lft_components = { COMPONENTS(lft_fields), COMP_LID, 0, 0 };
 
 static void lft_records(struct sa_query *q, struct sim_port *p)
 {
 	const struct sim_switch *sw = p->node->sw;
 	unsigned block, i;
-	uint8_t rec[SA_LFT_REC_SIZE];
+	uint8_t rec[SA_LFT_REC_SIZE], *table = MAD_AT(rec, LFTR_TABLE);
 
 	/* Blocks up to LinearFDBTop, once an SM wrote the table. */
 	if (!sw || !sw->lft)
 		return;
 	q->lmc[0] = 0;
-	for (block = 0; block <= sw->lft_top / 64u && !sa_done(q); block++) {
+	for (block = 0; block <= sw->lft_top / LFT_PER_BLOCK && !sa_done(q); block++) {
 		memset(rec, 0, sizeof(rec));
-		put_be16(rec, p->lid);
-		put_be16(rec + 2, (uint16_t)block);
-		for (i = 0; i < 64; i++)
-			rec[8 + i] = sim_switch_lft_get(sw, (uint16_t)(block * 64 + i));
+		mad_set(rec, LFTR_LID, p->lid);
+		mad_set(rec, LFTR_BLOCK_NUM, block);
+		for (i = 0; i < LFT_PER_BLOCK; i++)
+			mad_set_elem(table, LFT_PORT0, i,
+				sim_switch_lft_get(sw, (uint16_t)(block * LFT_PER_BLOCK + i)));
 		sa_emit(q, rec);
 	}
 }
 
 int sa_lft_records(struct sa_query *q)
 {
-	use_table(q, lft_fields, N_FIELDS(lft_fields));
+	use_components(q, &lft_components);
 	return each_end_port(q, lft_records);
 }
 
 /* --- MulticastForwardingTableRecord ---------------------------------------------------------- */
 
-static const struct sa_field mft_fields[] = {
-	SA_FM(0, 16, SA_MATCH_LID),	/* LID */
-	SA_FB(2, 0, 4),			/* Position */
-	SA_FB(2, 4, 3),			/* reserved */
-	SA_FB(2, 7, 9),			/* BlockNum */
-	SA_F(4, 32),			/* reserved */
+static const mad_field_t mft_fields[] = {
+	MFTR_LID, MFTR_POSITION, MFTR_RESERVED_2, MFTR_BLOCK_NUM, MFTR_RESERVED_4
 };
+static const struct sa_components mft_components = { COMPONENTS(mft_fields), COMP_LID, 0, 0 };
 
 static void mft_records(struct sa_query *q, struct sim_port *p)
 {
 	const struct sim_switch *sw = p->node->sw;
 	unsigned top, block, position, i;
-	uint8_t rec[SA_MFT_REC_SIZE];
+	uint8_t rec[SA_MFT_REC_SIZE], *table = MAD_AT(rec, MFTR_TABLE);
 
 	if (!sw || !sw->mft)
 		return;
@@ -555,19 +480,19 @@ static void mft_records(struct sa_query *q, struct sim_port *p)
 	if (top >= SIM_MFT_CAP)
 		top = SIM_MFT_CAP - 1;
 	q->lmc[0] = 0;
-	for (block = 0; block <= top / 32 && !sa_done(q); block++) {
-		for (position = 0; position <= p->node->num_ports / 16u; position++) {
+	for (block = 0; block <= top / MFT_PER_BLOCK && !sa_done(q); block++) {
+		for (position = 0; position <= p->node->num_ports / MFT_PORTS_PER_MASK; position++) {
 			int used = 0;
 
 			memset(rec, 0, sizeof(rec));
-			put_be16(rec, p->lid);
-			sa_put_bits(rec + 2, 0, 4, position);
-			sa_put_bits(rec + 2, 7, 9, block);
-			for (i = 0; i < 32; i++) {
-				uint16_t mask = sw->mft[block * 32 + i][position];
+			mad_set(rec, MFTR_LID, p->lid);
+			mad_set(rec, MFTR_POSITION, position);
+			mad_set(rec, MFTR_BLOCK_NUM, block);
+			for (i = 0; i < MFT_PER_BLOCK; i++) {
+				uint16_t mask = sw->mft[block * MFT_PER_BLOCK + i][position];
 
 				used |= mask != 0;
-				put_be16(rec + 8 + 2 * i, mask);
+				mad_set_elem(table, MFT_PORT_MASK0, i, mask);
 			}
 			if (used)
 				sa_emit(q, rec);
@@ -577,6 +502,6 @@ static void mft_records(struct sa_query *q, struct sim_port *p)
 
 int sa_mft_records(struct sa_query *q)
 {
-	use_table(q, mft_fields, N_FIELDS(mft_fields));
+	use_components(q, &mft_components);
 	return each_end_port(q, mft_records);
 }

@@ -13,30 +13,9 @@
 
 #include "simfabric/sa_internal.h"
 
-/* ServiceRecord fields (byte offsets). */
-#define SR_ID		0
-#define SR_GID		8
-#define SR_PKEY		24
-#define SR_LEASE	28
-
-#define N_FIELDS(t)	(sizeof(t) / sizeof((t)[0]))
-
-static const struct sa_field service_fields[] = {
-	SA_F(0, 64),			/* ServiceID */
-	SA_F(8, 128),			/* ServiceGID */
-	SA_F(24, 16),			/* ServiceP_Key */
-	SA_F(26, 16),			/* reserved */
-	SA_F(28, 32),			/* ServiceLease */
-	SA_F(32, 128),			/* ServiceKey */
-	SA_F(48, 512),			/* ServiceName */
-	SA_F(112, 8), SA_F(113, 8), SA_F(114, 8), SA_F(115, 8),		/* ServiceData8.0-3 */
-	SA_F(116, 8), SA_F(117, 8), SA_F(118, 8), SA_F(119, 8),		/* ServiceData8.4-7 */
-	SA_F(120, 8), SA_F(121, 8), SA_F(122, 8), SA_F(123, 8),		/* ServiceData8.8-11 */
-	SA_F(124, 8), SA_F(125, 8), SA_F(126, 8), SA_F(127, 8),		/* ServiceData8.12-15 */
-	SA_F(128, 16), SA_F(130, 16), SA_F(132, 16), SA_F(134, 16),	/* ServiceData16.0-3 */
-	SA_F(136, 16), SA_F(138, 16), SA_F(140, 16), SA_F(142, 16),	/* ServiceData16.4-7 */
-	SA_F(144, 32), SA_F(148, 32), SA_F(152, 32), SA_F(156, 32),	/* ServiceData32.0-3 */
-	SA_F(160, 64), SA_F(168, 64),					/* ServiceData64.0-1 */
+static const mad_field_t service_fields[] = { SERVICE_RECORD_FIELDS(MAD_FIELD_ITEM) };
+static const struct sa_components service_components = {
+	service_fields, sizeof(service_fields) / sizeof(service_fields[0]), 0, 0, 0
 };
 
 /* Drop the services whose lease ran out. */
@@ -61,8 +40,8 @@ static struct sa_service *find(struct sim_sa *sa, const uint8_t *rec)
 	for (i = 0; i < sa->n_services; i++) {
 		const uint8_t *s = sa->services[i].rec;
 
-		if (!memcmp(s + SR_ID, rec + SR_ID, 8) && !memcmp(s + SR_GID, rec + SR_GID, 16) &&
-		    !memcmp(s + SR_PKEY, rec + SR_PKEY, 2))
+		if (mad_field_equal(s, rec, SR_ID) && mad_field_equal(s, rec, SR_GID) &&
+		    mad_field_equal(s, rec, SR_P_KEY))
 			return &sa->services[i];
 	}
 	return NULL;
@@ -75,7 +54,7 @@ static void current(const struct sim_sa *sa, const struct sa_service *s, uint8_t
 
 	memcpy(rec, s->rec, SA_SERVICE_REC_SIZE);
 	if (s->expires)
-		put_be32(rec + SR_LEASE, (uint32_t)(s->expires > now ? s->expires - now : 0));
+		mad_set(rec, SR_LEASE, s->expires > now ? s->expires - now : 0);
 }
 
 int sa_service_query(struct sa_query *q)
@@ -83,8 +62,7 @@ int sa_service_query(struct sa_query *q)
 	uint8_t rec[SA_SERVICE_REC_SIZE];
 	size_t i;
 
-	q->fields = service_fields;
-	q->n_fields = N_FIELDS(service_fields);
+	q->comps = &service_components;
 	purge(q->sa);
 	for (i = 0; i < q->sa->n_services && !sa_done(q); i++) {
 		current(q->sa, &q->sa->services[i], rec);
@@ -100,9 +78,9 @@ static int request_record(struct sa_query *q, uint8_t *rec)
 		return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
 	memcpy(rec, q->rec, SA_SERVICE_REC_SIZE);
 	if (!(q->comp_mask & SA_SR_COMP_PKEY))
-		put_be16(rec + SR_PKEY, PKEY_DEFAULT);
+		mad_set(rec, SR_P_KEY, PKEY_DEFAULT);
 	if (!(q->comp_mask & SA_SR_COMP_LEASE))
-		put_be32(rec + SR_LEASE, SA_SERVICE_LEASE_INFINITE);
+		mad_set(rec, SR_LEASE, SA_SERVICE_LEASE_INFINITE);
 	return 0;
 }
 
@@ -117,7 +95,7 @@ int sa_service_set(struct sa_query *q)
 	if (status)
 		return status;
 	/* A service is offered by a port of the subnet. */
-	if (!sa_port_by_gid(sa, rec + SR_GID))
+	if (!sa_port_by_gid(sa, MAD_AT(rec, SR_GID)))
 		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
 	purge(sa);
 	s = find(sa, rec);
@@ -134,7 +112,7 @@ int sa_service_set(struct sa_query *q)
 		s = &sa->services[sa->n_services++];
 	}
 	memcpy(s->rec, rec, sizeof(rec));
-	lease = get_be32(rec + SR_LEASE);
+	lease = (uint32_t)mad_get(rec, SR_LEASE);
 	/* A lease of 0 lapses at once: the next look finds the service gone. */
 	s->expires = lease == SA_SERVICE_LEASE_INFINITE ? 0 : sa_now(sa) + lease;
 	return sa_add(q, rec);

@@ -44,29 +44,27 @@ static int node_desc(struct sma_request *r)
 	if (r->set)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	memset(r->data, 0, SMP_DATA_SIZE);
-	memcpy(r->data, r->node->desc, strnlen(r->node->desc, SIM_DESC_LEN));
+	memcpy(MAD_AT(r->data, ND_STRING), r->node->desc, strnlen(r->node->desc, SIM_DESC_LEN));
 	return SMA_REPLY;
 }
 
-void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t *d)
+void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t *restrict d)
 {
 	uint64_t port_guid = n->type == NODE_TYPE_SWITCH ? n->node_guid : n->ports[local_port].guid;
 
 	memset(d, 0, SMP_DATA_SIZE);
-	d[0] = UMAD_BASE_VERSION;
-	d[1] = SMP_CLASS_VERSION;
-	d[2] = (uint8_t)n->type;
-	d[3] = n->num_ports;
-	put_be64(d + 4, n->sys_guid);
-	put_be64(d + 12, n->node_guid);
-	put_be64(d + 20, port_guid);
-	put_be16(d + 28, n->partition_cap);
-	put_be16(d + 30, n->device_id);
-	put_be32(d + 32, n->revision);
-	d[36] = (uint8_t)local_port;
-	d[37] = (uint8_t)(n->vendor_id >> 16);
-	d[38] = (uint8_t)(n->vendor_id >> 8);
-	d[39] = (uint8_t)n->vendor_id;
+	mad_set(d, NI_BASE_VERSION, UMAD_BASE_VERSION);
+	mad_set(d, NI_CLASS_VERSION, SMP_CLASS_VERSION);
+	mad_set(d, NI_NODE_TYPE, n->type);
+	mad_set(d, NI_NUM_PORTS, n->num_ports);
+	mad_set(d, NI_SYS_IMAGE_GUID, n->sys_guid);
+	mad_set(d, NI_NODE_GUID, n->node_guid);
+	mad_set(d, NI_PORT_GUID, port_guid);
+	mad_set(d, NI_PARTITION_CAP, n->partition_cap);
+	mad_set(d, NI_DEVICE_ID, n->device_id);
+	mad_set(d, NI_REVISION, n->revision);
+	mad_set(d, NI_LOCAL_PORT_NUM, local_port);
+	mad_set(d, NI_VENDOR_ID, n->vendor_id);
 }
 
 static int node_info(struct sma_request *r)
@@ -80,7 +78,7 @@ static int node_info(struct sma_request *r)
 /* --- PortInfo ------------------------------------------------------------------ */
 
 void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, unsigned local_port,
-			  int hide_m_key, uint8_t *d)
+			  int hide_m_key, uint8_t *restrict d)
 {
 	/* A switch is one management entity: its addressing lives in port 0. */
 	const struct sim_port *m = n->type == NODE_TYPE_SWITCH ? &n->ports[0] : p;
@@ -94,42 +92,53 @@ void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, un
 	uint8_t speed_active = p->width_active ? p->speed_active : (uint8_t)(speeds & -speeds);
 
 	memset(d, 0, SMP_DATA_SIZE);
-	put_be64(d + 0, hide_m_key ? 0 : m->m_key);
-	put_be64(d + 8, m->gid_prefix);
-	put_be16(d + 16, m->lid);
-	put_be16(d + 18, m->sm_lid);
-	put_be32(d + 20, p->capmask);
-	put_be16(d + 24, p->diag_code);
-	put_be16(d + 26, m->m_key_lease);
-	d[28] = (uint8_t)local_port;
-	d[29] = p->width_enabled;
-	d[30] = p->width_supported;
-	d[31] = width_active;
-	d[32] = (uint8_t)(p->speed_supported << 4 | p->state);
-	d[33] = (uint8_t)(p->phys_state << 4 | p->link_down_default);
-	d[34] = (uint8_t)(m->m_key_protect << 6 | m->lmc);
-	d[35] = (uint8_t)(speed_active << 4 | p->speed_enabled);
-	d[36] = (uint8_t)(p->neighbor_mtu << 4 | m->sm_sl);
-	d[37] = (uint8_t)(p->vl_cap << 4);
-	d[38] = p->vl_high_limit;
-	d[39] = p->vl_arb_high_cap;
-	d[40] = p->vl_arb_low_cap;
-	d[41] = (uint8_t)(p->init_type_reply << 4 | p->mtu_cap);
-	d[42] = (uint8_t)(p->vl_stall << 5 | p->hoq_life);
-	d[43] = (uint8_t)(p->op_vls << 4 | p->partition_enforcement);
-	put_be16(d + 44, m->m_key_violations);
-	put_be16(d + 46, p->p_key_violations);
-	put_be16(d + 48, p->q_key_violations);
-	d[50] = p->guid_cap;
-	d[51] = (uint8_t)(p->client_reregister << 7 | p->mcast_pkey_trap_suppress << 5 |
-			  p->subnet_timeout);
-	d[52] = p->resp_time_value;
-	d[53] = (uint8_t)(p->local_phy_errors << 4 | p->overrun_errors);
-	put_be16(d + 54, p->max_credit_hint);
-	put_be32(d + 56, p->link_round_trip_latency & 0xffffff);
-	put_be16(d + 60, p->capmask2);
-	d[62] = (uint8_t)(p->ext_active << 4 | p->ext_supported);
-	d[63] = p->ext_enabled & 0x1f;
+	mad_set(d, PI_M_KEY, hide_m_key ? 0 : m->m_key);
+	mad_set(d, PI_GID_PREFIX, m->gid_prefix);
+	mad_set(d, PI_LID, m->lid);
+	mad_set(d, PI_MASTER_SM_LID, m->sm_lid);
+	mad_set(d, PI_CAPABILITY_MASK, p->capmask);
+	mad_set(d, PI_DIAG_CODE, p->diag_code);
+	mad_set(d, PI_M_KEY_LEASE_PERIOD, m->m_key_lease);
+	mad_set(d, PI_LOCAL_PORT_NUM, local_port);
+	mad_set(d, PI_LINK_WIDTH_ENABLED, p->width_enabled);
+	mad_set(d, PI_LINK_WIDTH_SUPPORTED, p->width_supported);
+	mad_set(d, PI_LINK_WIDTH_ACTIVE, width_active);
+	mad_set(d, PI_LINK_SPEED_SUPPORTED, p->speed_supported);
+	mad_set(d, PI_PORT_STATE, p->state);
+	mad_set(d, PI_PORT_PHYS_STATE, p->phys_state);
+	mad_set(d, PI_LINK_DOWN_DEFAULT_STATE, p->link_down_default);
+	mad_set(d, PI_M_KEY_PROTECT_BITS, m->m_key_protect);
+	mad_set(d, PI_LMC, m->lmc);
+	mad_set(d, PI_LINK_SPEED_ACTIVE, speed_active);
+	mad_set(d, PI_LINK_SPEED_ENABLED, p->speed_enabled);
+	mad_set(d, PI_NEIGHBOR_MTU, p->neighbor_mtu);
+	mad_set(d, PI_MASTER_SM_SL, m->sm_sl);
+	mad_set(d, PI_VL_CAP, p->vl_cap);
+	mad_set(d, PI_VL_HIGH_LIMIT, p->vl_high_limit);
+	mad_set(d, PI_VL_ARB_HIGH_CAP, p->vl_arb_high_cap);
+	mad_set(d, PI_VL_ARB_LOW_CAP, p->vl_arb_low_cap);
+	mad_set(d, PI_INIT_TYPE_REPLY, p->init_type_reply);
+	mad_set(d, PI_MTU_CAP, p->mtu_cap);
+	mad_set(d, PI_VL_STALL_COUNT, p->vl_stall);
+	mad_set(d, PI_HOQ_LIFE, p->hoq_life);
+	mad_set(d, PI_OPERATIONAL_VLS, p->op_vls);
+	mad_set(d, PI_PARTITION_ENFORCEMENT, p->partition_enforcement);
+	mad_set(d, PI_M_KEY_VIOLATIONS, m->m_key_violations);
+	mad_set(d, PI_P_KEY_VIOLATIONS, p->p_key_violations);
+	mad_set(d, PI_Q_KEY_VIOLATIONS, p->q_key_violations);
+	mad_set(d, PI_GUID_CAP, p->guid_cap);
+	mad_set(d, PI_CLIENT_REREGISTER, p->client_reregister);
+	mad_set(d, PI_MCAST_PKEY_TRAP_SUPPRESSION, p->mcast_pkey_trap_suppress);
+	mad_set(d, PI_SUBNET_TIMEOUT, p->subnet_timeout);
+	mad_set(d, PI_RESP_TIME_VALUE, p->resp_time_value);
+	mad_set(d, PI_LOCAL_PHY_ERRORS, p->local_phy_errors);
+	mad_set(d, PI_OVERRUN_ERRORS, p->overrun_errors);
+	mad_set(d, PI_MAX_CREDIT_HINT, p->max_credit_hint);
+	mad_set(d, PI_LINK_ROUND_TRIP_LATENCY, p->link_round_trip_latency);
+	mad_set(d, PI_CAPABILITY_MASK2, p->capmask2);
+	mad_set(d, PI_LINK_SPEED_EXT_ACTIVE, p->ext_active);
+	mad_set(d, PI_LINK_SPEED_EXT_SUPPORTED, p->ext_supported);
+	mad_set(d, PI_LINK_SPEED_EXT_ENABLED, p->ext_enabled);
 }
 
 /* The port a modifier names: switches any of 0..N; end ports 0 means the arrival port. */
@@ -142,25 +151,49 @@ static struct sim_port *port_from_modifier(struct sma_request *r, unsigned num)
 	return &r->node->ports[num];
 }
 
+/* The rate fields of a Set, 0 where it leaves them as they are. */
+struct rates_asked {
+	uint8_t width, speed, ext;
+};
+
+static struct rates_asked rates_asked(const uint8_t *d)
+{
+	return (struct rates_asked){
+		.width = (uint8_t)mad_get(d, PI_LINK_WIDTH_ENABLED),
+		.speed = (uint8_t)mad_get(d, PI_LINK_SPEED_ENABLED),
+		.ext = (uint8_t)mad_get(d, PI_LINK_SPEED_EXT_ENABLED),
+	};
+}
+
+/* LinkSpeedExtEnabled's two special values both enable what the port supports here. */
+static int ext_all(uint8_t ext)
+{
+	return ext == PORT_LINK_SPEED_EXT_DISABLED || ext == PORT_LINK_SPEED_EXT_ENABLED_SUPPORTED;
+}
+
 /* Validate every field of a PortInfo Set before changing anything. */
 static int port_info_set_valid(const struct sim_port *p, const uint8_t *d)
 {
-	uint8_t width = d[29], speed = d[35] & 0xf, ext = d[63] & 0x1f;
-	uint8_t mtu = d[36] >> 4, vls = d[43] >> 4, link_down_default = d[33] & 0xf;
+	struct rates_asked want = rates_asked(d);
+	uint8_t mtu = (uint8_t)mad_get(d, PI_NEIGHBOR_MTU);
+	uint8_t vls = (uint8_t)mad_get(d, PI_OPERATIONAL_VLS);
 
-	if (width && width != 0xff && (width & ~p->width_supported))
+	if (want.width && want.width != PORT_LINK_WIDTH_ENABLED_SUPPORTED &&
+	    (want.width & ~p->width_supported))
 		return 0;
-	if (speed && speed != 0xf && (speed & ~p->speed_supported))
+	if (want.speed && want.speed != PORT_LINK_SPEED_ENABLED_SUPPORTED &&
+	    (want.speed & ~p->speed_supported))
 		return 0;
-	if (ext && ext != 0x1e && ext != 0x1f && (ext & ~p->ext_supported))
+	if (want.ext && !ext_all(want.ext) && (want.ext & ~p->ext_supported))
 		return 0;
 	if (mtu && mtu > p->mtu_cap)
 		return 0;
 	if (vls && vls > p->vl_cap)
 		return 0;
-	if (link_down_default > PHYS_STATE_POLLING)
+	if (mad_get(d, PI_LINK_DOWN_DEFAULT_STATE) > PHYS_STATE_POLLING)
 		return 0;
-	return sim_port_state_valid(p, d[32] & 0xf) && sim_port_phys_valid(p, d[33] >> 4);
+	return sim_port_state_valid(p, (uint8_t)mad_get(d, PI_PORT_STATE)) &&
+	       sim_port_phys_valid(p, (uint8_t)mad_get(d, PI_PORT_PHYS_STATE));
 }
 
 /*
@@ -170,7 +203,10 @@ static int port_info_set_valid(const struct sim_port *p, const uint8_t *d)
  */
 static void port_info_apply(struct sma_request *r, struct sim_port *p, const uint8_t *d)
 {
-	uint8_t width = d[29], speed = d[35] & 0xf, ext = d[63] & 0x1f;
+	struct rates_asked want = rates_asked(d);
+	uint8_t link_down_default = (uint8_t)mad_get(d, PI_LINK_DOWN_DEFAULT_STATE);
+	uint8_t mtu = (uint8_t)mad_get(d, PI_NEIGHBOR_MTU);
+	uint8_t vls = (uint8_t)mad_get(d, PI_OPERATIONAL_VLS);
 	int rates_changed = 0;
 
 	/* Addressing: end ports, and a switch through its port 0 only. */
@@ -178,15 +214,15 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 		uint16_t old_lid = p->lid;
 		uint8_t old_lmc = p->lmc;
 
-		p->m_key = get_be64(d + 0);
-		p->gid_prefix = get_be64(d + 8);
-		p->lid = get_be16(d + 16);
-		p->sm_lid = get_be16(d + 18);
-		p->m_key_lease = get_be16(d + 26);
-		p->m_key_protect = d[34] >> 6;
-		p->lmc = r->node->type == NODE_TYPE_SWITCH ? 0 : d[34] & 7;
-		p->sm_sl = d[36] & 0xf;
-		p->m_key_violations = get_be16(d + 44);
+		p->m_key = mad_get(d, PI_M_KEY);
+		p->gid_prefix = mad_get(d, PI_GID_PREFIX);
+		p->lid = (uint16_t)mad_get(d, PI_LID);
+		p->sm_lid = (uint16_t)mad_get(d, PI_MASTER_SM_LID);
+		p->m_key_lease = (uint16_t)mad_get(d, PI_M_KEY_LEASE_PERIOD);
+		p->m_key_protect = (uint8_t)mad_get(d, PI_M_KEY_PROTECT_BITS);
+		p->lmc = r->node->type == NODE_TYPE_SWITCH ? 0 : (uint8_t)mad_get(d, PI_LMC);
+		p->sm_sl = (uint8_t)mad_get(d, PI_MASTER_SM_SL);
+		p->m_key_violations = (uint16_t)mad_get(d, PI_M_KEY_VIOLATIONS);
 		/* Out of memory for the LID index: the port keeps the LID it can be found by. */
 		if ((p->lid != old_lid || p->lmc != old_lmc) &&
 		    sim_fabric_lid_changed(r->f, p, old_lid, old_lmc) < 0) {
@@ -194,53 +230,55 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 			p->lmc = old_lmc;
 		}
 	}
-	if (width) {
-		uint8_t v = width == 0xff ? p->width_supported : width;
+	if (want.width) {
+		uint8_t v = want.width == PORT_LINK_WIDTH_ENABLED_SUPPORTED ? p->width_supported
+									    : want.width;
 
 		rates_changed |= v != p->width_enabled;
 		p->width_enabled = v;
 	}
-	if (speed) {
-		uint8_t v = speed == 0xf ? p->speed_supported : speed;
+	if (want.speed) {
+		uint8_t v = want.speed == PORT_LINK_SPEED_ENABLED_SUPPORTED ? p->speed_supported
+									    : want.speed;
 
 		rates_changed |= v != p->speed_enabled;
 		p->speed_enabled = v;
 	}
-	if (ext) {
-		uint8_t v = ext >= 0x1e ? p->ext_supported : ext;
+	if (want.ext) {
+		uint8_t v = ext_all(want.ext) ? p->ext_supported : want.ext;
 
 		rates_changed |= v != p->ext_enabled;
 		p->ext_enabled = v;
 	}
-	if (d[33] & 0xf)
-		p->link_down_default = d[33] & 0xf;
-	if (d[36] >> 4)
-		p->neighbor_mtu = d[36] >> 4;
-	p->vl_high_limit = d[38];
-	p->vl_stall = d[42] >> 5;
-	p->hoq_life = d[42] & 0x1f;
-	if (d[43] >> 4)
-		p->op_vls = d[43] >> 4;
-	p->partition_enforcement = d[43] & 0xf;
-	p->p_key_violations = get_be16(d + 46);
-	p->q_key_violations = get_be16(d + 48);
-	p->subnet_timeout = d[51] & 0x1f;
-	p->mcast_pkey_trap_suppress = (d[51] >> 5) & 3;
+	if (link_down_default)
+		p->link_down_default = link_down_default;
+	if (mtu)
+		p->neighbor_mtu = mtu;
+	p->vl_high_limit = (uint8_t)mad_get(d, PI_VL_HIGH_LIMIT);
+	p->vl_stall = (uint8_t)mad_get(d, PI_VL_STALL_COUNT);
+	p->hoq_life = (uint8_t)mad_get(d, PI_HOQ_LIFE);
+	if (vls)
+		p->op_vls = vls;
+	p->partition_enforcement = (uint8_t)mad_get(d, PI_PARTITION_ENFORCEMENT);
+	p->p_key_violations = (uint16_t)mad_get(d, PI_P_KEY_VIOLATIONS);
+	p->q_key_violations = (uint16_t)mad_get(d, PI_Q_KEY_VIOLATIONS);
+	p->subnet_timeout = (uint8_t)mad_get(d, PI_SUBNET_TIMEOUT);
+	p->mcast_pkey_trap_suppress = (uint8_t)mad_get(d, PI_MCAST_PKEY_TRAP_SUPPRESSION);
 	/* ClientReregister asks the clients to re-register; it reads back as 0. */
 	p->client_reregister = 0;
 	if (r->node->type != NODE_TYPE_SWITCH)
-		p->resp_time_value = d[52] & 0x1f;
+		p->resp_time_value = (uint8_t)mad_get(d, PI_RESP_TIME_VALUE);
 	if (rates_changed)
 		sim_port_retrain(p);
-	sim_port_set_phys(p, d[33] >> 4);
-	sim_port_set_state(p, d[32] & 0xf);
+	sim_port_set_phys(p, (uint8_t)mad_get(d, PI_PORT_PHYS_STATE));
+	sim_port_set_state(p, (uint8_t)mad_get(d, PI_PORT_STATE));
 }
 
 static int port_info(struct sma_request *r)
 {
 	struct sim_port *p = port_from_modifier(r, r->mod);
 
-	if (!p || r->mod > 0xff)
+	if (!p || r->mod > SMP_MOD_PORT_MASK)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
 		if (!port_info_set_valid(p, r->data)) {
@@ -259,20 +297,21 @@ static int port_info(struct sma_request *r)
 
 /* --- SwitchInfo, forwarding tables ------------------------------------------- */
 
-void sim_encode_switch_info(const struct sim_switch *sw, uint8_t *d)
+void sim_encode_switch_info(const struct sim_switch *sw, uint8_t *restrict d)
 {
 	memset(d, 0, SMP_DATA_SIZE);
-	put_be16(d + 0, SIM_LFT_CAP);
-	put_be16(d + 4, SIM_MFT_CAP);
-	put_be16(d + 6, sw->lft_top);
-	d[8] = sw->default_port;
-	d[9] = sw->default_mcast_primary;
-	d[10] = sw->default_mcast_not_primary;
-	d[11] = (uint8_t)(sw->life_time_value << 3 | sw->port_state_change << 2);
-	put_be16(d + 12, sw->lids_per_port);
-	put_be16(d + 14, sw->partition_enforcement_cap);
-	d[16] = (uint8_t)(sw->enhanced_port0 << 3);
-	put_be16(d + 18, sw->mft_top);
+	mad_set(d, SI_LINEAR_FDB_CAP, SIM_LFT_CAP);
+	mad_set(d, SI_MCAST_FDB_CAP, SIM_MFT_CAP);
+	mad_set(d, SI_LINEAR_FDB_TOP, sw->lft_top);
+	mad_set(d, SI_DEFAULT_PORT, sw->default_port);
+	mad_set(d, SI_DEFAULT_MCAST_PRIMARY_PORT, sw->default_mcast_primary);
+	mad_set(d, SI_DEFAULT_MCAST_NOT_PRIMARY_PORT, sw->default_mcast_not_primary);
+	mad_set(d, SI_LIFE_TIME_VALUE, sw->life_time_value);
+	mad_set(d, SI_PORT_STATE_CHANGE, sw->port_state_change);
+	mad_set(d, SI_LIDS_PER_PORT, sw->lids_per_port);
+	mad_set(d, SI_PARTITION_ENFORCEMENT_CAP, sw->partition_enforcement_cap);
+	mad_set(d, SI_ENHANCED_PORT0, sw->enhanced_port0);
+	mad_set(d, SI_MCAST_FDB_TOP, sw->mft_top);
 }
 
 static int switch_info(struct sma_request *r)
@@ -283,18 +322,19 @@ static int switch_info(struct sma_request *r)
 	if (!sw)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->set) {
-		uint16_t lft_top = get_be16(d + 6), mft_top = get_be16(d + 18);
+		uint16_t lft_top = (uint16_t)mad_get(d, SI_LINEAR_FDB_TOP);
+		uint16_t mft_top = (uint16_t)mad_get(d, SI_MCAST_FDB_TOP);
 
 		if (lft_top >= SIM_LFT_CAP ||
 		    (mft_top && (mft_top < LID_MCAST_START ||
 				 mft_top >= LID_MCAST_START + SIM_MFT_CAP)))
 			return UMAD_STATUS_INVALID_ATTR_VALUE;
 		sw->lft_top = lft_top;
-		sw->default_port = d[8];
-		sw->default_mcast_primary = d[9];
-		sw->default_mcast_not_primary = d[10];
-		sw->life_time_value = d[11] >> 3;
-		if (d[11] & 0x04)
+		sw->default_port = (uint8_t)mad_get(d, SI_DEFAULT_PORT);
+		sw->default_mcast_primary = (uint8_t)mad_get(d, SI_DEFAULT_MCAST_PRIMARY_PORT);
+		sw->default_mcast_not_primary = (uint8_t)mad_get(d, SI_DEFAULT_MCAST_NOT_PRIMARY_PORT);
+		sw->life_time_value = (uint8_t)mad_get(d, SI_LIFE_TIME_VALUE);
+		if (mad_get(d, SI_PORT_STATE_CHANGE))
 			sw->port_state_change = 0;	/* written as 1 to clear it */
 		sw->mft_top = mft_top;
 		node_changed(r);
@@ -306,47 +346,51 @@ static int switch_info(struct sma_request *r)
 static int linear_ft(struct sma_request *r)
 {
 	struct sim_switch *sw = r->node->sw;
-	size_t first = (size_t)r->mod * SMP_DATA_SIZE;
+	size_t first = (size_t)r->mod * LFT_PER_BLOCK;
+	uint8_t *ports = MAD_AT(r->data, LFT_PORT0);
 
 	if (!sw)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
-	if (r->mod >= SIM_LFT_CAP / SMP_DATA_SIZE)
+	if (r->mod >= SIM_LFT_CAP / LFT_PER_BLOCK)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	/* A block is the ports of 64 LIDs, a byte each: copied as they are. */
 	if (r->set) {
 		/* The table grows to the highest block an SM writes. */
-		if (sim_switch_lft_reserve(sw, first + SMP_DATA_SIZE) < 0)
+		if (sim_switch_lft_reserve(sw, first + LFT_PER_BLOCK) < 0)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
-		memcpy(sw->lft + first, r->data, SMP_DATA_SIZE);
+		memcpy(sw->lft + first, ports, LFT_PER_BLOCK);
 		node_changed(r);
 	}
-	if (first + SMP_DATA_SIZE <= sim_switch_lft_len(sw))
-		memcpy(r->data, sw->lft + first, SMP_DATA_SIZE);
+	if (first + LFT_PER_BLOCK <= sim_switch_lft_len(sw))
+		memcpy(ports, sw->lft + first, LFT_PER_BLOCK);
 	else
-		memset(r->data, SIM_LFT_NO_ROUTE, SMP_DATA_SIZE);
+		memset(ports, SIM_LFT_NO_ROUTE, LFT_PER_BLOCK);
 	return SMA_REPLY;
 }
 
 static int mcast_ft(struct sma_request *r)
 {
 	struct sim_switch *sw = r->node->sw;
-	unsigned block = r->mod & 0x1ff, position = r->mod >> 28, i;
+	unsigned block = r->mod & MFT_MOD_BLOCK_MASK, position = r->mod >> MFT_MOD_POSITION_SHIFT;
+	unsigned i;
 
 	if (!sw)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
-	if (block >= SIM_MFT_CAP / 32 || position > r->node->num_ports / 16 ||
-	    (r->mod & 0x0ffffe00))
+	if (block >= SIM_MFT_CAP / MFT_PER_BLOCK ||
+	    position > r->node->num_ports / MFT_PORTS_PER_MASK || (r->mod & MFT_MOD_RESERVED_MASK))
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !sw->mft) {
 		sw->mft = sim_mem_calloc(sw, SIM_MFT_CAP, sizeof(*sw->mft));
 		if (!sw->mft)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 	}
-	for (i = 0; i < 32; i++) {
-		uint16_t mask = sw->mft ? sw->mft[block * 32 + i][position] : 0;
+	for (i = 0; i < MFT_PER_BLOCK; i++) {
+		unsigned entry = block * MFT_PER_BLOCK + i;
+		uint16_t mask = sw->mft ? sw->mft[entry][position] : 0;
 
 		if (r->set)
-			mask = sw->mft[block * 32 + i][position] = get_be16(r->data + 2 * i);
-		put_be16(r->data + 2 * i, mask);
+			mask = sw->mft[entry][position] = (uint16_t)mad_get_elem(r->data, MFT_PORT_MASK0, i);
+		mad_set_elem(r->data, MFT_PORT_MASK0, i, mask);
 	}
 	if (r->set)
 		node_changed(r);
@@ -361,18 +405,18 @@ static int guid_info(struct sma_request *r)
 	struct sim_port *p = sim_mgmt_port(r->node, r->in_port);
 	unsigned i;
 
-	if (r->mod >= SIM_GUID_CAP / 8)
+	if (r->mod >= SIM_GUID_CAP / GUID_INFO_PER_BLOCK)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !p->alias_guids) {
 		p->alias_guids = sim_mem_calloc(p, SIM_GUID_CAP, sizeof(*p->alias_guids));
 		if (!p->alias_guids)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 	}
-	for (i = 0; i < 8; i++) {
+	for (i = 0; i < GUID_INFO_PER_BLOCK; i++) {
 		/* GUID 0 is the port GUID: read-only. */
 		if (r->set && i > 0)
-			p->alias_guids[i] = get_be64(r->data + 8 * i);
-		put_be64(r->data + 8 * i, sim_port_guid_at(p, i));
+			p->alias_guids[i] = mad_get_elem(r->data, GI_GUID0, i);
+		mad_set_elem(r->data, GI_GUID0, i, sim_port_guid_at(p, i));
 	}
 	if (r->set)
 		node_changed(r);
@@ -381,14 +425,14 @@ static int guid_info(struct sma_request *r)
 
 static int pkey_table(struct sma_request *r)
 {
-	unsigned block = r->mod & 0xffff, num = r->mod >> 16, i;
+	unsigned block = r->mod & SMP_MOD_PKEY_BLOCK_MASK, num = r->mod >> SMP_MOD_PKEY_PORT_SHIFT, i;
 	struct sim_port *p;
 
 	if (r->node->type != NODE_TYPE_SWITCH)
 		num = r->in_port;
 	p = num <= r->node->num_ports ? &r->node->ports[num] : NULL;
 	if (!p || (r->node->type != NODE_TYPE_SWITCH && num == 0) ||
-	    block >= SIM_PKEY_TABLE_SIZE / 32)
+	    block >= SIM_PKEY_TABLE_SIZE / PKEY_TABLE_PER_BLOCK)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set && !p->pkeys) {
 		p->pkeys = sim_mem_calloc(p, SIM_PKEY_TABLE_SIZE, sizeof(*p->pkeys));
@@ -396,37 +440,50 @@ static int pkey_table(struct sma_request *r)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 		p->pkeys[0] = PKEY_DEFAULT;
 	}
-	for (i = 0; i < 32; i++) {
+	for (i = 0; i < PKEY_TABLE_PER_BLOCK; i++) {
+		unsigned index = block * PKEY_TABLE_PER_BLOCK + i;
+
 		if (r->set)
-			p->pkeys[block * 32 + i] = get_be16(r->data + 2 * i);
-		put_be16(r->data + 2 * i, sim_port_pkey(p, block * 32 + i));
+			p->pkeys[index] = (uint16_t)mad_get_elem(r->data, PKT_P_KEY0, i);
+		mad_set_elem(r->data, PKT_P_KEY0, i, sim_port_pkey(p, index));
 	}
 	if (r->set)
 		node_changed(r);
 	return SMA_REPLY;
 }
 
+void sim_encode_sl2vl(const struct sim_port *p, uint8_t *table)
+{
+	uint64_t vls = 0;
+	unsigned sl;
+
+	/* The table as one word, SL 0's VL in its top bits (a write per entry is slower). */
+	for (sl = 0; sl < SL2VL_SLS; sl++)
+		vls = vls << MAD_FIELD_BITS(SL2VL_VL_OF_SL0) |
+		      (p->sl2vl[sl] & mad_field_max(SL2VL_VL_OF_SL0));
+	mad_set(table, SL2VL_TABLE, vls);
+}
+
 static int sl2vl_table(struct sma_request *r)
 {
-	unsigned out = r->mod & 0xff, in = (r->mod >> 8) & 0xff, sl;
+	unsigned out = r->mod & SMP_MOD_SL2VL_PORT_MASK;
+	unsigned in = (r->mod >> SMP_MOD_SL2VL_IN_SHIFT) & SMP_MOD_SL2VL_PORT_MASK, sl;
 	struct sim_port *p;
 
 	if (r->node->type != NODE_TYPE_SWITCH) {
 		out = r->in_port;
 		in = 0;
 	}
-	if (out > r->node->num_ports || in > r->node->num_ports || (r->mod >> 16))
+	if (out > r->node->num_ports || in > r->node->num_ports ||
+	    (r->mod >> SMP_MOD_SL2VL_RESERVED_SHIFT))
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	/* One table per output port: the input port is accepted but not told apart. */
 	p = &r->node->ports[out];
-	for (sl = 0; sl < 16; sl += 2) {
-		if (r->set) {
-			p->sl2vl[sl] = r->data[sl / 2] >> 4;
-			p->sl2vl[sl + 1] = r->data[sl / 2] & 0xf;
-		}
-		r->data[sl / 2] = (uint8_t)(p->sl2vl[sl] << 4 | p->sl2vl[sl + 1]);
-	}
-	memset(r->data + 8, 0, SMP_DATA_SIZE - 8);
+	if (r->set)
+		for (sl = 0; sl < SL2VL_SLS; sl++)
+			p->sl2vl[sl] = (uint8_t)mad_get_elem(r->data, SL2VL_VL_OF_SL0, sl);
+	memset(r->data, 0, SMP_DATA_SIZE);
+	sim_encode_sl2vl(p, r->data);
 	if (r->set)
 		node_changed(r);
 	return SMA_REPLY;
@@ -434,28 +491,31 @@ static int sl2vl_table(struct sma_request *r)
 
 static int vl_arb_table(struct sma_request *r)
 {
-	unsigned block = r->mod >> 16, num = r->mod & 0xffff, i;
+	unsigned block = r->mod >> SMP_MOD_VL_ARB_BLOCK_SHIFT, num = r->mod & SMP_MOD_VL_ARB_PORT_MASK;
+	unsigned i;
 	struct sim_port *p;
 
 	if (r->node->type != NODE_TYPE_SWITCH)
 		num = r->in_port;
-	if (block < 1 || block > 4 || num > r->node->num_ports)
+	if (block < 1 || block > VL_ARB_BLOCKS || num > r->node->num_ports)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	p = &r->node->ports[num];
 	if (r->set && !p->vlarb) {
-		p->vlarb = sim_mem_calloc(p, 4, sizeof(*p->vlarb));
+		p->vlarb = sim_mem_calloc(p, VL_ARB_BLOCKS, sizeof(*p->vlarb));
 		if (!p->vlarb)
 			return SMA_SILENT;	/* out of memory: as a lost packet */
 	}
-	for (i = 0; i < 32; i++) {
+	for (i = 0; i < VL_ARB_PER_BLOCK; i++) {
 		uint8_t *entry = p->vlarb ? p->vlarb[block - 1][i] : NULL;
+		uint8_t *e = r->data + i * VL_ARB_ENTRY_SIZE;
 
 		if (r->set) {
-			entry[0] = r->data[2 * i] & 0xf;
-			entry[1] = r->data[2 * i + 1];
+			entry[SIM_VLARB_VL] = (uint8_t)mad_get(e, VLA_VL0);
+			entry[SIM_VLARB_WEIGHT] = (uint8_t)mad_get(e, VLA_WEIGHT0);
 		}
-		r->data[2 * i] = entry ? entry[0] : 0;
-		r->data[2 * i + 1] = entry ? entry[1] : 0;
+		mad_set(e, VLA_RESERVED0, 0);
+		mad_set(e, VLA_VL0, entry ? entry[SIM_VLARB_VL] : 0);
+		mad_set(e, VLA_WEIGHT0, entry ? entry[SIM_VLARB_WEIGHT] : 0);
 	}
 	if (r->set)
 		node_changed(r);
@@ -470,15 +530,16 @@ static int sm_info(struct sma_request *r)
 	struct sim_port *p = sim_mgmt_port(r->node, r->in_port);
 
 	/* Only a port running an SM has SMInfo; elsewhere it is not supported. */
-	if (!(p->capmask & SIM_CAP_IS_SM))
+	if (!(p->capmask & PORT_CAP_IS_SM))
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->set)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	memset(r->data, 0, SMP_DATA_SIZE);
-	put_be64(r->data + 0, s->guid);
-	put_be64(r->data + 8, r->hide_m_key ? 0 : s->sm_key);
-	put_be32(r->data + 16, s->act_count);
-	r->data[20] = (uint8_t)(s->priority << 4 | s->state);
+	mad_set(r->data, SMI_GUID, s->guid);
+	mad_set(r->data, SMI_SM_KEY, r->hide_m_key ? 0 : s->sm_key);
+	mad_set(r->data, SMI_ACT_COUNT, s->act_count);
+	mad_set(r->data, SMI_PRIORITY, s->priority);
+	mad_set(r->data, SMI_SM_STATE, s->state);
 	return SMA_REPLY;
 }
 
@@ -489,11 +550,11 @@ static int led_info(struct sma_request *r)
 	if (!p)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
-		p->led = r->data[0] >> 7;
+		p->led = (uint8_t)mad_get(r->data, LED_MASK);
 		node_changed(r);
 	}
 	memset(r->data, 0, SMP_DATA_SIZE);
-	r->data[0] = (uint8_t)(p->led << 7);
+	mad_set(r->data, LED_MASK, p->led);
 	return SMA_REPLY;
 }
 
@@ -515,7 +576,7 @@ static int m_key_check(struct sma_request *r, const uint8_t *mad)
 		r->hide_m_key = m->m_key_protect == 1;
 		return 0;
 	}
-	if (m->m_key_violations < 0xffff)
+	if (m->m_key_violations < UINT16_MAX)
 		m->m_key_violations++;
 	return -1;
 }
@@ -575,6 +636,6 @@ int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_por
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
 	set_status(mad, (uint16_t)status);
 	if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE)
-		mad[MAD_OFF_STATUS] |= UMAD_SMP_DIRECTION >> 8;
+		put_be16(mad + MAD_OFF_STATUS, (uint16_t)(mad_status(mad) | UMAD_SMP_DIRECTION));
 	return 1;
 }

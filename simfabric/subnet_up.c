@@ -30,9 +30,9 @@
 #define PHY_ERRORS_THRESHOLD	8
 #define OVERRUN_THRESHOLD	8
 #define VLARB_WEIGHT		64	/* in 64-byte units: one 4 KiB packet per turn */
-/* PortInfo's partition enforcement bits (inbound, outbound) on switch ports to end nodes. */
-#define PARTITION_ENFORCE_IN_OUT	0xc
-#define LMC_MAX			7
+/* PortInfo's partition enforcement bits on switch ports to end nodes. */
+#define PARTITION_ENFORCE_IN_OUT	(PORT_ENFORCE_INBOUND | PORT_ENFORCE_OUTBOUND)
+#define LMC_MAX			((1u << MAD_FIELD_BITS(PI_LMC)) - 1)
 
 #define HOPS_UNREACHABLE	0xff
 
@@ -67,12 +67,12 @@ struct sim_port *sim_subnet_master(const struct sim_fabric *f)
 		if (n->sminfo.state != SM_STATE_MASTER)
 			continue;
 		if (n->type == NODE_TYPE_SWITCH) {
-			if (n->ports[0].capmask & SIM_CAP_IS_SM)
+			if (n->ports[0].capmask & PORT_CAP_IS_SM)
 				return &n->ports[0];
 			continue;
 		}
 		for (p = 1; p <= n->num_ports; p++)
-			if (n->ports[p].guid == n->sminfo.guid && (n->ports[p].capmask & SIM_CAP_IS_SM))
+			if (n->ports[p].guid == n->sminfo.guid && (n->ports[p].capmask & PORT_CAP_IS_SM))
 				return &n->ports[p];
 	}
 	return NULL;
@@ -330,7 +330,7 @@ static int set_vl_tables(struct sim_port *p, int with_vlarb)
 {
 	unsigned vls = data_vls(p->op_vls), sl, i, low;
 
-	for (sl = 0; sl < 16; sl++)
+	for (sl = 0; sl < SL2VL_SLS; sl++)
 		p->sl2vl[sl] = (uint8_t)(sl % vls);
 	if (!with_vlarb)
 		return 0;
@@ -344,8 +344,8 @@ static int set_vl_tables(struct sim_port *p, int with_vlarb)
 	/* Low-priority blocks 1 and 2 hold entries 0-63; the port uses the first vl_arb_low_cap. */
 	low = vls < p->vl_arb_low_cap ? vls : p->vl_arb_low_cap;
 	for (i = 0; i < low; i++) {
-		p->vlarb[i / 32][i % 32][0] = (uint8_t)i;
-		p->vlarb[i / 32][i % 32][1] = VLARB_WEIGHT;
+		p->vlarb[i / VL_ARB_PER_BLOCK][i % VL_ARB_PER_BLOCK][SIM_VLARB_VL] = (uint8_t)i;
+		p->vlarb[i / VL_ARB_PER_BLOCK][i % VL_ARB_PER_BLOCK][SIM_VLARB_WEIGHT] = VLARB_WEIGHT;
 	}
 	p->vl_high_limit = 0;
 	return 0;
@@ -452,7 +452,7 @@ static int sweep_apply(struct sweep *s, struct sim_port *sm_port, int fresh,
 	if (fresh) {
 		struct sim_sminfo *sm = &sm_port->node->sminfo;
 
-		sm_mgmt->capmask |= SIM_CAP_IS_SM;
+		sm_mgmt->capmask |= PORT_CAP_IS_SM;
 		sm->guid = sm_mgmt->guid;
 		sm->sm_key = 0;
 		sm->act_count = 0;
@@ -939,7 +939,7 @@ static int route_switch(const struct sw_graph *g, const struct dests *d, const u
 	const uint8_t *row = hops + s * g->n;
 	uint32_t first = g->link_start[s], deg = g->link_start[s + 1] - first, k;
 	uint32_t nn = g->nbr_start[s + 1] - g->nbr_start[s], j, n_classes = 0, c;
-	uint32_t len = (d->top + SIM_LFT_BLOCK) / SIM_LFT_BLOCK * SIM_LFT_BLOCK;
+	uint32_t len = (d->top + LFT_PER_BLOCK) / LFT_PER_BLOCK * LFT_PER_BLOCK;
 	size_t t, i;
 
 	/* The table exactly as long as LinearFDBTop needs (one allocated whole is cut down). */
@@ -1075,8 +1075,10 @@ int sim_subnet_bring_up_with(struct sim_fabric *f, struct sim_port *sm_port,
 		set_error(errors, "the SM port must be a CA or router port, or a switch's port 0");
 		return -EINVAL;
 	}
-	if (opt->lmc > LMC_MAX || opt->sm_sl > 15 || opt->sm_priority > 15) {
-		set_error(errors, "LMC 0..%d, SM SL and priority 0..15", LMC_MAX);
+	if (opt->lmc > (int)LMC_MAX || opt->sm_sl > mad_field_max(PI_MASTER_SM_SL) ||
+	    opt->sm_priority > mad_field_max(SMI_PRIORITY)) {
+		set_error(errors, "LMC 0..%u, SM SL and priority 0..%u", LMC_MAX,
+			  (unsigned)mad_field_max(PI_MASTER_SM_SL));
 		return -EINVAL;
 	}
 	r = sweep(f, sm_port, 1, opt, errors);

@@ -303,11 +303,11 @@ static const char *node_file(struct parser *p, struct sim_node *n)
 static int width_mask_for_lanes(unsigned lanes, uint8_t *mask)
 {
 	switch (lanes) {
-	case 1: *mask = SIM_WIDTH_1X; return 0;
-	case 2: *mask = SIM_WIDTH_2X; return 0;
-	case 4: *mask = SIM_WIDTH_1X | SIM_WIDTH_4X; return 0;
-	case 8: *mask = SIM_WIDTH_8X; return 0;
-	case 12: *mask = SIM_WIDTH_1X | SIM_WIDTH_4X | SIM_WIDTH_12X; return 0;
+	case 1: *mask = LINK_WIDTH_1X; return 0;
+	case 2: *mask = LINK_WIDTH_2X; return 0;
+	case 4: *mask = LINK_WIDTH_1X | LINK_WIDTH_4X; return 0;
+	case 8: *mask = LINK_WIDTH_8X; return 0;
+	case 12: *mask = LINK_WIDTH_1X | LINK_WIDTH_4X | LINK_WIDTH_12X; return 0;
 	default: return -1;
 	}
 }
@@ -315,9 +315,14 @@ static int width_mask_for_lanes(unsigned lanes, uint8_t *mask)
 /* Speeds enabled for a named rate, every lower one included (as ibsim reads them). */
 static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
 {
+	enum {
+		SDR = LINK_SPEED_SDR, DDR = SDR | LINK_SPEED_DDR, QDR = DDR | LINK_SPEED_QDR,
+		FDR = LINK_SPEED_EXT_FDR, EDR = FDR | LINK_SPEED_EXT_EDR,
+		HDR = EDR | LINK_SPEED_EXT_HDR, NDR = HDR | LINK_SPEED_EXT_NDR,
+	};
 	static const struct { const char *name; uint8_t speed, ext; } rates[] = {
-		{ "SDR", 0x1, 0 }, { "DDR", 0x3, 0 }, { "QDR", 0x7, 0 }, { "FDR10", 0x7, 0 },
-		{ "FDR", 0x7, 0x1 }, { "EDR", 0x7, 0x3 }, { "HDR", 0x7, 0x7 }, { "NDR", 0x7, 0xf },
+		{ "SDR", SDR, 0 }, { "DDR", DDR, 0 }, { "QDR", QDR, 0 }, { "FDR10", QDR, 0 },
+		{ "FDR", QDR, FDR }, { "EDR", QDR, EDR }, { "HDR", QDR, HDR }, { "NDR", QDR, NDR },
 	};
 	size_t i;
 
@@ -663,7 +668,7 @@ static int parse_port_option(struct parser *p, const char *file, unsigned line,
 			return -1;
 		}
 		/* As in ibsim, 0 means QDR. */
-		port->speed_enabled = v ? (uint8_t)v : SIM_SPEED_QDR;
+		port->speed_enabled = v ? (uint8_t)v : LINK_SPEED_QDR;
 		port->speed_supported |= port->speed_enabled;
 		return 0;
 	case 'e':
@@ -1010,7 +1015,7 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 	} else if (starts_with_key(s, "speed")) {
 		v = p->speed;
 		parse_value(p, file, line, s, 5, 7, &v);
-		p->speed = v ? (uint8_t)v : SIM_SPEED_QDR;
+		p->speed = v ? (uint8_t)v : LINK_SPEED_QDR;
 	} else if (starts_with_key(s, "extspeed")) {
 		v = p->ext;
 		parse_value(p, file, line, s, 8, 15, &v);
@@ -1475,8 +1480,8 @@ static void parser_init(struct parser *p, const struct sim_topology_options *opt
 	p->guid_base[NODE_TYPE_CA] = p->guid_next[NODE_TYPE_CA] = 0x100000;
 	p->guid_base[NODE_TYPE_SWITCH] = p->guid_next[NODE_TYPE_SWITCH] = 0x200000;
 	p->guid_base[NODE_TYPE_ROUTER] = p->guid_next[NODE_TYPE_ROUTER] = 0x300000;
-	p->width = SIM_WIDTH_1X | SIM_WIDTH_4X;
-	p->speed = SIM_SPEED_SDR;
+	p->width = LINK_WIDTH_1X | LINK_WIDTH_4X;
+	p->speed = LINK_SPEED_SDR;
 }
 
 static struct sim_fabric *parser_finish(struct parser *p, char **errors)

@@ -8,3 +8,10 @@ EXTRA_DIST += tests/header_compat.sh
 # The wire format spelled once (libumad/mad_wire.h): no bare offsets or protocol numbers elsewhere.
 TESTS += tests/wire_vocabulary.sh
 EXTRA_DIST += tests/wire_vocabulary.sh
+
+# The attribute and record layouts (libumad/mad_layout.h) and their accessors.
+check_PROGRAMS += tests/test_mad_layout
+TESTS += tests/test_mad_layout
+tests_test_mad_layout_SOURCES = tests/test_mad_layout.c
+tests_test_mad_layout_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_mad_layout_LDADD = $(CMOCKA_LIBS)

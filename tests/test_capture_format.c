@@ -28,6 +28,9 @@
 #include "pcap/pcapng_reader.h"
 #include "tests/child.h"
 
+/* NodeInfo:NodeType in the SMP data, spelled here as the IBA lays it out. */
+#define NODEINFO_OFF_NODE_TYPE	2
+
 /* DR SubnGet(NodeInfo) from LID 1 to the permissive LID, initial path [0, 1], TID 0x100001234. */
 static void dr_get_nodeinfo(uint8_t mad[MAD_SIZE], struct ib_user_mad *hdr)
 {

@@ -51,6 +51,12 @@
 #include "tests/arena_lock.h"
 #include "tests/child.h"
 
+/* Fields of the SMP data, spelled here as the IBA lays them out. */
+#define NODEINFO_OFF_NODE_TYPE	2
+#define PORTINFO_OFF_LID	16
+#define PORTINFO_OFF_STATE	32	/* LinkSpeedSupported:4 PortState:4 */
+#define PORTINFO_OFF_PHYS_STATE	33	/* PortPhysicalState:4 LinkDownDefaultState:4 */
+
 static struct fabric_server *new_server(void)
 {
 	struct fabric_server_options o = { .builtin_sm = 1 };

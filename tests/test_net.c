@@ -5,7 +5,8 @@
  * the built-in SM, from Hca1 port 1, the PMA, the SA and a program's agent
  * (the endpoint) take requests on QP1 with the well-known Q_Key alone; sent
  * to QP 0, 2 or any other, or with another Q_Key, a request or a response
- * reaches no one and is counted lost.
+ * reaches no one and is counted lost; nor one whose P_Key the receiving
+ * port's table does not take (another partition, or two limited members).
  */
 #include "config.h"
 
@@ -25,6 +26,7 @@
 #include "simfabric/topology.h"
 
 #define PING_CLASS	0x32		/* a vendor class (range 2), as ibping's */
+#define PMA_OFF_PORT_SELECT	1	/* PortCounters:PortSelect in the attribute data */
 
 /* What the endpoint (a program's agents at the attached ports) was given. */
 static struct {
@@ -105,12 +107,13 @@ static void sa_get(void)
 	gmp(UMAD_CLASS_SUBN_ADM, UMAD_SA_CLASS_VERSION, UMAD_METHOD_GET, UMAD_ATTR_CLASS_PORT_INFO);
 }
 
-/* Send fx.mad from Hca1 port 1 to dlid, QP dqpn, with qkey; how it ended. */
-static enum sim_net_result send_to(uint16_t dlid, uint32_t dqpn, uint32_t qkey)
+/* Send fx.mad from Hca1 port 1 to dlid, QP dqpn, with qkey and pkey; how it ended. */
+static enum sim_net_result send_with_pkey(uint16_t dlid, uint32_t dqpn, uint32_t qkey,
+					  uint16_t pkey)
 {
 	struct sim_net_msg m = {
 		.port = fx.from, .slid = fx.from->lid, .dlid = dlid,
-		.sqpn = QP1_GSI, .dqpn = dqpn, .qkey = qkey, .pkey = PKEY_DEFAULT,
+		.sqpn = QP1_GSI, .dqpn = dqpn, .qkey = qkey, .pkey = pkey,
 		.data = fx.mad, .len = MAD_SIZE,
 	};
 	struct sim_net_reply reply;
@@ -118,6 +121,11 @@ static enum sim_net_result send_to(uint16_t dlid, uint32_t dqpn, uint32_t qkey)
 
 	sim_net_reply_release(&reply);
 	return r;
+}
+
+static enum sim_net_result send_to(uint16_t dlid, uint32_t dqpn, uint32_t qkey)
+{
+	return send_with_pkey(dlid, dqpn, qkey, PKEY_DEFAULT);
 }
 
 static const uint32_t other_qps[] = { 2, 3, 0x10, 0x123456, 0xffffff };
@@ -200,10 +208,55 @@ static void test_program_agents_on_qp1_only(void **state)
 	}
 }
 
+/*
+ * The receiver's P_Key check: Hca3 holds partition 1 as a limited member
+ * and partition 2 as a full one; a request gets in when its P_Key names one
+ * of them and the two are not both limited, and is counted a violation
+ * otherwise.  The P_Key index a receiver reports is that of the partition.
+ */
+static void test_receiver_takes_the_partition(void **state)
+{
+	static const struct {
+		uint16_t pkey;
+		int taken;
+	} cases[] = {
+		{ 0x8001, 1 }, { 0x0001, 0 }, { 0x8002, 1 }, { 0x0002, 1 },
+		{ 0x8003, 0 }, { 0x0000, 0 }, { 0x8000, 0 }, { 0xffff, 0 },
+	};
+	struct sim_port *hca3 = port_of("Hca3", 1);
+	uint64_t lost;
+	uint16_t violations;
+	size_t i;
+
+	(void)state;
+	hca3->pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(uint16_t));
+	assert_non_null(hca3->pkeys);
+	hca3->pkeys[3] = 0x0001;
+	hca3->pkeys[5] = 0x8002;
+	/* Hca1 a full member of both, so that the answers come back. */
+	fx.from->pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(uint16_t));
+	assert_non_null(fx.from->pkeys);
+	fx.from->pkeys[0] = 0x8001;
+	fx.from->pkeys[1] = 0x8002;
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		lost = fx.net.lost_pkey;
+		violations = hca3->p_key_violations;
+		pma_get();
+		assert_int_equal(send_with_pkey(fx.hca3_lid, QP1_GSI, UMAD_QKEY, cases[i].pkey),
+				 cases[i].taken ? SIM_NET_ANSWERED : SIM_NET_LOST);
+		assert_int_equal(fx.net.lost_pkey, lost + !cases[i].taken);
+		assert_int_equal(hca3->p_key_violations, violations + !cases[i].taken);
+	}
+	assert_int_equal(sim_port_pkey_index(hca3, 0x8001), 3);
+	assert_int_equal(sim_port_pkey_index(hca3, 0x0002), 5);
+	assert_int_equal(sim_port_pkey_index(hca3, 0xffff), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_pma_on_qp1_only, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_receiver_takes_the_partition, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_sa_on_qp1_only, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_qp1_needs_its_qkey, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_program_agents_on_qp1_only, setup, teardown),

@@ -32,6 +32,15 @@
 #define SA_KEY		0x5a5a
 #define MAX_HOOK	16
 
+/* The Notice attribute, spelled here as the IBA lays it out. */
+#define NOTICE_OFF_GENERIC_TYPE	0	/* IsGeneric:1 Type:7 */
+#define NOTICE_OFF_PRODUCER	1	/* ProducerType:24 */
+#define NOTICE_OFF_TRAP_NUM	4
+#define NOTICE_OFF_ISSUER_LID	6
+#define NOTICE_OFF_DETAILS	10	/* DataDetails */
+#define NOTICE_OFF_ISSUER_GID	64
+#define NOTICE_GENERIC		0x80
+
 struct hook_call {
 	uint16_t mlid;
 	size_t n;
@@ -93,7 +102,7 @@ static struct sim_node *add(enum node_type type, const char *name, unsigned port
 
 		p->guid = type == NODE_TYPE_SWITCH ? guid : guid + i;
 		/* 4x QDR wherever both ends allow it. */
-		p->speed_supported = p->speed_enabled = SIM_SPEED_SDR | SIM_SPEED_QDR;
+		p->speed_supported = p->speed_enabled = LINK_SPEED_SDR | LINK_SPEED_QDR;
 	}
 	return n;
 }
@@ -133,7 +142,7 @@ static int setup(void **state)
 	/* The middle link: 1x only, MTU 1024 at one end. */
 	a = &fx->sw1->ports[2];
 	b = &fx->sw2->ports[1];
-	b->width_enabled = SIM_WIDTH_1X;
+	b->width_enabled = LINK_WIDTH_1X;
 	b->mtu_cap = SA_MTU_1024;
 	assert_int_equal(sim_fabric_link(&fx->ha->ports[1], &fx->sw1->ports[1]), 0);
 	assert_int_equal(sim_fabric_link(a, b), 0);
@@ -157,7 +166,7 @@ static int setup(void **state)
 	route(fx->sw2, 0x21, 2);
 	route(fx->sw2, 0x30, 1);
 	/* The SM at HcaA. */
-	fx->ha->ports[1].capmask |= SIM_CAP_IS_SM;
+	fx->ha->ports[1].capmask |= PORT_CAP_IS_SM;
 	fx->ha->sminfo.guid = fx->ha->ports[1].guid;
 	fx->ha->sminfo.sm_key = SA_KEY;
 	fx->ha->sminfo.priority = 5;
@@ -430,8 +439,8 @@ static void test_port_info_records(void **state)
 	assert_int_equal(get_be16(r), 1);
 	assert_int_equal(r[2], 2);
 	assert_int_equal(get_be16(r + 4 + 16), 1);		/* PortInfo:LID, the switch's */
-	assert_int_equal(r[4 + 31], SIM_WIDTH_1X);		/* LinkWidthActive */
-	assert_int_equal(r[4 + 35] >> 4, SIM_SPEED_QDR);	/* LinkSpeedActive */
+	assert_int_equal(r[4 + 31], LINK_WIDTH_1X);		/* LinkWidthActive */
+	assert_int_equal(r[4 + 35] >> 4, LINK_SPEED_QDR);	/* LinkSpeedActive */
 	assert_int_equal(r[4 + 36] >> 4, SA_MTU_1024);		/* NeighborMTU */
 	assert_int_equal(r[4 + 28], 2);				/* LocalPortNum */
 	/* HcaB by its second LID. */
@@ -443,7 +452,7 @@ static void test_port_info_records(void **state)
 
 	/* CapabilityMask: the value itself, or (modifier bit 31) the bits given all set. */
 	memset(rec, 0, sizeof(rec));
-	put_be32(rec + 4 + 20, SIM_CAP_IS_SM);
+	put_be32(rec + 4 + 20, PORT_CAP_IS_SM);
 	assert_int_equal(table(UMAD_SA_ATTR_PORT_INFO_REC, SA_PIR_COMP_CAP_MASK, rec,
 			       SA_PORT_INFO_REC_SIZE), 0);
 	request(UMAD_SA_METHOD_GET_TABLE, UMAD_SA_ATTR_PORT_INFO_REC, SA_PIR_COMP_CAP_MASK);
@@ -486,7 +495,7 @@ static void test_sm_info_records(void **state)
 	assert_int_equal(table(UMAD_SA_ATTR_SM_INFO_REC, SA_NR_COMP_LID, rec, SA_SM_INFO_REC_SIZE), 1);
 	assert_int_equal(get_be64(record(0, SA_SM_INFO_REC_SIZE) + 12), SA_KEY);
 	/* Another port claiming IsSM is another SM. */
-	fx->sw2->ports[0].capmask |= SIM_CAP_IS_SM;
+	fx->sw2->ports[0].capmask |= PORT_CAP_IS_SM;
 	fx->sw2->sminfo.state = 1;
 	assert_int_equal(table(UMAD_SA_ATTR_SM_INFO_REC, 0, NULL, SA_SM_INFO_REC_SIZE), 2);
 	assert_int_equal(get_be16(record(0, SA_SM_INFO_REC_SIZE)), 0x10);
@@ -978,8 +987,8 @@ static void test_mcast_proxy_and_caps(void **state)
 	assert_int_equal(member(UMAD_SA_METHOD_DELETE, mgid, &fx->hb->ports[1],
 				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_c), 0);
 	/* A port slower than the group cannot join it. */
-	fx->hc->ports[1].width_active = SIM_WIDTH_1X;
-	fx->hc->ports[1].speed_active = SIM_SPEED_SDR;
+	fx->hc->ports[1].width_active = LINK_WIDTH_1X;
+	fx->hc->ports[1].speed_active = LINK_SPEED_SDR;
 	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
 				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_c),
 			 UMAD_SA_STATUS_REQ_INVALID << 8);

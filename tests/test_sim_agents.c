@@ -520,6 +520,7 @@ static void test_multicast(void **state)
 /* --- the PMA counts this process's MADs -------------------------------------------------- */
 
 #define PC_OFF_XMIT_PKTS	32	/* PortCounters:PortXmitPkts, 32 bits */
+#define PMA_OFF_PORT_SELECT	1	/* PortCounters:PortSelect */
 
 static uint32_t own_xmit_pkts(int agent, uint32_t tid)
 {

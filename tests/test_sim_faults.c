@@ -836,8 +836,8 @@ static void test_inform_report(void **state)
 	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sa);
 	assert_int_equal(mad_method(mad), UMAD_METHOD_REPORT);
 	assert_int_equal(mad_attr_id(mad), UMAD_ATTR_NOTICE);
-	assert_int_equal(get_be16(mad + SA_HDR_END + NOTICE_OFF_TRAP_NUM), TRAP_LINK_STATE_CHANGE);
-	assert_int_equal(get_be24(mad + SA_HDR_END + NOTICE_OFF_PRODUCER), NOTICE_PRODUCER_SWITCH);
+	assert_int_equal(mad_get(mad + SA_HDR_END, NTC_TRAP_NUMBER), TRAP_LINK_STATE_CHANGE);
+	assert_int_equal(mad_get(mad + SA_HDR_END, NTC_PRODUCER_TYPE), NOTICE_PRODUCER_SWITCH);
 	assert_int_equal(umad_sim_link_up("Hca4", 1), 0);
 	len = MAD_SIZE;
 	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sa);	/* and its return */
@@ -850,7 +850,7 @@ static void repress(int sm_agent, struct msg *trap)
 	struct msg r;
 
 	memcpy(r.buf, trap->buf, sizeof(r.buf));
-	umad_set_addr(r.buf, get_be16(mad_of(trap) + SMP_OFF_DATA + NOTICE_OFF_ISSUER_LID), QP0_SMI,
+	umad_set_addr(r.buf, mad_get(mad_of(trap) + SMP_OFF_DATA, NTC_ISSUER_LID), QP0_SMI,
 		      0, 0);
 	mad_of(&r)[MAD_OFF_METHOD] = UMAD_METHOD_TRAP_REPRESS;
 	assert_int_equal(umad_send(portid, sm_agent, r.buf, MAD_SIZE, 0, 0), 0);
@@ -879,12 +879,12 @@ static void test_trap_to_sm_agent(void **state)
 	notice = mad_of(&m) + SMP_OFF_DATA;
 	assert_int_equal(mad_method(mad_of(&m)), UMAD_METHOD_TRAP);
 	assert_int_equal(mad_attr_id(mad_of(&m)), UMAD_ATTR_NOTICE);
-	assert_int_equal(get_be16(notice + NOTICE_OFF_TRAP_NUM), TRAP_LINK_STATE_CHANGE);
-	assert_int_equal(notice[NOTICE_OFF_GENERIC_TYPE] & NOTICE_GENERIC, NOTICE_GENERIC);
-	assert_int_equal(get_be24(notice + NOTICE_OFF_PRODUCER), NOTICE_PRODUCER_SWITCH);
-	assert_true(get_be16(notice + NOTICE_OFF_ISSUER_LID) != 0);
-	assert_int_equal(get_be16(notice + NOTICE_OFF_DETAILS + TRAP128_OFF_LID),
-			 get_be16(notice + NOTICE_OFF_ISSUER_LID));
+	assert_int_equal(mad_get(notice, NTC_TRAP_NUMBER), TRAP_LINK_STATE_CHANGE);
+	assert_int_equal(mad_get(notice, NTC_IS_GENERIC), 1);
+	assert_int_equal(mad_get(notice, NTC_PRODUCER_TYPE), NOTICE_PRODUCER_SWITCH);
+	assert_true(mad_get(notice, NTC_ISSUER_LID) != 0);
+	assert_int_equal(get_be16(MAD_AT(notice, NTC_DATA_DETAILS) + TRAP128_OFF_LID),
+			 mad_get(notice, NTC_ISSUER_LID));
 	repress(sm_agent, &m);
 
 	/* An injected trap 129 names the port. */
@@ -892,8 +892,8 @@ static void test_trap_to_sm_agent(void **state)
 	len = MAD_SIZE;
 	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sm_agent);
 	notice = mad_of(&m) + SMP_OFF_DATA;
-	assert_int_equal(get_be16(notice + NOTICE_OFF_TRAP_NUM), TRAP_LINK_INTEGRITY);
-	assert_int_equal(notice[NOTICE_OFF_DETAILS + TRAP129_OFF_PORT], 3);
+	assert_int_equal(mad_get(notice, NTC_TRAP_NUMBER), TRAP_LINK_INTEGRITY);
+	assert_int_equal(MAD_AT(notice, NTC_DATA_DETAILS)[TRAP129_OFF_PORT], 3);
 
 	/* Not repressed, the trap comes again (same TID) once its time is up and we talk. */
 	{
@@ -915,7 +915,7 @@ static void test_trap_to_sm_agent(void **state)
 			assert_int_equal(got, sm_agent);
 			traps++;
 			assert_memory_equal(mad_of(&r) + MAD_OFF_TID, tid, MAD_TID_SIZE);
-			assert_int_equal(get_be16(mad_of(&r) + SMP_OFF_DATA + NOTICE_OFF_TRAP_NUM),
+			assert_int_equal(mad_get(mad_of(&r) + SMP_OFF_DATA, NTC_TRAP_NUMBER),
 					 TRAP_LINK_INTEGRITY);
 			repress(sm_agent, &r);
 		}
@@ -957,14 +957,15 @@ static void expect_trap144(int sm_agent, uint16_t lid, uint32_t capmask)
 
 	assert_int_equal(umad_recv(portid, m.buf, &len, 1000), sm_agent);
 	notice = mad_of(&m) + SMP_OFF_DATA;
-	details = notice + NOTICE_OFF_DETAILS;
+	details = MAD_AT(notice, NTC_DATA_DETAILS);
 	assert_int_equal(mad_class(mad_of(&m)), UMAD_CLASS_SUBN_LID_ROUTED);
 	assert_int_equal(mad_method(mad_of(&m)), UMAD_METHOD_TRAP);
 	assert_int_equal(mad_attr_id(mad_of(&m)), UMAD_ATTR_NOTICE);
-	assert_int_equal(notice[NOTICE_OFF_GENERIC_TYPE], NOTICE_GENERIC | NOTICE_TYPE_INFO);
-	assert_int_equal(get_be24(notice + NOTICE_OFF_PRODUCER), NOTICE_PRODUCER_CA);
-	assert_int_equal(get_be16(notice + NOTICE_OFF_TRAP_NUM), TRAP_CAPABILITY_CHANGE);
-	assert_int_equal(get_be16(notice + NOTICE_OFF_ISSUER_LID), lid);
+	assert_int_equal(mad_get(notice, NTC_IS_GENERIC), 1);
+	assert_int_equal(mad_get(notice, NTC_TYPE), NOTICE_TYPE_INFO);
+	assert_int_equal(mad_get(notice, NTC_PRODUCER_TYPE), NOTICE_PRODUCER_CA);
+	assert_int_equal(mad_get(notice, NTC_TRAP_NUMBER), TRAP_CAPABILITY_CHANGE);
+	assert_int_equal(mad_get(notice, NTC_ISSUER_LID), lid);
 	assert_int_equal(get_be16(details + TRAP144_OFF_LID), lid);
 	assert_int_equal(get_be32(details + TRAP144_OFF_CAPMASK), capmask);
 	/* The capability mask itself changed, nothing else of the node. */

@@ -222,8 +222,8 @@ static void test_port_info_get(void **state)
 	assert_int_equal(pi[28], 1);			/* LocalPortNum */
 	assert_int_equal(pi[32] & 0xf, PORT_STATE_INIT);
 	assert_int_equal(pi[33] >> 4, PHYS_STATE_LINKUP);
-	assert_int_equal(pi[31], SIM_WIDTH_4X);		/* LinkWidthActive */
-	assert_int_equal(pi[35] >> 4, SIM_SPEED_SDR);	/* LinkSpeedActive */
+	assert_int_equal(pi[31], LINK_WIDTH_4X);		/* LinkWidthActive */
+	assert_int_equal(pi[35] >> 4, LINK_SPEED_SDR);	/* LinkSpeedActive */
 	assert_int_equal(pi[41] & 0xf, 5);		/* MTUCap 4096 */
 	/* Port 2 of the host is not cabled. */
 	get_port_info("", 2, pi);
@@ -287,16 +287,16 @@ static void test_port_info_set(void **state)
 	assert_int_equal(node("Switch1")->ports[5].lid, 0);
 	/* Rates: enable 1x only on the host port; the link retrains at 1x at both ends. */
 	port_info_for_set("", 0, pi);
-	pi[29] = SIM_WIDTH_1X;
+	pi[29] = LINK_WIDTH_1X;
 	assert_int_equal(set_port_info("", 0, pi), 0);
 	get_port_info("", 0, back);
-	assert_int_equal(back[29], SIM_WIDTH_1X);
-	assert_int_equal(back[31], SIM_WIDTH_1X);
-	assert_int_equal(node("Switch1")->ports[1].width_active, SIM_WIDTH_1X);
+	assert_int_equal(back[29], LINK_WIDTH_1X);
+	assert_int_equal(back[31], LINK_WIDTH_1X);
+	assert_int_equal(node("Switch1")->ports[1].width_active, LINK_WIDTH_1X);
 	/* 0xff: enable everything supported. */
 	pi[29] = 0xff;
 	assert_int_equal(set_port_info("", 0, pi), 0);
-	assert_int_equal(fx->host->width_active, SIM_WIDTH_4X);
+	assert_int_equal(fx->host->width_active, LINK_WIDTH_4X);
 }
 
 static void test_port_info_set_invalid(void **state)
@@ -646,7 +646,7 @@ static void test_sm_info(void **state)
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SM_INFO, 0, "");
 	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
 	/* With IsSM: the SM's GUID, priority and state; its SM_Key hidden from a wrong M_Key. */
-	fx->host->capmask |= SIM_CAP_IS_SM;
+	fx->host->capmask |= PORT_CAP_IS_SM;
 	hca->sminfo.guid = 0x100001;
 	hca->sminfo.sm_key = 0x5555;
 	hca->sminfo.act_count = 42;

@@ -426,13 +426,13 @@ static void test_default_fabric(void **state)
 	assert_int_equal(port_of(f, "Hca1", 2)->lid, 0);
 	assert_int_equal(port_of(f, "Hca1", 2)->state, PORT_STATE_DOWN);
 	check_ports_up(f, 3);
-	assert_true(sm->capmask & SIM_CAP_IS_SM);
-	assert_false(port_of(f, "Hca2", 1)->capmask & SIM_CAP_IS_SM);
+	assert_true(sm->capmask & PORT_CAP_IS_SM);
+	assert_false(port_of(f, "Hca2", 1)->capmask & PORT_CAP_IS_SM);
 	assert_int_equal(node(f, "Hca1")->sminfo.state, SM_STATE_MASTER_VALUE);
 	assert_int_equal(node(f, "Hca1")->sminfo.guid, sm->guid);
 	assert_ptr_equal(sim_subnet_master(f), sm);
 	assert_int_equal(node(f, "Switch1")->sw->lft_top, 6);
-	assert_int_equal(node(f, "Switch1")->sw->lft_len, SIM_LFT_BLOCK);
+	assert_int_equal(node(f, "Switch1")->sw->lft_len, LFT_PER_BLOCK);
 	/* The LID index follows: LID 5 is Hca3's port 1. */
 	{
 		uint8_t num = 0;
@@ -784,7 +784,7 @@ static void test_min_hop_routes(void **state)
 	bring_up(f, port_of(f, "C1_1", 0));
 	assert_int_equal(check_lids_unique(f), 20 + 16);
 	check_ports_up(f, port_of(f, "C1_1", 0)->lid);
-	assert_true(port_of(f, "C1_1", 0)->capmask & SIM_CAP_IS_SM);
+	assert_true(port_of(f, "C1_1", 0)->capmask & PORT_CAP_IS_SM);
 	assert_int_equal(node(f, "C1_1")->sminfo.state, SM_STATE_MASTER_VALUE);
 	for (i = 1; i <= 16; i++) {
 		snprintf(name, sizeof(name), "H%u", i);
@@ -1177,7 +1177,7 @@ static void test_lft_blocks(void **state)
 
 	(void)state;
 	bring_up(f, port_of(f, "Hca1", 1));
-	assert_int_equal(sw->sw->lft_len, SIM_LFT_BLOCK);
+	assert_int_equal(sw->sw->lft_len, LFT_PER_BLOCK);
 	/* LinearForwardingTable Set of block 100 (LIDs 6400-6463), directed to Switch1. */
 	memset(mad, 0, sizeof(mad));
 	mad[MAD_OFF_BASE_VERSION] = UMAD_BASE_VERSION;
@@ -1190,19 +1190,19 @@ static void test_lft_blocks(void **state)
 		mad[SMP_OFF_DATA + i] = (uint8_t)(i % 8 + 1);
 	assert_int_equal(sim_sma_process(f, sw, 0, mad, NULL), 1);
 	assert_int_equal(get_be16(mad + MAD_OFF_STATUS), 0);
-	assert_int_equal(sw->sw->lft_len, 101 * SIM_LFT_BLOCK);
+	assert_int_equal(sw->sw->lft_len, 101 * LFT_PER_BLOCK);
 	assert_int_equal(sim_switch_lft_get(sw->sw, 6400 + 9), 2);
 	/* What bring-up wrote is still there; what lies between is no route. */
 	assert_true(sim_switch_lft_get(sw->sw, 5) == 7 || sim_switch_lft_get(sw->sw, 5) == 8);
 	assert_int_equal(sim_switch_lft_get(sw->sw, 100), SIM_LFT_NO_ROUTE);
-	assert_int_equal(sim_switch_lft_get(sw->sw, 101 * SIM_LFT_BLOCK), SIM_LFT_NO_ROUTE);
+	assert_int_equal(sim_switch_lft_get(sw->sw, 101 * LFT_PER_BLOCK), SIM_LFT_NO_ROUTE);
 	/* A Get past the end answers "no route" and allocates nothing. */
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET;
 	put_be32(mad + MAD_OFF_ATTR_MOD, 500);
 	assert_int_equal(sim_sma_process(f, sw, 0, mad, NULL), 1);
 	for (i = 0; i < SMP_DATA_SIZE; i++)
 		assert_int_equal(mad[SMP_OFF_DATA + i], SIM_LFT_NO_ROUTE);
-	assert_int_equal(sw->sw->lft_len, 101 * SIM_LFT_BLOCK);
+	assert_int_equal(sw->sw->lft_len, 101 * LFT_PER_BLOCK);
 	/* The last block LinearFDBCap allows, and none beyond. */
 	assert_int_equal(sim_switch_lft_reserve(sw->sw, SIM_LFT_CAP), 0);
 	assert_int_equal(sw->sw->lft_len, SIM_LFT_CAP);
@@ -1225,7 +1225,7 @@ static void test_lft_blocks(void **state)
 	assert_int_equal(mad[SMP_OFF_DATA + 40000 % SMP_DATA_SIZE], 3);
 	/* Bring-up cuts it down to what LinearFDBTop needs. */
 	bring_up(f, port_of(f, "Hca1", 1));
-	assert_int_equal(sw->sw->lft_len, SIM_LFT_BLOCK);
+	assert_int_equal(sw->sw->lft_len, LFT_PER_BLOCK);
 	assert_int_equal(sim_switch_lft_get(sw->sw, 40000), SIM_LFT_NO_ROUTE);
 	sim_fabric_free(f);
 }

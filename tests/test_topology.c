@@ -92,8 +92,8 @@ static void test_default_fabric(void **state)
 	assert_ptr_equal(hca1->ports[1].peer, &sw1->ports[1]);
 	assert_int_equal(hca1->ports[1].state, PORT_STATE_INIT);
 	assert_int_equal(hca1->ports[1].phys_state, PHYS_STATE_LINKUP);
-	assert_int_equal(hca1->ports[1].width_active, SIM_WIDTH_4X);
-	assert_int_equal(hca1->ports[1].speed_active, SIM_SPEED_SDR);
+	assert_int_equal(hca1->ports[1].width_active, LINK_WIDTH_4X);
+	assert_int_equal(hca1->ports[1].speed_active, LINK_SPEED_SDR);
 	/* An uncabled port stays down. */
 	assert_null(hca1->ports[2].peer);
 	assert_int_equal(hca1->ports[2].state, PORT_STATE_DOWN);
@@ -178,9 +178,9 @@ static void test_ibnetdiscover_output(void **state)
 	assert_int_equal(h1->ports[1].guid, 0x2c90300000002ull);
 	assert_int_equal(h2->ports[2].guid, 0x2c90300000007ull);
 	/* The comment's rate: 4xFDR and 4xEDR links train at those rates. */
-	assert_int_equal(h1->ports[1].width_active, SIM_WIDTH_4X);
-	assert_int_equal(h1->ports[1].ext_active, SIM_EXT_FDR);
-	assert_int_equal(h2->ports[2].ext_active, SIM_EXT_EDR);
+	assert_int_equal(h1->ports[1].width_active, LINK_WIDTH_4X);
+	assert_int_equal(h1->ports[1].ext_active, LINK_SPEED_EXT_FDR);
+	assert_int_equal(h2->ports[2].ext_active, LINK_SPEED_EXT_EDR);
 	assert_ptr_equal(h2->ports[2].peer, &sw->ports[2]);
 	assert_int_equal(f->n_links, 2);
 	sim_fabric_free(f);
@@ -227,11 +227,11 @@ static void test_globals(void **state)
 	assert_int_equal(c1->vendor_id, 0x1234);
 	assert_int_equal(c2->device_id, 0x42);		/* sticky */
 	/* width=1 speed=2: 1x DDR by default... */
-	assert_int_equal(c1->ports[1].width_active, SIM_WIDTH_1X);
-	assert_int_equal(c1->ports[1].speed_active, SIM_SPEED_DDR);
+	assert_int_equal(c1->ports[1].width_active, LINK_WIDTH_1X);
+	assert_int_equal(c1->ports[1].speed_active, LINK_SPEED_DDR);
 	/* ...and per-port w=/s= masks meet at the best common rate: 4x (w=2 & w=3), QDR. */
-	assert_int_equal(c2->ports[1].width_active, SIM_WIDTH_4X);
-	assert_int_equal(c2->ports[1].speed_active, SIM_SPEED_QDR);
+	assert_int_equal(c2->ports[1].width_active, LINK_WIDTH_4X);
+	assert_int_equal(c2->ports[1].speed_active, LINK_SPEED_QDR);
 	sim_fabric_free(f);
 }
 
