@@ -16,10 +16,10 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "backends/backend.h"
+#include "libumad/base/backend.h"
 #include "internal.h"
 #include "backends/sysfs_reader.h"
-#include "libumad/mad_layout.h"
+#include "libumad/base/mad_layout.h"
 
 /* The kernel's registration requests (include/uapi/rdma/ib_user_mad.h), private as in rdma-core. */
 struct ib_user_mad_reg_req {

@@ -1,4 +1,4 @@
-# The backends (see backends/backend.h).  Each has one row in
+# The backends (see libumad/base/backend.h).  Each has one row in
 # libumad/dispatch.c and its file here: a built-in backend (libc only) in
 # the list linked into libibumad.so.3, a module (backend-NAME.so, loaded
 # from UMAD_MODULE_DIR or $(pkglibdir)) in a block of its own.
@@ -12,7 +12,7 @@ backend_module_ldflags = -module -avoid-version -shared -no-undefined
 # User-space umad ports (open-port table, agents, the kernel's rules), for
 # the backends without a kernel.
 soft_port_sources = backends/soft_port.c backends/soft_port.h \
-	backends/mad_rules.c backends/mad_rules.h \
+	libumad/base/mad_rules.c libumad/base/mad_rules.h \
 	backends/mad_queue.c backends/mad_queue.h
 
 # The replay backend, answering from a capture.
@@ -27,7 +27,7 @@ endif
 # The sim backend: the simulated fabric uses glib.
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
-backend_sim_la_SOURCES = backends/sim.c backends/sim_control.h \
+backend_sim_la_SOURCES = backends/sim.c libumad/base/sim_control.h \
 	backends/sim_shared.c backends/sim_shared.h \
 	backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)

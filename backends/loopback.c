@@ -24,7 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "backends/backend.h"
+#include "libumad/base/backend.h"
 
 #define LOOP_CA "loop0"
 #define LOOP_PORT 1

@@ -31,10 +31,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/backend.h"
+#include "libumad/base/backend.h"
 #include "backends/replay_index.h"
 #include "backends/soft_port.h"
-#include "libumad/mad_layout.h"
+#include "libumad/base/mad_layout.h"
 #include "pcap/capture_meta.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"

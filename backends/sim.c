@@ -40,13 +40,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "backends/backend.h"
+#include "libumad/base/backend.h"
 #include "backends/runtime_dir.h"
-#include "backends/sim_control.h"
+#include "libumad/base/sim_control.h"
 #include "backends/sim_shared.h"
 #include "backends/soft_port.h"
 #include "backends/sysfs_writer.h"
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
@@ -1091,7 +1091,7 @@ static int control_apply(const struct sim_fault_req *rq)
 	return r;
 }
 
-/* Found by libumad-sim with dlsym (backends/sim_control.h). */
+/* Found by libumad-sim with dlsym (libumad/base/sim_control.h). */
 extern const struct umad_sim_control umad_sim_control;
 const struct umad_sim_control umad_sim_control = {
 	.abi = UMAD_SIM_CONTROL_ABI,

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "backends/sim_shared.h"
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fault.h"

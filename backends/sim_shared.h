@@ -19,7 +19,7 @@
 
 #include "backends/soft_port.h"
 #include "simfabric/fabric_proto.h"
-#include "simfabric/fault_req.h"
+#include "libumad/base/fault_req.h"
 
 struct sim_shared_events {
 	/* A MAD for an agent at host port (host, port): the kernel's receive rules decide which. */

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "backends/soft_port.h"
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 
 static void soft_port_recycle(struct soft_port *p);
 

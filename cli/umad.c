@@ -19,7 +19,7 @@
 #include <unistd.h>
 #include <infiniband/umad_str.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 #include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
 #ifdef UMAD_CLI_FABRIC

@@ -17,18 +17,18 @@ pkgconfig_DATA = libumad/libibumad.pc
 noinst_LTLIBRARIES += libumad/libumad-core.la
 libumad_libumad_core_la_SOURCES = \
 	libumad/internal.h \
-	libumad/file_kind.h \
+	libumad/base/file_kind.h \
 	libumad/tap.h \
-	libumad/mad_wire.h \
-	libumad/mad_layout.h \
+	libumad/base/mad_wire.h \
+	libumad/base/mad_layout.h \
 	libumad/dispatch.c \
 	libumad/umad.c \
 	libumad/resolve.c \
 	libumad/device_list.c \
 	libumad/umad_str.c \
 	libumad/dump.c \
-	backends/backend.h \
-	backends/ca_port.h
+	libumad/base/backend.h \
+	libumad/base/ca_port.h
 # The built-in backends join these sources in backends/local.mk.
 libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
 libumad_libumad_core_la_LIBADD =
@@ -50,7 +50,7 @@ if ENABLE_SIM
 # libumad-sim.so.0: faults on the sim backend's fabric, for tests (libc and libdl only).
 umadinclude_HEADERS += libumad/infiniband/umad_sim.h
 lib_LTLIBRARIES += libumad-sim.la
-libumad_sim_la_SOURCES = libumad/umad_sim.c backends/sim_control.h simfabric/fault_req.h
+libumad_sim_la_SOURCES = libumad/umad_sim.c libumad/base/sim_control.h libumad/base/fault_req.h
 libumad_sim_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
 libumad_sim_la_LIBADD = libibumad.la
 libumad_sim_la_LDFLAGS = -version-info 0:0:0 -no-undefined -Wl,-z,defs \

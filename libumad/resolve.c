@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/backend.h"
+#include "libumad/base/backend.h"
 #include "internal.h"
-#include "libumad/mad_layout.h"
+#include "libumad/base/mad_layout.h"
 
 #define PORT_STATE_ACTIVE	4
 #define PHYS_STATE_DISABLED	3

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "capture_file.h"
-#include "libumad/file_kind.h"
+#include "libumad/base/file_kind.h"
 
 static int fail(char *err, size_t errlen, int code, const char *what)
 {

@@ -73,7 +73,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backends/backend.h"
+#include "libumad/base/backend.h"
 #include "simfabric/fabric.h"
 
 #define FP_VERSION		4	/* 4: FP_CONTROL carries a fault request's bytes */

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backends/mad_rules.h"
+#include "libumad/base/mad_rules.h"
 #include "simfabric/arena.h"
 #include "simfabric/describe.h"
 #include "simfabric/fabric_proto.h"

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/describe.h"
 #include "simfabric/fault.h"
@@ -952,23 +952,6 @@ int sim_fault_same(const struct sim_fault_req *a, const struct sim_fault_req *b)
 
 /* --- bytes ------------------------------------------------------------------------------ */
 
-/*
- * The layout: little-endian, so that it means the same on any host.
- *   0 version (u8)   1 up (u8, 0 or 1)   2 zero (u16)   4 op (u32)
- *   8 port (u32)    12 trap (u32)       16 rate (u64, IEEE 754 bits)
- *  24 seed (u64)    32 delay_ns (u64)   40 count (u64)
- *  48 node, NUL-terminated; then counter, NUL-terminated; nothing after
- */
-#define WIRE_OFF_VERSION	0
-#define WIRE_OFF_UP		1
-#define WIRE_OFF_OP		4
-#define WIRE_OFF_PORT		8
-#define WIRE_OFF_TRAP		12
-#define WIRE_OFF_RATE		16
-#define WIRE_OFF_SEED		24
-#define WIRE_OFF_DELAY		32
-#define WIRE_OFF_COUNT		40
-_Static_assert(WIRE_OFF_COUNT + 8 == SIM_FAULT_WIRE_FIXED, "the fixed part of a request's bytes");
 
 static void put_le32(uint8_t *p, uint32_t v)
 {
@@ -1008,16 +991,16 @@ int sim_fault_encode(const struct sim_fault_req *rq, uint8_t *buf, size_t max)
 	if (node == sizeof(rq->node) || counter == sizeof(rq->counter) || len > max)
 		return -EINVAL;
 	memset(buf, 0, SIM_FAULT_WIRE_FIXED);
-	buf[WIRE_OFF_VERSION] = SIM_FAULT_WIRE_VERSION;
-	buf[WIRE_OFF_UP] = rq->up != 0;
-	put_le32(buf + WIRE_OFF_OP, (uint32_t)rq->op);
-	put_le32(buf + WIRE_OFF_PORT, rq->port);
-	put_le32(buf + WIRE_OFF_TRAP, rq->trap);
+	buf[SIM_FAULT_WIRE_OFF_VERSION] = SIM_FAULT_WIRE_VERSION;
+	buf[SIM_FAULT_WIRE_OFF_UP] = rq->up != 0;
+	put_le32(buf + SIM_FAULT_WIRE_OFF_OP, (uint32_t)rq->op);
+	put_le32(buf + SIM_FAULT_WIRE_OFF_PORT, rq->port);
+	put_le32(buf + SIM_FAULT_WIRE_OFF_TRAP, rq->trap);
 	memcpy(&rate, &rq->rate, sizeof(rate));
-	put_le64(buf + WIRE_OFF_RATE, rate);
-	put_le64(buf + WIRE_OFF_SEED, rq->seed);
-	put_le64(buf + WIRE_OFF_DELAY, rq->delay_ns);
-	put_le64(buf + WIRE_OFF_COUNT, rq->count);
+	put_le64(buf + SIM_FAULT_WIRE_OFF_RATE, rate);
+	put_le64(buf + SIM_FAULT_WIRE_OFF_SEED, rq->seed);
+	put_le64(buf + SIM_FAULT_WIRE_OFF_DELAY, rq->delay_ns);
+	put_le64(buf + SIM_FAULT_WIRE_OFF_COUNT, rq->count);
 	memcpy(buf + SIM_FAULT_WIRE_FIXED, rq->node, node + 1);
 	memcpy(buf + SIM_FAULT_WIRE_FIXED + node + 1, rq->counter, counter + 1);
 	return (int)len;
@@ -1047,27 +1030,27 @@ int sim_fault_decode(const uint8_t *buf, size_t len, struct sim_fault_req *rq, c
 	if (len < SIM_FAULT_WIRE_MIN)
 		return refuse(err, max, -EINVAL, "a fault request of %zu bytes, less than its %d",
 			      len, SIM_FAULT_WIRE_MIN);
-	if (buf[WIRE_OFF_VERSION] != SIM_FAULT_WIRE_VERSION)
+	if (buf[SIM_FAULT_WIRE_OFF_VERSION] != SIM_FAULT_WIRE_VERSION)
 		return refuse(err, max, -EINVAL,
 			      "a fault request of version %u; this fabric reads version %u",
-			      buf[WIRE_OFF_VERSION], SIM_FAULT_WIRE_VERSION);
+			      buf[SIM_FAULT_WIRE_OFF_VERSION], SIM_FAULT_WIRE_VERSION);
 	node = wire_name(buf, len, SIM_FAULT_WIRE_FIXED, rq->node, sizeof(rq->node));
 	counter = node ? wire_name(buf, len, SIM_FAULT_WIRE_FIXED + node, rq->counter,
 				   sizeof(rq->counter)) : 0;
 	if (!node || !counter || SIM_FAULT_WIRE_FIXED + node + counter != len ||
-	    buf[WIRE_OFF_UP] > 1 || buf[2] || buf[3]) {
+	    buf[SIM_FAULT_WIRE_OFF_UP] > 1 || buf[SIM_FAULT_WIRE_OFF_PAD] || buf[SIM_FAULT_WIRE_OFF_PAD + 1]) {
 		memset(rq, 0, sizeof(*rq));
 		return refuse(err, max, -EINVAL, "a malformed fault request (%zu bytes)", len);
 	}
-	rq->op = (enum sim_fault_op)get_le32(buf + WIRE_OFF_OP);
-	rq->up = buf[WIRE_OFF_UP];
-	rq->port = get_le32(buf + WIRE_OFF_PORT);
-	rq->trap = get_le32(buf + WIRE_OFF_TRAP);
-	rate = get_le64(buf + WIRE_OFF_RATE);
+	rq->op = (enum sim_fault_op)get_le32(buf + SIM_FAULT_WIRE_OFF_OP);
+	rq->up = buf[SIM_FAULT_WIRE_OFF_UP];
+	rq->port = get_le32(buf + SIM_FAULT_WIRE_OFF_PORT);
+	rq->trap = get_le32(buf + SIM_FAULT_WIRE_OFF_TRAP);
+	rate = get_le64(buf + SIM_FAULT_WIRE_OFF_RATE);
 	memcpy(&rq->rate, &rate, sizeof(rate));
-	rq->seed = get_le64(buf + WIRE_OFF_SEED);
-	rq->delay_ns = get_le64(buf + WIRE_OFF_DELAY);
-	rq->count = get_le64(buf + WIRE_OFF_COUNT);
+	rq->seed = get_le64(buf + SIM_FAULT_WIRE_OFF_SEED);
+	rq->delay_ns = get_le64(buf + SIM_FAULT_WIRE_OFF_DELAY);
+	rq->count = get_le64(buf + SIM_FAULT_WIRE_OFF_COUNT);
 	return 0;
 }
 

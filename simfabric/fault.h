@@ -24,7 +24,7 @@
 #include <infiniband/umad_sim.h>
 
 #include "simfabric/fabric.h"
-#include "simfabric/fault_req.h"
+#include "libumad/base/fault_req.h"
 #include "simfabric/net.h"
 
 struct sim_text;
@@ -147,16 +147,7 @@ int sim_fault_parse_u64(const char *s, int hex, uint64_t max, uint64_t *value);
 
 /* --- bytes: what FP_CONTROL carries --------------------------------------------------- */
 
-/*
- * The bytes of a request: a version, the fixed fields little-endian, the
- * names NUL-terminated (fault.c has the layout).  Between
- * SIM_FAULT_WIRE_MIN and SIM_FAULT_WIRE_MAX bytes.
- */
-#define SIM_FAULT_WIRE_VERSION	1
-#define SIM_FAULT_WIRE_FIXED	48
-#define SIM_FAULT_WIRE_MIN	(SIM_FAULT_WIRE_FIXED + 2)
-#define SIM_FAULT_WIRE_MAX	(SIM_FAULT_WIRE_FIXED + SIM_FAULT_NODE_MAX + 1 + SIM_FAULT_COUNTER_MAX + 1)
-
+/* The bytes of a request: libumad/base/fault_req.h has their layout. */
 /* The request's bytes into buf (max bytes): their length, or -EINVAL (names unterminated, no room). */
 int sim_fault_encode(const struct sim_fault_req *rq, uint8_t *buf, size_t max);
 /*

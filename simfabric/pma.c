@@ -46,7 +46,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libumad/mad_layout.h"
+#include "libumad/base/mad_layout.h"
 #include "simfabric/arena.h"
 #include "simfabric/pma.h"
 

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/mad_layout.h"
+#include "libumad/base/mad_layout.h"
 #include <infiniband/umad_sa_mcm.h>
 #include "simfabric/sa.h"
 

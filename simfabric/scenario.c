@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libumad/file_kind.h"
+#include "libumad/base/file_kind.h"
 #include "simfabric/describe.h"
 #include "simfabric/fabric.h"
 #include "simfabric/fault.h"

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/subnet_up.h"
 

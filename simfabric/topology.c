@@ -23,7 +23,7 @@
 
 #include <glib.h>
 
-#include "libumad/file_kind.h"
+#include "libumad/base/file_kind.h"
 #include "simfabric/topology.h"
 
 #define MAX_INCLUDE_DEPTH 16

@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 #include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
 

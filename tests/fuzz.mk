@@ -24,7 +24,7 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c sim
 	simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/describe.c \
 	backends/sysfs_writer.c \
-	backends/sim.c backends/runtime_dir.c backends/soft_port.c backends/mad_rules.c \
+	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
 	backends/mad_queue.c backends/sim_shared.c simfabric/fabric_proto.c simfabric/fabric_client.c \
 	simfabric/fabric_trust.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
@@ -36,7 +36,7 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology
 	simfabric/describe.c simfabric/scenario.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
-	simfabric/fabric_proto.c simfabric/fabric_trust.c backends/mad_rules.c \
+	simfabric/fabric_proto.c simfabric/fabric_trust.c libumad/base/mad_rules.c \
 	$(fuzz_simfabric_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
@@ -44,7 +44,7 @@ fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	pcap/capture_meta.c pcap/capture_tap.c
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
 fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c backends/replay_index.c \
-	backends/soft_port.c backends/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
+	backends/soft_port.c libumad/base/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
 	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c pcap/capture_meta.c
 
 EXTRA_DIST += tests/fuzz

@@ -5,11 +5,15 @@ TESTS += tests/layout_check tests/header_compat.sh
 tests_layout_check_SOURCES = tests/layout_check.c
 EXTRA_DIST += tests/header_compat.sh
 
-# The wire format spelled once (libumad/mad_wire.h): no bare offsets or protocol numbers elsewhere.
+# The wire format spelled once (libumad/base/mad_wire.h): no bare offsets or protocol numbers elsewhere.
 TESTS += tests/wire_vocabulary.sh
 EXTRA_DIST += tests/wire_vocabulary.sh
 
-# The attribute and record layouts (libumad/mad_layout.h) and their accessors.
+# The includes follow the layers (doc/design.md): no arrow up, no module circle.
+TESTS += tests/layers.sh
+EXTRA_DIST += tests/layers.sh
+
+# The attribute and record layouts (libumad/base/mad_layout.h) and their accessors.
 check_PROGRAMS += tests/test_mad_layout
 TESTS += tests/test_mad_layout
 tests_test_mad_layout_SOURCES = tests/test_mad_layout.c

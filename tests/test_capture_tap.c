@@ -25,7 +25,7 @@
 #include <pcap/pcap.h>
 
 #include <infiniband/umad.h>
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 #include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
 #include "tests/child.h"

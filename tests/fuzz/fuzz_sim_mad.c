@@ -29,7 +29,7 @@
  * lengths checked against their AttributeOffset.
  *
  * Sources: tests/fuzz/fuzz_sim_mad.c backends/sim.c backends/soft_port.c
- *   backends/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
+ *   libumad/base/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
  *   simfabric/fabric.c simfabric/topology.c simfabric/port_state.c
  *   simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c
  *   simfabric/sa*.c backends/sysfs_writer.c, with glib-2.0 ("make fuzz"
@@ -51,8 +51,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "backends/backend.h"
-#include "libumad/mad_wire.h"
+#include "libumad/base/backend.h"
+#include "libumad/base/mad_wire.h"
 #include "simfabric/cc.h"
 #include "simfabric/pma.h"
 #include "simfabric/sa.h"

@@ -21,13 +21,13 @@
  *
  * Never installed; libc only.
  */
-#ifndef LIBUMAD_MAD_LAYOUT_H
-#define LIBUMAD_MAD_LAYOUT_H
+#ifndef LIBUMAD_BASE_MAD_LAYOUT_H
+#define LIBUMAD_BASE_MAD_LAYOUT_H
 
 #include <stdint.h>
 #include <string.h>
 
-#include "libumad/mad_wire.h"
+#include "libumad/base/mad_wire.h"
 
 /* --- fields ------------------------------------------------------------------------ */
 
@@ -968,4 +968,4 @@ MAD_LAYOUT(CONGESTION_CONTROL_TABLE);
 	F(CCTS_TIMESTAMP,		 0, 0, 32)
 MAD_LAYOUT(CC_TIMESTAMP);
 
-#endif /* LIBUMAD_MAD_LAYOUT_H */
+#endif /* LIBUMAD_BASE_MAD_LAYOUT_H */

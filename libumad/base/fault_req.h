@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * One fault as asked for, whoever asks: libumad-sim's calls (through the
- * control table of backends/sim_control.h), `umad fabric` and scenario
+ * control table of libumad/base/sim_control.h), `umad fabric` and scenario
  * lines (parsed by sim_fault_parse), the shared fabric's server (decoded
  * from FP_CONTROL by sim_fault_decode).  A value: its names are held in
  * it, so it is copied, kept and sent as it is.  Nothing but the C library
  * here, so that libumad-sim may build one; what reads, writes, checks and
  * applies requests is in simfabric/fault.h.
  */
-#ifndef SIMFABRIC_FAULT_REQ_H
-#define SIMFABRIC_FAULT_REQ_H
+#ifndef LIBUMAD_BASE_FAULT_REQ_H
+#define LIBUMAD_BASE_FAULT_REQ_H
 
 #include <errno.h>
 #include <stdint.h>
@@ -44,6 +44,26 @@ struct sim_fault_req {
 };
 
 /*
+ * The bytes of a request (what FP_CONTROL carries): little-endian, so that
+ * they mean the same on any host, then the names NUL-terminated, nothing
+ * after.  Between SIM_FAULT_WIRE_MIN and SIM_FAULT_WIRE_MAX bytes.
+ */
+#define SIM_FAULT_WIRE_VERSION	1
+#define SIM_FAULT_WIRE_OFF_VERSION	0	/* u8 */
+#define SIM_FAULT_WIRE_OFF_UP		1	/* u8, 0 or 1; then a zero u16 */
+#define SIM_FAULT_WIRE_OFF_PAD		2
+#define SIM_FAULT_WIRE_OFF_OP		4	/* u32 */
+#define SIM_FAULT_WIRE_OFF_PORT		8	/* u32 */
+#define SIM_FAULT_WIRE_OFF_TRAP		12	/* u32 */
+#define SIM_FAULT_WIRE_OFF_RATE		16	/* u64, the double's IEEE 754 bits */
+#define SIM_FAULT_WIRE_OFF_SEED		24	/* u64 */
+#define SIM_FAULT_WIRE_OFF_DELAY	32	/* u64 */
+#define SIM_FAULT_WIRE_OFF_COUNT	40	/* u64 */
+#define SIM_FAULT_WIRE_FIXED		48	/* then node, NUL; counter, NUL */
+#define SIM_FAULT_WIRE_MIN	(SIM_FAULT_WIRE_FIXED + 2)
+#define SIM_FAULT_WIRE_MAX	(SIM_FAULT_WIRE_FIXED + SIM_FAULT_NODE_MAX + 1 + SIM_FAULT_COUNTER_MAX + 1)
+
+/*
  * The names of a request, given by a caller of the C API (either may be
  * NULL: none): 0, or -ENOENT for a node name longer than any node has,
  * -EINVAL for a counter name longer than any counter has (what the fabric
@@ -61,4 +81,4 @@ static inline int sim_fault_req_names(struct sim_fault_req *rq, const char *node
 	return 0;
 }
 
-#endif /* SIMFABRIC_FAULT_REQ_H */
+#endif /* LIBUMAD_BASE_FAULT_REQ_H */

@@ -7,13 +7,13 @@
  * and how a message arrives (its length, and the RMPP header a receiving
  * kernel shows on one it reassembled).  libumad(7) lists them.
  */
-#ifndef LIBUMAD_MAD_RULES_H
-#define LIBUMAD_MAD_RULES_H
+#ifndef LIBUMAD_BASE_MAD_RULES_H
+#define LIBUMAD_BASE_MAD_RULES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backends/backend.h"
+#include "libumad/base/backend.h"
 
 /* The umad header size of ports emulated in user space (P_Key index support on). */
 #define MAD_RULES_HDR_SIZE	sizeof(struct ib_user_mad)
@@ -80,4 +80,4 @@ size_t mad_rules_arrival_len(const uint8_t *mad, size_t mad_len);
  */
 void mad_rules_rmpp_whole_header(uint8_t *out, const uint8_t *msg, size_t len);
 
-#endif /* LIBUMAD_MAD_RULES_H */
+#endif /* LIBUMAD_BASE_MAD_RULES_H */
