@@ -11,15 +11,15 @@ backend_module_ldflags = -module -avoid-version -shared -no-undefined
 
 # User-space umad ports (open-port table, agents, the kernel's rules), for
 # the backends without a kernel.
+# (The kernel's rules, libumad/base/mad_rules.c, come with simfabric for the sim backend.)
 soft_port_sources = backends/soft_port.c backends/soft_port.h \
-	libumad/base/mad_rules.c libumad/base/mad_rules.h \
 	backends/mad_queue.c backends/mad_queue.h
 
 # The replay backend, answering from a capture.
 if ENABLE_CAPTURE
 pkglib_LTLIBRARIES += backend-replay.la
 backend_replay_la_SOURCES = backends/replay.c backends/replay_index.c backends/replay_index.h \
-	$(soft_port_sources)
+	$(soft_port_sources) libumad/base/mad_rules.c libumad/base/mad_rules.h
 backend_replay_la_LIBADD = pcap/libcapturereader.la pcap/libcapturemeta.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
 endif

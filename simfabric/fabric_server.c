@@ -26,10 +26,10 @@
 #include "simfabric/fabric_server.h"
 #include "simfabric/fabric_trust.h"
 #include "simfabric/fault.h"
+#include "simfabric/hosting.h"
 #include "simfabric/net.h"
 #include "simfabric/topology.h"
 
-#define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
 #define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
 /*
  * MADs waiting for a client that does not read them (a stopped process):
@@ -49,14 +49,6 @@
  * only what the model touches takes memory, so it is room, not a cost.
  */
 #define FABRIC_ARENA_SIZE	(32ull << 30)
-
-/* A port a client opened, and the agents it registered there. */
-struct opened_port {
-	struct sim_port *port;		/* NULL: the handle is free */
-	uint32_t host;			/* the client's host index */
-	struct umad_agent_req agents[MAX_AGENTS];
-	uint8_t agent_used[MAX_AGENTS];
-};
 
 /* A message on its way to a client: what its socket did not take at once, sent as it drains. */
 struct out_msg {
@@ -88,13 +80,8 @@ struct client {
 	size_t buffered;		/* what the server holds for it: that and both queues */
 	uint32_t changed;		/* hosts (bit h: host h) whose change is still to be told */
 	int notices_blocked;		/* the event socket was full when they were to go */
-	struct sim_node *hosts[FP_MAX_HOSTS];
+	struct sim_attachment *att;	/* where it is attached (hosting.h); NULL before hello */
 	unsigned n_hosts;
-	int said_hello;
-	struct opened_port *ports;	/* by handle */
-	unsigned n_ports;
-	struct sim_port *issm[FP_MAX_HOSTS * (SIM_MAX_PORTS + 1)];	/* issm devices held */
-	unsigned n_issm;
 	uint64_t events_dropped;
 	struct fp_mailbox *mb;		/* the fast path, or NULL */
 	uint32_t mb_seen;		/* the last request number taken from it */
@@ -102,28 +89,17 @@ struct client {
 	struct client *next;
 };
 
-/* A request handed to a client's agent, whose response goes back to the sender's client. */
-struct waiting_request {
-	struct sim_port *port;		/* the sender's */
-	struct client *c;
-	uint32_t host;
-	uint8_t mgmt_class;
-	uint8_t tid[MAD_TID_SIZE];
-	uint64_t deadline_ns;
-};
-
 struct fabric_server {
-	struct sim_fabric *fabric;
+	struct sim_hosting *hosting;	/* the fabric and who is attached where */
+	struct sim_fabric *fabric;	/* the hosting's */
+	struct sim_net *net;		/* the hosting's */
 	struct sim_arena *arena;	/* where the fabric lives, shared with clients; or NULL */
-	struct sim_net net;
 	int epoll_fd, listen_fd;
 	int stop_fd;			/* watched by the loop; -1: none yet */
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	FILE *log;
 	struct client *clients;
 	unsigned n_clients;
-	GHashTable *issm_holders;	/* sim_port -> how many clients hold its issm device */
-	GArray *waiting;		/* struct waiting_request */
 	unsigned n_mailboxes;
 	uint64_t spin_ns;		/* how long to look at the mailboxes before sleeping */
 	int lock_error;			/* the arena's lock failed: the server stops (model_lock) */
@@ -185,6 +161,8 @@ static void count(struct client *c, size_t add, size_t remove)
 static void let_go(struct client *c)
 {
 	c->closing = 1;
+	if (c->att)
+		sim_attachment_set_active(c->att, 0);
 	c->s->closing_pending = 1;
 }
 
@@ -435,65 +413,6 @@ static void model_unlock(struct fabric_server *s)
 		sim_arena_unlock(s->arena);
 }
 
-static void refresh_is_sm(struct fabric_server *s, struct sim_port *p);
-
-/* The built-in SM stops; its port's IsSM is worked out again at once. */
-static void step_aside(struct fabric_server *s)
-{
-	struct sim_port *was = s->net.sm_port;
-
-	if (!s->net.sm_active)
-		return;
-	sim_net_sm_step_aside(&s->net);
-	if (was)
-		refresh_is_sm(s, was);
-}
-
-/*
- * Port p's IsSM, worked out whenever what it depends on changes (a client
- * takes or leaves its issm device, the built-in SM steps aside), so that it
- * is always current: clients read PortInfo from the fabric's memory without
- * asking the server, and the SMA reads it as it is.
- */
-static void refresh_is_sm(struct fabric_server *s, struct sim_port *p)
-{
-	int held = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, p)) > 0;
-	uint32_t old = p->capmask;
-
-	if (held && s->net.sm_active)
-		step_aside(s);
-	if (held || (s->net.sm_active && p == s->net.sm_port))
-		p->capmask |= PORT_CAP_IS_SM;
-	else
-		p->capmask &= ~PORT_CAP_IS_SM;
-	sim_net_capmask_changed(&s->net, p, old);	/* Trap 144, as the SMA sends it */
-}
-
-/*
- * Clients attached at node n (every node: NULL) learn that it changed, so
- * that their fake sysfs trees follow: an SM wrote to it, or a fault changed
- * its ports with no SM involved (and the built-in SM's resweep after
- * Trap 128 may activate ports anywhere).  Told at the end of the round
- * (tell_all_changes): however many changes a round brings, one notice each.
- */
-static void hosts_changed(struct fabric_server *s, const struct sim_node *n)
-{
-	struct client *c;
-	uint32_t h;
-
-	for (c = s->clients; c; c = c->next)
-		for (h = 0; h < c->n_hosts && c->events.fd >= 0; h++)
-			if (!n || c->hosts[h] == n) {
-				c->changed |= 1u << h;
-				s->changes_pending = 1;
-			}
-}
-
-static void node_changed(void *arg, struct sim_node *n)
-{
-	hosts_changed(arg, n);
-}
-
 static void addr_of(struct fp_addr *a, const struct sim_net_msg *m)
 {
 	memset(a, 0, sizeof(*a));
@@ -536,72 +455,35 @@ static uint64_t now_ns(void)
 	return sim_net_now_ns();
 }
 
-/* Requests whose client stopped waiting for them go. */
-static void forget_expired(struct fabric_server *s, uint64_t now)
-{
-	guint i;
-
-	for (i = 0; i < s->waiting->len; i++)
-		if (g_array_index(s->waiting, struct waiting_request, i).deadline_ns < now)
-			g_array_remove_index_fast(s->waiting, i--);
-}
-
 unsigned fabric_server_waiting(const struct fabric_server *s)
 {
-	return s->waiting->len;
+	return sim_hosting_waiting(s->hosting);
 }
 
-/* A response: back to the client whose request, handed to an agent, waits for it. */
-static int receive_response(struct fabric_server *s, const struct sim_net_msg *m)
+/* The hosting's calls to a client (sim_attachment_ops). */
+static int client_deliver(void *owner, uint32_t host, const struct sim_net_msg *m)
 {
-	guint i;
-
-	forget_expired(s, now_ns());
-	for (i = 0; i < s->waiting->len; i++) {
-		struct waiting_request *w = &g_array_index(s->waiting, struct waiting_request, i);
-
-		if (w->port != m->port || w->mgmt_class != mad_class(m->data) ||
-		    memcmp(w->tid, m->data + MAD_OFF_TID, MAD_TID_SIZE))
-			continue;
-		{
-			struct client *c = w->c;
-			uint32_t host = w->host;
-
-			g_array_remove_index_fast(s->waiting, i);
-			return deliver_event(c, host, m);
-		}
-	}
-	return 0;
+	return deliver_event(owner, host, m);
 }
 
-/* A MAD arrived at a port no agent of the fabric took: a client's agent there, by the kernel's rules. */
-static int receive(void *arg, const struct sim_net_msg *m)
+/*
+ * A node the client is attached at changed: told at the end of the round
+ * (tell_all_changes), however many changes a round brings, one notice each.
+ */
+static void client_node_changed(void *owner, uint32_t host)
 {
-	struct fabric_server *s = arg;
-	struct client *c;
-	unsigned i, a;
+	struct client *c = owner;
 
-	if (m->len < MAD_HDR_SIZE)
-		return 0;
-	if (mad_rules_method_is_response(mad_class(m->data), mad_method(m->data),
-					 mad_attr_mod(m->data)))
-		return receive_response(s, m);
-	for (c = s->clients; c; c = c->next) {
-		if (c->closing)
-			continue;
-		for (i = 0; i < c->n_ports; i++) {
-			struct opened_port *op = &c->ports[i];
-
-			if (op->port != m->port)
-				continue;
-			for (a = 0; a < MAX_AGENTS; a++)
-				if (op->agent_used[a] &&
-				    mad_rules_agent_receives(&op->agents[a], m->dqpn, m->data, m->len))
-					return deliver_event(c, op->host, m);
-		}
-	}
-	return 0;
+	if (c->events.fd < 0)
+		return;
+	c->changed |= 1u << host;
+	c->s->changes_pending = 1;
 }
+
+static const struct sim_attachment_ops client_ops = {
+	.deliver = client_deliver,
+	.node_changed = client_node_changed,
+};
 
 /* --- requests ----------------------------------------------------------------------- */
 
@@ -659,43 +541,38 @@ static int reply_rc(struct client *c, int32_t rc, const char *fmt, ...)
 	return client_reply(c, FP_RC, &r, sizeof(r), msg, (size_t)n);
 }
 
-static int valid_host_port(const struct sim_node *n, uint32_t port)
-{
-	return sim_host_port_valid((uint32_t)n->type, n->num_ports, port);
-}
-
 static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
 {
 	const struct fp_hello *h = (const struct fp_hello *)body;
 	const char *names = (const char *)(h + 1), *end = (const char *)body + len;
+	const char *name[FP_MAX_HOSTS];
 	struct fp_node nodes[FP_MAX_HOSTS];
 	struct fp_hello_ok ok = { .version = FP_VERSION };
+	char why[256];
 	int pair[2], r;
-	unsigned i;
+	unsigned i, n = 0;
 
-	if (c->said_hello)
+	if (c->att)
 		return reply_rc(c, -EINVAL, "hello twice");
 	if (h->version != FP_VERSION)
 		return reply_rc(c, -EPROTONOSUPPORT, "protocol version %u, this server speaks %u",
 				h->version, FP_VERSION);
-	if (h->n_hosts == UINT32_MAX) {
-		c->hosts[0] = sim_fabric_default_host(s->fabric);
-		c->n_hosts = 1;
-	} else if (h->n_hosts > FP_MAX_HOSTS) {
-		return reply_rc(c, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);
-	} else {
-		for (i = 0; i < h->n_hosts; i++) {
+	if (h->n_hosts != UINT32_MAX) {
+		if (h->n_hosts > FP_MAX_HOSTS)
+			return reply_rc(c, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);
+		for (n = 0; n < h->n_hosts; n++) {
 			const char *nul = memchr(names, '\0', (size_t)(end - names));
 
 			if (!nul)
 				return reply_rc(c, -EPROTO, "malformed node list");
-			c->hosts[i] = sim_fabric_find(s->fabric, names);
-			if (!c->hosts[i])
-				return reply_rc(c, -ENOENT, "'%s' names no node of the fabric", names);
+			name[n] = names;
 			names = nul + 1;
 		}
-		c->n_hosts = h->n_hosts;
 	}
+	r = sim_hosting_attach(s->hosting, name, n, &client_ops, c, &c->att, why, sizeof(why));
+	if (r < 0)
+		return reply_rc(c, r, "%s", why);
+	c->n_hosts = sim_attachment_n_hosts(c->att);
 	if (c->in.passed_fd >= 0) {
 		/*
 		 * The client's mailbox: mapped here, the descriptor no longer
@@ -714,18 +591,25 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 				  c->in.passed_fd, 0);
 		close(c->in.passed_fd);
 		c->in.passed_fd = -1;
-		if (mb == MAP_FAILED)
+		if (mb == MAP_FAILED) {
+			sim_hosting_detach(c->att);
+			c->att = NULL;
 			return reply_rc(c, -EINVAL, "the mailbox is not a memory file of this user's, "
 					"of its size, sealed against shrinking");
+		}
 		c->mb = mb;
 		c->mb_seen = atomic_load(&c->mb->posted);
 		s->n_mailboxes++;
 	}
 	for (i = 0; i < c->n_hosts; i++)
-		fp_node_fill(&nodes[i], c->hosts[i]);
+		fp_node_fill(&nodes[i], sim_attachment_node(c->att, i));
 	/* Non-blocking at both ends: the server never waits for a client (its thread polls). */
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) < 0)
-		return reply_rc(c, -errno, "cannot make an event channel");
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) < 0) {
+		r = -errno;
+		sim_hosting_detach(c->att);
+		c->att = NULL;
+		return reply_rc(c, r, "cannot make an event channel");
+	}
 	{
 		int size = EVENT_SNDBUF;
 
@@ -737,12 +621,9 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 		    NULL, pair[1]);
 	if (r < 0) {
 		close(pair[0]);
-		return r;
+		return r;	/* the client is dropped, and detached with it */
 	}
 	c->events.fd = pair[0];
-	c->said_hello = 1;
-	for (i = 0; i < c->n_hosts; i++)
-		c->hosts[i]->attached++;
 	return 0;
 }
 
@@ -758,7 +639,7 @@ static int do_map(struct fabric_server *s, struct client *c)
 	m.base = sim_arena_base(s->arena);
 	m.fabric = (uintptr_t)s->fabric;
 	for (i = 0; i < c->n_hosts; i++)
-		m.hosts[i] = (uintptr_t)c->hosts[i];
+		m.hosts[i] = (uintptr_t)sim_attachment_node(c->att, i);
 	/* A copy of the descriptor: the reply may wait in the queue, which closes its own. */
 	fd = fcntl(sim_arena_fd(s->arena), F_DUPFD_CLOEXEC, 0);
 	if (fd < 0)
@@ -771,7 +652,7 @@ static int do_note_changed(struct fabric_server *s, const struct fp_note *q)
 {
 	if (q->node >= s->fabric->n_nodes)
 		return -EPROTO;
-	hosts_changed(s, s->fabric->nodes[q->node]);
+	sim_hosting_node_changed(s->hosting, s->fabric->nodes[q->node]);
 	return 0;
 }
 
@@ -779,172 +660,62 @@ static int do_get_ca(struct client *c, const struct fp_host *q)
 {
 	struct fp_port ports[SIM_MAX_PORTS + 1];
 	struct fp_node node;
-	struct sim_node *n;
-	unsigned i;
 
-	if (q->host >= c->n_hosts)
+	if (sim_hosting_view(c->att, q->host, &node, ports) < 0)
 		return reply_rc(c, -ENOENT, "no host %u", q->host);
-	n = c->hosts[q->host];
-	fp_node_fill(&node, n);
-	for (i = 0; i <= n->num_ports; i++) {
-		if (!valid_host_port(n, i)) {
-			memset(&ports[i], 0, sizeof(ports[i]));
-			continue;
-		}
-		fp_port_fill(&ports[i], &n->ports[i]);
-	}
 	return client_reply(c, FP_CA, &node, sizeof(node), ports,
-			    (n->num_ports + 1) * sizeof(ports[0]));
+			    (node.num_ports + 1) * sizeof(ports[0]));
 }
 
 static int do_open(struct client *c, const struct fp_host *q)
 {
-	struct opened_port *grown;
-	unsigned i;
+	int r = sim_hosting_open(c->att, q->host, q->port);
 
-	if (q->host >= c->n_hosts || !valid_host_port(c->hosts[q->host], q->port))
-		return reply_rc(c, -EINVAL, "no port %u at host %u", q->port, q->host);
-	for (i = 0; i < c->n_ports && c->ports[i].port; i++)
-		;
-	if (i == c->n_ports) {
-		if (c->n_ports >= 4096)
-			return reply_rc(c, -EMFILE, "too many open ports");
-		grown = realloc(c->ports, (c->n_ports + 1) * sizeof(*grown));
-		if (!grown)
-			return reply_rc(c, -ENOMEM, NULL);
-		c->ports = grown;
-		c->n_ports++;
-	}
-	memset(&c->ports[i], 0, sizeof(c->ports[i]));
-	c->ports[i].port = &c->hosts[q->host]->ports[q->port];
-	c->ports[i].host = q->host;
-	return reply_rc(c, (int32_t)i, NULL);
+	if (r == -EINVAL)
+		return reply_rc(c, r, "no port %u at host %u", q->port, q->host);
+	if (r == -EMFILE)
+		return reply_rc(c, r, "too many open ports");
+	return reply_rc(c, r, NULL);
 }
 
-static struct opened_port *opened(struct client *c, uint32_t handle)
+static int do_close(struct client *c, const struct fp_handle *q)
 {
-	return handle < c->n_ports && c->ports[handle].port ? &c->ports[handle] : NULL;
+	return reply_rc(c, sim_hosting_close(c->att, q->handle), NULL);
 }
 
-/* The request's wait for an answer elsewhere is over for every request of a port that goes. */
-static void forget_waiting(struct fabric_server *s, struct client *c, const struct sim_port *p)
+static int do_register(struct client *c, const struct fp_register *q, int add)
 {
-	guint i;
+	char why[128] = "";
+	int r = add ? sim_hosting_register(c->att, q->handle, q->agent_id, &q->req, why, sizeof(why))
+		    : sim_hosting_unregister(c->att, q->handle, q->agent_id);
 
-	for (i = 0; i < s->waiting->len; i++) {
-		struct waiting_request *w = &g_array_index(s->waiting, struct waiting_request, i);
-
-		if (w->c == c && (!p || w->port == p))
-			g_array_remove_index_fast(s->waiting, i--);
-	}
+	if (r == -EBADF)
+		r = -EINVAL;
+	return why[0] ? reply_rc(c, r, "%s", why) : reply_rc(c, r, NULL);
 }
 
-static int do_close(struct fabric_server *s, struct client *c, const struct fp_handle *q)
-{
-	struct opened_port *op = opened(c, q->handle);
-	unsigned i;
-	int others = 0;
-
-	if (!op)
-		return reply_rc(c, -EBADF, NULL);
-	for (i = 0; i < c->n_ports; i++)
-		others += &c->ports[i] != op && c->ports[i].port == op->port;
-	if (!others)
-		forget_waiting(s, c, op->port);
-	op->port = NULL;
-	return reply_rc(c, 0, NULL);
-}
-
-/* Does a registration clash with an agent another client registered on the same port? */
-static int clashes(struct fabric_server *s, const struct client *self, const struct sim_port *p,
-		   const struct umad_agent_req *req)
-{
-	const struct client *c;
-	unsigned i, a;
-
-	for (c = s->clients; c; c = c->next) {
-		if (c == self || c->closing)
-			continue;
-		for (i = 0; i < c->n_ports; i++)
-			for (a = 0; c->ports[i].port == p && a < MAX_AGENTS; a++)
-				if (c->ports[i].agent_used[a] &&
-				    mad_rules_registrations_conflict(&c->ports[i].agents[a], req))
-					return 1;
-	}
-	return 0;
-}
-
-static int do_register(struct fabric_server *s, struct client *c, const struct fp_register *q,
-		       int add)
-{
-	struct opened_port *op = opened(c, q->handle);
-
-	if (!op || q->agent_id >= MAX_AGENTS)
-		return reply_rc(c, -EINVAL, NULL);
-	if (!add) {
-		op->agent_used[q->agent_id] = 0;
-		return reply_rc(c, 0, NULL);
-	}
-	if (clashes(s, c, op->port, &q->req))
-		return reply_rc(c, -EINVAL, "another process has an agent for the same MADs there");
-	op->agents[q->agent_id] = q->req;
-	op->agent_used[q->agent_id] = 1;
-	/* A real SM's SA (a server of Gets) retires the built-in one. */
-	if (s->net.sm_active && q->req.mgmt_class == UMAD_CLASS_SUBN_ADM &&
-	    ((q->req.method_mask[0] >> UMAD_METHOD_GET) & 1))
-		step_aside(s);
-	return reply_rc(c, 0, NULL);
-}
-
-static int do_send(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
+static int do_send(struct client *c, const uint8_t *body, size_t len)
 {
 	const struct fp_send *q = (const struct fp_send *)body;
-	struct opened_port *op = opened(c, q->handle);
+	const uint8_t *mad = (const uint8_t *)(q + 1);
 	size_t mad_len = len - sizeof(*q);
-	uint8_t mad[MAD_SIZE];
+	struct sim_hosting_send send = {
+		.handle = q->handle, .sqpn = q->sqpn, .dqpn = q->dqpn, .qkey = q->qkey,
+		.dlid = q->dlid, .pkey_index = q->pkey_index, .sl = q->sl, .wait_ms = q->wait_ms,
+	};
+	uint8_t first[MAD_SIZE] = { 0 };
 	struct sim_net_reply reply;
 	struct fp_result res = { .result = SIM_NET_LOST };
-	struct sim_net_msg m;
+	enum sim_net_result result;
 	int r;
 
-	if (!op)
-		return reply_rc(c, -EBADF, NULL);
-	memset(mad, 0, sizeof(mad));
-	memcpy(mad, q + 1, mad_len < MAD_SIZE ? mad_len : MAD_SIZE);
-	m = (struct sim_net_msg){
-		.port = op->port,
-		.slid = sim_mgmt_port(op->port->node, op->port->num)->lid,
-		.dlid = q->dlid,
-		.sqpn = q->sqpn,
-		.dqpn = q->dqpn,
-		.qkey = q->qkey,
-		.pkey = sim_port_pkey(op->port, q->pkey_index % SIM_PKEY_TABLE_SIZE),
-		.sl = q->sl,
-		.data = mad_len > MAD_SIZE ? (const uint8_t *)(q + 1) : mad,
-		.len = mad_rules_arrival_len(mad, mad_len),
-	};
-	if (s->net.n_pending)
-		sim_net_tick(&s->net, now_ns());
-	res.result = sim_net_send(&s->net, &m, mad, &reply);
-	if (res.result == SIM_NET_DELIVERED && q->wait_ms &&
-	    !mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad))) {
-		struct waiting_request w = {
-			.port = op->port, .c = c, .host = op->host, .mgmt_class = mad_class(mad),
-			.deadline_ns = now_ns() + (uint64_t)q->wait_ms * 1000000u,
-		};
-
-		memcpy(w.tid, mad + MAD_OFF_TID, MAD_TID_SIZE);
-		/*
-		 * Requests nobody answers must not pile up: at the bound the
-		 * expired go, and past it the response is not routed back (the
-		 * sender times out, as if it were lost).
-		 */
-		if (s->waiting->len >= FABRIC_SERVER_MAX_WAITING)
-			forget_expired(s, now_ns());
-		if (s->waiting->len < FABRIC_SERVER_MAX_WAITING)
-			g_array_append_val(s->waiting, w);
-	}
-	if (res.result == SIM_NET_ANSWERED) {
+	memcpy(first, mad, mad_len < MAD_SIZE ? mad_len : MAD_SIZE);
+	r = sim_hosting_send(c->att, &send, mad_len > MAD_SIZE ? mad : first,
+			     mad_rules_arrival_len(first, mad_len), &reply, &result);
+	if (r < 0)
+		return reply_rc(c, r, NULL);
+	res.result = result;
+	if (result == SIM_NET_ANSWERED) {
 		/* A long answer (an SA table) is handed to the reply as it is, not copied. */
 		uint8_t *owned = reply.heap && reply.msg.data == reply.heap ? reply.heap : NULL;
 
@@ -961,30 +732,9 @@ static int do_send(struct fabric_server *s, struct client *c, const uint8_t *bod
 	return r;
 }
 
-static int do_issm(struct fabric_server *s, struct client *c, const struct fp_issm *q)
+static int do_issm(struct client *c, const struct fp_issm *q)
 {
-	struct sim_port *p;
-	unsigned i;
-	int count;
-
-	if (q->host >= c->n_hosts || !valid_host_port(c->hosts[q->host], q->port))
-		return reply_rc(c, -EINVAL, NULL);
-	p = &c->hosts[q->host]->ports[q->port];
-	for (i = 0; i < c->n_issm && c->issm[i] != p; i++)
-		;
-	if ((i < c->n_issm) == !!q->held)
-		return reply_rc(c, 0, NULL);
-	count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders, p));
-	if (q->held) {
-		c->issm[c->n_issm++] = p;
-		count++;
-	} else {
-		c->issm[i] = c->issm[--c->n_issm];
-		count--;
-	}
-	g_hash_table_insert(s->issm_holders, p, GINT_TO_POINTER(count));
-	refresh_is_sm(s, p);
-	return reply_rc(c, 0, NULL);
+	return reply_rc(c, sim_hosting_issm(c->att, q->host, q->port, q->held), NULL);
 }
 
 static int do_control(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
@@ -994,9 +744,7 @@ static int do_control(struct fabric_server *s, struct client *c, const uint8_t *
 	int r = sim_fault_decode(body, len, &rq, msg, sizeof(msg));
 
 	if (r == 0)
-		r = sim_fault_apply(&s->net, &rq, msg, sizeof(msg));
-	if (r == 0 && sim_fault_changes_ports(rq.op))
-		hosts_changed(s, NULL);
+		r = sim_hosting_control(s->hosting, &rq, msg, sizeof(msg));
 	if (r == 0)
 		return reply_rc(c, 0, NULL);
 	return reply_rc(c, r, "%s", msg[0] ? msg : strerror(-r));
@@ -1005,7 +753,7 @@ static int do_control(struct fabric_server *s, struct client *c, const uint8_t *
 /* show, show --json, dump, dot: the fabric as it is now, as text. */
 static int do_text(struct fabric_server *s, struct client *c, const struct fp_text *q)
 {
-	struct sim_describe_opts o = { .net = &s->net };
+	struct sim_describe_opts o = { .net = s->net };
 	struct sim_text t = SIM_TEXT_INIT;
 	int r;
 
@@ -1041,11 +789,11 @@ static int dispatch(struct fabric_server *s, struct client *c, uint32_t type,
 	case FP_HELLO:		return do_hello(s, c, body, len);
 	case FP_GET_CA:		return do_get_ca(c, (const struct fp_host *)body);
 	case FP_OPEN:		return do_open(c, (const struct fp_host *)body);
-	case FP_CLOSE:		return do_close(s, c, (const struct fp_handle *)body);
-	case FP_REGISTER:	return do_register(s, c, (const struct fp_register *)body, 1);
-	case FP_UNREGISTER:	return do_register(s, c, (const struct fp_register *)body, 0);
-	case FP_SEND:		return do_send(s, c, body, len);
-	case FP_ISSM:		return do_issm(s, c, (const struct fp_issm *)body);
+	case FP_CLOSE:		return do_close(c, (const struct fp_handle *)body);
+	case FP_REGISTER:	return do_register(c, (const struct fp_register *)body, 1);
+	case FP_UNREGISTER:	return do_register(c, (const struct fp_register *)body, 0);
+	case FP_SEND:		return do_send(c, body, len);
+	case FP_ISSM:		return do_issm(c, (const struct fp_issm *)body);
 	case FP_CONTROL:	return do_control(s, c, body, len);
 	case FP_TEXT:		return do_text(s, c, (const struct fp_text *)body);
 	case FP_MAP:		return do_map(s, c);
@@ -1060,7 +808,7 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 {
 	int r;
 
-	if (!c->said_hello && type != FP_HELLO)
+	if (!c->att && type != FP_HELLO)
 		return -EPROTO;
 	if (type == FP_KICK)
 		return 0;	/* the loop looks at the mailboxes anyway */
@@ -1077,27 +825,16 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 static void drop_client(struct fabric_server *s, struct client *c)
 {
 	struct client **at;
-	unsigned i;
 
 	for (at = &s->clients; *at && *at != c; at = &(*at)->next)
 		;
 	if (*at)
 		*at = c->next;
 	/* Without the lock (the server stops) the model is left as it is. */
-	if (model_lock(s) == 0) {
-		for (i = 0; c->said_hello && i < c->n_hosts; i++)
-			c->hosts[i]->attached--;
-		for (i = 0; i < c->n_issm; i++) {
-			int count = GPOINTER_TO_INT(g_hash_table_lookup(s->issm_holders,
-									c->issm[i]));
-
-			g_hash_table_insert(s->issm_holders, c->issm[i],
-					    GINT_TO_POINTER(count - 1));
-			refresh_is_sm(s, c->issm[i]);
-		}
+	if (c->att && model_lock(s) == 0) {
+		sim_hosting_detach(c->att);
 		model_unlock(s);
 	}
-	forget_waiting(s, c, NULL);
 	release(c);
 	watch(&c->conn, 0);
 	watch(&c->events, 0);
@@ -1105,7 +842,6 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		close(c->conn.fd);
 	if (c->events.fd >= 0)
 		close(c->events.fd);
-	free(c->ports);
 	if (c->mb) {
 		munmap(c->mb, sizeof(*c->mb));
 		s->n_mailboxes--;
@@ -1369,19 +1105,14 @@ static void mailboxes_asleep(struct fabric_server *s, uint32_t asleep)
 int fabric_server_new(const struct fabric_server_options *opts, struct fabric_server **out,
 		      char **errors)
 {
-	static struct sim_sma_hooks hooks = { .node_changed = node_changed };
-	struct sim_net_endpoint_ops ep = { .receive = receive };
-	struct sim_sma_hooks *h;
-	struct fabric_server *s = calloc(1, sizeof(*s) + sizeof(*h));
+	struct fabric_server *s = calloc(1, sizeof(*s));
+	struct sim_fabric *fabric;
+	char note[1024];
 	int r;
 
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	h = (struct sim_sma_hooks *)(s + 1);
-	*h = hooks;
-	h->arg = s;
-	ep.arg = s;
 	s->epoll_fd = s->listen_fd = s->stop_fd = s->reserve_fd = -1;
 	s->spin_ns = MAILBOX_SPIN_NS;
 	s->log = opts->log;
@@ -1397,29 +1128,30 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 		};
 
 		if (opts->topology)
-			s->fabric = sim_topology_load_opts(opts->topology, errors, &load);
+			fabric = sim_topology_load_opts(opts->topology, errors, &load);
 		else
-			s->fabric = sim_topology_parse_opts(sim_default_topology, "<default fabric>",
-							    errors, &load);
+			fabric = sim_topology_parse_opts(sim_default_topology, "<default fabric>",
+							 errors, &load);
 	}
-	if (!s->fabric) {
+	if (!fabric) {
 		sim_arena_release(s->arena);
 		free(s);
 		return -EINVAL;
 	}
 	if (s->arena)
-		sim_arena_set_root(s->arena, s->fabric);
-	s->issm_holders = g_hash_table_new(g_direct_hash, g_direct_equal);
-	s->waiting = g_array_new(FALSE, FALSE, sizeof(struct waiting_request));
-	r = sim_net_init(&s->net, s->fabric, opts->builtin_sm, h, &ep, errors);
-	if ((r == -ENOSPC || r == -ENODEV) && opts->builtin_sm) {
-		complain(s, "the built-in SM cannot bring the fabric up, so it stays as it powers up: %s",
-			 *errors ? *errors : strerror(-r));
-		free(*errors);
-		*errors = NULL;
-		sim_net_fini(&s->net);
-		r = sim_net_init(&s->net, s->fabric, 0, h, &ep, errors);
+		sim_arena_set_root(s->arena, fabric);
+	r = sim_hosting_new(fabric, opts->builtin_sm, &s->hosting, note, sizeof(note));
+	if (r < 0) {
+		*errors = strdup(note);
+		sim_fabric_free(fabric);
+		sim_arena_release(s->arena);
+		free(s);
+		return r;
 	}
+	if (note[0])
+		complain(s, "%s", note);
+	s->fabric = fabric;
+	s->net = sim_hosting_net(s->hosting);
 	if (r == 0) {
 		s->epoll_fd = epoll_create1(EPOLL_CLOEXEC);
 		if (s->epoll_fd < 0)
@@ -1453,13 +1185,8 @@ void fabric_server_free(struct fabric_server *s)
 		close(s->epoll_fd);
 	if (s->reserve_fd >= 0)
 		close(s->reserve_fd);
-	sim_net_fini(&s->net);
-	sim_fabric_free(s->fabric);
+	sim_hosting_free(s->hosting);	/* the fabric with it, before the memory it is in */
 	sim_arena_release(s->arena);
-	if (s->issm_holders)
-		g_hash_table_destroy(s->issm_holders);
-	if (s->waiting)
-		g_array_free(s->waiting, TRUE);
 	free(s);
 }
 
@@ -1593,9 +1320,9 @@ static int next_tick_ms(const struct fabric_server *s)
 	uint64_t first = s->listen_paused_until, now = now_ns();
 	unsigned i;
 
-	for (i = 0; i < s->net.n_pending; i++)
-		if (!first || s->net.pending[i].due_ns < first)
-			first = s->net.pending[i].due_ns;
+	for (i = 0; i < s->net->n_pending; i++)
+		if (!first || s->net->pending[i].due_ns < first)
+			first = s->net->pending[i].due_ns;
 	if (!first)
 		return -1;
 	return first <= now ? 0 : (int)((first - now) / 1000000u) + 1;
@@ -1683,8 +1410,8 @@ events:
 		if (c->closing)
 			drop_client(s, c);
 	}
-	if (s->net.n_pending && model_lock(s) == 0) {
-		sim_net_tick(&s->net, now_ns());
+	if (s->net->n_pending && model_lock(s) == 0) {
+		sim_hosting_tick(s->hosting, now_ns());
 		model_unlock(s);
 	}
 	return s->lock_error ? s->lock_error : stop;

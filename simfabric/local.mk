@@ -18,6 +18,8 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/subnet_up.c simfabric/subnet_up.h \
 	simfabric/net.c simfabric/net.h \
 	simfabric/fault.c simfabric/fault.h libumad/base/fault_req.h \
+	simfabric/hosting.c simfabric/hosting.h \
+	libumad/base/mad_rules.c libumad/base/mad_rules.h \
 	simfabric/fabric_proto.c simfabric/fabric_proto.h \
 	simfabric/fabric_client.c simfabric/fabric_client.h \
 	simfabric/fabric_trust.c simfabric/fabric_trust.h \
@@ -27,8 +29,7 @@ simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libsimfabric_la_LIBADD = $(GLIB_LIBS)
 # The shared fabric's server (umad fabric serve, umad sim): the umad command's.
 noinst_LTLIBRARIES += simfabric/libfabricserver.la
-simfabric_libfabricserver_la_SOURCES = simfabric/fabric_server.c simfabric/fabric_server.h \
-	libumad/base/mad_rules.c libumad/base/mad_rules.h
+simfabric_libfabricserver_la_SOURCES = simfabric/fabric_server.c simfabric/fabric_server.h
 simfabric_libfabricserver_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 simfabric_libfabricserver_la_LIBADD = simfabric/libsimfabric.la $(GLIB_LIBS)
 # Installed beside the others, as libumad(7) and umad(1) name them: the

@@ -60,7 +60,7 @@ if ENABLE_CAPTURE
 check_PROGRAMS += tests/test_replay_backend
 TESTS += tests/test_replay_backend
 tests_test_replay_backend_SOURCES = tests/test_replay_backend.c backends/replay.c \
-	backends/replay_index.c backends/replay_index.h $(soft_port_sources) \
+	backends/replay_index.c backends/replay_index.h $(soft_port_sources) libumad/base/mad_rules.c \
 	pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c
 tests_test_replay_backend_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_replay_backend_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la \

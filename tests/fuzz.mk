@@ -26,17 +26,17 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c sim
 	backends/sysfs_writer.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
 	backends/mad_queue.c backends/sim_shared.c simfabric/fabric_proto.c simfabric/fabric_client.c \
-	simfabric/fabric_trust.c
+	simfabric/fabric_trust.c simfabric/hosting.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 # The fabric alone (no backend): scenarios applied to it, and described.
 fuzz_simfabric_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c simfabric/port_state.c \
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c \
 	simfabric/sa_inform.c simfabric/subnet_up.c simfabric/net.c simfabric/fault.c \
-	simfabric/describe.c simfabric/scenario.c
+	simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
-	simfabric/fabric_proto.c simfabric/fabric_trust.c libumad/base/mad_rules.c \
+	simfabric/fabric_proto.c simfabric/fabric_trust.c \
 	$(fuzz_simfabric_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
