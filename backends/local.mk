@@ -28,7 +28,7 @@ endif
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
 backend_sim_la_SOURCES = backends/sim.c libumad/base/sim_control.h \
-	backends/sim_shared.c backends/sim_shared.h \
+	backends/sim_transport.h backends/sim_local.c backends/sim_remote.c \
 	backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)
 backend_sim_la_LIBADD = simfabric/libsimfabric.la backends/libsysfswriter.la

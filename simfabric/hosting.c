@@ -171,10 +171,8 @@ static void hook_before_port_read(void *arg, struct sim_port *p)
 		return;
 	for (a = h->attachments; a; a = a->next)
 		for (i = 0; a->ops->before_port_read && i < a->n_hosts; i++)
-			if (a->hosts[i] == p->node) {
-				a->ops->before_port_read(a->owner);
-				break;
-			}
+			if (a->hosts[i] == p->node)
+				a->ops->before_port_read(a->owner, i, p->num);
 }
 
 /* Requests whose sender stopped waiting for them go. */

@@ -56,11 +56,11 @@ struct sim_attachment_ops {
 	/* Node `host` changed. */
 	void (*node_changed)(void *owner, uint32_t host);
 	/*
-	 * A PortInfo of one of its nodes is about to be read: the program may
-	 * tell the issm devices it holds now (sim_hosting_issm).  NULL for one
-	 * that tells them as they change.
+	 * The PortInfo of port (host, port) is about to be read: the program
+	 * may tell now whether it holds its issm device (sim_hosting_issm).
+	 * NULL for one that tells as it changes.
 	 */
-	void (*before_port_read)(void *owner);
+	void (*before_port_read)(void *owner, uint32_t host, uint32_t port);
 };
 
 /*

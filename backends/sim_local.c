@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * The sim backend's transport to a fabric of the process's own
+ * (sim_transport.h): the process hosts it (simfabric/hosting.h) and every
+ * call is carried under one lock.  A send is answered by the fabric's
+ * agents at once, handed to an agent of the process (the hosting routes
+ * it), or lost; its answer, or its timeout, is queued before the lock is
+ * let go, so that an answer another thread's agent sends under the same
+ * lock finds the request waiting for it.  The lock is recursive: the
+ * fabric calls back (a PortInfo about to be read asks whether an issm
+ * device is held) while it is held.
+ */
+#include "config.h"
+
+#include <endian.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backends/sim_transport.h"
+#include "libumad/base/mad_rules.h"
+#include "libumad/base/mad_wire.h"
+#include "simfabric/hosting.h"
+#include "simfabric/topology.h"
+
+struct sim_local {
+	struct sim_transport base;
+	pthread_mutex_t lock;
+	struct sim_hosting *hosting;
+	struct sim_attachment *att;
+	struct sim_transport_events ev;
+	int hinted;			/* the own-fabric hint was given */
+};
+
+static struct sim_local *local_of(struct sim_transport *t)
+{
+	return (struct sim_local *)t;
+}
+
+/* The umad header of a MAD that arrived through the fabric. */
+static void received_header(struct ib_user_mad *hdr, const struct sim_net_msg *m)
+{
+	memset(hdr, 0, sizeof(*hdr));
+	hdr->addr.qpn = htobe32(m->sqpn);
+	hdr->addr.qkey = htobe32(m->qkey);
+	hdr->addr.lid = htobe16(m->slid);
+	hdr->addr.sl = m->sl;
+	hdr->addr.pkey_index = sim_port_pkey_index(m->port, m->pkey);
+}
+
+/* --- the hosting's calls (lock held) ---------------------------------------------------- */
+
+static int att_deliver(void *owner, uint32_t host, const struct sim_net_msg *m)
+{
+	struct sim_local *l = owner;
+	struct ib_user_mad hdr;
+
+	received_header(&hdr, m);
+	return l->ev.deliver(l->ev.owner, host, m->port->num, m->dqpn, &hdr, m->data, m->len,
+			     m->delay_ns ? mad_queue_now_ns() + m->delay_ns : 0);
+}
+
+static void att_node_changed(void *owner, uint32_t host)
+{
+	struct sim_local *l = owner;
+
+	if (l->ev.node_changed)
+		l->ev.node_changed(l->ev.owner, host);
+}
+
+static void att_before_port_read(void *owner, uint32_t host, uint32_t port)
+{
+	struct sim_local *l = owner;
+
+	sim_hosting_issm(l->att, host, port, l->ev.issm_held(l->ev.owner, host, port));
+}
+
+static const struct sim_attachment_ops attachment_ops = {
+	.deliver = att_deliver,
+	.node_changed = att_node_changed,
+	.before_port_read = att_before_port_read,
+};
+
+/* Every host port's issm device, as held now.  Lock held. */
+static void check_all_issm(struct sim_local *l)
+{
+	uint32_t h, p;
+
+	for (h = 0; h < sim_attachment_n_hosts(l->att); h++)
+		for (p = 0; p <= SIM_MAX_PORTS; p++)
+			if (sim_attachment_port_valid(l->att, h, p))
+				att_before_port_read(l, h, p);
+}
+
+/* --- attaching ------------------------------------------------------------------------- */
+
+static int local_attach(const struct sim_transport_params *params,
+			const struct sim_transport_events *ev, struct sim_transport **out,
+			struct fp_node *nodes, unsigned *n_nodes)
+{
+	const char *name = params->where ? params->where : "the default fabric";
+	struct sim_local *l = calloc(1, sizeof(*l));
+	pthread_mutexattr_t recursive;
+	struct sim_fabric *fabric;
+	char *errors = NULL, why[1024];
+	unsigned i;
+	int r;
+
+	if (!l)
+		return -ENOMEM;
+	l->base.ops = &sim_local_transport;
+	l->ev = *ev;
+	pthread_mutexattr_init(&recursive);
+	pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+	pthread_mutex_init(&l->lock, &recursive);
+	pthread_mutexattr_destroy(&recursive);
+	if (params->where)
+		fabric = sim_topology_load(params->where, &errors);
+	else
+		fabric = sim_topology_parse(sim_default_topology, "<default fabric>", &errors);
+	if (!fabric) {
+		fprintf(stderr, "libumad: sim: cannot load the topology:\n%s", errors ? errors : "");
+		free(errors);
+		free(l);
+		return -EINVAL;
+	}
+	r = sim_hosting_new(fabric, params->builtin_sm, &l->hosting, why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, "libumad: sim: %s: %s\n", name, why);
+		sim_fabric_free(fabric);
+		free(l);
+		return r;
+	}
+	if (why[0])
+		fprintf(stderr, "libumad: sim: %s: %s (as with UMAD_SIM_SM=none)\n", name, why);
+	r = sim_hosting_attach(l->hosting, params->names, params->n_names, &attachment_ops, l,
+			       &l->att, why, sizeof(why));
+	if (r < 0) {
+		fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: %s (%s)\n",
+			params->names_text ? params->names_text : "", why, name);
+		sim_hosting_free(l->hosting);
+		free(l);
+		return r;
+	}
+	*n_nodes = sim_attachment_n_hosts(l->att);
+	for (i = 0; i < *n_nodes; i++)
+		fp_node_fill(&nodes[i], sim_attachment_node(l->att, i));
+	*out = &l->base;
+	return 0;
+}
+
+static int local_start(struct sim_transport *t, int issm_watch_fd)
+{
+	(void)t;
+	(void)issm_watch_fd;	/* looked at when a PortInfo is read: no thread of its own */
+	return 0;
+}
+
+static void local_detach(struct sim_transport *t)
+{
+	struct sim_local *l = local_of(t);
+
+	sim_hosting_free(l->hosting);	/* the attachment with it */
+	pthread_mutex_destroy(&l->lock);
+	free(l);
+}
+
+/* --- the devices ------------------------------------------------------------------------ */
+
+static int local_view(struct sim_transport *t, uint32_t host, struct fp_node *node,
+		      struct fp_port *ports)
+{
+	struct sim_local *l = local_of(t);
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	check_all_issm(l);
+	r = sim_hosting_view(l->att, host, node, ports);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static void local_check_issm(struct sim_transport *t)
+{
+	struct sim_local *l = local_of(t);
+
+	pthread_mutex_lock(&l->lock);
+	check_all_issm(l);
+	pthread_mutex_unlock(&l->lock);
+}
+
+static int local_open(struct sim_transport *t, uint32_t host, uint32_t port)
+{
+	struct sim_local *l = local_of(t);
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	r = sim_hosting_open(l->att, host, port);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static int local_close(struct sim_transport *t, uint32_t handle)
+{
+	struct sim_local *l = local_of(t);
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	r = sim_hosting_close(l->att, handle);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static int local_set_agent(struct sim_transport *t, uint32_t handle, uint32_t agent_id,
+			   const struct umad_agent_req *req)
+{
+	struct sim_local *l = local_of(t);
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	r = req ? sim_hosting_register(l->att, handle, agent_id, req, NULL, 0)
+		: sim_hosting_unregister(l->att, handle, agent_id);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+static int local_control(struct sim_transport *t, const struct sim_fault_req *rq)
+{
+	struct sim_local *l = local_of(t);
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	r = sim_hosting_control(l->hosting, rq, NULL, 0);
+	pthread_mutex_unlock(&l->lock);
+	return r;
+}
+
+/* --- sending ---------------------------------------------------------------------------- */
+
+/*
+ * Does the fabric answer this class itself at the node a request went to
+ * (the PMA and the congestion control agent at every node, the built-in
+ * SA while it runs)?  Then a request lost there was that agent's refusal.
+ */
+static int fabric_answers_class(struct sim_local *l, uint8_t mgmt_class)
+{
+	return mgmt_class == UMAD_CLASS_PERF_MGMT || mgmt_class == UMAD_CLASS_CONG_MGMT ||
+	       (mgmt_class == UMAD_CLASS_SUBN_ADM && sim_hosting_net(l->hosting)->sm_active);
+}
+
+/*
+ * A request that will time out because it reached a port where nothing of
+ * this process takes its class: the taker may be another process, which
+ * has a fabric of its own.  Said once per process.  Lock held.
+ */
+static void hint_own_fabric(struct sim_local *l, const uint8_t *mad, uint16_t dlid,
+			    uint32_t dqpn, uint64_t lost_before)
+{
+	if (l->hinted || sim_hosting_net(l->hosting)->lost_no_taker == lost_before ||
+	    dqpn != QP1_GSI || mad_method_is_response(mad_method(mad)) ||
+	    fabric_answers_class(l, mad_class(mad)))
+		return;
+	l->hinted = 1;
+	fprintf(stderr, "libumad: sim: nothing in this process takes the MAD sent to LID %u "
+		"(class 0x%02x), so it will time out: each process has its own copy of the "
+		"fabric.  Processes share one under `umad sim -- CMD`, or with `umad fabric "
+		"serve` and UMAD_SIM_FABRIC=SOCKET.\n", dlid, mad_class(mad));
+}
+
+/* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
+static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t handle,
+		      const struct ib_user_mad *hdr, const struct umad_agent_req *agent,
+		      uint8_t *mad, size_t mad_len)
+{
+	struct sim_local *l = local_of(t);
+	const uint8_t *whole = (const uint8_t *)hdr + MAD_RULES_HDR_SIZE;
+	struct sim_hosting_send q = {
+		.handle = handle,
+		.sqpn = agent->qpn,
+		.dqpn = be32toh(hdr->addr.qpn) & IB_QPN_MASK,
+		.qkey = be32toh(hdr->addr.qkey),
+		.dlid = be16toh(hdr->addr.lid),
+		.pkey_index = hdr->addr.pkey_index,
+		.sl = hdr->addr.sl,
+		.wait_ms = hdr->timeout_ms * (hdr->retries + 1u),
+	};
+	struct sim_net_reply reply;
+	enum sim_net_result result;
+	uint64_t lost_before;
+	int r;
+
+	pthread_mutex_lock(&l->lock);
+	lost_before = sim_hosting_net(l->hosting)->lost_no_taker;
+	r = sim_hosting_send(l->att, &q, mad_len > MAD_SIZE ? whole : mad,
+			     mad_rules_send_len(agent, mad, mad_len), &reply, &result);
+	if (r < 0) {
+		pthread_mutex_unlock(&l->lock);
+		return r;
+	}
+	/*
+	 * The kernel matches answers to waiting sends only: a send without a
+	 * timeout, or a response, completes with no answer.
+	 */
+	if (result == SIM_NET_ANSWERED && hdr->timeout_ms) {
+		struct ib_user_mad answer;
+
+		received_header(&answer, &reply.msg);
+		answer.agent_id = hdr->agent_id;
+		answer.addr.pkey_index = hdr->addr.pkey_index;
+		r = soft_port_answer_at(op, hdr, whole, &answer, agent, reply.msg.data,
+					reply.msg.len,
+					reply.msg.delay_ns ? mad_queue_now_ns() + reply.msg.delay_ns
+							   : 0, 0);
+	} else {
+		if (result == SIM_NET_LOST && hdr->timeout_ms)
+			hint_own_fabric(l, mad, q.dlid, q.dqpn, lost_before);
+		r = soft_port_no_answer(op, hdr, mad, 0);
+	}
+	pthread_mutex_unlock(&l->lock);
+	sim_net_reply_release(&reply);
+	return r;
+}
+
+static ssize_t local_recv(struct sim_transport *t, int portid, void *umad, size_t len)
+{
+	(void)t;
+	return soft_port_recv(portid, umad, len);
+}
+
+static int local_pending(struct sim_transport *t, int portid)
+{
+	(void)t;
+	return soft_port_pending(portid);
+}
+
+static int local_wait(struct sim_transport *t, int portid, int timeout_ms)
+{
+	(void)t;
+	return soft_port_wait(portid, timeout_ms);
+}
+
+static void local_watch_fd(struct sim_transport *t, int portid)
+{
+	(void)t;
+	soft_port_watch_fd(portid);
+}
+
+const struct sim_transport_ops sim_local_transport = {
+	.name = "local",
+	.attach = local_attach,
+	.start = local_start,
+	.detach = local_detach,
+	.view = local_view,
+	.check_issm = local_check_issm,
+	.open = local_open,
+	.close = local_close,
+	.set_agent = local_set_agent,
+	.control = local_control,
+	.send = local_send,
+	.recv = local_recv,
+	.pending = local_pending,
+	.wait = local_wait,
+	.watch_fd = local_watch_fd,
+};
