@@ -6,9 +6,11 @@
  * agents at once, handed to an agent of the process (the hosting routes
  * it), or lost; its answer, or its timeout, is queued before the lock is
  * let go, so that an answer another thread's agent sends under the same
- * lock finds the request waiting for it.  The lock is recursive: the
- * fabric calls back (a PortInfo about to be read asks whether an issm
- * device is held) while it is held.
+ * lock finds the request waiting for it.  The fabric calls back while the
+ * lock is held: a MAD for the process's agents is handed over at once, a
+ * PortInfo about to be read asks whether an issm device is held; the nodes
+ * that changed are told after the lock is let go (the device surface then
+ * reads them through this transport).
  */
 #include "config.h"
 
@@ -29,8 +31,10 @@ struct sim_local {
 	struct sim_transport base;
 	pthread_mutex_t lock;
 	struct sim_hosting *hosting;
+	struct sim_net *net;		/* the hosting's */
 	struct sim_attachment *att;
 	struct sim_transport_events ev;
+	uint32_t changed;		/* hosts (bit h) changed, to tell once the lock is let go */
 	int hinted;			/* the own-fabric hint was given */
 };
 
@@ -66,8 +70,20 @@ static void att_node_changed(void *owner, uint32_t host)
 {
 	struct sim_local *l = owner;
 
-	if (l->ev.node_changed)
-		l->ev.node_changed(l->ev.owner, host);
+	l->changed |= 1u << host;
+}
+
+/* Let the lock go, then tell the changes the call made. */
+static inline void unlock(struct sim_local *l)
+{
+	uint32_t changed = l->changed, h;
+
+	if (changed)
+		l->changed = 0;
+	pthread_mutex_unlock(&l->lock);
+	for (h = 0; changed; h++, changed >>= 1)
+		if ((changed & 1) && l->ev.node_changed)
+			l->ev.node_changed(l->ev.owner, h);
 }
 
 static void att_before_port_read(void *owner, uint32_t host, uint32_t port)
@@ -102,7 +118,6 @@ static int local_attach(const struct sim_transport_params *params,
 {
 	const char *name = params->where ? params->where : "the default fabric";
 	struct sim_local *l = calloc(1, sizeof(*l));
-	pthread_mutexattr_t recursive;
 	struct sim_fabric *fabric;
 	char *errors = NULL, why[1024];
 	unsigned i;
@@ -112,10 +127,7 @@ static int local_attach(const struct sim_transport_params *params,
 		return -ENOMEM;
 	l->base.ops = &sim_local_transport;
 	l->ev = *ev;
-	pthread_mutexattr_init(&recursive);
-	pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
-	pthread_mutex_init(&l->lock, &recursive);
-	pthread_mutexattr_destroy(&recursive);
+	pthread_mutex_init(&l->lock, NULL);
 	if (params->where)
 		fabric = sim_topology_load(params->where, &errors);
 	else
@@ -135,6 +147,7 @@ static int local_attach(const struct sim_transport_params *params,
 	}
 	if (why[0])
 		fprintf(stderr, "libumad: sim: %s: %s (as with UMAD_SIM_SM=none)\n", name, why);
+	l->net = sim_hosting_net(l->hosting);
 	r = sim_hosting_attach(l->hosting, params->names, params->n_names, &attachment_ops, l,
 			       &l->att, why, sizeof(why));
 	if (r < 0) {
@@ -178,7 +191,7 @@ static int local_view(struct sim_transport *t, uint32_t host, struct fp_node *no
 	pthread_mutex_lock(&l->lock);
 	check_all_issm(l);
 	r = sim_hosting_view(l->att, host, node, ports);
-	pthread_mutex_unlock(&l->lock);
+	unlock(l);
 	return r;
 }
 
@@ -188,7 +201,7 @@ static void local_check_issm(struct sim_transport *t)
 
 	pthread_mutex_lock(&l->lock);
 	check_all_issm(l);
-	pthread_mutex_unlock(&l->lock);
+	unlock(l);
 }
 
 static int local_open(struct sim_transport *t, uint32_t host, uint32_t port)
@@ -198,7 +211,7 @@ static int local_open(struct sim_transport *t, uint32_t host, uint32_t port)
 
 	pthread_mutex_lock(&l->lock);
 	r = sim_hosting_open(l->att, host, port);
-	pthread_mutex_unlock(&l->lock);
+	unlock(l);
 	return r;
 }
 
@@ -209,7 +222,7 @@ static int local_close(struct sim_transport *t, uint32_t handle)
 
 	pthread_mutex_lock(&l->lock);
 	r = sim_hosting_close(l->att, handle);
-	pthread_mutex_unlock(&l->lock);
+	unlock(l);
 	return r;
 }
 
@@ -222,7 +235,7 @@ static int local_set_agent(struct sim_transport *t, uint32_t handle, uint32_t ag
 	pthread_mutex_lock(&l->lock);
 	r = req ? sim_hosting_register(l->att, handle, agent_id, req, NULL, 0)
 		: sim_hosting_unregister(l->att, handle, agent_id);
-	pthread_mutex_unlock(&l->lock);
+	unlock(l);
 	return r;
 }
 
@@ -233,7 +246,7 @@ static int local_control(struct sim_transport *t, const struct sim_fault_req *rq
 
 	pthread_mutex_lock(&l->lock);
 	r = sim_hosting_control(l->hosting, rq, NULL, 0);
-	pthread_mutex_unlock(&l->lock);
+	unlock(l);
 	return r;
 }
 
@@ -247,7 +260,7 @@ static int local_control(struct sim_transport *t, const struct sim_fault_req *rq
 static int fabric_answers_class(struct sim_local *l, uint8_t mgmt_class)
 {
 	return mgmt_class == UMAD_CLASS_PERF_MGMT || mgmt_class == UMAD_CLASS_CONG_MGMT ||
-	       (mgmt_class == UMAD_CLASS_SUBN_ADM && sim_hosting_net(l->hosting)->sm_active);
+	       (mgmt_class == UMAD_CLASS_SUBN_ADM && l->net->sm_active);
 }
 
 /*
@@ -258,7 +271,7 @@ static int fabric_answers_class(struct sim_local *l, uint8_t mgmt_class)
 static void hint_own_fabric(struct sim_local *l, const uint8_t *mad, uint16_t dlid,
 			    uint32_t dqpn, uint64_t lost_before)
 {
-	if (l->hinted || sim_hosting_net(l->hosting)->lost_no_taker == lost_before ||
+	if (l->hinted || l->net->lost_no_taker == lost_before ||
 	    dqpn != QP1_GSI || mad_method_is_response(mad_method(mad)) ||
 	    fabric_answers_class(l, mad_class(mad)))
 		return;
@@ -292,11 +305,11 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 	int r;
 
 	pthread_mutex_lock(&l->lock);
-	lost_before = sim_hosting_net(l->hosting)->lost_no_taker;
-	r = sim_hosting_send(l->att, &q, mad_len > MAD_SIZE ? whole : mad,
+	lost_before = l->net->lost_no_taker;
+	r = sim_hosting_send(l->att, &q, mad, mad_len > MAD_SIZE ? whole : NULL,
 			     mad_rules_send_len(agent, mad, mad_len), &reply, &result);
 	if (r < 0) {
-		pthread_mutex_unlock(&l->lock);
+		unlock(l);
 		return r;
 	}
 	/*
@@ -318,7 +331,7 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 			hint_own_fabric(l, mad, q.dlid, q.dqpn, lost_before);
 		r = soft_port_no_answer(op, hdr, mad, 0);
 	}
-	pthread_mutex_unlock(&l->lock);
+	unlock(l);
 	sim_net_reply_release(&reply);
 	return r;
 }

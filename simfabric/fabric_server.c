@@ -710,7 +710,7 @@ static int do_send(struct client *c, const uint8_t *body, size_t len)
 	int r;
 
 	memcpy(first, mad, mad_len < MAD_SIZE ? mad_len : MAD_SIZE);
-	r = sim_hosting_send(c->att, &send, mad_len > MAD_SIZE ? mad : first,
+	r = sim_hosting_send(c->att, &send, first, mad_len > MAD_SIZE ? mad : NULL,
 			     mad_rules_arrival_len(first, mad_len), &reply, &result);
 	if (r < 0)
 		return reply_rc(c, r, NULL);

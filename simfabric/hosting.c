@@ -568,20 +568,16 @@ static int make_room(struct sim_hosting *h)
 	return 0;
 }
 
-int sim_hosting_send(struct sim_attachment *a, const struct sim_hosting_send *q,
-		     const uint8_t *data, size_t len, struct sim_net_reply *reply,
+int sim_hosting_send(struct sim_attachment *a, const struct sim_hosting_send *q, uint8_t *mad,
+		     const uint8_t *whole, size_t len, struct sim_net_reply *reply,
 		     enum sim_net_result *result)
 {
 	struct sim_hosting *h = a->h;
 	struct opened_port *op = opened(a, q->handle);
-	uint8_t mad[MAD_SIZE];
 	struct sim_net_msg m;
 
 	if (!op)
 		return -EBADF;
-	/* The SMA answers in a copy; other classes travel whole (RMPP included). */
-	memset(mad, 0, sizeof(mad));
-	memcpy(mad, data, len < MAD_SIZE ? len : MAD_SIZE);
 	m = (struct sim_net_msg){
 		.port = op->port,
 		.slid = sim_mgmt_port(op->port->node, op->port->num)->lid,
@@ -591,7 +587,7 @@ int sim_hosting_send(struct sim_attachment *a, const struct sim_hosting_send *q,
 		.qkey = q->qkey,
 		.pkey = sim_port_pkey(op->port, q->pkey_index % SIM_PKEY_TABLE_SIZE),
 		.sl = q->sl,
-		.data = len > MAD_SIZE ? data : mad,
+		.data = len > MAD_SIZE && whole ? whole : mad,
 		.len = len,
 	};
 	/* Traps a real SM has not repressed go again while programs talk to the fabric. */

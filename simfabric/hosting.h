@@ -121,13 +121,15 @@ struct sim_hosting_send {
 };
 
 /*
- * Carry a message (len bytes: a MAD, or an RMPP class's whole message)
- * from a handle through the fabric.  An answer given at once is in *reply
- * (release it); a request an agent of a program took waits wait_ms for its
- * response.  -EBADF for a handle not open.
+ * Carry a message of len bytes from a handle through the fabric: mad is its
+ * first MAD (MAD_SIZE bytes, zero-padded; the fabric's agents answer in
+ * it), whole the message when it is longer (an RMPP class's), else NULL.
+ * An answer given at once is in *reply (release it); a request an agent of
+ * a program took waits wait_ms for its response.  -EBADF for a handle not
+ * open.
  */
-int sim_hosting_send(struct sim_attachment *a, const struct sim_hosting_send *q,
-		     const uint8_t *data, size_t len, struct sim_net_reply *reply,
+int sim_hosting_send(struct sim_attachment *a, const struct sim_hosting_send *q, uint8_t *mad,
+		     const uint8_t *whole, size_t len, struct sim_net_reply *reply,
 		     enum sim_net_result *result);
 
 /* Apply a fault; the programs learn of the nodes it changed.  0 or -errno with why in err. */
