@@ -207,7 +207,7 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 			  unsigned n_names, int attach_default, struct fp_node *nodes,
 			  unsigned *n_nodes, char *err, size_t err_size)
 {
-	struct fp_hello hello = { .version = FP_VERSION, .n_hosts = n_names };
+	struct fp_hello hello = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = n_names };
 	int64_t deadline = now_ms() + fabric_client_attach_timeout_ms;
 	char list[FP_MAX_HOSTS * FP_NAME_MAX];
 	const struct fp_hello_ok *ok;

@@ -120,6 +120,52 @@ void fp_writer_init(struct fp_writer *w, uint32_t type, const void *head, size_t
 	};
 }
 
+/*
+ * On a stream: send what is left of a datagram (frame and parts, of which
+ * w->dgram_sent bytes went before).  1 when it all went, 0 when the socket
+ * took no more, -errno.
+ */
+static int send_on_stream(int fd, struct fp_writer *w, const struct fp_frame *frame,
+			  const struct iovec *parts, int n_parts, int flags)
+{
+	struct iovec iov[3];
+	struct msghdr msg = { .msg_iov = iov };
+	size_t skip = w->dgram_sent, total = sizeof(*frame);
+	int i;
+
+	for (i = 0; i < n_parts; i++)
+		total += parts[i].iov_len;
+	while (w->dgram_sent < total) {
+		const struct iovec all[3] = {
+			{ (void *)frame, sizeof(*frame) },
+			n_parts > 0 ? parts[0] : (struct iovec){ 0 },
+			n_parts > 1 ? parts[1] : (struct iovec){ 0 },
+		};
+		ssize_t n;
+
+		skip = w->dgram_sent;
+		msg.msg_iovlen = 0;
+		for (i = 0; i < 3; i++) {
+			if (skip >= all[i].iov_len) {
+				skip -= all[i].iov_len;
+				continue;
+			}
+			iov[msg.msg_iovlen].iov_base = (uint8_t *)all[i].iov_base + skip;
+			iov[msg.msg_iovlen++].iov_len = all[i].iov_len - skip;
+			skip = 0;
+		}
+		n = sendmsg(fd, &msg, flags | MSG_NOSIGNAL);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+		}
+		w->dgram_sent += (size_t)n;
+	}
+	w->dgram_sent = 0;
+	return 1;
+}
+
 int fp_writer_send(int fd, struct fp_writer *w, int flags)
 {
 	const size_t room = FP_DATAGRAM_MAX - sizeof(struct fp_frame);
@@ -129,6 +175,8 @@ int fp_writer_send(int fd, struct fp_writer *w, int flags)
 
 	if (total > FP_MESSAGE_MAX)
 		return -EMSGSIZE;
+	if (w->stream && w->pass_fd >= 0)
+		return -EINVAL;
 	while (!w->started || w->off < total) {
 		size_t n = total - w->off < room ? total - w->off : room;
 		size_t off = w->off, end = off + n;
@@ -149,29 +197,47 @@ int fp_writer_send(int fd, struct fp_writer *w, int flags)
 			parts[n_parts++].iov_len = end - w->head_len - t_off;
 		}
 		frame.flags = end < total ? FP_MORE : 0;
-		r = send_datagram(fd, &frame, parts, n_parts, w->started ? -1 : w->pass_fd, flags);
-		if (r == -EAGAIN || r == -EWOULDBLOCK)
-			return 0;
-		if (r < 0)
-			return r;
+		frame.len = (uint32_t)n;
+		if (w->stream) {
+			/* A datagram begun is finished before anything else goes on the stream. */
+			r = send_on_stream(fd, w, &frame, parts, n_parts, flags);
+			if (r == 0 && w->dgram_sent)
+				w->started = 1;
+			if (r <= 0)
+				return r;
+		} else {
+			r = send_datagram(fd, &frame, parts, n_parts, w->started ? -1 : w->pass_fd,
+					  flags);
+			if (r == -EAGAIN || r == -EWOULDBLOCK)
+				return 0;
+			if (r < 0)
+				return r;
+		}
 		w->started = 1;
 		w->off = end;
 	}
 	return 1;
 }
 
-int fp_send_message2(int fd, uint32_t type, const void *head, size_t head_len, const void *tail,
-		     size_t tail_len, int pass_fd, int flags)
+int fp_send_on(int fd, int stream, uint32_t type, const void *head, size_t head_len,
+	       const void *tail, size_t tail_len, int pass_fd, int flags)
 {
 	struct fp_writer w;
 	int r;
 
 	fp_writer_init(&w, type, head, head_len, tail, tail_len, pass_fd);
+	w.stream = stream;
 	r = fp_writer_send(fd, &w, flags);
 	/* Once a message is begun, it is finished: the rest waits for room. */
 	if (r == 0 && w.started)
 		r = fp_writer_send(fd, &w, flags & ~MSG_DONTWAIT);
 	return r < 0 ? r : r == 0 ? -EAGAIN : 0;
+}
+
+int fp_send_message2(int fd, uint32_t type, const void *head, size_t head_len, const void *tail,
+		     size_t tail_len, int pass_fd, int flags)
+{
+	return fp_send_on(fd, 0, type, head, head_len, tail, tail_len, pass_fd, flags);
 }
 
 int fp_send_message(int fd, uint32_t type, const void *body, size_t len, int pass_fd, int flags)
@@ -188,10 +254,13 @@ void fp_reader_init(struct fp_reader *r)
 
 void fp_reader_free(struct fp_reader *r)
 {
+	int stream = r->stream;
+
 	free(r->buf);
 	if (r->passed_fd >= 0)
 		close(r->passed_fd);
 	fp_reader_init(r);
+	r->stream = stream;
 }
 
 void fp_reader_shrink(struct fp_reader *r)
@@ -231,6 +300,105 @@ static void take_passed_fd(struct fp_reader *r, struct msghdr *msg)
 	}
 }
 
+/* A datagram's frame, read whole, against what came before it: 0, or -errno. */
+static int take_frame(struct fp_reader *r, const struct fp_frame *frame, size_t piece)
+{
+	if (!r->in_message)
+		r->type = frame->type;
+	else if (frame->type != r->type)
+		return -EPROTO;
+	if ((frame->flags & ~FP_MORE) || frame->len != piece)
+		return -EPROTO;
+	return 0;
+}
+
+/* The datagram just read ends the message (1), or more follows (0, or 0 with a slice read). */
+static int datagram_done(struct fp_reader *r, uint32_t frame_flags, size_t stop, int flags,
+			 int *again)
+{
+	*again = 0;
+	if (frame_flags & FP_MORE) {
+		r->in_message = 1;
+		*again = !(r->len >= stop && (flags & MSG_DONTWAIT));
+		return 0;
+	}
+	r->in_message = 0;
+	if (!fp_min_body(r->type) || r->len < fp_min_body(r->type))
+		return -EPROTO;
+	return 1;
+}
+
+/* Room for len more bytes of the message. */
+static int grow(struct fp_reader *r, size_t len)
+{
+	size_t want = r->len + len;
+
+	if (want > r->cap) {
+		uint8_t *grown = realloc(r->buf, want);
+
+		if (!grown)
+			return -ENOMEM;
+		r->buf = grown;
+		r->cap = want;
+	}
+	return 0;
+}
+
+/* fp_recv_message on a stream: frames and pieces read as they come, in as many calls as it takes. */
+static int recv_stream(int fd, struct fp_reader *r, int flags)
+{
+	size_t stop;
+	ssize_t n;
+	int again, v;
+
+	if (!r->in_message && !r->frame_got && !r->piece_left)
+		r->len = 0;
+	stop = r->slice ? r->len + r->slice : SIZE_MAX;
+	for (;;) {
+		if (r->frame_got < sizeof(r->frame)) {
+			n = recv(fd, (uint8_t *)&r->frame + r->frame_got,
+				 sizeof(r->frame) - r->frame_got, flags);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+			}
+			if (n == 0)
+				return -ECONNRESET;
+			r->frame_got += (size_t)n;
+			if (r->frame_got < sizeof(r->frame))
+				continue;
+			if (r->frame.len > FP_DATAGRAM_MAX - sizeof(r->frame))
+				return -EPROTO;
+			v = take_frame(r, &r->frame, r->frame.len);
+			/* Refused before its piece is read: a stream's reader holds no more than the limit. */
+			if (v == 0 && r->len + r->frame.len > r->max)
+				v = -EMSGSIZE;
+			if (v == 0)
+				v = grow(r, r->frame.len);
+			if (v < 0)
+				return v;
+			r->piece_left = r->frame.len;
+		}
+		while (r->piece_left) {
+			n = recv(fd, r->buf + r->len, r->piece_left, flags);
+			if (n < 0) {
+				if (errno == EINTR)
+					continue;
+				return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+			}
+			if (n == 0)
+				return -ECONNRESET;
+			r->len += (size_t)n;
+			r->piece_left -= (size_t)n;
+		}
+		r->frame_got = 0;
+		v = datagram_done(r, r->frame.flags, stop, flags, &again);
+		if (v != 0 || !again)
+			return v;
+	}
+}
+
 int fp_recv_message(int fd, struct fp_reader *r, int flags)
 {
 	union {
@@ -243,21 +411,17 @@ int fp_recv_message(int fd, struct fp_reader *r, int flags)
 	ssize_t n;
 
 	size_t stop;
+	int again, v;
 
+	if (r->stream)
+		return recv_stream(fd, r, flags);
 	if (!r->in_message)
 		r->len = 0;
 	stop = r->slice ? r->len + r->slice : SIZE_MAX;
 	for (;;) {
-		size_t want = r->len + FP_DATAGRAM_MAX;
-
-		if (want > r->cap) {
-			uint8_t *grown = realloc(r->buf, want);
-
-			if (!grown)
-				return -ENOMEM;
-			r->buf = grown;
-			r->cap = want;
-		}
+		v = grow(r, FP_DATAGRAM_MAX);
+		if (v < 0)
+			return v;
 		iov[0].iov_base = &frame;
 		iov[0].iov_len = sizeof(frame);
 		iov[1].iov_base = r->buf + r->len;
@@ -279,24 +443,14 @@ int fp_recv_message(int fd, struct fp_reader *r, int flags)
 			return -ECONNRESET;
 		if ((size_t)n < sizeof(frame) || (msg.msg_flags & (MSG_TRUNC | MSG_CTRUNC)))
 			return -EPROTO;
-		if (!r->in_message)
-			r->type = frame.type;
-		else if (frame.type != r->type)
-			return -EPROTO;
+		v = take_frame(r, &frame, (size_t)n - sizeof(frame));
+		if (v < 0)
+			return v;
 		r->len += (size_t)n - sizeof(frame);
-		if (frame.flags & ~FP_MORE)
-			return -EPROTO;
 		if (r->len > r->max)
 			return -EMSGSIZE;
-		if (frame.flags & FP_MORE) {
-			r->in_message = 1;
-			if (r->len >= stop && (flags & MSG_DONTWAIT))
-				return 0;
-			continue;
-		}
-		r->in_message = 0;
-		if (!fp_min_body(r->type) || r->len < fp_min_body(r->type))
-			return -EPROTO;
-		return 1;
+		v = datagram_done(r, frame.flags, stop, flags, &again);
+		if (v != 0 || !again)
+			return v;
 	}
 }

@@ -4,10 +4,13 @@
  * UMAD_SIM_FABRIC=PATH) and the umad command say to `umad fabric serve`
  * over its Unix socket.
  *
- * Transport: SOCK_SEQPACKET.  A message is one or more datagrams, each a
- * struct fp_frame then a piece of the body; FP_MORE says another piece
- * follows.  Both ends are processes of one user on one machine, so fields
- * are in host order.
+ * Transport: SOCK_SEQPACKET on a Unix socket, or a TCP stream (the
+ * reader's and writer's `stream`).  A message is one or more datagrams,
+ * each a struct fp_frame then a piece of the body of fp_frame.len bytes;
+ * FP_MORE says another piece follows.  On a stream the datagrams follow
+ * each other, delimited by their frames' lengths, and no descriptor
+ * travels.  Fields are in host order: a peer on another host must be of
+ * the same byte order and layout, which FP_HELLO checks (fp_hello.order).
  *
  * Long messages and memory.  A message may be as long as FP_MESSAGE_MAX,
  * which any MAD fits: a whole SA table as RMPP carries it (its
@@ -76,7 +79,7 @@
 #include "libumad/base/backend.h"
 #include "simfabric/fabric.h"
 
-#define FP_VERSION		4	/* 4: FP_CONTROL carries a fault request's bytes */
+#define FP_VERSION		5	/* 5: frames carry their piece's length; hello its byte order */
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
 /*
  * The longest message: a MAD whose RMPP PayloadLength is the largest
@@ -120,10 +123,15 @@ enum fp_type {
 struct fp_frame {
 	uint32_t type;
 	uint32_t flags;
+	uint32_t len;		/* bytes of the piece after the frame */
 };
+
+/* fp_hello.order: as the sender's memory holds it; a peer that reads another number differs. */
+#define FP_BYTE_ORDER	0x01020304u
 
 struct fp_hello {
 	uint32_t version;
+	uint32_t order;		/* FP_BYTE_ORDER */
 	uint32_t n_hosts;	/* then n_hosts NUL-terminated node names */
 };
 
@@ -310,8 +318,10 @@ struct fp_writer {
 	const uint8_t *head, *tail;
 	size_t head_len, tail_len;
 	size_t off;		/* bytes of the body sent */
-	int pass_fd;		/* travels with the first datagram; -1: none */
+	int pass_fd;		/* travels with the first datagram; -1: none (always, on a stream) */
 	int started;		/* the first datagram went */
+	int stream;		/* the socket is a stream: a datagram may go in parts */
+	size_t dgram_sent;	/* on a stream: bytes of the current datagram, frame included, gone */
 };
 
 void fp_writer_init(struct fp_writer *w, uint32_t type, const void *head, size_t head_len,
@@ -320,9 +330,13 @@ void fp_writer_init(struct fp_writer *w, uint32_t type, const void *head, size_t
 /*
  * Send w's datagrams until it is all sent (1) or the socket takes no more
  * (0: a non-blocking socket, or MSG_DONTWAIT in flags); -errno on an error
- * (-EMSGSIZE past FP_MESSAGE_MAX).
+ * (-EMSGSIZE past FP_MESSAGE_MAX, -EINVAL for a descriptor on a stream).
  */
 int fp_writer_send(int fd, struct fp_writer *w, int flags);
+
+/* fp_send_message2 on a socket that is a stream (stream nonzero) or not. */
+int fp_send_on(int fd, int stream, uint32_t type, const void *head, size_t head_len,
+	       const void *tail, size_t tail_len, int pass_fd, int flags);
 
 /* A message being received: the datagrams read so far. */
 struct fp_reader {
@@ -333,6 +347,10 @@ struct fp_reader {
 	int in_message;		/* datagrams of an unfinished message were read */
 	size_t max;		/* the longest message taken (FP_MESSAGE_MAX unless set lower) */
 	size_t slice;		/* read at most about this much of a message a call; 0: all */
+	int stream;		/* the socket is a stream (set by the owner) */
+	/* On a stream: the frame being read, how much of it came, and of its piece what is to come. */
+	struct fp_frame frame;
+	size_t frame_got, piece_left;
 };
 
 /* An empty reader: max FP_MESSAGE_MAX, no slice.  fp_reader_free leaves it so. */

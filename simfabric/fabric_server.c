@@ -557,6 +557,9 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 	if (h->version != FP_VERSION)
 		return reply_rc(c, -EPROTONOSUPPORT, "protocol version %u, this server speaks %u",
 				h->version, FP_VERSION);
+	if (h->order != FP_BYTE_ORDER)
+		return reply_rc(c, -EPROTONOSUPPORT, "a client of another byte order (0x%08x)",
+				h->order);
 	if (h->n_hosts != UINT32_MAX) {
 		if (h->n_hosts > FP_MAX_HOSTS)
 			return reply_rc(c, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);

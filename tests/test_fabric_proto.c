@@ -4,7 +4,9 @@
  * socket's buffer goes out a part at a time and resumes where it stopped;
  * the reader puts it together whole, refuses one longer than its limit,
  * and reads a long one a slice at a time when asked to; a send past the
- * protocol's limit is refused before anything goes.
+ * protocol's limit is refused before anything goes.  On a stream (TCP) the
+ * same holds, a datagram going, and coming, in as many parts as the socket
+ * makes of it; a frame whose length is not its piece's is refused.
  */
 #include "config.h"
 
@@ -59,7 +61,7 @@ struct transfer {
  * time: the writer goes on from where the full socket stopped it, and the
  * reader gets the message whole and unchanged.
  */
-static void transfer(int sndbuf, size_t slice, struct transfer *t)
+static void transfer_on(int type, int sndbuf, size_t slice, struct transfer *t)
 {
 	struct fp_text head = { .kind = FP_TEXT_DUMP };
 	uint8_t *body = pattern(LONG_LEN);
@@ -69,19 +71,20 @@ static void transfer(int sndbuf, size_t slice, struct transfer *t)
 	int sv[2], sent = 0, got = 0;
 
 	memset(t, 0, sizeof(*t));
-	assert_int_equal(socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv),
-			 0);
+	assert_int_equal(socketpair(AF_UNIX, type | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv), 0);
 	assert_int_equal(setsockopt(sv[0], SOL_SOCKET, SO_SNDBUF, &sndbuf, sizeof(sndbuf)), 0);
 	fp_reader_init(&r);
 	r.slice = slice;
+	r.stream = type == SOCK_STREAM;
 	fp_writer_init(&w, FP_TEXT, &head, sizeof(head), body, LONG_LEN, -1);
+	w.stream = r.stream;
 	while (!got) {
 		if (!sent) {
 			sent = fp_writer_send(sv[0], &w, MSG_DONTWAIT);
 			assert_true(sent >= 0);
 			t->stops += !sent;
-			/* Where it stopped, whole datagrams went: the offset is past the head. */
-			assert_true(w.started && w.off > 0);
+			/* Where it stopped, whole datagrams went (on a stream, perhaps a part of one too). */
+			assert_true(w.started && (w.off > 0 || w.dgram_sent > 0));
 		}
 		got = fp_recv_message(sv[1], &r, MSG_DONTWAIT);
 		assert_true(got >= 0);
@@ -103,6 +106,11 @@ static void transfer(int sndbuf, size_t slice, struct transfer *t)
 	free(body);
 	close(sv[0]);
 	close(sv[1]);
+}
+
+static void transfer(int sndbuf, size_t slice, struct transfer *t)
+{
+	transfer_on(SOCK_SEQPACKET, sndbuf, slice, t);
 }
 
 /* More than the socket holds: the writer stops and resumes, several times. */
@@ -205,9 +213,103 @@ static void test_send_past_the_limit_is_refused(void **state)
 	close(sv[1]);
 }
 
+/* On a stream too, with the reader reading slices. */
+static void test_stream_resumes_where_the_socket_stopped(void **state)
+{
+	struct transfer t;
+
+	(void)state;
+	transfer_on(SOCK_STREAM, SMALL_SNDBUF, 0, &t);
+	assert_true(t.stops >= 4);
+	transfer_on(SOCK_STREAM, 4 << 20, 256 << 10, &t);
+	assert_true(t.most <= (256 << 10) + FP_DATAGRAM_MAX);
+}
+
+/* A message that reaches a stream reader a byte at a time is put together whole. */
+static void test_stream_byte_by_byte(void **state)
+{
+	uint8_t *body = pattern(100000), wire[110000];
+	struct fp_reader r;
+	size_t len = 0, i;
+	int sv[2], got = 0;
+
+	(void)state;
+	/* What the writer puts on a stream, caught whole on one side of a pair. */
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(fp_send_on(sv[0], 1, FP_TEXT_REPLY, NULL, 0, body, 100000, -1, 0), 0);
+	while (len < sizeof(wire)) {
+		ssize_t n = recv(sv[1], wire + len, sizeof(wire) - len, MSG_DONTWAIT);
+
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	/* Two datagrams, each with its frame. */
+	assert_int_equal(len, 100000 + 2 * sizeof(struct fp_frame));
+	fp_reader_init(&r);
+	r.stream = 1;
+	r.slice = 1000;
+	for (i = 0; i < len; i++) {
+		assert_int_equal(got, 0);
+		assert_int_equal(send(sv[0], wire + i, 1, 0), 1);
+		got = fp_recv_message(sv[1], &r, MSG_DONTWAIT);
+		assert_true(got >= 0);
+	}
+	assert_int_equal(got, 1);
+	assert_int_equal(r.type, FP_TEXT_REPLY);
+	assert_int_equal(r.len, 100000);
+	assert_memory_equal(r.buf, body, 100000);
+	/* The peer gone in the middle of a frame: the reader says so. */
+	assert_int_equal(send(sv[0], wire, 5, 0), 5);
+	close(sv[0]);
+	assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), -ECONNRESET);
+	fp_reader_free(&r);
+	free(body);
+	close(sv[1]);
+}
+
+/* A frame that lies about its piece is refused on either kind of socket; no descriptor goes on a stream. */
+static void test_frame_length_is_checked(void **state)
+{
+	struct {
+		struct fp_frame f;
+		uint32_t kick;
+	} d = { { .type = FP_KICK, .len = sizeof(uint32_t) + 1 }, 0 };
+	struct fp_writer w;
+	struct fp_reader r;
+	uint32_t kick = 0;
+	int sv[2], type;
+
+	(void)state;
+	for (type = 0; type < 2; type++) {
+		assert_int_equal(socketpair(AF_UNIX, (type ? SOCK_STREAM : SOCK_SEQPACKET) |
+					    SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv), 0);
+		fp_reader_init(&r);
+		r.stream = type;
+		if (type) {
+			/* On a stream, a length past a datagram's room. */
+			d.f.len = FP_DATAGRAM_MAX;
+		}
+		assert_int_equal(send(sv[0], &d, sizeof(d), 0), (ssize_t)sizeof(d));
+		assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), -EPROTO);
+		fp_reader_free(&r);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	fp_writer_init(&w, FP_KICK, &kick, sizeof(kick), NULL, 0, 0);
+	w.stream = 1;
+	assert_int_equal(fp_writer_send(sv[0], &w, MSG_DONTWAIT), -EINVAL);
+	close(sv[0]);
+	close(sv[1]);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_stream_resumes_where_the_socket_stopped),
+		cmocka_unit_test(test_stream_byte_by_byte),
+		cmocka_unit_test(test_frame_length_is_checked),
 		cmocka_unit_test(test_writer_resumes_where_the_socket_stopped),
 		cmocka_unit_test(test_empty_message_and_passed_descriptor),
 		cmocka_unit_test(test_reader_limit),

@@ -123,7 +123,7 @@ static const char *rc_text(const struct fp_reader *r, char *buf, size_t size)
 
 static void hello(struct fabric_server *s, int fd, const char *node, struct fp_reader *r)
 {
-	struct fp_hello h = { .version = FP_VERSION, .n_hosts = 1 };
+	struct fp_hello h = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = 1 };
 
 	assert_int_equal(ask(s, fd, FP_HELLO, &h, sizeof(h), node, strlen(node) + 1, r),
 			 FP_HELLO_OK);
@@ -170,7 +170,7 @@ static int mailbox_file(int seal)
 static void test_unsealed_mailbox_is_refused(void **state)
 {
 	struct fabric_server *s = new_server();
-	struct fp_hello h = { .version = FP_VERSION, .n_hosts = 1 };
+	struct fp_hello h = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = 1 };
 	struct fp_reader r;
 	int fd, mb, seal;
 
@@ -470,7 +470,7 @@ static void test_agents_of_two_processes_clash(void **state)
 /* Hello at node, keeping the event channel the server hands over (returned). */
 static int hello_events(struct fabric_server *s, int fd, const char *node, struct fp_reader *r)
 {
-	struct fp_hello h = { .version = FP_VERSION, .n_hosts = 1 };
+	struct fp_hello h = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = 1 };
 	int ev;
 
 	assert_int_equal(fp_send_message2(fd, FP_HELLO, &h, sizeof(h), node, strlen(node) + 1, -1,
@@ -975,7 +975,7 @@ static void *serve_until_stopped(void *arg)
  */
 static void test_client_dropped_from_mailbox_goes_at_once(void **state)
 {
-	struct fp_hello h = { .version = FP_VERSION, .n_hosts = 1 };
+	struct fp_hello h = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = 1 };
 	struct server_thread t = { .s = new_server() };
 	struct fp_host q = { 0 };
 	struct fp_mailbox *mb;
@@ -1046,7 +1046,8 @@ static void test_half_sent_messages_are_bounded(void **state)
 	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = TEST_BOUND };
 	struct fp_send q = { 0 };
 	struct fabric_server *s;
-	struct fp_frame frame = { .type = FP_SEND, .flags = FP_MORE };
+	struct fp_frame frame = { .type = FP_SEND, .flags = FP_MORE,
+				  .len = FP_DATAGRAM_MAX - sizeof(struct fp_frame) };
 	static uint8_t datagram[FP_DATAGRAM_MAX];
 	char *errors = NULL, *log_text = NULL;
 	size_t log_len = 0;
@@ -1344,7 +1345,7 @@ static long cpu_ticks(pid_t pid)
  */
 static void test_out_of_descriptors_no_spin(void **state)
 {
-	struct fp_hello h = { .version = FP_VERSION, .n_hosts = UINT32_MAX };
+	struct fp_hello h = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = UINT32_MAX };
 	int fd[FEW_DESCRIPTORS], extra, n, i;
 	struct own_server o;
 	const char *path = o.path;

@@ -312,7 +312,7 @@ static int make_mailbox(struct client *c, int usable)
 
 static void hello(struct client *c, uint8_t how, struct input *in)
 {
-	struct fp_hello h = { .version = FP_VERSION };
+	struct fp_hello h = { .version = FP_VERSION, .order = FP_BYTE_ORDER };
 	char names[4 * FP_NAME_MAX];
 	uint8_t raw[1024];
 	size_t len = 0;
@@ -574,6 +574,8 @@ static void split(struct client *c, struct input *in, uint8_t *buf)
 
 		f.type = type + delta;
 		f.flags = i + 1 < parts ? FP_MORE : 0;
+		/* The piece's length as sent, unless the input says another. */
+		f.len = flags & 0x40 ? take16(in) : (uint32_t)len;
 		if (flags & 0x80)
 			f.flags = flags & 0x7f;
 		memcpy(buf, &f, sizeof(f));
@@ -789,7 +791,7 @@ static void operate(struct fabric_server *s, struct client *c, uint8_t op, struc
 /* A client that says hello and gets its answer: the server still works. */
 static void check_alive(struct fabric_server *s)
 {
-	struct fp_hello h = { .version = FP_VERSION, .n_hosts = UINT32_MAX };
+	struct fp_hello h = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = UINT32_MAX };
 	struct fp_reader r;
 	int sv[2];
 
