@@ -145,6 +145,14 @@ TESTS += tests/test_fault
 tests_test_fault_SOURCES = tests/test_fault.c tests/own_net.h
 tests_test_fault_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_fault_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# A fabric reached over TCP: its key file, the handshake proving both ends hold the key, the
+# address as written and the sockets (loopback, IPv4 and IPv6).
+check_PROGRAMS += tests/test_fabric_key
+TESTS += tests/test_fabric_key
+tests_test_fabric_key_SOURCES = tests/test_fabric_key.c
+tests_test_fabric_key_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_fabric_key_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
