@@ -158,6 +158,11 @@ TESTS += tests/test_fabric_auth
 tests_test_fabric_auth_SOURCES = tests/test_fabric_auth.c
 tests_test_fabric_auth_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_fabric_auth_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/test_fabric_tcp
+TESTS += tests/test_fabric_tcp
+tests_test_fabric_tcp_SOURCES = tests/test_fabric_tcp.c
+tests_test_fabric_tcp_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_fabric_tcp_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
 endif
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
