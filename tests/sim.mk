@@ -165,6 +165,14 @@ tests_test_fabric_tcp_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_fabric_tcp_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
 endif
 
+# The key handshake between two hosts: network namespaces joined by a veth pair (root; a
+# harness later tests source), tcp_auth_peer serving in one and connecting from the other.
+check_PROGRAMS += tests/tcp_auth_peer
+tests_tcp_auth_peer_SOURCES = tests/tcp_auth_peer.c
+tests_tcp_auth_peer_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS)
+TESTS += tests/tcp_auth_netns.sh
+EXTRA_DIST += tests/netns_pair.sh tests/tcp_auth_netns.sh
+
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
