@@ -98,7 +98,8 @@ static void queue_record(struct fabric_auth *a, uint8_t type, const void *body, 
 	p[0] = type;
 	p[1] = 0;
 	put_be16(p + 2, (unsigned)len);
-	memcpy(p + HEADER_LEN, body, len);
+	if (len)
+		memcpy(p + HEADER_LEN, body, len);
 	a->out_len += HEADER_LEN + len;
 }
 
