@@ -71,6 +71,26 @@ static struct fabric_auth *begin(enum fabric_auth_role role, const struct fabric
 	return a;
 }
 
+/* A client and a server with one key, each just begun. */
+struct sides {
+	struct fabric_key *k;
+	struct fabric_auth *c, *s;
+};
+
+static void sides_begin(struct sides *p)
+{
+	p->k = key_of(KEY_A);
+	p->c = begin(FABRIC_AUTH_CLIENT, p->k, 0);
+	p->s = begin(FABRIC_AUTH_SERVER, p->k, 0);
+}
+
+static void sides_end(struct sides *p)
+{
+	fabric_auth_free(p->c);
+	fabric_auth_free(p->s);
+	fabric_key_free(p->k);
+}
+
 /* A side's bytes to send, taken out (up to size); how many. */
 static size_t take_out(struct fabric_auth *a, uint8_t *buf, size_t size)
 {
@@ -288,48 +308,45 @@ static void test_wrong_key_is_refused_on_both_sides(void **state)
  */
 static void test_server_without_key_is_refused(void **state)
 {
-	struct fabric_key *k = key_of(KEY_A);
-	struct fabric_auth *c = begin(FABRIC_AUTH_CLIENT, k, 0);
-	struct fabric_auth *s = begin(FABRIC_AUTH_SERVER, k, 0);
+	struct sides p;
 	uint8_t out[1024], in[256], ns[FABRIC_AUTH_NONCE_LEN] = { 1, 2, 3 }, junk[32] = { 7 };
 	char reason[FABRIC_AUTH_REASON_MAX + 1];
 	size_t n;
 
 	(void)state;
-	take_out(c, out, sizeof(out));
+	sides_begin(&p);
+	take_out(p.c, out, sizeof(out));
 	n = hello_bytes(in, 'S', ns);
 	n += proof_bytes(in + n, junk);
-	assert_int_equal(fabric_auth_feed(c, in, n), n);
-	assert_int_equal(fabric_auth_result(c), -EKEYREJECTED);
-	assert_said(fabric_auth_error(c), "the peer (the server) does not know the fabric's key");
-	pending_refusal(c, reason, sizeof(reason));
+	assert_int_equal(fabric_auth_feed(p.c, in, n), n);
+	assert_int_equal(fabric_auth_result(p.c), -EKEYREJECTED);
+	assert_said(fabric_auth_error(p.c), "the peer (the server) does not know the fabric's key");
+	pending_refusal(p.c, reason, sizeof(reason));
 	assert_said(reason, "the server does not know the fabric's key");
 	/* That refusal, as a server that sent its proof reads it. */
-	n = take_out(s, out, sizeof(out));
+	n = take_out(p.s, out, sizeof(out));
 	{
-		struct fabric_auth *c2 = begin(FABRIC_AUTH_CLIENT, k, 0);
+		struct fabric_auth *c2 = begin(FABRIC_AUTH_CLIENT, p.k, 0);
 		uint8_t rec[4 + FABRIC_AUTH_REASON_MAX];
 		size_t len = strlen(reason);
 
 		fabric_auth_feed(c2, out, n);
 		n = take_out(c2, out, sizeof(out));
-		assert_int_equal(fabric_auth_feed(s, out, n), n);	/* hello and proof */
-		n = take_out(s, out, sizeof(out));
+		assert_int_equal(fabric_auth_feed(p.s, out, n), n);	/* hello and proof */
+		n = take_out(p.s, out, sizeof(out));
 		assert_int_equal(n, PROOF_LEN);
 		rec[0] = 'R';
 		rec[1] = 0;
 		rec[2] = (uint8_t)(len >> 8);
 		rec[3] = (uint8_t)len;
 		memcpy(rec + 4, reason, len);
-		assert_int_equal(fabric_auth_feed(s, rec, 4 + len), 4 + len);
-		assert_int_equal(fabric_auth_result(s), -ECONNREFUSED);
-		assert_said(fabric_auth_error(s), "the client refused the handshake: the server "
+		assert_int_equal(fabric_auth_feed(p.s, rec, 4 + len), 4 + len);
+		assert_int_equal(fabric_auth_result(p.s), -ECONNREFUSED);
+		assert_said(fabric_auth_error(p.s), "the client refused the handshake: the server "
 			    "does not know the fabric's key");
 		fabric_auth_free(c2);
 	}
-	fabric_auth_free(c);
-	fabric_auth_free(s);
-	fabric_key_free(k);
+	sides_end(&p);
 }
 
 /*
@@ -512,13 +529,15 @@ static void test_handshake_is_timed(void **state)
  */
 static void test_no_byte_past_the_handshake_is_taken(void **state)
 {
-	struct fabric_key *k = key_of(KEY_A);
-	struct fabric_auth *c = begin(FABRIC_AUTH_CLIENT, k, 0);
-	struct fabric_auth *s = begin(FABRIC_AUTH_SERVER, k, 0);
+	struct sides p;
+	struct fabric_auth *c, *s;
 	uint8_t buf[1024];
 	size_t n;
 
 	(void)state;
+	sides_begin(&p);
+	c = p.c;
+	s = p.s;
 	/* Hellos both ways, the client's proof to the server, the server's proof back. */
 	n = take_out(c, buf, sizeof(buf));
 	assert_int_equal(fabric_auth_feed(s, buf, n), n);
@@ -536,9 +555,7 @@ static void test_no_byte_past_the_handshake_is_taken(void **state)
 	assert_int_equal(fabric_auth_result(s), 1);
 	assert_int_equal(fabric_auth_feed(s, "more", 4), 0);
 	assert_int_equal(fabric_auth_feed(c, "more", 4), 0);
-	fabric_auth_free(c);
-	fabric_auth_free(s);
-	fabric_key_free(k);
+	sides_end(&p);
 }
 
 /* --- over a socket ------------------------------------------------------------------------------ */
