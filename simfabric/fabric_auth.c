@@ -103,6 +103,14 @@ static void queue_record(struct fabric_auth *a, uint8_t type, const void *body, 
 	a->out_len += HEADER_LEN + len;
 }
 
+static void fail_v(struct fabric_auth *a, int rc, const char *fmt, va_list ap)
+{
+	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	a->rc = rc;
+	a->awaited = 0;
+	a->in_want = 0;
+}
+
 /* The handshake fails with rc; why in the message. */
 static void __attribute__((format(printf, 3, 4)))
 fail(struct fabric_auth *a, int rc, const char *fmt, ...)
@@ -110,18 +118,21 @@ fail(struct fabric_auth *a, int rc, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(a->error, sizeof(a->error), fmt, ap);
+	fail_v(a, rc, fmt, ap);
 	va_end(ap);
-	a->rc = rc;
-	a->awaited = 0;
-	a->in_want = 0;
 }
 
-/* This side refuses: the peer is told why, then the handshake fails as fail() says. */
-#define refuse(a, rc, reason, ...) do {						\
-	fail((a), (rc), __VA_ARGS__);						\
-	queue_record((a), REC_REFUSE, (reason), strlen(reason));		\
-} while (0)
+/* This side refuses: the handshake fails as fail() says, and the peer is sent reason. */
+static void __attribute__((format(printf, 4, 5)))
+refuse(struct fabric_auth *a, int rc, const char *reason, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fail_v(a, rc, fmt, ap);
+	va_end(ap);
+	queue_record(a, REC_REFUSE, reason, strlen(reason));
+}
 
 /* The proof role makes with its own nonce first: HMAC-SHA256 under the key. */
 static void make_proof(const struct fabric_auth *a, enum fabric_auth_role role,
