@@ -27,8 +27,7 @@ static const char *user_name(uid_t uid, char *buf, size_t size)
 	return buf;
 }
 
-/* "belongs to user X, not to this one (Y)": the end of a refusal. */
-static int not_ours(int err, char *msg, size_t size, const char *what, uid_t owner)
+int fabric_trust_not_ours(int err, char *msg, size_t size, const char *what, uid_t owner)
 {
 	char found[160], self[160];
 
@@ -81,7 +80,7 @@ int fabric_trust_dir(const char *path, mode_t deny, char *err, size_t err_size)
 	}
 	if (st.st_uid != geteuid()) {
 		close(fd);
-		return not_ours(-EPERM, err, err_size, what, st.st_uid);
+		return fabric_trust_not_ours(-EPERM, err, err_size, what, st.st_uid);
 	}
 	if (st.st_mode & deny) {
 		snprintf(err, err_size, "%s is open to other users (mode %04o): refused", what,
@@ -107,7 +106,7 @@ int fabric_trust_socket(int dirfd, const char *path, char *err, size_t err_size)
 		return -ENOTSOCK;
 	}
 	if (st.st_uid != geteuid())
-		return not_ours(-EPERM, err, err_size, path, st.st_uid);
+		return fabric_trust_not_ours(-EPERM, err, err_size, path, st.st_uid);
 	return 0;
 }
 
@@ -152,7 +151,7 @@ int fabric_trust_channel(int fd, const char *what, char *err, size_t err_size)
 		char name[128];
 
 		snprintf(name, sizeof(name), "the %s handed over", what);
-		return not_ours(-EPERM, err, err_size, name, st.st_uid);
+		return fabric_trust_not_ours(-EPERM, err, err_size, name, st.st_uid);
 	}
 	len = sizeof(cred);
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
@@ -164,7 +163,7 @@ int fabric_trust_channel(int fd, const char *what, char *err, size_t err_size)
 		char name[128];
 
 		snprintf(name, sizeof(name), "the other end of the %s handed over", what);
-		return not_ours(-EPERM, err, err_size, name, cred.uid);
+		return fabric_trust_not_ours(-EPERM, err, err_size, name, cred.uid);
 	}
 	return 0;
 }

@@ -41,6 +41,12 @@ int fabric_trust_peer(int fd, const char *path, char *err, size_t err_size);
  */
 int fabric_trust_channel(int fd, const char *what, char *err, size_t err_size);
 
+/*
+ * "WHAT belongs to user X, not to this one (Y): refused" in msg, for a
+ * check that found owner where this user was expected; returns err.
+ */
+int fabric_trust_not_ours(int err, char *msg, size_t size, const char *what, uid_t owner);
+
 /* The last component of path (what fabric_trust_socket looks at). */
 const char *fabric_trust_basename(const char *path);
 

@@ -23,6 +23,9 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/fabric_proto.c simfabric/fabric_proto.h \
 	simfabric/fabric_client.c simfabric/fabric_client.h \
 	simfabric/fabric_trust.c simfabric/fabric_trust.h \
+	simfabric/fabric_key.c simfabric/fabric_key.h \
+	simfabric/fabric_auth.c simfabric/fabric_auth.h \
+	simfabric/fabric_tcp.c simfabric/fabric_tcp.h \
 	simfabric/describe.c simfabric/describe.h \
 	simfabric/scenario.c simfabric/scenario.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)

@@ -6,7 +6,8 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_RUNS =
-FUZZ_TARGETS = capture_reader capture_meta topology sim_mad replay_match api scenario fabric_proto
+FUZZ_TARGETS = capture_reader capture_meta topology sim_mad replay_match api scenario fabric_proto \
+	fabric_auth fabric_tcp_addr
 # ASan's default quarantine (256 MiB of freed memory held back) makes every
 # input of the targets that allocate per call touch fresh pages: a smaller
 # one runs them about a third faster and still catches a use after any of
@@ -38,6 +39,10 @@ fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
 	simfabric/fabric_proto.c simfabric/fabric_trust.c \
 	$(fuzz_simfabric_sources)
+# A stranger's first bytes at a fabric's TCP port (the key handshake), and the address as written.
+fuzz_fabric_auth_sources = tests/fuzz/fuzz_fabric_auth.c simfabric/fabric_auth.c \
+	simfabric/fabric_key.c simfabric/fabric_trust.c
+fuzz_fabric_tcp_addr_sources = tests/fuzz/fuzz_fabric_tcp_addr.c simfabric/fabric_tcp.c
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
@@ -50,6 +55,7 @@ fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c bac
 EXTRA_DIST += tests/fuzz
 CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_capture_meta fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \
 	fuzz/fuzz_replay_match fuzz/fuzz_fabric_proto fuzz/fuzz_scenario \
+	fuzz/fuzz_fabric_auth fuzz/fuzz_fabric_tcp_addr \
 	fuzz/modules/backend-sim.so
 
 fuzz/fuzz_capture_reader: $(fuzz_capture_reader_sources:%=$(top_srcdir)/%)
@@ -74,6 +80,13 @@ fuzz/fuzz_scenario: $(fuzz_scenario_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer \
 		$(fuzz_scenario_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) -o $@
+fuzz/fuzz_fabric_auth: $(fuzz_fabric_auth_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) -fsanitize=fuzzer \
+		$(fuzz_fabric_auth_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) -o $@
+fuzz/fuzz_fabric_tcp_addr: $(fuzz_fabric_tcp_addr_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(fuzz_fabric_tcp_addr_sources:%=$(top_srcdir)/%) -o $@
 fuzz/fuzz_replay_match: $(fuzz_replay_match_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer \

@@ -145,7 +145,33 @@ TESTS += tests/test_fault
 tests_test_fault_SOURCES = tests/test_fault.c tests/own_net.h
 tests_test_fault_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_fault_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# A fabric reached over TCP: its key file, the handshake proving both ends hold the key, the
+# address as written and the sockets (loopback, IPv4 and IPv6).
+check_PROGRAMS += tests/test_fabric_key
+TESTS += tests/test_fabric_key
+tests_test_fabric_key_SOURCES = tests/test_fabric_key.c
+tests_test_fabric_key_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_fabric_key_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+check_PROGRAMS += tests/test_fabric_auth
+TESTS += tests/test_fabric_auth
+tests_test_fabric_auth_SOURCES = tests/test_fabric_auth.c
+tests_test_fabric_auth_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_fabric_auth_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/test_fabric_tcp
+TESTS += tests/test_fabric_tcp
+tests_test_fabric_tcp_SOURCES = tests/test_fabric_tcp.c
+tests_test_fabric_tcp_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_fabric_tcp_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
 endif
+
+# The key handshake between two hosts: network namespaces joined by a veth pair (root; a
+# harness later tests source), tcp_auth_peer serving in one and connecting from the other.
+check_PROGRAMS += tests/tcp_auth_peer
+tests_tcp_auth_peer_SOURCES = tests/tcp_auth_peer.c
+tests_tcp_auth_peer_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS)
+TESTS += tests/tcp_auth_netns.sh
+EXTRA_DIST += tests/netns_pair.sh tests/tcp_auth_netns.sh
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
