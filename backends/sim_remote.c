@@ -141,7 +141,7 @@ static int remote_attach(const struct sim_transport_params *params,
 	 * Without the mapping (a server without shared memory, an address taken
 	 * here) all goes there; memory that is not what it should be is refused.
 	 */
-	if (!smp || !*smp || !strcmp(smp, "local")) {
+	if (!r->c.stream && (!smp || !*smp || !strcmp(smp, "local"))) {
 		rc = fabric_client_map(&r->c, *n_nodes, err, sizeof(err));
 		if (rc < 0 && rc != -EOPNOTSUPP && rc != -EADDRINUSE) {
 			fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
@@ -667,6 +667,7 @@ static void *events_main(void *arg)
 	int v = 0, due_ms = -1;
 
 	fp_reader_init(&in);
+	in.stream = r->c.stream;
 	while (v >= 0) {
 		if (poll(pfd, 3, due_ms) < 0) {
 			if (errno == EINTR)

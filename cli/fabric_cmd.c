@@ -23,13 +23,16 @@
 
 #include "cli/fabric_cmd.h"
 #include "simfabric/fabric_client.h"
+#include "simfabric/fabric_key.h"
 #include "simfabric/fabric_server.h"
+#include "simfabric/fabric_tcp.h"
 #include "simfabric/scenario.h"
 
 /* Each line indented as a continuation of umad's "usage: " (umad.c prints it after its own). */
 #define USAGE_INDENT	"       "
 static const char usage_serve[] =
 	USAGE_INDENT "umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
+	USAGE_INDENT "                  [--listen HOST:PORT --key-file FILE]\n"
 	USAGE_INDENT "umad sim [-t FILE] [--socket PATH] [--host NODE[,NODE...]] [--sm builtin|none]\n"
 	USAGE_INDENT "         [--private] -- COMMAND [ARGS...]\n";
 static const char usage_text[] =
@@ -81,6 +84,8 @@ static int usage_error(void)
 struct serve_options {
 	const char *topology;
 	const char *socket;
+	const char *listen;	/* serve: over TCP too, at HOST:PORT */
+	const char *key_file;	/* the key TCP clients must prove they hold */
 	const char *hosts;
 	int builtin_sm;
 	int private_memory;	/* --private: clients do not map the fabric */
@@ -127,7 +132,8 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 			continue;
 		}
 		if (!strcmp(a, "-t") || !strcmp(a, "--topology") || !strcmp(a, "--socket") ||
-		    !strcmp(a, "--host") || !strcmp(a, "--sm")) {
+		    !strcmp(a, "--host") || !strcmp(a, "--sm") || !strcmp(a, "--listen") ||
+		    !strcmp(a, "--key-file")) {
 			if (!has_value) {
 				fprintf(stderr, "umad: %s: %s needs a value\n", what, a);
 				return usage_error();
@@ -138,6 +144,10 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 				o->socket = argv[++i];
 			else if (!strcmp(a, "--host") && want_command)
 				o->hosts = argv[++i];
+			else if (!strcmp(a, "--listen") && !want_command)
+				o->listen = argv[++i];
+			else if (!strcmp(a, "--key-file") && !want_command)
+				o->key_file = argv[++i];
 			else if (!strcmp(a, "--sm")) {
 				if (parse_sm(what, argv[++i], &o->builtin_sm) < 0)
 					return 2;
@@ -156,6 +166,12 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 	}
 	if (!want_command && i < argc) {
 		fprintf(stderr, "umad: %s: unexpected argument '%s'\n", what, argv[i]);
+		return usage_error();
+	}
+	if (!o->listen != !o->key_file) {
+		fprintf(stderr, "umad: %s: %s\n", what, o->listen ?
+			"--listen needs --key-file: clients over TCP prove they hold its key" :
+			"--key-file goes with --listen");
 		return usage_error();
 	}
 	o->command = i;
@@ -246,7 +262,8 @@ static int serve(int argc, char **argv)
 {
 	struct serve_options o;
 	struct fabric_server *s;
-	char path[PATH_MAX];
+	struct fabric_key *key = NULL;
+	char path[PATH_MAX], err[PATH_MAX + 256], where[FABRIC_TCP_NAME_MAX];
 	sigset_t old;
 	int r = parse_serve("fabric serve", argc, argv, 0, &o), sfd;
 
@@ -258,15 +275,33 @@ static int serve(int argc, char **argv)
 		fprintf(stderr, "umad: fabric serve: the socket path is too long\n");
 		return 1;
 	}
+	if (o.key_file && fabric_key_load(o.key_file, &key, err, sizeof(err)) < 0) {
+		fprintf(stderr, "umad: fabric serve: %s\n", err);
+		return 1;
+	}
 	sfd = signal_descriptor(&old, 0);
 	s = start_server("fabric serve", &o, path);
-	if (!s)
+	if (!s) {
+		fabric_key_free(key);
 		return 1;
+	}
 	fprintf(stderr, "umad: fabric serve: serving %s at %s (UMAD_SIM_FABRIC=%s)\n",
 		o.topology ? o.topology : "the default fabric", path, path);
+	if (o.listen) {
+		r = fabric_server_listen_tcp(s, o.listen, key, where, sizeof(where), err, sizeof(err));
+		if (r < 0) {
+			fprintf(stderr, "umad: fabric serve: --listen %s: %s\n", o.listen, err);
+			fabric_server_free(s);
+			fabric_key_free(key);
+			return 1;
+		}
+		fprintf(stderr, "umad: fabric serve: and over TCP at %s (UMAD_SIM_FABRIC=tcp:%s "
+			"UMAD_SIM_FABRIC_KEY=%s)\n", where, where, o.key_file);
+	}
 	while ((r = fabric_server_poll(s, -1, sfd)) == 0)
 		;
 	fabric_server_free(s);
+	fabric_key_free(key);
 	close(sfd);
 	if (r < 0) {
 		serve_failed("fabric serve", r);

@@ -571,6 +571,9 @@ int fabric_auth_step(struct fabric_auth *a, int fd, unsigned *events)
 			continue;
 		fabric_auth_pending(a, &left);
 		*events = (left ? POLLOUT : 0) | (fabric_auth_wanted(a) ? POLLIN : 0);
+		/* Nothing to wait for: the last record went, and the result is due now. */
+		if (!*events)
+			continue;
 		return 0;
 	}
 	if (r < 0) {

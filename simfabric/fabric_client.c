@@ -18,7 +18,10 @@
 #include <unistd.h>
 
 #include "simfabric/arena.h"
+#include "simfabric/fabric_auth.h"
 #include "simfabric/fabric_client.h"
+#include "simfabric/fabric_key.h"
+#include "simfabric/fabric_tcp.h"
 #include "simfabric/fabric_trust.h"
 #include "simfabric/net.h"
 
@@ -136,13 +139,45 @@ static int connect_to(const char *path, int64_t deadline, char *err, size_t err_
 	return fd;
 }
 
-/* A message into c->reply by deadline: 1, or -ETIMEDOUT, or -errno (fp_recv_message's). */
-static int recv_by(struct fabric_client *c, int64_t deadline)
+/*
+ * Over TCP: connect to addr and prove, both ways, that this end and the
+ * server hold the key, by deadline.  The connected socket (blocking), or
+ * -errno with why.
+ */
+static int connect_tcp(const char *where, const struct fabric_tcp_addr *a,
+		       const struct fabric_key *key, int64_t deadline, char *err, size_t err_size)
+{
+	int64_t left = deadline - now_ms();
+	char why[512];
+	int fd, r;
+
+	if (left <= 0)
+		left = 1;
+	fd = fabric_tcp_connect(a, (int)left, why, sizeof(why));
+	if (fd < 0) {
+		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", where, why);
+		return fd;
+	}
+	left = deadline - now_ms();
+	r = fabric_tcp_tune(fd, why, sizeof(why));
+	if (r == 0)
+		r = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key, left > 0 ? (int)left : 1, why,
+					  sizeof(why));
+	if (r < 0) {
+		snprintf(err, err_size, "the fabric at %s: %s", where, why);
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+/* A message into in from fd by deadline: 1, or -ETIMEDOUT, or -errno (fp_recv_message's). */
+static int recv_fd_by(int fd, struct fp_reader *in, int64_t deadline)
 {
 	for (;;) {
-		struct pollfd pfd = { .fd = c->fd, .events = POLLIN };
+		struct pollfd pfd = { .fd = fd, .events = POLLIN };
 		int64_t left;
-		int r = fp_recv_message(c->fd, &c->reply, MSG_DONTWAIT);
+		int r = fp_recv_message(fd, in, MSG_DONTWAIT);
 
 		if (r != 0)
 			return r;
@@ -152,6 +187,65 @@ static int recv_by(struct fabric_client *c, int64_t deadline)
 		if (poll(&pfd, 1, (int)left) < 0 && errno != EINTR)
 			return -errno;
 	}
+}
+
+static int recv_by(struct fabric_client *c, int64_t deadline)
+{
+	return recv_fd_by(c->fd, &c->reply, deadline);
+}
+
+/* An FP_RC message's value, or -EPROTO for another message. */
+static int32_t rc_in(const struct fp_reader *in)
+{
+	int32_t rc;
+
+	if (in->type != FP_RC)
+		return -EPROTO;
+	memcpy(&rc, in->buf, sizeof(rc));
+	return rc;
+}
+
+static void no_answer(char *err, size_t err_size, const char *path, int r);
+
+/*
+ * Over TCP: the event channel, a second connection through the handshake,
+ * named by the token the server gave (fabric_proto.h).  Its descriptor, or
+ * -errno with why.
+ */
+static int open_events(struct fabric_client *c, const struct fabric_tcp_addr *a,
+		       const struct fabric_key *key, const uint8_t *token, int64_t deadline,
+		       char *err, size_t err_size)
+{
+	struct fp_events q;
+	struct fp_reader in;
+	int fd = connect_tcp(c->path, a, key, deadline, err, err_size), r;
+
+	if (fd < 0)
+		return fd;
+	fp_reader_init(&in);
+	in.stream = 1;
+	memcpy(q.token, token, sizeof(q.token));
+	/* The welcome, then the channel's request and its answer. */
+	r = recv_fd_by(fd, &in, deadline);
+	if (r == 1 && (r = rc_in(&in)) == 0) {
+		r = fp_send_on(fd, 1, FP_EVENTS, &q, sizeof(q), NULL, 0, -1, 0);
+		if (r == 0)
+			r = recv_fd_by(fd, &in, deadline);
+		if (r == 1)
+			r = rc_in(&in);
+	}
+	if (r != 0) {
+		if (r == -ETIMEDOUT || r == -ECONNRESET || r == 1)
+			no_answer(err, err_size, c->path, r == 1 ? 0 : r);
+		else
+			snprintf(err, err_size, "the fabric at %s refused an event channel: %s", c->path,
+				 strerror(r < 0 ? -r : EPROTO));
+		close(fd);
+		fp_reader_free(&in);
+		return r < 0 ? r : -EPROTO;
+	}
+	fp_reader_free(&in);
+	return fd;
 }
 
 /* Why the server's answer did not come (r: recv_by's error, or 0 for nonsense). */
@@ -177,7 +271,7 @@ static int attach_request(struct fabric_client *c, uint32_t type, const void *he
 	int r;
 
 	pthread_mutex_lock(&c->lock);
-	r = fp_send_message2(c->fd, type, head, head_len, tail, tail_len, pass_fd, 0);
+	r = fp_send_on(c->fd, c->stream, type, head, head_len, tail, tail_len, pass_fd, 0);
 	if (r == 0)
 		r = recv_by(c, deadline);
 	if (r < 0) {
@@ -209,7 +303,10 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 {
 	struct fp_hello hello = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = n_names };
 	int64_t deadline = now_ms() + fabric_client_attach_timeout_ms;
-	char list[FP_MAX_HOSTS * FP_NAME_MAX];
+	const char *tcp = fabric_tcp_strip_scheme(path);
+	char list[FP_MAX_HOSTS * FP_NAME_MAX], why[512];
+	struct fabric_key *key = NULL;
+	struct fabric_tcp_addr addr;
 	const struct fp_hello_ok *ok;
 	size_t len = 0;
 	unsigned i;
@@ -220,7 +317,10 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	c->fd = c->event_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	fp_reader_init(&c->reply);
-	snprintf(c->path, sizeof(c->path), "%s", path);
+	if (snprintf(c->path, sizeof(c->path), "%s", path) >= (int)sizeof(c->path)) {
+		snprintf(err, err_size, "the fabric's address is too long: %.60s...", path);
+		return -ENAMETOOLONG;
+	}
 	if (n_names > FP_MAX_HOSTS) {
 		snprintf(err, err_size, "at most %d nodes", FP_MAX_HOSTS);
 		return -EINVAL;
@@ -237,11 +337,28 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	}
 	if (!n_names && attach_default)
 		hello.n_hosts = UINT32_MAX;	/* the server's first CA */
-	c->fd = connect_to(path, deadline, err, err_size);
+	if (tcp) {
+		r = fabric_tcp_parse(tcp, &addr, why, sizeof(why));
+		if (r == 0) {
+			r = fabric_key_load_env(&key, why, sizeof(why));
+			if (r == -ENOKEY)
+				snprintf(why, sizeof(why), "a fabric reached over TCP needs its key: "
+					 "set %s to the key file", FABRIC_KEY_ENV);
+		}
+		if (r < 0) {
+			snprintf(err, err_size, "%s: %s", path, why);
+			return r;
+		}
+		c->stream = 1;
+		c->reply.stream = 1;
+		c->fd = connect_tcp(path, &addr, key, deadline, err, err_size);
+	} else {
+		c->fd = connect_to(path, deadline, err, err_size);
+	}
 	if (c->fd < 0) {
 		r = c->fd;
 		c->fd = -1;
-		return r;
+		goto fail;
 	}
 	/* The welcome, or a refusal: the server speaks first. */
 	r = recv_by(c, deadline);
@@ -252,46 +369,49 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 
 			snprintf(err, err_size, "the fabric at %s refused: %s", path,
 				 fabric_client_reply_text(c, msg, sizeof(msg)));
-			fabric_client_close(c);
-			return rc;
+			r = rc;
+			goto fail;
 		}
 	} else {
 		no_answer(err, err_size, path, r);
-		fabric_client_close(c);
-		return r < 0 ? r : -EPROTO;
+		r = r < 0 ? r : -EPROTO;
+		goto fail;
 	}
-	/* The fast path for sends; without it, everything goes through the socket. */
-	mb_fd = make_mailbox(&c->mb);
+	/* The fast path for sends, on this machine only; without it, everything goes through the socket. */
+	mb_fd = c->stream ? -1 : make_mailbox(&c->mb);
 	r = attach_request(c, FP_HELLO, &hello, sizeof(hello), list, len, mb_fd, deadline, &rc,
 			   err, err_size);
 	if (mb_fd >= 0)
 		close(mb_fd);
-	if (r < 0) {
-		fabric_client_close(c);
-		return r;
-	}
+	if (r < 0)
+		goto fail;
 	if (c->reply.type == FP_RC) {
 		r = refused(c, rc, err, err_size);
-		fabric_client_close(c);
-		return r;
+		goto fail;
 	}
 	ok = (const struct fp_hello_ok *)c->reply.buf;
 	if (c->reply.type != FP_HELLO_OK || ok->version != FP_VERSION ||
 	    ok->n_hosts > FP_MAX_HOSTS ||
 	    c->reply.len != sizeof(*ok) + ok->n_hosts * sizeof(struct fp_node) ||
-	    c->reply.passed_fd < 0) {
+	    (c->reply.passed_fd < 0) != c->stream) {
 		snprintf(err, err_size, "the fabric at %s speaks another protocol", path);
 		fabric_client_done(c);
-		fabric_client_close(c);
-		return -EPROTO;
+		r = -EPROTO;
+		goto fail;
 	}
-	c->event_fd = c->reply.passed_fd;
-	c->reply.passed_fd = -1;
-	r = fabric_trust_channel(c->event_fd, "event channel", err, err_size);
+	if (c->stream) {
+		c->event_fd = open_events(c, &addr, key, ok->events_token, deadline, err, err_size);
+		r = c->event_fd < 0 ? c->event_fd : 0;
+	} else {
+		c->event_fd = c->reply.passed_fd;
+		c->reply.passed_fd = -1;
+		r = fabric_trust_channel(c->event_fd, "event channel", err, err_size);
+	}
 	if (r < 0) {
+		if (c->event_fd < 0)
+			c->event_fd = -1;
 		fabric_client_done(c);
-		fabric_client_close(c);
-		return r;
+		goto fail;
 	}
 	memcpy(nodes, ok + 1, ok->n_hosts * sizeof(struct fp_node));
 	for (i = 0; i < ok->n_hosts; i++) {
@@ -300,7 +420,12 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	}
 	*n_nodes = ok->n_hosts;
 	fabric_client_done(c);
+	fabric_key_free(key);
 	return 0;
+fail:
+	fabric_key_free(key);
+	fabric_client_close(c);
+	return r;
 }
 
 int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size_t err_size)
@@ -367,7 +492,7 @@ int fabric_client_note_changed(struct fabric_client *c, size_t index)
 {
 	struct fp_note note = { .node = index };
 
-	return fp_send_message(c->fd, FP_NOTE_CHANGED, &note, sizeof(note), -1, 0);
+	return fp_send_on(c->fd, c->stream, FP_NOTE_CHANGED, &note, sizeof(note), NULL, 0, -1, 0);
 }
 
 void fabric_client_close(struct fabric_client *c)
@@ -411,7 +536,7 @@ static int post(struct fabric_client *c, uint32_t type, const void *head, size_t
 	c->mb_seq = seq;
 	atomic_store(&mb->posted, seq);
 	if (atomic_load(&mb->server_asleep))
-		return fp_send_message(c->fd, FP_KICK, &kick, sizeof(kick), -1, 0);
+		return fp_send_on(c->fd, c->stream, FP_KICK, &kick, sizeof(kick), NULL, 0, -1, 0);
 	return 0;
 }
 
@@ -567,7 +692,7 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 	if (c->mb && type == FP_SEND && head_len + tail_len <= FP_MAILBOX_ROOM) {
 		r = mailbox_request(c, type, head, head_len, tail, tail_len);
 	} else {
-		r = fp_send_message2(c->fd, type, head, head_len, tail, tail_len, -1, 0);
+		r = fp_send_on(c->fd, c->stream, type, head, head_len, tail, tail_len, -1, 0);
 		if (r == 0) {
 			r = fp_recv_message(c->fd, &c->reply, 0);
 			if (r == 0)

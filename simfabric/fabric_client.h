@@ -17,6 +17,9 @@
 
 #include "simfabric/fabric_proto.h"
 
+/* Where a server is: a socket path, or tcp:HOST:PORT. */
+#define FABRIC_CLIENT_WHERE_MAX	320
+
 /*
  * How long attaching waits for a server (taking the connection, each
  * reply of the attach) before it gives up with a message: a server that
@@ -29,6 +32,7 @@ extern int fabric_client_attach_timeout_ms;
 struct fabric_client {
 	int fd;				/* requests and replies */
 	int event_fd;			/* FP_DELIVER, FP_NODE_CHANGED */
+	int stream;			/* over TCP: both are streams, nothing mapped */
 	pthread_mutex_t lock;		/* one request at a time */
 	struct fp_reader reply;		/* the last reply, under lock */
 	int broken;			/* the server went away: every request fails with -EIO */
@@ -46,7 +50,7 @@ struct fabric_client {
 	struct sim_arena *arena;
 	struct sim_fabric *fabric;
 	struct sim_node *hosts[FP_MAX_HOSTS];
-	char path[sizeof(((struct sockaddr_un *)0)->sun_path)];	/* the server's socket */
+	char path[FABRIC_CLIENT_WHERE_MAX];	/* the server's socket, or tcp:HOST:PORT */
 };
 
 /* The socket path of UMAD_SIM_FABRIC, or of the default server; 0 or -ENAMETOOLONG. */
@@ -64,6 +68,10 @@ int fabric_default_socket(char *path, size_t size);
  * listening there (SO_PEERCRED); the event channel it hands over is a
  * packet socket of this user's.  Each step waits
  * fabric_client_attach_timeout_ms at most (-ETIMEDOUT).
+ *
+ * path "tcp:HOST:PORT" reaches a server over TCP: both connections (the
+ * second is the event channel) begin with the handshake proving both ends
+ * hold the key UMAD_SIM_FABRIC_KEY names (fabric_auth.h, fabric_key.h).
  */
 int fabric_client_connect(struct fabric_client *c, const char *path, const char *const *names,
 			  unsigned n_names, int attach_default, struct fp_node *nodes,

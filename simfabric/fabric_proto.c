@@ -73,6 +73,7 @@ size_t fp_min_body(uint32_t type)
 	case FP_MAP:		return sizeof(struct fp_map);
 	case FP_MAPPED:		return sizeof(struct fp_mapped);
 	case FP_NOTE_CHANGED:	return sizeof(struct fp_note);
+	case FP_EVENTS:		return sizeof(struct fp_events);
 	default:		return 0;
 	}
 }

@@ -34,7 +34,13 @@
  * answered by exactly one reply before the next is sent (the client
  * serialises them).  The event channel, a socket the server hands over
  * with FP_HELLO_OK (SCM_RIGHTS), carries what arrives unasked: MADs for
- * the client's agents (FP_DELIVER) and notices that a node changed.
+ * the client's agents (FP_DELIVER) and notices that a node changed.  Over
+ * TCP the client opens it: a second connection, authenticated as the
+ * first, whose first request (FP_EVENTS) names the client by the token its
+ * FP_HELLO_OK gave.  Over TCP nothing is mapped: no mailbox, no FP_MAP.
+ *
+ * A TCP connection begins with the handshake of fabric_auth.h, both ends
+ * proving they hold the fabric's key; the protocol starts after it.
  *
  * The server speaks first: FP_RC 0 to a client it serves, or a negative
  * errno and why before it hangs up.
@@ -55,6 +61,8 @@
  *
  * Requests and their replies:
  *   FP_HELLO {fp_hello, names}    -> FP_HELLO_OK {fp_hello_ok, fp_node x n} + event socket
+ *   FP_EVENTS {fp_events}         -> FP_RC (over TCP, the first request of a second
+ *                                    connection, which then carries the events)
  *   FP_GET_CA {fp_host}           -> FP_CA {fp_node, fp_port x (num_ports + 1)}
  *   FP_OPEN {fp_host}             -> FP_RC (a handle >= 0, or -errno)
  *   FP_CLOSE {fp_handle}          -> FP_RC
@@ -115,6 +123,7 @@ enum fp_type {
 	FP_MAP,			/* the fabric's memory: FP_MAPPED, or FP_RC when it has none */
 	FP_MAPPED,
 	FP_NOTE_CHANGED,	/* no reply: a client's SMP changed a node clients are attached at */
+	FP_EVENTS,		/* over TCP: this connection is the event channel (FP_RC) */
 	FP_TYPE_END
 };
 
@@ -143,9 +152,22 @@ struct fp_node {
 	char name[FP_NAME_MAX];	/* the topology's id, for messages */
 };
 
+#define FP_TOKEN_LEN	16
+
 struct fp_hello_ok {
 	uint32_t version;
 	uint32_t n_hosts;	/* then n_hosts struct fp_node */
+	/*
+	 * Over TCP, where no socket can be handed over: what names this client
+	 * when it opens its event channel, a second connection (FP_EVENTS).
+	 * Zero on a Unix socket.
+	 */
+	uint8_t events_token[FP_TOKEN_LEN];
+};
+
+/* The first request on a second TCP connection: it becomes the event channel of the client named. */
+struct fp_events {
+	uint8_t token[FP_TOKEN_LEN];
 };
 
 struct fp_rc {

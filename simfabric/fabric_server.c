@@ -12,6 +12,7 @@
 #include <linux/futex.h>
 #include <sys/epoll.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/syscall.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -23,7 +24,9 @@
 #include "simfabric/arena.h"
 #include "simfabric/describe.h"
 #include "simfabric/fabric_proto.h"
+#include "simfabric/fabric_auth.h"
 #include "simfabric/fabric_server.h"
+#include "simfabric/fabric_tcp.h"
 #include "simfabric/fabric_trust.h"
 #include "simfabric/fault.h"
 #include "simfabric/hosting.h"
@@ -39,6 +42,12 @@
 #define EVENT_QUEUE_MAX	(64u << 20)
 /* How much of a long message one round reads from a client, so that the others are served meanwhile. */
 #define READ_SLICE	(1u << 20)
+/*
+ * TCP connections whose handshake is not done, at most: past it a new one
+ * is closed at once, so that peers that never finish (each holds a slot
+ * for FABRIC_AUTH_TIMEOUT_MS) cannot take every descriptor.
+ */
+#define MAX_HANDSHAKES	64
 /* Out of descriptors with none in reserve: how long the listener is left alone. */
 #define LISTEN_PAUSE_MS	100
 /* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
@@ -67,6 +76,7 @@ struct channel {
 	uint32_t watched;		/* the epoll events the loop watches it for; 0: none */
 	struct out_msg *first, **last;
 	size_t queued;			/* bytes waiting in it */
+	int stream;			/* a TCP stream (fabric_proto.h) */
 };
 
 struct client {
@@ -75,6 +85,10 @@ struct client {
 	struct channel events;		/* FP_DELIVER, FP_NODE_CHANGED */
 	int closing;			/* disconnect at the end of this round */
 	pid_t pid;
+	char name[FABRIC_TCP_NAME_MAX + 16];	/* "client PID", or "client at HOST:PORT" over TCP */
+	int tcp;
+	struct fabric_auth *auth;	/* over TCP, until the handshake is done */
+	uint8_t events_token[FP_TOKEN_LEN];	/* over TCP, until its event channel came */
 	struct fp_reader in;
 	size_t in_counted;		/* the message being read, as counted against the bound */
 	size_t buffered;		/* what the server holds for it: that and both queues */
@@ -95,6 +109,10 @@ struct fabric_server {
 	struct sim_net *net;		/* the hosting's */
 	struct sim_arena *arena;	/* where the fabric lives, shared with clients; or NULL */
 	int epoll_fd, listen_fd;
+	int tcp_fd;			/* listening over TCP (fabric_server_listen_tcp); -1: not */
+	const struct fabric_key *key;	/* the TCP clients' key (the caller's) */
+	unsigned n_handshakes;		/* TCP connections not through the handshake yet */
+	int handshakes_full;		/* said once when MAX_HANDSHAKES turned one away */
 	int stop_fd;			/* watched by the loop; -1: none yet */
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	FILE *log;
@@ -209,8 +227,8 @@ static int watch(struct channel *ch, uint32_t events)
  */
 static void rewatch(struct client *c)
 {
-	if (c->closing)
-		return;
+	if (c->closing || c->auth)
+		return;		/* a handshake watches for what it needs (auth_progress) */
 	if (watch(&c->conn, c->conn.first ? EPOLLOUT : EPOLLIN) < 0 ||
 	    watch(&c->events, c->events.first || c->notices_blocked ? EPOLLOUT : 0) < 0)
 		let_go(c);
@@ -264,8 +282,8 @@ static void enforce_bound(struct fabric_server *s)
 				most = c;
 		if (!most || !most->buffered)
 			return;		/* only clients already going hold anything */
-		complain(s, "client %d disconnected: the server would hold %zu bytes for its clients, "
-		    "past its bound of %zu, and %zu of them for this one, the most", (int)most->pid,
+		complain(s, "%s disconnected: the server would hold %zu bytes for its clients, "
+		    "past its bound of %zu, and %zu of them for this one, the most", most->name,
 		    s->buffered, s->buffer_max, most->buffered);
 		cut_off(most);
 	}
@@ -289,6 +307,7 @@ static int send_to(struct channel *ch, uint32_t type, const void *head, size_t h
 	if (c->closing || ch->fd < 0)
 		goto done;		/* it goes: nothing more for it */
 	fp_writer_init(&w, type, head, head_len, tail, tail_len, pass_fd);
+	w.stream = ch->stream;
 	if (!ch->first) {
 		r = fp_writer_send(ch->fd, &w, MSG_DONTWAIT);
 		if (r != 0)
@@ -438,8 +457,8 @@ static int deliver_event(struct client *c, uint32_t host, const struct sim_net_m
 		return 0;
 	if (c->events.first && c->events.queued + m->len > EVENT_QUEUE_MAX) {
 		if (!c->events_dropped++)
-			complain(c->s, "client %d does not read its MADs: those past %u MiB waiting are "
-			    "dropped", (int)c->pid, EVENT_QUEUE_MAX >> 20);
+			complain(c->s, "%s does not read its MADs: those past %u MiB waiting are "
+			    "dropped", c->name, EVENT_QUEUE_MAX >> 20);
 		return 0;
 	}
 	addr_of(&d.addr, m);
@@ -606,6 +625,20 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 	}
 	for (i = 0; i < c->n_hosts; i++)
 		fp_node_fill(&nodes[i], sim_attachment_node(c->att, i));
+	ok.n_hosts = c->n_hosts;
+	if (c->tcp) {
+		/* The client opens its event channel itself, naming itself by the token. */
+		if (getrandom(c->events_token, sizeof(c->events_token), 0) !=
+		    (ssize_t)sizeof(c->events_token)) {
+			r = -errno;
+			sim_hosting_detach(c->att);
+			c->att = NULL;
+			return reply_rc(c, r, "cannot make an event channel's token");
+		}
+		memcpy(ok.events_token, c->events_token, sizeof(ok.events_token));
+		return send_to(&c->conn, FP_HELLO_OK, &ok, sizeof(ok), nodes,
+			       c->n_hosts * sizeof(nodes[0]), NULL, -1);
+	}
 	/* Non-blocking at both ends: the server never waits for a client (its thread polls). */
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, pair) < 0) {
 		r = -errno;
@@ -619,7 +652,6 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 		setsockopt(pair[0], SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
 		setsockopt(pair[1], SOL_SOCKET, SO_RCVBUF, &size, sizeof(size));
 	}
-	ok.n_hosts = c->n_hosts;
 	r = send_to(&c->conn, FP_HELLO_OK, &ok, sizeof(ok), nodes, c->n_hosts * sizeof(nodes[0]),
 		    NULL, pair[1]);
 	if (r < 0) {
@@ -630,6 +662,50 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 	return 0;
 }
 
+/* Does a token name a client waiting for its event channel?  (In time independent of where they differ.) */
+static int token_names(const struct client *o, const uint8_t *token)
+{
+	uint8_t diff = 0, any = 0;
+	unsigned i;
+
+	for (i = 0; i < FP_TOKEN_LEN; i++) {
+		diff |= o->events_token[i] ^ token[i];
+		any |= o->events_token[i];
+	}
+	return o->tcp && o->att && o->events.fd < 0 && !o->closing && any && !diff;
+}
+
+/*
+ * Over TCP, a second connection, authenticated as the first, becomes the
+ * event channel of the client its token names; this connection's client
+ * goes, its socket handed over.
+ */
+static int do_events(struct fabric_server *s, struct client *c, const struct fp_events *q)
+{
+	struct fp_rc ok = { .rc = 0 };
+	struct client *o;
+	int size = EVENT_SNDBUF, fd = c->conn.fd;
+
+	for (o = s->clients; o && !(o != c && token_names(o, q->token)); o = o->next)
+		;
+	if (!c->tcp || !o || c->conn.first) {
+		reply_rc(c, -ENOENT, "no client waits for this event channel");
+		return -ENOENT;
+	}
+	/* The reply goes before the socket changes hands: it is the first thing on it. */
+	if (fp_send_on(fd, 1, FP_RC, &ok, sizeof(ok), NULL, 0, -1, MSG_DONTWAIT) < 0)
+		return -EIO;
+	memset(o->events_token, 0, sizeof(o->events_token));
+	watch(&c->conn, 0);
+	c->conn.fd = -1;
+	let_go(c);
+	setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof(size));
+	o->events.fd = fd;
+	say(s, "%s has its event channel", o->name);
+	rewatch(o);
+	return 0;
+}
+
 /* The fabric's memory, for a client to answer SMPs itself. */
 static int do_map(struct fabric_server *s, struct client *c)
 {
@@ -637,8 +713,9 @@ static int do_map(struct fabric_server *s, struct client *c)
 	unsigned i;
 	int fd;
 
-	if (!s->arena)
-		return reply_rc(c, -EOPNOTSUPP, "this fabric is not in shared memory");
+	if (!s->arena || c->tcp)
+		return reply_rc(c, -EOPNOTSUPP, c->tcp ? "nothing is mapped over TCP"
+						     : "this fabric is not in shared memory");
 	m.base = sim_arena_base(s->arena);
 	m.fabric = (uintptr_t)s->fabric;
 	for (i = 0; i < c->n_hosts; i++)
@@ -801,6 +878,7 @@ static int dispatch(struct fabric_server *s, struct client *c, uint32_t type,
 	case FP_TEXT:		return do_text(s, c, (const struct fp_text *)body);
 	case FP_MAP:		return do_map(s, c);
 	case FP_NOTE_CHANGED:	return do_note_changed(s, (const struct fp_note *)body);
+	case FP_EVENTS:		return do_events(s, c, (const struct fp_events *)body);
 	default:		return -EPROTO;	/* replies and events do not come from clients */
 	}
 }
@@ -811,7 +889,7 @@ static int handle(struct fabric_server *s, struct client *c, uint32_t type, cons
 {
 	int r;
 
-	if (!c->att && type != FP_HELLO)
+	if (!c->att && type != FP_HELLO && type != FP_EVENTS)
 		return -EPROTO;
 	if (type == FP_KICK)
 		return 0;	/* the loop looks at the mailboxes anyway */
@@ -850,37 +928,146 @@ static void drop_client(struct fabric_server *s, struct client *c)
 		s->n_mailboxes--;
 	}
 	s->n_clients--;
-	say(s, "client %d left", (int)c->pid);
+	if (c->auth) {
+		fabric_auth_free(c->auth);
+		s->n_handshakes--;
+	}
+	say(s, "%s left", c->name);
 	free(c);
 }
 
-int fabric_server_add_client(struct fabric_server *s, int fd)
+/* A client on a connected socket (a stream over TCP), watched for `events`; NULL without memory. */
+static struct client *new_client(struct fabric_server *s, int fd, int stream, uint32_t events)
 {
 	struct client *c = calloc(1, sizeof(*c));
-	struct ucred cred;
-	socklen_t l = sizeof(cred);
-	int r;
 
 	if (!c)
-		return -ENOMEM;
+		return NULL;
 	c->s = s;
-	c->conn = (struct channel){ .c = c, .fd = fd };
+	c->conn = (struct channel){ .c = c, .fd = fd, .stream = stream };
 	c->conn.last = &c->conn.first;
-	c->events = (struct channel){ .c = c, .fd = -1 };
+	c->events = (struct channel){ .c = c, .fd = -1, .stream = stream };
 	c->events.last = &c->events.first;
+	c->tcp = stream;
 	fp_reader_init(&c->in);
 	c->in.slice = READ_SLICE;
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) == 0)
-		c->pid = cred.pid;
-	r = watch(&c->conn, EPOLLIN);
-	if (r < 0) {
+	c->in.stream = stream;
+	if (watch(&c->conn, events) < 0) {
 		free(c);
-		return r;
+		return NULL;
 	}
 	c->next = s->clients;
 	s->clients = c;
 	s->n_clients++;
+	return c;
+}
+
+int fabric_server_add_client(struct fabric_server *s, int fd)
+{
+	struct ucred cred;
+	socklen_t l = sizeof(cred);
+	struct client *c = new_client(s, fd, 0, EPOLLIN);
+
+	if (!c)
+		return -ENOMEM;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &l) == 0)
+		c->pid = cred.pid;
+	snprintf(c->name, sizeof(c->name), "client %d", (int)c->pid);
 	return 0;
+}
+
+/*
+ * A TCP client's handshake goes on as far as its socket lets it: once
+ * done, the client is welcomed as a local one is; refused, it goes, with
+ * why in the log.
+ */
+static void auth_progress(struct fabric_server *s, struct client *c)
+{
+	unsigned events = 0;
+	int r = fabric_auth_step(c->auth, c->conn.fd, &events);
+
+	if (r == 0) {
+		if (watch(&c->conn, events) < 0)
+			let_go(c);
+		return;
+	}
+	if (r < 0)	/* a peer without the key, or not this protocol: worth a line always */
+		complain(s, "%s refused: %s", c->name, fabric_auth_error(c->auth));
+	fabric_auth_free(c->auth);
+	c->auth = NULL;
+	s->n_handshakes--;
+	if (r < 0) {
+		let_go(c);
+		return;
+	}
+	say(s, "%s came", c->name);
+	reply_rc(c, 0, NULL);	/* the welcome, as on the Unix socket */
+	rewatch(c);
+}
+
+/* A connection on the TCP listener: its handshake begins, unless too many are under way. */
+static void accept_tcp(struct fabric_server *s)
+{
+	char peer[FABRIC_TCP_NAME_MAX], why[256];
+	struct client *c;
+	int fd = fabric_tcp_accept(s->tcp_fd, peer, sizeof(peer), why, sizeof(why));
+
+	if (fd < 0) {
+		if (fd == -EMFILE || fd == -ENFILE) {
+			/* Left in the backlog: the listener is left alone for a while, as the other. */
+			struct epoll_event ev = { .events = 0, .data.ptr = &s->tcp_fd };
+
+			if (!s->starved)
+				complain(s, "out of descriptors (%s): new clients are refused until "
+					 "some are free", strerror(-fd));
+			s->starved = 1;
+			epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->tcp_fd, &ev);
+			s->listen_paused_until = now_ns() + LISTEN_PAUSE_MS * 1000000ull;
+		}
+		return;
+	}
+	if (s->n_handshakes >= MAX_HANDSHAKES) {
+		if (!s->handshakes_full)
+			complain(s, "%u TCP handshakes under way: connections are closed until one "
+				 "ends (the last from %s)", s->n_handshakes, peer);
+		s->handshakes_full = 1;
+		close(fd);
+		return;
+	}
+	s->handshakes_full = 0;
+	fabric_tcp_tune(fd, NULL, 0);
+	c = new_client(s, fd, 1, EPOLLIN | EPOLLOUT);
+	if (!c || fabric_auth_new(FABRIC_AUTH_SERVER, s->key, 0, &c->auth, why, sizeof(why)) < 0) {
+		say(s, "client at %s refused: %s", peer, c ? why : strerror(ENOMEM));
+		if (c)
+			let_go(c);
+		else
+			close(fd);
+		return;
+	}
+	s->n_handshakes++;
+	snprintf(c->name, sizeof(c->name), "client at %s", peer);
+	auth_progress(s, c);
+}
+
+/* Handshakes whose time is up end (refused); ms until the next one's is, or -1: none. */
+static int handshakes_due(struct fabric_server *s, int expire)
+{
+	struct client *c;
+	int first = -1;
+
+	for (c = s->clients; c && s->n_handshakes; c = c->next) {
+		int left;
+
+		if (!c->auth || c->closing)
+			continue;
+		left = fabric_auth_ms_left(c->auth);
+		if (left <= 0 && expire)
+			auth_progress(s, c);
+		else if (first < 0 || left < first)
+			first = left < 0 ? 0 : left;
+	}
+	return first;
 }
 
 /* A connection is refused with a reason (FP_RC), which the client prints. */
@@ -932,7 +1119,12 @@ static void resume_listening(struct fabric_server *s)
 	s->listen_paused_until = 0;
 	if (s->reserve_fd < 0)
 		s->reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+	if (s->listen_fd >= 0)
+		epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->listen_fd, &ev);
+	if (s->tcp_fd >= 0) {
+		ev.data.ptr = &s->tcp_fd;
+		epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->tcp_fd, &ev);
+	}
 }
 
 /* Only the server's own user may use it: another's connection is refused with a reason. */
@@ -1003,7 +1195,7 @@ static int serve_client(struct fabric_server *s, struct client *c)
 static void say_why(struct fabric_server *s, const struct client *c, int r)
 {
 	if (r != -ECONNRESET && r != -EPIPE)
-		say(s, "client %d disconnected: %s", (int)c->pid, strerror(-r));
+		say(s, "%s disconnected: %s", c->name, strerror(-r));
 }
 
 /* A client's socket is ready (epoll's events on it). */
@@ -1014,6 +1206,10 @@ static void channel_ready(struct fabric_server *s, struct channel *ch, uint32_t 
 
 	if (c->closing)
 		return;
+	if (c->auth) {
+		auth_progress(s, c);
+		return;
+	}
 	if (events & EPOLLOUT)
 		r = flush(ch);
 	if (ch == &c->events) {
@@ -1116,7 +1312,7 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	*out = NULL;
 	if (!s)
 		return -ENOMEM;
-	s->epoll_fd = s->listen_fd = s->stop_fd = s->reserve_fd = -1;
+	s->epoll_fd = s->listen_fd = s->stop_fd = s->reserve_fd = s->tcp_fd = -1;
 	s->spin_ns = MAILBOX_SPIN_NS;
 	s->log = opts->log;
 	s->buffer_max = opts->buffer_max ? opts->buffer_max : FABRIC_SERVER_BUFFER_MAX;
@@ -1184,6 +1380,8 @@ void fabric_server_free(struct fabric_server *s)
 		close(s->listen_fd);
 		unlink(s->socket_path);
 	}
+	if (s->tcp_fd >= 0)
+		close(s->tcp_fd);
 	if (s->epoll_fd >= 0)
 		close(s->epoll_fd);
 	if (s->reserve_fd >= 0)
@@ -1307,6 +1505,37 @@ int fabric_server_listen(struct fabric_server *s, const char *path, char *err, s
 	return 0;
 }
 
+int fabric_server_listen_tcp(struct fabric_server *s, const char *addr,
+			     const struct fabric_key *key, char *name, size_t name_size, char *err,
+			     size_t err_size)
+{
+	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->tcp_fd };
+	struct fabric_tcp_addr a;
+	int fd, r;
+
+	if (s->tcp_fd >= 0) {
+		snprintf(err, err_size, "already listening over TCP");
+		return -EBUSY;
+	}
+	r = fabric_tcp_parse_listen(addr, &a, err, err_size);
+	if (r < 0)
+		return r;
+	fd = fabric_tcp_listen(&a, err, err_size);
+	if (fd < 0)
+		return fd;
+	if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
+		r = -errno;
+		snprintf(err, err_size, "cannot listen at %s: %s", addr, strerror(-r));
+		close(fd);
+		return r;
+	}
+	s->tcp_fd = fd;
+	s->key = key;
+	if (name && name_size)
+		fabric_tcp_local_name(fd, name, name_size);
+	return 0;
+}
+
 unsigned fabric_server_clients(const struct fabric_server *s)
 {
 	return s->n_clients;
@@ -1318,17 +1547,19 @@ size_t fabric_server_buffered(const struct fabric_server *s)
 }
 
 /* Milliseconds until the next trap resend is due or the listener is watched again (-1: never). */
-static int next_tick_ms(const struct fabric_server *s)
+static int next_tick_ms(struct fabric_server *s)
 {
 	uint64_t first = s->listen_paused_until, now = now_ns();
+	int handshake = s->n_handshakes ? handshakes_due(s, 0) : -1, ms;
 	unsigned i;
 
 	for (i = 0; i < s->net->n_pending; i++)
 		if (!first || s->net->pending[i].due_ns < first)
 			first = s->net->pending[i].due_ns;
-	if (!first)
-		return -1;
-	return first <= now ? 0 : (int)((first - now) / 1000000u) + 1;
+	ms = !first ? -1 : first <= now ? 0 : (int)((first - now) / 1000000u) + 1;
+	if (handshake >= 0 && (ms < 0 || handshake < ms))
+		ms = handshake;
+	return ms;
 }
 
 int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
@@ -1403,9 +1634,13 @@ events:
 			stop = 1;
 		else if (!evs[i].data.ptr)
 			accept_client(s);
+		else if (evs[i].data.ptr == &s->tcp_fd)
+			accept_tcp(s);
 		else
 			channel_ready(s, evs[i].data.ptr, evs[i].events);
 	}
+	if (s->n_handshakes)
+		handshakes_due(s, 1);
 	tell_all_changes(s);
 	s->closing_pending = 0;
 	for (struct client *c = s->clients, *next; c; c = next) {

@@ -55,6 +55,20 @@ void fabric_server_free(struct fabric_server *s);
  */
 int fabric_server_listen(struct fabric_server *s, const char *path, char *err, size_t err_size);
 
+struct fabric_key;
+
+/*
+ * Listen over TCP too, at addr (HOST:PORT, [IPv6]:PORT; port 0: one the
+ * system picks): every connection proves it holds key (the caller's, kept
+ * until the server is freed) before anything else (fabric_auth.h), at most
+ * a few dozen at once.  Such clients map nothing: every MAD goes through
+ * the server.  The address listened at goes in name.  0 or -errno with a
+ * message in err.
+ */
+int fabric_server_listen_tcp(struct fabric_server *s, const char *addr,
+			     const struct fabric_key *key, char *name, size_t name_size, char *err,
+			     size_t err_size);
+
 /* Serve a client on a connected SOCK_SEQPACKET socket (tests, fuzzing). 0 or -errno. */
 int fabric_server_add_client(struct fabric_server *s, int fd);
 

@@ -85,8 +85,8 @@ static int looks_ipv4(const char *host)
 }
 
 /* The port's digits into a->port: 0, or -EINVAL with why. */
-static int parse_port(const char *text, const char *port, struct fabric_tcp_addr *a, char *err,
-		      size_t err_size)
+static int parse_port(const char *text, const char *port, struct fabric_tcp_addr *a,
+		      unsigned long lowest, char *err, size_t err_size)
 {
 	size_t digits = strspn(port, "0123456789");
 	unsigned long value;
@@ -100,16 +100,32 @@ static int parse_port(const char *text, const char *port, struct fabric_tcp_addr
 			 port);
 		return -EINVAL;
 	}
-	value = digits > 5 ? 0 : strtoul(port, NULL, 10);
-	if (value < 1 || value > 65535) {
-		snprintf(err, err_size, "%s: port %s is out of range (1 to 65535)", text, port);
+	value = digits > 5 ? 65536 : strtoul(port, NULL, 10);
+	if (value < lowest || value > 65535) {
+		snprintf(err, err_size, "%s: port %s is out of range (%lu to 65535)", text, port,
+			 lowest);
 		return -EINVAL;
 	}
 	snprintf(a->port, sizeof(a->port), "%lu", value);
 	return 0;
 }
 
+static int parse(const char *text, struct fabric_tcp_addr *a, unsigned long lowest_port, char *err,
+		 size_t err_size);
+
 int fabric_tcp_parse(const char *text, struct fabric_tcp_addr *a, char *err, size_t err_size)
+{
+	return parse(text, a, 1, err, err_size);
+}
+
+int fabric_tcp_parse_listen(const char *text, struct fabric_tcp_addr *a, char *err,
+			    size_t err_size)
+{
+	return parse(text, a, 0, err, err_size);
+}
+
+static int parse(const char *text, struct fabric_tcp_addr *a, unsigned long lowest_port, char *err,
+		 size_t err_size)
 {
 	const char *host, *end;
 	size_t len;
@@ -177,7 +193,7 @@ int fabric_tcp_parse(const char *text, struct fabric_tcp_addr *a, char *err, siz
 			 "'-' and '_' between dots)", text, a->host);
 		return -EINVAL;
 	}
-	return parse_port(text, end + 1 + (text[0] == '['), a, err, err_size);
+	return parse_port(text, end + 1 + (text[0] == '['), a, lowest_port, err, err_size);
 }
 
 const char *fabric_tcp_name(const struct sockaddr *sa, socklen_t len, char *buf, size_t size)

@@ -49,6 +49,9 @@ const char *fabric_tcp_strip_scheme(const char *fabric);
  * 0 or -EINVAL with why in err.
  */
 int fabric_tcp_parse(const char *text, struct fabric_tcp_addr *a, char *err, size_t err_size);
+/* The same for an address to listen at, where port 0 lets the system choose. */
+int fabric_tcp_parse_listen(const char *text, struct fabric_tcp_addr *a, char *err,
+			    size_t err_size);
 
 /*
  * A socket listening at a (CLOEXEC, NONBLOCK, SO_REUSEADDR; an IPv6
