@@ -172,6 +172,9 @@ tests_tcp_auth_peer_SOURCES = tests/tcp_auth_peer.c
 tests_tcp_auth_peer_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS)
 TESTS += tests/tcp_auth_netns.sh
 EXTRA_DIST += tests/netns_pair.sh tests/tcp_auth_netns.sh
+# A fabric over TCP between two namespaces: opensm and the diags as remote clients.
+TESTS += tests/fabric_tcp.sh
+EXTRA_DIST += tests/fabric_tcp.sh
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
