@@ -976,6 +976,17 @@ int fabric_server_add_client(struct fabric_server *s, int fd)
 	return 0;
 }
 
+int fabric_server_add_stream_client(struct fabric_server *s, int fd)
+{
+	struct client *c = new_client(s, fd, 1, EPOLLIN);
+
+	if (!c)
+		return -ENOMEM;
+	snprintf(c->name, sizeof(c->name), "client on a stream");
+	reply_rc(c, 0, NULL);
+	return 0;
+}
+
 /*
  * A TCP client's handshake goes on as far as its socket lets it: once
  * done, the client is welcomed as a local one is; refused, it goes, with

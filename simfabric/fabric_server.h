@@ -71,6 +71,11 @@ int fabric_server_listen_tcp(struct fabric_server *s, const char *addr,
 
 /* Serve a client on a connected SOCK_SEQPACKET socket (tests, fuzzing). 0 or -errno. */
 int fabric_server_add_client(struct fabric_server *s, int fd);
+/*
+ * Serve a client on a connected stream socket as a TCP client past its
+ * handshake (tests, fuzzing): welcomed, then its protocol.  0 or -errno.
+ */
+int fabric_server_add_stream_client(struct fabric_server *s, int fd);
 
 /*
  * Serve for up to timeout_ms (negative: until something happens), or until

@@ -27,7 +27,8 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c sim
 	backends/sysfs_writer.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
 	backends/mad_queue.c backends/sim_local.c backends/sim_remote.c simfabric/fabric_proto.c simfabric/fabric_client.c \
-	simfabric/fabric_trust.c simfabric/hosting.c
+	simfabric/fabric_trust.c simfabric/hosting.c simfabric/fabric_auth.c simfabric/fabric_key.c \
+	simfabric/fabric_tcp.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 # The fabric alone (no backend): scenarios applied to it, and described.
 fuzz_simfabric_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c simfabric/port_state.c \
@@ -37,8 +38,8 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology
 	simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
-	simfabric/fabric_proto.c simfabric/fabric_trust.c \
-	$(fuzz_simfabric_sources)
+	simfabric/fabric_proto.c simfabric/fabric_trust.c simfabric/fabric_auth.c \
+	simfabric/fabric_key.c simfabric/fabric_tcp.c $(fuzz_simfabric_sources)
 # A stranger's first bytes at a fabric's TCP port (the key handshake), and the address as written.
 fuzz_fabric_auth_sources = tests/fuzz/fuzz_fabric_auth.c simfabric/fabric_auth.c \
 	simfabric/fabric_key.c simfabric/fabric_trust.c

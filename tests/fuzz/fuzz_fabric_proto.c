@@ -18,7 +18,9 @@
  *     mailbox with it, bit 3 a mailbox the server cannot use (too small),
  *     bit 4 connected through the server's listening socket (a socket pair
  *     otherwise), bit 5 (a socket pair) a small send buffer at the server's
- *     end, so that its replies wait for room
+ *     end, so that its replies wait for room, bit 6 (a socket pair) a stream
+ *     as a TCP client's past its handshake (its event channel then comes
+ *     with OP_EVENTS)
  *   then operations: an op byte, bits 0-4 what (OP_*), bits 5-6 which
  *     client, bit 7 "not served yet" (the next operation's message is sent
  *     before the server reads any), then its operands.
@@ -68,6 +70,7 @@ enum {
 	HELLO_BAD_MAILBOX = 1 << 3,
 	HELLO_LISTENED = 1 << 4,
 	HELLO_SMALL_BUF = 1 << 5,
+	HELLO_STREAM = 1 << 6,
 };
 
 enum {
@@ -95,6 +98,8 @@ enum {
 	OP_MAP,			/* zero8: the fabric's memory asked for (its descriptor comes back) */
 	OP_NOTE,		/* node16 far8: a node changed by the client's SMP (far: 2^63 added) */
 	OP_DEAF,		/* the client stops reading what the server sends it, or reads again */
+	OP_EVENTS,		/* how8 [token16]: a second stream naming a client (how bit 0: by its
+				 * token; else the 16 bytes that follow), as a TCP event channel */
 	OP_COUNT
 };
 
@@ -208,6 +213,8 @@ struct client {
 	uint32_t mb_seq;
 	struct fp_reader in, events;
 	int deaf;		/* reads nothing the server sends (OP_DEAF) */
+	int stream;		/* a stream, as a TCP client's (HELLO_STREAM) */
+	uint8_t token[FP_TOKEN_LEN];	/* what its FP_HELLO_OK named its event channel by */
 	/* The last MAD delivered to an agent of this client, to answer. */
 	struct fp_deliver last;
 	uint8_t last_mad[MAD_SIZE];
@@ -254,6 +261,9 @@ static unsigned drain(struct client *c)
 		return 0;
 	while (c->fd >= 0 && fp_recv_message(c->fd, &c->in, MSG_DONTWAIT) == 1) {
 		sum += sum_bytes(c->in.buf, c->in.len);
+		if (c->in.type == FP_HELLO_OK && c->in.len >= sizeof(struct fp_hello_ok))
+			memcpy(c->token, ((const struct fp_hello_ok *)c->in.buf)->events_token,
+			       sizeof(c->token));
 		if (c->in.passed_fd >= 0) {
 			if (c->in.type == FP_HELLO_OK && c->ev < 0)
 				c->ev = c->in.passed_fd;
@@ -280,7 +290,7 @@ static void send_msg(struct client *c, uint32_t type, const void *head, size_t h
 {
 	if (c->fd < 0)
 		return;
-	fp_send_message2(c->fd, type, head, head_len, tail, tail_len, -1, MSG_DONTWAIT);
+	fp_send_on(c->fd, c->stream, type, head, head_len, tail, tail_len, -1, MSG_DONTWAIT);
 	unserved++;
 }
 
@@ -341,14 +351,14 @@ static void hello(struct client *c, uint8_t how, struct input *in)
 		len = take16(in) % sizeof(raw);
 		take_bytes(in, raw, len);
 		if (c->fd >= 0)
-			fp_send_message(c->fd, FP_HELLO, raw, len, mb, MSG_DONTWAIT);
+			fp_send_on(c->fd, c->stream, FP_HELLO, raw, len, NULL, 0, mb, MSG_DONTWAIT);
 		unserved++;
 		if (mb >= 0)
 			close(mb);
 		return;
 	}
 	if (c->fd >= 0)
-		fp_send_message2(c->fd, FP_HELLO, &h, sizeof(h), names, len, mb, MSG_DONTWAIT);
+		fp_send_on(c->fd, c->stream, FP_HELLO, &h, sizeof(h), names, len, mb, MSG_DONTWAIT);
 	unserved++;
 	if (mb >= 0)
 		close(mb);
@@ -399,6 +409,15 @@ static void connect_client(struct fabric_server *s, struct client *c, uint8_t ho
 			abort();
 		unserved++;
 		serve(s);	/* accepted, and the welcome sent */
+		return;
+	}
+	if (how & HELLO_STREAM) {
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
+			abort();
+		if (fabric_server_add_stream_client(s, sv[0]) < 0)
+			abort();
+		c->fd = sv[1];
+		c->stream = c->in.stream = c->events.stream = 1;
 		return;
 	}
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
@@ -779,6 +798,34 @@ static void operate(struct fabric_server *s, struct client *c, uint8_t op, struc
 	case OP_DEAF:
 		c->deaf = !c->deaf;
 		break;
+	case OP_EVENTS: {
+		struct fp_events q;
+		struct fp_reader r;
+		int sv[2];
+
+		if (take8(in) & 1)
+			memcpy(q.token, c->token, sizeof(q.token));
+		else
+			take_bytes(in, q.token, sizeof(q.token));
+		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) < 0)
+			abort();
+		if (fabric_server_add_stream_client(s, sv[0]) < 0)
+			abort();
+		fp_send_on(sv[1], 1, FP_EVENTS, &q, sizeof(q), NULL, 0, -1, MSG_DONTWAIT);
+		unserved++;
+		serve(s);
+		/* The welcome, then the answer: 0, and the stream is the client's event channel. */
+		fp_reader_init(&r);
+		r.stream = 1;
+		if (c->ev < 0 && fp_recv_message(sv[1], &r, MSG_DONTWAIT) == 1 &&
+		    fp_recv_message(sv[1], &r, MSG_DONTWAIT) == 1 && r.type == FP_RC &&
+		    r.len >= sizeof(int32_t) && !*(const int32_t *)r.buf)
+			c->ev = sv[1];
+		else
+			close(sv[1]);
+		fp_reader_free(&r);
+		break;
+	}
 	case OP_WAIT:
 		sent += unserved;
 		unserved = 0;
