@@ -289,21 +289,13 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 {
 	struct sim_local *l = local_of(t);
 	const uint8_t *whole = (const uint8_t *)hdr + MAD_RULES_HDR_SIZE;
-	struct sim_hosting_send q = {
-		.handle = handle,
-		.sqpn = agent->qpn,
-		.dqpn = be32toh(hdr->addr.qpn) & IB_QPN_MASK,
-		.qkey = be32toh(hdr->addr.qkey),
-		.dlid = be16toh(hdr->addr.lid),
-		.pkey_index = hdr->addr.pkey_index,
-		.sl = hdr->addr.sl,
-		.wait_ms = hdr->timeout_ms * (hdr->retries + 1u),
-	};
+	struct sim_hosting_send q;
 	struct sim_net_reply reply;
 	enum sim_net_result result;
 	uint64_t lost_before;
 	int r;
 
+	sim_transport_send_addr(&q, handle, hdr, agent);
 	pthread_mutex_lock(&l->lock);
 	lost_before = l->net->lost_no_taker;
 	r = sim_hosting_send(l->att, &q, mad, mad_len > MAD_SIZE ? whole : NULL,

@@ -482,18 +482,15 @@ static int remote_send(struct sim_transport *t, struct soft_port *op, uint32_t h
 {
 	struct sim_remote *r = remote_of(t);
 	const uint8_t *whole = (const uint8_t *)hdr + MAD_RULES_HDR_SIZE;
-	struct fp_send q = {
-		.handle = handle,
-		.sqpn = agent->qpn,
-		.dqpn = be32toh(hdr->addr.qpn) & IB_QPN_MASK,
-		.qkey = be32toh(hdr->addr.qkey),
-		.dlid = be16toh(hdr->addr.lid),
-		.pkey_index = hdr->addr.pkey_index,
-		.sl = hdr->addr.sl,
-		.wait_ms = hdr->timeout_ms * (hdr->retries + 1u),
-	};
+	struct sim_hosting_send a;
+	struct fp_send q;
 	int32_t rc;
 	int v;
+
+	sim_transport_send_addr(&a, handle, hdr, agent);
+	q = (struct fp_send){ .handle = a.handle, .sqpn = a.sqpn, .dqpn = a.dqpn, .qkey = a.qkey,
+			      .dlid = a.dlid, .pkey_index = a.pkey_index, .sl = a.sl,
+			      .wait_ms = a.wait_ms };
 
 	fabric_client_lock(&r->c);
 	if (fabric_client_posted(&r->c)) {

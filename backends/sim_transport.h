@@ -22,6 +22,7 @@
 #ifndef BACKENDS_SIM_TRANSPORT_H
 #define BACKENDS_SIM_TRANSPORT_H
 
+#include <endian.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -29,7 +30,9 @@
 #include "backends/soft_port.h"
 #include "libumad/base/backend.h"
 #include "libumad/base/fault_req.h"
+#include "libumad/base/mad_wire.h"
 #include "simfabric/fabric_proto.h"
+#include "simfabric/hosting.h"
 
 #define SIM_TRANSPORT_MAX_HOSTS	16
 
@@ -94,6 +97,23 @@ struct sim_transport_ops {
 	int (*wait)(struct sim_transport *t, int portid, int timeout_ms);
 	void (*watch_fd)(struct sim_transport *t, int portid);
 };
+
+/* The addressing of a checked send (soft_port_send's hdr and agent) from handle. */
+static inline void sim_transport_send_addr(struct sim_hosting_send *q, uint32_t handle,
+					   const struct ib_user_mad *hdr,
+					   const struct umad_agent_req *agent)
+{
+	*q = (struct sim_hosting_send){
+		.handle = handle,
+		.sqpn = agent->qpn,
+		.dqpn = be32toh(hdr->addr.qpn) & IB_QPN_MASK,
+		.qkey = be32toh(hdr->addr.qkey),
+		.dlid = be16toh(hdr->addr.lid),
+		.pkey_index = hdr->addr.pkey_index,
+		.sl = hdr->addr.sl,
+		.wait_ms = hdr->timeout_ms * (hdr->retries + 1u),
+	};
+}
 
 extern const struct sim_transport_ops sim_local_transport;
 extern const struct sim_transport_ops sim_remote_transport;

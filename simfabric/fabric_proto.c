@@ -345,6 +345,21 @@ static int grow(struct fp_reader *r, size_t len)
 	return 0;
 }
 
+/* Up to len bytes of a stream: how many (> 0), 0 when none is there yet, or -errno (-ECONNRESET: closed). */
+static ssize_t recv_some(int fd, void *buf, size_t len, int flags)
+{
+	for (;;) {
+		ssize_t n = recv(fd, buf, len, flags);
+
+		if (n > 0)
+			return n;
+		if (n == 0)
+			return -ECONNRESET;
+		if (errno != EINTR)
+			return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
+	}
+}
+
 /* fp_recv_message on a stream: frames and pieces read as they come, in as many calls as it takes. */
 static int recv_stream(int fd, struct fp_reader *r, int flags)
 {
@@ -357,15 +372,10 @@ static int recv_stream(int fd, struct fp_reader *r, int flags)
 	stop = r->slice ? r->len + r->slice : SIZE_MAX;
 	for (;;) {
 		if (r->frame_got < sizeof(r->frame)) {
-			n = recv(fd, (uint8_t *)&r->frame + r->frame_got,
-				 sizeof(r->frame) - r->frame_got, flags);
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-			}
-			if (n == 0)
-				return -ECONNRESET;
+			n = recv_some(fd, (uint8_t *)&r->frame + r->frame_got,
+				      sizeof(r->frame) - r->frame_got, flags);
+			if (n <= 0)
+				return (int)n;
 			r->frame_got += (size_t)n;
 			if (r->frame_got < sizeof(r->frame))
 				continue;
@@ -382,14 +392,9 @@ static int recv_stream(int fd, struct fp_reader *r, int flags)
 			r->piece_left = r->frame.len;
 		}
 		while (r->piece_left) {
-			n = recv(fd, r->buf + r->len, r->piece_left, flags);
-			if (n < 0) {
-				if (errno == EINTR)
-					continue;
-				return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -errno;
-			}
-			if (n == 0)
-				return -ECONNRESET;
+			n = recv_some(fd, r->buf + r->len, r->piece_left, flags);
+			if (n <= 0)
+				return (int)n;
 			r->len += (size_t)n;
 			r->piece_left -= (size_t)n;
 		}
