@@ -583,6 +583,36 @@ static int await_answer(struct fabric_client *c, uint32_t seq)
 	return 0;
 }
 
+/*
+ * Over TCP, a reply usually comes within microseconds (the server looks
+ * at the connection again for a while, fabric_server.c): looked for
+ * without sleeping for up to STREAM_SPIN_NS first, since a sleep and a
+ * wake-up on each end cost more than the whole round trip.  1 when the
+ * whole reply came, 0 when it is to be waited for, or -errno.  Lock held.
+ */
+#define STREAM_SPIN_NS	50000u
+static int await_on_stream(struct fabric_client *c)
+{
+	struct timespec t0, t;
+	unsigned spins;
+	int r;
+
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (spins = 0;; spins++) {
+		r = fp_recv_message(c->fd, &c->reply, MSG_DONTWAIT);
+		if (r != 0 || c->reply.in_message || c->reply.frame_got || c->reply.piece_left)
+			break;	/* a message, an error, or one begun: the rest is waited for */
+		fp_cpu_relax();
+		if ((spins & 15) != 15)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t.tv_nsec -
+		    (uint64_t)t0.tv_nsec > STREAM_SPIN_NS)
+			break;
+	}
+	return r;
+}
+
 /* The reply to the oldest request not read yet (answered), into c->reply.  0 or -errno.  Lock held. */
 static int read_answer(struct fabric_client *c)
 {
@@ -693,6 +723,8 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 		r = mailbox_request(c, type, head, head_len, tail, tail_len);
 	} else {
 		r = fp_send_on(c->fd, c->stream, type, head, head_len, tail, tail_len, -1, 0);
+		if (r == 0 && c->stream)
+			r = await_on_stream(c);
 		if (r == 0) {
 			r = fp_recv_message(c->fd, &c->reply, 0);
 			if (r == 0)
