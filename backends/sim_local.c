@@ -245,7 +245,7 @@ static int local_control(struct sim_transport *t, const struct sim_fault_req *rq
 	int r;
 
 	pthread_mutex_lock(&l->lock);
-	r = sim_hosting_control(l->hosting, rq, NULL, 0);
+	r = sim_hosting_control(l->hosting, rq, NULL);
 	unlock(l);
 	return r;
 }

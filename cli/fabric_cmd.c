@@ -533,16 +533,17 @@ static int control(const char *socket_path, int argc, char **argv)
 {
 	struct sim_fault_req rq;
 	struct fabric_client fc;
-	char path[PATH_MAX], err[512];
+	struct umad_err err = UMAD_ERR_INIT;
+	char path[PATH_MAX];
 	int r;
 
-	if (sim_fault_parse(argc, (const char *const *)argv, &rq, err, sizeof(err)) < 0) {
+	if (sim_fault_parse(argc, (const char *const *)argv, &rq, &err) < 0) {
 		/* "umad: fabric CMD: what", as the fabric's refusals are told. */
 		if (sim_fault_op_by_name(argv[0]) >= 0) {
-			fprintf(stderr, "umad: fabric %s\n", err);
+			fprintf(stderr, "umad: fabric %s\n", umad_err_text(&err));
 			return 2;
 		}
-		fprintf(stderr, "umad: fabric: %s\n", err);
+		fprintf(stderr, "umad: fabric: %s\n", umad_err_text(&err));
 		return usage_error();
 	}
 	if (connect_control(socket_path, &fc, path, sizeof(path)) < 0)

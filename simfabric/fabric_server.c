@@ -740,14 +740,14 @@ static int do_issm(struct client *c, const struct fp_issm *q)
 static int do_control(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
 {
 	struct sim_fault_req rq;
-	char msg[256];
-	int r = sim_fault_decode(body, len, &rq, msg, sizeof(msg));
+	struct umad_err why = UMAD_ERR_INIT;
+	int r = sim_fault_decode(body, len, &rq, &why);
 
 	if (r == 0)
-		r = sim_hosting_control(s->hosting, &rq, msg, sizeof(msg));
+		r = sim_hosting_control(s->hosting, &rq, &why);
 	if (r == 0)
 		return reply_rc(c, 0, NULL);
-	return reply_rc(c, r, "%s", msg[0] ? msg : strerror(-r));
+	return reply_rc(c, r, "%s", why.count ? umad_err_text(&why) : strerror(-r));
 }
 
 /* show, show --json, dump, dot: the fabric as it is now, as text. */

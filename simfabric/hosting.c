@@ -333,10 +333,10 @@ uint64_t sim_hosting_tick(struct sim_hosting *h, uint64_t now_ns)
 	return first;
 }
 
-int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq, char *err,
-			size_t err_size)
+int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq,
+			struct umad_err *err)
 {
-	int r = sim_fault_apply(&h->net, rq, err, err_size);
+	int r = sim_fault_apply(&h->net, rq, err);
 
 	if (r == 0 && sim_fault_changes_ports(rq->op))
 		tell_changed(h, NULL);

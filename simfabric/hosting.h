@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "libumad/base/backend.h"
+#include "libumad/base/errbuf.h"
 #include "simfabric/fabric.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fault.h"
@@ -133,8 +134,8 @@ int sim_hosting_send(struct sim_attachment *a, const struct sim_hosting_send *q,
 		     enum sim_net_result *result);
 
 /* Apply a fault; the programs learn of the nodes it changed.  0 or -errno with why in err. */
-int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq, char *err,
-			size_t err_size);
+int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq,
+			struct umad_err *err);
 /* Node n changed outside the hosting's sight (an SMP a client answered itself): tell its programs. */
 void sim_hosting_node_changed(struct sim_hosting *h, const struct sim_node *n);
 /* Traps the SM has not repressed go again when due; the next due time (ns), or 0: none. */

@@ -71,6 +71,7 @@ struct words {
 
 struct parser {
 	struct errors e;
+	struct umad_err why;		/* a line's, told at its line */
 	struct sim_scenario *sc;
 	size_t cap;
 	uint64_t last_ms;
@@ -101,12 +102,12 @@ static void parse_line(struct parser *p, unsigned line, const char *text, size_t
 	const char *argv[MAX_WORDS];
 	struct sim_scenario_step s;
 	struct sim_fault_shown shown;
-	char msg[512];
 	unsigned i;
 	int r, backwards;
 
-	if (sim_fault_split(text, len, w->word, MAX_WORDS, &w->total, msg, sizeof(msg)) < 0) {
-		error_at(&p->e, line, "%s", msg);
+	umad_err_clear(&p->why);
+	if (sim_fault_split(text, len, w->word, MAX_WORDS, &w->total, &p->why) < 0) {
+		error_at(&p->e, line, "%s", umad_err_text(&p->why));
 		return;
 	}
 	if (!w->total)
@@ -125,11 +126,11 @@ static void parse_line(struct parser *p, unsigned line, const char *text, size_t
 	/* The command as umad fabric takes it; words past those kept are counted, not read. */
 	for (i = 1; i < w->total && i < MAX_WORDS; i++)
 		argv[i - 1] = w->word[i];
-	r = sim_fault_parse((int)w->total - 1, argv, &s.req, msg, sizeof(msg));
+	r = sim_fault_parse((int)w->total - 1, argv, &s.req, &p->why);
 	/* Of a known command, time going backwards is told before its arguments. */
 	backwards = p->last_line && s.at_ms < p->last_ms;
 	if (r < 0 && (!backwards || sim_fault_op_by_name(w->word[1]) < 0)) {
-		error_at(&p->e, line, "%s", msg);
+		error_at(&p->e, line, "%s", umad_err_text(&p->why));
 		return;
 	}
 	if (backwards) {
@@ -313,8 +314,8 @@ int sim_scenario_format_step(const struct sim_scenario_step *s, char **line)
 int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f, char **errors)
 {
 	struct sim_fault_shown name;
+	struct umad_err why;
 	struct errors e;
-	char buf[256];
 	size_t i;
 
 	if (errors)
@@ -326,7 +327,10 @@ int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f
 	for (i = 0; i < sc->n_steps; i++) {
 		const struct sim_scenario_step *s = &sc->steps[i];
 		const char *cmd = sim_fault_op_name(s->req.op);
-		int r = sim_fault_target(f, &s->req, NULL, NULL, buf, sizeof(buf));
+		int r;
+
+		umad_err_clear(&why);
+		r = sim_fault_target(f, &s->req, NULL, NULL, &why);
 
 		if (!cmd)
 			cmd = "?";
@@ -334,7 +338,7 @@ int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f
 			error_at(&e, s->line, "%s: no node \"%s\" in the fabric (an id, a NodeDescription or a 0xGUID)",
 				 cmd, sim_fault_show(s->req.node, &name));
 		else if (r < 0)
-			error_at(&e, s->line, "%s: %s", cmd, buf);
+			error_at(&e, s->line, "%s: %s", cmd, umad_err_text(&why));
 	}
 	if (!e.n) {
 		sim_text_free(&e.text);
@@ -373,5 +377,5 @@ int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s)
 {
 	if (!s)
 		return -EINVAL;
-	return sim_fault_apply(net, &s->req, NULL, 0);
+	return sim_fault_apply(net, &s->req, NULL);
 }

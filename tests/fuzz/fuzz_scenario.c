@@ -44,7 +44,7 @@ static void rewrite(const struct sim_scenario *sc)
 		struct sim_scenario *again = NULL;
 		struct sim_fault_req back;
 		uint8_t bytes[SIM_FAULT_WIRE_MAX];
-		char *line = NULL, *errors = NULL, err[128];
+		char *line = NULL, *errors = NULL;
 		int len;
 
 		if (sim_scenario_format_step(&sc->steps[i], &line) < 0)
@@ -57,7 +57,7 @@ static void rewrite(const struct sim_scenario *sc)
 		}
 		len = sim_fault_encode(&sc->steps[i].req, bytes, sizeof(bytes));
 		if (len < SIM_FAULT_WIRE_MIN ||
-		    sim_fault_decode(bytes, (size_t)len, &back, err, sizeof(err)) < 0 ||
+		    sim_fault_decode(bytes, (size_t)len, &back, NULL) < 0 ||
 		    !sim_fault_same(&back, &sc->steps[i].req)) {
 			fprintf(stderr, "step %zu does not cross as bytes: %s\n", i, line);
 			abort();
