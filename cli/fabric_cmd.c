@@ -193,19 +193,19 @@ static struct fabric_server *start_server(const char *what, const struct serve_o
 		.progress_arg = &lp,
 	};
 	struct fabric_server *s;
-	char *errors = NULL, err[PATH_MAX + 128];
+	struct umad_err errors = UMAD_ERR_INIT;
+	char err[PATH_MAX + 128];
 	int r = fabric_server_new(&so, &s, &errors);
 
 	if (r < 0) {
+		const char *why = errors.count ? umad_err_text(&errors) : strerror(-r);
+
 		fprintf(stderr, "umad: %s: cannot load %s:\n%s", what,
-			o->topology ? o->topology : "the default fabric",
-			errors ? errors : strerror(-r));
-		if (errors && errors[0] && errors[strlen(errors) - 1] != '\n')
+			o->topology ? o->topology : "the default fabric", why);
+		if (why[0] && why[strlen(why) - 1] != '\n')
 			fputc('\n', stderr);
-		free(errors);
 		return NULL;
 	}
-	free(errors);
 	r = fabric_server_listen(s, path, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "umad: %s: %s\n", what, err);
@@ -645,7 +645,8 @@ static int scenario(const char *socket_path, int argc, char **argv)
 	};
 	struct scenario_run run;
 	struct sim_scenario *sc;
-	char path[PATH_MAX], *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char path[PATH_MAX];
 	int r;
 
 	if (argc != 2) {
@@ -653,8 +654,8 @@ static int scenario(const char *socket_path, int argc, char **argv)
 		return usage_error();
 	}
 	if (sim_scenario_load(argv[1], &sc, &errors) < 0) {
-		fprintf(stderr, "%s", errors ? errors : "umad: fabric scenario: cannot read it\n");
-		free(errors);
+		fprintf(stderr, "%s", errors.count ? umad_err_text(&errors)
+						   : "umad: fabric scenario: cannot read it\n");
 		return 1;
 	}
 	if (connect_control(socket_path, &run.fc, path, sizeof(path)) < 0) {

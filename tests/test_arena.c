@@ -88,7 +88,7 @@ static void test_fabric_in_arena(void **state)
 {
 	struct sim_arena *a = new_arena();
 	struct sim_topology_options opts = { .arena = a };
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = sim_topology_parse_opts(sim_default_topology, "default", &errors,
 						       &opts);
 	size_t i;

@@ -51,11 +51,12 @@ static int parse_line(const char *line, struct sim_fault_req *rq, struct umad_er
 static void parse_scenario(const char *line, struct sim_fault_req *rq)
 {
 	struct sim_scenario *sc = NULL;
-	char text[512], *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char text[512];
 	int n = snprintf(text, sizeof(text), "0 %s\n", line);
 
 	if (sim_scenario_parse(text, (size_t)n, "t.scn", &sc, &errors) < 0)
-		fail_msg("\"%s\" refused in a scenario:\n%s", line, errors);
+		fail_msg("\"%s\" refused in a scenario:\n%s", line, umad_err_text(&errors));
 	assert_int_equal(sc->n_steps, 1);
 	*rq = sc->steps[0].req;
 	sim_scenario_free(sc);
@@ -231,7 +232,8 @@ static void test_refused(void **state)
 		struct sim_text line = SIM_TEXT_INIT;
 		struct sim_scenario *sc = NULL;
 		struct umad_err err = UMAD_ERR_INIT;
-		char want[320], *errors = NULL;
+		struct umad_err errors = UMAD_ERR_INIT;
+		char want[320];
 		int argc;
 
 		memset(&rq, 0xa5, sizeof(rq));
@@ -247,8 +249,8 @@ static void test_refused(void **state)
 		assert_int_equal(sim_scenario_parse(want, strlen(want), "t.scn", &sc, &errors), -EINVAL);
 		assert_null(sc);
 		snprintf(want, sizeof(want), "t.scn:2: %s\n", cases[i].message);
-		assert_string_equal(errors, want);
-		free(errors);
+		assert_string_equal(umad_err_text(&errors), want);
+		umad_err_clear(&errors);
 		sim_text_free(&line);
 	}
 }

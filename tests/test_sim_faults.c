@@ -347,7 +347,7 @@ static void test_req_from_scenario(void **state)
 	struct sim_scenario by_hand = { .name = "t.scn", .steps = made, .n_steps = 2 };
 	struct own_net *o = *state;
 	struct sim_scenario *sc = NULL;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 
 	assert_int_equal(sim_scenario_parse(text, sizeof(text) - 1, "t.scn", &sc, &errors), 0);
 	assert_int_equal(sim_scenario_check(sc, o->f, &errors), 0);
@@ -358,10 +358,10 @@ static void test_req_from_scenario(void **state)
 	sim_scenario_free(sc);
 
 	assert_int_equal(sim_scenario_check(&by_hand, o->f, &errors), -EINVAL);
-	assert_string_equal(errors,
+	assert_string_equal(umad_err_text(&errors),
 			    "t.scn:7: drop: port 0 of \"Switch1\" is the switch's own, with no link\n"
 			    "t.scn:8: link: port 0 of \"Switch1\" is the switch's own, with no link\n");
-	free(errors);
+	umad_err_clear(&errors);
 	assert_int_equal(sim_scenario_apply(&o->net, &made[0]), -EINVAL);
 	assert_null(port_of(o, "Switch1", 0)->fault);
 	assert_int_equal(sim_scenario_apply(&o->net, &made[1]), -EINVAL);
