@@ -33,10 +33,11 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c \
 	simfabric/sa_inform.c simfabric/subnet_up.c simfabric/net.c simfabric/fault.c \
-	simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c
+	simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c \
+	simfabric/fabric_proto.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
-	simfabric/fabric_proto.c simfabric/fabric_trust.c \
+	simfabric/fabric_trust.c \
 	$(fuzz_simfabric_sources)
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
