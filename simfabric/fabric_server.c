@@ -1215,7 +1215,14 @@ static int owner_only_dir(const char *path, char *err, size_t err_size)
 		snprintf(err, err_size, "cannot create %s: %s", dir, strerror(-r));
 		return r;
 	}
-	return fabric_trust_dir(path, 077, err, err_size);
+	{
+		struct umad_err why = UMAD_ERR_INIT;
+
+		fd = fabric_trust_dir(path, 077, &why);
+		if (fd < 0)
+			snprintf(err, err_size, "%s", umad_err_text(&why));
+	}
+	return fd;
 }
 
 /*
@@ -1226,12 +1233,13 @@ static int owner_only_dir(const char *path, char *err, size_t err_size)
 static int replace_stale(int dirfd, const char *path, const struct sockaddr_un *a, char *err,
 			 size_t err_size)
 {
-	char why[PATH_MAX + 128];
+	struct umad_err why = UMAD_ERR_INIT;
 	int probe, r;
 
-	r = fabric_trust_socket(dirfd, path, why, sizeof(why));
+	r = fabric_trust_socket(dirfd, path, &why);
 	if (r < 0) {
-		snprintf(err, err_size, "%s (only a stale socket of this user's is replaced)", why);
+		snprintf(err, err_size, "%s (only a stale socket of this user's is replaced)",
+			 umad_err_text(&why));
 		return r == -ENOENT ? -EADDRINUSE : r;
 	}
 	/* A live one takes the connection (or says its backlog is full); a stale one refuses it. */
