@@ -18,9 +18,9 @@
  *                    (when the callee told nothing, the reason is strerror(-r)).
  *   umad_err_add     one more line, for a reader that reports every error
  *                    it finds (a topology, a scenario), each
- *                    "file:line: message": the first UMAD_ERR_LINES are
- *                    kept, the rest counted on a last line
- *                    "... and N more errors".
+ *                    "file:line: message", or a start with more than one
+ *                    thing to tell: the first UMAD_ERR_LINES are kept, the
+ *                    rest counted on a last line "... and N more errors".
  *   umad_err_text    the text to show: "" when nothing was told.
  *   umad_err_print   at a backend's boundary: each line of the text on
  *                    stderr as "libumad: <backend>: <line>".
