@@ -69,7 +69,7 @@ int sysfs_dev_path(char *path, size_t size, const char *root, const char *file)
 /* Deeper than any tree written here; what goes deeper is refused, not walked. */
 #define MAX_DEPTH	32
 
-/* A tree being written: its root directory, open and checked, and where to say why a step failed. */
+/* A tree being written: its root directory, open and checked, and where to tell why a step failed. */
 struct tree {
 	const char *root;
 	int fd;

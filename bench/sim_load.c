@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 		t1 = now();
 		c1 = cpu();
 		if (!f) {
-			fprintf(stderr, "sim_load: %s", errors.count ? umad_err_text(&errors) : "cannot load\n");
+			fprintf(stderr, "sim_load: %s",
+				errors.count ? umad_err_text(&errors) : "cannot load\n");
 			return 1;
 		}
 		r = sim_subnet_bring_up(f, sim_subnet_sm_site(f), &errors);

@@ -65,8 +65,8 @@ int fabric_trust_dir(const char *path, mode_t deny, struct umad_err *err)
 
 		/* O_NOFOLLOW with O_DIRECTORY says ELOOP or ENOTDIR for a link. */
 		if ((r == -ELOOP || r == -ENOTDIR) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
-			return umad_err_set(err, -ELOOP,
-					    "%s is a symbolic link: refused (it is not followed)", what);
+			return umad_err_set(err, -ELOOP, "%s is a symbolic link: refused "
+					    "(it is not followed)", what);
 		return umad_err_set(err, r, "%s cannot be opened: %s", what, strerror(-r));
 	}
 	if (fstat(fd, &st) < 0) {

@@ -375,7 +375,8 @@ static int parse_node(const char *word, struct sim_fault_req *rq, struct umad_er
 	if (!word[0])
 		return umad_err_set(err, -1, "the node is empty");
 	if (strlen(word) > SIM_FAULT_NODE_MAX)
-		return umad_err_set(err, -1, "node \"%s\" is longer than %d bytes, the longest node id",
+		return umad_err_set(err, -1,
+				    "node \"%s\" is longer than %d bytes, the longest node id",
 				    sim_fault_show(word, &shown), SIM_FAULT_NODE_MAX);
 	strcpy(rq->node, word);
 	return 0;
@@ -448,7 +449,8 @@ static int parse_rate_word(const char *word, struct sim_fault_req *rq, struct um
 	int r = parse_rate(word, &v);
 
 	if (r == -2)
-		return umad_err_set(err, -1, "rate %s out of range 0..1", sim_fault_show(word, &shown));
+		return umad_err_set(err, -1, "rate %s out of range 0..1",
+				    sim_fault_show(word, &shown));
 	if (r < 0)
 		return umad_err_set(err, -1, "bad rate \"%s\": 0..1, at most %d decimals",
 				    sim_fault_show(word, &shown), RATE_DECIMALS);
@@ -545,7 +547,8 @@ static int check_counter(const struct sim_fault_req *rq, struct umad_err *err)
 		return umad_err_set(err, -EINVAL, "a counter name longer than %d bytes",
 				    SIM_FAULT_COUNTER_MAX);
 	if (sim_pma_counter_by_name(rq->counter) < 0)
-		return umad_err_set(err, -EINVAL, "unknown counter \"%s\" (PortCounters names, e.g. %s)",
+		return umad_err_set(err, -EINVAL,
+				    "unknown counter \"%s\" (PortCounters names, e.g. %s)",
 				    sim_fault_show(rq->counter, &shown),
 				    sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
 	return 0;
@@ -560,7 +563,8 @@ static int parse_counter(const char *word, struct sim_fault_req *rq, struct umad
 		struct sim_fault_shown shown;
 
 		return umad_err_set(err, -1, "unknown counter \"%s\" (PortCounters names, e.g. %s)",
-				    sim_fault_show(word, &shown), sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
+				    sim_fault_show(word, &shown),
+				    sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
 	}
 	snprintf(rq->counter, sizeof(rq->counter), "%s",
 		 sim_pma_counter_name((enum sim_pma_counter)c));

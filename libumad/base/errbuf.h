@@ -73,7 +73,7 @@ static inline const char *umad_err_text(const struct umad_err *e)
 	return e ? e->text : "";
 }
 
-/* Text that did not fit the n bytes it was cut to ends in "...", so that no reader takes it for whole. */
+/* Text cut to the n bytes of its buffer ends in "...": no reader takes it for whole. */
 static inline size_t umad_err__mark_cut(char *text, size_t n)
 {
 	if (n >= sizeof("..."))
