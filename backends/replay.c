@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "libumad/base/backend.h"
+#include "libumad/base/errbuf.h"
 #include "backends/replay_index.h"
 #include "backends/soft_port.h"
 #include "libumad/base/mad_layout.h"
@@ -59,6 +60,7 @@ static uint8_t *window;
 static uint64_t window_at;
 static size_t window_len, window_next;
 static int capture_changed;
+static struct umad_err changed_why;	/* why, set with capture_changed */
 #define WINDOW_MIN	4096u
 #define WINDOW_MAX	(256u << 10)
 /* About what a request and its answer take of a capture, to size the index. */
@@ -257,7 +259,12 @@ static int timed_out(const struct capture_meta *meta)
 	return capture_meta_has(meta, CAPTURE_META_TIMEOUT) && meta->timeout;
 }
 
-static int load(const char *path)
+/*
+ * Load the capture at path: 0, or -errno.  What a person should know is
+ * added to err a line each, on success too (answers cut short, comments
+ * that do not read), the reason last on failure.
+ */
+static int load(const char *path, struct umad_err *err)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
@@ -266,19 +273,19 @@ static int load(const char *path)
 	int last_iface = -1;
 	char last_name[UMAD_CA_NAME_LEN + 16] = "";
 	size_t last_local = 0;
-	char err[512], first_bad[320], why_none[512] = "";
+	char why[512], first_bad[320], why_none[512] = "";
 	unsigned long records = 0, bad = 0;
 	int got, loaded = 0, no_memory = 0;
 
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, why, sizeof(why));
 	if (!r) {
-		fprintf(stderr, "libumad: replay: %s\n", err);
+		umad_err_add(err, "%s", why);
 		return -EINVAL;
 	}
 	recorded = replay_index_new();
 	if (!recorded) {
 		capture_close(r);
-		fprintf(stderr, "libumad: replay: %s: out of memory\n", path);
+		umad_err_add(err, "%s: out of memory", path);
 		forget_capture();
 		return -ENOMEM;
 	}
@@ -292,7 +299,7 @@ static int load(const char *path)
 	 */
 	if (capture_fd >= 0 && fstat(capture_fd, &st) == 0 && st.st_size > 0)
 		(void)replay_index_expect(recorded, (size_t)(st.st_size / REQUEST_BYTES));
-	while (!no_memory && (got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+	while (!no_memory && (got = capture_next(r, &rec, why, sizeof(why))) == 1) {
 		struct local_port *lp;
 		enum pcapng_direction direction = capture_direction(&rec);
 		struct capture_meta meta;
@@ -430,53 +437,60 @@ static int load(const char *path)
 	open_reqs = NULL;
 	cap_open = 0;
 	if (no_memory) {
-		fprintf(stderr, "libumad: replay: %s: out of memory after %d MADs\n", path, loaded);
+		umad_err_add(err, "%s: out of memory after %d MADs", path, loaded);
 		forget_capture();
 		return -ENOMEM;
 	}
 	/* A capture cut short (a copy interrupted, a disk full): what came before is good. */
 	if (got < 0 && !loaded) {
-		fprintf(stderr, "libumad: replay: %s\n", err);
+		umad_err_add(err, "%s", why);
 		forget_capture();
 		return -EINVAL;
 	}
 	if (got < 0)
-		fprintf(stderr, "libumad: replay: %s: answering from the %d MADs before it\n", err,
-			loaded);
+		umad_err_add(err, "%s: answering from the %d MADs before it", why, loaded);
 	if (bad)
-		fprintf(stderr, "libumad: replay: %s: %lu record(s) with a comment that does not "
-			"read, taken without their metadata; the first: %s\n", path, bad, first_bad);
+		umad_err_add(err, "%s: %lu record(s) with a comment that does not read, taken "
+			     "without their metadata; the first: %s", path, bad, first_bad);
 	if (!loaded && why_none[0]) {
-		fprintf(stderr, "libumad: replay: %s\n", why_none);
+		umad_err_add(err, "%s", why_none);
 		forget_capture();
 		return -EINVAL;
 	}
 	if (!loaded || !n_locals) {
-		fprintf(stderr, "libumad: replay: %s holds no MAD of any umad port\n", path);
+		umad_err_add(err, "%s holds no MAD of any umad port", path);
 		forget_capture();
 		return -EINVAL;
 	}
 	return 0;
 }
 
+/* The backend's start: where what the capture's load has to tell is told. */
 static int replay_init(void)
 {
 	const char *path = getenv("UMAD_REPLAY");
+	struct umad_err err = UMAD_ERR_INIT;
+	int r;
 
-	if (!path || !*path) {
-		fprintf(stderr, "libumad: replay: set UMAD_REPLAY to the capture file to answer from\n");
-		return -EINVAL;
-	}
-	return load(path);
+	if (!path || !*path)
+		r = umad_err_set(&err, -EINVAL, "set UMAD_REPLAY to the capture file to answer from");
+	else
+		r = load(path, &err);
+	umad_err_print("replay", &err);
+	return r;
 }
 
 static void replay_fini(void)
 {
 	soft_port_close_all();
 	forget_capture();
-	if (unmatched && umad_debug(-1) >= 1)
-		fprintf(stderr, "libumad: replay: %lu request(s) had no recorded answer:\n%s",
-			unmatched, unmatched_text);
+	if (unmatched && umad_debug(-1) >= 1) {
+		struct umad_err list = UMAD_ERR_INIT;
+
+		umad_err_set(&list, 0, "%lu request(s) had no recorded answer:\n%s", unmatched,
+			     unmatched_text);
+		umad_err_print("replay", &list);
+	}
 	unmatched = 0;
 	unmatched_text[0] = '\0';
 }
@@ -644,11 +658,11 @@ static const uint8_t *read_back(const struct replay_answer *a)
 		return bytes;
 	capture_changed = 1;
 	if (got < 0)
-		fprintf(stderr, "libumad: replay: %s: %s; no more answers from it\n", capture_path,
-			strerror(errno));
+		umad_err_set(&changed_why, 0, "%s: %s; no more answers from it", capture_path,
+			     strerror(errno));
 	else
-		fprintf(stderr, "libumad: replay: %s: changed since it was loaded (cut short or "
-			"written over); no more answers from it\n", capture_path);
+		umad_err_set(&changed_why, 0, "%s: changed since it was loaded (cut short or "
+			     "written over); no more answers from it", capture_path);
 	return NULL;
 }
 
@@ -661,7 +675,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 	const uint8_t *bytes = NULL;
 	size_t key_len;
 	int64_t id;
-	int r = 0;
+	int r = 0, changed_before, changed_now;
 
 	(void)agent;	/* answers are matched by what was asked, not by whom */
 	if (mad_rules_method_is_response(mad_class(mad), mad_method(mad), 0))
@@ -672,6 +686,7 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 	 * again.  Answers are queued under the same lock, in the order picked.
 	 */
 	pthread_mutex_lock(&answers_lock);
+	changed_before = capture_changed;
 	id = key_len ? replay_index_request(recorded, key, key_len, 0) : -ENOENT;
 	if (id >= 0)
 		a = replay_index_take(recorded, (uint32_t)id);
@@ -694,7 +709,11 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 			note_unmatched(mad);
 		r = soft_port_no_answer(p, hdr, mad, 0);
 	}
+	/* Told once, by the send that found it, after the lock is let go (never set again). */
+	changed_now = capture_changed && !changed_before;
 	pthread_mutex_unlock(&answers_lock);
+	if (changed_now)
+		umad_err_print("replay", &changed_why);
 	return r;
 }
 

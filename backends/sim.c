@@ -46,6 +46,7 @@
 #include "backends/soft_port.h"
 #include "backends/sysfs_writer.h"
 #include "libumad/base/backend.h"
+#include "libumad/base/errbuf.h"
 #include "libumad/base/mad_wire.h"
 #include "libumad/base/sim_control.h"
 #include "simfabric/fabric_proto.h"
@@ -298,13 +299,12 @@ static int fill_ca(struct sim_device *d, struct sim_host *h, struct fp_port *vie
 	return 0;
 }
 
-/* Rewrite a host's fake sysfs tree from the fabric. */
-static int write_sysfs(struct sim_device *d, struct sim_host *h)
+/* Rewrite a host's fake sysfs tree from the fabric; why in err. */
+static int write_sysfs(struct sim_device *d, struct sim_host *h, struct umad_err *err)
 {
 	struct fp_port *views = calloc(MAX_HOST_PORTS, sizeof(*views));
 	char (*rates)[64] = calloc(MAX_HOST_PORTS, sizeof(*rates));
 	const char *rate_texts[UMAD_CA_MAX_PORTS] = { 0 };
-	char err[PATH_MAX + 128];
 	umad_ca_t ca;
 	int i, r = views && rates ? fill_ca(d, h, views, &ca) : -ENOMEM;
 
@@ -324,10 +324,8 @@ static int write_sysfs(struct sim_device *d, struct sim_host *h)
 		rate_texts[i] = rates[i];
 	}
 	pthread_mutex_lock(&d->lock);
-	r = sysfs_write_ca(d->dir, &ca, h->info.desc, h->umad_ids, rate_texts, err, sizeof(err));
+	r = sysfs_write_ca(d->dir, &ca, h->info.desc, h->umad_ids, rate_texts, err);
 	pthread_mutex_unlock(&d->lock);
-	if (r < 0)
-		fprintf(stderr, "libumad: sim: %s\n", err);
 	umad_backend_free_ca_ports(&ca);
 out:
 	free(views);
@@ -349,9 +347,12 @@ static int ev_deliver(void *owner, uint32_t host, uint32_t port, uint32_t qpn,
 static void ev_node_changed(void *owner, uint32_t host)
 {
 	struct sim_device *d = owner;
+	struct umad_err err = UMAD_ERR_INIT;
 
-	if (d->write_sysfs && host < (uint32_t)d->n_hosts)
-		write_sysfs(d, &d->hosts[host]);
+	/* An event of the fabric's: nobody to return why to, so it is told here. */
+	if (d->write_sysfs && host < (uint32_t)d->n_hosts &&
+	    write_sysfs(d, &d->hosts[host], &err) < 0)
+		umad_err_print("sim", &err);
 }
 
 /* --- set-up ------------------------------------------------------------------------ */
@@ -420,7 +421,7 @@ static int make_issm_files(struct sim_device *d)
  * memory file system, holding only the issm files, removed at exit (and,
  * if the process dies without exit handlers, by the next one to start).
  */
-static int make_runtime_dir(struct sim_device *d)
+static int make_runtime_dir(struct sim_device *d, struct umad_err *err)
 {
 	const char *dir = getenv("UMAD_SIM_SYSFS");
 	const char *bases[] = { getenv("XDG_RUNTIME_DIR"), "/dev/shm", getenv("TMPDIR"), "/tmp" };
@@ -428,25 +429,22 @@ static int make_runtime_dir(struct sim_device *d)
 
 	if (dir && *dir) {
 		/* Made, and checked, by the first write of the tree. */
-		if (snprintf(d->dir, sizeof(d->dir), "%s", dir) >= (int)sizeof(d->dir)) {
-			fprintf(stderr, "libumad: sim: UMAD_SIM_SYSFS=%s: path too long\n", dir);
-			return -ENAMETOOLONG;
-		}
+		if (snprintf(d->dir, sizeof(d->dir), "%s", dir) >= (int)sizeof(d->dir))
+			return umad_err_set(err, -ENAMETOOLONG, "UMAD_SIM_SYSFS=%s: path too long",
+					    dir);
 		d->write_sysfs = 1;
 		return 0;
 	}
 	r = runtime_dir_create(&d->private_dir, bases, sizeof(bases) / sizeof(bases[0]),
 			       "libumad-sim");
-	if (r < 0) {
-		fprintf(stderr, "libumad: sim: cannot create a runtime directory: %s\n", strerror(-r));
-		return r;
-	}
+	if (r < 0)
+		return umad_err_set(err, r, "cannot create a runtime directory: %s", strerror(-r));
 	snprintf(d->dir, sizeof(d->dir), "%s", d->private_dir.path);
 	r = make_issm_files(d);
 	if (r < 0)
-		fprintf(stderr, "libumad: sim: cannot create the issm files in %s: %s\n", d->dir,
-			strerror(-r));
-	return r;
+		return umad_err_set(err, r, "cannot create the issm files in %s: %s", d->dir,
+				    strerror(-r));
+	return 0;
 }
 
 /*
@@ -464,37 +462,31 @@ static int valid_ca_name(const char *name)
 }
 
 /* UMAD_SIM_CA_NAME: the devices' names (sim0, sim1, ... when not named), and their umad ids. */
-static int name_devices(struct sim_device *d)
+static int name_devices(struct sim_device *d, struct umad_err *err)
 {
 	const char *names = getenv("UMAD_SIM_CA_NAME");
 	int n_names = list_length(names), i, j, id = 0;
 	char item[256];
 
-	if (n_names > d->n_hosts) {
-		fprintf(stderr, "libumad: sim: UMAD_SIM_CA_NAME=%s names more devices than "
-			"UMAD_SIM_HOST attaches\n", names);
-		return -EINVAL;
-	}
+	if (n_names > d->n_hosts)
+		return umad_err_set(err, -EINVAL, "UMAD_SIM_CA_NAME=%s names more devices than "
+				    "UMAD_SIM_HOST attaches", names);
 	for (i = 0; i < d->n_hosts; i++) {
 		struct sim_host *h = &d->hosts[i];
 
 		if (i < n_names) {
 			list_item(names, i, item, sizeof(item));
-			if (!valid_ca_name(item)) {
-				fprintf(stderr, "libumad: sim: UMAD_SIM_CA_NAME=%s: a device name is 1 "
-					"to %d letters, digits, '_', '-' or '.' (and not . or ..)\n",
-					names, UMAD_CA_NAME_LEN - 1);
-				return -EINVAL;
-			}
+			if (!valid_ca_name(item))
+				return umad_err_set(err, -EINVAL, "UMAD_SIM_CA_NAME=%s: a device name "
+						    "is 1 to %d letters, digits, '_', '-' or '.' (and "
+						    "not . or ..)", names, UMAD_CA_NAME_LEN - 1);
 			snprintf(h->ca_name, sizeof(h->ca_name), "%s", item);
 		} else {
 			snprintf(h->ca_name, sizeof(h->ca_name), "sim%d", i);
 		}
 		for (j = 0; j < i; j++) {
-			if (!strcmp(d->hosts[j].ca_name, h->ca_name)) {
-				fprintf(stderr, "libumad: sim: two devices named %s\n", h->ca_name);
-				return -EINVAL;
-			}
+			if (!strcmp(d->hosts[j].ca_name, h->ca_name))
+				return umad_err_set(err, -EINVAL, "two devices named %s", h->ca_name);
 		}
 		for (j = 0; j < MAX_HOST_PORTS; j++)
 			h->umad_ids[j] = host_port_valid(h, j) ? id++ : -1;
@@ -502,8 +494,8 @@ static int name_devices(struct sim_device *d)
 	return 0;
 }
 
-/* UMAD_SIM_SM: builtin (the default) or none; -1 for anything else. */
-static int builtin_sm_wanted(void)
+/* UMAD_SIM_SM: builtin (the default) or none; -EINVAL with why for anything else. */
+static int builtin_sm_wanted(struct umad_err *err)
 {
 	const char *sm = getenv("UMAD_SIM_SM");
 
@@ -511,8 +503,7 @@ static int builtin_sm_wanted(void)
 		return 1;
 	if (!strcmp(sm, "none"))
 		return 0;
-	fprintf(stderr, "libumad: sim: UMAD_SIM_SM=%s: expected builtin or none\n", sm);
-	return -1;
+	return umad_err_set(err, -EINVAL, "UMAD_SIM_SM=%s: expected builtin or none", sm);
 }
 
 /* Take the device surface down; the transport first, so that no event comes after. */
@@ -527,7 +518,8 @@ static void device_free(struct sim_device *d)
 	free(d);
 }
 
-static int sim_init(void)
+/* Start the device surface over its transport: 0, or -errno with why in err. */
+static int device_start(struct umad_err *err)
 {
 	const char *topology = getenv("UMAD_SIM_TOPOLOGY");
 	const char *fabric = getenv("UMAD_SIM_FABRIC");
@@ -542,7 +534,7 @@ static int sim_init(void)
 		.names = names,
 		.n_names = (unsigned)list_length(wanted),
 		.names_text = wanted,
-		.builtin_sm = builtin_sm_wanted(),
+		.builtin_sm = builtin_sm_wanted(err),
 	};
 	struct sim_transport_events ev = {
 		.deliver = ev_deliver,
@@ -555,12 +547,10 @@ static int sim_init(void)
 	int h, r;
 
 	if (params.builtin_sm < 0)
-		return -EINVAL;
-	if (params.n_names > MAX_HOSTS) {
-		fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: at most %d nodes\n", wanted,
-			MAX_HOSTS);
-		return -EINVAL;
-	}
+		return params.builtin_sm;
+	if (params.n_names > MAX_HOSTS)
+		return umad_err_set(err, -EINVAL, "UMAD_SIM_HOST=%s: at most %d nodes", wanted,
+				    MAX_HOSTS);
 	for (i = 0; i < params.n_names; i++)
 		names[i] = list_item(wanted, (int)i, items[i], sizeof(items[i]));
 	d = calloc(1, sizeof(*d));
@@ -580,11 +570,11 @@ static int sim_init(void)
 	for (h = 0; h < d->n_hosts; h++)
 		d->hosts[h].info = nodes[h];
 	the_device = d;
-	r = name_devices(d);
+	r = name_devices(d, err);
 	if (r == 0)
-		r = make_runtime_dir(d);
+		r = make_runtime_dir(d, err);
 	for (h = 0; r == 0 && d->write_sysfs && h < d->n_hosts; h++)
-		r = write_sysfs(d, &d->hosts[h]);
+		r = write_sysfs(d, &d->hosts[h], err);
 	if (r == 0) {
 		pthread_mutex_lock(&d->lock);
 		issm_watch_start(d);
@@ -595,6 +585,17 @@ static int sim_init(void)
 		the_device = NULL;
 		device_free(d);
 	}
+	return r;
+}
+
+/* The backend's start: where why it cannot start is told. */
+static int sim_init(void)
+{
+	struct umad_err err = UMAD_ERR_INIT;
+	int r = device_start(&err);
+
+	if (r < 0)
+		umad_err_print("sim", &err);
 	return r;
 }
 
@@ -806,14 +807,17 @@ static void sim_watch_fd(int portid)
 static int control_apply(const struct sim_fault_req *rq)
 {
 	struct sim_device *d = the_device;
+	struct umad_err err = UMAD_ERR_INIT;
 	int h, r;
 
 	if (!d)
 		return -ENODEV;
 	r = d->transport->ops->control(d->transport, rq);
+	/* The fault is done: a tree not rewritten is told, not returned. */
 	for (h = 0; r == 0 && sim_fault_changes_ports(rq->op) && d->write_sysfs && h < d->n_hosts;
 	     h++)
-		write_sysfs(d, &d->hosts[h]);
+		if (write_sysfs(d, &d->hosts[h], &err) < 0)
+			umad_err_print("sim", &err);
 	return r;
 }
 /* Found by libumad-sim with dlsym (libumad/base/sim_control.h). */

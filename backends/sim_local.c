@@ -17,11 +17,11 @@
 #include <endian.h>
 #include <errno.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backends/sim_transport.h"
+#include "libumad/base/errbuf.h"
 #include "libumad/base/mad_rules.h"
 #include "libumad/base/mad_wire.h"
 #include "simfabric/hosting.h"
@@ -36,6 +36,7 @@ struct sim_local {
 	struct sim_transport_events ev;
 	uint32_t changed;		/* hosts (bit h) changed, to tell once the lock is let go */
 	int hinted;			/* the own-fabric hint was given */
+	struct umad_err hint;		/* and its text, told once the lock is let go */
 };
 
 static struct sim_local *local_of(struct sim_transport *t)
@@ -112,14 +113,51 @@ static void check_all_issm(struct sim_local *l)
 
 /* --- attaching ------------------------------------------------------------------------- */
 
+/*
+ * Load the fabric, host it and attach where the user asked: why in err,
+ * and in note why the built-in SM did not bring the fabric up.
+ */
+static int host_and_attach(const struct sim_transport_params *params, struct sim_local *l,
+			   struct umad_err *err, struct umad_err *note)
+{
+	const char *name = params->where ? params->where : "the default fabric";
+	struct sim_fabric *fabric;
+	int r;
+
+	if (params->where)
+		fabric = sim_topology_load(params->where, err);
+	else
+		fabric = sim_topology_parse(sim_default_topology, "<default fabric>", err);
+	if (!fabric)
+		return umad_err_prefix(err, -EINVAL, "cannot load the topology:\n");
+	r = sim_hosting_new(fabric, params->builtin_sm, &l->hosting, err);
+	if (r < 0) {
+		sim_fabric_free(fabric);
+		return umad_err_prefix(err, r, "%s: ", name);
+	}
+	if (err->count) {
+		umad_err_set(note, 0, "%s: %s (as with UMAD_SIM_SM=none)", name, umad_err_text(err));
+		umad_err_clear(err);
+	}
+	l->net = sim_hosting_net(l->hosting);
+	r = sim_hosting_attach(l->hosting, params->names, params->n_names, &attachment_ops, l,
+			       &l->att, err);
+	if (r < 0) {
+		struct umad_err why = *err;
+
+		sim_hosting_free(l->hosting);
+		umad_err_set(err, r, "UMAD_SIM_HOST=%s: %s (%s)",
+			     params->names_text ? params->names_text : "", umad_err_text(&why), name);
+	}
+	return r;
+}
+
 static int local_attach(const struct sim_transport_params *params,
 			const struct sim_transport_events *ev, struct sim_transport **out,
 			struct fp_node *nodes, unsigned *n_nodes)
 {
-	const char *name = params->where ? params->where : "the default fabric";
 	struct sim_local *l = calloc(1, sizeof(*l));
-	struct sim_fabric *fabric;
-	char *errors = NULL, why[1024];
+	struct umad_err err = UMAD_ERR_INIT, note = UMAD_ERR_INIT;
 	unsigned i;
 	int r;
 
@@ -128,32 +166,12 @@ static int local_attach(const struct sim_transport_params *params,
 	l->base.ops = &sim_local_transport;
 	l->ev = *ev;
 	pthread_mutex_init(&l->lock, NULL);
-	if (params->where)
-		fabric = sim_topology_load(params->where, &errors);
-	else
-		fabric = sim_topology_parse(sim_default_topology, "<default fabric>", &errors);
-	if (!fabric) {
-		fprintf(stderr, "libumad: sim: cannot load the topology:\n%s", errors ? errors : "");
-		free(errors);
-		free(l);
-		return -EINVAL;
-	}
-	r = sim_hosting_new(fabric, params->builtin_sm, &l->hosting, why, sizeof(why));
+	/* attach() has no room for why (sim_transport.h): told here, as the backend starts. */
+	r = host_and_attach(params, l, &err, &note);
+	umad_err_print("sim", &note);
+	umad_err_print("sim", &err);
 	if (r < 0) {
-		fprintf(stderr, "libumad: sim: %s: %s\n", name, why);
-		sim_fabric_free(fabric);
-		free(l);
-		return r;
-	}
-	if (why[0])
-		fprintf(stderr, "libumad: sim: %s: %s (as with UMAD_SIM_SM=none)\n", name, why);
-	l->net = sim_hosting_net(l->hosting);
-	r = sim_hosting_attach(l->hosting, params->names, params->n_names, &attachment_ops, l,
-			       &l->att, why, sizeof(why));
-	if (r < 0) {
-		fprintf(stderr, "libumad: sim: UMAD_SIM_HOST=%s: %s (%s)\n",
-			params->names_text ? params->names_text : "", why, name);
-		sim_hosting_free(l->hosting);
+		pthread_mutex_destroy(&l->lock);
 		free(l);
 		return r;
 	}
@@ -233,7 +251,7 @@ static int local_set_agent(struct sim_transport *t, uint32_t handle, uint32_t ag
 	int r;
 
 	pthread_mutex_lock(&l->lock);
-	r = req ? sim_hosting_register(l->att, handle, agent_id, req, NULL, 0)
+	r = req ? sim_hosting_register(l->att, handle, agent_id, req, NULL)
 		: sim_hosting_unregister(l->att, handle, agent_id);
 	unlock(l);
 	return r;
@@ -245,7 +263,7 @@ static int local_control(struct sim_transport *t, const struct sim_fault_req *rq
 	int r;
 
 	pthread_mutex_lock(&l->lock);
-	r = sim_hosting_control(l->hosting, rq, NULL, 0);
+	r = sim_hosting_control(l->hosting, rq, NULL);
 	unlock(l);
 	return r;
 }
@@ -266,20 +284,22 @@ static int fabric_answers_class(struct sim_local *l, uint8_t mgmt_class)
 /*
  * A request that will time out because it reached a port where nothing of
  * this process takes its class: the taker may be another process, which
- * has a fabric of its own.  Said once per process.  Lock held.
+ * has a fabric of its own.  Said once per process: 1 when it is to be
+ * said now (l->hint, once the lock is let go).  Lock held.
  */
-static void hint_own_fabric(struct sim_local *l, const uint8_t *mad, uint16_t dlid,
-			    uint32_t dqpn, uint64_t lost_before)
+static int hint_own_fabric(struct sim_local *l, const uint8_t *mad, uint16_t dlid,
+			   uint32_t dqpn, uint64_t lost_before)
 {
 	if (l->hinted || l->net->lost_no_taker == lost_before ||
 	    dqpn != QP1_GSI || mad_method_is_response(mad_method(mad)) ||
 	    fabric_answers_class(l, mad_class(mad)))
-		return;
+		return 0;
 	l->hinted = 1;
-	fprintf(stderr, "libumad: sim: nothing in this process takes the MAD sent to LID %u "
-		"(class 0x%02x), so it will time out: each process has its own copy of the "
-		"fabric.  Processes share one under `umad sim -- CMD`, or with `umad fabric "
-		"serve` and UMAD_SIM_FABRIC=SOCKET.\n", dlid, mad_class(mad));
+	umad_err_set(&l->hint, 0, "nothing in this process takes the MAD sent to LID %u "
+		     "(class 0x%02x), so it will time out: each process has its own copy of the "
+		     "fabric.  Processes share one under `umad sim -- CMD`, or with `umad fabric "
+		     "serve` and UMAD_SIM_FABRIC=SOCKET.", dlid, mad_class(mad));
+	return 1;
 }
 
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
@@ -293,7 +313,7 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 	struct sim_net_reply reply;
 	enum sim_net_result result;
 	uint64_t lost_before;
-	int r;
+	int r, hint = 0;
 
 	sim_transport_send_addr(&q, handle, hdr, agent);
 	pthread_mutex_lock(&l->lock);
@@ -320,10 +340,12 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 							   : 0, 0);
 	} else {
 		if (result == SIM_NET_LOST && hdr->timeout_ms)
-			hint_own_fabric(l, mad, q.dlid, q.dqpn, lost_before);
+			hint = hint_own_fabric(l, mad, q.dlid, q.dqpn, lost_before);
 		r = soft_port_no_answer(op, hdr, mad, 0);
 	}
 	unlock(l);
+	if (hint)
+		umad_err_print("sim", &l->hint);	/* set once, never again: no lock needed */
 	sim_net_reply_release(&reply);
 	return r;
 }

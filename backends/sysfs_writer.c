@@ -69,12 +69,11 @@ int sysfs_dev_path(char *path, size_t size, const char *root, const char *file)
 /* Deeper than any tree written here; what goes deeper is refused, not walked. */
 #define MAX_DEPTH	32
 
-/* A tree being written: its root directory, open and checked, and room to say why a step failed. */
+/* A tree being written: its root directory, open and checked, and where to tell why a step failed. */
 struct tree {
 	const char *root;
 	int fd;
-	char *err;
-	size_t errlen;
+	struct umad_err *err;
 };
 
 /*
@@ -87,11 +86,9 @@ static int failed(const struct tree *t, int r, const char *rel, size_t len, cons
 	size_t n = strlen(t->root);
 	const char *sep = len && n && t->root[n - 1] != '/' ? "/" : "";
 
-	if (t->err && t->errlen)
-		snprintf(t->err, t->errlen, "%s the fake sysfs tree at %s%s%.*s%s: %s",
-			 why ? "refusing" : "cannot write", t->root, sep, (int)len, rel,
-			 suffix ? suffix : "", why ? why : strerror(-r));
-	return r;
+	return umad_err_set(t->err, r, "%s the fake sysfs tree at %s%s%.*s%s: %s",
+			    why ? "refusing" : "cannot write", t->root, sep, (int)len, rel,
+			    suffix ? suffix : "", why ? why : strerror(-r));
 }
 
 /* Can someone other than this user (or root) change what directory st holds?  Why, or NULL. */
@@ -136,13 +133,12 @@ static int not_a_dir(const struct tree *t, int dirfd, const char *name, int e, c
 }
 
 /* Open the root ("" is "/"), made (mode 0755, not its parents) when create and missing. */
-static int tree_open(struct tree *t, const char *root, int create, char *err, size_t errlen)
+static int tree_open(struct tree *t, const char *root, int create, struct umad_err *err)
 {
 	int r;
 
 	t->root = *root ? root : "/";
 	t->err = err;
-	t->errlen = errlen;
 	t->fd = open(t->root, DIR_FLAGS);
 	if (t->fd < 0 && errno == ENOENT && create) {
 		if (mkdir(t->root, 0755) < 0 && errno != EEXIST)
@@ -380,7 +376,7 @@ static int tree_remove(const struct tree *t, const char *rel)
 int sysfs_mkdirs(const char *root, const char *rel)
 {
 	struct tree t;
-	int fd, r = tree_open(&t, root, 1, NULL, 0);
+	int fd, r = tree_open(&t, root, 1, NULL);
 
 	if (r < 0)
 		return r;
@@ -394,7 +390,7 @@ int sysfs_mkdirs(const char *root, const char *rel)
 int sysfs_put(const char *root, const char *rel, const char *value)
 {
 	struct tree t;
-	int r = tree_open(&t, root, 1, NULL, 0);
+	int r = tree_open(&t, root, 1, NULL);
 
 	if (r < 0)
 		return r;
@@ -406,7 +402,7 @@ int sysfs_put(const char *root, const char *rel, const char *value)
 int sysfs_touch(const char *root, const char *rel)
 {
 	struct tree t;
-	int r = tree_open(&t, root, 1, NULL, 0);
+	int r = tree_open(&t, root, 1, NULL);
 
 	if (r < 0)
 		return r;
@@ -418,7 +414,7 @@ int sysfs_touch(const char *root, const char *rel)
 int sysfs_remove(const char *root, const char *rel)
 {
 	struct tree t;
-	int r = tree_open(&t, root, 0, NULL, 0);
+	int r = tree_open(&t, root, 0, NULL);
 
 	if (r == -ENOENT)
 		return 0;
@@ -652,7 +648,7 @@ static int write_umad(const struct tree *t, int id, const char *ca_name, int por
 int sysfs_write_abi_version(const char *root, unsigned version)
 {
 	struct tree t;
-	int r = tree_open(&t, root, 1, NULL, 0);
+	int r = tree_open(&t, root, 1, NULL);
 
 	if (!r)
 		r = write_abi_version(&t, version);
@@ -664,7 +660,7 @@ int sysfs_write_ca_files(const char *root, const char *name, const umad_ca_t *ca
 			 const char *board_id, const char *node_desc)
 {
 	struct tree t;
-	int r = tree_open(&t, root, 1, NULL, 0);
+	int r = tree_open(&t, root, 1, NULL);
 
 	if (!r)
 		r = write_ca_files(&t, name, ca, board_id, node_desc);
@@ -676,7 +672,7 @@ int sysfs_write_port(const char *root, const char *ca_name, const umad_port_t *p
 		     const char *rate_text)
 {
 	struct tree t;
-	int r = tree_open(&t, root, 1, NULL, 0);
+	int r = tree_open(&t, root, 1, NULL);
 
 	if (!r)
 		r = write_port(&t, ca_name, p, rate_text);
@@ -687,7 +683,7 @@ int sysfs_write_port(const char *root, const char *ca_name, const umad_port_t *p
 int sysfs_write_umad(const char *root, int id, const char *ca_name, int port)
 {
 	struct tree t;
-	int r = tree_open(&t, root, 1, NULL, 0);
+	int r = tree_open(&t, root, 1, NULL);
 
 	if (!r)
 		r = write_umad(&t, id, ca_name, port);
@@ -696,13 +692,13 @@ int sysfs_write_umad(const char *root, int id, const char *ca_name, int port)
 }
 
 int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
-		   const int *umad_ids, const char *const *rate_texts, char *err, size_t errlen)
+		   const int *umad_ids, const char *const *rate_texts, struct umad_err *err)
 {
+	struct umad_err why = UMAD_ERR_INIT;
 	struct tree t;
 	int r, i;
 
-	snprintf(err, errlen, "cannot write the fake sysfs tree at %s", root);
-	r = tree_open(&t, root, 1, err, errlen);
+	r = tree_open(&t, root, 1, &why);
 	if (!r)
 		r = write_ca_files(&t, ca->ca_name, ca, "LIBUMAD_SIM", node_desc);
 	if (!r)
@@ -715,5 +711,10 @@ int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
 			r = write_umad(&t, umad_ids[i], ca->ca_name, i);
 	}
 	tree_close(&t);
+	if (r < 0 && why.count)
+		return umad_err_set(err, r, "%s", umad_err_text(&why));
+	if (r < 0)
+		return umad_err_set(err, r, "cannot write the fake sysfs tree at %s: %s", root,
+				    strerror(-r));
 	return r;
 }

@@ -16,6 +16,7 @@
 #include <infiniband/umad.h>
 
 #include "backends/sysfs_layout.h"
+#include "libumad/base/errbuf.h"
 
 /*
  * Paths in the tree under ROOT: ROOT/sys/class/infiniband[/CA][/FILE] (no
@@ -80,11 +81,9 @@ int sysfs_write_umad(const char *root, int id, const char *ca_name, int port);
  * Write (or rewrite) one whole CA, as the sim backend shows its host: the
  * files of ca, ib_umad's ABI version, and for each non-NULL ca->ports[i]
  * the port with rate file rate_texts[i] and umad device umad_ids[i].  0,
- * or -errno with a message in err naming the path that failed or was
- * refused.
+ * or -errno with why in err, naming the path that failed or was refused.
  */
 int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
-		       const int *umad_ids, const char *const *rate_texts, char *err,
-		       size_t errlen);
+		   const int *umad_ids, const char *const *rate_texts, struct umad_err *err);
 
 #endif /* BACKENDS_SYSFS_WRITER_H */

@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 	if (!load_s || !up_s || !load_cpu || !up_cpu)
 		return 1;
 	for (i = 0; i < runs; i++) {
-		char *errors = NULL;
+		struct umad_err errors = UMAD_ERR_INIT;
 		struct sim_fabric *f;
 		double t0 = now(), c0 = cpu(), t1, c1;
 		int r;
@@ -75,7 +75,8 @@ int main(int argc, char **argv)
 		t1 = now();
 		c1 = cpu();
 		if (!f) {
-			fprintf(stderr, "sim_load: %s", errors ? errors : "cannot load\n");
+			fprintf(stderr, "sim_load: %s",
+				errors.count ? umad_err_text(&errors) : "cannot load\n");
 			return 1;
 		}
 		r = sim_subnet_bring_up(f, sim_subnet_sm_site(f), &errors);
@@ -84,8 +85,8 @@ int main(int argc, char **argv)
 		load_s[i] = t1 - t0;
 		load_cpu[i] = c1 - c0;
 		if (r < 0) {
-			fprintf(stderr, "sim_load: bring-up: %s\n", errors ? errors : "failed");
-			free(errors);
+			fprintf(stderr, "sim_load: bring-up: %s\n",
+				errors.count ? umad_err_text(&errors) : "failed");
 			sim_fabric_free(f);
 			return 1;
 		}

@@ -209,19 +209,19 @@ static struct fabric_server *start_server(const char *what, const struct serve_o
 		.progress_arg = &lp,
 	};
 	struct fabric_server *s;
-	char *errors = NULL, err[PATH_MAX + 128];
+	struct umad_err errors = UMAD_ERR_INIT;
+	char err[PATH_MAX + 128];
 	int r = fabric_server_new(&so, &s, &errors);
 
 	if (r < 0) {
+		const char *why = errors.count ? umad_err_text(&errors) : strerror(-r);
+
 		fprintf(stderr, "umad: %s: cannot load %s:\n%s", what,
-			o->topology ? o->topology : "the default fabric",
-			errors ? errors : strerror(-r));
-		if (errors && errors[0] && errors[strlen(errors) - 1] != '\n')
+			o->topology ? o->topology : "the default fabric", why);
+		if (why[0] && why[strlen(why) - 1] != '\n')
 			fputc('\n', stderr);
-		free(errors);
 		return NULL;
 	}
-	free(errors);
 	r = fabric_server_listen(s, path, err, sizeof(err));
 	if (r < 0) {
 		fprintf(stderr, "umad: %s: %s\n", what, err);
@@ -568,16 +568,17 @@ static int control(const char *socket_path, int argc, char **argv)
 {
 	struct sim_fault_req rq;
 	struct fabric_client fc;
-	char path[PATH_MAX], err[512];
+	struct umad_err err = UMAD_ERR_INIT;
+	char path[PATH_MAX];
 	int r;
 
-	if (sim_fault_parse(argc, (const char *const *)argv, &rq, err, sizeof(err)) < 0) {
+	if (sim_fault_parse(argc, (const char *const *)argv, &rq, &err) < 0) {
 		/* "umad: fabric CMD: what", as the fabric's refusals are told. */
 		if (sim_fault_op_by_name(argv[0]) >= 0) {
-			fprintf(stderr, "umad: fabric %s\n", err);
+			fprintf(stderr, "umad: fabric %s\n", umad_err_text(&err));
 			return 2;
 		}
-		fprintf(stderr, "umad: fabric: %s\n", err);
+		fprintf(stderr, "umad: fabric: %s\n", umad_err_text(&err));
 		return usage_error();
 	}
 	if (connect_control(socket_path, &fc, path, sizeof(path)) < 0)
@@ -679,7 +680,8 @@ static int scenario(const char *socket_path, int argc, char **argv)
 	};
 	struct scenario_run run;
 	struct sim_scenario *sc;
-	char path[PATH_MAX], *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char path[PATH_MAX];
 	int r;
 
 	if (argc != 2) {
@@ -687,8 +689,8 @@ static int scenario(const char *socket_path, int argc, char **argv)
 		return usage_error();
 	}
 	if (sim_scenario_load(argv[1], &sc, &errors) < 0) {
-		fprintf(stderr, "%s", errors ? errors : "umad: fabric scenario: cannot read it\n");
-		free(errors);
+		fprintf(stderr, "%s", errors.count ? umad_err_text(&errors)
+						   : "umad: fabric scenario: cannot read it\n");
 		return 1;
 	}
 	if (connect_control(socket_path, &run.fc, path, sizeof(path)) < 0) {

@@ -28,7 +28,8 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/umad_str.c \
 	libumad/dump.c \
 	libumad/base/backend.h \
-	libumad/base/ca_port.h
+	libumad/base/ca_port.h \
+	libumad/base/errbuf.h
 # The built-in backends join these sources in backends/local.mk.
 libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
 libumad_libumad_core_la_LIBADD =

@@ -189,56 +189,40 @@ static int same_file(const struct sim_arena *a, int fd)
  * regular file of whole pages, sealed as sim_arena_create seals it?
  * Before anything is mapped.  0, or -errno and why.
  */
-static int check_file(int fd, uint64_t base, struct stat *st, char *why, size_t why_size)
+static int check_file(int fd, uint64_t base, struct stat *st, struct umad_err *err)
 {
 	int seals = fcntl(fd, F_GET_SEALS);
 
-	if (fstat(fd, st) < 0) {
-		snprintf(why, why_size, "cannot look at it: %s", strerror(errno));
-		return -EINVAL;
-	}
-	if (!S_ISREG(st->st_mode)) {
-		snprintf(why, why_size, "it is not a memory file");
-		return -EINVAL;
-	}
-	if (st->st_uid != geteuid()) {
-		snprintf(why, why_size, "it belongs to user %u, not to this one (%u)",
-			 (unsigned)st->st_uid, (unsigned)geteuid());
-		return -EPERM;
-	}
-	if (seals < 0 || (seals & ARENA_SEALS) != ARENA_SEALS || (seals & ARENA_WRITE_SEALS)) {
-		snprintf(why, why_size, "it is not sealed as an arena is (seals 0x%x, expected 0x%x)",
-			 seals < 0 ? 0 : (unsigned)seals, ARENA_SEALS);
-		return -EINVAL;
-	}
+	if (fstat(fd, st) < 0)
+		return umad_err_set(err, -EINVAL, "cannot look at it: %s", strerror(errno));
+	if (!S_ISREG(st->st_mode))
+		return umad_err_set(err, -EINVAL, "it is not a memory file");
+	if (st->st_uid != geteuid())
+		return umad_err_set(err, -EPERM, "it belongs to user %u, not to this one (%u)",
+				    (unsigned)st->st_uid, (unsigned)geteuid());
+	if (seals < 0 || (seals & ARENA_SEALS) != ARENA_SEALS || (seals & ARENA_WRITE_SEALS))
+		return umad_err_set(err, -EINVAL,
+				    "it is not sealed as an arena is (seals 0x%x, expected 0x%x)",
+				    seals < 0 ? 0 : (unsigned)seals, ARENA_SEALS);
 	if (st->st_size < (off_t)(2 * ARENA_PAGE) || (st->st_size % ARENA_PAGE) ||
-	    (uint64_t)st->st_size > UINT64_MAX - base) {
-		snprintf(why, why_size, "its size (%lld bytes) is not an arena's",
-			 (long long)st->st_size);
-		return -EINVAL;
-	}
-	if (!base || base % ARENA_PAGE) {
-		snprintf(why, why_size, "0x%llx is not a page's address", (unsigned long long)base);
-		return -EINVAL;
-	}
+	    (uint64_t)st->st_size > UINT64_MAX - base)
+		return umad_err_set(err, -EINVAL, "its size (%lld bytes) is not an arena's",
+				    (long long)st->st_size);
+	if (!base || base % ARENA_PAGE)
+		return umad_err_set(err, -EINVAL, "0x%llx is not a page's address",
+				    (unsigned long long)base);
 	return 0;
 }
 
-int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, char *why, size_t why_size)
+int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, struct umad_err *err)
 {
 	struct arena_header *h;
 	struct sim_arena *a;
 	struct stat st;
-	char unasked[256];
 	unsigned i;
 	int r;
 
 	*out = NULL;
-	if (!why || !why_size) {
-		why = unasked;
-		why_size = sizeof(unasked);
-	}
-	why[0] = '\0';
 	pthread_mutex_lock(&arenas_lock);
 	for (i = 0; i < ARENAS_MAX; i++)
 		if (arenas[i] && arenas[i]->h->base == base && same_file(arenas[i], fd)) {
@@ -248,26 +232,25 @@ int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, char *why, s
 	pthread_mutex_unlock(&arenas_lock);
 	if (*out)
 		return 0;
-	r = check_file(fd, base, &st, why, why_size);
+	r = check_file(fd, base, &st, err);
 	if (r < 0)
 		return r;
 	h = map_at(base, (size_t)st.st_size, fd);
 	if (!h) {
 		r = errno == EEXIST ? -EADDRINUSE : -errno;
-		snprintf(why, why_size, "cannot map it at 0x%llx: %s", (unsigned long long)base,
-			 strerror(-r));
-		return r;
+		return umad_err_set(err, r, "cannot map it at 0x%llx: %s", (unsigned long long)base,
+				    strerror(-r));
 	}
 	if (h->magic != ARENA_MAGIC || h->base != base || h->size != (uint64_t)st.st_size) {
 		munmap(h, (size_t)st.st_size);
-		snprintf(why, why_size, "it holds no arena made for 0x%llx of its size (%lld bytes)",
-			 (unsigned long long)base, (long long)st.st_size);
-		return -EINVAL;
+		return umad_err_set(err, -EINVAL,
+				    "it holds no arena made for 0x%llx of its size (%lld bytes)",
+				    (unsigned long long)base, (long long)st.st_size);
 	}
 	a = calloc(1, sizeof(*a));
 	if (!a) {
 		munmap(h, (size_t)st.st_size);
-		return -ENOMEM;
+		return umad_err_set(err, -ENOMEM, "out of memory");
 	}
 	a->h = h;
 	a->size = (size_t)st.st_size;
@@ -279,7 +262,7 @@ int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, char *why, s
 			close(a->fd);
 		munmap(h, a->size);
 		free(a);
-		return r;
+		return umad_err_set(err, r, "%s", strerror(-r));
 	}
 	*out = a;
 	return 0;

@@ -20,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libumad/base/errbuf.h"
+
 struct sim_arena;
 
 /*
@@ -34,12 +36,11 @@ int sim_arena_create(size_t size, struct sim_arena **out);
  * Map the arena in memory file fd at `base` in this process.  The file
  * must be this user's, sealed as sim_arena_create seals it, and hold an
  * arena made for that address, of the file's size: -EPERM or -EINVAL
- * otherwise, with why in `why` (may be NULL).  -EADDRINUSE when something
- * else of this process sits there (the caller then does without), or
- * -errno.  An arena this process has mapped already (inherited over fork)
- * is shared.
+ * otherwise.  -EADDRINUSE when something else of this process sits there
+ * (the caller then does without), or -errno; why in err either way.  An
+ * arena this process has mapped already (inherited over fork) is shared.
  */
-int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, char *why, size_t why_size);
+int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, struct umad_err *err);
 
 /* Unmap (the last user in this process) and forget the arena. */
 void sim_arena_release(struct sim_arena *a);

@@ -85,6 +85,7 @@ static int64_t now_ms(void)
 static int connect_to(const char *path, int64_t deadline, char *err, size_t err_size)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
+	struct umad_err why = UMAD_ERR_INIT;
 	int fd, dirfd, r;
 
 	if (strlen(path) >= sizeof(a.sun_path)) {
@@ -93,13 +94,15 @@ static int connect_to(const char *path, int64_t deadline, char *err, size_t err_
 	}
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	/* No one else may put a socket there. */
-	dirfd = fabric_trust_dir(path, S_IWGRP | S_IWOTH, err, err_size);
+	dirfd = fabric_trust_dir(path, S_IWGRP | S_IWOTH, &why);
 	if (dirfd >= 0) {
-		r = fabric_trust_socket(dirfd, path, err, err_size);
+		r = fabric_trust_socket(dirfd, path, &why);
 		close(dirfd);
 	} else {
 		r = dirfd;
 	}
+	if (r < 0)
+		snprintf(err, err_size, "%s", umad_err_text(&why));
 	if (r == -ENOENT)
 		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path, strerror(-r));
 	if (r < 0)
@@ -120,7 +123,9 @@ static int connect_to(const char *path, int64_t deadline, char *err, size_t err_
 	}
 	if (r == 0) {
 		/* The socket may have been replaced since it was looked at: who listens decides. */
-		r = fabric_trust_peer(fd, path, err, err_size);
+		r = fabric_trust_peer(fd, path, &why);
+		if (r < 0)
+			snprintf(err, err_size, "%s", umad_err_text(&why));
 		if (r == 0 && fcntl(fd, F_SETFL, 0) < 0) {
 			r = -errno;
 			snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path,
@@ -403,9 +408,13 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 		c->event_fd = open_events(c, &addr, key, ok->events_token, deadline, err, err_size);
 		r = c->event_fd < 0 ? c->event_fd : 0;
 	} else {
+		struct umad_err why = UMAD_ERR_INIT;
+
 		c->event_fd = c->reply.passed_fd;
 		c->reply.passed_fd = -1;
-		r = fabric_trust_channel(c->event_fd, "event channel", err, err_size);
+		r = fabric_trust_channel(c->event_fd, "event channel", &why);
+		if (r < 0)
+			snprintf(err, err_size, "%s", umad_err_text(&why));
 	}
 	if (r < 0) {
 		if (c->event_fd < 0)
@@ -433,7 +442,7 @@ int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size
 	const struct fp_mapped *m;
 	struct fp_map q = { 0 };
 	struct sim_arena *a = NULL;
-	char why[256];
+	struct umad_err why = UMAD_ERR_INIT;
 	int32_t rc;
 	unsigned i;
 	int r;
@@ -459,10 +468,10 @@ int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size
 		r = -EPROTO;
 	} else {
 		/* The file is checked (owner, seals, size) before it is mapped. */
-		r = sim_arena_attach(c->reply.passed_fd, m->base, &a, why, sizeof(why));
+		r = sim_arena_attach(c->reply.passed_fd, m->base, &a, &why);
 		if (r < 0)
 			snprintf(err, err_size, "the fabric at %s handed over memory that cannot be "
-				 "used: %s", c->path, why);
+				 "used: %s", c->path, umad_err_text(&why));
 		/* Every pointer it gave must lie in what was mapped. */
 		if (r == 0 && !sim_arena_holds(a, (void *)(uintptr_t)m->fabric, sizeof(*c->fabric)))
 			r = -EPROTO;

@@ -51,10 +51,13 @@ static int read_checked(int fd, const char *path, struct fabric_key *k, char *er
 		return -EINVAL;
 	}
 	if (st.st_uid != geteuid()) {
+		struct umad_err why = UMAD_ERR_INIT;
 		char what[PATH_MAX + 16];
 
 		snprintf(what, sizeof(what), "key file %s", path);
-		return fabric_trust_not_ours(-EPERM, err, err_size, what, st.st_uid);
+		fabric_trust_not_ours(-EPERM, &why, what, st.st_uid);
+		snprintf(err, err_size, "%s", umad_err_text(&why));
+		return -EPERM;
 	}
 	if (st.st_mode & 077) {
 		snprintf(err, err_size, "key file %s is open to other users (mode %04o): refused "

@@ -570,7 +570,7 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 	const char *name[FP_MAX_HOSTS];
 	struct fp_node nodes[FP_MAX_HOSTS];
 	struct fp_hello_ok ok = { .version = FP_VERSION };
-	char why[256];
+	struct umad_err why = UMAD_ERR_INIT;
 	int pair[2], r;
 	unsigned i, n = 0;
 
@@ -594,9 +594,9 @@ static int do_hello(struct fabric_server *s, struct client *c, const uint8_t *bo
 			names = nul + 1;
 		}
 	}
-	r = sim_hosting_attach(s->hosting, name, n, &client_ops, c, &c->att, why, sizeof(why));
+	r = sim_hosting_attach(s->hosting, name, n, &client_ops, c, &c->att, &why);
 	if (r < 0)
-		return reply_rc(c, r, "%s", why);
+		return reply_rc(c, r, "%s", umad_err_text(&why));
 	c->n_hosts = sim_attachment_n_hosts(c->att);
 	if (c->in.passed_fd >= 0) {
 		/*
@@ -768,13 +768,13 @@ static int do_close(struct client *c, const struct fp_handle *q)
 
 static int do_register(struct client *c, const struct fp_register *q, int add)
 {
-	char why[128] = "";
-	int r = add ? sim_hosting_register(c->att, q->handle, q->agent_id, &q->req, why, sizeof(why))
+	struct umad_err why = UMAD_ERR_INIT;
+	int r = add ? sim_hosting_register(c->att, q->handle, q->agent_id, &q->req, &why)
 		    : sim_hosting_unregister(c->att, q->handle, q->agent_id);
 
 	if (r == -EBADF)
 		r = -EINVAL;
-	return why[0] ? reply_rc(c, r, "%s", why) : reply_rc(c, r, NULL);
+	return why.count ? reply_rc(c, r, "%s", umad_err_text(&why)) : reply_rc(c, r, NULL);
 }
 
 static int do_send(struct client *c, const uint8_t *body, size_t len)
@@ -823,14 +823,14 @@ static int do_issm(struct client *c, const struct fp_issm *q)
 static int do_control(struct fabric_server *s, struct client *c, const uint8_t *body, size_t len)
 {
 	struct sim_fault_req rq;
-	char msg[256];
-	int r = sim_fault_decode(body, len, &rq, msg, sizeof(msg));
+	struct umad_err why = UMAD_ERR_INIT;
+	int r = sim_fault_decode(body, len, &rq, &why);
 
 	if (r == 0)
-		r = sim_hosting_control(s->hosting, &rq, msg, sizeof(msg));
+		r = sim_hosting_control(s->hosting, &rq, &why);
 	if (r == 0)
 		return reply_rc(c, 0, NULL);
-	return reply_rc(c, r, "%s", msg[0] ? msg : strerror(-r));
+	return reply_rc(c, r, "%s", why.count ? umad_err_text(&why) : strerror(-r));
 }
 
 /* show, show --json, dump, dot: the fabric as it is now, as text. */
@@ -1317,11 +1317,11 @@ static void mailboxes_asleep(struct fabric_server *s, uint32_t asleep)
 /* --- the server --------------------------------------------------------------------- */
 
 int fabric_server_new(const struct fabric_server_options *opts, struct fabric_server **out,
-		      char **errors)
+		      struct umad_err *err)
 {
 	struct fabric_server *s = calloc(1, sizeof(*s));
+	struct umad_err note = UMAD_ERR_INIT;
 	struct sim_fabric *fabric;
-	char note[1024];
 	int r;
 
 	*out = NULL;
@@ -1342,10 +1342,10 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 		};
 
 		if (opts->topology)
-			fabric = sim_topology_load_opts(opts->topology, errors, &load);
+			fabric = sim_topology_load_opts(opts->topology, err, &load);
 		else
 			fabric = sim_topology_parse_opts(sim_default_topology, "<default fabric>",
-							 errors, &load);
+							 err, &load);
 	}
 	if (!fabric) {
 		sim_arena_release(s->arena);
@@ -1354,16 +1354,16 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	}
 	if (s->arena)
 		sim_arena_set_root(s->arena, fabric);
-	r = sim_hosting_new(fabric, opts->builtin_sm, &s->hosting, note, sizeof(note));
+	r = sim_hosting_new(fabric, opts->builtin_sm, &s->hosting, &note);
 	if (r < 0) {
-		*errors = strdup(note);
+		umad_err_set(err, r, "%s", umad_err_text(&note));
 		sim_fabric_free(fabric);
 		sim_arena_release(s->arena);
 		free(s);
 		return r;
 	}
-	if (note[0])
-		complain(s, "%s", note);
+	if (note.count)
+		complain(s, "%s", umad_err_text(&note));
 	s->fabric = fabric;
 	s->net = sim_hosting_net(s->hosting);
 	if (r == 0) {
@@ -1431,7 +1431,14 @@ static int owner_only_dir(const char *path, char *err, size_t err_size)
 		snprintf(err, err_size, "cannot create %s: %s", dir, strerror(-r));
 		return r;
 	}
-	return fabric_trust_dir(path, 077, err, err_size);
+	{
+		struct umad_err why = UMAD_ERR_INIT;
+
+		fd = fabric_trust_dir(path, 077, &why);
+		if (fd < 0)
+			snprintf(err, err_size, "%s", umad_err_text(&why));
+	}
+	return fd;
 }
 
 /*
@@ -1442,12 +1449,13 @@ static int owner_only_dir(const char *path, char *err, size_t err_size)
 static int replace_stale(int dirfd, const char *path, const struct sockaddr_un *a, char *err,
 			 size_t err_size)
 {
-	char why[PATH_MAX + 128];
+	struct umad_err why = UMAD_ERR_INIT;
 	int probe, r;
 
-	r = fabric_trust_socket(dirfd, path, why, sizeof(why));
+	r = fabric_trust_socket(dirfd, path, &why);
 	if (r < 0) {
-		snprintf(err, err_size, "%s (only a stale socket of this user's is replaced)", why);
+		snprintf(err, err_size, "%s (only a stale socket of this user's is replaced)",
+			 umad_err_text(&why));
 		return r == -ENOENT ? -EADDRINUSE : r;
 	}
 	/* A live one takes the connection (or says its backlog is full); a stale one refuses it. */

@@ -22,6 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "libumad/base/errbuf.h"
 #include "simfabric/fabric_proto.h"
 
 struct fabric_server;
@@ -41,9 +42,9 @@ struct fabric_server_options {
 	void *progress_arg;
 };
 
-/* Load the fabric.  0 or -errno with a message in *errors (malloc'd). */
+/* Load the fabric.  0 or -errno with why in err (a topology's errors, a line each). */
 int fabric_server_new(const struct fabric_server_options *opts, struct fabric_server **out,
-		      char **errors);
+		      struct umad_err *err);
 void fabric_server_free(struct fabric_server *s);
 
 /*

@@ -27,13 +27,14 @@ static const char *user_name(uid_t uid, char *buf, size_t size)
 	return buf;
 }
 
-int fabric_trust_not_ours(int err, char *msg, size_t size, const char *what, uid_t owner)
+/* "belongs to user X, not to this one (Y)": the end of a refusal. */
+int fabric_trust_not_ours(int rc, struct umad_err *err, const char *what, uid_t owner)
 {
 	char found[160], self[160];
 
-	snprintf(msg, size, "%s belongs to user %s, not to this one (%s): refused", what,
-		 user_name(owner, found, sizeof(found)), user_name(geteuid(), self, sizeof(self)));
-	return err;
+	return umad_err_set(err, rc, "%s belongs to user %s, not to this one (%s): refused", what,
+			    user_name(owner, found, sizeof(found)),
+			    user_name(geteuid(), self, sizeof(self)));
 }
 
 const char *fabric_trust_basename(const char *path)
@@ -43,7 +44,7 @@ const char *fabric_trust_basename(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-int fabric_trust_dir(const char *path, mode_t deny, char *err, size_t err_size)
+int fabric_trust_dir(const char *path, mode_t deny, struct umad_err *err)
 {
 	const char *base = fabric_trust_basename(path);
 	char dir[PATH_MAX], what[PATH_MAX + 64];
@@ -63,54 +64,46 @@ int fabric_trust_dir(const char *path, mode_t deny, char *err, size_t err_size)
 		int r = -errno;
 
 		/* O_NOFOLLOW with O_DIRECTORY says ELOOP or ENOTDIR for a link. */
-		if ((r == -ELOOP || r == -ENOTDIR) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode)) {
-			snprintf(err, err_size, "%s is a symbolic link: refused (it is not followed)",
-				 what);
-			return -ELOOP;
-		}
-		snprintf(err, err_size, "%s cannot be opened: %s", what, strerror(-r));
-		return r;
+		if ((r == -ELOOP || r == -ENOTDIR) && lstat(dir, &st) == 0 && S_ISLNK(st.st_mode))
+			return umad_err_set(err, -ELOOP, "%s is a symbolic link: refused "
+					    "(it is not followed)", what);
+		return umad_err_set(err, r, "%s cannot be opened: %s", what, strerror(-r));
 	}
 	if (fstat(fd, &st) < 0) {
 		int r = -errno;
 
-		snprintf(err, err_size, "%s cannot be looked at: %s", what, strerror(-r));
 		close(fd);
-		return r;
+		return umad_err_set(err, r, "%s cannot be looked at: %s", what, strerror(-r));
 	}
 	if (st.st_uid != geteuid()) {
 		close(fd);
-		return fabric_trust_not_ours(-EPERM, err, err_size, what, st.st_uid);
+		return fabric_trust_not_ours(-EPERM, err, what, st.st_uid);
 	}
 	if (st.st_mode & deny) {
-		snprintf(err, err_size, "%s is open to other users (mode %04o): refused", what,
-			 (unsigned)(st.st_mode & 07777));
 		close(fd);
-		return -EPERM;
+		return umad_err_set(err, -EPERM, "%s is open to other users (mode %04o): refused",
+				    what, (unsigned)(st.st_mode & 07777));
 	}
 	return fd;
 }
 
-int fabric_trust_socket(int dirfd, const char *path, char *err, size_t err_size)
+int fabric_trust_socket(int dirfd, const char *path, struct umad_err *err)
 {
 	struct stat st;
 
 	if (fstatat(dirfd, fabric_trust_basename(path), &st, AT_SYMLINK_NOFOLLOW) < 0) {
 		int r = -errno;
 
-		snprintf(err, err_size, "%s: %s", path, strerror(-r));
-		return r;
+		return umad_err_set(err, r, "%s: %s", path, strerror(-r));
 	}
-	if (!S_ISSOCK(st.st_mode)) {
-		snprintf(err, err_size, "%s is not a socket: refused", path);
-		return -ENOTSOCK;
-	}
+	if (!S_ISSOCK(st.st_mode))
+		return umad_err_set(err, -ENOTSOCK, "%s is not a socket: refused", path);
 	if (st.st_uid != geteuid())
-		return fabric_trust_not_ours(-EPERM, err, err_size, path, st.st_uid);
+		return fabric_trust_not_ours(-EPERM, err, path, st.st_uid);
 	return 0;
 }
 
-int fabric_trust_peer(int fd, const char *path, char *err, size_t err_size)
+int fabric_trust_peer(int fd, const char *path, struct umad_err *err)
 {
 	struct ucred cred;
 	socklen_t len = sizeof(cred);
@@ -119,20 +112,18 @@ int fabric_trust_peer(int fd, const char *path, char *err, size_t err_size)
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
 		int r = -errno;
 
-		snprintf(err, err_size, "cannot tell who serves the fabric at %s: %s", path,
-			 strerror(-r));
-		return r;
+		return umad_err_set(err, r, "cannot tell who serves the fabric at %s: %s", path,
+				    strerror(-r));
 	}
-	if (cred.uid != geteuid()) {
-		snprintf(err, err_size, "the fabric at %s is served by user %s (process %d), not by "
-			 "this one (%s): refused", path, user_name(cred.uid, found, sizeof(found)),
-			 (int)cred.pid, user_name(geteuid(), self, sizeof(self)));
-		return -EPERM;
-	}
+	if (cred.uid != geteuid())
+		return umad_err_set(err, -EPERM, "the fabric at %s is served by user %s (process %d), "
+				    "not by this one (%s): refused", path,
+				    user_name(cred.uid, found, sizeof(found)), (int)cred.pid,
+				    user_name(geteuid(), self, sizeof(self)));
 	return 0;
 }
 
-int fabric_trust_channel(int fd, const char *what, char *err, size_t err_size)
+int fabric_trust_channel(int fd, const char *what, struct umad_err *err)
 {
 	struct ucred cred;
 	struct stat st;
@@ -142,28 +133,24 @@ int fabric_trust_channel(int fd, const char *what, char *err, size_t err_size)
 	if (fstat(fd, &st) < 0 || !S_ISSOCK(st.st_mode) ||
 	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 ||
 	    (len = sizeof(type), getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len) < 0) ||
-	    domain != AF_UNIX || type != SOCK_SEQPACKET) {
-		snprintf(err, err_size, "the %s handed over is not a local packet socket: refused",
-			 what);
-		return -ENOTSOCK;
-	}
+	    domain != AF_UNIX || type != SOCK_SEQPACKET)
+		return umad_err_set(err, -ENOTSOCK,
+				    "the %s handed over is not a local packet socket: refused", what);
 	if (st.st_uid != geteuid()) {
 		char name[128];
 
 		snprintf(name, sizeof(name), "the %s handed over", what);
-		return fabric_trust_not_ours(-EPERM, err, err_size, name, st.st_uid);
+		return fabric_trust_not_ours(-EPERM, err, name, st.st_uid);
 	}
 	len = sizeof(cred);
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0) {
-		snprintf(err, err_size, "cannot tell who is at the other end of the %s: %s", what,
-			 strerror(errno));
-		return -EPERM;
-	}
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0)
+		return umad_err_set(err, -EPERM, "cannot tell who is at the other end of the %s: %s",
+				    what, strerror(errno));
 	if (cred.uid != geteuid()) {
 		char name[128];
 
 		snprintf(name, sizeof(name), "the other end of the %s handed over", what);
-		return fabric_trust_not_ours(-EPERM, err, err_size, name, cred.uid);
+		return fabric_trust_not_ours(-EPERM, err, name, cred.uid);
 	}
 	return 0;
 }

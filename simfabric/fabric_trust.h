@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "libumad/base/errbuf.h"
+
 /*
  * The directory of the socket at path (its last component's parent; "."
  * for a bare name), opened without following a symbolic link there: this
@@ -23,29 +25,29 @@
  * one else may put a socket there; 077: no one else may enter).  Its
  * descriptor (the caller closes it), or -errno.
  */
-int fabric_trust_dir(const char *path, mode_t deny, char *err, size_t err_size);
+int fabric_trust_dir(const char *path, mode_t deny, struct umad_err *err);
 
 /*
  * What is at path's last component in directory dirfd (not followed) is a
  * socket of this user's.  -ENOENT when nothing is there.
  */
-int fabric_trust_socket(int dirfd, const char *path, char *err, size_t err_size);
+int fabric_trust_socket(int dirfd, const char *path, struct umad_err *err);
 
 /* The process at the other end of connected socket fd (the server at path) runs as this user. */
-int fabric_trust_peer(int fd, const char *path, char *err, size_t err_size);
+int fabric_trust_peer(int fd, const char *path, struct umad_err *err);
 
 /*
  * fd, handed over as a channel (what: its name in messages), is a Unix
  * SOCK_SEQPACKET socket of this user's, connected to a process of this
  * user's.
  */
-int fabric_trust_channel(int fd, const char *what, char *err, size_t err_size);
+int fabric_trust_channel(int fd, const char *what, struct umad_err *err);
 
 /*
- * "WHAT belongs to user X, not to this one (Y): refused" in msg, for a
- * check that found owner where this user was expected; returns err.
+ * "WHAT belongs to user X, not to this one (Y): refused" in err, for a
+ * check that found owner where this user was expected; returns rc.
  */
-int fabric_trust_not_ours(int err, char *msg, size_t size, const char *what, uid_t owner);
+int fabric_trust_not_ours(int rc, struct umad_err *err, const char *what, uid_t owner);
 
 /* The last component of path (what fabric_trust_socket looks at). */
 const char *fabric_trust_basename(const char *path);

@@ -230,21 +230,6 @@ unsigned sim_fault_delay_us(uint64_t delay_ns)
 
 /* --- messages ------------------------------------------------------------------------- */
 
-/* Why a request fails, for whoever shows it; nothing when msg is NULL. */
-static int refuse(char *msg, size_t max, int err, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-static int refuse(char *msg, size_t max, int err, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (msg && max) {
-		va_start(ap, fmt);
-		vsnprintf(msg, max, fmt, ap);
-		va_end(ap);
-	}
-	return err;
-}
-
 const char *sim_fault_show(const char *word, struct sim_fault_shown *out)
 {
 	size_t i;
@@ -350,21 +335,21 @@ static int parse_delay(const char *s, uint64_t *ns)
 /* --- the arguments: each kind's word, field, limits and messages ----------------------- */
 
 /*
- * parse: a word into its field; 0, or -1 with why in msg.  format: the
+ * parse: a word into its field; 0, or -1 with why in err.  format: the
  * field as " word", which parse reads back; -EINVAL when the value has no
  * such word.  check (NULL: any value): whether the field's value is one
  * the fabric takes, for requests that did not come from text; 0, or
- * -EINVAL with why in msg.
+ * -EINVAL with why in err.
  */
 struct arg_type {
 	const char *metavar;	/* in the usage */
 	int optional;		/* may be left out (the last arguments only) */
-	int (*parse)(const char *word, struct sim_fault_req *rq, char *msg, size_t max);
+	int (*parse)(const char *word, struct sim_fault_req *rq, struct umad_err *err);
 	int (*format)(struct sim_text *t, const struct sim_fault_req *rq);
-	int (*check)(const struct sim_fault_req *rq, char *msg, size_t max);
+	int (*check)(const struct sim_fault_req *rq, struct umad_err *err);
 };
 
-static int parse_up_down(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_up_down(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 
@@ -373,8 +358,8 @@ static int parse_up_down(const char *word, struct sim_fault_req *rq, char *msg, 
 	else if (!strcmp(word, "down"))
 		rq->up = 0;
 	else
-		return refuse(msg, max, -1, "expected up or down, not \"%s\"",
-			      sim_fault_show(word, &shown));
+		return umad_err_set(err, -1, "expected up or down, not \"%s\"",
+				    sim_fault_show(word, &shown));
 	return 0;
 }
 
@@ -383,15 +368,16 @@ static int format_up_down(struct sim_text *t, const struct sim_fault_req *rq)
 	return sim_text_printf(t, " %s", rq->up ? "up" : "down");
 }
 
-static int parse_node(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_node(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 
 	if (!word[0])
-		return refuse(msg, max, -1, "the node is empty");
+		return umad_err_set(err, -1, "the node is empty");
 	if (strlen(word) > SIM_FAULT_NODE_MAX)
-		return refuse(msg, max, -1, "node \"%s\" is longer than %d bytes, the longest node id",
-			      sim_fault_show(word, &shown), SIM_FAULT_NODE_MAX);
+		return umad_err_set(err, -1,
+				    "node \"%s\" is longer than %d bytes, the longest node id",
+				    sim_fault_show(word, &shown), SIM_FAULT_NODE_MAX);
 	strcpy(rq->node, word);
 	return 0;
 }
@@ -423,14 +409,14 @@ static int format_node(struct sim_text *t, const struct sim_fault_req *rq)
 	return sim_text_append(t, "\"", 1);
 }
 
-static int parse_port(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_port(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 	uint64_t v;
 
 	if (sim_fault_parse_u64(word, 0, SIM_MAX_PORTS, &v) < 0)
-		return refuse(msg, max, -1, "bad port \"%s\": a number 0..%d",
-			      sim_fault_show(word, &shown), SIM_MAX_PORTS);
+		return umad_err_set(err, -1, "bad port \"%s\": a number 0..%d",
+				    sim_fault_show(word, &shown), SIM_MAX_PORTS);
 	rq->port = (unsigned)v;
 	return 0;
 }
@@ -442,12 +428,12 @@ static int format_port(struct sim_text *t, const struct sim_fault_req *rq)
 	return sim_text_printf(t, " %u", rq->port);
 }
 
-static int parse_link_port(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_link_port(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
-	if (parse_port(word, rq, msg, max) < 0)
+	if (parse_port(word, rq, err) < 0)
 		return -1;
 	if (rq->port == 0)
-		return refuse(msg, max, -1, "port 0 has no link (ports 1..%d)", SIM_MAX_PORTS);
+		return umad_err_set(err, -1, "port 0 has no link (ports 1..%d)", SIM_MAX_PORTS);
 	return 0;
 }
 
@@ -456,25 +442,26 @@ static int format_link_port(struct sim_text *t, const struct sim_fault_req *rq)
 	return rq->port ? format_port(t, rq) : -EINVAL;
 }
 
-static int parse_rate_word(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_rate_word(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 	uint64_t v;
 	int r = parse_rate(word, &v);
 
 	if (r == -2)
-		return refuse(msg, max, -1, "rate %s out of range 0..1", sim_fault_show(word, &shown));
+		return umad_err_set(err, -1, "rate %s out of range 0..1",
+				    sim_fault_show(word, &shown));
 	if (r < 0)
-		return refuse(msg, max, -1, "bad rate \"%s\": 0..1, at most %d decimals",
-			      sim_fault_show(word, &shown), RATE_DECIMALS);
+		return umad_err_set(err, -1, "bad rate \"%s\": 0..1, at most %d decimals",
+				    sim_fault_show(word, &shown), RATE_DECIMALS);
 	rq->rate = (double)v / RATE_SCALE;
 	return 0;
 }
 
-static int check_rate(const struct sim_fault_req *rq, char *msg, size_t max)
+static int check_rate(const struct sim_fault_req *rq, struct umad_err *err)
 {
 	if (!(rq->rate >= 0.0 && rq->rate <= 1.0))
-		return refuse(msg, max, -EINVAL, "rate %g out of range 0..1", rq->rate);
+		return umad_err_set(err, -EINVAL, "rate %g out of range 0..1", rq->rate);
 	return 0;
 }
 
@@ -485,7 +472,7 @@ static int format_rate(struct sim_text *t, const struct sim_fault_req *rq)
 	char digits[16];
 	int n;
 
-	if (check_rate(rq, NULL, 0) < 0)
+	if (check_rate(rq, NULL) < 0)
 		return -EINVAL;
 	billionths = (uint64_t)(rq->rate * RATE_SCALE + 0.5);
 	if (billionths % RATE_SCALE == 0)
@@ -497,14 +484,14 @@ static int format_rate(struct sim_text *t, const struct sim_fault_req *rq)
 }
 
 /* seed=N, or N bare as umad fabric first took it; decimal or 0x hex either way. */
-static int parse_seed(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_seed(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 	const char *n = strncmp(word, "seed=", 5) ? word : word + 5;
 
 	if (sim_fault_parse_u64(n, 1, UINT64_MAX, &rq->seed) < 0)
-		return refuse(msg, max, -1, "expected seed=N (a number), not \"%s\"",
-			      sim_fault_show(word, &shown));
+		return umad_err_set(err, -1, "expected seed=N (a number), not \"%s\"",
+				    sim_fault_show(word, &shown));
 	return 0;
 }
 
@@ -513,69 +500,71 @@ static int format_seed(struct sim_text *t, const struct sim_fault_req *rq)
 	return rq->seed ? sim_text_printf(t, " seed=%" PRIu64, rq->seed) : 0;
 }
 
-static int parse_delay_word(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_delay_word(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 	int r = parse_delay(word, &rq->delay_ns);
 
 	if (r == -2)
-		return refuse(msg, max, -1, "%s is longer than a minute (at most %u microseconds)",
-			      sim_fault_show(word, &shown), UMAD_SIM_MAX_DELAY_US);
+		return umad_err_set(err, -1, "%s is longer than a minute (at most %u microseconds)",
+				    sim_fault_show(word, &shown), UMAD_SIM_MAX_DELAY_US);
 	if (r < 0)
-		return refuse(msg, max, -1,
-			      "bad delay \"%s\": microseconds, or a number with ns, us or ms",
-			      sim_fault_show(word, &shown));
+		return umad_err_set(err, -1,
+				    "bad delay \"%s\": microseconds, or a number with ns, us or ms",
+				    sim_fault_show(word, &shown));
 	return 0;
 }
 
-static int check_delay(const struct sim_fault_req *rq, char *msg, size_t max)
+static int check_delay(const struct sim_fault_req *rq, struct umad_err *err)
 {
 	uint64_t ns = rq->delay_ns;
 
 	if (ns > SIM_FAULT_MAX_DELAY_NS)
-		return refuse(msg, max, -EINVAL,
-			      "a delay of %" PRIu64 " %s is longer than a minute (at most %u microseconds)",
-			      ns % 1000u ? ns : ns / 1000u, ns % 1000u ? "ns" : "microseconds",
-			      UMAD_SIM_MAX_DELAY_US);
+		return umad_err_set(err, -EINVAL,
+				    "a delay of %" PRIu64 " %s is longer than a minute (at most %u microseconds)",
+				    ns % 1000u ? ns : ns / 1000u, ns % 1000u ? "ns" : "microseconds",
+				    UMAD_SIM_MAX_DELAY_US);
 	return 0;
 }
 
 /* Microseconds, the unit a bare number has, unless there are nanoseconds too. */
 static int format_delay(struct sim_text *t, const struct sim_fault_req *rq)
 {
-	if (check_delay(rq, NULL, 0) < 0)
+	if (check_delay(rq, NULL) < 0)
 		return -EINVAL;
 	if (rq->delay_ns % 1000 == 0)
 		return sim_text_printf(t, " %" PRIu64, rq->delay_ns / 1000);
 	return sim_text_printf(t, " %" PRIu64 "ns", rq->delay_ns);
 }
 
-static int check_counter(const struct sim_fault_req *rq, char *msg, size_t max)
+static int check_counter(const struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 
 	if (!rq->counter[0])
-		return refuse(msg, max, -EINVAL, "no counter named");
+		return umad_err_set(err, -EINVAL, "no counter named");
 	if (!memchr(rq->counter, '\0', sizeof(rq->counter)))
-		return refuse(msg, max, -EINVAL, "a counter name longer than %d bytes",
-			      SIM_FAULT_COUNTER_MAX);
+		return umad_err_set(err, -EINVAL, "a counter name longer than %d bytes",
+				    SIM_FAULT_COUNTER_MAX);
 	if (sim_pma_counter_by_name(rq->counter) < 0)
-		return refuse(msg, max, -EINVAL, "unknown counter \"%s\" (PortCounters names, e.g. %s)",
-			      sim_fault_show(rq->counter, &shown),
-			      sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
+		return umad_err_set(err, -EINVAL,
+				    "unknown counter \"%s\" (PortCounters names, e.g. %s)",
+				    sim_fault_show(rq->counter, &shown),
+				    sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
 	return 0;
 }
 
 /* Any case, and the other names the PMA knows; kept as the PMA names it. */
-static int parse_counter(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_counter(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	int c = sim_pma_counter_by_name(word);
 
 	if (c < 0) {
 		struct sim_fault_shown shown;
 
-		return refuse(msg, max, -1, "unknown counter \"%s\" (PortCounters names, e.g. %s)",
-			      sim_fault_show(word, &shown), sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
+		return umad_err_set(err, -1, "unknown counter \"%s\" (PortCounters names, e.g. %s)",
+				    sim_fault_show(word, &shown),
+				    sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
 	}
 	snprintf(rq->counter, sizeof(rq->counter), "%s",
 		 sim_pma_counter_name((enum sim_pma_counter)c));
@@ -584,19 +573,19 @@ static int parse_counter(const char *word, struct sim_fault_req *rq, char *msg, 
 
 static int format_counter(struct sim_text *t, const struct sim_fault_req *rq)
 {
-	if (check_counter(rq, NULL, 0) < 0)
+	if (check_counter(rq, NULL) < 0)
 		return -EINVAL;
 	return sim_text_printf(t, " %s",
 			       sim_pma_counter_name((enum sim_pma_counter)sim_pma_counter_by_name(rq->counter)));
 }
 
-static int parse_count(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_count(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 
 	if (sim_fault_parse_u64(word, 0, UINT64_MAX, &rq->count) < 0 || !rq->count)
-		return refuse(msg, max, -1, "bad count \"%s\": a number, 1 or more",
-			      sim_fault_show(word, &shown));
+		return umad_err_set(err, -1, "bad count \"%s\": a number, 1 or more",
+				    sim_fault_show(word, &shown));
 	return 0;
 }
 
@@ -605,7 +594,7 @@ static int format_count(struct sim_text *t, const struct sim_fault_req *rq)
 	return rq->count ? sim_text_printf(t, " %" PRIu64, rq->count) : -EINVAL;
 }
 
-static int parse_trap(const char *word, struct sim_fault_req *rq, char *msg, size_t max)
+static int parse_trap(const char *word, struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_fault_shown shown;
 	char list[64] = "";
@@ -619,14 +608,14 @@ static int parse_trap(const char *word, struct sim_fault_req *rq, char *msg, siz
 	for (i = 0; i < N_TRAPS && n < sizeof(list); i++)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%u",
 				      !i ? "" : i + 1 < N_TRAPS ? ", " : " or ", traps[i]);
-	return refuse(msg, max, -1, "\"%s\" is not a trap the fabric sends (%s)",
-		      sim_fault_show(word, &shown), list);
+	return umad_err_set(err, -1, "\"%s\" is not a trap the fabric sends (%s)",
+			    sim_fault_show(word, &shown), list);
 }
 
-static int check_trap(const struct sim_fault_req *rq, char *msg, size_t max)
+static int check_trap(const struct sim_fault_req *rq, struct umad_err *err)
 {
 	if (!trap_known(rq->trap))
-		return refuse(msg, max, -EINVAL, "no trap %u (128-131, 144 or 145)", rq->trap);
+		return umad_err_set(err, -EINVAL, "no trap %u (128-131, 144 or 145)", rq->trap);
 	return 0;
 }
 
@@ -688,8 +677,7 @@ static int apply_counter(struct sim_net *net, struct sim_node *n, struct sim_por
 }
 
 /* A trap this port may send: made and thrown away, trap_details being the one list of them. */
-static int check_trap_port(struct sim_port *p, const struct sim_fault_req *rq, char *msg,
-			   size_t max)
+static int check_trap_port(struct sim_port *p, const struct sim_fault_req *rq, struct umad_err *err)
 {
 	uint8_t scratch[NOTICE_DETAILS_SIZE];
 	struct sim_fault_shown name;
@@ -697,10 +685,10 @@ static int check_trap_port(struct sim_port *p, const struct sim_fault_req *rq, c
 	if (trap_details(p, rq->trap, scratch) == 0)
 		return 0;
 	if (rq->trap == TRAP_LINK_STATE_CHANGE)
-		return refuse(msg, max, -EINVAL, "only switches send trap %u, and \"%s\" is a %s",
-			      rq->trap, sim_fault_show(rq->node, &name),
-			      sim_node_type_name(p->node->type));
-	return check_trap(rq, msg, max);
+		return umad_err_set(err, -EINVAL, "only switches send trap %u, and \"%s\" is a %s",
+				    rq->trap, sim_fault_show(rq->node, &name),
+				    sim_node_type_name(p->node->type));
+	return check_trap(rq, err);
 }
 
 static int apply_trap(struct sim_net *net, struct sim_node *n, struct sim_port *p,
@@ -824,8 +812,8 @@ static void op_names(char *buf, size_t max)
 				      ops[op].name);
 }
 
-int sim_fault_parse(int argc, const char *const *argv, struct sim_fault_req *rq, char *err,
-		    size_t max)
+int sim_fault_parse(int argc, const char *const *argv, struct sim_fault_req *rq,
+		    struct umad_err *err)
 {
 	const struct sim_fault_op_info *info;
 	struct sim_fault_shown shown;
@@ -834,42 +822,38 @@ int sim_fault_parse(int argc, const char *const *argv, struct sim_fault_req *rq,
 	int op;
 
 	memset(rq, 0, sizeof(*rq));
-	if (err && max)
-		err[0] = '\0';
 	if (argc < 1 || !argv || !argv[0])
-		return refuse(err, max, -EINVAL, "no command");
+		return umad_err_set(err, -EINVAL, "no command");
 	op = sim_fault_op_by_name(argv[0]);
 	if (op < 0) {
 		op_names(msg, sizeof(msg));
-		return refuse(err, max, -EINVAL, "unknown command \"%s\" (%s)",
-			      sim_fault_show(argv[0], &shown), msg);
+		return umad_err_set(err, -EINVAL, "unknown command \"%s\" (%s)",
+				    sim_fault_show(argv[0], &shown), msg);
 	}
 	info = &ops[op];
 	for (n_args = 0; info->args[n_args]; n_args++)
 		required += !arg_types[info->args[n_args]].optional;
 	sim_fault_usage((enum sim_fault_op)op, usage, sizeof(usage));
 	if ((unsigned)argc - 1 < required)
-		return refuse(err, max, -EINVAL, "%s: missing arguments (%s)", info->name, usage);
+		return umad_err_set(err, -EINVAL, "%s: missing arguments (%s)", info->name, usage);
 	if ((unsigned)argc - 1 > n_args)
-		return refuse(err, max, -EINVAL, "%s: too many arguments (%s)", info->name, usage);
+		return umad_err_set(err, -EINVAL, "%s: too many arguments (%s)", info->name, usage);
 	rq->op = (enum sim_fault_op)op;
 	for (i = 0; i + 1 < (unsigned)argc; i++) {
-		if (arg_types[info->args[i]].parse(argv[i + 1], rq, msg, sizeof(msg)) < 0) {
+		if (arg_types[info->args[i]].parse(argv[i + 1], rq, err) < 0) {
 			memset(rq, 0, sizeof(*rq));
-			return refuse(err, max, -EINVAL, "%s: %s", info->name, msg);
+			return umad_err_prefix(err, -EINVAL, "%s: ", info->name);
 		}
 	}
 	return 0;
 }
 
 int sim_fault_split(const char *s, size_t len, char (*words)[SIM_FAULT_WORD_MAX],
-		    unsigned max_words, unsigned *total, char *err, size_t max)
+		    unsigned max_words, unsigned *total, struct umad_err *err)
 {
 	size_t i = 0;
 
 	*total = 0;
-	if (err && max)
-		err[0] = '\0';
 	for (;;) {
 		char *out;
 		size_t n = 0;
@@ -885,31 +869,31 @@ int sim_fault_split(const char *s, size_t len, char (*words)[SIM_FAULT_WORD_MAX]
 
 				if (c == '\\') {
 					if (i + 1 == len || (s[i + 1] != '"' && s[i + 1] != '\\'))
-						return refuse(err, max, -EINVAL,
-							      "unknown escape in a quoted word: only \\\" and \\\\");
+						return umad_err_set(err, -EINVAL,
+								    "unknown escape in a quoted word: only \\\" and \\\\");
 					c = s[++i];
 				}
 				if (n + 1 >= SIM_FAULT_WORD_MAX)
-					return refuse(err, max, -EINVAL, "a word longer than %d bytes",
-						      SIM_FAULT_WORD_MAX - 1);
+					return umad_err_set(err, -EINVAL, "a word longer than %d bytes",
+							    SIM_FAULT_WORD_MAX - 1);
 				if (out)
 					out[n] = c;
 				n++;
 			}
 			if (i == len)
-				return refuse(err, max, -EINVAL, "a quoted word has no closing quote");
+				return umad_err_set(err, -EINVAL, "a quoted word has no closing quote");
 			i++;
 			if (i < len && !is_blank(s[i]))
-				return refuse(err, max, -EINVAL,
-					      "a quoted word must be followed by a blank or the end of the line");
+				return umad_err_set(err, -EINVAL,
+						    "a quoted word must be followed by a blank or the end of the line");
 		} else {
 			for (; i < len && !is_blank(s[i]); i++) {
 				if (s[i] == '"')
-					return refuse(err, max, -EINVAL,
-						      "a quote inside a word (quote the whole word)");
+					return umad_err_set(err, -EINVAL,
+							    "a quote inside a word (quote the whole word)");
 				if (n + 1 >= SIM_FAULT_WORD_MAX)
-					return refuse(err, max, -EINVAL, "a word longer than %d bytes",
-						      SIM_FAULT_WORD_MAX - 1);
+					return umad_err_set(err, -EINVAL, "a word longer than %d bytes",
+							    SIM_FAULT_WORD_MAX - 1);
 				if (out)
 					out[n] = s[i];
 				n++;
@@ -1018,29 +1002,27 @@ static size_t wire_name(const uint8_t *buf, size_t len, size_t at, char *out, si
 	return (size_t)(nul - (buf + at)) + 1;
 }
 
-int sim_fault_decode(const uint8_t *buf, size_t len, struct sim_fault_req *rq, char *err,
-		     size_t max)
+int sim_fault_decode(const uint8_t *buf, size_t len, struct sim_fault_req *rq,
+		     struct umad_err *err)
 {
 	size_t node, counter;
 	uint64_t rate;
 
 	memset(rq, 0, sizeof(*rq));
-	if (err && max)
-		err[0] = '\0';
 	if (len < SIM_FAULT_WIRE_MIN)
-		return refuse(err, max, -EINVAL, "a fault request of %zu bytes, less than its %d",
-			      len, SIM_FAULT_WIRE_MIN);
+		return umad_err_set(err, -EINVAL, "a fault request of %zu bytes, less than its %d",
+				    len, SIM_FAULT_WIRE_MIN);
 	if (buf[SIM_FAULT_WIRE_OFF_VERSION] != SIM_FAULT_WIRE_VERSION)
-		return refuse(err, max, -EINVAL,
-			      "a fault request of version %u; this fabric reads version %u",
-			      buf[SIM_FAULT_WIRE_OFF_VERSION], SIM_FAULT_WIRE_VERSION);
+		return umad_err_set(err, -EINVAL,
+				    "a fault request of version %u; this fabric reads version %u",
+				    buf[SIM_FAULT_WIRE_OFF_VERSION], SIM_FAULT_WIRE_VERSION);
 	node = wire_name(buf, len, SIM_FAULT_WIRE_FIXED, rq->node, sizeof(rq->node));
 	counter = node ? wire_name(buf, len, SIM_FAULT_WIRE_FIXED + node, rq->counter,
 				   sizeof(rq->counter)) : 0;
 	if (!node || !counter || SIM_FAULT_WIRE_FIXED + node + counter != len ||
 	    buf[SIM_FAULT_WIRE_OFF_UP] > 1 || buf[SIM_FAULT_WIRE_OFF_PAD] || buf[SIM_FAULT_WIRE_OFF_PAD + 1]) {
 		memset(rq, 0, sizeof(*rq));
-		return refuse(err, max, -EINVAL, "a malformed fault request (%zu bytes)", len);
+		return umad_err_set(err, -EINVAL, "a malformed fault request (%zu bytes)", len);
 	}
 	rq->op = (enum sim_fault_op)get_le32(buf + SIM_FAULT_WIRE_OFF_OP);
 	rq->up = buf[SIM_FAULT_WIRE_OFF_UP];
@@ -1057,7 +1039,7 @@ int sim_fault_decode(const uint8_t *buf, size_t len, struct sim_fault_req *rq, c
 /* --- on a fabric ---------------------------------------------------------------------- */
 
 int sim_fault_target(const struct sim_fabric *f, const struct sim_fault_req *rq,
-		     struct sim_node **np, struct sim_port **pp, char *msg, size_t max)
+		     struct sim_node **np, struct sim_port **pp, struct umad_err *err)
 {
 	const struct sim_fault_op_info *info;
 	struct sim_fault_shown name;
@@ -1066,64 +1048,60 @@ int sim_fault_target(const struct sim_fabric *f, const struct sim_fault_req *rq,
 	size_t i;
 	int r;
 
-	if (msg && max)
-		msg[0] = '\0';
 	if (!f || !rq)
 		return -EINVAL;
 	if (!rq->node[0])
-		return refuse(msg, max, -EINVAL, "no node named");
+		return umad_err_set(err, -EINVAL, "no node named");
 	if (!memchr(rq->node, '\0', sizeof(rq->node)))
-		return refuse(msg, max, -ENOENT, "a node name longer than %d bytes names no node",
-			      SIM_FAULT_NODE_MAX);
+		return umad_err_set(err, -ENOENT, "a node name longer than %d bytes names no node",
+				    SIM_FAULT_NODE_MAX);
 	n = sim_fabric_find(f, rq->node);
 	if (!n)
-		return refuse(msg, max, -ENOENT, "'%s' names no node of the fabric",
-			      sim_fault_show(rq->node, &name));
+		return umad_err_set(err, -ENOENT, "'%s' names no node of the fabric",
+				    sim_fault_show(rq->node, &name));
 	info = sim_fault_op_info(rq->op);
 	if (!info)
-		return refuse(msg, max, -EINVAL, "unknown fault operation %d", (int)rq->op);
+		return umad_err_set(err, -EINVAL, "unknown fault operation %d", (int)rq->op);
 	if (np)
 		*np = n;
 	if (info->flags & SIM_FAULT_WHOLE_NODE)
 		return 0;
 	sim_fault_show(rq->node, &name);
 	if (rq->port > n->num_ports)
-		return refuse(msg, max, -EINVAL, "\"%s\" has ports 1..%u, no port %u", name.s,
-			      n->num_ports, rq->port);
+		return umad_err_set(err, -EINVAL, "\"%s\" has ports 1..%u, no port %u", name.s,
+				    n->num_ports, rq->port);
 	if (rq->port == 0 && n->type != NODE_TYPE_SWITCH)
-		return refuse(msg, max, -EINVAL, "port 0 is a switch's own, and \"%s\" is a %s",
-			      name.s, sim_node_type_name(n->type));
+		return umad_err_set(err, -EINVAL, "port 0 is a switch's own, and \"%s\" is a %s",
+				    name.s, sim_node_type_name(n->type));
 	if (rq->port == 0 && !(info->flags & SIM_FAULT_PORT0))
-		return refuse(msg, max, -EINVAL, "port 0 of \"%s\" is the switch's own, with no link",
-			      name.s);
+		return umad_err_set(err, -EINVAL, "port 0 of \"%s\" is the switch's own, with no link",
+				    name.s);
 	p = &n->ports[rq->port];
 	if ((info->flags & SIM_FAULT_CABLE) && !p->peer)
-		return refuse(msg, max, -ENOTCONN, "port %u of \"%s\" has no cable", rq->port,
-			      name.s);
+		return umad_err_set(err, -ENOTCONN, "port %u of \"%s\" has no cable", rq->port,
+				    name.s);
 	for (i = 0; info->args[i]; i++) {
 		const struct arg_type *a = &arg_types[info->args[i]];
 
-		if (a->check && (r = a->check(rq, msg, max)) < 0)
+		if (a->check && (r = a->check(rq, err)) < 0)
 			return r;
 	}
-	if (info->check && (r = info->check(p, rq, msg, max)) < 0)
+	if (info->check && (r = info->check(p, rq, err)) < 0)
 		return r;
 	if (pp)
 		*pp = p;
 	return 0;
 }
 
-int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, char *msg, size_t max)
+int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, struct umad_err *err)
 {
 	struct sim_node *n = NULL;
 	struct sim_port *p = NULL;
 	int r;
 
-	if (msg && max)
-		msg[0] = '\0';
 	if (!net || !net->f || !rq)
 		return -EINVAL;
-	r = sim_fault_target(net->f, rq, &n, &p, msg, max);
+	r = sim_fault_target(net->f, rq, &n, &p, err);
 	if (r < 0)
 		return r;
 	return ops[rq->op].apply(net, n, p, rq);

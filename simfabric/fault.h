@@ -23,8 +23,9 @@
 
 #include <infiniband/umad_sim.h>
 
-#include "simfabric/fabric.h"
+#include "libumad/base/errbuf.h"
 #include "libumad/base/fault_req.h"
+#include "simfabric/fabric.h"
 #include "simfabric/net.h"
 
 struct sim_text;
@@ -68,7 +69,7 @@ struct sim_fault_op_info {
 	const char *help;		/* what it does, a line of `umad --help` */
 	const char *example;		/* a command the default fabric takes */
 	/* What the port must allow beyond the flags and the arguments (NULL: nothing). */
-	int (*check)(struct sim_port *p, const struct sim_fault_req *rq, char *msg, size_t max);
+	int (*check)(struct sim_port *p, const struct sim_fault_req *rq, struct umad_err *err);
 	/* Carry it out, the request checked: 0 or -errno. */
 	int (*apply)(struct sim_net *net, struct sim_node *n, struct sim_port *p,
 		     const struct sim_fault_req *rq);
@@ -100,14 +101,13 @@ int sim_fault_changes_ports(enum sim_fault_op op);
  * A fault command as words: argv[0] the command, then its arguments (a
  * scenario line after its time, split by sim_fault_split; umad fabric's
  * arguments).  0 with *rq set (every field the command does not take
- * zero), or -EINVAL with *rq zeroed and, when err is not NULL, what is
- * wrong in err (at most max bytes, NUL-terminated; "CMD: ..." for a
- * known command).  argc may count words beyond those argv holds (a line
- * too long to keep, argv holding its first SIM_FAULT_MAX_WORDS at least):
- * they are refused as too many, unread.
+ * zero), or -EINVAL with *rq zeroed and what is wrong in err ("CMD: ..."
+ * for a known command).  argc may count words beyond those argv holds (a
+ * line too long to keep, argv holding its first SIM_FAULT_MAX_WORDS at
+ * least): they are refused as too many, unread.
  */
-int sim_fault_parse(int argc, const char *const *argv, struct sim_fault_req *rq, char *err,
-		    size_t max);
+int sim_fault_parse(int argc, const char *const *argv, struct sim_fault_req *rq,
+		    struct umad_err *err);
 
 /*
  * A line (len bytes, no newline) split into words as a fault command is
@@ -118,7 +118,7 @@ int sim_fault_parse(int argc, const char *const *argv, struct sim_fault_req *rq,
  * *total counts them all.  0, or -EINVAL with why in err.
  */
 int sim_fault_split(const char *line, size_t len, char (*words)[SIM_FAULT_WORD_MAX],
-		    unsigned max_words, unsigned *total, char *err, size_t max);
+		    unsigned max_words, unsigned *total, struct umad_err *err);
 
 /*
  * A request written as a command (no newline) that sim_fault_split and
@@ -155,8 +155,8 @@ int sim_fault_encode(const struct sim_fault_req *rq, uint8_t *buf, size_t max);
  * (another version, a length or name that does not fit the layout).  The
  * values are not checked: sim_fault_target does that.
  */
-int sim_fault_decode(const uint8_t *buf, size_t len, struct sim_fault_req *rq, char *err,
-		     size_t max);
+int sim_fault_decode(const uint8_t *buf, size_t len, struct sim_fault_req *rq,
+		     struct umad_err *err);
 
 /* --- on a fabric ------------------------------------------------------------------------ */
 
@@ -168,19 +168,19 @@ int sim_fault_decode(const uint8_t *buf, size_t len, struct sim_fault_req *rq, c
  * as the fabric's state does not matter (-EINVAL: rate, a delay over
  * UMAD_SIM_MAX_DELAY_US, counter name, a trap the node may not send).
  * Changes nothing.  0 with *n and, but for node, *p set (either may be
- * NULL); or -errno with, when msg is not NULL, what is wrong in msg (at
- * most max bytes, NUL-terminated, no op prefix; empty on success).
+ * NULL); or -errno with what is wrong in err (no op prefix; nothing for
+ * NULL arguments).
  */
 int sim_fault_target(const struct sim_fabric *f, const struct sim_fault_req *rq,
-		     struct sim_node **n, struct sim_port **p, char *msg, size_t max);
+		     struct sim_node **n, struct sim_port **p, struct umad_err *err);
 
 /*
  * Carry out a request on net's fabric, the fabric lock held: sim_fault_target,
  * then its op's apply (the sim_fault_*() below).  0, -EINVAL for a NULL net,
- * fabric or request, what sim_fault_target said (msg as there), or what
- * the fault call returned (msg then empty: strerror tells as much).
+ * fabric or request, what sim_fault_target said (err as there), or what
+ * the fault call returned (nothing in err: strerror tells as much).
  */
-int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, char *msg, size_t max);
+int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, struct umad_err *err);
 
 /*
  * A delay as the fault calls count it: whole microseconds, rounded up, at

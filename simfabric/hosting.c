@@ -3,8 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,18 +55,6 @@ struct sim_hosting {
 	struct waiting_request *waiting;
 	unsigned n_waiting, waiting_room;
 };
-
-static void say(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void say(char *buf, size_t size, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!buf || !size)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
-}
 
 /* --- IsSM ---------------------------------------------------------------------------- */
 
@@ -251,16 +237,14 @@ static int receive(void *arg, const struct sim_net_msg *m)
 /* --- the hosting ---------------------------------------------------------------------- */
 
 int sim_hosting_new(struct sim_fabric *fabric, int builtin_sm, struct sim_hosting **out,
-		    char *note, size_t note_size)
+		    struct umad_err *err)
 {
 	struct sim_hosting *h = calloc(1, sizeof(*h));
 	struct sim_net_endpoint_ops ep = { .receive = receive };
-	char *errors = NULL;
 	int r;
 
-	say(note, note_size, "%s", "");
 	if (!h)
-		return -ENOMEM;
+		return umad_err_set(err, -ENOMEM, "out of memory");
 	h->fabric = fabric;
 	h->hooks = (struct sim_sma_hooks){
 		.arg = h,
@@ -272,21 +256,18 @@ int sim_hosting_new(struct sim_fabric *fabric, int builtin_sm, struct sim_hostin
 	h->issm_holders = calloc(h->n_port_slots ? h->n_port_slots : 1, sizeof(*h->issm_holders));
 	if (!h->issm_holders) {
 		free(h);
-		return -ENOMEM;
+		return umad_err_set(err, -ENOMEM, "out of memory");
 	}
-	r = sim_net_init(&h->net, fabric, builtin_sm, &h->hooks, &ep, &errors);
+	r = sim_net_init(&h->net, fabric, builtin_sm, &h->hooks, &ep, err);
 	if ((r == -ENOSPC || r == -ENODEV) && builtin_sm) {
 		/* More ports than unicast LIDs, or nowhere for an SM: as if no SM came. */
-		say(note, note_size, "the built-in SM cannot bring the fabric up, so it stays as it "
-		    "powers up: %s", errors ? errors : strerror(-r));
-		free(errors);
-		errors = NULL;
+		umad_err_prefix(err, r, "the built-in SM cannot bring the fabric up, so it stays "
+				"as it powers up: ");
 		sim_net_fini(&h->net);
-		r = sim_net_init(&h->net, fabric, 0, &h->hooks, &ep, &errors);
+		r = sim_net_init(&h->net, fabric, 0, &h->hooks, &ep, err);
 	}
 	if (r < 0) {
-		say(note, note_size, "cannot bring the fabric up: %s", errors ? errors : strerror(-r));
-		free(errors);
+		umad_err_prefix(err, r, "cannot bring the fabric up: ");
 		sim_net_fini(&h->net);
 		free(h->issm_holders);
 		free(h->waiting);
@@ -333,10 +314,10 @@ uint64_t sim_hosting_tick(struct sim_hosting *h, uint64_t now_ns)
 	return first;
 }
 
-int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq, char *err,
-			size_t err_size)
+int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq,
+			struct umad_err *err)
 {
-	int r = sim_fault_apply(&h->net, rq, err, err_size);
+	int r = sim_fault_apply(&h->net, rq, err);
 
 	if (r == 0 && sim_fault_changes_ports(rq->op))
 		tell_changed(h, NULL);
@@ -347,18 +328,16 @@ int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq, c
 
 int sim_hosting_attach(struct sim_hosting *h, const char *const *names, unsigned n,
 		       const struct sim_attachment_ops *ops, void *owner,
-		       struct sim_attachment **out, char *err, size_t err_size)
+		       struct sim_attachment **out, struct umad_err *err)
 {
 	struct sim_attachment *a;
 	unsigned i, j;
 
-	if (n > SIM_HOSTING_MAX_HOSTS) {
-		say(err, err_size, "at most %d nodes", SIM_HOSTING_MAX_HOSTS);
-		return -EINVAL;
-	}
+	if (n > SIM_HOSTING_MAX_HOSTS)
+		return umad_err_set(err, -EINVAL, "at most %d nodes", SIM_HOSTING_MAX_HOSTS);
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return -ENOMEM;
+		return umad_err_set(err, -ENOMEM, "out of memory");
 	a->h = h;
 	a->ops = ops;
 	a->owner = owner;
@@ -368,16 +347,15 @@ int sim_hosting_attach(struct sim_hosting *h, const char *const *names, unsigned
 		a->hosts[i] = n ? sim_fabric_find(h->fabric, names[i])
 				: sim_fabric_default_host(h->fabric);
 		if (!a->hosts[i]) {
-			if (n)
-				say(err, err_size, "'%s' names no node of the fabric", names[i]);
-			else
-				say(err, err_size, "the fabric has no node to attach at");
 			free(a);
-			return -ENOENT;
+			if (n)
+				return umad_err_set(err, -ENOENT, "'%s' names no node of the fabric",
+						    names[i]);
+			return umad_err_set(err, -ENOENT, "the fabric has no node to attach at");
 		}
 		for (j = 0; j < i; j++)
 			if (a->hosts[j] == a->hosts[i]) {
-				say(err, err_size, "%s is attached at twice", a->hosts[i]->name);
+				umad_err_set(err, -EINVAL, "%s is attached at twice", a->hosts[i]->name);
 				free(a);
 				return -EINVAL;
 			}
@@ -520,7 +498,7 @@ static int clashes(const struct sim_attachment *self, const struct sim_port *p,
 }
 
 int sim_hosting_register(struct sim_attachment *a, uint32_t handle, uint32_t agent_id,
-			 const struct umad_agent_req *req, char *err, size_t err_size)
+			 const struct umad_agent_req *req, struct umad_err *err)
 {
 	struct opened_port *op = opened(a, handle);
 
@@ -528,10 +506,9 @@ int sim_hosting_register(struct sim_attachment *a, uint32_t handle, uint32_t age
 		return -EBADF;
 	if (agent_id >= MAX_AGENTS)
 		return -EINVAL;
-	if (clashes(a, op->port, req)) {
-		say(err, err_size, "another process has an agent for the same MADs there");
-		return -EINVAL;
-	}
+	if (clashes(a, op->port, req))
+		return umad_err_set(err, -EINVAL,
+				    "another process has an agent for the same MADs there");
 	op->agents[agent_id] = *req;
 	op->agent_used[agent_id] = 1;
 	/* A real SM's SA (a server of Gets) retires the built-in one. */

@@ -34,6 +34,7 @@
 #include <stdint.h>
 
 #include "libumad/base/backend.h"
+#include "libumad/base/errbuf.h"
 #include "simfabric/fabric.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fault.h"
@@ -67,11 +68,11 @@ struct sim_attachment_ops {
  * Host a fabric (taken over: freed with the hosting), brought up by the
  * built-in SM when builtin_sm.  A fabric the built-in SM cannot bring up
  * (more ports than unicast LIDs, nowhere for an SM) stays as it powers up:
- * 0, with why in note (else note is "").  -errno with why in err otherwise
- * (the fabric then is the caller's still).
+ * 0, with why left in err as a note (nothing told otherwise).  -errno with
+ * why in err otherwise (the fabric then is the caller's still).
  */
 int sim_hosting_new(struct sim_fabric *fabric, int builtin_sm, struct sim_hosting **out,
-		    char *note, size_t note_size);
+		    struct umad_err *err);
 void sim_hosting_free(struct sim_hosting *h);
 
 struct sim_fabric *sim_hosting_fabric(const struct sim_hosting *h);
@@ -84,7 +85,7 @@ struct sim_net *sim_hosting_net(struct sim_hosting *h);
  */
 int sim_hosting_attach(struct sim_hosting *h, const char *const *names, unsigned n,
 		       const struct sim_attachment_ops *ops, void *owner,
-		       struct sim_attachment **out, char *err, size_t err_size);
+		       struct sim_attachment **out, struct umad_err *err);
 /* The program goes: its ports, agents, issm devices and waiting requests with it. */
 void sim_hosting_detach(struct sim_attachment *a);
 /* A program about to go (active 0) takes no MADs and clashes with no one meanwhile. */
@@ -105,7 +106,7 @@ int sim_hosting_open(struct sim_attachment *a, uint32_t host, uint32_t port);
 int sim_hosting_close(struct sim_attachment *a, uint32_t handle);
 /* An agent registered on a handle: 0, -EBADF, or -EINVAL with why in err (a clash). */
 int sim_hosting_register(struct sim_attachment *a, uint32_t handle, uint32_t agent_id,
-			 const struct umad_agent_req *req, char *err, size_t err_size);
+			 const struct umad_agent_req *req, struct umad_err *err);
 int sim_hosting_unregister(struct sim_attachment *a, uint32_t handle, uint32_t agent_id);
 
 /* The program holds (held) or let go of the issm device of (host, port).  0 or -EINVAL. */
@@ -133,8 +134,8 @@ int sim_hosting_send(struct sim_attachment *a, const struct sim_hosting_send *q,
 		     enum sim_net_result *result);
 
 /* Apply a fault; the programs learn of the nodes it changed.  0 or -errno with why in err. */
-int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq, char *err,
-			size_t err_size);
+int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq,
+			struct umad_err *err);
 /* Node n changed outside the hosting's sight (an SMP a client answered itself): tell its programs. */
 void sim_hosting_node_changed(struct sim_hosting *h, const struct sim_node *n);
 /* Traps the SM has not repressed go again when due; the next due time (ns), or 0: none. */

@@ -408,10 +408,8 @@ static void sa_send_report(void *arg, uint16_t lid, uint32_t qpn, const uint8_t 
 
 int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
 		 const struct sim_sma_hooks *sma_hooks, const struct sim_net_endpoint_ops *ep,
-		 char **errors)
+		 struct umad_err *err)
 {
-	static const char no_port[] = "no port for the built-in SM: the fabric has no CA "
-				      "with a link and no switch";
 	struct sim_sa_hooks sa_hooks;
 	int r;
 
@@ -423,11 +421,10 @@ int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
 	if (!builtin_sm)
 		return 0;
 	net->sm_port = sim_subnet_sm_site(f);
-	if (!net->sm_port) {
-		*errors = strdup(no_port);
-		return -ENODEV;
-	}
-	r = sim_subnet_bring_up(f, net->sm_port, errors);
+	if (!net->sm_port)
+		return umad_err_set(err, -ENODEV, "no port for the built-in SM: the fabric has no "
+				    "CA with a link and no switch");
+	r = sim_subnet_bring_up(f, net->sm_port, err);
 	if (r < 0)
 		return r;
 	sa_hooks.mcast_changed = sa_mcast_changed;
@@ -435,7 +432,7 @@ int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
 	sa_hooks.arg = net;
 	net->sa = sim_sa_new(f, net->sm_port, &sa_hooks);
 	if (!net->sa)
-		return -ENOMEM;
+		return umad_err_set(err, -ENOMEM, "out of memory");
 	net->sm_active = 1;
 	return 0;
 }

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libumad/base/errbuf.h"
 #include "simfabric/fabric.h"
 #include "simfabric/sma.h"
 
@@ -108,11 +109,11 @@ struct sim_net_reply {
  * Set the net up on a loaded fabric.  builtin_sm: configure the fabric as an
  * SM would and run the built-in SM and SA (at the first CA port whose link
  * is up, else the first switch's port 0); otherwise leave the power-on state.
- * 0 or -errno with a message in *errors (malloc'd).
+ * 0 or -errno with why in err.
  */
 int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
 		 const struct sim_sma_hooks *sma_hooks, const struct sim_net_endpoint_ops *ep,
-		 char **errors);
+		 struct umad_err *err);
 void sim_net_fini(struct sim_net *net);
 
 /*

@@ -29,8 +29,9 @@
 
 /* --- messages ---------------------------------------------------------------------- */
 
+/* The errors of a file, each a line of err (the caller's, or NULL), counted here either way. */
 struct errors {
-	struct sim_text text;
+	struct umad_err *err;
 	unsigned n;
 	const char *file;
 };
@@ -41,25 +42,16 @@ error_at(struct errors *e, unsigned line, const char *fmt, ...)
 	char msg[512];
 	va_list ap;
 
-	if (++e->n > SIM_SCENARIO_MAX_ERRORS)
+	e->n++;
+	if (!e->err)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (line)
-		sim_text_printf(&e->text, "%s:%u: %s\n", e->file, line, msg);
+		umad_err_add(e->err, "%s:%u: %s", e->file, line, msg);
 	else
-		sim_text_printf(&e->text, "%s: %s\n", e->file, msg);
-}
-
-/* Hand the messages to the caller (NULL when there are none, or no room for them). */
-static void errors_finish(struct errors *e, char **out)
-{
-	if (e->n > SIM_SCENARIO_MAX_ERRORS)
-		sim_text_printf(&e->text, "... and %u more errors\n", e->n - SIM_SCENARIO_MAX_ERRORS);
-	if (out)
-		*out = e->n ? sim_text_steal(&e->text) : NULL;
-	sim_text_free(&e->text);
+		umad_err_add(e->err, "%s: %s", e->file, msg);
 }
 
 /* --- lines ---------------------------------------------------------------------------- */
@@ -71,6 +63,7 @@ struct words {
 
 struct parser {
 	struct errors e;
+	struct umad_err why;		/* a line's, told at its line */
 	struct sim_scenario *sc;
 	size_t cap;
 	uint64_t last_ms;
@@ -101,12 +94,12 @@ static void parse_line(struct parser *p, unsigned line, const char *text, size_t
 	const char *argv[MAX_WORDS];
 	struct sim_scenario_step s;
 	struct sim_fault_shown shown;
-	char msg[512];
 	unsigned i;
 	int r, backwards;
 
-	if (sim_fault_split(text, len, w->word, MAX_WORDS, &w->total, msg, sizeof(msg)) < 0) {
-		error_at(&p->e, line, "%s", msg);
+	umad_err_clear(&p->why);
+	if (sim_fault_split(text, len, w->word, MAX_WORDS, &w->total, &p->why) < 0) {
+		error_at(&p->e, line, "%s", umad_err_text(&p->why));
 		return;
 	}
 	if (!w->total)
@@ -125,11 +118,11 @@ static void parse_line(struct parser *p, unsigned line, const char *text, size_t
 	/* The command as umad fabric takes it; words past those kept are counted, not read. */
 	for (i = 1; i < w->total && i < MAX_WORDS; i++)
 		argv[i - 1] = w->word[i];
-	r = sim_fault_parse((int)w->total - 1, argv, &s.req, msg, sizeof(msg));
+	r = sim_fault_parse((int)w->total - 1, argv, &s.req, &p->why);
 	/* Of a known command, time going backwards is told before its arguments. */
 	backwards = p->last_line && s.at_ms < p->last_ms;
 	if (r < 0 && (!backwards || sim_fault_op_by_name(w->word[1]) < 0)) {
-		error_at(&p->e, line, "%s", msg);
+		error_at(&p->e, line, "%s", umad_err_text(&p->why));
 		return;
 	}
 	if (backwards) {
@@ -159,7 +152,7 @@ void sim_scenario_free(struct sim_scenario *sc)
 }
 
 int sim_scenario_parse(const char *text, size_t len, const char *name, struct sim_scenario **out,
-		       char **errors)
+		       struct umad_err *err)
 {
 	struct parser p;
 	struct words *w;
@@ -167,19 +160,17 @@ int sim_scenario_parse(const char *text, size_t len, const char *name, struct si
 	unsigned line = 0;
 	int r = 0;
 
-	if (errors)
-		*errors = NULL;
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
 	if (!text || !name)
 		return -EINVAL;
 	memset(&p, 0, sizeof(p));
+	p.e.err = err;
 	p.e.file = name;
 	if (len > SIM_SCENARIO_MAX_BYTES) {
 		error_at(&p.e, 0, "%zu bytes: a scenario holds at most %u MiB", len,
 			 SIM_SCENARIO_MAX_BYTES >> 20);
-		errors_finish(&p.e, errors);
 		return -EFBIG;
 	}
 	p.sc = calloc(1, sizeof(*p.sc));
@@ -187,7 +178,6 @@ int sim_scenario_parse(const char *text, size_t len, const char *name, struct si
 	if (!p.sc || !w || !(p.sc->name = strdup(name))) {
 		free(w);
 		sim_scenario_free(p.sc);
-		sim_text_free(&p.e.text);
 		return -ENOMEM;
 	}
 	while (start < len && !p.oom) {
@@ -207,55 +197,44 @@ int sim_scenario_parse(const char *text, size_t len, const char *name, struct si
 		r = -ENOMEM;
 	else if (p.e.n)
 		r = -EINVAL;
-	else if (p.e.text.err)
-		r = p.e.text.err;
 	if (r < 0) {
 		sim_scenario_free(p.sc);
-		errors_finish(&p.e, r == -ENOMEM ? NULL : errors);
 		return r;
 	}
-	errors_finish(&p.e, NULL);
 	*out = p.sc;
 	return 0;
 }
 
-int sim_scenario_load(const char *path, struct sim_scenario **out, char **errors)
+int sim_scenario_load(const char *path, struct sim_scenario **out, struct umad_err *err)
 {
-	struct errors e;
+	struct errors e = { .err = err, .file = path };
 	struct stat st;
 	char *text;
 	size_t len = 0;
 	ssize_t n = 0;
 	int fd, r;
 
-	if (errors)
-		*errors = NULL;
 	if (!out)
 		return -EINVAL;
 	*out = NULL;
 	if (!path)
 		return -EINVAL;
-	memset(&e, 0, sizeof(e));
-	e.file = path;
 	/* Without blocking: a FIFO would wait for a writer; judged by what was opened. */
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
 	if (fd < 0) {
 		r = -errno;
 		error_at(&e, 0, "%s", strerror(-r));
-		errors_finish(&e, errors);
 		return r;
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
 		error_at(&e, 0, "%s, not a regular file", file_kind(st.st_mode));
 		close(fd);
-		errors_finish(&e, errors);
 		return -EINVAL;
 	}
 	if ((uint64_t)st.st_size > SIM_SCENARIO_MAX_BYTES) {
 		error_at(&e, 0, "%lld bytes: a scenario holds at most %u MiB", (long long)st.st_size,
 			 SIM_SCENARIO_MAX_BYTES >> 20);
 		close(fd);
-		errors_finish(&e, errors);
 		return -EFBIG;
 	}
 	text = malloc((size_t)st.st_size + 1);
@@ -277,11 +256,9 @@ int sim_scenario_load(const char *path, struct sim_scenario **out, char **errors
 	}
 	if (r < 0) {
 		free(text);
-		errors_finish(&e, errors);
 		return r;
 	}
-	sim_text_free(&e.text);
-	r = sim_scenario_parse(text, len, path, out, errors);
+	r = sim_scenario_parse(text, len, path, out, err);
 	free(text);
 	return r;
 }
@@ -310,23 +287,24 @@ int sim_scenario_format_step(const struct sim_scenario_step *s, char **line)
 
 /* --- against a fabric ------------------------------------------------------------------- */
 
-int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f, char **errors)
+int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f,
+		       struct umad_err *err)
 {
 	struct sim_fault_shown name;
-	struct errors e;
-	char buf[256];
+	struct umad_err why;
+	struct errors e = { .err = err };
 	size_t i;
 
-	if (errors)
-		*errors = NULL;
 	if (!sc || !f)
 		return -EINVAL;
-	memset(&e, 0, sizeof(e));
 	e.file = sc->name;
 	for (i = 0; i < sc->n_steps; i++) {
 		const struct sim_scenario_step *s = &sc->steps[i];
 		const char *cmd = sim_fault_op_name(s->req.op);
-		int r = sim_fault_target(f, &s->req, NULL, NULL, buf, sizeof(buf));
+		int r;
+
+		umad_err_clear(&why);
+		r = sim_fault_target(f, &s->req, NULL, NULL, &why);
 
 		if (!cmd)
 			cmd = "?";
@@ -334,14 +312,9 @@ int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f
 			error_at(&e, s->line, "%s: no node \"%s\" in the fabric (an id, a NodeDescription or a 0xGUID)",
 				 cmd, sim_fault_show(s->req.node, &name));
 		else if (r < 0)
-			error_at(&e, s->line, "%s: %s", cmd, buf);
+			error_at(&e, s->line, "%s: %s", cmd, umad_err_text(&why));
 	}
-	if (!e.n) {
-		sim_text_free(&e.text);
-		return 0;
-	}
-	errors_finish(&e, errors);
-	return -EINVAL;
+	return e.n ? -EINVAL : 0;
 }
 
 /* --- running ------------------------------------------------------------------------------ */
@@ -373,5 +346,5 @@ int sim_scenario_apply(struct sim_net *net, const struct sim_scenario_step *s)
 {
 	if (!s)
 		return -EINVAL;
-	return sim_fault_apply(net, &s->req, NULL, 0);
+	return sim_fault_apply(net, &s->req, NULL);
 }

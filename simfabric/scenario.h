@@ -24,6 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libumad/base/errbuf.h"
 #include "simfabric/fault.h"
 
 struct sim_net;
@@ -32,7 +33,7 @@ struct sim_net;
 #define SIM_SCENARIO_MAX_MS	31536000000ull	/* AT_MS: a year */
 #define SIM_SCENARIO_MAX_BYTES	(16u << 20)	/* a file's text */
 #define SIM_SCENARIO_MAX_STEPS	(1u << 20)
-#define SIM_SCENARIO_MAX_ERRORS	20		/* messages kept; the rest are counted */
+#define SIM_SCENARIO_MAX_ERRORS	UMAD_ERR_LINES	/* messages kept; the rest are counted */
 
 /* A line: when, where, and the fault it asks for (sim_fault_parse read the rest of it). */
 struct sim_scenario_step {
@@ -50,15 +51,16 @@ struct sim_scenario {
 /*
  * Parse a scenario from text (len bytes, NUL bytes refused; name is used
  * in messages) or from a file.  0 with *out set (the caller frees it with
- * sim_scenario_free), or -errno with *out NULL and, when errors is not
- * NULL, *errors a malloc'd text of "FILE:LINE: message" lines (at most
- * SIM_SCENARIO_MAX_ERRORS and a count of the rest): -EINVAL for a file
- * with errors, -EFBIG beyond SIM_SCENARIO_MAX_BYTES, -ENOMEM, or what
- * open/read said for a file.  *errors is NULL on success.
+ * sim_scenario_free), or -errno with *out NULL and every error added to
+ * err as a line "FILE:LINE: message" (umad_err_add: the first
+ * SIM_SCENARIO_MAX_ERRORS kept, then a count of the rest): -EINVAL for a
+ * file with errors, -EFBIG beyond SIM_SCENARIO_MAX_BYTES, -ENOMEM, or what
+ * open/read said for a file.  Nothing is told for NULL arguments, and
+ * -ENOMEM adds no line of its own.
  */
 int sim_scenario_parse(const char *text, size_t len, const char *name, struct sim_scenario **out,
-		       char **errors);
-int sim_scenario_load(const char *path, struct sim_scenario **out, char **errors);
+		       struct umad_err *err);
+int sim_scenario_load(const char *path, struct sim_scenario **out, struct umad_err *err);
 void sim_scenario_free(struct sim_scenario *sc);
 
 /*
@@ -74,9 +76,10 @@ int sim_scenario_format_step(const struct sim_scenario_step *s, char **line);
  * (fault.h) checks a fault: the node exists (sim_fabric_find), the port is
  * one of its own (port 0 only for a switch's counter and trap), a link
  * command's port has a cable, a trap the node may send (128 from switches
- * only).  0, or -EINVAL with *errors ("FILE:LINE: ..." as above).
+ * only).  0, or -EINVAL with the errors in err ("FILE:LINE: ..." as above).
  */
-int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f, char **errors);
+int sim_scenario_check(const struct sim_scenario *sc, const struct sim_fabric *f,
+		       struct umad_err *err);
 
 /*
  * What a run does at each step, each returning 0 or -errno.  wait_until

@@ -13,7 +13,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,20 +34,6 @@
 #define LMC_MAX			((1u << MAD_FIELD_BITS(PI_LMC)) - 1)
 
 #define HOPS_UNREACHABLE	0xff
-
-static void set_error(char **errors, const char *fmt, ...)
-{
-	va_list ap;
-	char buf[256];
-
-	if (!errors)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	free(*errors);
-	*errors = strdup(buf);
-}
 
 uint16_t sim_subnet_port_lid(const struct sim_port *p)
 {
@@ -258,7 +243,7 @@ static unsigned subnet_lmc(const struct sim_fabric *f, int fresh, int wanted)
  * ones in file order; resweep: the LIDs ports have, then the file's where
  * free, then the lowest free ones.  Nothing in the fabric changes here.
  */
-static int sweep_lids(struct sweep *s, int fresh, unsigned lmc_default, char **errors)
+static int sweep_lids(struct sweep *s, int fresh, unsigned lmc_default, struct umad_err *err)
 {
 	struct sim_fabric *f = s->f;
 	size_t i, needed = 0;
@@ -312,11 +297,10 @@ static int sweep_lids(struct sweep *s, int fresh, unsigned lmc_default, char **e
 				needed++;
 		}
 	}
-	if (needed) {
-		set_error(errors, "%zu more ports need LIDs than the unicast range (1..%u) holds at LMC %u",
-			  needed, LID_MCAST_START - 1, lmc_default);
-		return -ENOSPC;
-	}
+	if (needed)
+		return umad_err_set(err, -ENOSPC,
+				    "%zu more ports need LIDs than the unicast range (1..%u) holds at LMC %u",
+				    needed, LID_MCAST_START - 1, lmc_default);
 	return 0;
 }
 
@@ -463,7 +447,7 @@ static int sweep_apply(struct sweep *s, struct sim_port *sm_port, int fresh,
 }
 
 static int sweep(struct sim_fabric *f, struct sim_port *sm_port, int fresh,
-		 const struct sim_subnet_options *opt, char **errors)
+		 const struct sim_subnet_options *opt, struct umad_err *err)
 {
 	struct sweep s = { .f = f };
 	int r;
@@ -479,11 +463,11 @@ static int sweep(struct sim_fabric *f, struct sim_port *sm_port, int fresh,
 	if (s.reached && s.lid && s.lmc && s.used)
 		r = sweep_reach(&s, sm_port);
 	if (r == 0)
-		r = sweep_lids(&s, fresh, subnet_lmc(f, fresh, opt->lmc), errors);
+		r = sweep_lids(&s, fresh, subnet_lmc(f, fresh, opt->lmc), err);
 	if (r == 0)
 		r = sweep_apply(&s, sm_port, fresh, opt);
 	if (r == -ENOMEM)
-		set_error(errors, "out of memory");
+		umad_err_set(err, r, "out of memory");
 	free(s.pi.base);
 	free(s.reached);
 	free(s.lid);
@@ -1062,36 +1046,29 @@ out_graph:
 /* --- the entry points -------------------------------------------------------------- */
 
 int sim_subnet_bring_up_with(struct sim_fabric *f, struct sim_port *sm_port,
-			     const struct sim_subnet_options *opt, char **errors)
+			     const struct sim_subnet_options *opt, struct umad_err *err)
 {
 	static const struct sim_subnet_options defaults = { .lmc = -1 };
 	int r;
 
-	if (errors)
-		*errors = NULL;
 	if (!opt)
 		opt = &defaults;
-	if (sm_port->node->type == NODE_TYPE_SWITCH ? sm_port->num != 0 : sm_port->num == 0) {
-		set_error(errors, "the SM port must be a CA or router port, or a switch's port 0");
-		return -EINVAL;
-	}
+	if (sm_port->node->type == NODE_TYPE_SWITCH ? sm_port->num != 0 : sm_port->num == 0)
+		return umad_err_set(err, -EINVAL,
+				    "the SM port must be a CA or router port, or a switch's port 0");
 	if (opt->lmc > (int)LMC_MAX || opt->sm_sl > mad_field_max(PI_MASTER_SM_SL) ||
-	    opt->sm_priority > mad_field_max(SMI_PRIORITY)) {
-		set_error(errors, "LMC 0..%u, SM SL and priority 0..%u", LMC_MAX,
-			  (unsigned)mad_field_max(PI_MASTER_SM_SL));
-		return -EINVAL;
-	}
-	r = sweep(f, sm_port, 1, opt, errors);
-	if (r == 0)
-		r = route_unicast(f);
-	if (r == -ENOMEM && errors && !*errors)
-		set_error(errors, "out of memory");
+	    opt->sm_priority > mad_field_max(SMI_PRIORITY))
+		return umad_err_set(err, -EINVAL, "LMC 0..%u, SM SL and priority 0..%u", LMC_MAX,
+				    (unsigned)mad_field_max(PI_MASTER_SM_SL));
+	r = sweep(f, sm_port, 1, opt, err);
+	if (r == 0 && (r = route_unicast(f)) == -ENOMEM)
+		umad_err_set(err, r, "out of memory");
 	return r;
 }
 
-int sim_subnet_bring_up(struct sim_fabric *f, struct sim_port *sm_port, char **errors)
+int sim_subnet_bring_up(struct sim_fabric *f, struct sim_port *sm_port, struct umad_err *err)
 {
-	return sim_subnet_bring_up_with(f, sm_port, NULL, errors);
+	return sim_subnet_bring_up_with(f, sm_port, NULL, err);
 }
 
 int sim_subnet_reroute(struct sim_fabric *f)

@@ -38,6 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libumad/base/errbuf.h"
 #include "simfabric/fabric.h"
 
 struct sim_subnet_options {
@@ -54,12 +55,12 @@ struct sim_subnet_options {
  * on sm_port.  What an SM set before in these is replaced.  0 or -errno
  * (-ENOSPC: more LIDs needed than the unicast range holds, the fabric
  * unchanged; -EINVAL: sm_port is a switch's external port; -ENOMEM), with
- * a message in *errors (malloc'd, caller frees; NULL on success).
+ * why in err.
  */
-int sim_subnet_bring_up(struct sim_fabric *f, struct sim_port *sm_port, char **errors);
+int sim_subnet_bring_up(struct sim_fabric *f, struct sim_port *sm_port, struct umad_err *err);
 /* The same with options (NULL: the defaults, all 0 but lmc -1). */
 int sim_subnet_bring_up_with(struct sim_fabric *f, struct sim_port *sm_port,
-			     const struct sim_subnet_options *opt, char **errors);
+			     const struct sim_subnet_options *opt, struct umad_err *err);
 
 /*
  * Recompute the unicast LFTs (min-hop, balanced) for the current links and

@@ -105,7 +105,7 @@ struct parser {
 	GPtrArray *files;		/* every file name used in messages (owned) */
 	GArray *port_lines;
 	GArray *lid_claims;		/* struct lid_claim, in the order the file gives them */
-	GString *errors;
+	struct umad_err *err;		/* the caller's, or NULL */
 	unsigned n_errors;
 
 	/* Settings that apply to the nodes that follow. */
@@ -146,7 +146,7 @@ struct file_id {
  * "In file included from B:2," then "from A:5:" lines.  Nothing for the
  * file named, or for the file of the error just before (told already).
  */
-static void tell_inclusion(struct parser *p, const char *file)
+static void tell_inclusion(struct parser *p, const char *file, GString *entry)
 {
 	const struct inclusion *in;
 	const char *lead = "In file included from";
@@ -156,9 +156,8 @@ static void tell_inclusion(struct parser *p, const char *file)
 	p->last_context = file;
 	for (in = g_hash_table_lookup(p->included_from, file); in;
 	     in = g_hash_table_lookup(p->included_from, in->file)) {
-		g_string_append_printf(p->errors, "%s %s:%u", lead, in->file, in->line);
-		g_string_append(p->errors,
-				g_hash_table_contains(p->included_from, in->file) ? ",\n" : ":\n");
+		g_string_append_printf(entry, "%s %s:%u", lead, in->file, in->line);
+		g_string_append(entry, g_hash_table_contains(p->included_from, in->file) ? ",\n" : ":\n");
 		lead = "                 from";
 	}
 }
@@ -166,20 +165,24 @@ static void tell_inclusion(struct parser *p, const char *file)
 static void G_GNUC_PRINTF(4, 5)
 error_at(struct parser *p, const char *file, unsigned line, const char *fmt, ...)
 {
+	GString *entry;
 	va_list ap;
 
+	/* Counted whoever asks: the checks that need a fabric without errors look. */
 	p->n_errors++;
-	if (p->n_errors > SIM_TOPOLOGY_MAX_ERRORS)
+	if (!p->err)
 		return;
-	tell_inclusion(p, file);
+	entry = g_string_new(NULL);
+	tell_inclusion(p, file, entry);
 	if (line)
-		g_string_append_printf(p->errors, "%s:%u: ", file, line);
+		g_string_append_printf(entry, "%s:%u: ", file, line);
 	else
-		g_string_append_printf(p->errors, "%s: ", file);
+		g_string_append_printf(entry, "%s: ", file);
 	va_start(ap, fmt);
-	g_string_append_vprintf(p->errors, fmt, ap);
+	g_string_append_vprintf(entry, fmt, ap);
 	va_end(ap);
-	g_string_append_c(p->errors, '\n');
+	umad_err_add(p->err, "%s", entry->str);
+	g_string_free(entry, TRUE);
 }
 
 static const char *skip_space(const char *s)
@@ -1461,9 +1464,11 @@ static void check_guids(struct parser *p)
 	g_hash_table_destroy(seen);
 }
 
-static void parser_init(struct parser *p, const struct sim_topology_options *opts)
+static void parser_init(struct parser *p, struct umad_err *err,
+			const struct sim_topology_options *opts)
 {
 	memset(p, 0, sizeof(*p));
+	p->err = err;
 	p->fabric = sim_fabric_new_in(opts ? opts->arena : NULL);
 	p->progress = opts;
 	p->by_name = g_hash_table_new(g_str_hash, g_str_equal);
@@ -1475,7 +1480,6 @@ static void parser_init(struct parser *p, const struct sim_topology_options *opt
 	p->port_lines = g_array_new(FALSE, TRUE, sizeof(struct port_line));
 	p->lid_claims = g_array_new(FALSE, FALSE, sizeof(struct lid_claim));
 	p->current_ports = g_hash_table_new(g_direct_hash, g_direct_equal);
-	p->errors = g_string_new(NULL);
 	/* ibsim's GUID bases, so that the same file gives the same GUIDs in both simulators. */
 	p->guid_base[NODE_TYPE_CA] = p->guid_next[NODE_TYPE_CA] = 0x100000;
 	p->guid_base[NODE_TYPE_SWITCH] = p->guid_next[NODE_TYPE_SWITCH] = 0x200000;
@@ -1484,7 +1488,7 @@ static void parser_init(struct parser *p, const struct sim_topology_options *opt
 	p->speed = LINK_SPEED_SDR;
 }
 
-static struct sim_fabric *parser_finish(struct parser *p, char **errors)
+static struct sim_fabric *parser_finish(struct parser *p)
 {
 	struct sim_fabric *f = p->fabric;
 	guint i;
@@ -1502,9 +1506,6 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 		if (!p->n_errors)
 			check_lids(p);
 	}
-	if (p->n_errors > SIM_TOPOLOGY_MAX_ERRORS)
-		g_string_append_printf(p->errors, "... and %u more errors\n",
-				       p->n_errors - SIM_TOPOLOGY_MAX_ERRORS);
 	for (i = 0; i < p->port_lines->len; i++)
 		g_free(g_array_index(p->port_lines, struct port_line, i).remote);
 	g_array_free(p->port_lines, TRUE);
@@ -1519,46 +1520,42 @@ static struct sim_fabric *parser_finish(struct parser *p, char **errors)
 	if (p->n_errors) {
 		sim_fabric_free(f);
 		f = NULL;
-		if (errors)
-			*errors = strdup(p->errors->str);
-	} else if (errors) {
-		*errors = NULL;
 	}
-	g_string_free(p->errors, TRUE);
 	return f;
 }
 
-struct sim_fabric *sim_topology_load_opts(const char *path, char **errors,
+struct sim_fabric *sim_topology_load_opts(const char *path, struct umad_err *err,
 					  const struct sim_topology_options *opts)
 {
 	struct parser p;
 
-	parser_init(&p, opts);
+	parser_init(&p, err, opts);
 	if (p.fabric)
 		read_file(&p, path, NULL, 0);
-	return parser_finish(&p, errors);
+	return parser_finish(&p);
 }
 
-struct sim_fabric *sim_topology_load(const char *path, char **errors)
+struct sim_fabric *sim_topology_load(const char *path, struct umad_err *err)
 {
-	return sim_topology_load_opts(path, errors, NULL);
+	return sim_topology_load_opts(path, err, NULL);
 }
 
-struct sim_fabric *sim_topology_parse(const char *text, const char *name, char **errors)
+struct sim_fabric *sim_topology_parse(const char *text, const char *name, struct umad_err *err)
 {
-	return sim_topology_parse_opts(text, name, errors, NULL);
+	return sim_topology_parse_opts(text, name, err, NULL);
 }
 
-struct sim_fabric *sim_topology_parse_opts(const char *text, const char *name, char **errors,
+struct sim_fabric *sim_topology_parse_opts(const char *text, const char *name,
+					   struct umad_err *err,
 					   const struct sim_topology_options *opts)
 {
 	struct parser p;
 	char *copy = g_strdup(text);
 
-	parser_init(&p, opts);
+	parser_init(&p, err, opts);
 	g_ptr_array_add(p.files, g_strdup(name));
 	if (p.fabric)
 		parse_text(&p, g_ptr_array_index(p.files, 0), copy);
 	g_free(copy);
-	return parser_finish(&p, errors);
+	return parser_finish(&p);
 }

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 
+#include "libumad/base/errbuf.h"
 #include "simfabric/fabric.h"
 
 /*
@@ -24,16 +25,16 @@ extern const char sim_default_topology[];
 
 /*
  * Parse a topology from a file (path) or from text in memory (name is then
- * used in messages).  On success the fabric; on failure NULL, with *errors
- * (when errors is not NULL) set to a malloc'ed text of one
- * "file:line: message" per line (at most SIM_TOPOLOGY_MAX_ERRORS of them).
- * An error in an included file follows how that file was reached, as
+ * used in messages).  On success the fabric; on failure NULL, with every
+ * error added to err as a line "file:line: message" (umad_err_add: the
+ * first SIM_TOPOLOGY_MAX_ERRORS kept, then "... and N more errors").  An
+ * error in an included file follows how that file was reached, as
  * compilers tell it: "In file included from B:2," and "from A:5:" lines,
  * innermost first, unless the error before it was in the same file.
  */
-#define SIM_TOPOLOGY_MAX_ERRORS 20
-struct sim_fabric *sim_topology_load(const char *path, char **errors);
-struct sim_fabric *sim_topology_parse(const char *text, const char *name, char **errors);
+#define SIM_TOPOLOGY_MAX_ERRORS UMAD_ERR_LINES
+struct sim_fabric *sim_topology_load(const char *path, struct umad_err *err);
+struct sim_fabric *sim_topology_parse(const char *text, const char *name, struct umad_err *err);
 
 /* How to load: both optional. */
 struct sim_topology_options {
@@ -46,9 +47,10 @@ struct sim_topology_options {
 	/* The fabric made in this arena (arena.h), not on the heap. */
 	struct sim_arena *arena;
 };
-struct sim_fabric *sim_topology_load_opts(const char *path, char **errors,
+struct sim_fabric *sim_topology_load_opts(const char *path, struct umad_err *err,
 					  const struct sim_topology_options *opts);
-struct sim_fabric *sim_topology_parse_opts(const char *text, const char *name, char **errors,
+struct sim_fabric *sim_topology_parse_opts(const char *text, const char *name,
+					   struct umad_err *err,
 					   const struct sim_topology_options *opts);
 
 #endif /* SIMFABRIC_TOPOLOGY_H */

@@ -35,10 +35,11 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c \
 	simfabric/sa_inform.c simfabric/subnet_up.c simfabric/net.c simfabric/fault.c \
-	simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c
+	simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c \
+	simfabric/fabric_proto.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
-	simfabric/fabric_proto.c simfabric/fabric_trust.c simfabric/fabric_auth.c \
+	simfabric/fabric_trust.c simfabric/fabric_auth.c \
 	simfabric/fabric_key.c simfabric/fabric_tcp.c $(fuzz_simfabric_sources)
 # A stranger's first bytes at a fabric's TCP port (the key handshake), and the address as written.
 fuzz_fabric_auth_sources = tests/fuzz/fuzz_fabric_auth.c simfabric/fabric_auth.c \

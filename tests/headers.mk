@@ -19,3 +19,12 @@ TESTS += tests/test_mad_layout
 tests_test_mad_layout_SOURCES = tests/test_mad_layout.c
 tests_test_mad_layout_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_mad_layout_LDADD = $(CMOCKA_LIBS)
+
+# The one way reasons are told (libumad/base/errbuf.h): set, prefix, lines counted, NULL, printed.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/test_errbuf
+TESTS += tests/test_errbuf
+tests_test_errbuf_SOURCES = tests/test_errbuf.c libumad/base/errbuf.h
+tests_test_errbuf_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_errbuf_LDADD = $(CMOCKA_LIBS)
+endif

@@ -21,7 +21,7 @@ struct own_net {
 static inline int own_setup(void **state)
 {
 	struct own_net *o = calloc(1, sizeof(*o));
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 
 	assert_non_null(o);
 	o->f = sim_topology_parse(sim_default_topology, "default", &errors);

@@ -4,7 +4,8 @@
 # the library reported, never "Success" (errno left at 0).  Cases: an
 # unknown UMAD_BACKEND, the sim module missing or not a module, and the sim
 # backend refusing to start (unknown UMAD_SIM_HOST, a bad or missing
-# topology).  Skips (77) without infiniband-diags.
+# topology), each line of its reason saying it is libumad's.  Skips (77)
+# without infiniband-diags.
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 needs="ibstat smpdump"
@@ -41,6 +42,20 @@ refused "unknown UMAD_SIM_HOST" "" UMAD_SIM_HOST=nosuch
 printf 'Switch 4 "S"\n[1] "H"[1]\n\nHca 1 "H"\n[1] "S"[2]\n' > "$work/bad.net"
 refused "bad topology" "" UMAD_SIM_TOPOLOGY="$work/bad.net"
 refused "missing topology" "" UMAD_SIM_TOPOLOGY="$work/none.net"
+
+# Every line the library prints on stderr says who it is, "libumad: sim: ",
+# the topology's "file:line: message" lines too, each as the reader wrote it.
+printf 'Hca 1 "H"\n[1] "S"[1]\n\nbogus\nbogus too\n' > "$work/two.net"
+sim env UMAD_SIM_TOPOLOGY="$work/two.net" ibstat -l > "$work/out" 2>&1
+for want in "libumad: sim: cannot load the topology:" \
+	"libumad: sim: $work/two.net:4: unrecognised line \"bogus\"" \
+	"libumad: sim: $work/two.net:5: unrecognised line \"bogus too\""; do
+	grep -qxF "$want" "$work/out" || fail "bad topology: no line \"$want\""
+done
+if grep -v '^libumad: \|^ibpanic: ' "$work/out" > "$work/stray"; then
+	fail "bad topology: lines that do not say they are libumad's:"
+	sed 's/^/    /' "$work/stray"
+fi
 
 [ $status -eq 0 ] && echo "PASS: the tools print the library's reason when it cannot start"
 exit $status

@@ -88,7 +88,7 @@ static void test_fabric_in_arena(void **state)
 {
 	struct sim_arena *a = new_arena();
 	struct sim_topology_options opts = { .arena = a };
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = sim_topology_parse_opts(sim_default_topology, "default", &errors,
 						       &opts);
 	size_t i;
@@ -146,7 +146,7 @@ static void test_second_process_shares_it(void **state)
 		uint64_t *c;
 
 		sim_arena_release(a);
-		if (sim_arena_attach(fd, base, &b, NULL, 0) != 0)
+		if (sim_arena_attach(fd, base, &b, NULL) != 0)
 			_exit(10);
 		c = sim_arena_root(b);
 		if (c != counter || *c != 41)
@@ -270,7 +270,7 @@ static void test_attach_checks_the_file(void **state)
 {
 	struct sim_arena *a = new_arena(), *b;
 	uint64_t base = sim_arena_base(a);
-	char why[256];
+	struct umad_err why = UMAD_ERR_INIT;
 	static const int seals[] = {
 		F_SEAL_SHRINK, F_SEAL_SHRINK | F_SEAL_GROW, F_SEAL_SHRINK | F_SEAL_SEAL,
 		F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL | F_SEAL_FUTURE_WRITE,
@@ -285,9 +285,9 @@ static void test_attach_checks_the_file(void **state)
 		assert_int_equal(ftruncate(fd, ARENA_SIZE), 0);
 		assert_int_equal(pwrite(fd, (void *)(uintptr_t)base, 4096, 0), 4096);
 		assert_int_equal(fcntl(fd, F_ADD_SEALS, seals[i]), 0);
-		assert_int_equal(sim_arena_attach(fd, base, &b, why, sizeof(why)), -EINVAL);
+		assert_int_equal(sim_arena_attach(fd, base, &b, &why), -EINVAL);
 		assert_null(b);
-		assert_non_null(strstr(why, "not sealed as an arena is"));
+		assert_non_null(strstr(umad_err_text(&why), "not sealed as an arena is"));
 		close(fd);
 	}
 	if (geteuid() == 0) {
@@ -298,8 +298,8 @@ static void test_attach_checks_the_file(void **state)
 		assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL),
 				 0);
 		assert_int_equal(fchown(fd, 65534, 65534), 0);
-		assert_int_equal(sim_arena_attach(fd, base, &b, why, sizeof(why)), -EPERM);
-		assert_non_null(strstr(why, "belongs to user 65534"));
+		assert_int_equal(sim_arena_attach(fd, base, &b, &why), -EPERM);
+		assert_non_null(strstr(umad_err_text(&why), "belongs to user 65534"));
 		close(fd);
 	}
 	sim_arena_release(a);
@@ -315,27 +315,27 @@ static void test_attach_refusals(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, 1 << 20), 0);
 	/* Not sealed: refused before anything is mapped. */
-	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b, NULL, 0), -EINVAL);
+	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b, NULL), -EINVAL);
 	assert_null(b);
 	assert_int_equal(fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL), 0);
 	/* Sealed, but no arena in it. */
-	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b, NULL, 0), -EINVAL);
+	assert_int_equal(sim_arena_attach(fd, 0x500000000000ull, &b, NULL), -EINVAL);
 	/* An address not a page's. */
-	assert_int_equal(sim_arena_attach(fd, 0x500000000123ull, &b, NULL, 0), -EINVAL);
+	assert_int_equal(sim_arena_attach(fd, 0x500000000123ull, &b, NULL), -EINVAL);
 	/* The arena at another address than its own. */
-	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base + (1ull << 32), &b, NULL, 0),
+	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base + (1ull << 32), &b, NULL),
 			 -EINVAL);
 	/* Something else of this process where it goes. */
 	{
 		void *m = mmap(NULL, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		assert_true(m != MAP_FAILED);
-		assert_int_equal(sim_arena_attach(sim_arena_fd(a), (uintptr_t)m, &b, NULL, 0),
+		assert_int_equal(sim_arena_attach(sim_arena_fd(a), (uintptr_t)m, &b, NULL),
 				 -EADDRINUSE);
 		munmap(m, 4096);
 	}
 	/* The same arena again in this process: shared, released twice. */
-	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base, &b, NULL, 0), 0);
+	assert_int_equal(sim_arena_attach(sim_arena_fd(a), base, &b, NULL), 0);
 	assert_ptr_equal(b, a);
 	sim_arena_release(b);
 	assert_true(sim_arena_holds(a, (void *)(uintptr_t)base, 8));

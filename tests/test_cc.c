@@ -55,7 +55,7 @@ static struct fixture *fx;
 
 static int setup(void **state)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 
 	fx = calloc(1, sizeof(*fx));
 	fx->f = sim_topology_parse(sim_default_topology, "default", &errors);

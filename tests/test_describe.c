@@ -47,23 +47,23 @@
 
 static struct sim_fabric *parse_ok(const char *text)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = sim_topology_parse(text, "test.net", &errors);
 
 	if (!f)
-		fail_msg("unexpected errors:\n%s", errors);
-	assert_null(errors);
+		fail_msg("unexpected errors:\n%s", umad_err_text(&errors));
+	assert_int_equal(errors.count, 0);
 	return f;
 }
 
 static void bring_up(struct sim_fabric *f)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	int r = sim_subnet_bring_up(f, sim_subnet_sm_site(f), &errors);
 
 	if (r < 0)
-		fail_msg("bring-up: %d %s", r, errors ? errors : "");
-	assert_null(errors);
+		fail_msg("bring-up: %d %s", r, umad_err_text(&errors));
+	assert_int_equal(errors.count, 0);
 }
 
 static struct sim_fabric *default_up(void)
@@ -496,7 +496,7 @@ static int round_trip(const struct sim_fabric *a, char *why, size_t max)
 	struct sim_text t1 = SIM_TEXT_INIT, t2 = SIM_TEXT_INIT;
 	struct sim_describe_opts o = { 0 };
 	struct sim_fabric *b;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	int r = -1, had_lids = 0;
 	size_t i;
 
@@ -508,13 +508,13 @@ static int round_trip(const struct sim_fabric *a, char *why, size_t max)
 	}
 	b = sim_topology_parse(sim_text_str(&t1), "dump", &errors);
 	if (!b) {
-		snprintf(why, max, "the dump does not load:\n%s\n%s", errors, sim_text_str(&t1));
+		snprintf(why, max, "the dump does not load:\n%s\n%s", umad_err_text(&errors), sim_text_str(&t1));
 		goto out;
 	}
 	if (same_fabric(a, b, why, max) < 0)
 		goto free_b;
 	if (had_lids && sim_subnet_bring_up(b, sim_subnet_sm_site(b), &errors) < 0) {
-		snprintf(why, max, "the reloaded fabric does not come up: %s", errors);
+		snprintf(why, max, "the reloaded fabric does not come up: %s", umad_err_text(&errors));
 		goto free_b;
 	}
 	/* The default start is the first CA in file order, which the dump's order changed. */
@@ -532,7 +532,7 @@ static int round_trip(const struct sim_fabric *a, char *why, size_t max)
 free_b:
 	sim_fabric_free(b);
 out:
-	free(errors);
+	umad_err_clear(&errors);
 	sim_text_free(&t1);
 	sim_text_free(&t2);
 	return r;
@@ -708,7 +708,8 @@ static void test_escaping(void **state)
 	struct sim_node *hca2 = node(f, "Hca2");
 	struct sim_describe_opts o = { 0 };
 	struct sim_fabric *g;
-	char *s, *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char *s;
 
 	(void)state;
 	snprintf(hca2->desc, sizeof(hca2->desc), "%s", odd_desc);
@@ -727,7 +728,7 @@ static void test_escaping(void **state)
 	expect_in(s, "Ca\t2 \"H-0000000000100003\"\t\t# \"a 'q' \\ b??c\xff\xc3\xa9\"\n");
 	g = sim_topology_parse(s, "dump", &errors);
 	if (!g)
-		fail_msg("%s", errors);
+		fail_msg("%s", umad_err_text(&errors));
 	assert_string_equal(node(g, "H-0000000000100003")->desc, "a 'q' \\ b??c\xff\xc3\xa9");
 	sim_fabric_free(g);
 	free(s);
@@ -939,7 +940,8 @@ static void test_dump_link_down(void **state)
 {
 	struct sim_fabric *f = default_up(), *g;
 	struct sim_node *sw1 = node(f, "Switch1"), *hca2 = node(f, "Hca2");
-	char *s, *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char *s;
 
 	(void)state;
 	sim_port_link_fail(&sw1->ports[2], 1);
@@ -952,7 +954,7 @@ static void test_dump_link_down(void **state)
 	expect_in(s, fmt("Ca\t2 \"H-%016" PRIx64 "\"\t\t# \"Hca2\"\n", hca2->node_guid));
 	g = sim_topology_parse(s, "dump", &errors);
 	if (!g)
-		fail_msg("%s\n%s", errors, s);
+		fail_msg("%s\n%s", umad_err_text(&errors), s);
 	assert_null(node(g, fmt("0x%" PRIx64, hca2->node_guid))->ports[1].peer);
 	assert_int_equal(g->n_links, f->n_links - 2);
 	sim_fabric_free(g);
@@ -988,19 +990,19 @@ static unsigned round_trip_dir(const char *dir, const char *prefix)
 	if (!d)
 		return 0;
 	while ((e = readdir(d)) != NULL) {
-		char path[1024], *errors = NULL;
+		struct umad_err errors = UMAD_ERR_INIT;
+		char path[1024];
 		struct sim_fabric *f;
 
 		if (strncmp(e->d_name, prefix, strlen(prefix)))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		f = sim_topology_load(path, &errors);
-		free(errors);
+		umad_err_clear(&errors);
 		if (!f)
 			continue;	/* the corpus holds files with errors too */
-		errors = NULL;
 		if (sim_subnet_sm_site(f) && sim_subnet_bring_up(f, sim_subnet_sm_site(f), &errors) < 0) {
-			free(errors);
+			umad_err_clear(&errors);
 			sim_fabric_free(f);
 			continue;
 		}
@@ -1068,18 +1070,18 @@ static void test_dot(void **state)
 
 static struct sim_fabric *load_for_cli(const char *path, int sm)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = strcmp(path, "-") ? sim_topology_load(path, &errors)
 						 : sim_topology_parse(sim_default_topology, "default", &errors);
 
 	if (!f) {
-		fprintf(stderr, "%s", errors);
-		free(errors);
+		fprintf(stderr, "%s", umad_err_text(&errors));
+		umad_err_clear(&errors);
 		return NULL;
 	}
 	if (sm && sim_subnet_bring_up(f, sim_subnet_sm_site(f), &errors) < 0) {
-		fprintf(stderr, "bring-up: %s\n", errors);
-		free(errors);
+		fprintf(stderr, "bring-up: %s\n", umad_err_text(&errors));
+		umad_err_clear(&errors);
 		sim_fabric_free(f);
 		return NULL;
 	}

@@ -61,7 +61,7 @@ static struct fabric_server *new_server(void)
 {
 	struct fabric_server_options o = { .builtin_sm = 1 };
 	struct fabric_server *s;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 
 	assert_int_equal(fabric_server_new(&o, &s, &errors), 0);
 	return s;
@@ -234,7 +234,7 @@ static void test_map_and_private(void **state)
 	struct fp_map q = { 0 };
 	const struct fp_mapped *m;
 	struct fp_reader r;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct stat st;
 
 	(void)state;
@@ -897,7 +897,7 @@ static void test_long_reply_streams_while_others_are_served(void **state)
 	struct fp_host ca = { .host = 0 };
 	struct fabric_server *s;
 	struct fp_reader r, ra, rb;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	int a, b, i;
 
 	(void)state;
@@ -1049,7 +1049,8 @@ static void test_half_sent_messages_are_bounded(void **state)
 	struct fp_frame frame = { .type = FP_SEND, .flags = FP_MORE,
 				  .len = FP_DATAGRAM_MAX - sizeof(struct fp_frame) };
 	static uint8_t datagram[FP_DATAGRAM_MAX];
-	char *errors = NULL, *log_text = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char *log_text = NULL;
 	size_t log_len = 0;
 	struct fp_reader r;
 	int fd[N], good, i, sent, dropped = 0;
@@ -1108,7 +1109,7 @@ static void test_unread_events_are_bounded(void **state)
 	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = TEST_BOUND };
 	struct gmp_end sender, sleeper;
 	struct fabric_server *s;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct fp_reader r;
 	unsigned i;
 

@@ -33,29 +33,30 @@
 #define MAX_WORDS	(SIM_FAULT_MAX_WORDS + 2)
 
 /* A command line split as a scenario line is (quotes, comments), then parsed. */
-static int parse_line(const char *line, struct sim_fault_req *rq, char *err, size_t max)
+static int parse_line(const char *line, struct sim_fault_req *rq, struct umad_err *err)
 {
 	static char words[MAX_WORDS][SIM_FAULT_WORD_MAX];
 	const char *argv[MAX_WORDS];
 	unsigned total, i;
-	int r = sim_fault_split(line, strlen(line), words, MAX_WORDS, &total, err, max);
+	int r = sim_fault_split(line, strlen(line), words, MAX_WORDS, &total, err);
 
 	if (r < 0)
 		return r;
 	for (i = 0; i < total && i < MAX_WORDS; i++)
 		argv[i] = words[i];
-	return sim_fault_parse((int)total, argv, rq, err, max);
+	return sim_fault_parse((int)total, argv, rq, err);
 }
 
 /* The request of a scenario holding the line at time 0, as its only step. */
 static void parse_scenario(const char *line, struct sim_fault_req *rq)
 {
 	struct sim_scenario *sc = NULL;
-	char text[512], *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char text[512];
 	int n = snprintf(text, sizeof(text), "0 %s\n", line);
 
 	if (sim_scenario_parse(text, (size_t)n, "t.scn", &sc, &errors) < 0)
-		fail_msg("\"%s\" refused in a scenario:\n%s", line, errors);
+		fail_msg("\"%s\" refused in a scenario:\n%s", line, umad_err_text(&errors));
 	assert_int_equal(sc->n_steps, 1);
 	*rq = sc->steps[0].req;
 	sim_scenario_free(sc);
@@ -78,7 +79,8 @@ static void test_every_kind(void **state)
 		struct sim_fault_req rq, back;
 		struct sim_text t = SIM_TEXT_INIT;
 		uint8_t bytes[SIM_FAULT_WIRE_MAX];
-		char err[256], usage[128], msg[256];
+		struct umad_err err = UMAD_ERR_INIT, msg = UMAD_ERR_INIT;
+		char usage[128];
 		int len;
 
 		assert_non_null(info);
@@ -95,18 +97,19 @@ static void test_every_kind(void **state)
 		assert_int_equal(strncmp(usage, info->name, strlen(info->name)), 0);
 		assert_int_equal(usage[strlen(info->name)], ' ');
 
-		if (!info->example || parse_line(info->example, &rq, err, sizeof(err)) < 0)
-			fail_msg("%s: its example does not parse: %s", info->name, err);
+		if (!info->example || parse_line(info->example, &rq, &err) < 0)
+			fail_msg("%s: its example does not parse: %s", info->name, umad_err_text(&err));
 		assert_int_equal(rq.op, op);
 		assert_int_equal(sim_fault_format(&rq, &t), 0);
 		assert_string_equal(sim_text_str(&t), info->example);
 		sim_text_free(&t);
 		len = sim_fault_encode(&rq, bytes, sizeof(bytes));
 		assert_true(len >= SIM_FAULT_WIRE_MIN);
-		assert_int_equal(sim_fault_decode(bytes, (size_t)len, &back, err, sizeof(err)), 0);
+		assert_int_equal(sim_fault_decode(bytes, (size_t)len, &back, &err), 0);
 		assert_true(sim_fault_same(&rq, &back));
-		if (sim_fault_apply(&o->net, &back, msg, sizeof(msg)) != 0)
-			fail_msg("%s: the default fabric refuses its example: %s", info->name, msg);
+		if (sim_fault_apply(&o->net, &back, &msg) != 0)
+			fail_msg("%s: the default fabric refuses its example: %s", info->name,
+				 umad_err_text(&msg));
 		kinds++;
 	}
 	assert_int_equal(kinds, SIM_FAULT_N_OPS - SIM_FAULT_LINK);
@@ -129,11 +132,12 @@ static void test_traps(void **state)
 
 	for (i = 0; i < sizeof(numbers) / sizeof(numbers[0]); i++) {
 		struct sim_fault_req rq;
-		char line[64], err[256];
+		struct umad_err err = UMAD_ERR_INIT;
+		char line[64];
 
 		snprintf(line, sizeof(line), "trap Switch2 0 %u", numbers[i]);
-		assert_int_equal(parse_line(line, &rq, err, sizeof(err)), 0);
-		assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, err, sizeof(err)), 0);
+		assert_int_equal(parse_line(line, &rq, &err), 0);
+		assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, &err), 0);
 	}
 }
 
@@ -167,15 +171,15 @@ static void test_cli_and_scenario_agree(void **state)
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct sim_fault_req from_line, from_argv, from_scenario;
-		char err[256];
+		struct umad_err err = UMAD_ERR_INIT;
 		int argc = 0;
 
 		while (argc < SIM_FAULT_MAX_WORDS && cases[i].argv[argc])
 			argc++;
-		if (parse_line(cases[i].line, &from_line, err, sizeof(err)) < 0)
-			fail_msg("\"%s\": %s", cases[i].line, err);
-		if (sim_fault_parse(argc, cases[i].argv, &from_argv, err, sizeof(err)) < 0)
-			fail_msg("argv of \"%s\": %s", cases[i].line, err);
+		if (parse_line(cases[i].line, &from_line, &err) < 0)
+			fail_msg("\"%s\": %s", cases[i].line, umad_err_text(&err));
+		if (sim_fault_parse(argc, cases[i].argv, &from_argv, &err) < 0)
+			fail_msg("argv of \"%s\": %s", cases[i].line, umad_err_text(&err));
 		parse_scenario(cases[i].line, &from_scenario);
 		if (!sim_fault_same(&from_line, &from_argv) ||
 		    !sim_fault_same(&from_line, &from_scenario))
@@ -227,14 +231,16 @@ static void test_refused(void **state)
 		struct sim_fault_req rq;
 		struct sim_text line = SIM_TEXT_INIT;
 		struct sim_scenario *sc = NULL;
-		char err[256], want[320], *errors = NULL;
+		struct umad_err err = UMAD_ERR_INIT;
+		struct umad_err errors = UMAD_ERR_INIT;
+		char want[320];
 		int argc;
 
 		memset(&rq, 0xa5, sizeof(rq));
 		for (argc = 0; cases[i].argv[argc]; argc++)
 			sim_text_printf(&line, argc ? " \"%s\"" : "%s", cases[i].argv[argc]);
-		assert_int_equal(sim_fault_parse(argc, cases[i].argv, &rq, err, sizeof(err)), -EINVAL);
-		assert_string_equal(err, cases[i].message);
+		assert_int_equal(sim_fault_parse(argc, cases[i].argv, &rq, &err), -EINVAL);
+		assert_string_equal(umad_err_text(&err), cases[i].message);
 		assert_int_equal(rq.op, 0);	/* nothing half-read is left */
 		assert_string_equal(rq.node, "");
 		/* The same words in a scenario, at its line 2. */
@@ -243,8 +249,8 @@ static void test_refused(void **state)
 		assert_int_equal(sim_scenario_parse(want, strlen(want), "t.scn", &sc, &errors), -EINVAL);
 		assert_null(sc);
 		snprintf(want, sizeof(want), "t.scn:2: %s\n", cases[i].message);
-		assert_string_equal(errors, want);
-		free(errors);
+		assert_string_equal(umad_err_text(&errors), want);
+		umad_err_clear(&errors);
 		sim_text_free(&line);
 	}
 }
@@ -252,18 +258,19 @@ static void test_refused(void **state)
 /* A node as long as a node id may be, and one byte more, from either side. */
 static void test_node_length(void **state)
 {
-	char node[SIM_FAULT_NODE_MAX + 2], err[256];
+	struct umad_err err = UMAD_ERR_INIT;
+	char node[SIM_FAULT_NODE_MAX + 2];
 	const char *argv[] = { "node", "down", node };
 	struct sim_fault_req rq;
 
 	(void)state;
 	memset(node, 'n', sizeof(node) - 1);
 	node[sizeof(node) - 1] = '\0';
-	assert_int_equal(sim_fault_parse(3, argv, &rq, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "node: node \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...\" is longer "
+	assert_int_equal(sim_fault_parse(3, argv, &rq, &err), -EINVAL);
+	assert_string_equal(umad_err_text(&err), "node: node \"nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn...\" is longer "
 				 "than 255 bytes, the longest node id");
 	node[SIM_FAULT_NODE_MAX] = '\0';
-	assert_int_equal(sim_fault_parse(3, argv, &rq, err, sizeof(err)), 0);
+	assert_int_equal(sim_fault_parse(3, argv, &rq, &err), 0);
 	assert_string_equal(rq.node, node);
 	/* libumad-sim's names: a node longer names none, a counter longer is none. */
 	node[SIM_FAULT_NODE_MAX] = 'n';
@@ -278,14 +285,14 @@ static void test_words_not_kept(void **state)
 {
 	const char *argv[SIM_FAULT_MAX_WORDS] = { "trap", "Switch1", "0", "128" };
 	struct sim_fault_req rq;
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 
 	(void)state;
-	assert_int_equal(sim_fault_parse(40, argv, &rq, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "trap: too many arguments (trap NODE PORT NUMBER)");
-	assert_int_equal(sim_fault_parse(0, argv, &rq, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "no command");
-	assert_int_equal(sim_fault_parse(1, NULL, &rq, NULL, 0), -EINVAL);
+	assert_int_equal(sim_fault_parse(40, argv, &rq, &err), -EINVAL);
+	assert_string_equal(umad_err_text(&err), "trap: too many arguments (trap NODE PORT NUMBER)");
+	assert_int_equal(sim_fault_parse(0, argv, &rq, &err), -EINVAL);
+	assert_string_equal(umad_err_text(&err), "no command");
+	assert_int_equal(sim_fault_parse(1, NULL, &rq, NULL), -EINVAL);
 }
 
 /* --- bytes --------------------------------------------------------------------------------- */
@@ -295,32 +302,32 @@ static void test_bytes_refused(void **state)
 	struct sim_fault_req rq = { .op = SIM_FAULT_COUNTER, .node = "Hca1", .port = 1,
 				    .counter = "SymbolErrorCounter", .count = 2 }, back;
 	uint8_t b[SIM_FAULT_WIRE_MAX + 1], bad[SIM_FAULT_WIRE_MAX + 1];
-	char err[128];
+	struct umad_err err = UMAD_ERR_INIT;
 	int len = sim_fault_encode(&rq, b, sizeof(b));
 
 	(void)state;
 	assert_int_equal(len, SIM_FAULT_WIRE_FIXED + 5 + 19);
-	assert_int_equal(sim_fault_decode(b, (size_t)len, &back, err, sizeof(err)), 0);
+	assert_int_equal(sim_fault_decode(b, (size_t)len, &back, &err), 0);
 	assert_true(sim_fault_same(&rq, &back));
 	/* Short, long, another version, a name without its NUL, a flag not 0 or 1. */
-	assert_int_equal(sim_fault_decode(b, SIM_FAULT_WIRE_MIN - 1, &back, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "a fault request of 49 bytes, less than its 50");
-	assert_int_equal(sim_fault_decode(b, (size_t)len - 1, &back, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "a malformed fault request (71 bytes)");
+	assert_int_equal(sim_fault_decode(b, SIM_FAULT_WIRE_MIN - 1, &back, &err), -EINVAL);
+	assert_string_equal(umad_err_text(&err), "a fault request of 49 bytes, less than its 50");
+	assert_int_equal(sim_fault_decode(b, (size_t)len - 1, &back, &err), -EINVAL);
+	assert_string_equal(umad_err_text(&err), "a malformed fault request (71 bytes)");
 	memcpy(bad, b, (size_t)len);
 	bad[len] = 0;
-	assert_int_equal(sim_fault_decode(bad, (size_t)len + 1, &back, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sim_fault_decode(bad, (size_t)len + 1, &back, &err), -EINVAL);
 	bad[0] = SIM_FAULT_WIRE_VERSION + 1;
-	assert_int_equal(sim_fault_decode(bad, (size_t)len, &back, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "a fault request of version 2; this fabric reads version 1");
+	assert_int_equal(sim_fault_decode(bad, (size_t)len, &back, &err), -EINVAL);
+	assert_string_equal(umad_err_text(&err), "a fault request of version 2; this fabric reads version 1");
 	memcpy(bad, b, (size_t)len);
 	bad[1] = 2;
-	assert_int_equal(sim_fault_decode(bad, (size_t)len, &back, err, sizeof(err)), -EINVAL);
+	assert_int_equal(sim_fault_decode(bad, (size_t)len, &back, &err), -EINVAL);
 	memcpy(bad, b, (size_t)len);
 	memset(bad + SIM_FAULT_WIRE_FIXED, 'x', SIM_FAULT_NODE_MAX + 1);
 	memset(bad + SIM_FAULT_WIRE_FIXED + SIM_FAULT_NODE_MAX + 1, 0, 2);
 	assert_int_equal(sim_fault_decode(bad, SIM_FAULT_WIRE_FIXED + SIM_FAULT_NODE_MAX + 3, &back,
-					  err, sizeof(err)), -EINVAL);
+					  &err), -EINVAL);
 	assert_string_equal(back.node, "");
 	/* The longest names fit exactly. */
 	memset(rq.node, 'n', SIM_FAULT_NODE_MAX);
@@ -328,7 +335,7 @@ static void test_bytes_refused(void **state)
 	memset(rq.counter, 'c', SIM_FAULT_COUNTER_MAX);
 	rq.counter[SIM_FAULT_COUNTER_MAX] = '\0';
 	assert_int_equal(sim_fault_encode(&rq, b, SIM_FAULT_WIRE_MAX), SIM_FAULT_WIRE_MAX);
-	assert_int_equal(sim_fault_decode(b, SIM_FAULT_WIRE_MAX, &back, err, sizeof(err)), 0);
+	assert_int_equal(sim_fault_decode(b, SIM_FAULT_WIRE_MAX, &back, &err), 0);
 	assert_true(sim_fault_same(&rq, &back));
 }
 

@@ -62,7 +62,7 @@ static struct sim_port *port_of(const char *node, unsigned port)
 
 static int setup(void **state)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 
 	(void)state;
 	memset(&endpoint, 0, sizeof(endpoint));

@@ -33,12 +33,12 @@
 static struct sim_scenario *parse_ok(const char *text)
 {
 	struct sim_scenario *sc = NULL;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	int r = sim_scenario_parse(text, strlen(text), "t.scn", &sc, &errors);
 
 	if (r < 0)
-		fail_msg("unexpected %d:\n%s", r, errors ? errors : "");
-	assert_null(errors);
+		fail_msg("unexpected %d:\n%s", r, umad_err_text(&errors));
+	assert_int_equal(errors.count, 0);
 	assert_non_null(sc);
 	return sc;
 }
@@ -47,12 +47,12 @@ static struct sim_scenario *parse_ok(const char *text)
 static char *parse_fails(const char *text, size_t len)
 {
 	struct sim_scenario *sc = (struct sim_scenario *)&sc;	/* must be cleared */
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 
 	assert_int_equal(sim_scenario_parse(text, len, "t.scn", &sc, &errors), -EINVAL);
 	assert_null(sc);
-	assert_non_null(errors);
-	return errors;
+	assert_true(errors.count > 0);
+	return strdup(umad_err_text(&errors));
 }
 
 static void expect_error(const char *text, const char *message)
@@ -298,20 +298,20 @@ static void test_error_lines(void **state)
 static void test_bad_calls(void **state)
 {
 	struct sim_scenario *sc = NULL;
-	char *errors = (char *)"x";
+	struct umad_err errors = UMAD_ERR_INIT;
 	char *line = (char *)"x";
 	struct sim_scenario_step s = { 0 };
 
 	(void)state;
 	assert_int_equal(sim_scenario_parse("", 0, "n", NULL, &errors), -EINVAL);
-	assert_null(errors);
+	assert_int_equal(errors.count, 0);
 	assert_int_equal(sim_scenario_parse(NULL, 0, "n", &sc, NULL), -EINVAL);
 	assert_int_equal(sim_scenario_parse("", 0, NULL, &sc, NULL), -EINVAL);
 	assert_null(sc);
 	assert_int_equal(sim_scenario_parse("", SIM_SCENARIO_MAX_BYTES + 1ul, "big", &sc, &errors), -EFBIG);
-	assert_non_null(strstr(errors, "big: "));
-	assert_non_null(strstr(errors, "a scenario holds at most 16 MiB"));
-	free(errors);
+	assert_non_null(strstr(umad_err_text(&errors), "big: "));
+	assert_non_null(strstr(umad_err_text(&errors), "a scenario holds at most 16 MiB"));
+	umad_err_clear(&errors);
 	assert_int_equal(sim_scenario_run(NULL, NULL, NULL, NULL), -EINVAL);
 	s.req.op = SIM_FAULT_LINK;
 	s.req.port = 1;
@@ -412,7 +412,7 @@ static void test_load(void **state)
 {
 	char dir[] = "/tmp/test_scenario-XXXXXX", path[128], missing[160];
 	struct sim_scenario *sc = NULL;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	FILE *fp;
 
 	(void)state;
@@ -425,14 +425,14 @@ static void test_load(void **state)
 	/* Errors name the file. */
 	assert_int_equal(sim_scenario_load(path, &sc, &errors), -EINVAL);
 	assert_null(sc);
-	assert_non_null(strstr(errors, path));
-	assert_non_null(strstr(errors, ":2: link: expected up or down, not \"frob\""));
-	free(errors);
+	assert_non_null(strstr(umad_err_text(&errors), path));
+	assert_non_null(strstr(umad_err_text(&errors), ":2: link: expected up or down, not \"frob\""));
+	umad_err_clear(&errors);
 	fp = fopen(path, "w");
 	fputs("0 link down Switch1 7\n", fp);
 	fclose(fp);
 	assert_int_equal(sim_scenario_load(path, &sc, &errors), 0);
-	assert_null(errors);
+	assert_int_equal(errors.count, 0);
 	assert_int_equal(sc->n_steps, 1);
 	assert_string_equal(sc->name, path);
 	sim_scenario_free(sc);
@@ -440,12 +440,12 @@ static void test_load(void **state)
 	snprintf(missing, sizeof(missing), "%s/none.scn", dir);
 	assert_int_equal(sim_scenario_load(missing, &sc, &errors), -ENOENT);
 	assert_null(sc);
-	assert_non_null(strstr(errors, missing));
-	assert_non_null(strstr(errors, strerror(ENOENT)));
-	free(errors);
+	assert_non_null(strstr(umad_err_text(&errors), missing));
+	assert_non_null(strstr(umad_err_text(&errors), strerror(ENOENT)));
+	umad_err_clear(&errors);
 	assert_int_equal(sim_scenario_load(dir, &sc, &errors), -EINVAL);
-	assert_non_null(strstr(errors, "a directory, not a regular file"));
-	free(errors);
+	assert_non_null(strstr(umad_err_text(&errors), "a directory, not a regular file"));
+	umad_err_clear(&errors);
 	assert_int_equal(sim_scenario_load(NULL, &sc, &errors), -EINVAL);
 	unlink(path);
 	rmdir(dir);
@@ -543,7 +543,7 @@ static void test_run(void **state)
 
 static struct sim_fabric *default_fabric(void)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = sim_topology_parse(sim_default_topology, "default", &errors);
 
 	assert_non_null(f);
@@ -554,7 +554,8 @@ static void test_check(void **state)
 {
 	struct sim_fabric *f = default_fabric();
 	struct sim_scenario *sc;
-	char *errors = NULL, guid[32];
+	struct umad_err errors = UMAD_ERR_INIT;
+	char guid[32];
 
 	(void)state;
 	snprintf(guid, sizeof(guid), "0x%llx", (unsigned long long)sim_fabric_find(f, "Hca3")->node_guid);
@@ -563,7 +564,7 @@ static void test_check(void **state)
 		      "2 trap Switch2 0 128\n"
 		      "3 node down Hca4\n");
 	assert_int_equal(sim_scenario_check(sc, f, &errors), 0);
-	assert_null(errors);
+	assert_int_equal(errors.count, 0);
 	sim_scenario_free(sc);
 	/* By GUID too. */
 	{
@@ -582,14 +583,14 @@ static void test_check(void **state)
 		      "5 node up Nobody\n"
 		      "6 trap Hca1 1 129\n");
 	assert_int_equal(sim_scenario_check(sc, f, &errors), -EINVAL);
-	assert_string_equal(errors,
+	assert_string_equal(umad_err_text(&errors),
 			    "t.scn:1: link: no node \"Switch9\" in the fabric (an id, a NodeDescription or a 0xGUID)\n"
 			    "t.scn:2: link: \"Switch1\" has ports 1..8, no port 9\n"
 			    "t.scn:3: counter: port 0 is a switch's own, and \"Hca1\" is a CA\n"
 			    "t.scn:4: link: port 3 of \"Switch1\" has no cable\n"
 			    "t.scn:5: trap: only switches send trap 128, and \"Hca1\" is a CA\n"
 			    "t.scn:6: node: no node \"Nobody\" in the fabric (an id, a NodeDescription or a 0xGUID)\n");
-	free(errors);
+	umad_err_clear(&errors);
 	sim_scenario_free(sc);
 	sim_fabric_free(f);
 }
@@ -601,7 +602,7 @@ static void test_apply(void **state)
 	struct sim_node *sw1, *hca2, *hca3;
 	struct sim_scenario *sc;
 	struct sim_net net;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	uint64_t traps;
 	size_t i;
 

@@ -111,16 +111,15 @@ static struct sim_port *port_of(struct own_net *o, const char *node, unsigned po
 	return &n->ports[port];
 }
 
-/* Apply rq; the result, and msg (which must be a string either way). */
-static int apply(struct own_net *o, const struct sim_fault_req *rq, char *msg, size_t max)
+/* Apply rq; the result, and why in msg (nothing told on success). */
+static int apply(struct own_net *o, const struct sim_fault_req *rq, struct umad_err *msg)
 {
 	int r;
 
-	memset(msg, 'x', max);
-	r = sim_fault_apply(&o->net, rq, msg, max);
-	assert_non_null(memchr(msg, '\0', max));
+	umad_err_clear(msg);
+	r = sim_fault_apply(&o->net, rq, msg);
 	if (r == 0)
-		assert_string_equal(msg, "");
+		assert_string_equal(umad_err_text(msg), "");
 	return r;
 }
 
@@ -129,28 +128,28 @@ static void test_req_link_node(void **state)
 	struct own_net *o = *state;
 	struct sim_port *sw1_7 = port_of(o, "Switch1", 7), *sw2_7 = port_of(o, "Switch2", 7);
 	struct sim_port *hca2 = port_of(o, "Hca2", 1);
-	char msg[128];
+	struct umad_err msg = UMAD_ERR_INIT;
 	uint64_t traps = o->net.traps_sent;
 
 	assert_true(sim_port_link_up(sw1_7));
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Switch1",
-							  .port = 7, .up = 0 }, msg, sizeof(msg)), 0);
+							  .port = 7, .up = 0 }, &msg), 0);
 	assert_false(sim_port_link_up(sw1_7));
 	assert_false(sim_port_link_up(sw2_7));
 	assert_true(sw1_7->failed);
 	/* Both switches tell their SM (Trap 128). */
 	assert_true(o->net.traps_sent >= traps + 2);
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Switch1",
-							  .port = 7, .up = 1 }, msg, sizeof(msg)), 0);
+							  .port = 7, .up = 1 }, &msg), 0);
 	assert_true(sim_port_link_up(sw1_7));
 	assert_false(sw1_7->failed);
 
 	/* A node ignores the port it is given. */
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_NODE, .node = "Hca2",
-							  .port = 99, .up = 0 }, msg, sizeof(msg)), 0);
+							  .port = 99, .up = 0 }, &msg), 0);
 	assert_false(sim_port_link_up(hca2));
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_NODE, .node = "Hca2",
-							  .up = 1 }, msg, sizeof(msg)), 0);
+							  .up = 1 }, &msg), 0);
 	assert_true(sim_port_link_up(hca2));
 }
 
@@ -160,17 +159,17 @@ static void test_req_drop_delay(void **state)
 	struct sim_port *p = port_of(o, "Switch1", 8);
 	struct sim_fault_req rq = { .op = SIM_FAULT_DROP, .node = "Switch1", .port = 8,
 				    .rate = 0.5, .seed = 3 };
-	char msg[128];
+	struct umad_err msg = UMAD_ERR_INIT;
 
 	assert_null(p->fault);
-	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_int_equal(apply(o, &rq, &msg), 0);
 	assert_non_null(p->fault);
 	assert_int_equal(p->fault->drop_threshold, 1u << 31);
 	assert_int_equal(p->fault->rng, 3);
 	/* Delays count whole microseconds: 1.5 us is 2, as scenarios always had it. */
 	rq = (struct sim_fault_req){ .op = SIM_FAULT_DELAY, .node = "Switch1", .port = 8,
 				     .delay_ns = 1500 };
-	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_int_equal(apply(o, &rq, &msg), 0);
 	assert_int_equal(p->fault->delay_ns, 2000);
 	/* A packet leaving the port puts the delay on the meter of this thread's trip. */
 	sim_trip_delay_ns = 0;
@@ -178,26 +177,26 @@ static void test_req_drop_delay(void **state)
 	assert_int_equal(sim_trip_delay_ns, 2000);
 	/* Up to a minute (UMAD_SIM_MAX_DELAY_US), the one limit of every way in; past it, refused. */
 	rq.delay_ns = (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u;
-	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_int_equal(apply(o, &rq, &msg), 0);
 	assert_int_equal(p->fault->delay_ns, 60000000000ull);
 	rq.delay_ns++;
-	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "a delay of 60000000001 ns is longer than a minute (at most 60000000 microseconds)");
+	assert_int_equal(apply(o, &rq, &msg), -EINVAL);
+	assert_string_equal(umad_err_text(&msg), "a delay of 60000000001 ns is longer than a minute (at most 60000000 microseconds)");
 	rq.delay_ns = UINT64_MAX;
-	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), -EINVAL);
+	assert_int_equal(apply(o, &rq, &msg), -EINVAL);
 	rq.delay_ns = 60001000000ull;
-	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "a delay of 60001000 microseconds is longer than a minute (at most 60000000 microseconds)");
+	assert_int_equal(apply(o, &rq, &msg), -EINVAL);
+	assert_string_equal(umad_err_text(&msg), "a delay of 60001000 microseconds is longer than a minute (at most 60000000 microseconds)");
 	assert_int_equal(p->fault->delay_ns, 60000000000ull);
 	assert_int_equal(sim_fault_delay(p, UMAD_SIM_MAX_DELAY_US + 1), -EINVAL);
 	assert_int_equal(sim_fault_delay(p, UINT32_MAX), -EINVAL);
 	assert_int_equal(p->fault->delay_ns, 60000000000ull);
 	/* Both ended: the record goes. */
 	rq.delay_ns = 0;
-	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_int_equal(apply(o, &rq, &msg), 0);
 	assert_non_null(p->fault);
 	rq = (struct sim_fault_req){ .op = SIM_FAULT_DROP, .node = "Switch1", .port = 8 };
-	assert_int_equal(apply(o, &rq, msg, sizeof(msg)), 0);
+	assert_int_equal(apply(o, &rq, &msg), 0);
 	assert_null(p->fault);
 }
 
@@ -205,33 +204,33 @@ static void test_req_counter_trap(void **state)
 {
 	struct own_net *o = *state;
 	struct sim_port *hca3 = port_of(o, "Hca3", 1), *sw1_0 = port_of(o, "Switch1", 0);
-	char msg[128];
+	struct umad_err msg = UMAD_ERR_INIT;
 	uint64_t traps;
 
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Hca3",
 							  .port = 1, .counter = "SymbolErrorCounter",
-							  .count = 4 }, msg, sizeof(msg)), 0);
+							  .count = 4 }, &msg), 0);
 	assert_int_equal(sim_pma_counter_get(hca3, SIM_PMA_SYMBOL_ERRORS), 4);
 	/* Port 0 of a switch: its own counters. */
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Switch1",
 							  .port = 0, .counter = "portxmitdiscards",
-							  .count = 2 }, msg, sizeof(msg)), 0);
+							  .count = 2 }, &msg), 0);
 	assert_int_equal(sim_pma_counter_get(sw1_0, SIM_PMA_XMIT_DISCARDS), 2);
 	/* This one is trapped too (Trap 129). */
 	traps = o->net.traps_sent;
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Hca3",
 							  .port = 1, .counter = "LocalLinkIntegrityErrors",
-							  .count = 1 }, msg, sizeof(msg)), 0);
+							  .count = 1 }, &msg), 0);
 	assert_int_equal(o->net.traps_sent, traps + 1);
 
 	traps = o->net.traps_sent;
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "Switch1",
 							  .port = 0, .trap = TRAP_LINK_STATE_CHANGE },
-			       msg, sizeof(msg)), 0);
+			       &msg), 0);
 	assert_int_equal(o->net.traps_sent, traps + 1);
 	assert_int_equal(apply(o, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "Hca3",
 							  .port = 1, .trap = TRAP_SYS_IMAGE_GUID },
-			       msg, sizeof(msg)), 0);
+			       &msg), 0);
 	assert_int_equal(o->net.traps_sent, traps + 2);
 }
 
@@ -239,18 +238,19 @@ static void test_req_counter_trap(void **state)
 static void refused(struct own_net *o, const struct sim_fault_req *rq, int err, const char *want)
 {
 	uint64_t traps = o->net.traps_sent;
-	char msg[128];
+	struct umad_err msg = UMAD_ERR_INIT;
 
-	assert_int_equal(apply(o, rq, msg, sizeof(msg)), err);
-	assert_string_equal(msg, want);
+	assert_int_equal(apply(o, rq, &msg), err);
+	assert_string_equal(umad_err_text(&msg), want);
 	assert_int_equal(o->net.traps_sent, traps);
 	/* sim_fault_target says the same, without a net, and sets nothing. */
 	{
 		struct sim_node *n = NULL;
 		struct sim_port *p = NULL;
 
-		assert_int_equal(sim_fault_target(o->f, rq, &n, &p, msg, sizeof(msg)), err);
-		assert_string_equal(msg, want);
+		umad_err_clear(&msg);
+		assert_int_equal(sim_fault_target(o->f, rq, &n, &p, &msg), err);
+		assert_string_equal(umad_err_text(&msg), want);
 		assert_null(p);
 	}
 }
@@ -259,7 +259,7 @@ static void test_req_refused(void **state)
 {
 	struct own_net *o = *state;
 	struct sim_fault_req rq = { .op = SIM_FAULT_LINK, .node = "Switch1", .port = 1 };
-	char msg[128];
+	struct umad_err msg = UMAD_ERR_INIT;
 	int i;
 
 	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_LINK, .port = 1 }, -EINVAL,
@@ -292,12 +292,12 @@ static void test_req_refused(void **state)
 					     .counter = "SymbolErrorCounter", .count = 1,
 					     .trap = TRAP_LINK_INTEGRITY };
 		if (i == SIM_FAULT_COUNTER || i == SIM_FAULT_TRAP || i == SIM_FAULT_NODE)
-			assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, msg, sizeof(msg)), 0);
+			assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, &msg), 0);
 		else
 			refused(o, &rq, -EINVAL, "port 0 of \"Switch1\" is the switch's own, with no link");
 		strcpy(rq.node, "Hca1");
 		if (i == SIM_FAULT_NODE)
-			assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, msg, sizeof(msg)), 0);
+			assert_int_equal(sim_fault_target(o->f, &rq, NULL, NULL, &msg), 0);
 		else
 			refused(o, &rq, -EINVAL, "port 0 is a switch's own, and \"Hca1\" is a CA");
 	}
@@ -324,14 +324,14 @@ static void test_req_refused(void **state)
 					    .trap = TRAP_LINK_STATE_CHANGE },
 		-EINVAL, "only switches send trap 128, and \"Hca1\" is a CA");
 
-	/* No net, no request; no room for a message, or a short one. */
-	assert_int_equal(sim_fault_apply(NULL, &rq, msg, sizeof(msg)), -EINVAL);
-	assert_int_equal(sim_fault_apply(&o->net, NULL, msg, sizeof(msg)), -EINVAL);
-	assert_int_equal(sim_fault_target(NULL, &rq, NULL, NULL, NULL, 0), -EINVAL);
+	/* No net, no request; no message wanted. */
+	assert_int_equal(sim_fault_apply(NULL, &rq, &msg), -EINVAL);
+	assert_int_equal(sim_fault_apply(&o->net, NULL, &msg), -EINVAL);
+	assert_int_equal(sim_fault_target(NULL, &rq, NULL, NULL, NULL), -EINVAL);
 	rq = (struct sim_fault_req){ .op = SIM_FAULT_LINK, .node = "Nobody", .port = 1 };
-	assert_int_equal(sim_fault_apply(&o->net, &rq, NULL, 0), -ENOENT);
-	assert_int_equal(apply(o, &rq, msg, 8), -ENOENT);
-	assert_string_equal(msg, "'Nobody");
+	assert_int_equal(sim_fault_apply(&o->net, &rq, NULL), -ENOENT);
+	assert_int_equal(apply(o, &rq, &msg), -ENOENT);
+	assert_string_equal(umad_err_text(&msg), "'Nobody' names no node of the fabric");
 }
 
 /* A scenario's steps are requests too: checked and applied by the same rules. */
@@ -347,7 +347,7 @@ static void test_req_from_scenario(void **state)
 	struct sim_scenario by_hand = { .name = "t.scn", .steps = made, .n_steps = 2 };
 	struct own_net *o = *state;
 	struct sim_scenario *sc = NULL;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 
 	assert_int_equal(sim_scenario_parse(text, sizeof(text) - 1, "t.scn", &sc, &errors), 0);
 	assert_int_equal(sim_scenario_check(sc, o->f, &errors), 0);
@@ -358,10 +358,10 @@ static void test_req_from_scenario(void **state)
 	sim_scenario_free(sc);
 
 	assert_int_equal(sim_scenario_check(&by_hand, o->f, &errors), -EINVAL);
-	assert_string_equal(errors,
+	assert_string_equal(umad_err_text(&errors),
 			    "t.scn:7: drop: port 0 of \"Switch1\" is the switch's own, with no link\n"
 			    "t.scn:8: link: port 0 of \"Switch1\" is the switch's own, with no link\n");
-	free(errors);
+	umad_err_clear(&errors);
 	assert_int_equal(sim_scenario_apply(&o->net, &made[0]), -EINVAL);
 	assert_null(port_of(o, "Switch1", 0)->fault);
 	assert_int_equal(sim_scenario_apply(&o->net, &made[1]), -EINVAL);
@@ -432,7 +432,7 @@ static void test_req_on_the_wire(void **state)
 	};
 	struct sim_fault_req back, bad;
 	uint8_t buf[SIM_FAULT_WIRE_MAX];
-	char err[128];
+	struct umad_err err = UMAD_ERR_INIT;
 	size_t i;
 	int len;
 
@@ -442,8 +442,9 @@ static void test_req_on_the_wire(void **state)
 
 		len = sim_fault_encode(rq, buf, sizeof(buf));
 		assert_true(len >= SIM_FAULT_WIRE_MIN && len <= SIM_FAULT_WIRE_MAX);
-		assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, err, sizeof(err)), 0);
-		assert_string_equal(err, "");
+		umad_err_clear(&err);
+		assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, &err), 0);
+		assert_string_equal(umad_err_text(&err), "");
 		assert_int_equal(back.op, rq->op);
 		assert_string_equal(back.node, rq->node);
 		assert_int_equal(back.port, rq->port);
@@ -479,7 +480,7 @@ static void test_req_on_the_wire(void **state)
 	bad.op = SIM_FAULT_N_OPS;
 	len = sim_fault_encode(&bad, buf, sizeof(buf));
 	assert_true(len > 0);
-	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, err, sizeof(err)), 0);
+	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, &err), 0);
 	assert_int_equal(back.op, SIM_FAULT_N_OPS);
 }
 
@@ -494,24 +495,24 @@ static void test_req_delay_on_the_wire(void **state)
 	struct sim_fault_req rq = { .op = SIM_FAULT_DELAY, .node = "Switch1", .port = 8,
 				    .delay_ns = (uint64_t)UINT32_MAX * 1000u + 1 }, back;
 	uint8_t buf[SIM_FAULT_WIRE_MAX];
-	char msg[128];
+	struct umad_err msg = UMAD_ERR_INIT;
 	int len;
 
 	len = sim_fault_encode(&rq, buf, sizeof(buf));
-	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, msg, sizeof(msg)), 0);
+	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, &msg), 0);
 	assert_int_equal(back.delay_ns, (uint64_t)UINT32_MAX * 1000u + 1);
-	assert_int_equal(apply(o, &back, msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "a delay of 4294967295001 ns is longer than a minute (at most 60000000 microseconds)");
+	assert_int_equal(apply(o, &back, &msg), -EINVAL);
+	assert_string_equal(umad_err_text(&msg), "a delay of 4294967295001 ns is longer than a minute (at most 60000000 microseconds)");
 	rq.delay_ns = ((uint64_t)UMAD_SIM_MAX_DELAY_US + 1) * 1000u;
 	len = sim_fault_encode(&rq, buf, sizeof(buf));
-	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, msg, sizeof(msg)), 0);
-	assert_int_equal(apply(o, &back, msg, sizeof(msg)), -EINVAL);
-	assert_string_equal(msg, "a delay of 60000001 microseconds is longer than a minute (at most 60000000 microseconds)");
+	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, &msg), 0);
+	assert_int_equal(apply(o, &back, &msg), -EINVAL);
+	assert_string_equal(umad_err_text(&msg), "a delay of 60000001 microseconds is longer than a minute (at most 60000000 microseconds)");
 	assert_null(port_of(o, "Switch1", 8)->fault);
 	rq.delay_ns = (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u;
 	len = sim_fault_encode(&rq, buf, sizeof(buf));
-	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, msg, sizeof(msg)), 0);
-	assert_int_equal(apply(o, &back, msg, sizeof(msg)), 0);
+	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, &msg), 0);
+	assert_int_equal(apply(o, &back, &msg), 0);
 	assert_int_equal(port_of(o, "Switch1", 8)->fault->delay_ns, 60000000000ull);
 }
 

@@ -35,24 +35,24 @@
 
 static struct sim_fabric *parse_ok(const char *text)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = sim_topology_parse(text, "test.net", &errors);
 
 	if (!f)
-		fail_msg("unexpected errors:\n%s", errors);
-	assert_null(errors);
+		fail_msg("unexpected errors:\n%s", umad_err_text(&errors));
+	assert_int_equal(errors.count, 0);
 	return f;
 }
 
 /* The reader's messages for a file that must be refused. */
 static char *parse_fails(const char *text)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = sim_topology_parse(text, "test.net", &errors);
 
 	assert_null(f);
-	assert_non_null(errors);
-	return errors;
+	assert_true(errors.count > 0);
+	return strdup(umad_err_text(&errors));
 }
 
 static void expect_error(const char *text, const char *message)
@@ -177,12 +177,12 @@ static struct sim_port *port_of(struct sim_fabric *f, const char *name, unsigned
 
 static void bring_up(struct sim_fabric *f, struct sim_port *sm)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	int r = sim_subnet_bring_up(f, sm, &errors);
 
 	if (r)
-		fail_msg("bring-up: %d %s", r, errors ? errors : "");
-	assert_null(errors);
+		fail_msg("bring-up: %d %s", r, umad_err_text(&errors));
+	assert_int_equal(errors.count, 0);
 }
 
 /* The ports that carry LIDs, one after the other: a switch's port 0, a CA's ports. */
@@ -629,10 +629,10 @@ static void test_assigned_lids(void **state)
 	f = parse_ok(sim_default_topology);
 	{
 		struct sim_subnet_options opt = { .lmc = 1 };
-		char *errors = NULL;
+		struct umad_err errors = UMAD_ERR_INIT;
 
 		assert_int_equal(sim_subnet_bring_up_with(f, port_of(f, "Hca1", 1), &opt, &errors), 0);
-		assert_null(errors);
+		assert_int_equal(errors.count, 0);
 	}
 	assert_int_equal(port_of(f, "Switch1", 0)->lid, 1);
 	assert_int_equal(port_of(f, "Switch2", 0)->lid, 2);
@@ -723,7 +723,8 @@ static void test_out_of_lids(void **state)
 	struct sim_fabric *f = sim_fabric_new();
 	struct sim_node *sw[2];
 	struct sim_subnet_options opt = { .lmc = 7 };
-	char *errors = NULL, name[32];
+	struct umad_err errors = UMAD_ERR_INIT;
+	char name[32];
 	unsigned i;
 
 	(void)state;
@@ -743,9 +744,9 @@ static void test_out_of_lids(void **state)
 		assert_int_equal(sim_fabric_link(&ca->ports[1], &sw[i % 2]->ports[1 + i / 2]), 0);
 	}
 	assert_int_equal(sim_subnet_bring_up_with(f, &f->nodes[2]->ports[1], &opt, &errors), -ENOSPC);
-	assert_non_null(errors);
-	assert_non_null(strstr(errors, "the unicast range (1..49151)"));
-	free(errors);
+	assert_true(errors.count > 0);
+	assert_non_null(strstr(umad_err_text(&errors), "the unicast range (1..49151)"));
+	umad_err_clear(&errors);
 	for (i = 0; i < f->n_nodes; i++) {
 		assert_int_equal(sim_mgmt_port(f->nodes[i], 1)->lid, 0);
 		assert_int_equal(f->nodes[i]->ports[1].state, PORT_STATE_INIT);
@@ -755,12 +756,12 @@ static void test_out_of_lids(void **state)
 	/* At LMC 6 they fit: 25,600 LIDs. */
 	opt.lmc = 6;
 	assert_int_equal(sim_subnet_bring_up_with(f, &f->nodes[2]->ports[1], &opt, &errors), 0);
-	assert_null(errors);
+	assert_int_equal(errors.count, 0);
 	assert_int_equal(check_lids_unique(f), 2 + 400 * 64);
 	/* A switch's external port cannot run the SM. */
 	assert_int_equal(sim_subnet_bring_up(f, &sw[0]->ports[1], &errors), -EINVAL);
-	assert_non_null(errors);
-	free(errors);
+	assert_true(errors.count > 0);
+	umad_err_clear(&errors);
 	sim_fabric_free(f);
 }
 

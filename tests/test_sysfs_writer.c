@@ -32,7 +32,7 @@
 
 static char base[64];		/* mkdtemp: holds the tree and the targets of the links */
 static char root[128];		/* the tree */
-static char err[PATH_MAX + 256];
+static struct umad_err err;
 
 /* One CA with port 1, as the sim backend writes its host. */
 static uint16_t pkeys[] = { 0xffff, 0x8001 };
@@ -61,8 +61,8 @@ static const char *const rates[UMAD_CA_MAX_PORTS] = { NULL, "10 Gb/sec (4X SDR)"
 
 static int write_host(const char *node_desc)
 {
-	err[0] = '\0';
-	return sysfs_write_ca(root, &ca, node_desc, umad_ids, rates, err, sizeof(err));
+	umad_err_clear(&err);
+	return sysfs_write_ca(root, &ca, node_desc, umad_ids, rates, &err);
 }
 
 /* BASE/name, or ROOT/name when in_tree. */
@@ -187,8 +187,8 @@ static void test_link_at_device_node(void **state)
 	assert_int_equal(symlink(at(0, "created"), at(1, "dev/infiniband/issm0")), 0);
 	assert_int_equal(write_host("Hca1"), -ELOOP);
 	assert_false(exists(at(0, "created")));
-	assert_non_null(strstr(err, "dev/infiniband/issm0"));
-	assert_non_null(strstr(err, "symbolic link"));
+	assert_non_null(strstr(umad_err_text(&err), "dev/infiniband/issm0"));
+	assert_non_null(strstr(umad_err_text(&err), "symbolic link"));
 }
 
 /* A link in a directory's place: refused, nothing written where it leads. */
@@ -200,8 +200,8 @@ static void test_link_at_directory(void **state)
 	assert_int_equal(mkdir(at(1, "sys"), 0755), 0);
 	assert_int_equal(symlink(at(0, "elsewhere"), at(1, "sys/class")), 0);
 	assert_int_equal(write_host("Hca1"), -ELOOP);
-	assert_non_null(strstr(err, "refusing"));
-	assert_non_null(strstr(err, at(1, "sys/class")));
+	assert_non_null(strstr(umad_err_text(&err), "refusing"));
+	assert_non_null(strstr(umad_err_text(&err), at(1, "sys/class")));
 	assert_false(exists(at(0, "elsewhere/infiniband")));
 }
 
@@ -212,7 +212,7 @@ static void test_link_at_root(void **state)
 	assert_int_equal(mkdir(at(0, "elsewhere"), 0755), 0);
 	assert_int_equal(symlink(at(0, "elsewhere"), root), 0);
 	assert_int_equal(write_host("Hca1"), -ELOOP);
-	assert_non_null(strstr(err, root));
+	assert_non_null(strstr(umad_err_text(&err), root));
 	assert_false(exists(at(0, "elsewhere/sys")));
 }
 
@@ -235,8 +235,8 @@ static void test_directory_of_another_user(void **state)
 	assert_int_equal(chown(at(1, "sys/class/infiniband/sim0"), OTHER_UID, OTHER_UID), 0);
 	assert_int_equal(unlink(at(1, "sys/class/infiniband/sim0/node_desc")), 0);
 	assert_int_equal(write_host("Hca1"), -EPERM);
-	assert_non_null(strstr(err, at(1, "sys/class/infiniband/sim0")));
-	assert_non_null(strstr(err, "65534"));
+	assert_non_null(strstr(umad_err_text(&err), at(1, "sys/class/infiniband/sim0")));
+	assert_non_null(strstr(umad_err_text(&err), "65534"));
 	assert_false(exists(at(1, "sys/class/infiniband/sim0/node_desc")));
 }
 
@@ -249,7 +249,7 @@ static void test_root_of_another_user(void **state)
 	assert_int_equal(mkdir(root, 0755), 0);
 	assert_int_equal(chown(root, OTHER_UID, OTHER_UID), 0);
 	assert_int_equal(write_host("Hca1"), -EPERM);
-	assert_non_null(strstr(err, root));
+	assert_non_null(strstr(umad_err_text(&err), root));
 	assert_false(exists(at(1, "sys")));
 }
 
@@ -260,14 +260,14 @@ static void test_writable_by_others(void **state)
 	assert_int_equal(mkdir(root, 0755), 0);
 	assert_int_equal(chmod(root, 0777), 0);
 	assert_int_equal(write_host("Hca1"), -EPERM);
-	assert_non_null(strstr(err, "0777"));
+	assert_non_null(strstr(umad_err_text(&err), "0777"));
 	assert_false(exists(at(1, "sys")));
 	assert_int_equal(chmod(root, 01777), 0);
 	assert_int_equal(write_host("Hca1"), 0);
 	/* A group-writable directory inside: refused too. */
 	assert_int_equal(chmod(at(1, "sys/class/infiniband"), 0775), 0);
 	assert_int_equal(write_host("Hca1"), -EPERM);
-	assert_non_null(strstr(err, at(1, "sys/class/infiniband")));
+	assert_non_null(strstr(umad_err_text(&err), at(1, "sys/class/infiniband")));
 }
 
 /* The path functions: ".." is no name in the tree, and removing never follows a link. */

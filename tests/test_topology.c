@@ -27,29 +27,29 @@
 /* Parse text that must be accepted. */
 static struct sim_fabric *parse_ok(const char *text)
 {
-	char *errors = (char *)"unset";
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = sim_topology_parse(text, "t.net", &errors);
 
 	if (!f)
-		fail_msg("unexpected errors:\n%s", errors);
-	assert_null(errors);
+		fail_msg("unexpected errors:\n%s", umad_err_text(&errors));
+	assert_int_equal(errors.count, 0);
 	return f;
 }
 
 /* Parse text that must be refused with exactly `expected` as its first error line. */
 static void parse_fails(const char *text, const char *expected)
 {
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = sim_topology_parse(text, "t.net", &errors);
 	size_t n;
 
 	if (f)
 		fail_msg("accepted, expected: %s", expected);
-	assert_non_null(errors);
-	n = strcspn(errors, "\n");
-	if (strlen(expected) != n || strncmp(errors, expected, n))
-		fail_msg("expected: %s\ngot:      %.*s", expected, (int)n, errors);
-	free(errors);
+	assert_true(errors.count > 0);
+	n = strcspn(umad_err_text(&errors), "\n");
+	if (strlen(expected) != n || strncmp(umad_err_text(&errors), expected, n))
+		fail_msg("expected: %s\ngot:      %.*s", expected, (int)n, umad_err_text(&errors));
+	umad_err_clear(&errors);
 }
 
 static struct sim_port *port_of(struct sim_fabric *f, const char *node, unsigned port)
@@ -328,7 +328,8 @@ static void test_load_progress(void **state)
 	struct progress_seen seen = { 0 };
 	struct sim_topology_options progress = { note_progress, &seen, NULL };
 	struct sim_fabric *f;
-	char path[PATH_MAX * 2], *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char path[PATH_MAX * 2];
 	GString *text = g_string_new("");
 	unsigned i;
 
@@ -361,7 +362,7 @@ static int remove_dir(void **state)
 	return 0;
 }
 
-static struct sim_fabric *load(const struct dir *d, const char *name, char **errors)
+static struct sim_fabric *load(const struct dir *d, const char *name, struct umad_err *errors)
 {
 	char path[PATH_MAX * 2];
 
@@ -374,7 +375,7 @@ static void test_include(void **state)
 {
 	struct dir *d = *state;
 	struct sim_fabric *f;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 
 	write_file(d, "sub/rack.net",
 		   "Hca 1 \"H\"\n[1] \"S\"[1]\n\nSwitch 4 \"S\"\n[1] \"H\"[1]\n");
@@ -384,7 +385,7 @@ static void test_include(void **state)
 	write_file(d, "top.net", "include sub/two.net\n");
 	f = load(d, "top.net", &errors);
 	if (!f)
-		fail_msg("%s", errors);
+		fail_msg("%s", umad_err_text(&errors));
 	assert_int_equal(f->n_nodes, 5);
 	assert_int_equal(f->n_links, 4);
 	assert_ptr_equal(port_of(f, "b@S", 4)->peer, port_of(f, "b@spine", 2));
@@ -393,31 +394,31 @@ static void test_include(void **state)
 
 static void expect_file_error(const struct dir *d, const char *name, const char *expected_suffix)
 {
-	char *errors = NULL, expected[PATH_MAX * 3];
+	struct umad_err errors = UMAD_ERR_INIT;
+	char expected[PATH_MAX * 3];
 	struct sim_fabric *f = load(d, name, &errors);
 
 	assert_null(f);
-	assert_non_null(errors);
+	assert_true(errors.count > 0);
 	snprintf(expected, sizeof(expected), "%s/%s", d->path, expected_suffix);
-	if (strncmp(errors, expected, strlen(expected)))
-		fail_msg("expected: %s\ngot:      %s", expected, errors);
-	free(errors);
+	if (strncmp(umad_err_text(&errors), expected, strlen(expected)))
+		fail_msg("expected: %s\ngot:      %s", expected, umad_err_text(&errors));
 }
 
 /* The errors of a file under d, whole; "$D" in expected stands for d's path. */
 static void expect_errors(const struct dir *d, const char *name, const char *expected)
 {
 	GString *want = g_string_new(expected);
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	struct sim_fabric *f = load(d, name, &errors);
 
 	g_string_replace(want, "$D", d->path, 0);
 	if (f)
 		fail_msg("%s accepted, expected:\n%s", name, want->str);
-	assert_non_null(errors);
-	if (strcmp(errors, want->str))
-		fail_msg("expected:\n%s\ngot:\n%s", want->str, errors);
-	free(errors);
+	assert_true(errors.count > 0);
+	if (strcmp(umad_err_text(&errors), want->str))
+		fail_msg("expected:\n%s\ngot:\n%s", want->str, umad_err_text(&errors));
+	umad_err_clear(&errors);
 	g_string_free(want, TRUE);
 }
 
@@ -519,7 +520,8 @@ static void test_include_errors(void **state)
 static void test_hostile_files(void **state)
 {
 	struct dir *d = *state;
-	char path[PATH_MAX * 2], text[PATH_MAX * 2 + 64], *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char path[PATH_MAX * 2], text[PATH_MAX * 2 + 64];
 	int i;
 
 	/* A FIFO with no writer: never waited for, as the top file or an include. */
@@ -532,8 +534,8 @@ static void test_hostile_files(void **state)
 	expect_file_error(d, "withfifo.net", text);
 	/* Devices and directories. */
 	assert_null(sim_topology_load("/dev/zero", &errors));
-	assert_string_equal(errors, "/dev/zero: a character device, not a regular file\n");
-	free(errors);
+	assert_string_equal(umad_err_text(&errors), "/dev/zero: a character device, not a regular file\n");
+	umad_err_clear(&errors);
 	expect_file_error(d, "sub", "sub: a directory, not a regular file");
 	/* A file including itself by another name: ./, a symbolic link, a longer path. */
 	write_file(d, "self.net", "include ./self.net\n");
@@ -559,13 +561,13 @@ static void test_hostile_files(void **state)
 		write_file(d, name, i == 16 ? "" : text);
 	}
 	assert_null(load(d, "fan0.net", &errors));
-	assert_non_null(strstr(errors, "includes nested deeper than 16"));
-	assert_non_null(strstr(errors, "more errors"));
-	free(errors);
+	assert_non_null(strstr(umad_err_text(&errors), "includes nested deeper than 16"));
+	assert_non_null(strstr(umad_err_text(&errors), "more errors"));
+	umad_err_clear(&errors);
 	write_file(d, "fan8.net", "");
 	assert_null(load(d, "fan0.net", &errors));
-	assert_non_null(strstr(errors, "a topology reads at most 1024 files"));
-	free(errors);
+	assert_non_null(strstr(umad_err_text(&errors), "a topology reads at most 1024 files"));
+	umad_err_clear(&errors);
 }
 
 /* --- every error, with its file and line ------------------------------------ */
@@ -786,21 +788,23 @@ static void test_link_errors(void **state)
 /* Errors are all reported, up to a limit, then counted. */
 static void test_error_limit(void **state)
 {
-	char text[4096] = "", *errors = NULL, *last;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char text[4096] = "";
+	const char *last;
 	int i, lines = 0;
 
 	(void)state;
 	for (i = 0; i < 25; i++)
 		strcat(text, "bogus\n");
 	assert_null(sim_topology_parse(text, "t.net", &errors));
-	assert_non_null(errors);
-	for (last = errors; *last; last++)
+	assert_true(errors.count > 0);
+	for (last = umad_err_text(&errors); *last; last++)
 		lines += *last == '\n';
 	assert_int_equal(lines, SIM_TOPOLOGY_MAX_ERRORS + 1);
-	assert_non_null(strstr(errors, "t.net:20: unrecognised line \"bogus\"\n"));
-	assert_null(strstr(errors, "t.net:21:"));
-	assert_non_null(strstr(errors, "... and 5 more errors\n"));
-	free(errors);
+	assert_non_null(strstr(umad_err_text(&errors), "t.net:20: unrecognised line \"bogus\"\n"));
+	assert_null(strstr(umad_err_text(&errors), "t.net:21:"));
+	assert_non_null(strstr(umad_err_text(&errors), "... and 5 more errors\n"));
+	umad_err_clear(&errors);
 	/* A fabric with an error anywhere is not used, even if the rest is fine. */
 	assert_null(sim_topology_parse("Hca 1 \"H\"\n\nbogus\n", "t.net", NULL));
 }

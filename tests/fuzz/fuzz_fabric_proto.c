@@ -865,7 +865,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct fabric_server_options o = { .builtin_sm = 1, .buffer_max = BUFFER_BOUND };
 	struct fabric_server *s;
 	struct input in = { data, size };
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	unsigned i, fds = open_fds();
 	uint8_t how;
 

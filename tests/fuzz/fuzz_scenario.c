@@ -44,7 +44,8 @@ static void rewrite(const struct sim_scenario *sc)
 		struct sim_scenario *again = NULL;
 		struct sim_fault_req back;
 		uint8_t bytes[SIM_FAULT_WIRE_MAX];
-		char *line = NULL, *errors = NULL, err[128];
+		struct umad_err errors = UMAD_ERR_INIT;
+		char *line = NULL;
 		int len;
 
 		if (sim_scenario_format_step(&sc->steps[i], &line) < 0)
@@ -52,12 +53,12 @@ static void rewrite(const struct sim_scenario *sc)
 		if (sim_scenario_parse(line, strlen(line), "again", &again, &errors) < 0 ||
 		    again->n_steps != 1 || !same_step(&sc->steps[i], &again->steps[0])) {
 			fprintf(stderr, "step %zu does not read back: %s\n%s", i, line,
-				errors ? errors : "");
+				umad_err_text(&errors));
 			abort();
 		}
 		len = sim_fault_encode(&sc->steps[i].req, bytes, sizeof(bytes));
 		if (len < SIM_FAULT_WIRE_MIN ||
-		    sim_fault_decode(bytes, (size_t)len, &back, err, sizeof(err)) < 0 ||
+		    sim_fault_decode(bytes, (size_t)len, &back, NULL) < 0 ||
 		    !sim_fault_same(&back, &sc->steps[i].req)) {
 			fprintf(stderr, "step %zu does not cross as bytes: %s\n", i, line);
 			abort();
@@ -71,7 +72,7 @@ static unsigned describe_all(const struct sim_fabric *f)
 {
 	struct sim_text t = SIM_TEXT_INIT;
 	struct sim_fabric *back;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	unsigned sink = 0;
 
 	if (sim_describe_show(f, NULL, &t) < 0 || sim_describe_json(f, NULL, &t) < 0 ||
@@ -83,7 +84,7 @@ static unsigned describe_all(const struct sim_fabric *f)
 		abort();
 	back = sim_topology_parse(sim_text_str(&t), "dump", &errors);
 	if (!back) {
-		fprintf(stderr, "the dump does not load:\n%s\n%s", errors, sim_text_str(&t));
+		fprintf(stderr, "the dump does not load:\n%s\n%s", umad_err_text(&errors), sim_text_str(&t));
 		abort();
 	}
 	sink += (unsigned)back->n_nodes;
@@ -96,7 +97,7 @@ static unsigned apply(const struct sim_scenario *sc)
 {
 	struct sim_fabric *f = sim_topology_parse(sim_default_topology, "default", NULL);
 	struct sim_net net;
-	char *errors = NULL, *net_errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT, net_errors = UMAD_ERR_INIT;
 	unsigned sink = 0;
 	size_t i;
 
@@ -109,9 +110,7 @@ static unsigned apply(const struct sim_scenario *sc)
 		sink += describe_all(f);
 		sim_net_fini(&net);
 	}
-	sink += sum_string(errors);
-	free(errors);
-	free(net_errors);
+	sink += sum_string(umad_err_text(&errors));
 	sim_fabric_free(f);
 	return sink;
 }
@@ -119,7 +118,7 @@ static unsigned apply(const struct sim_scenario *sc)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct sim_scenario *sc = NULL;
-	char *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
 	volatile unsigned sink = 0;
 
 	if (sim_scenario_parse((const char *)data, size, "fuzz.scn", &sc, &errors) == 0) {
@@ -127,8 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sink += apply(sc);
 		sim_scenario_free(sc);
 	}
-	sink += sum_string(errors);
-	free(errors);
+	sink += sum_string(umad_err_text(&errors));
 	(void)sink;
 	return 0;
 }

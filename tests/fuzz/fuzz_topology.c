@@ -84,7 +84,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const char *text = (const char *)data, *end = text + size;
 	struct sim_fabric *f;
-	char path[128], *errors = NULL;
+	struct umad_err errors = UMAD_ERR_INIT;
+	char path[128];
 	volatile unsigned sink = 0;
 	size_t i;
 
@@ -122,9 +123,7 @@ judge:
 		sink += walk(f);
 		sim_fabric_free(f);
 	}
-	if (errors)
-		sink += sum_bytes(errors, strlen(errors));
-	free(errors);
+	sink += sum_bytes(umad_err_text(&errors), strlen(umad_err_text(&errors)));
 	(void)sink;
 	return 0;
 }
