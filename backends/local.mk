@@ -32,7 +32,9 @@ backend_sim_la_SOURCES = backends/sim.c libumad/base/sim_control.h \
 	backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)
 backend_sim_la_LIBADD = simfabric/libsimfabric.la backends/libsysfswriter.la
-backend_sim_la_LDFLAGS = $(backend_module_ldflags)
+# Only what the loader and libumad-sim look up is exported: calls inside the module
+# then go straight to their function, not through the PLT.
+backend_sim_la_LDFLAGS = $(backend_module_ldflags) -export-symbols-regex '^umad_(backend_sim|sim_control)$$'
 endif
 
 # The template backend: built by make check beside the other modules (the
