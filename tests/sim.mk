@@ -140,6 +140,13 @@ tests_test_scenario_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS
 
 # The fault module: its table of kinds, the one parser of umad fabric's arguments and scenario
 # lines, the text written back, the bytes FP_CONTROL carries.
+# The owner of a fabric: attaching, IsSM and the step-aside, clashes, routing, change notices.
+check_PROGRAMS += tests/test_hosting
+TESTS += tests/test_hosting
+tests_test_hosting_SOURCES = tests/test_hosting.c
+tests_test_hosting_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_hosting_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 check_PROGRAMS += tests/test_fault
 TESTS += tests/test_fault
 tests_test_fault_SOURCES = tests/test_fault.c tests/own_net.h
