@@ -6,7 +6,7 @@
 # clients (UMAD_SIM_FABRIC=tcp:HOST:PORT, UMAD_SIM_FABRIC_KEY):
 #  - opensm in B brings the fabric up; in A and B, sminfo, saquery,
 #    ibnetdiscover, ibroute, perfquery see what it set, over IPv4 and, when
-#    the kernel has it, IPv6; the same on the host's own loopback;
+#    the kernel has it, IPv6; ibstat over every address of the host;
 #  - a client with another key, or none, is refused with a message, and the
 #    server says why;
 #  - saquery -p killed while its PathRecord table comes leaves the server
@@ -129,8 +129,15 @@ check_family() {
 check_family ipv4 "$NETNS_A4:0"
 [ -z "$NETNS_A6" ] || check_family ipv6 "[$NETNS_A6]:0"
 
-# --- the host's own loopback, both families --------------------------------------------------
-for addr in 127.0.0.1:0 "[::1]:0"; do
+# --- every address of the host: its loopback, both families, and each global one ----------------
+host_addrs="127.0.0.1:0 [::1]:0"
+for a in $(ip -o addr show scope global 2>/dev/null | awk '{ sub("/.*", "", $4); print $4 }'); do
+	case $a in
+	*:*) host_addrs="$host_addrs [$a]:0" ;;
+	*) host_addrs="$host_addrs $a:0" ;;
+	esac
+done
+for addr in $host_addrs; do
 	serve host "$addr" || continue
 	remote host "$at" ibstat > "$work/lo.out" 2>&1
 	expect "ibstat over $addr" "$work/lo.out" "CA 'sim0'"
