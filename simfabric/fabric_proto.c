@@ -329,14 +329,21 @@ static int datagram_done(struct fp_reader *r, uint32_t frame_flags, size_t stop,
 	return 1;
 }
 
-/* Room for len more bytes of the message. */
+/*
+ * Room for len more bytes of the message: at least twice the room there
+ * was, so that a long message is copied a few times as it grows, not once
+ * for each datagram.
+ */
 static int grow(struct fp_reader *r, size_t len)
 {
 	size_t want = r->len + len;
 
 	if (want > r->cap) {
-		uint8_t *grown = realloc(r->buf, want);
+		uint8_t *grown;
 
+		if (r->cap && want < 2 * r->cap)
+			want = 2 * r->cap;
+		grown = realloc(r->buf, want);
 		if (!grown)
 			return -ENOMEM;
 		r->buf = grown;
