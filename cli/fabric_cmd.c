@@ -263,6 +263,7 @@ static int serve(int argc, char **argv)
 	struct serve_options o;
 	struct fabric_server *s;
 	struct fabric_key *key = NULL;
+	struct umad_err why = UMAD_ERR_INIT;
 	char path[PATH_MAX], err[PATH_MAX + 256], where[FABRIC_TCP_NAME_MAX];
 	sigset_t old;
 	int r = parse_serve("fabric serve", argc, argv, 0, &o), sfd;
@@ -275,8 +276,8 @@ static int serve(int argc, char **argv)
 		fprintf(stderr, "umad: fabric serve: the socket path is too long\n");
 		return 1;
 	}
-	if (o.key_file && fabric_key_load(o.key_file, &key, err, sizeof(err)) < 0) {
-		fprintf(stderr, "umad: fabric serve: %s\n", err);
+	if (o.key_file && fabric_key_load(o.key_file, &key, &why) < 0) {
+		fprintf(stderr, "umad: fabric serve: %s\n", umad_err_text(&why));
 		return 1;
 	}
 	sfd = signal_descriptor(&old, 0);

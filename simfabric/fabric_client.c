@@ -153,23 +153,24 @@ static int connect_tcp(const char *where, const struct fabric_tcp_addr *a,
 		       const struct fabric_key *key, int64_t deadline, char *err, size_t err_size)
 {
 	int64_t left = deadline - now_ms();
-	char why[512];
+	struct umad_err why = UMAD_ERR_INIT;
 	int fd, r;
 
 	if (left <= 0)
 		left = 1;
-	fd = fabric_tcp_connect(a, (int)left, why, sizeof(why));
+	fd = fabric_tcp_connect(a, (int)left, &why);
 	if (fd < 0) {
-		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", where, why);
+		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", where,
+			 umad_err_text(&why));
 		return fd;
 	}
 	left = deadline - now_ms();
-	r = fabric_tcp_tune(fd, why, sizeof(why));
+	r = fabric_tcp_tune(fd, &why);
 	if (r == 0)
-		r = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key, left > 0 ? (int)left : 1, why,
-					  sizeof(why));
+		r = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key, left > 0 ? (int)left : 1,
+					  &why);
 	if (r < 0) {
-		snprintf(err, err_size, "the fabric at %s: %s", where, why);
+		snprintf(err, err_size, "the fabric at %s: %s", where, umad_err_text(&why));
 		close(fd);
 		return r;
 	}
@@ -309,7 +310,7 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	struct fp_hello hello = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = n_names };
 	int64_t deadline = now_ms() + fabric_client_attach_timeout_ms;
 	const char *tcp = fabric_tcp_strip_scheme(path);
-	char list[FP_MAX_HOSTS * FP_NAME_MAX], why[512];
+	char list[FP_MAX_HOSTS * FP_NAME_MAX];
 	struct fabric_key *key = NULL;
 	struct fabric_tcp_addr addr;
 	const struct fp_hello_ok *ok;
@@ -343,15 +344,17 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	if (!n_names && attach_default)
 		hello.n_hosts = UINT32_MAX;	/* the server's first CA */
 	if (tcp) {
-		r = fabric_tcp_parse(tcp, &addr, why, sizeof(why));
+		struct umad_err why = UMAD_ERR_INIT;
+
+		r = fabric_tcp_parse(tcp, &addr, &why);
 		if (r == 0) {
-			r = fabric_key_load_env(&key, why, sizeof(why));
+			r = fabric_key_load_env(&key, &why);
 			if (r == -ENOKEY)
-				snprintf(why, sizeof(why), "a fabric reached over TCP needs its key: "
-					 "set %s to the key file", FABRIC_KEY_ENV);
+				umad_err_set(&why, r, "a fabric reached over TCP needs its key: "
+					     "set %s to the key file", FABRIC_KEY_ENV);
 		}
 		if (r < 0) {
-			snprintf(err, err_size, "%s: %s", path, why);
+			snprintf(err, err_size, "%s: %s", path, umad_err_text(&why));
 			return r;
 		}
 		c->stream = 1;

@@ -1022,9 +1022,10 @@ static void auth_progress(struct fabric_server *s, struct client *c)
 /* A connection on the TCP listener: its handshake begins, unless too many are under way. */
 static void accept_tcp(struct fabric_server *s)
 {
-	char peer[FABRIC_TCP_NAME_MAX], why[256];
+	char peer[FABRIC_TCP_NAME_MAX];
+	struct umad_err why = UMAD_ERR_INIT;
 	struct client *c;
-	int fd = fabric_tcp_accept(s->tcp_fd, peer, sizeof(peer), why, sizeof(why));
+	int fd = fabric_tcp_accept(s->tcp_fd, peer, sizeof(peer), &why);
 
 	if (fd < 0) {
 		if (fd == -EMFILE || fd == -ENFILE) {
@@ -1049,10 +1050,10 @@ static void accept_tcp(struct fabric_server *s)
 		return;
 	}
 	s->handshakes_full = 0;
-	fabric_tcp_tune(fd, NULL, 0);
+	fabric_tcp_tune(fd, NULL);
 	c = new_client(s, fd, 1, EPOLLIN | EPOLLOUT);
-	if (!c || fabric_auth_new(FABRIC_AUTH_SERVER, s->key, 0, &c->auth, why, sizeof(why)) < 0) {
-		say(s, "client at %s refused: %s", peer, c ? why : strerror(ENOMEM));
+	if (!c || fabric_auth_new(FABRIC_AUTH_SERVER, s->key, 0, &c->auth, &why) < 0) {
+		say(s, "client at %s refused: %s", peer, c ? umad_err_text(&why) : strerror(ENOMEM));
 		if (c)
 			let_go(c);
 		else
@@ -1540,12 +1541,18 @@ int fabric_server_listen_tcp(struct fabric_server *s, const char *addr,
 		snprintf(err, err_size, "already listening over TCP");
 		return -EBUSY;
 	}
-	r = fabric_tcp_parse_listen(addr, &a, err, err_size);
-	if (r < 0)
-		return r;
-	fd = fabric_tcp_listen(&a, err, err_size);
-	if (fd < 0)
-		return fd;
+	{
+		struct umad_err why = UMAD_ERR_INIT;
+
+		r = fabric_tcp_parse_listen(addr, &a, &why);
+		if (r == 0)
+			r = fabric_tcp_listen(&a, &why);
+		if (r < 0) {
+			snprintf(err, err_size, "%s", umad_err_text(&why));
+			return r;
+		}
+		fd = r;
+	}
 	if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		r = -errno;
 		snprintf(err, err_size, "cannot listen at %s: %s", addr, strerror(-r));
