@@ -113,7 +113,7 @@ static int remote_attach(const struct sim_transport_params *params,
 {
 	const char *smp = getenv("UMAD_SIM_FABRIC_SMP");
 	struct sim_remote *r;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int rc;
 
 	/* Empty is unset, as for the other variables. */
@@ -130,9 +130,9 @@ static int remote_attach(const struct sim_transport_params *params,
 	r->local_hooks = (struct sim_sma_hooks){ .node_changed = local_node_changed, .arg = r };
 	pthread_mutex_init(&r->issm_lock, NULL);
 	rc = fabric_client_connect(&r->c, params->where, params->names, params->n_names, 1,
-				   nodes, n_nodes, err, sizeof(err));
+				   nodes, n_nodes, &err);
 	if (rc < 0) {
-		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
+		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", umad_err_text(&err));
 		pthread_mutex_destroy(&r->issm_lock);
 		free(r);
 		return rc;
@@ -142,9 +142,9 @@ static int remote_attach(const struct sim_transport_params *params,
 	 * here) all goes there; memory that is not what it should be is refused.
 	 */
 	if (!r->c.stream && (!smp || !*smp || !strcmp(smp, "local"))) {
-		rc = fabric_client_map(&r->c, *n_nodes, err, sizeof(err));
+		rc = fabric_client_map(&r->c, *n_nodes, &err);
 		if (rc < 0 && rc != -EOPNOTSUPP && rc != -EADDRINUSE) {
-			fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
+			fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", umad_err_text(&err));
 			fabric_client_close(&r->c);
 			pthread_mutex_destroy(&r->issm_lock);
 			free(r);

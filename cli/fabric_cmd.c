@@ -518,7 +518,7 @@ static int run_sim(int argc, char **argv)
 static int connect_control(const char *socket_path, struct fabric_client *fc, char *path,
 			   size_t size)
 {
-	char err[PATH_MAX + 128];
+	struct umad_err err = UMAD_ERR_INIT;
 	struct fp_node none[1];
 	unsigned n_nodes;
 
@@ -528,8 +528,8 @@ static int connect_control(const char *socket_path, struct fabric_client *fc, ch
 		fprintf(stderr, "umad: fabric: the socket path is too long\n");
 		return -1;
 	}
-	if (fabric_client_connect(fc, path, NULL, 0, 0, none, &n_nodes, err, sizeof(err)) < 0) {
-		fprintf(stderr, "umad: fabric: %s\n", err);
+	if (fabric_client_connect(fc, path, NULL, 0, 0, none, &n_nodes, &err) < 0) {
+		fprintf(stderr, "umad: fabric: %s\n", umad_err_text(&err));
 		return -1;
 	}
 	return 0;

@@ -2011,11 +2011,10 @@ static void flooder_main(void)
 	struct fabric_client c;
 	struct fp_node nodes[FP_MAX_HOSTS];
 	unsigned n;
-	char err[256];
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (fabric_client_connect(&c, flood_path, names, 1, 0, nodes, &n, err, sizeof(err)) < 0 ||
-	    fabric_client_map(&c, n, err, sizeof(err)) < 0)
+	if (fabric_client_connect(&c, flood_path, names, 1, 0, nodes, &n, NULL) < 0 ||
+	    fabric_client_map(&c, n, NULL) < 0)
 		_exit(1);
 	for (;;)
 		if (fabric_client_note_changed(&c, c.hosts[0]->index) < 0)
