@@ -210,7 +210,6 @@ static struct fabric_server *start_server(const char *what, const struct serve_o
 	};
 	struct fabric_server *s;
 	struct umad_err errors = UMAD_ERR_INIT;
-	char err[PATH_MAX + 128];
 	int r = fabric_server_new(&so, &s, &errors);
 
 	if (r < 0) {
@@ -222,9 +221,9 @@ static struct fabric_server *start_server(const char *what, const struct serve_o
 			fputc('\n', stderr);
 		return NULL;
 	}
-	r = fabric_server_listen(s, path, err, sizeof(err));
+	r = fabric_server_listen(s, path, &errors);
 	if (r < 0) {
-		fprintf(stderr, "umad: %s: %s\n", what, err);
+		fprintf(stderr, "umad: %s: %s\n", what, umad_err_text(&errors));
 		fabric_server_free(s);
 		return NULL;
 	}
@@ -264,7 +263,7 @@ static int serve(int argc, char **argv)
 	struct fabric_server *s;
 	struct fabric_key *key = NULL;
 	struct umad_err why = UMAD_ERR_INIT;
-	char path[PATH_MAX], err[PATH_MAX + 256], where[FABRIC_TCP_NAME_MAX];
+	char path[PATH_MAX], where[FABRIC_TCP_NAME_MAX];
 	sigset_t old;
 	int r = parse_serve("fabric serve", argc, argv, 0, &o), sfd;
 
@@ -289,9 +288,10 @@ static int serve(int argc, char **argv)
 	fprintf(stderr, "umad: fabric serve: serving %s at %s (UMAD_SIM_FABRIC=%s)\n",
 		o.topology ? o.topology : "the default fabric", path, path);
 	if (o.listen) {
-		r = fabric_server_listen_tcp(s, o.listen, key, where, sizeof(where), err, sizeof(err));
+		r = fabric_server_listen_tcp(s, o.listen, key, where, sizeof(where), &why);
 		if (r < 0) {
-			fprintf(stderr, "umad: fabric serve: --listen %s: %s\n", o.listen, err);
+			fprintf(stderr, "umad: fabric serve: --listen %s: %s\n", o.listen,
+				umad_err_text(&why));
 			fabric_server_free(s);
 			fabric_key_free(key);
 			return 1;
