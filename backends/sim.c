@@ -518,8 +518,11 @@ static void device_free(struct sim_device *d)
 	free(d);
 }
 
-/* Start the device surface over its transport: 0, or -errno with why in err. */
-static int device_start(struct umad_err *err)
+/*
+ * Start the device surface over its transport: 0, or -errno with why in
+ * err; either way, what the transport noted of its start in note.
+ */
+static int device_start(struct umad_err *err, struct umad_err *note)
 {
 	const char *topology = getenv("UMAD_SIM_TOPOLOGY");
 	const char *fabric = getenv("UMAD_SIM_FABRIC");
@@ -560,11 +563,15 @@ static int device_start(struct umad_err *err)
 	d->issm.fd = -1;
 	d->private_dir.lock_fd = -1;
 	ev.owner = d;
-	r = ops->attach(&params, &ev, &d->transport, nodes, &n_nodes);
+	r = ops->attach(&params, &ev, &d->transport, nodes, &n_nodes, err);
 	if (r < 0) {
 		d->transport = NULL;
 		device_free(d);
 		return r;
+	}
+	if (err->count) {
+		*note = *err;
+		umad_err_clear(err);
 	}
 	d->n_hosts = (int)n_nodes;
 	for (h = 0; h < d->n_hosts; h++)
@@ -588,12 +595,13 @@ static int device_start(struct umad_err *err)
 	return r;
 }
 
-/* The backend's start: where why it cannot start is told. */
+/* The backend's start: where why it cannot start is told, and how it started when not as asked. */
 static int sim_init(void)
 {
-	struct umad_err err = UMAD_ERR_INIT;
-	int r = device_start(&err);
+	struct umad_err err = UMAD_ERR_INIT, note = UMAD_ERR_INIT;
+	int r = device_start(&err, &note);
 
+	umad_err_print("sim", &note);
 	if (r < 0)
 		umad_err_print("sim", &err);
 	return r;
@@ -753,13 +761,23 @@ static int sim_unregister(int portid, uint32_t agent_id)
 	return r;
 }
 
-/* soft_port_send's carrier: the transport's send, on the port's handle. */
+/*
+ * soft_port_send's carrier: the transport's send, on the port's handle.
+ * The program's send is where a reason it cannot learn from the error is
+ * told.
+ */
 static int carry(struct soft_port *op, const struct ib_user_mad *hdr,
 		 const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len)
 {
 	struct sim_transport *t = transport_of(the_device);
+	struct umad_err err;	/* emptied, not zeroed: a send is a hot path */
+	int r;
 
-	return t->ops->send(t, op, handle_of(op), hdr, agent, mad, mad_len);
+	umad_err_clear(&err);
+	r = t->ops->send(t, op, handle_of(op), hdr, agent, mad, mad_len, &err);
+	if (r < 0)
+		umad_err_print("sim", &err);
+	return r;
 }
 
 static ssize_t sim_send(int portid, const void *umad, size_t len)

@@ -114,13 +114,15 @@ static void check_all_issm(struct sim_local *l)
 /* --- attaching ------------------------------------------------------------------------- */
 
 /*
- * Load the fabric, host it and attach where the user asked: why in err,
- * and in note why the built-in SM did not bring the fabric up.
+ * Load the fabric, host it and attach where the user asked: 0, with a note
+ * in err when the built-in SM did not bring the fabric up, or -errno with
+ * why in err (after that note).
  */
 static int host_and_attach(const struct sim_transport_params *params, struct sim_local *l,
-			   struct umad_err *err, struct umad_err *note)
+			   struct umad_err *err)
 {
 	const char *name = params->where ? params->where : "the default fabric";
+	struct umad_err hosted = UMAD_ERR_INIT, note = UMAD_ERR_INIT;
 	struct sim_fabric *fabric;
 	int r;
 
@@ -130,34 +132,37 @@ static int host_and_attach(const struct sim_transport_params *params, struct sim
 		fabric = sim_topology_parse(sim_default_topology, "<default fabric>", err);
 	if (!fabric)
 		return umad_err_prefix(err, -EINVAL, "cannot load the topology:\n");
-	r = sim_hosting_new(fabric, params->builtin_sm, &l->hosting, err);
+	r = sim_hosting_new(fabric, params->builtin_sm, &l->hosting, &hosted);
 	if (r < 0) {
 		sim_fabric_free(fabric);
-		return umad_err_prefix(err, r, "%s: ", name);
+		return umad_err_set(err, r, "%s: %s", name,
+				    hosted.count ? umad_err_text(&hosted) : strerror(-r));
 	}
-	if (err->count) {
-		umad_err_set(note, 0, "%s: %s (as with UMAD_SIM_SM=none)", name, umad_err_text(err));
-		umad_err_clear(err);
-	}
+	/* A note of the hosting's (the SM stays away) is told whatever comes next. */
+	if (hosted.count)
+		umad_err_set(&note, 0, "%s: %s (as with UMAD_SIM_SM=none)", name,
+			     umad_err_text(&hosted));
+	umad_err_clear(&hosted);
 	l->net = sim_hosting_net(l->hosting);
 	r = sim_hosting_attach(l->hosting, params->names, params->n_names, &attachment_ops, l,
-			       &l->att, err);
+			       &l->att, &hosted);
 	if (r < 0) {
-		struct umad_err why = *err;
-
 		sim_hosting_free(l->hosting);
 		umad_err_set(err, r, "UMAD_SIM_HOST=%s: %s (%s)",
-			     params->names_text ? params->names_text : "", umad_err_text(&why), name);
+			     params->names_text ? params->names_text : "", umad_err_text(&hosted),
+			     name);
+		return note.count ? umad_err_prefix(err, r, "%s\n", umad_err_text(&note)) : r;
 	}
-	return r;
+	if (err && note.count)
+		*err = note;
+	return 0;
 }
 
 static int local_attach(const struct sim_transport_params *params,
 			const struct sim_transport_events *ev, struct sim_transport **out,
-			struct fp_node *nodes, unsigned *n_nodes)
+			struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err)
 {
 	struct sim_local *l = calloc(1, sizeof(*l));
-	struct umad_err err = UMAD_ERR_INIT, note = UMAD_ERR_INIT;
 	unsigned i;
 	int r;
 
@@ -166,10 +171,7 @@ static int local_attach(const struct sim_transport_params *params,
 	l->base.ops = &sim_local_transport;
 	l->ev = *ev;
 	pthread_mutex_init(&l->lock, NULL);
-	/* attach() has no room for why (sim_transport.h): told here, as the backend starts. */
-	r = host_and_attach(params, l, &err, &note);
-	umad_err_print("sim", &note);
-	umad_err_print("sim", &err);
+	r = host_and_attach(params, l, err);
 	if (r < 0) {
 		pthread_mutex_destroy(&l->lock);
 		free(l);
@@ -305,7 +307,7 @@ static int hint_own_fabric(struct sim_local *l, const uint8_t *mad, uint16_t dli
 /* Carry a checked send through the fabric; its answer or its timeout goes on the port's queue. */
 static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t handle,
 		      const struct ib_user_mad *hdr, const struct umad_agent_req *agent,
-		      uint8_t *mad, size_t mad_len)
+		      uint8_t *mad, size_t mad_len, struct umad_err *err)
 {
 	struct sim_local *l = local_of(t);
 	const uint8_t *whole = (const uint8_t *)hdr + MAD_RULES_HDR_SIZE;
@@ -315,6 +317,7 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 	uint64_t lost_before;
 	int r, hint = 0;
 
+	(void)err;	/* its errors say all; the hint is no error, told below */
 	sim_transport_send_addr(&q, handle, hdr, agent);
 	pthread_mutex_lock(&l->lock);
 	lost_before = l->net->lost_no_taker;

@@ -29,7 +29,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -109,18 +108,16 @@ static void local_node_changed(void *arg, struct sim_node *n);
 
 static int remote_attach(const struct sim_transport_params *params,
 			 const struct sim_transport_events *ev, struct sim_transport **out,
-			 struct fp_node *nodes, unsigned *n_nodes)
+			 struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err)
 {
 	const char *smp = getenv("UMAD_SIM_FABRIC_SMP");
 	struct sim_remote *r;
-	char err[512];
 	int rc;
 
 	/* Empty is unset, as for the other variables. */
-	if (smp && *smp && strcmp(smp, "local") && strcmp(smp, "server")) {
-		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC_SMP=%s: 'local' or 'server'\n", smp);
-		return -EINVAL;
-	}
+	if (smp && *smp && strcmp(smp, "local") && strcmp(smp, "server"))
+		return umad_err_set(err, -EINVAL, "UMAD_SIM_FABRIC_SMP=%s: 'local' or 'server'",
+				    smp);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
@@ -130,25 +127,28 @@ static int remote_attach(const struct sim_transport_params *params,
 	r->local_hooks = (struct sim_sma_hooks){ .node_changed = local_node_changed, .arg = r };
 	pthread_mutex_init(&r->issm_lock, NULL);
 	rc = fabric_client_connect(&r->c, params->where, params->names, params->n_names, 1,
-				   nodes, n_nodes, err, sizeof(err));
+				   nodes, n_nodes, err);
 	if (rc < 0) {
-		fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
 		pthread_mutex_destroy(&r->issm_lock);
 		free(r);
-		return rc;
+		return umad_err_prefix(err, rc, "UMAD_SIM_FABRIC: ");
 	}
 	/*
 	 * Without the mapping (a server without shared memory, an address taken
 	 * here) all goes there; memory that is not what it should be is refused.
 	 */
 	if (!r->c.stream && (!smp || !*smp || !strcmp(smp, "local"))) {
-		rc = fabric_client_map(&r->c, *n_nodes, err, sizeof(err));
+		/* Its own: the reason of a mapping done without is nothing to tell. */
+		struct umad_err why = UMAD_ERR_INIT;
+
+		rc = fabric_client_map(&r->c, *n_nodes, &why);
 		if (rc < 0 && rc != -EOPNOTSUPP && rc != -EADDRINUSE) {
-			fprintf(stderr, "libumad: sim: UMAD_SIM_FABRIC: %s\n", err);
 			fabric_client_close(&r->c);
 			pthread_mutex_destroy(&r->issm_lock);
 			free(r);
-			return rc;
+			if (err)
+				*err = why;
+			return umad_err_prefix(err, rc, "UMAD_SIM_FABRIC: ");
 		}
 	}
 	r->connected = 1;
@@ -395,7 +395,7 @@ static void local_node_changed(void *arg, struct sim_node *n)
  */
 static int answer_here(struct sim_remote *r, struct soft_port *op, const struct ib_user_mad *hdr,
 		       const struct umad_agent_req *agent, const uint8_t *mad, size_t mad_len,
-		       const struct fp_send *q)
+		       const struct fp_send *q, struct umad_err *err)
 {
 	struct sim_port *from = q->handle < LOCAL_PORTS ? atomic_load(&r->local_port[q->handle])
 							 : NULL;
@@ -415,12 +415,10 @@ static int answer_here(struct sim_remote *r, struct soft_port *op, const struct 
 	sent_ns = mad_queue_now_ns();
 	r->changed = NULL;
 	v = sim_arena_lock(r->c.arena);
-	if (v < 0) {
-		/* Never on without the lock: the send fails, and says why. */
-		fprintf(stderr, "libumad: sim: the lock of the shared fabric's memory cannot be "
-			"taken (%s): another process broke it\n", strerror(-v));
-		return v;
-	}
+	/* Never on without the lock: the send fails, and says why. */
+	if (v < 0)
+		return umad_err_set(err, v, "the lock of the shared fabric's memory cannot be "
+				    "taken (%s): another process broke it", strerror(-v));
 	answered = sim_net_sma_round_trip(r->c.fabric, from, q->dlid, answer, &r->local_hooks,
 					  &addr.slid, &delay_ns);
 	sim_arena_unlock(r->c.arena);
@@ -478,7 +476,7 @@ static int post_send(struct sim_remote *r, struct soft_port *op, const struct ib
 /* IsSM needs no refresh for the SMA answering here: the server keeps every port's current. */
 static int remote_send(struct sim_transport *t, struct soft_port *op, uint32_t handle,
 		       const struct ib_user_mad *hdr, const struct umad_agent_req *agent,
-		       uint8_t *mad, size_t mad_len)
+		       uint8_t *mad, size_t mad_len, struct umad_err *err)
 {
 	struct sim_remote *r = remote_of(t);
 	const uint8_t *whole = (const uint8_t *)hdr + MAD_RULES_HDR_SIZE;
@@ -507,7 +505,7 @@ static int remote_send(struct sim_transport *t, struct soft_port *op, uint32_t h
 			return -EINVAL;
 		}
 	}
-	v = r->c.fabric ? answer_here(r, op, hdr, agent, mad, mad_len, &q) : 0;
+	v = r->c.fabric ? answer_here(r, op, hdr, agent, mad, mad_len, &q, err) : 0;
 	if (v == 0)
 		v = post_send(r, op, hdr, agent, mad, mad_len, &q);
 	fabric_client_done(&r->c);
@@ -693,12 +691,16 @@ static void *events_main(void *arg)
 		due_ms = tell_changed(r, &changed, &told_ns);
 	}
 	if (v < 0) {
+		struct umad_err gone = UMAD_ERR_INIT;
+
 		/* The server went away (or spoke nonsense): calls fail, waits end. */
 		pthread_mutex_lock(&r->c.lock);
 		r->c.broken = 1;
 		server_gone(r);
 		pthread_mutex_unlock(&r->c.lock);
-		fprintf(stderr, "libumad: sim: the shared fabric went away (%s)\n", strerror(-v));
+		/* No call of the program's to return this to: told here, once. */
+		umad_err_set(&gone, v, "the shared fabric went away (%s)", strerror(-v));
+		umad_err_print("sim", &gone);
 	}
 	fp_reader_free(&in);
 	return NULL;

@@ -16,8 +16,13 @@
  *
  * Handles: what open() returns names an opened port to the transport; the
  * backend keeps it in the soft port's data (handle + 1), where send() finds
- * it.  Every operation returns 0 (or a count, a handle) or -errno, and says
- * why on stderr only where the program could not otherwise learn it.
+ * it.  Every operation returns 0 (or a count, a handle) or -errno; one that
+ * can fail for a reason the program could not otherwise learn (attach,
+ * send) leaves it in a struct umad_err, which the device surface prints
+ * where the program called it (libumad/base/errbuf.h).  A transport prints
+ * nothing itself, but for what no call of the program's is there to
+ * return: a hint given once, after the transport's lock is let go, and the
+ * server going away, seen by the events thread.
  */
 #ifndef BACKENDS_SIM_TRANSPORT_H
 #define BACKENDS_SIM_TRANSPORT_H
@@ -29,6 +34,7 @@
 
 #include "backends/soft_port.h"
 #include "libumad/base/backend.h"
+#include "libumad/base/errbuf.h"
 #include "libumad/base/fault_req.h"
 #include "libumad/base/mad_wire.h"
 #include "simfabric/fabric_proto.h"
@@ -67,10 +73,13 @@ struct sim_transport_ops {
 	/*
 	 * Attach at the nodes asked for: nodes[SIM_TRANSPORT_MAX_HOSTS] gets
 	 * what each shows, *n_nodes how many.  Events start with start().
+	 * 0, with a note in err to tell when the fabric came up otherwise than
+	 * asked (its built-in SM could not bring it up); or -errno with why in
+	 * err (after that note, when there is one).
 	 */
 	int (*attach)(const struct sim_transport_params *params,
 		      const struct sim_transport_events *ev, struct sim_transport **out,
-		      struct fp_node *nodes, unsigned *n_nodes);
+		      struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err);
 	/* The surface is ready for events (its issm watch made): they may come from now on. */
 	int (*start)(struct sim_transport *t, int issm_watch_fd);
 	void (*detach)(struct sim_transport *t);
@@ -87,10 +96,14 @@ struct sim_transport_ops {
 			 const struct umad_agent_req *req);
 	int (*control)(struct sim_transport *t, const struct sim_fault_req *rq);
 
-	/* A checked send (soft_port_send): its answer or its timeout is queued on the port. */
+	/*
+	 * A checked send (soft_port_send): its answer or its timeout is queued
+	 * on the port.  0, or -errno with why in err when the program cannot
+	 * tell it from the error alone (the fabric's shared memory broken).
+	 */
 	int (*send)(struct sim_transport *t, struct soft_port *op, uint32_t handle,
 		    const struct ib_user_mad *hdr, const struct umad_agent_req *agent,
-		    uint8_t *mad, size_t mad_len);
+		    uint8_t *mad, size_t mad_len, struct umad_err *err);
 	/* recv, pending, wait and watch_fd of the backend contract, on an opened port. */
 	ssize_t (*recv)(struct sim_transport *t, int portid, void *umad, size_t len);
 	int (*pending)(struct sim_transport *t, int portid);

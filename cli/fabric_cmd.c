@@ -210,7 +210,6 @@ static struct fabric_server *start_server(const char *what, const struct serve_o
 	};
 	struct fabric_server *s;
 	struct umad_err errors = UMAD_ERR_INIT;
-	char err[PATH_MAX + 128];
 	int r = fabric_server_new(&so, &s, &errors);
 
 	if (r < 0) {
@@ -222,9 +221,9 @@ static struct fabric_server *start_server(const char *what, const struct serve_o
 			fputc('\n', stderr);
 		return NULL;
 	}
-	r = fabric_server_listen(s, path, err, sizeof(err));
+	r = fabric_server_listen(s, path, &errors);
 	if (r < 0) {
-		fprintf(stderr, "umad: %s: %s\n", what, err);
+		fprintf(stderr, "umad: %s: %s\n", what, umad_err_text(&errors));
 		fabric_server_free(s);
 		return NULL;
 	}
@@ -263,7 +262,8 @@ static int serve(int argc, char **argv)
 	struct serve_options o;
 	struct fabric_server *s;
 	struct fabric_key *key = NULL;
-	char path[PATH_MAX], err[PATH_MAX + 256], where[FABRIC_TCP_NAME_MAX];
+	struct umad_err why = UMAD_ERR_INIT;
+	char path[PATH_MAX], where[FABRIC_TCP_NAME_MAX];
 	sigset_t old;
 	int r = parse_serve("fabric serve", argc, argv, 0, &o), sfd;
 
@@ -275,8 +275,8 @@ static int serve(int argc, char **argv)
 		fprintf(stderr, "umad: fabric serve: the socket path is too long\n");
 		return 1;
 	}
-	if (o.key_file && fabric_key_load(o.key_file, &key, err, sizeof(err)) < 0) {
-		fprintf(stderr, "umad: fabric serve: %s\n", err);
+	if (o.key_file && fabric_key_load(o.key_file, &key, &why) < 0) {
+		fprintf(stderr, "umad: fabric serve: %s\n", umad_err_text(&why));
 		return 1;
 	}
 	sfd = signal_descriptor(&old, 0);
@@ -288,9 +288,10 @@ static int serve(int argc, char **argv)
 	fprintf(stderr, "umad: fabric serve: serving %s at %s (UMAD_SIM_FABRIC=%s)\n",
 		o.topology ? o.topology : "the default fabric", path, path);
 	if (o.listen) {
-		r = fabric_server_listen_tcp(s, o.listen, key, where, sizeof(where), err, sizeof(err));
+		r = fabric_server_listen_tcp(s, o.listen, key, where, sizeof(where), &why);
 		if (r < 0) {
-			fprintf(stderr, "umad: fabric serve: --listen %s: %s\n", o.listen, err);
+			fprintf(stderr, "umad: fabric serve: --listen %s: %s\n", o.listen,
+				umad_err_text(&why));
 			fabric_server_free(s);
 			fabric_key_free(key);
 			return 1;
@@ -517,7 +518,7 @@ static int run_sim(int argc, char **argv)
 static int connect_control(const char *socket_path, struct fabric_client *fc, char *path,
 			   size_t size)
 {
-	char err[PATH_MAX + 128];
+	struct umad_err err = UMAD_ERR_INIT;
 	struct fp_node none[1];
 	unsigned n_nodes;
 
@@ -527,8 +528,8 @@ static int connect_control(const char *socket_path, struct fabric_client *fc, ch
 		fprintf(stderr, "umad: fabric: the socket path is too long\n");
 		return -1;
 	}
-	if (fabric_client_connect(fc, path, NULL, 0, 0, none, &n_nodes, err, sizeof(err)) < 0) {
-		fprintf(stderr, "umad: fabric: %s\n", err);
+	if (fabric_client_connect(fc, path, NULL, 0, 0, none, &n_nodes, &err) < 0) {
+		fprintf(stderr, "umad: fabric: %s\n", umad_err_text(&err));
 		return -1;
 	}
 	return 0;

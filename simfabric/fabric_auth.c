@@ -56,7 +56,7 @@ struct fabric_auth {
 	uint8_t out[PREAMBLE_LEN + 3 * HEADER_LEN + HELLO_LEN + PROOF_LEN +
 		    FABRIC_AUTH_REASON_MAX];
 	size_t out_len, out_off;
-	char error[512];
+	struct umad_err error;		/* why it failed */
 };
 
 static int64_t now_ms(void)
@@ -105,8 +105,7 @@ static void queue_record(struct fabric_auth *a, uint8_t type, const void *body, 
 
 static void fail_v(struct fabric_auth *a, int rc, const char *fmt, va_list ap)
 {
-	vsnprintf(a->error, sizeof(a->error), fmt, ap);
-	a->rc = rc;
+	a->rc = umad_err_vset(&a->error, rc, fmt, ap);
 	a->awaited = 0;
 	a->in_want = 0;
 }
@@ -429,21 +428,20 @@ int fabric_auth_result(struct fabric_auth *a)
 
 const char *fabric_auth_error(const struct fabric_auth *a)
 {
-	return a->error;
+	return umad_err_text(&a->error);
 }
 
 int fabric_auth_new(enum fabric_auth_role role, const struct fabric_key *key, int timeout_ms,
-		    struct fabric_auth **out, char *err, size_t err_size)
+		    struct fabric_auth **out, struct umad_err *err)
 {
 	struct fabric_auth *a = calloc(1, sizeof(*a));
 	uint8_t hello[HELLO_LEN];
 	size_t got = 0;
 
 	*out = NULL;
-	if (!a) {
-		snprintf(err, err_size, "cannot begin the fabric's handshake: %s", strerror(ENOMEM));
-		return -ENOMEM;
-	}
+	if (!a)
+		return umad_err_set(err, -ENOMEM, "cannot begin the fabric's handshake: %s",
+				    strerror(ENOMEM));
 	while (got < sizeof(a->nonce)) {
 		ssize_t n = getrandom(a->nonce + got, sizeof(a->nonce) - got, 0);
 
@@ -452,10 +450,9 @@ int fabric_auth_new(enum fabric_auth_role role, const struct fabric_key *key, in
 		if (n < 0) {
 			int r = -errno;
 
-			snprintf(err, err_size, "cannot make the handshake's challenge: getrandom: %s",
-				 strerror(-r));
 			free(a);
-			return r;
+			return umad_err_set(err, r, "cannot make the handshake's challenge: "
+					    "getrandom: %s", strerror(-r));
 		}
 		got += (size_t)n;
 	}
@@ -585,11 +582,11 @@ int fabric_auth_step(struct fabric_auth *a, int fd, unsigned *events)
 }
 
 int fabric_auth_handshake(int fd, enum fabric_auth_role role, const struct fabric_key *key,
-			  int timeout_ms, char *err, size_t err_size)
+			  int timeout_ms, struct umad_err *err)
 {
 	struct fabric_auth *a;
 	unsigned events;
-	int r = fabric_auth_new(role, key, timeout_ms, &a, err, err_size);
+	int r = fabric_auth_new(role, key, timeout_ms, &a, err);
 
 	if (r < 0)
 		return r;
@@ -598,14 +595,13 @@ int fabric_auth_handshake(int fd, enum fabric_auth_role role, const struct fabri
 
 		if (poll(&pfd, 1, fabric_auth_ms_left(a)) < 0 && errno != EINTR) {
 			r = -errno;
-			snprintf(err, err_size, "the fabric's handshake cannot wait: %s",
-				 strerror(-r));
 			fabric_auth_free(a);
-			return r;
+			return umad_err_set(err, r, "the fabric's handshake cannot wait: %s",
+					    strerror(-r));
 		}
 	}
-	if (r < 0)
-		snprintf(err, err_size, "%s", fabric_auth_error(a));
+	if (r < 0 && err)
+		*err = a->error;
 	fabric_auth_free(a);
 	return r < 0 ? r : 0;
 }

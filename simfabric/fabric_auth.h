@@ -48,6 +48,7 @@
 
 #include <stddef.h>
 
+#include "libumad/base/errbuf.h"
 #include "simfabric/fabric_key.h"
 
 #define FABRIC_AUTH_VERSION	1
@@ -70,7 +71,7 @@ struct fabric_auth;
  * in err (-ENOMEM, or getrandom's error).
  */
 int fabric_auth_new(enum fabric_auth_role role, const struct fabric_key *key, int timeout_ms,
-		    struct fabric_auth **out, char *err, size_t err_size);
+		    struct fabric_auth **out, struct umad_err *err);
 void fabric_auth_free(struct fabric_auth *a);
 
 /*
@@ -92,7 +93,10 @@ int fabric_auth_step(struct fabric_auth *a, int fd, unsigned *events);
 /* Milliseconds until the handshake's time is up (0: it is). */
 int fabric_auth_ms_left(const struct fabric_auth *a);
 
-/* Why the handshake failed ("" while it has not). */
+/*
+ * Why the handshake failed ("" while it has not): the stepped handshake's
+ * own reason, kept with it, as the handshake fails in whichever step.
+ */
 const char *fabric_auth_error(const struct fabric_auth *a);
 
 /*
@@ -101,7 +105,7 @@ const char *fabric_auth_error(const struct fabric_auth *a);
  * in err.  For a client after its connect; fd's flags are left as they are.
  */
 int fabric_auth_handshake(int fd, enum fabric_auth_role role, const struct fabric_key *key,
-			  int timeout_ms, char *err, size_t err_size);
+			  int timeout_ms, struct umad_err *err);
 
 /*
  * The same machine over bytes, for callers that move them themselves

@@ -82,36 +82,32 @@ static int64_t now_ms(void)
  * waited out until then), and check who listens there before anything is
  * said.  The connected socket (blocking), or -errno with why.
  */
-static int connect_to(const char *path, int64_t deadline, char *err, size_t err_size)
+static int connect_to(const char *path, int64_t deadline, struct umad_err *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
-	struct umad_err why = UMAD_ERR_INIT;
 	int fd, dirfd, r;
 
-	if (strlen(path) >= sizeof(a.sun_path)) {
-		snprintf(err, err_size, "the socket path is too long: %s", path);
-		return -ENAMETOOLONG;
-	}
+	if (strlen(path) >= sizeof(a.sun_path))
+		return umad_err_set(err, -ENAMETOOLONG, "the socket path is too long: %s", path);
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	/* No one else may put a socket there. */
-	dirfd = fabric_trust_dir(path, S_IWGRP | S_IWOTH, &why);
+	dirfd = fabric_trust_dir(path, S_IWGRP | S_IWOTH, err);
 	if (dirfd >= 0) {
-		r = fabric_trust_socket(dirfd, path, &why);
+		r = fabric_trust_socket(dirfd, path, err);
 		close(dirfd);
 	} else {
 		r = dirfd;
 	}
-	if (r < 0)
-		snprintf(err, err_size, "%s", umad_err_text(&why));
 	if (r == -ENOENT)
-		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path, strerror(-r));
+		return umad_err_set(err, r, "cannot connect to the fabric at %s: %s", path,
+				    strerror(-r));
 	if (r < 0)
 		return r;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		r = -errno;
-		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path, strerror(-r));
-		return r;
+		return umad_err_set(err, r, "cannot connect to the fabric at %s: %s", path,
+				    strerror(-r));
 	}
 	/* A Unix socket connects at once, or says EAGAIN while its backlog is full. */
 	while ((r = connect(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0) == -EAGAIN) {
@@ -123,19 +119,17 @@ static int connect_to(const char *path, int64_t deadline, char *err, size_t err_
 	}
 	if (r == 0) {
 		/* The socket may have been replaced since it was looked at: who listens decides. */
-		r = fabric_trust_peer(fd, path, &why);
-		if (r < 0)
-			snprintf(err, err_size, "%s", umad_err_text(&why));
+		r = fabric_trust_peer(fd, path, err);
 		if (r == 0 && fcntl(fd, F_SETFL, 0) < 0) {
 			r = -errno;
-			snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path,
-				 strerror(-r));
+			umad_err_set(err, r, "cannot connect to the fabric at %s: %s", path,
+				     strerror(-r));
 		}
 	} else if (r == -ETIMEDOUT) {
-		snprintf(err, err_size, "the fabric at %s does not take connections within %d ms "
-			 "(its server stopped?)", path, fabric_client_attach_timeout_ms);
+		umad_err_set(err, r, "the fabric at %s does not take connections within %d ms (its "
+			     "server stopped?)", path, fabric_client_attach_timeout_ms);
 	} else {
-		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", path, strerror(-r));
+		umad_err_set(err, r, "cannot connect to the fabric at %s: %s", path, strerror(-r));
 	}
 	if (r < 0) {
 		close(fd);
@@ -150,28 +144,24 @@ static int connect_to(const char *path, int64_t deadline, char *err, size_t err_
  * -errno with why.
  */
 static int connect_tcp(const char *where, const struct fabric_tcp_addr *a,
-		       const struct fabric_key *key, int64_t deadline, char *err, size_t err_size)
+		       const struct fabric_key *key, int64_t deadline, struct umad_err *err)
 {
 	int64_t left = deadline - now_ms();
-	char why[512];
 	int fd, r;
 
 	if (left <= 0)
 		left = 1;
-	fd = fabric_tcp_connect(a, (int)left, why, sizeof(why));
-	if (fd < 0) {
-		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", where, why);
-		return fd;
-	}
+	fd = fabric_tcp_connect(a, (int)left, err);
+	if (fd < 0)
+		return umad_err_prefix(err, fd, "cannot connect to the fabric at %s: ", where);
 	left = deadline - now_ms();
-	r = fabric_tcp_tune(fd, why, sizeof(why));
+	r = fabric_tcp_tune(fd, err);
 	if (r == 0)
-		r = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key, left > 0 ? (int)left : 1, why,
-					  sizeof(why));
+		r = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key, left > 0 ? (int)left : 1,
+					  err);
 	if (r < 0) {
-		snprintf(err, err_size, "the fabric at %s: %s", where, why);
 		close(fd);
-		return r;
+		return umad_err_prefix(err, r, "the fabric at %s: ", where);
 	}
 	return fd;
 }
@@ -210,7 +200,7 @@ static int32_t rc_in(const struct fp_reader *in)
 	return rc;
 }
 
-static void no_answer(char *err, size_t err_size, const char *path, int r);
+static int no_answer(struct umad_err *err, const char *path, int r);
 
 /*
  * Over TCP: the event channel, a second connection through the handshake,
@@ -219,11 +209,11 @@ static void no_answer(char *err, size_t err_size, const char *path, int r);
  */
 static int open_events(struct fabric_client *c, const struct fabric_tcp_addr *a,
 		       const struct fabric_key *key, const uint8_t *token, int64_t deadline,
-		       char *err, size_t err_size)
+		       struct umad_err *err)
 {
 	struct fp_events q;
 	struct fp_reader in;
-	int fd = connect_tcp(c->path, a, key, deadline, err, err_size), r;
+	int fd = connect_tcp(c->path, a, key, deadline, err), r;
 
 	if (fd < 0)
 		return fd;
@@ -241,27 +231,29 @@ static int open_events(struct fabric_client *c, const struct fabric_tcp_addr *a,
 	}
 	if (r != 0) {
 		if (r == -ETIMEDOUT || r == -ECONNRESET || r == 1)
-			no_answer(err, err_size, c->path, r == 1 ? 0 : r);
+			r = no_answer(err, c->path, r == 1 ? 0 : r);
 		else
-			snprintf(err, err_size, "the fabric at %s refused an event channel: %s", c->path,
-				 strerror(r < 0 ? -r : EPROTO));
+			r = umad_err_set(err, r < 0 ? r : -EPROTO, "the fabric at %s refused an event "
+					 "channel: %s", c->path, strerror(r < 0 ? -r : EPROTO));
 		close(fd);
 		fp_reader_free(&in);
-		return r < 0 ? r : -EPROTO;
+		return r;
 	}
 	fp_reader_free(&in);
 	return fd;
 }
 
-/* Why the server's answer did not come (r: recv_by's error, or 0 for nonsense). */
-static void no_answer(char *err, size_t err_size, const char *path, int r)
+/*
+ * Why the server's answer did not come (r: recv_by's error, or 0 for
+ * nonsense): r, or -EPROTO for nonsense.
+ */
+static int no_answer(struct umad_err *err, const char *path, int r)
 {
 	if (r == -ETIMEDOUT)
-		snprintf(err, err_size, "the fabric at %s does not answer within %d ms (its server "
-			 "stopped?)", path, fabric_client_attach_timeout_ms);
-	else
-		snprintf(err, err_size, "the fabric at %s does not answer: %s", path,
-			 strerror(r < 0 ? -r : EPROTO));
+		return umad_err_set(err, r, "the fabric at %s does not answer within %d ms (its "
+				    "server stopped?)", path, fabric_client_attach_timeout_ms);
+	return umad_err_set(err, r < 0 ? r : -EPROTO, "the fabric at %s does not answer: %s", path,
+			    strerror(r < 0 ? -r : EPROTO));
 }
 
 /*
@@ -271,7 +263,7 @@ static void no_answer(char *err, size_t err_size, const char *path, int r)
  */
 static int attach_request(struct fabric_client *c, uint32_t type, const void *head,
 			  size_t head_len, const void *tail, size_t tail_len, int pass_fd,
-			  int64_t deadline, int32_t *rc, char *err, size_t err_size)
+			  int64_t deadline, int32_t *rc, struct umad_err *err)
 {
 	int r;
 
@@ -280,7 +272,7 @@ static int attach_request(struct fabric_client *c, uint32_t type, const void *he
 	if (r == 0)
 		r = recv_by(c, deadline);
 	if (r < 0) {
-		no_answer(err, err_size, c->path, r);
+		no_answer(err, c->path, r);
 		c->broken = 1;
 		pthread_mutex_unlock(&c->lock);
 		return r;
@@ -291,25 +283,32 @@ static int attach_request(struct fabric_client *c, uint32_t type, const void *he
 	return 0;
 }
 
-/* An FP_RC reply refusing a request (lock held): its value, and why in err; the lock released. */
-static int refused(struct fabric_client *c, int32_t rc, char *err, size_t err_size)
+/* An FP_RC reply refusing, in c->reply: its value (-EPROTO if not one), and why in err. */
+static int refusal(const struct fabric_client *c, int32_t rc, struct umad_err *err)
 {
 	char msg[512];
 
-	snprintf(err, err_size, "the fabric at %s refused: %s", c->path,
-		 fabric_client_reply_text(c, msg, sizeof(msg)));
+	return umad_err_set(err, rc < 0 ? rc : -EPROTO, "the fabric at %s refused: %s", c->path,
+			    fabric_client_reply_text(c, msg, sizeof(msg)));
+}
+
+/* The same for a request's reply (lock held): the lock is released. */
+static int refused(struct fabric_client *c, int32_t rc, struct umad_err *err)
+{
+	int r = refusal(c, rc, err);
+
 	fabric_client_done(c);
-	return rc < 0 ? rc : -EPROTO;
+	return r;
 }
 
 int fabric_client_connect(struct fabric_client *c, const char *path, const char *const *names,
 			  unsigned n_names, int attach_default, struct fp_node *nodes,
-			  unsigned *n_nodes, char *err, size_t err_size)
+			  unsigned *n_nodes, struct umad_err *err)
 {
 	struct fp_hello hello = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = n_names };
 	int64_t deadline = now_ms() + fabric_client_attach_timeout_ms;
 	const char *tcp = fabric_tcp_strip_scheme(path);
-	char list[FP_MAX_HOSTS * FP_NAME_MAX], why[512];
+	char list[FP_MAX_HOSTS * FP_NAME_MAX];
 	struct fabric_key *key = NULL;
 	struct fabric_tcp_addr addr;
 	const struct fp_hello_ok *ok;
@@ -322,43 +321,37 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	c->fd = c->event_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	fp_reader_init(&c->reply);
-	if (snprintf(c->path, sizeof(c->path), "%s", path) >= (int)sizeof(c->path)) {
-		snprintf(err, err_size, "the fabric's address is too long: %.60s...", path);
-		return -ENAMETOOLONG;
-	}
-	if (n_names > FP_MAX_HOSTS) {
-		snprintf(err, err_size, "at most %d nodes", FP_MAX_HOSTS);
-		return -EINVAL;
-	}
+	if (snprintf(c->path, sizeof(c->path), "%s", path) >= (int)sizeof(c->path))
+		return umad_err_set(err, -ENAMETOOLONG, "the fabric's address is too long: %.60s...",
+				    path);
+	if (n_names > FP_MAX_HOSTS)
+		return umad_err_set(err, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);
 	for (i = 0; i < n_names; i++) {
 		size_t n = strlen(names[i]) + 1;
 
-		if (n > FP_NAME_MAX) {
-			snprintf(err, err_size, "node name '%.40s...' too long", names[i]);
-			return -ENAMETOOLONG;
-		}
+		if (n > FP_NAME_MAX)
+			return umad_err_set(err, -ENAMETOOLONG, "node name '%.40s...' too long",
+					    names[i]);
 		memcpy(list + len, names[i], n);
 		len += n;
 	}
 	if (!n_names && attach_default)
 		hello.n_hosts = UINT32_MAX;	/* the server's first CA */
 	if (tcp) {
-		r = fabric_tcp_parse(tcp, &addr, why, sizeof(why));
+		r = fabric_tcp_parse(tcp, &addr, err);
 		if (r == 0) {
-			r = fabric_key_load_env(&key, why, sizeof(why));
+			r = fabric_key_load_env(&key, err);
 			if (r == -ENOKEY)
-				snprintf(why, sizeof(why), "a fabric reached over TCP needs its key: "
-					 "set %s to the key file", FABRIC_KEY_ENV);
+				umad_err_set(err, r, "a fabric reached over TCP needs its key: set %s "
+					     "to the key file", FABRIC_KEY_ENV);
 		}
-		if (r < 0) {
-			snprintf(err, err_size, "%s: %s", path, why);
-			return r;
-		}
+		if (r < 0)
+			return umad_err_prefix(err, r, "%s: ", path);
 		c->stream = 1;
 		c->reply.stream = 1;
-		c->fd = connect_tcp(path, &addr, key, deadline, err, err_size);
+		c->fd = connect_tcp(path, &addr, key, deadline, err);
 	} else {
-		c->fd = connect_to(path, deadline, err, err_size);
+		c->fd = connect_to(path, deadline, err);
 	}
 	if (c->fd < 0) {
 		r = c->fd;
@@ -370,28 +363,23 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	if (r == 1 && c->reply.type == FP_RC) {
 		memcpy(&rc, c->reply.buf, sizeof(rc));
 		if (rc < 0) {
-			char msg[512];
-
-			snprintf(err, err_size, "the fabric at %s refused: %s", path,
-				 fabric_client_reply_text(c, msg, sizeof(msg)));
-			r = rc;
+			r = refusal(c, rc, err);
 			goto fail;
 		}
 	} else {
-		no_answer(err, err_size, path, r);
-		r = r < 0 ? r : -EPROTO;
+		r = no_answer(err, path, r);
 		goto fail;
 	}
 	/* The fast path for sends, on this machine only; without it, everything goes through the socket. */
 	mb_fd = c->stream ? -1 : make_mailbox(&c->mb);
 	r = attach_request(c, FP_HELLO, &hello, sizeof(hello), list, len, mb_fd, deadline, &rc,
-			   err, err_size);
+			   err);
 	if (mb_fd >= 0)
 		close(mb_fd);
 	if (r < 0)
 		goto fail;
 	if (c->reply.type == FP_RC) {
-		r = refused(c, rc, err, err_size);
+		r = refused(c, rc, err);
 		goto fail;
 	}
 	ok = (const struct fp_hello_ok *)c->reply.buf;
@@ -399,22 +387,17 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	    ok->n_hosts > FP_MAX_HOSTS ||
 	    c->reply.len != sizeof(*ok) + ok->n_hosts * sizeof(struct fp_node) ||
 	    (c->reply.passed_fd < 0) != c->stream) {
-		snprintf(err, err_size, "the fabric at %s speaks another protocol", path);
+		r = umad_err_set(err, -EPROTO, "the fabric at %s speaks another protocol", path);
 		fabric_client_done(c);
-		r = -EPROTO;
 		goto fail;
 	}
 	if (c->stream) {
-		c->event_fd = open_events(c, &addr, key, ok->events_token, deadline, err, err_size);
+		c->event_fd = open_events(c, &addr, key, ok->events_token, deadline, err);
 		r = c->event_fd < 0 ? c->event_fd : 0;
 	} else {
-		struct umad_err why = UMAD_ERR_INIT;
-
 		c->event_fd = c->reply.passed_fd;
 		c->reply.passed_fd = -1;
-		r = fabric_trust_channel(c->event_fd, "event channel", &why);
-		if (r < 0)
-			snprintf(err, err_size, "%s", umad_err_text(&why));
+		r = fabric_trust_channel(c->event_fd, "event channel", err);
 	}
 	if (r < 0) {
 		if (c->event_fd < 0)
@@ -437,41 +420,37 @@ fail:
 	return r;
 }
 
-int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size_t err_size)
+int fabric_client_map(struct fabric_client *c, unsigned n_hosts, struct umad_err *err)
 {
 	const struct fp_mapped *m;
 	struct fp_map q = { 0 };
 	struct sim_arena *a = NULL;
-	struct umad_err why = UMAD_ERR_INIT;
 	int32_t rc;
 	unsigned i;
 	int r;
 
-	if (n_hosts > FP_MAX_HOSTS) {
-		snprintf(err, err_size, "at most %d nodes", FP_MAX_HOSTS);
-		return -EINVAL;
-	}
+	if (n_hosts > FP_MAX_HOSTS)
+		return umad_err_set(err, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);
 	r = attach_request(c, FP_MAP, &q, sizeof(q), NULL, 0, -1,
-			   now_ms() + fabric_client_attach_timeout_ms, &rc, err, err_size);
+			   now_ms() + fabric_client_attach_timeout_ms, &rc, err);
 	if (r < 0)
 		return r;
 	m = (const struct fp_mapped *)c->reply.buf;
 	if (c->reply.type == FP_RC) {
-		r = refused(c, rc, err, err_size);
+		r = refused(c, rc, err);
 		if (c->reply.passed_fd >= 0)
 			close(c->reply.passed_fd);
 		c->reply.passed_fd = -1;
 		return r;
 	}
 	if (c->reply.type != FP_MAPPED || c->reply.len != sizeof(*m) || c->reply.passed_fd < 0) {
-		snprintf(err, err_size, "the fabric at %s speaks another protocol", c->path);
-		r = -EPROTO;
+		r = umad_err_set(err, -EPROTO, "the fabric at %s speaks another protocol", c->path);
 	} else {
 		/* The file is checked (owner, seals, size) before it is mapped. */
-		r = sim_arena_attach(c->reply.passed_fd, m->base, &a, &why);
+		r = sim_arena_attach(c->reply.passed_fd, m->base, &a, err);
 		if (r < 0)
-			snprintf(err, err_size, "the fabric at %s handed over memory that cannot be "
-				 "used: %s", c->path, umad_err_text(&why));
+			umad_err_prefix(err, r, "the fabric at %s handed over memory that cannot be "
+					"used: ", c->path);
 		/* Every pointer it gave must lie in what was mapped. */
 		if (r == 0 && !sim_arena_holds(a, (void *)(uintptr_t)m->fabric, sizeof(*c->fabric)))
 			r = -EPROTO;
@@ -479,8 +458,8 @@ int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size
 			if (!sim_arena_holds(a, (void *)(uintptr_t)m->hosts[i], sizeof(*c->hosts[i])))
 				r = -EPROTO;
 		if (r == -EPROTO && a)
-			snprintf(err, err_size, "the fabric at %s handed over addresses outside its "
-				 "memory", c->path);
+			umad_err_set(err, r, "the fabric at %s handed over addresses outside its "
+				     "memory", c->path);
 		if (r == 0) {
 			c->arena = a;
 			c->fabric = (struct sim_fabric *)(uintptr_t)m->fabric;

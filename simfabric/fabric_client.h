@@ -15,6 +15,7 @@
 #include <stddef.h>
 #include <sys/un.h>
 
+#include "libumad/base/errbuf.h"
 #include "simfabric/fabric_proto.h"
 
 /* Where a server is: a socket path, or tcp:HOST:PORT. */
@@ -75,7 +76,7 @@ int fabric_default_socket(char *path, size_t size);
  */
 int fabric_client_connect(struct fabric_client *c, const char *path, const char *const *names,
 			  unsigned n_names, int attach_default, struct fp_node *nodes,
-			  unsigned *n_nodes, char *err, size_t err_size);
+			  unsigned *n_nodes, struct umad_err *err);
 void fabric_client_close(struct fabric_client *c);
 
 /*
@@ -129,7 +130,7 @@ static inline unsigned fabric_client_posted(const struct fabric_client *c)
  * another size than its own; no answer within the attach timeout) says
  * the server is not to be trusted.
  */
-int fabric_client_map(struct fabric_client *c, unsigned n_hosts, char *err, size_t err_size);
+int fabric_client_map(struct fabric_client *c, unsigned n_hosts, struct umad_err *err);
 
 /* Tell the server that an SMP this process answered changed node `index` (FP_NOTE_CHANGED). */
 int fabric_client_note_changed(struct fabric_client *c, size_t index);

@@ -33,8 +33,7 @@ static const char *file_kind(mode_t mode)
 }
 
 /* The file open at fd, checked, read into k->bytes. 0 or -errno with why. */
-static int read_checked(int fd, const char *path, struct fabric_key *k, char *err,
-			size_t err_size)
+static int read_checked(int fd, const char *path, struct fabric_key *k, struct umad_err *err)
 {
 	struct stat st;
 	size_t got = 0;
@@ -42,33 +41,26 @@ static int read_checked(int fd, const char *path, struct fabric_key *k, char *er
 	if (fstat(fd, &st) < 0) {
 		int r = -errno;
 
-		snprintf(err, err_size, "key file %s cannot be looked at: %s", path, strerror(-r));
-		return r;
+		return umad_err_set(err, r, "key file %s cannot be looked at: %s", path,
+				    strerror(-r));
 	}
-	if (!S_ISREG(st.st_mode)) {
-		snprintf(err, err_size, "key file %s is %s: refused (a key file is a regular file)",
-			 path, file_kind(st.st_mode));
-		return -EINVAL;
-	}
+	if (!S_ISREG(st.st_mode))
+		return umad_err_set(err, -EINVAL, "key file %s is %s: refused (a key file is a "
+				    "regular file)", path, file_kind(st.st_mode));
 	if (st.st_uid != geteuid()) {
-		struct umad_err why = UMAD_ERR_INIT;
 		char what[PATH_MAX + 16];
 
 		snprintf(what, sizeof(what), "key file %s", path);
-		fabric_trust_not_ours(-EPERM, &why, what, st.st_uid);
-		snprintf(err, err_size, "%s", umad_err_text(&why));
-		return -EPERM;
+		return fabric_trust_not_ours(-EPERM, err, what, st.st_uid);
 	}
-	if (st.st_mode & 077) {
-		snprintf(err, err_size, "key file %s is open to other users (mode %04o): refused "
-			 "(chmod 600 %s)", path, (unsigned)(st.st_mode & 07777), path);
-		return -EPERM;
-	}
-	if (st.st_size > (off_t)FABRIC_KEY_MAX) {
-		snprintf(err, err_size, "key file %s is %lld bytes long, more than a key file's %u: "
-			 "refused", path, (long long)st.st_size, FABRIC_KEY_MAX);
-		return -EMSGSIZE;
-	}
+	if (st.st_mode & 077)
+		return umad_err_set(err, -EPERM, "key file %s is open to other users (mode %04o): "
+				    "refused (chmod 600 %s)", path, (unsigned)(st.st_mode & 07777),
+				    path);
+	if (st.st_size > (off_t)FABRIC_KEY_MAX)
+		return umad_err_set(err, -EMSGSIZE, "key file %s is %lld bytes long, more than a "
+				    "key file's %u: refused", path, (long long)st.st_size,
+				    FABRIC_KEY_MAX);
 	/* Up to one byte more than a key may have, should the file have grown since. */
 	while (got < sizeof(k->bytes)) {
 		ssize_t n = read(fd, k->bytes + got, sizeof(k->bytes) - got);
@@ -78,34 +70,31 @@ static int read_checked(int fd, const char *path, struct fabric_key *k, char *er
 		if (n < 0) {
 			int r = -errno;
 
-			snprintf(err, err_size, "key file %s cannot be read: %s", path, strerror(-r));
-			return r;
+			return umad_err_set(err, r, "key file %s cannot be read: %s", path,
+					    strerror(-r));
 		}
 		if (n == 0)
 			break;
 		got += (size_t)n;
 	}
-	if (got > FABRIC_KEY_MAX) {
-		snprintf(err, err_size, "key file %s is more than a key file's %u bytes: refused",
-			 path, FABRIC_KEY_MAX);
-		return -EMSGSIZE;
-	}
+	if (got > FABRIC_KEY_MAX)
+		return umad_err_set(err, -EMSGSIZE, "key file %s is more than a key file's %u "
+				    "bytes: refused", path, FABRIC_KEY_MAX);
 	if (got > 0 && k->bytes[got - 1] == '\n') {
 		got--;
 		if (got > 0 && k->bytes[got - 1] == '\r')
 			got--;
 	}
 	k->len = got;
-	if (got < FABRIC_KEY_MIN) {
-		snprintf(err, err_size, "key file %s %s: refused (a key has at least %u bytes; make "
-			 "one with: (umask 077; head -c 32 /dev/urandom | base64 > %s))", path,
-			 got ? "is too short" : "is empty", FABRIC_KEY_MIN, path);
-		return -EMSGSIZE;
-	}
+	if (got < FABRIC_KEY_MIN)
+		return umad_err_set(err, -EMSGSIZE, "key file %s %s: refused (a key has at least %u "
+				    "bytes; make one with: (umask 077; head -c 32 /dev/urandom | "
+				    "base64 > %s))", path, got ? "is too short" : "is empty",
+				    FABRIC_KEY_MIN, path);
 	return 0;
 }
 
-int fabric_key_load(const char *path, struct fabric_key **out, char *err, size_t err_size)
+int fabric_key_load(const char *path, struct fabric_key **out, struct umad_err *err)
 {
 	struct fabric_key *k;
 	int fd, r;
@@ -116,20 +105,16 @@ int fabric_key_load(const char *path, struct fabric_key **out, char *err, size_t
 	if (fd < 0) {
 		r = -errno;
 		if (r == -ELOOP)
-			snprintf(err, err_size, "key file %s is a symbolic link: refused (it is not "
-				 "followed; name the file itself)", path);
-		else
-			snprintf(err, err_size, "key file %s cannot be opened: %s", path,
-				 strerror(-r));
-		return r;
+			return umad_err_set(err, r, "key file %s is a symbolic link: refused (it is "
+					    "not followed; name the file itself)", path);
+		return umad_err_set(err, r, "key file %s cannot be opened: %s", path, strerror(-r));
 	}
 	k = calloc(1, sizeof(*k));
 	if (!k) {
 		close(fd);
-		snprintf(err, err_size, "key file %s: %s", path, strerror(ENOMEM));
-		return -ENOMEM;
+		return umad_err_set(err, -ENOMEM, "key file %s: %s", path, strerror(ENOMEM));
 	}
-	r = read_checked(fd, path, k, err, err_size);
+	r = read_checked(fd, path, k, err);
 	close(fd);
 	if (r < 0) {
 		fabric_key_free(k);
@@ -139,17 +124,16 @@ int fabric_key_load(const char *path, struct fabric_key **out, char *err, size_t
 	return 0;
 }
 
-int fabric_key_load_env(struct fabric_key **out, char *err, size_t err_size)
+int fabric_key_load_env(struct fabric_key **out, struct umad_err *err)
 {
 	const char *path = getenv(FABRIC_KEY_ENV);
 
 	if (!path || !*path) {
 		*out = NULL;
-		snprintf(err, err_size, "%s is not set: a fabric reached over TCP needs the file of "
-			 "its key", FABRIC_KEY_ENV);
-		return -ENOKEY;
+		return umad_err_set(err, -ENOKEY, "%s is not set: a fabric reached over TCP needs "
+				    "the file of its key", FABRIC_KEY_ENV);
 	}
-	return fabric_key_load(path, out, err, err_size);
+	return fabric_key_load(path, out, err);
 }
 
 const uint8_t *fabric_key_bytes(const struct fabric_key *k, size_t *len)

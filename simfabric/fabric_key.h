@@ -19,6 +19,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "libumad/base/errbuf.h"
+
 #define FABRIC_KEY_ENV	"UMAD_SIM_FABRIC_KEY"
 #define FABRIC_KEY_MIN	16u	/* bytes, the newline left out */
 #define FABRIC_KEY_MAX	4096u	/* bytes of the file */
@@ -31,13 +33,13 @@ struct fabric_key;
  * regular file, -EPERM another user's or open to others, -EMSGSIZE too
  * short or too long, else open's or read's error.
  */
-int fabric_key_load(const char *path, struct fabric_key **out, char *err, size_t err_size);
+int fabric_key_load(const char *path, struct fabric_key **out, struct umad_err *err);
 
 /*
  * Load the key of the file FABRIC_KEY_ENV names: -ENOKEY with why in err
  * when it is not set (or empty), else as fabric_key_load.
  */
-int fabric_key_load_env(struct fabric_key **out, char *err, size_t err_size);
+int fabric_key_load_env(struct fabric_key **out, struct umad_err *err);
 
 /* The key's bytes (valid until fabric_key_free) and their number. */
 const uint8_t *fabric_key_bytes(const struct fabric_key *k, size_t *len);

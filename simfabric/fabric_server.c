@@ -1022,9 +1022,10 @@ static void auth_progress(struct fabric_server *s, struct client *c)
 /* A connection on the TCP listener: its handshake begins, unless too many are under way. */
 static void accept_tcp(struct fabric_server *s)
 {
-	char peer[FABRIC_TCP_NAME_MAX], why[256];
+	char peer[FABRIC_TCP_NAME_MAX];
+	struct umad_err why = UMAD_ERR_INIT;
 	struct client *c;
-	int fd = fabric_tcp_accept(s->tcp_fd, peer, sizeof(peer), why, sizeof(why));
+	int fd = fabric_tcp_accept(s->tcp_fd, peer, sizeof(peer), &why);
 
 	if (fd < 0) {
 		if (fd == -EMFILE || fd == -ENFILE) {
@@ -1049,10 +1050,10 @@ static void accept_tcp(struct fabric_server *s)
 		return;
 	}
 	s->handshakes_full = 0;
-	fabric_tcp_tune(fd, NULL, 0);
+	fabric_tcp_tune(fd, NULL);
 	c = new_client(s, fd, 1, EPOLLIN | EPOLLOUT);
-	if (!c || fabric_auth_new(FABRIC_AUTH_SERVER, s->key, 0, &c->auth, why, sizeof(why)) < 0) {
-		say(s, "client at %s refused: %s", peer, c ? why : strerror(ENOMEM));
+	if (!c || fabric_auth_new(FABRIC_AUTH_SERVER, s->key, 0, &c->auth, &why) < 0) {
+		say(s, "client at %s refused: %s", peer, c ? umad_err_text(&why) : strerror(ENOMEM));
 		if (c)
 			let_go(c);
 		else
@@ -1411,34 +1412,28 @@ void fabric_server_free(struct fabric_server *s)
  * ours and no one else's to enter (a bare name or one in / is where the
  * user chose).  Its descriptor, or -errno with why.
  */
-static int owner_only_dir(const char *path, char *err, size_t err_size)
+static int owner_only_dir(const char *path, struct umad_err *err)
 {
 	const char *base = fabric_trust_basename(path);
 	char dir[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	int fd;
 
 	if (base == path || base == path + 1) {
+		int r;
+
 		fd = open(base == path ? "." : "/", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			snprintf(err, err_size, "cannot open the directory of %s: %s", path,
-				 strerror(errno));
-		return fd < 0 ? -errno : fd;
+		r = fd < 0 ? -errno : fd;
+		if (r < 0)
+			umad_err_set(err, r, "cannot open the directory of %s: %s", path, strerror(-r));
+		return r;
 	}
 	snprintf(dir, sizeof(dir), "%.*s", (int)(base - 1 - path), path);
 	if (mkdir(dir, 0700) < 0 && errno != EEXIST) {
 		int r = -errno;
 
-		snprintf(err, err_size, "cannot create %s: %s", dir, strerror(-r));
-		return r;
+		return umad_err_set(err, r, "cannot create %s: %s", dir, strerror(-r));
 	}
-	{
-		struct umad_err why = UMAD_ERR_INIT;
-
-		fd = fabric_trust_dir(path, 077, &why);
-		if (fd < 0)
-			snprintf(err, err_size, "%s", umad_err_text(&why));
-	}
-	return fd;
+	return fabric_trust_dir(path, 077, err);
 }
 
 /*
@@ -1446,68 +1441,58 @@ static int owner_only_dir(const char *path, char *err, size_t err_size)
  * of this user's, one nobody listens at, is replaced.  0 when it was
  * removed, or -errno with why.
  */
-static int replace_stale(int dirfd, const char *path, const struct sockaddr_un *a, char *err,
-			 size_t err_size)
+static int replace_stale(int dirfd, const char *path, const struct sockaddr_un *a,
+			 struct umad_err *err)
 {
 	struct umad_err why = UMAD_ERR_INIT;
 	int probe, r;
 
 	r = fabric_trust_socket(dirfd, path, &why);
-	if (r < 0) {
-		snprintf(err, err_size, "%s (only a stale socket of this user's is replaced)",
-			 umad_err_text(&why));
-		return r == -ENOENT ? -EADDRINUSE : r;
-	}
+	if (r < 0)
+		return umad_err_set(err, r == -ENOENT ? -EADDRINUSE : r, "%s (only a stale socket "
+				    "of this user's is replaced)", umad_err_text(&why));
 	/* A live one takes the connection (or says its backlog is full); a stale one refuses it. */
 	probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (probe < 0) {
 		r = -errno;
-		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
-		return r;
+		return umad_err_set(err, r, "cannot listen at %s: %s", path, strerror(-r));
 	}
 	r = connect(probe, (const struct sockaddr *)a, sizeof(*a)) < 0 ? -errno : 0;
 	close(probe);
-	if (r == 0 || r == -EAGAIN) {
-		snprintf(err, err_size, "a fabric is already served at %s", path);
-		return -EADDRINUSE;
-	}
-	if (r != -ECONNREFUSED) {
-		snprintf(err, err_size, "%s is a socket something else uses (%s): not replaced", path,
-			 strerror(-r));
-		return -EADDRINUSE;
-	}
+	if (r == 0 || r == -EAGAIN)
+		return umad_err_set(err, -EADDRINUSE, "a fabric is already served at %s", path);
+	if (r != -ECONNREFUSED)
+		return umad_err_set(err, -EADDRINUSE, "%s is a socket something else uses (%s): "
+				    "not replaced", path, strerror(-r));
 	if (unlinkat(dirfd, fabric_trust_basename(path), 0) < 0) {
 		r = -errno;
-		snprintf(err, err_size, "cannot remove the stale socket %s: %s", path, strerror(-r));
-		return r;
+		return umad_err_set(err, r, "cannot remove the stale socket %s: %s", path,
+				    strerror(-r));
 	}
 	return 0;
 }
 
-int fabric_server_listen(struct fabric_server *s, const char *path, char *err, size_t err_size)
+int fabric_server_listen(struct fabric_server *s, const char *path, struct umad_err *err)
 {
 	struct sockaddr_un a = { .sun_family = AF_UNIX };
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = NULL };
 	int fd, dirfd, r;
 
-	if (strlen(path) >= sizeof(a.sun_path)) {
-		snprintf(err, err_size, "socket path too long: %s", path);
-		return -ENAMETOOLONG;
-	}
-	dirfd = owner_only_dir(path, err, err_size);
+	if (strlen(path) >= sizeof(a.sun_path))
+		return umad_err_set(err, -ENAMETOOLONG, "socket path too long: %s", path);
+	dirfd = owner_only_dir(path, err);
 	if (dirfd < 0)
 		return dirfd;
 	memcpy(a.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		r = -errno;
-		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
 		close(dirfd);
-		return r;
+		return umad_err_set(err, r, "cannot listen at %s: %s", path, strerror(-r));
 	}
 	r = bind(fd, (struct sockaddr *)&a, sizeof(a)) < 0 ? -errno : 0;
 	if (r == -EADDRINUSE) {
-		r = replace_stale(dirfd, path, &a, err, err_size);
+		r = replace_stale(dirfd, path, &a, err);
 		if (r < 0) {
 			close(dirfd);
 			close(fd);
@@ -1519,9 +1504,8 @@ int fabric_server_listen(struct fabric_server *s, const char *path, char *err, s
 	if (r == 0 && (listen(fd, 128) < 0 || epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0))
 		r = -errno;
 	if (r < 0) {
-		snprintf(err, err_size, "cannot listen at %s: %s", path, strerror(-r));
 		close(fd);
-		return r;
+		return umad_err_set(err, r, "cannot listen at %s: %s", path, strerror(-r));
 	}
 	s->listen_fd = fd;
 	snprintf(s->socket_path, sizeof(s->socket_path), "%s", path);
@@ -1529,28 +1513,25 @@ int fabric_server_listen(struct fabric_server *s, const char *path, char *err, s
 }
 
 int fabric_server_listen_tcp(struct fabric_server *s, const char *addr,
-			     const struct fabric_key *key, char *name, size_t name_size, char *err,
-			     size_t err_size)
+			     const struct fabric_key *key, char *name, size_t name_size,
+			     struct umad_err *err)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &s->tcp_fd };
 	struct fabric_tcp_addr a;
 	int fd, r;
 
-	if (s->tcp_fd >= 0) {
-		snprintf(err, err_size, "already listening over TCP");
-		return -EBUSY;
-	}
-	r = fabric_tcp_parse_listen(addr, &a, err, err_size);
+	if (s->tcp_fd >= 0)
+		return umad_err_set(err, -EBUSY, "already listening over TCP");
+	r = fabric_tcp_parse_listen(addr, &a, err);
 	if (r < 0)
 		return r;
-	fd = fabric_tcp_listen(&a, err, err_size);
+	fd = fabric_tcp_listen(&a, err);
 	if (fd < 0)
 		return fd;
 	if (epoll_ctl(s->epoll_fd, EPOLL_CTL_ADD, fd, &ev) < 0) {
 		r = -errno;
-		snprintf(err, err_size, "cannot listen at %s: %s", addr, strerror(-r));
 		close(fd);
-		return r;
+		return umad_err_set(err, r, "cannot listen at %s: %s", addr, strerror(-r));
 	}
 	s->tcp_fd = fd;
 	s->key = key;

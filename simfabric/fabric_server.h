@@ -54,7 +54,7 @@ void fabric_server_free(struct fabric_server *s);
  * anything else (a file, a link, another user's socket) is refused and
  * left alone.  0 or -errno with a message in err.
  */
-int fabric_server_listen(struct fabric_server *s, const char *path, char *err, size_t err_size);
+int fabric_server_listen(struct fabric_server *s, const char *path, struct umad_err *err);
 
 struct fabric_key;
 
@@ -67,8 +67,8 @@ struct fabric_key;
  * message in err.
  */
 int fabric_server_listen_tcp(struct fabric_server *s, const char *addr,
-			     const struct fabric_key *key, char *name, size_t name_size, char *err,
-			     size_t err_size);
+			     const struct fabric_key *key, char *name, size_t name_size,
+			     struct umad_err *err);
 
 /* Serve a client on a connected SOCK_SEQPACKET socket (tests, fuzzing). 0 or -errno. */
 int fabric_server_add_client(struct fabric_server *s, int fd);

@@ -86,114 +86,91 @@ static int looks_ipv4(const char *host)
 
 /* The port's digits into a->port: 0, or -EINVAL with why. */
 static int parse_port(const char *text, const char *port, struct fabric_tcp_addr *a,
-		      unsigned long lowest, char *err, size_t err_size)
+		      unsigned long lowest, struct umad_err *err)
 {
 	size_t digits = strspn(port, "0123456789");
 	unsigned long value;
 
-	if (*port == '\0') {
-		snprintf(err, err_size, "%s: no port after the ':' (1 to 65535)", text);
-		return -EINVAL;
-	}
-	if (port[digits] != '\0') {
-		snprintf(err, err_size, "%s: the port \"%s\" is not a number (1 to 65535)", text,
-			 port);
-		return -EINVAL;
-	}
+	if (*port == '\0')
+		return umad_err_set(err, -EINVAL, "%s: no port after the ':' (1 to 65535)", text);
+	if (port[digits] != '\0')
+		return umad_err_set(err, -EINVAL, "%s: the port \"%s\" is not a number (1 to "
+				    "65535)", text, port);
 	value = digits > 5 ? 65536 : strtoul(port, NULL, 10);
-	if (value < lowest || value > 65535) {
-		snprintf(err, err_size, "%s: port %s is out of range (%lu to 65535)", text, port,
-			 lowest);
-		return -EINVAL;
-	}
+	if (value < lowest || value > 65535)
+		return umad_err_set(err, -EINVAL, "%s: port %s is out of range (%lu to 65535)",
+				    text, port, lowest);
 	snprintf(a->port, sizeof(a->port), "%lu", value);
 	return 0;
 }
 
-static int parse(const char *text, struct fabric_tcp_addr *a, unsigned long lowest_port, char *err,
-		 size_t err_size);
+static int parse(const char *text, struct fabric_tcp_addr *a, unsigned long lowest_port,
+		 struct umad_err *err);
 
-int fabric_tcp_parse(const char *text, struct fabric_tcp_addr *a, char *err, size_t err_size)
+int fabric_tcp_parse(const char *text, struct fabric_tcp_addr *a, struct umad_err *err)
 {
-	return parse(text, a, 1, err, err_size);
+	return parse(text, a, 1, err);
 }
 
-int fabric_tcp_parse_listen(const char *text, struct fabric_tcp_addr *a, char *err,
-			    size_t err_size)
+int fabric_tcp_parse_listen(const char *text, struct fabric_tcp_addr *a, struct umad_err *err)
 {
-	return parse(text, a, 0, err, err_size);
+	return parse(text, a, 0, err);
 }
 
-static int parse(const char *text, struct fabric_tcp_addr *a, unsigned long lowest_port, char *err,
-		 size_t err_size)
+static int parse(const char *text, struct fabric_tcp_addr *a, unsigned long lowest_port,
+		 struct umad_err *err)
 {
 	const char *host, *end;
 	size_t len;
 
 	memset(a, 0, sizeof(*a));
-	if (!text || !*text) {
-		snprintf(err, err_size, "an empty address: expected HOST:PORT (as 10.0.0.1:7070, "
-			 "[fd00::1]:7070 or fabric.example:7070)");
-		return -EINVAL;
-	}
+	if (!text || !*text)
+		return umad_err_set(err, -EINVAL, "an empty address: expected HOST:PORT (as "
+				    "10.0.0.1:7070, [fd00::1]:7070 or fabric.example:7070)");
 	if (text[0] == '[') {
 		host = text + 1;
 		end = strchr(host, ']');
-		if (!end) {
-			snprintf(err, err_size, "%s: no ']' closing the IPv6 address", text);
-			return -EINVAL;
-		}
-		if (end[1] != ':') {
-			snprintf(err, err_size, "%s: %s", text, end[1] ? "a ':' and the port must "
-				 "follow the ']'" : "no port: expected [ADDRESS]:PORT");
-			return -EINVAL;
-		}
+		if (!end)
+			return umad_err_set(err, -EINVAL, "%s: no ']' closing the IPv6 address", text);
+		if (end[1] != ':')
+			return umad_err_set(err, -EINVAL, "%s: %s", text, end[1] ?
+					    "a ':' and the port must follow the ']'" :
+					    "no port: expected [ADDRESS]:PORT");
 	} else {
 		host = text;
 		end = strrchr(text, ':');
-		if (!end) {
-			snprintf(err, err_size, "%s: no port: expected HOST:PORT", text);
-			return -EINVAL;
-		}
-		if (memchr(text, ':', (size_t)(end - text))) {
-			snprintf(err, err_size, "%s: an IPv6 address is written in brackets: "
-				 "[ADDRESS]:PORT", text);
-			return -EINVAL;
-		}
+		if (!end)
+			return umad_err_set(err, -EINVAL, "%s: no port: expected HOST:PORT", text);
+		if (memchr(text, ':', (size_t)(end - text)))
+			return umad_err_set(err, -EINVAL, "%s: an IPv6 address is written in "
+					    "brackets: [ADDRESS]:PORT", text);
 	}
 	len = (size_t)(end - host);
-	if (len == 0) {
-		snprintf(err, err_size, "%s: no host before the port (every address of this host: "
-			 "0.0.0.0:PORT or [::]:PORT)", text);
-		return -EINVAL;
-	}
-	if (len >= sizeof(a->host)) {
-		snprintf(err, err_size, "%.64s...: the host is longer than %zu bytes", text,
-			 sizeof(a->host) - 1);
-		return -EINVAL;
-	}
+	if (len == 0)
+		return umad_err_set(err, -EINVAL, "%s: no host before the port (every address of "
+				    "this host: 0.0.0.0:PORT or [::]:PORT)", text);
+	if (len >= sizeof(a->host))
+		return umad_err_set(err, -EINVAL, "%.64s...: the host is longer than %zu bytes",
+				    text, sizeof(a->host) - 1);
 	memcpy(a->host, host, len);
 	a->host[len] = '\0';
 	if (text[0] == '[') {
-		if (!is_ipv6(a->host)) {
-			snprintf(err, err_size, "%s: %s is not an IPv6 address", text, a->host);
-			return -EINVAL;
-		}
+		if (!is_ipv6(a->host))
+			return umad_err_set(err, -EINVAL, "%s: %s is not an IPv6 address", text,
+					    a->host);
 		a->numeric = 1;
 	} else if (looks_ipv4(a->host)) {
 		struct in_addr in4;
 
-		if (inet_pton(AF_INET, a->host, &in4) != 1) {
-			snprintf(err, err_size, "%s: %s is not an IPv4 address", text, a->host);
-			return -EINVAL;
-		}
+		if (inet_pton(AF_INET, a->host, &in4) != 1)
+			return umad_err_set(err, -EINVAL, "%s: %s is not an IPv4 address", text,
+					    a->host);
 		a->numeric = 1;
 	} else if (!is_host_name(a->host)) {
-		snprintf(err, err_size, "%s: \"%s\" is not a host name (labels of letters, digits, "
-			 "'-' and '_' between dots)", text, a->host);
-		return -EINVAL;
+		return umad_err_set(err, -EINVAL, "%s: \"%s\" is not a host name (labels of "
+				    "letters, digits, '-' and '_' between dots)", text, a->host);
 	}
-	return parse_port(text, end + 1 + (text[0] == '['), a, lowest_port, err, err_size);
+	return parse_port(text, end + 1 + (text[0] == '['), a, lowest_port, err);
 }
 
 const char *fabric_tcp_name(const struct sockaddr *sa, socklen_t len, char *buf, size_t size)
@@ -222,7 +199,7 @@ const char *fabric_tcp_local_name(int fd, char *buf, size_t size)
 
 /* The addresses a stands for (freeaddrinfo them): 0, or -errno with why. */
 static int resolve(const struct fabric_tcp_addr *a, int passive, struct addrinfo **out,
-		   char *err, size_t err_size)
+		   struct umad_err *err)
 {
 	struct addrinfo hints = {
 		.ai_flags = AI_NUMERICSERV | (a->numeric ? AI_NUMERICHOST : 0) |
@@ -232,14 +209,14 @@ static int resolve(const struct fabric_tcp_addr *a, int passive, struct addrinfo
 		.ai_protocol = IPPROTO_TCP,
 	};
 	char name[FABRIC_TCP_NAME_MAX];
-	int r = getaddrinfo(a->host, a->port, &hints, out);
+	int r = getaddrinfo(a->host, a->port, &hints, out), e = errno;
 
 	if (r == 0)
 		return 0;
 	*out = NULL;
-	snprintf(err, err_size, "%s: cannot resolve %s: %s", written(a, name, sizeof(name)),
-		 a->host, r == EAI_SYSTEM ? strerror(errno) : gai_strerror(r));
-	return r == EAI_MEMORY ? -ENOMEM : r == EAI_SYSTEM ? -errno : -EHOSTUNREACH;
+	return umad_err_set(err, r == EAI_MEMORY ? -ENOMEM : r == EAI_SYSTEM ? -e : -EHOSTUNREACH,
+			    "%s: cannot resolve %s: %s", written(a, name, sizeof(name)), a->host,
+			    r == EAI_SYSTEM ? strerror(e) : gai_strerror(r));
 }
 
 static int same_address(const struct addrinfo *x, const struct addrinfo *y)
@@ -247,11 +224,11 @@ static int same_address(const struct addrinfo *x, const struct addrinfo *y)
 	return x->ai_addrlen == y->ai_addrlen && memcmp(x->ai_addr, y->ai_addr, x->ai_addrlen) == 0;
 }
 
-int fabric_tcp_listen(const struct fabric_tcp_addr *a, char *err, size_t err_size)
+int fabric_tcp_listen(const struct fabric_tcp_addr *a, struct umad_err *err)
 {
 	char name[FABRIC_TCP_NAME_MAX], first[FABRIC_TCP_NAME_MAX], other[FABRIC_TCP_NAME_MAX];
 	struct addrinfo *ai, *p;
-	int fd, one = 1, r = resolve(a, 1, &ai, err, err_size);
+	int fd, one = 1, r = resolve(a, 1, &ai, err);
 
 	if (r < 0)
 		return r;
@@ -259,10 +236,12 @@ int fabric_tcp_listen(const struct fabric_tcp_addr *a, char *err, size_t err_siz
 	/* Listening at a name that stands for several addresses would pick one behind the user's back. */
 	for (p = ai->ai_next; p; p = p->ai_next) {
 		if (!same_address(ai, p)) {
-			snprintf(err, err_size, "%s: %s stands for several addresses (%s, %s): listen "
-				 "at one of them", name, a->host,
-				 fabric_tcp_name(ai->ai_addr, ai->ai_addrlen, first, sizeof(first)),
-				 fabric_tcp_name(p->ai_addr, p->ai_addrlen, other, sizeof(other)));
+			umad_err_set(err, -EADDRNOTAVAIL, "%s: %s stands for several addresses (%s, "
+				     "%s): listen at one of them", name, a->host,
+				     fabric_tcp_name(ai->ai_addr, ai->ai_addrlen, first,
+						     sizeof(first)),
+				     fabric_tcp_name(p->ai_addr, p->ai_addrlen, other,
+						     sizeof(other)));
 			freeaddrinfo(ai);
 			return -EADDRNOTAVAIL;
 		}
@@ -275,10 +254,10 @@ int fabric_tcp_listen(const struct fabric_tcp_addr *a, char *err, size_t err_siz
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) < 0 || listen(fd, SOMAXCONN) < 0) {
 		r = -errno;
 		if (r == -EADDRNOTAVAIL)
-			snprintf(err, err_size, "cannot listen at %s: %s is not an address of this "
-				 "host", name, a->host);
+			umad_err_set(err, r, "cannot listen at %s: %s is not an address of this host",
+				     name, a->host);
 		else
-			snprintf(err, err_size, "cannot listen at %s: %s", name, strerror(-r));
+			umad_err_set(err, r, "cannot listen at %s: %s", name, strerror(-r));
 		if (fd >= 0)
 			close(fd);
 		freeaddrinfo(ai);
@@ -288,7 +267,7 @@ int fabric_tcp_listen(const struct fabric_tcp_addr *a, char *err, size_t err_siz
 	return fd;
 }
 
-int fabric_tcp_tune(int fd, char *err, size_t err_size)
+int fabric_tcp_tune(int fd, struct umad_err *err)
 {
 	int one = 1, idle = FABRIC_TCP_KEEPALIVE_IDLE_S, interval = FABRIC_TCP_KEEPALIVE_INTERVAL_S;
 	int probes = FABRIC_TCP_KEEPALIVE_PROBES;
@@ -300,13 +279,13 @@ int fabric_tcp_tune(int fd, char *err, size_t err_size)
 	    setsockopt(fd, IPPROTO_TCP, TCP_KEEPCNT, &probes, sizeof(probes)) < 0) {
 		int r = -errno;
 
-		snprintf(err, err_size, "cannot set up the connection's socket: %s", strerror(-r));
-		return r;
+		return umad_err_set(err, r, "cannot set up the connection's socket: %s",
+				    strerror(-r));
 	}
 	return 0;
 }
 
-int fabric_tcp_accept(int fd, char *peer, size_t peer_size, char *err, size_t err_size)
+int fabric_tcp_accept(int fd, char *peer, size_t peer_size, struct umad_err *err)
 {
 	struct sockaddr_storage ss;
 	socklen_t len = sizeof(ss);
@@ -315,12 +294,11 @@ int fabric_tcp_accept(int fd, char *peer, size_t peer_size, char *err, size_t er
 
 	if (c < 0) {
 		r = errno == EWOULDBLOCK ? -EAGAIN : -errno;
-		snprintf(err, err_size, "cannot take a connection: %s", strerror(-r));
-		return r;
+		return umad_err_set(err, r, "cannot take a connection: %s", strerror(-r));
 	}
 	if (peer_size > 0)
 		fabric_tcp_name((struct sockaddr *)&ss, len, peer, peer_size);
-	r = fabric_tcp_tune(c, err, err_size);
+	r = fabric_tcp_tune(c, err);
 	if (r < 0) {
 		close(c);
 		return r;
@@ -338,9 +316,9 @@ static int64_t now_ms(void)
 
 /*
  * One address, within ms: the connected (still non-blocking) socket, or
- * -errno with why in reason.
+ * -errno with why (the address's part of fabric_tcp_connect's reason).
  */
-static int connect_one(const struct addrinfo *ai, int ms, char *reason, size_t size)
+static int connect_one(const struct addrinfo *ai, int ms, struct umad_err *why)
 {
 	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_CLOEXEC | SOCK_NONBLOCK,
 			ai->ai_protocol);
@@ -348,8 +326,7 @@ static int connect_one(const struct addrinfo *ai, int ms, char *reason, size_t s
 
 	if (fd < 0) {
 		r = -errno;
-		snprintf(reason, size, "%s", strerror(-r));
-		return r;
+		return umad_err_set(why, r, "%s", strerror(-r));
 	}
 	if (connect(fd, ai->ai_addr, ai->ai_addrlen) < 0) {
 		struct pollfd pfd = { .fd = fd, .events = POLLOUT };
@@ -374,9 +351,9 @@ static int connect_one(const struct addrinfo *ai, int ms, char *reason, size_t s
 				r = -r;
 		}
 		if (r == -ETIMEDOUT && n == 0)
-			snprintf(reason, size, "no answer within %d ms", ms);
+			umad_err_set(why, r, "no answer within %d ms", ms);
 		else if (r < 0)
-			snprintf(reason, size, "%s", strerror(-r));
+			umad_err_set(why, r, "%s", strerror(-r));
 	}
 	if (r < 0) {
 		close(fd);
@@ -385,15 +362,14 @@ static int connect_one(const struct addrinfo *ai, int ms, char *reason, size_t s
 	return fd;
 }
 
-int fabric_tcp_connect(const struct fabric_tcp_addr *a, int timeout_ms, char *err,
-		       size_t err_size)
+int fabric_tcp_connect(const struct fabric_tcp_addr *a, int timeout_ms, struct umad_err *err)
 {
-	char name[FABRIC_TCP_NAME_MAX], tried[FABRIC_TCP_NAME_MAX], reason[128];
-	char reasons[1024] = "";
+	char name[FABRIC_TCP_NAME_MAX], tried[FABRIC_TCP_NAME_MAX], reasons[1024] = "";
+	struct umad_err why = UMAD_ERR_INIT;
 	int64_t deadline = now_ms() + (timeout_ms > 0 ? timeout_ms : FABRIC_TCP_CONNECT_TIMEOUT_MS);
 	struct addrinfo *ai, *p;
 	size_t left_count = 0, used = 0;
-	int fd = -ETIMEDOUT, r = resolve(a, 0, &ai, err, err_size);
+	int fd = -ETIMEDOUT, r = resolve(a, 0, &ai, err);
 
 	if (r < 0)
 		return r;
@@ -404,32 +380,28 @@ int fabric_tcp_connect(const struct fabric_tcp_addr *a, int timeout_ms, char *er
 		int64_t left = deadline - now_ms();
 
 		/* The time left shared among the addresses left, so that one silent address does not take it all. */
-		fd = left > 0 ? connect_one(p, (int)(left / (int64_t)left_count) + 1, reason,
-					    sizeof(reason))
-			      : -ETIMEDOUT;
-		if (fd == -ETIMEDOUT && left <= 0)
-			snprintf(reason, sizeof(reason), "no time left");
+		fd = left > 0 ? connect_one(p, (int)(left / (int64_t)left_count) + 1, &why)
+			      : umad_err_set(&why, -ETIMEDOUT, "no time left");
 		if (fd >= 0)
 			break;
+		/* Each address's reason, one after the other, in the one message. */
 		used += (size_t)snprintf(reasons + used, sizeof(reasons) - used, "%s%s: %s",
 					 used ? "; " : "",
 					 fabric_tcp_name(p->ai_addr, p->ai_addrlen, tried,
-							 sizeof(tried)), reason);
+							 sizeof(tried)), umad_err_text(&why));
 		if (used >= sizeof(reasons))
 			used = sizeof(reasons) - 1;
 	}
 	freeaddrinfo(ai);
-	if (fd < 0) {
-		snprintf(err, err_size, "cannot connect to the fabric at %s (%s)", name, reasons);
-		return fd;
-	}
+	if (fd < 0)
+		return umad_err_set(err, fd, "cannot connect to the fabric at %s (%s)", name, reasons);
 	if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK) < 0) {
 		r = -errno;
-		snprintf(err, err_size, "cannot connect to the fabric at %s: %s", name, strerror(-r));
+		umad_err_set(err, r, "cannot connect to the fabric at %s: %s", name, strerror(-r));
 		close(fd);
 		return r;
 	}
-	r = fabric_tcp_tune(fd, err, err_size);
+	r = fabric_tcp_tune(fd, err);
 	if (r < 0) {
 		close(fd);
 		return r;

@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
+#include "libumad/base/errbuf.h"
+
 #define FABRIC_TCP_SCHEME	"tcp:"	/* UMAD_SIM_FABRIC's prefix for a fabric over TCP */
 #define FABRIC_TCP_HOST_MAX	256	/* a host as written, brackets left out, NUL included */
 #define FABRIC_TCP_NAME_MAX	(FABRIC_TCP_HOST_MAX + 8)	/* "[host]:port" */
@@ -48,10 +50,9 @@ const char *fabric_tcp_strip_scheme(const char *fabric);
  * a name is of letters, digits, '-' and '.', with labels of 63 at most.
  * 0 or -EINVAL with why in err.
  */
-int fabric_tcp_parse(const char *text, struct fabric_tcp_addr *a, char *err, size_t err_size);
+int fabric_tcp_parse(const char *text, struct fabric_tcp_addr *a, struct umad_err *err);
 /* The same for an address to listen at, where port 0 lets the system choose. */
-int fabric_tcp_parse_listen(const char *text, struct fabric_tcp_addr *a, char *err,
-			    size_t err_size);
+int fabric_tcp_parse_listen(const char *text, struct fabric_tcp_addr *a, struct umad_err *err);
 
 /*
  * A socket listening at a (CLOEXEC, NONBLOCK, SO_REUSEADDR; an IPv6
@@ -60,7 +61,7 @@ int fabric_tcp_parse_listen(const char *text, struct fabric_tcp_addr *a, char *e
  * "0" (which fabric_tcp_parse refuses) lets the system choose one:
  * fabric_tcp_local_name tells which.  The descriptor, or -errno.
  */
-int fabric_tcp_listen(const struct fabric_tcp_addr *a, char *err, size_t err_size);
+int fabric_tcp_listen(const struct fabric_tcp_addr *a, struct umad_err *err);
 
 /*
  * Take a connection waiting at listening socket fd: the connected socket
@@ -68,7 +69,7 @@ int fabric_tcp_listen(const struct fabric_tcp_addr *a, char *err, size_t err_siz
  * written into peer ("1.2.3.4:5", "[::1]:5") when peer_size > 0; -EAGAIN
  * when none waits, or accept4's -errno (err says why).
  */
-int fabric_tcp_accept(int fd, char *peer, size_t peer_size, char *err, size_t err_size);
+int fabric_tcp_accept(int fd, char *peer, size_t peer_size, struct umad_err *err);
 
 /*
  * Connect to a within timeout_ms (<= 0: FABRIC_TCP_CONNECT_TIMEOUT_MS;
@@ -76,11 +77,10 @@ int fabric_tcp_accept(int fd, char *peer, size_t peer_size, char *err, size_t er
  * a blocking CLOEXEC socket, tuned, or -errno with every address's reason
  * in err (-ETIMEDOUT when the time ran out).
  */
-int fabric_tcp_connect(const struct fabric_tcp_addr *a, int timeout_ms, char *err,
-		       size_t err_size);
+int fabric_tcp_connect(const struct fabric_tcp_addr *a, int timeout_ms, struct umad_err *err);
 
 /* TCP_NODELAY and keepalive on a connected socket.  0 or -errno. */
-int fabric_tcp_tune(int fd, char *err, size_t err_size);
+int fabric_tcp_tune(int fd, struct umad_err *err);
 
 /* An address as messages show it ("1.2.3.4:5", "[::1]:5"), into buf; buf. */
 const char *fabric_tcp_name(const struct sockaddr *sa, socklen_t len, char *buf, size_t size);

@@ -13,6 +13,11 @@ EXTRA_DIST += tests/wire_vocabulary.sh
 TESTS += tests/layers.sh
 EXTRA_DIST += tests/layers.sh
 
+# One way to tell why in the backends and simfabric (doc/design.md, "Errors"): a struct
+# umad_err down, printed only at a boundary.
+TESTS += tests/errors_one_way.sh
+EXTRA_DIST += tests/errors_one_way.sh
+
 # The attribute and record layouts (libumad/base/mad_layout.h) and their accessors.
 check_PROGRAMS += tests/test_mad_layout
 TESTS += tests/test_mad_layout

@@ -49,12 +49,13 @@ static int read_all(int fd, char *buf, size_t len)
 static int serve_connection(int fd, const struct fabric_key *key, const char *peer)
 {
 	struct fabric_auth *a;
-	char err[512], ping[4];
+	struct umad_err err = UMAD_ERR_INIT;
+	char ping[4];
 	unsigned events;
 	int r;
 
-	if (fabric_auth_new(FABRIC_AUTH_SERVER, key, TIMEOUT_MS, &a, err, sizeof(err)) < 0) {
-		fprintf(stderr, "refused %s: %s\n", peer, err);
+	if (fabric_auth_new(FABRIC_AUTH_SERVER, key, TIMEOUT_MS, &a, &err) < 0) {
+		fprintf(stderr, "refused %s: %s\n", peer, umad_err_text(&err));
 		return -1;
 	}
 	while ((r = fabric_auth_step(a, fd, &events)) == 0) {
@@ -81,11 +82,12 @@ static int serve_connection(int fd, const struct fabric_key *key, const char *pe
 
 static int serve(const struct fabric_tcp_addr *addr, const struct fabric_key *key, int count)
 {
-	char err[512], name[FABRIC_TCP_NAME_MAX];
-	int l = fabric_tcp_listen(addr, err, sizeof(err)), failed = 0;
+	struct umad_err err = UMAD_ERR_INIT;
+	char name[FABRIC_TCP_NAME_MAX];
+	int l = fabric_tcp_listen(addr, &err), failed = 0;
 
 	if (l < 0) {
-		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "%s\n", umad_err_text(&err));
 		return 2;
 	}
 	printf("listening %s\n", fabric_tcp_local_name(l, name, sizeof(name)));
@@ -99,13 +101,13 @@ static int serve(const struct fabric_tcp_addr *addr, const struct fabric_key *ke
 			fprintf(stderr, "no connection came within 30 s\n");
 			return 1;
 		}
-		fd = fabric_tcp_accept(l, peer, sizeof(peer), err, sizeof(err));
+		fd = fabric_tcp_accept(l, peer, sizeof(peer), &err);
 		if (fd == -EAGAIN) {
 			count++;
 			continue;
 		}
 		if (fd < 0) {
-			fprintf(stderr, "%s\n", err);
+			fprintf(stderr, "%s\n", umad_err_text(&err));
 			return 1;
 		}
 		failed |= serve_connection(fd, key, peer) < 0;
@@ -117,12 +119,12 @@ static int serve(const struct fabric_tcp_addr *addr, const struct fabric_key *ke
 
 static int connect_to(const struct fabric_tcp_addr *addr, const struct fabric_key *key)
 {
-	char err[512], pong[4];
-	int fd = fabric_tcp_connect(addr, TIMEOUT_MS, err, sizeof(err));
+	struct umad_err err = UMAD_ERR_INIT;
+	char pong[4];
+	int fd = fabric_tcp_connect(addr, TIMEOUT_MS, &err);
 
-	if (fd < 0 || fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key, TIMEOUT_MS, err,
-					    sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (fd < 0 || fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key, TIMEOUT_MS, &err) < 0) {
+		fprintf(stderr, "%s\n", umad_err_text(&err));
 		if (fd >= 0)
 			close(fd);
 		return 1;
@@ -141,7 +143,7 @@ int main(int argc, char **argv)
 {
 	struct fabric_tcp_addr addr;
 	struct fabric_key *key;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int serving = argc == 5 && strcmp(argv[1], "serve") == 0, r;
 
 	if (!serving && !(argc == 4 && strcmp(argv[1], "connect") == 0)) {
@@ -150,9 +152,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	signal(SIGPIPE, SIG_IGN);
-	if (fabric_tcp_parse(argv[2], &addr, err, sizeof(err)) < 0 ||
-	    fabric_key_load(argv[3], &key, err, sizeof(err)) < 0) {
-		fprintf(stderr, "%s\n", err);
+	if (fabric_tcp_parse(argv[2], &addr, &err) < 0 || fabric_key_load(argv[3], &key, &err) < 0) {
+		fprintf(stderr, "%s\n", umad_err_text(&err));
 		return 2;
 	}
 	r = serving ? serve(&addr, key, atoi(argv[4])) : connect_to(&addr, key);

@@ -47,15 +47,16 @@
 /* A key loaded from a file holding text. */
 static struct fabric_key *key_of(const char *text)
 {
-	char path[] = "/tmp/umad-auth-key.XXXXXX", err[512];
+	char path[] = "/tmp/umad-auth-key.XXXXXX";
+	struct umad_err err = UMAD_ERR_INIT;
 	struct fabric_key *k;
 	int fd = mkstemp(path);
 
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 	close(fd);
-	if (fabric_key_load(path, &k, err, sizeof(err)) < 0)
-		fail_msg("%s", err);
+	if (fabric_key_load(path, &k, &err) < 0)
+		fail_msg("%s", umad_err_text(&err));
 	unlink(path);
 	return k;
 }
@@ -64,10 +65,10 @@ static struct fabric_auth *begin(enum fabric_auth_role role, const struct fabric
 				 int timeout_ms)
 {
 	struct fabric_auth *a;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 
-	if (fabric_auth_new(role, k, timeout_ms, &a, err, sizeof(err)) < 0)
-		fail_msg("%s", err);
+	if (fabric_auth_new(role, k, timeout_ms, &a, &err) < 0)
+		fail_msg("%s", umad_err_text(&err));
 	return a;
 }
 
@@ -566,7 +567,7 @@ struct blocking_side {
 	const struct fabric_key *key;
 	int timeout_ms;
 	int rc;
-	char err[512];
+	struct umad_err err;
 	char after[16];		/* what came after the handshake */
 };
 
@@ -576,8 +577,8 @@ static void *blocking_main(void *arg)
 	struct blocking_side *b = arg;
 	const char *said = b->role == FABRIC_AUTH_CLIENT ? "hello server" : "hello client";
 
-	b->rc = fabric_auth_handshake(b->fd, b->role, b->key, b->timeout_ms, b->err,
-				      sizeof(b->err));
+	umad_err_clear(&b->err);
+	b->rc = fabric_auth_handshake(b->fd, b->role, b->key, b->timeout_ms, &b->err);
 	if (b->rc == 0) {
 		ssize_t n;
 
@@ -694,8 +695,8 @@ static void test_over_a_socket(void **state)
 	assert_int_equal(stepped_server(ka, kb, err, sizeof(err), &client), -EKEYREJECTED);
 	assert_said(err, "the peer (the client) does not know the fabric's key");
 	assert_int_equal(client.rc, -ECONNREFUSED);
-	assert_said(client.err, "the server refused the handshake: the client does not know the "
-		    "fabric's key");
+	assert_said(umad_err_text(&client.err), "the server refused the handshake: the client "
+		    "does not know the fabric's key");
 	fabric_key_free(ka);
 	fabric_key_free(kb);
 }
@@ -704,22 +705,22 @@ static void test_over_a_socket(void **state)
 static void test_silent_peer_times_out(void **state)
 {
 	struct fabric_key *k = key_of(KEY_A);
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int sv[2];
 
 	(void)state;
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(fabric_auth_handshake(sv[0], FABRIC_AUTH_CLIENT, k, 100, err,
-					       sizeof(err)), -ETIMEDOUT);
-	assert_said(err, "the handshake with the server did not finish within 100 ms");
+	assert_int_equal(fabric_auth_handshake(sv[0], FABRIC_AUTH_CLIENT, k, 100, &err),
+			 -ETIMEDOUT);
+	assert_said(umad_err_text(&err), "the handshake with the server did not finish within "
+		    "100 ms");
 	close(sv[0]);
 	close(sv[1]);
 	/* A peer that hangs up at once. */
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	close(sv[1]);
-	assert_true(fabric_auth_handshake(sv[0], FABRIC_AUTH_CLIENT, k, 1000, err,
-					  sizeof(err)) < 0);
-	assert_said(err, "the server");
+	assert_true(fabric_auth_handshake(sv[0], FABRIC_AUTH_CLIENT, k, 1000, &err) < 0);
+	assert_said(umad_err_text(&err), "the server");
 	close(sv[0]);
 	fabric_key_free(k);
 }

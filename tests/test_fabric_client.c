@@ -178,7 +178,7 @@ static void stop_fake(void)
 }
 
 /* Attach with no nodes (the CLI's way): fabric_client_connect's result, the client closed. */
-static int attach(char *err, size_t size, int *elapsed_ms)
+static int attach(struct umad_err *err, int *elapsed_ms)
 {
 	struct fabric_client c;
 	struct fp_node nodes[1];
@@ -187,8 +187,8 @@ static int attach(char *err, size_t size, int *elapsed_ms)
 	int r;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	err[0] = '\0';
-	r = fabric_client_connect(&c, path, NULL, 0, 0, nodes, &n, err, size);
+	umad_err_clear(err);
+	r = fabric_client_connect(&c, path, NULL, 0, 0, nodes, &n, err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (elapsed_ms)
 		*elapsed_ms = (int)((t1.tv_sec - t0.tv_sec) * 1000 +
@@ -203,10 +203,10 @@ static void attach_open(struct fabric_client *c)
 {
 	struct fp_node nodes[1];
 	unsigned n = 0;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 
-	if (fabric_client_connect(c, path, NULL, 0, 0, nodes, &n, err, sizeof(err)) < 0)
-		fail_msg("%s", err);
+	if (fabric_client_connect(c, path, NULL, 0, 0, nodes, &n, &err) < 0)
+		fail_msg("%s", umad_err_text(&err));
 }
 
 #define assert_said(err, text) do { \
@@ -223,44 +223,45 @@ static void attach_open(struct fabric_client *c)
  */
 static void test_directory_and_socket_are_checked(void **state)
 {
-	char err[512], link[80];
+	struct umad_err err = UMAD_ERR_INIT;
+	char link[80];
 
 	(void)state;
 	fresh_dir();
 	start_fake(FAKE_HELLO);
 	/* Open to others' writes. */
 	assert_int_equal(chmod(dir, 0777), 0);
-	assert_int_equal(attach(err, sizeof(err), NULL), -EPERM);
-	assert_said(err, "open to other users (mode 0777)");
-	assert_said(err, dir);
+	assert_int_equal(attach(&err, NULL), -EPERM);
+	assert_said(umad_err_text(&err), "open to other users (mode 0777)");
+	assert_said(umad_err_text(&err), dir);
 	/* Through a symbolic link to the directory. */
 	assert_int_equal(chmod(dir, 0700), 0);
 	snprintf(link, sizeof(link), "%s.link", dir);
 	assert_int_equal(symlink(dir, link), 0);
 	snprintf(path, sizeof(path), "%s/socket", link);
-	assert_int_equal(attach(err, sizeof(err), NULL), -ELOOP);
-	assert_said(err, "is a symbolic link");
+	assert_int_equal(attach(&err, NULL), -ELOOP);
+	assert_said(umad_err_text(&err), "is a symbolic link");
 	unlink(link);
 	snprintf(path, sizeof(path), "%s/socket", dir);
 	if (geteuid() == 0) {
 		/* Another user's socket, and another user's directory. */
 		assert_int_equal(lchown(path, NOBODY, NOBODY), 0);
-		assert_int_equal(attach(err, sizeof(err), NULL), -EPERM);
-		assert_said(err, "belongs to user 65534");
-		assert_said(err, path);
+		assert_int_equal(attach(&err, NULL), -EPERM);
+		assert_said(umad_err_text(&err), "belongs to user 65534");
+		assert_said(umad_err_text(&err), path);
 		assert_int_equal(lchown(path, 0, 0), 0);
 		assert_int_equal(chown(dir, NOBODY, NOBODY), 0);
-		assert_int_equal(attach(err, sizeof(err), NULL), -EPERM);
-		assert_said(err, "belongs to user 65534");
+		assert_int_equal(attach(&err, NULL), -EPERM);
+		assert_said(umad_err_text(&err), "belongs to user 65534");
 		assert_int_equal(chown(dir, 0, 0), 0);
 	}
 	/* All in order: attached. */
-	assert_int_equal(attach(err, sizeof(err), NULL), 0);
+	assert_int_equal(attach(&err, NULL), 0);
 	stop_fake();
 	/* Not a socket. */
 	assert_int_equal(mkfifo(path, 0600), 0);
-	assert_int_equal(attach(err, sizeof(err), NULL), -ENOTSOCK);
-	assert_said(err, "is not a socket");
+	assert_int_equal(attach(&err, NULL), -ENOTSOCK);
+	assert_said(umad_err_text(&err), "is not a socket");
 	remove_dir();
 }
 
@@ -271,7 +272,7 @@ static void test_directory_and_socket_are_checked(void **state)
  */
 static void test_server_of_another_user_is_refused(void **state)
 {
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 
 	(void)state;
 	if (geteuid() != 0) {
@@ -280,9 +281,9 @@ static void test_server_of_another_user_is_refused(void **state)
 	}
 	fresh_dir();
 	start_fake(FAKE_OTHER_USER);
-	assert_int_equal(attach(err, sizeof(err), NULL), -EPERM);
-	assert_said(err, "is served by user 65534");
-	assert_said(err, path);
+	assert_int_equal(attach(&err, NULL), -EPERM);
+	assert_said(umad_err_text(&err), "is served by user 65534");
+	assert_said(umad_err_text(&err), path);
 	stop_fake();
 	remove_dir();
 }
@@ -290,18 +291,18 @@ static void test_server_of_another_user_is_refused(void **state)
 /* The event channel handed over must be a local packet socket of this user's, and its peer too. */
 static void test_event_channel_is_checked(void **state)
 {
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 
 	(void)state;
 	fresh_dir();
 	start_fake(FAKE_EVENT_PIPE);
-	assert_int_equal(attach(err, sizeof(err), NULL), -ENOTSOCK);
-	assert_said(err, "event channel handed over is not a local packet socket");
+	assert_int_equal(attach(&err, NULL), -ENOTSOCK);
+	assert_said(umad_err_text(&err), "event channel handed over is not a local packet socket");
 	stop_fake();
 	if (geteuid() == 0) {
 		start_fake(FAKE_EVENT_OTHER_USER);
-		assert_int_equal(attach(err, sizeof(err), NULL), -EPERM);
-		assert_said(err, "belongs to user 65534");
+		assert_int_equal(attach(&err, NULL), -EPERM);
+		assert_said(umad_err_text(&err), "belongs to user 65534");
 		stop_fake();
 	}
 	remove_dir();
@@ -324,14 +325,14 @@ static void test_mapped_memory_is_checked(void **state)
 {
 	struct fabric_client c;
 	struct child_result res;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 
 	(void)state;
 	fresh_dir();
 	start_fake(FAKE_MAP_UNSEALED);
 	attach_open(&c);
-	assert_int_equal(fabric_client_map(&c, 0, err, sizeof(err)), -EINVAL);
-	assert_said(err, "not sealed as an arena is");
+	assert_int_equal(fabric_client_map(&c, 0, &err), -EINVAL);
+	assert_said(umad_err_text(&err), "not sealed as an arena is");
 	assert_null(c.arena);
 	fabric_client_close(&c);
 	stop_fake();
@@ -365,7 +366,7 @@ static void test_attach_times_out(void **state)
 		{ FAKE_WELCOME_ONLY, "does not answer within 300 ms" },
 	};
 	struct fabric_client c;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	unsigned i;
 	int elapsed;
 
@@ -375,16 +376,16 @@ static void test_attach_times_out(void **state)
 	fresh_dir();
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		start_fake(cases[i].how);
-		assert_int_equal(attach(err, sizeof(err), &elapsed), -ETIMEDOUT);
-		assert_said(err, cases[i].said);
-		assert_said(err, path);
+		assert_int_equal(attach(&err, &elapsed), -ETIMEDOUT);
+		assert_said(umad_err_text(&err), cases[i].said);
+		assert_said(umad_err_text(&err), path);
 		assert_true(elapsed >= 250 && elapsed < 3000);
 		stop_fake();
 	}
 	start_fake(FAKE_MAP_SILENT);
 	attach_open(&c);
-	assert_int_equal(fabric_client_map(&c, 0, err, sizeof(err)), -ETIMEDOUT);
-	assert_said(err, "does not answer within 300 ms");
+	assert_int_equal(fabric_client_map(&c, 0, &err), -ETIMEDOUT);
+	assert_said(umad_err_text(&err), "does not answer within 300 ms");
 	fabric_client_close(&c);
 	stop_fake();
 	remove_dir();

@@ -316,10 +316,13 @@ static void test_broken_lock_stops_the_server(void **state)
 }
 
 /* Listen at path on a fresh server: its result, the server freed (or kept in *kept). */
-static int listen_at(const char *path, char *err, size_t size, struct fabric_server **kept)
+static int listen_at(const char *path, struct umad_err *err, struct fabric_server **kept)
 {
 	struct fabric_server *s = new_server();
-	int r = fabric_server_listen(s, path, err, size);
+	int r;
+
+	umad_err_clear(err);
+	r = fabric_server_listen(s, path, err);
 
 	if (kept && r == 0)
 		*kept = s;
@@ -371,7 +374,8 @@ static void stale_socket(const char *path)
  */
 static void test_listen_replaces_only_a_stale_socket(void **state)
 {
-	char dir[] = "/tmp/umad-listen-test.XXXXXX", sub[64], path[160], other[96], err[512];
+	char dir[] = "/tmp/umad-listen-test.XXXXXX", sub[64], path[160], other[96], cmd[64];
+	struct umad_err err = UMAD_ERR_INIT;
 	struct fabric_server *live = NULL;
 	struct stat st;
 
@@ -384,15 +388,15 @@ static void test_listen_replaces_only_a_stale_socket(void **state)
 
 	/* A regular file. */
 	write_file(path, "keep me");
-	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ENOTSOCK);
-	assert_non_null(strstr(err, "is not a socket"));
+	assert_int_equal(listen_at(path, &err, NULL), -ENOTSOCK);
+	assert_non_null(strstr(umad_err_text(&err), "is not a socket"));
 	assert_true(file_holds(path, "keep me"));
 	assert_int_equal(unlink(path), 0);
 
 	/* A symbolic link to a file: neither is touched. */
 	write_file(other, "keep me too");
 	assert_int_equal(symlink(other, path), 0);
-	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ENOTSOCK);
+	assert_int_equal(listen_at(path, &err, NULL), -ENOTSOCK);
 	assert_int_equal(lstat(path, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	assert_true(file_holds(other, "keep me too"));
@@ -400,9 +404,9 @@ static void test_listen_replaces_only_a_stale_socket(void **state)
 
 	/* A stale socket is replaced; a live server is not. */
 	stale_socket(path);
-	assert_int_equal(listen_at(path, err, sizeof(err), &live), 0);
-	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EADDRINUSE);
-	assert_non_null(strstr(err, "already served"));
+	assert_int_equal(listen_at(path, &err, &live), 0);
+	assert_int_equal(listen_at(path, &err, NULL), -EADDRINUSE);
+	assert_non_null(strstr(umad_err_text(&err), "already served"));
 	fabric_server_free(live);
 	assert_int_equal(access(path, F_OK), -1);	/* the server took its socket away */
 
@@ -410,8 +414,8 @@ static void test_listen_replaces_only_a_stale_socket(void **state)
 	if (geteuid() == 0) {
 		stale_socket(path);
 		assert_int_equal(lchown(path, 65534, 65534), 0);
-		assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EPERM);
-		assert_non_null(strstr(err, "belongs to user 65534"));
+		assert_int_equal(listen_at(path, &err, NULL), -EPERM);
+		assert_non_null(strstr(umad_err_text(&err), "belongs to user 65534"));
 		assert_int_equal(lstat(path, &st), 0);
 		assert_true(S_ISSOCK(st.st_mode));
 		assert_int_equal(unlink(path), 0);
@@ -419,17 +423,17 @@ static void test_listen_replaces_only_a_stale_socket(void **state)
 
 	/* A directory open to others, and one that is a link. */
 	assert_int_equal(chmod(sub, 0755), 0);
-	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -EPERM);
-	assert_non_null(strstr(err, "open to other users"));
+	assert_int_equal(listen_at(path, &err, NULL), -EPERM);
+	assert_non_null(strstr(umad_err_text(&err), "open to other users"));
 	assert_int_equal(chmod(sub, 0700), 0);
 	snprintf(other, sizeof(other), "%s/link", dir);
 	assert_int_equal(symlink(sub, other), 0);
 	snprintf(path, sizeof(path), "%s/socket", other);
-	assert_int_equal(listen_at(path, err, sizeof(err), NULL), -ELOOP);
-	assert_non_null(strstr(err, "symbolic link"));
+	assert_int_equal(listen_at(path, &err, NULL), -ELOOP);
+	assert_non_null(strstr(umad_err_text(&err), "symbolic link"));
 
-	snprintf(err, sizeof(err), "rm -rf '%s'", dir);
-	assert_int_equal(system(err), 0);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	assert_int_equal(system(cmd), 0);
 }
 
 static void test_agents_of_two_processes_clash(void **state)
@@ -1156,14 +1160,13 @@ static pid_t start_server_process(const char *path, rlim_t descriptors)
 	if (pid == 0) {
 		struct rlimit few = { descriptors, descriptors };
 		struct fabric_server *s;
-		char err[256];
 
 		/* A test that fails before it stops the server leaves none behind. */
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		if (descriptors && setrlimit(RLIMIT_NOFILE, &few) < 0)
 			_exit(1);
 		s = new_server();
-		if (fabric_server_listen(s, path, err, sizeof(err)) < 0)
+		if (fabric_server_listen(s, path, NULL) < 0)
 			_exit(1);
 		for (;;)
 			fabric_server_poll(s, -1, -1);
@@ -2011,11 +2014,10 @@ static void flooder_main(void)
 	struct fabric_client c;
 	struct fp_node nodes[FP_MAX_HOSTS];
 	unsigned n;
-	char err[256];
 
 	prctl(PR_SET_PDEATHSIG, SIGKILL);
-	if (fabric_client_connect(&c, flood_path, names, 1, 0, nodes, &n, err, sizeof(err)) < 0 ||
-	    fabric_client_map(&c, n, err, sizeof(err)) < 0)
+	if (fabric_client_connect(&c, flood_path, names, 1, 0, nodes, &n, NULL) < 0 ||
+	    fabric_client_map(&c, n, NULL) < 0)
 		_exit(1);
 	for (;;)
 		if (fabric_client_note_changed(&c, c.hosts[0]->index) < 0)

@@ -62,13 +62,13 @@ static void test_good_addresses(void **state)
 		{ "1e100.example:80", "1e100.example", "80", 0 },
 	};
 	struct fabric_tcp_addr a;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (fabric_tcp_parse(cases[i].text, &a, err, sizeof(err)) != 0)
-			fail_msg("%s refused: %s", cases[i].text, err);
+		if (fabric_tcp_parse(cases[i].text, &a, &err) != 0)
+			fail_msg("%s refused: %s", cases[i].text, umad_err_text(&err));
 		assert_string_equal(a.host, cases[i].host);
 		assert_string_equal(a.port, cases[i].port);
 		assert_int_equal(a.numeric, cases[i].numeric);
@@ -116,7 +116,7 @@ static void test_bad_addresses_say_why(void **state)
 		{ long_host, "the host is longer than 255 bytes" },
 	};
 	struct fabric_tcp_addr a;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	size_t i;
 
 	(void)state;
@@ -125,12 +125,12 @@ static void test_bad_addresses_say_why(void **state)
 	memset(long_host, 'y', FABRIC_TCP_HOST_MAX);
 	snprintf(long_host + FABRIC_TCP_HOST_MAX, sizeof(long_host) - FABRIC_TCP_HOST_MAX, ":5");
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		err[0] = '\0';
-		if (fabric_tcp_parse(cases[i].text, &a, err, sizeof(err)) != -EINVAL)
+		umad_err_clear(&err);
+		if (fabric_tcp_parse(cases[i].text, &a, &err) != -EINVAL)
 			fail_msg("%s was taken", cases[i].text);
-		assert_said(err, cases[i].said);
+		assert_said(umad_err_text(&err), cases[i].said);
 	}
-	assert_int_equal(fabric_tcp_parse(NULL, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(fabric_tcp_parse(NULL, &a, &err), -EINVAL);
 }
 
 static void test_scheme(void **state)
@@ -158,18 +158,19 @@ static void any_port(struct fabric_tcp_addr *a, const char *host)
 static int listen_any(const char *host, struct fabric_tcp_addr *bound)
 {
 	struct fabric_tcp_addr a;
-	char err[512], name[FABRIC_TCP_NAME_MAX];
+	struct umad_err err = UMAD_ERR_INIT;
+	char name[FABRIC_TCP_NAME_MAX];
 	int fd;
 
 	any_port(&a, host);
-	fd = fabric_tcp_listen(&a, err, sizeof(err));
+	fd = fabric_tcp_listen(&a, &err);
 	if (fd == -EADDRNOTAVAIL || fd == -EAFNOSUPPORT)
 		return -1;
 	if (fd < 0)
-		fail_msg("%s", err);
+		fail_msg("%s", umad_err_text(&err));
 	fabric_tcp_local_name(fd, name, sizeof(name));
-	if (fabric_tcp_parse(name, bound, err, sizeof(err)) < 0)
-		fail_msg("%s: %s", name, err);
+	if (fabric_tcp_parse(name, bound, &err) < 0)
+		fail_msg("%s: %s", name, umad_err_text(&err));
 	return fd;
 }
 
@@ -186,7 +187,8 @@ static int int_option(int fd, int level, int name)
 static void test_listening_socket(void **state)
 {
 	struct fabric_tcp_addr bound, a;
-	char err[512], name[FABRIC_TCP_NAME_MAX];
+	struct umad_err err = UMAD_ERR_INIT;
+	char name[FABRIC_TCP_NAME_MAX];
 	int fd, again;
 
 	(void)state;
@@ -198,14 +200,15 @@ static void test_listening_socket(void **state)
 	assert_int_equal(int_option(fd, SOL_SOCKET, SO_REUSEADDR), 1);
 	assert_int_equal(int_option(fd, SOL_SOCKET, SO_ACCEPTCONN), 1);
 	/* The same address again: in use, said so. */
-	again = fabric_tcp_listen(&bound, err, sizeof(err));
+	again = fabric_tcp_listen(&bound, &err);
 	assert_int_equal(again, -EADDRINUSE);
-	assert_said(err, "cannot listen at 127.0.0.1:");
+	assert_said(umad_err_text(&err), "cannot listen at 127.0.0.1:");
 	close(fd);
 	/* An address that is not this host's (TEST-NET-1). */
-	assert_int_equal(fabric_tcp_parse("192.0.2.1:7070", &a, err, sizeof(err)), 0);
-	assert_int_equal(fabric_tcp_listen(&a, err, sizeof(err)), -EADDRNOTAVAIL);
-	assert_said(err, "cannot listen at 192.0.2.1:7070: 192.0.2.1 is not an address of this host");
+	assert_int_equal(fabric_tcp_parse("192.0.2.1:7070", &a, &err), 0);
+	assert_int_equal(fabric_tcp_listen(&a, &err), -EADDRNOTAVAIL);
+	assert_said(umad_err_text(&err), "cannot listen at 192.0.2.1:7070: 192.0.2.1 is not an "
+		    "address of this host");
 	fd = listen_any("::", &bound);
 	if (fd < 0)
 		return;		/* no IPv6 here */
@@ -220,11 +223,11 @@ static void test_listen_at_a_name(void **state)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *ai = NULL, *p;
 	struct fabric_tcp_addr a;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int distinct = 0, fd;
 
 	(void)state;
-	assert_int_equal(fabric_tcp_parse("localhost:1", &a, err, sizeof(err)), 0);
+	assert_int_equal(fabric_tcp_parse("localhost:1", &a, &err), 0);
 	snprintf(a.port, sizeof(a.port), "0");
 	if (getaddrinfo("localhost", "0", &hints, &ai) != 0)
 		skip();
@@ -232,14 +235,14 @@ static void test_listen_at_a_name(void **state)
 		distinct += p == ai || p->ai_addrlen != ai->ai_addrlen ||
 			    memcmp(p->ai_addr, ai->ai_addr, ai->ai_addrlen) != 0;
 	freeaddrinfo(ai);
-	fd = fabric_tcp_listen(&a, err, sizeof(err));
+	fd = fabric_tcp_listen(&a, &err);
 	if (distinct > 1) {
 		assert_int_equal(fd, -EADDRNOTAVAIL);
-		assert_said(err, "localhost stands for several addresses");
-		assert_said(err, "listen at one of them");
+		assert_said(umad_err_text(&err), "localhost stands for several addresses");
+		assert_said(umad_err_text(&err), "listen at one of them");
 	} else {
 		if (fd < 0)
-			fail_msg("%s", err);
+			fail_msg("%s", umad_err_text(&err));
 		close(fd);
 	}
 }
@@ -248,15 +251,16 @@ static void test_listen_at_a_name(void **state)
 static void test_connect_refused(void **state)
 {
 	struct fabric_tcp_addr bound;
-	char err[512], expect[128];
+	struct umad_err err = UMAD_ERR_INIT;
+	char expect[128];
 	int fd = listen_any("127.0.0.1", &bound);
 
 	(void)state;
 	close(fd);
-	assert_int_equal(fabric_tcp_connect(&bound, 1000, err, sizeof(err)), -ECONNREFUSED);
+	assert_int_equal(fabric_tcp_connect(&bound, 1000, &err), -ECONNREFUSED);
 	snprintf(expect, sizeof(expect), "cannot connect to the fabric at 127.0.0.1:%s "
 		 "(127.0.0.1:%s: Connection refused)", bound.port, bound.port);
-	assert_said(err, expect);
+	assert_said(umad_err_text(&err), expect);
 }
 
 /* A listener whose backlog is full drops the connection's SYN: the connect gives up in time. */
@@ -265,7 +269,8 @@ static void test_connect_times_out(void **state)
 	struct sockaddr_in sin = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
 	socklen_t len = sizeof(sin);
 	struct fabric_tcp_addr a;
-	char err[512], text[64];
+	struct umad_err err = UMAD_ERR_INIT;
+	char text[64];
 	int l, filler[4], i, fd;
 	struct timespec t0, t1;
 	long ms;
@@ -283,16 +288,16 @@ static void test_connect_times_out(void **state)
 	}
 	usleep(100 * 1000);
 	snprintf(text, sizeof(text), "127.0.0.1:%u", (unsigned)ntohs(sin.sin_port));
-	assert_int_equal(fabric_tcp_parse(text, &a, err, sizeof(err)), 0);
+	assert_int_equal(fabric_tcp_parse(text, &a, &err), 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	fd = fabric_tcp_connect(&a, 200, err, sizeof(err));
+	fd = fabric_tcp_connect(&a, 200, &err);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	ms = (t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000;
 	if (fd >= 0)
 		fail_msg("connected to a full backlog (%s)", text);
 	assert_int_equal(fd, -ETIMEDOUT);
-	assert_said(err, "no answer within");
-	assert_said(err, text);
+	assert_said(umad_err_text(&err), "no answer within");
+	assert_said(umad_err_text(&err), text);
 	assert_true(ms >= 150 && ms < 2000);
 	for (i = 0; i < 4; i++)
 		close(filler[i]);
@@ -306,7 +311,7 @@ struct tcp_client {
 	const struct fabric_key *key;
 	int rc;
 	int nodelay, keepalive, cloexec, nonblock;
-	char err[512];
+	struct umad_err err;
 	char reply[8];
 };
 
@@ -314,7 +319,7 @@ struct tcp_client {
 static void *client_main(void *arg)
 {
 	struct tcp_client *c = arg;
-	int fd = fabric_tcp_connect(c->addr, 2000, c->err, sizeof(c->err));
+	int fd = fabric_tcp_connect(c->addr, 2000, &c->err);
 
 	c->rc = fd;
 	if (fd < 0)
@@ -323,8 +328,7 @@ static void *client_main(void *arg)
 	c->keepalive = int_option(fd, SOL_SOCKET, SO_KEEPALIVE);
 	c->cloexec = !!(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	c->nonblock = !!(fcntl(fd, F_GETFL) & O_NONBLOCK);
-	c->rc = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, c->key, 2000, c->err,
-				      sizeof(c->err));
+	c->rc = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, c->key, 2000, &c->err);
 	if (c->rc == 0 && (write(fd, "ping", 4) != 4 || read(fd, c->reply, 4) != 4))
 		c->rc = -EIO;
 	close(fd);
@@ -348,7 +352,7 @@ static void serve_one(int listen_fd, const struct fabric_key *key, struct served
 	int ep = epoll_create1(EPOLL_CLOEXEC), fd = -1, r = 0;
 	struct epoll_event ev = { .events = EPOLLIN, .data.fd = listen_fd };
 	struct fabric_auth *a = NULL;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 
 	assert_true(ep >= 0);
 	assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev), 0);
@@ -360,14 +364,13 @@ static void serve_one(int listen_fd, const struct fabric_key *key, struct served
 		assert_true(n >= 0);
 		if (!a) {
 			assert_int_equal(n, 1);
-			fd = fabric_tcp_accept(listen_fd, out->peer, sizeof(out->peer), err,
-					       sizeof(err));
+			fd = fabric_tcp_accept(listen_fd, out->peer, sizeof(out->peer), &err);
 			if (fd < 0)
-				fail_msg("%s", err);
+				fail_msg("%s", umad_err_text(&err));
 			out->nodelay = int_option(fd, IPPROTO_TCP, TCP_NODELAY);
 			out->keepalive = int_option(fd, SOL_SOCKET, SO_KEEPALIVE);
-			if (fabric_auth_new(FABRIC_AUTH_SERVER, key, 2000, &a, err, sizeof(err)) < 0)
-				fail_msg("%s", err);
+			if (fabric_auth_new(FABRIC_AUTH_SERVER, key, 2000, &a, &err) < 0)
+				fail_msg("%s", umad_err_text(&err));
 			ev.data.fd = fd;
 			ev.events = 0;
 			assert_int_equal(epoll_ctl(ep, EPOLL_CTL_ADD, fd, &ev), 0);
@@ -398,7 +401,8 @@ static void handshake_at(const char *host)
 {
 	struct fabric_key *ka = NULL, *kb = NULL;
 	struct fabric_tcp_addr bound;
-	char path[] = "/tmp/umad-tcp-key.XXXXXX", err[512];
+	char path[] = "/tmp/umad-tcp-key.XXXXXX";
+	struct umad_err err = UMAD_ERR_INIT;
 	int l = listen_any(host, &bound), k, fd;
 
 	if (l < 0)
@@ -410,8 +414,8 @@ static void handshake_at(const char *host)
 		assert_true(fd >= 0);
 		assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
 		close(fd);
-		if (fabric_key_load(path, k ? &kb : &ka, err, sizeof(err)) < 0)
-			fail_msg("%s", err);
+		if (fabric_key_load(path, k ? &kb : &ka, &err) < 0)
+			fail_msg("%s", umad_err_text(&err));
 		unlink(path);
 		snprintf(path, sizeof(path), "/tmp/umad-tcp-key.XXXXXX");
 	}
@@ -429,15 +433,15 @@ static void handshake_at(const char *host)
 				    strchr(host, ':') ? 1 : strlen(host));
 		if (k == 0) {
 			if (c.rc != 0)
-				fail_msg("client: %s", c.err);
+				fail_msg("client: %s", umad_err_text(&c.err));
 			assert_int_equal(s.rc, 1);
 			assert_memory_equal(c.reply, "pong", 4);
 		} else {
 			assert_int_equal(s.rc, -EKEYREJECTED);
 			assert_said(s.err, "the peer (the client) does not know the fabric's key");
 			assert_int_equal(c.rc, -ECONNREFUSED);
-			assert_said(c.err, "the server refused the handshake: the client does not "
-				    "know the fabric's key");
+			assert_said(umad_err_text(&c.err), "the server refused the handshake: the "
+				    "client does not know the fabric's key");
 		}
 	}
 	close(l);

@@ -13,7 +13,8 @@
  *     the library prints nothing for them except init's failure, so a
  *     backend with more to tell (what is wrong in a file it reads) carries
  *     it up in a struct umad_err (errbuf.h) and prints it once, where it
- *     starts (or where it reports an event), with umad_err_print;
+ *     starts, in the operation that failed when its -errno cannot say why
+ *     (a send), or where it reports an event, with umad_err_print;
  *   - operations may be called from any thread at any time, concurrently,
  *     including send() while another thread blocks in recv()/poll on the
  *     same port, so a backend protects its own state;

@@ -398,9 +398,8 @@ static void connect_client(struct fabric_server *s, struct client *c, uint8_t ho
 
 	if (how & HELLO_LISTENED) {
 		struct sockaddr_un a = { .sun_family = AF_UNIX };
-		char err[256];
 
-		if (!listening && fabric_server_listen(s, socket_path(), err, sizeof(err)) < 0)
+		if (!listening && fabric_server_listen(s, socket_path(), NULL) < 0)
 			abort();
 		listening = 1;
 		snprintf(a.sun_path, sizeof(a.sun_path), "%s", socket_path());

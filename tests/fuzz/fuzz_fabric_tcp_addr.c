@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct fabric_tcp_addr a, again;
-	char text[FABRIC_TCP_HOST_MAX + 64], line[FABRIC_TCP_NAME_MAX + 8], err[512];
+	char text[FABRIC_TCP_HOST_MAX + 64], line[FABRIC_TCP_NAME_MAX + 8];
+	struct umad_err err;
 	const char *after;
 	volatile unsigned sink = 0;
 	unsigned long port;
@@ -36,11 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	after = fabric_tcp_strip_scheme(text);
 	if (after && after != text + strlen(FABRIC_TCP_SCHEME))
 		abort();
-	err[0] = '\0';
-	if (fabric_tcp_parse(after ? after : text, &a, err, sizeof(err)) < 0) {
-		if (!err[0])
+	umad_err_clear(&err);
+	if (fabric_tcp_parse(after ? after : text, &a, &err) < 0) {
+		if (!umad_err_text(&err)[0])
 			abort();
-		sink += sum_string(err);
+		sink += sum_string(umad_err_text(&err));
 		return 0;
 	}
 	port = strtoul(a.port, NULL, 10);
@@ -48,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	    strlen(a.port) || a.port[0] == '0')
 		abort();
 	snprintf(line, sizeof(line), strchr(a.host, ':') ? "[%s]:%s" : "%s:%s", a.host, a.port);
-	if (fabric_tcp_parse(line, &again, err, sizeof(err)) < 0 || memcmp(&a, &again, sizeof(a)))
+	if (fabric_tcp_parse(line, &again, NULL) < 0 || memcmp(&a, &again, sizeof(a)))
 		abort();
 	(void)sink;
 	return 0;
