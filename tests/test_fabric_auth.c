@@ -592,78 +592,44 @@ static void *blocking_main(void *arg)
 }
 
 /*
- * fabric_auth_step on a non-blocking socket, as an epoll loop drives it
- * (poll here), against the blocking helper in a thread: done, or refused,
- * on both sides as the keys say; then the protocol's first bytes pass.
+ * One side (role) stepped with fabric_auth_step on a non-blocking socket,
+ * as an epoll loop drives it (poll here), the other the blocking helper in
+ * a thread: done, or refused, on both sides as the keys say; every wait a
+ * step asks for is for something (a step with nothing to wait for is done:
+ * the client, once its last record went, must not wait for the deadline);
+ * then the protocol's first bytes pass.
  */
-static int stepped_server(const struct fabric_key *server_key, const struct fabric_key *client_key,
-			  char *err, size_t err_size, struct blocking_side *client)
+static int stepped(enum fabric_auth_role role, const struct fabric_key *key,
+		   const struct fabric_key *peer_key, char *err, size_t err_size,
+		   struct blocking_side *peer)
 {
-	struct fabric_auth *s = begin(FABRIC_AUTH_SERVER, server_key, 2000);
+	int client = role == FABRIC_AUTH_CLIENT;
+	struct fabric_auth *a = begin(role, key, 2000);
 	pthread_t t;
 	unsigned events;
 	int sv[2], r;
 
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
-	*client = (struct blocking_side){ .fd = sv[1], .role = FABRIC_AUTH_CLIENT,
-					  .key = client_key, .timeout_ms = 2000 };
-	assert_int_equal(pthread_create(&t, NULL, blocking_main, client), 0);
-	while ((r = fabric_auth_step(s, sv[0], &events)) == 0) {
+	*peer = (struct blocking_side){ .fd = sv[1], .key = peer_key, .timeout_ms = 2000,
+					.role = client ? FABRIC_AUTH_SERVER : FABRIC_AUTH_CLIENT };
+	assert_int_equal(pthread_create(&t, NULL, blocking_main, peer), 0);
+	while ((r = fabric_auth_step(a, sv[0], &events)) == 0) {
 		struct pollfd pfd = { .fd = sv[0], .events = (short)events };
 
 		assert_true(events != 0);
-		assert_true(poll(&pfd, 1, fabric_auth_ms_left(s)) >= 0);
+		assert_true(poll(&pfd, 1, fabric_auth_ms_left(a)) >= 0);
 	}
-	snprintf(err, err_size, "%s", fabric_auth_error(s));
+	snprintf(err, err_size, "%s", fabric_auth_error(a));
 	if (r == 1) {
 		char got[16] = "";
 
-		assert_int_equal(write(sv[0], "hello client", 12), 12);
+		assert_int_equal(write(sv[0], client ? "hello server" : "hello client", 12), 12);
 		assert_int_equal(fcntl(sv[0], F_SETFL, 0), 0);
 		assert_int_equal(read(sv[0], got, 12), 12);
-		assert_memory_equal(got, "hello server", 12);
+		assert_memory_equal(got, client ? "hello client" : "hello server", 12);
 	}
-	fabric_auth_free(s);
-	close(sv[0]);
-	pthread_join(t, NULL);
-	close(sv[1]);
-	return r;
-}
-
-/*
- * The client side stepped, the server the blocking helper: every wait the
- * step asks for is for something (a step that has nothing to wait for is
- * done: the client, once its last record went, must not wait for the
- * deadline), and then the protocol's first bytes pass.
- */
-static int stepped_client(const struct fabric_key *key, struct blocking_side *server)
-{
-	struct fabric_auth *c = begin(FABRIC_AUTH_CLIENT, key, 2000);
-	pthread_t t;
-	unsigned events;
-	int sv[2], r;
-
-	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
-	assert_int_equal(fcntl(sv[0], F_SETFL, O_NONBLOCK), 0);
-	*server = (struct blocking_side){ .fd = sv[1], .role = FABRIC_AUTH_SERVER, .key = key,
-					  .timeout_ms = 2000 };
-	assert_int_equal(pthread_create(&t, NULL, blocking_main, server), 0);
-	while ((r = fabric_auth_step(c, sv[0], &events)) == 0) {
-		struct pollfd pfd = { .fd = sv[0], .events = (short)events };
-
-		assert_true(events != 0);
-		assert_true(poll(&pfd, 1, fabric_auth_ms_left(c)) >= 0);
-	}
-	if (r == 1) {
-		char got[16] = "";
-
-		assert_int_equal(write(sv[0], "hello server", 12), 12);
-		assert_int_equal(fcntl(sv[0], F_SETFL, 0), 0);
-		assert_int_equal(read(sv[0], got, 12), 12);
-		assert_memory_equal(got, "hello client", 12);
-	}
-	fabric_auth_free(c);
+	fabric_auth_free(a);
 	close(sv[0]);
 	pthread_join(t, NULL);
 	close(sv[1]);
@@ -674,9 +640,10 @@ static void test_client_stepped(void **state)
 {
 	struct fabric_key *k = key_of(KEY_A);
 	struct blocking_side server;
+	char err[512];
 
 	(void)state;
-	assert_int_equal(stepped_client(k, &server), 1);
+	assert_int_equal(stepped(FABRIC_AUTH_CLIENT, k, k, err, sizeof(err), &server), 1);
 	assert_int_equal(server.rc, 0);
 	assert_memory_equal(server.after, "hello server", 12);
 	fabric_key_free(k);
@@ -689,10 +656,11 @@ static void test_over_a_socket(void **state)
 	char err[512];
 
 	(void)state;
-	assert_int_equal(stepped_server(ka, ka, err, sizeof(err), &client), 1);
+	assert_int_equal(stepped(FABRIC_AUTH_SERVER, ka, ka, err, sizeof(err), &client), 1);
 	assert_int_equal(client.rc, 0);
 	assert_memory_equal(client.after, "hello client", 12);
-	assert_int_equal(stepped_server(ka, kb, err, sizeof(err), &client), -EKEYREJECTED);
+	assert_int_equal(stepped(FABRIC_AUTH_SERVER, ka, kb, err, sizeof(err), &client),
+			 -EKEYREJECTED);
 	assert_said(err, "the peer (the client) does not know the fabric's key");
 	assert_int_equal(client.rc, -ECONNREFUSED);
 	assert_said(umad_err_text(&client.err), "the server refused the handshake: the client "
