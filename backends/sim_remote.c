@@ -34,7 +34,7 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "backends/sim_transport.h"
+#include "backends/sim_remote.h"
 #include "libumad/base/mad_rules.h"
 #include "libumad/base/mad_wire.h"
 #include "simfabric/arena.h"
@@ -106,22 +106,18 @@ static struct sim_remote *remote_of(struct sim_transport *t)
 static void posted_answer(struct fabric_client *c, void *cookie);
 static void local_node_changed(void *arg, struct sim_node *n);
 
-static int remote_attach(const struct sim_transport_params *params,
-			 const struct sim_transport_events *ev, struct sim_transport **out,
-			 struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err)
+int sim_remote_attach(const struct sim_transport_ops *ops, int map,
+		      const struct sim_transport_params *params,
+		      const struct sim_transport_events *ev, struct sim_transport **out,
+		      struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err)
 {
-	const char *smp = getenv("UMAD_SIM_FABRIC_SMP");
 	struct sim_remote *r;
 	int rc;
 
-	/* Empty is unset, as for the other variables. */
-	if (smp && *smp && strcmp(smp, "local") && strcmp(smp, "server"))
-		return umad_err_set(err, -EINVAL, "UMAD_SIM_FABRIC_SMP=%s: 'local' or 'server'",
-				    smp);
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->base.ops = &sim_remote_transport;
+	r->base.ops = ops;
 	r->stop_fd = -1;
 	r->ev = *ev;
 	r->local_hooks = (struct sim_sma_hooks){ .node_changed = local_node_changed, .arg = r };
@@ -137,7 +133,7 @@ static int remote_attach(const struct sim_transport_params *params,
 	 * Without the mapping (a server without shared memory, an address taken
 	 * here) all goes there; memory that is not what it should be is refused.
 	 */
-	if (!r->c.stream && (!smp || !*smp || !strcmp(smp, "local"))) {
+	if (map && !r->c.stream) {
 		/* Its own: the reason of a mapping done without is nothing to tell. */
 		struct umad_err why = UMAD_ERR_INIT;
 
@@ -168,9 +164,7 @@ static int rc_of(struct sim_remote *r, int32_t rc)
 	return v;
 }
 
-static void remote_check_issm(struct sim_transport *t);
-
-static int remote_view(struct sim_transport *t, uint32_t host, struct fp_node *node,
+int sim_remote_view(struct sim_transport *t, uint32_t host, struct fp_node *node,
 		       struct fp_port *ports)
 {
 	struct sim_remote *r = remote_of(t);
@@ -180,7 +174,7 @@ static int remote_view(struct sim_transport *t, uint32_t host, struct fp_node *n
 	size_t want;
 	int v;
 
-	remote_check_issm(t);
+	sim_remote_check_issm(t);
 	v = fabric_client_request(&r->c, FP_GET_CA, &q, sizeof(q), NULL, 0, &rc);
 	if (v < 0)
 		return v;
@@ -201,7 +195,7 @@ static int remote_view(struct sim_transport *t, uint32_t host, struct fp_node *n
 	return 0;
 }
 
-static int remote_open(struct sim_transport *t, uint32_t host, uint32_t port)
+int sim_remote_open(struct sim_transport *t, uint32_t host, uint32_t port)
 {
 	struct sim_remote *r = remote_of(t);
 	struct fp_host q = { .host = host, .port = port };
@@ -213,7 +207,7 @@ static int remote_open(struct sim_transport *t, uint32_t host, uint32_t port)
 	return handle;
 }
 
-static int remote_close(struct sim_transport *t, uint32_t handle)
+int sim_remote_close(struct sim_transport *t, uint32_t handle)
 {
 	struct sim_remote *r = remote_of(t);
 	struct fp_handle q = { .handle = handle };
@@ -225,7 +219,7 @@ static int remote_close(struct sim_transport *t, uint32_t handle)
 }
 
 /* The server routes MADs by the agents; it also refuses another process's clash. */
-static int remote_set_agent(struct sim_transport *t, uint32_t handle, uint32_t agent_id,
+int sim_remote_set_agent(struct sim_transport *t, uint32_t handle, uint32_t agent_id,
 			    const struct umad_agent_req *req)
 {
 	struct sim_remote *r = remote_of(t);
@@ -237,7 +231,7 @@ static int remote_set_agent(struct sim_transport *t, uint32_t handle, uint32_t a
 }
 
 /* The issm devices held now, told to the server where they changed. */
-static void remote_check_issm(struct sim_transport *t)
+void sim_remote_check_issm(struct sim_transport *t)
 {
 	struct sim_remote *r = remote_of(t);
 	uint32_t h, p;
@@ -257,7 +251,7 @@ static void remote_check_issm(struct sim_transport *t)
 	pthread_mutex_unlock(&r->issm_lock);
 }
 
-static int remote_control(struct sim_transport *t, const struct sim_fault_req *rq)
+int sim_remote_control(struct sim_transport *t, const struct sim_fault_req *rq)
 {
 	struct sim_remote *r = remote_of(t);
 	uint8_t buf[SIM_FAULT_WIRE_MAX];
@@ -474,7 +468,7 @@ static int post_send(struct sim_remote *r, struct soft_port *op, const struct ib
 }
 
 /* IsSM needs no refresh for the SMA answering here: the server keeps every port's current. */
-static int remote_send(struct sim_transport *t, struct soft_port *op, uint32_t handle,
+int sim_remote_send(struct sim_transport *t, struct soft_port *op, uint32_t handle,
 		       const struct ib_user_mad *hdr, const struct umad_agent_req *agent,
 		       uint8_t *mad, size_t mad_len, struct umad_err *err)
 {
@@ -529,7 +523,7 @@ static int remote_send(struct sim_transport *t, struct soft_port *op, uint32_t h
 
 /* --- reading posted replies when the program looks for them ------------------------------ */
 
-static ssize_t remote_recv(struct sim_transport *t, int portid, void *umad, size_t len)
+ssize_t sim_remote_recv(struct sim_transport *t, int portid, void *umad, size_t len)
 {
 	struct sim_remote *r = remote_of(t);
 	ssize_t n;
@@ -548,7 +542,7 @@ static ssize_t remote_recv(struct sim_transport *t, int portid, void *umad, size
 	return n;
 }
 
-static int remote_pending(struct sim_transport *t, int portid)
+int sim_remote_pending(struct sim_transport *t, int portid)
 {
 	struct sim_remote *r = remote_of(t);
 	int v = soft_port_pending(portid);
@@ -562,7 +556,7 @@ static int remote_pending(struct sim_transport *t, int portid)
 	return v;
 }
 
-static int remote_wait(struct sim_transport *t, int portid, int timeout_ms)
+int sim_remote_wait(struct sim_transport *t, int portid, int timeout_ms)
 {
 	struct sim_remote *r = remote_of(t);
 	int v;
@@ -578,7 +572,7 @@ static int remote_wait(struct sim_transport *t, int portid, int timeout_ms)
 	return v;
 }
 
-static void remote_watch_fd(struct sim_transport *t, int portid)
+void sim_remote_watch_fd(struct sim_transport *t, int portid)
 {
 	struct sim_remote *r = remote_of(t);
 
@@ -672,7 +666,7 @@ static void *events_main(void *arg)
 		if (pfd[1].revents)
 			break;
 		if (pfd[2].revents & POLLIN)
-			remote_check_issm(&r->base);
+			sim_remote_check_issm(&r->base);
 		else if (pfd[2].revents)
 			pfd[2].fd = -1;	/* the watch ended: poll ignores it from now on */
 		/*
@@ -706,7 +700,7 @@ static void *events_main(void *arg)
 	return NULL;
 }
 
-static int remote_start(struct sim_transport *t, int issm_watch_fd)
+int sim_remote_start(struct sim_transport *t, int issm_watch_fd)
 {
 	struct sim_remote *r = remote_of(t);
 	int v;
@@ -725,7 +719,7 @@ static int remote_start(struct sim_transport *t, int issm_watch_fd)
 	return 0;
 }
 
-static void remote_detach(struct sim_transport *t)
+void sim_remote_detach(struct sim_transport *t)
 {
 	struct sim_remote *r = remote_of(t);
 
@@ -752,20 +746,35 @@ static void remote_detach(struct sim_transport *t)
 	free(r);
 }
 
+/* Over a Unix socket: the fabric mapped, unless UMAD_SIM_FABRIC_SMP=server. */
+static int remote_attach(const struct sim_transport_params *params,
+			 const struct sim_transport_events *ev, struct sim_transport **out,
+			 struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err)
+{
+	const char *smp = getenv("UMAD_SIM_FABRIC_SMP");
+
+	/* Empty is unset, as for the other variables. */
+	if (smp && *smp && strcmp(smp, "local") && strcmp(smp, "server"))
+		return umad_err_set(err, -EINVAL, "UMAD_SIM_FABRIC_SMP=%s: 'local' or 'server'",
+				    smp);
+	return sim_remote_attach(&sim_remote_transport, !smp || !*smp || !strcmp(smp, "local"),
+				 params, ev, out, nodes, n_nodes, err);
+}
+
 const struct sim_transport_ops sim_remote_transport = {
 	.name = "remote",
 	.attach = remote_attach,
-	.start = remote_start,
-	.detach = remote_detach,
-	.view = remote_view,
-	.check_issm = remote_check_issm,
-	.open = remote_open,
-	.close = remote_close,
-	.set_agent = remote_set_agent,
-	.control = remote_control,
-	.send = remote_send,
-	.recv = remote_recv,
-	.pending = remote_pending,
-	.wait = remote_wait,
-	.watch_fd = remote_watch_fd,
+	.start = sim_remote_start,
+	.detach = sim_remote_detach,
+	.view = sim_remote_view,
+	.check_issm = sim_remote_check_issm,
+	.open = sim_remote_open,
+	.close = sim_remote_close,
+	.set_agent = sim_remote_set_agent,
+	.control = sim_remote_control,
+	.send = sim_remote_send,
+	.recv = sim_remote_recv,
+	.pending = sim_remote_pending,
+	.wait = sim_remote_wait,
+	.watch_fd = sim_remote_watch_fd,
 };
