@@ -581,21 +581,16 @@ static int await_answer(struct fabric_client *c, uint32_t seq)
 #define STREAM_SPIN_NS	50000u
 static int await_on_stream(struct fabric_client *c)
 {
-	struct timespec t0, t;
+	uint64_t until = sim_net_now_ns() + STREAM_SPIN_NS;
 	unsigned spins;
 	int r;
 
-	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (spins = 0;; spins++) {
 		r = fp_recv_message(c->fd, &c->reply, MSG_DONTWAIT);
 		if (r != 0 || c->reply.in_message || c->reply.frame_got || c->reply.piece_left)
 			break;	/* a message, an error, or one begun: the rest is waited for */
 		fp_cpu_relax();
-		if ((spins & 15) != 15)
-			continue;
-		clock_gettime(CLOCK_MONOTONIC, &t);
-		if ((uint64_t)(t.tv_sec - t0.tv_sec) * 1000000000u + (uint64_t)t.tv_nsec -
-		    (uint64_t)t0.tv_nsec > STREAM_SPIN_NS)
+		if ((spins & 15) == 15 && sim_net_now_ns() > until)
 			break;
 	}
 	return r;

@@ -1019,6 +1019,24 @@ static void auth_progress(struct fabric_server *s, struct client *c)
 	rewatch(c);
 }
 
+/* Out of descriptors: said once, until a connection is taken again. */
+static void starved(struct fabric_server *s, int err)
+{
+	if (!s->starved)
+		complain(s, "out of descriptors (%s): new clients are refused until some are free",
+		    strerror(err));
+	s->starved = 1;
+}
+
+/* A listener whose connection stays in the backlog is left alone for a while (resume_listening). */
+static void pause_listener(struct fabric_server *s, int fd, void *tag)
+{
+	struct epoll_event ev = { .events = 0, .data.ptr = tag };
+
+	epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, fd, &ev);
+	s->listen_paused_until = now_ns() + LISTEN_PAUSE_MS * 1000000ull;
+}
+
 /* A connection on the TCP listener: its handshake begins, unless too many are under way. */
 static void accept_tcp(struct fabric_server *s)
 {
@@ -1029,15 +1047,8 @@ static void accept_tcp(struct fabric_server *s)
 
 	if (fd < 0) {
 		if (fd == -EMFILE || fd == -ENFILE) {
-			/* Left in the backlog: the listener is left alone for a while, as the other. */
-			struct epoll_event ev = { .events = 0, .data.ptr = &s->tcp_fd };
-
-			if (!s->starved)
-				complain(s, "out of descriptors (%s): new clients are refused until "
-					 "some are free", strerror(-fd));
-			s->starved = 1;
-			epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->tcp_fd, &ev);
-			s->listen_paused_until = now_ns() + LISTEN_PAUSE_MS * 1000000ull;
+			starved(s, -fd);
+			pause_listener(s, s->tcp_fd, &s->tcp_fd);
 		}
 		return;
 	}
@@ -1102,12 +1113,7 @@ static void refuse(int fd, int32_t rc, const char *why)
  */
 static void out_of_descriptors(struct fabric_server *s, int err)
 {
-	struct epoll_event ev = { .events = 0, .data.ptr = NULL };
-
-	if (!s->starved)
-		complain(s, "out of descriptors (%s): new clients are refused until some are free",
-		    strerror(err));
-	s->starved = 1;
+	starved(s, err);
 	if (s->reserve_fd >= 0) {
 		int fd;
 
@@ -1120,8 +1126,7 @@ static void out_of_descriptors(struct fabric_server *s, int err)
 		if (err != EMFILE && err != ENFILE)
 			return;
 	}
-	epoll_ctl(s->epoll_fd, EPOLL_CTL_MOD, s->listen_fd, &ev);
-	s->listen_paused_until = now_ns() + LISTEN_PAUSE_MS * 1000000ull;
+	pause_listener(s, s->listen_fd, NULL);
 }
 
 /* The listener left alone for a while is watched again when the while is over. */
@@ -1553,13 +1558,12 @@ size_t fabric_server_buffered(const struct fabric_server *s)
 /* Milliseconds until the next trap resend is due or the listener is watched again (-1: never). */
 static int next_tick_ms(struct fabric_server *s)
 {
-	uint64_t first = s->listen_paused_until, now = now_ns();
+	uint64_t first = s->listen_paused_until, trap = sim_hosting_next_due(s->hosting);
+	uint64_t now = now_ns();
 	int handshake = s->n_handshakes ? handshakes_due(s, 0) : -1, ms;
-	unsigned i;
 
-	for (i = 0; i < s->net->n_pending; i++)
-		if (!first || s->net->pending[i].due_ns < first)
-			first = s->net->pending[i].due_ns;
+	if (trap && (!first || trap < first))
+		first = trap;
 	ms = !first ? -1 : first <= now ? 0 : (int)((first - now) / 1000000u) + 1;
 	if (handshake >= 0 && (ms < 0 || handshake < ms))
 		ms = handshake;

@@ -301,13 +301,17 @@ struct sim_net *sim_hosting_net(struct sim_hosting *h)
 	return &h->net;
 }
 
-uint64_t sim_hosting_tick(struct sim_hosting *h, uint64_t now_ns)
+void sim_hosting_tick(struct sim_hosting *h, uint64_t now_ns)
+{
+	if (h->net.n_pending)
+		sim_net_tick(&h->net, now_ns);
+}
+
+uint64_t sim_hosting_next_due(const struct sim_hosting *h)
 {
 	uint64_t first = 0;
 	unsigned i;
 
-	if (h->net.n_pending)
-		sim_net_tick(&h->net, now_ns);
 	for (i = 0; i < h->net.n_pending; i++)
 		if (!first || h->net.pending[i].due_ns < first)
 			first = h->net.pending[i].due_ns;

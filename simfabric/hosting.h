@@ -138,8 +138,10 @@ int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq,
 			struct umad_err *err);
 /* Node n changed outside the hosting's sight (an SMP a client answered itself): tell its programs. */
 void sim_hosting_node_changed(struct sim_hosting *h, const struct sim_node *n);
-/* Traps the SM has not repressed go again when due; the next due time (ns), or 0: none. */
-uint64_t sim_hosting_tick(struct sim_hosting *h, uint64_t now_ns);
+/* Traps the SM has not repressed go again when due. */
+void sim_hosting_tick(struct sim_hosting *h, uint64_t now_ns);
+/* When the next of them is due (ns, sim_net_now_ns's clock), or 0: none. */
+uint64_t sim_hosting_next_due(const struct sim_hosting *h);
 /* Requests waiting for a program's response now. */
 unsigned sim_hosting_waiting(const struct sim_hosting *h);
 
