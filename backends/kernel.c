@@ -20,33 +20,7 @@
 #include "internal.h"
 #include "backends/sysfs_reader.h"
 #include "libumad/base/mad_layout.h"
-
-/* The kernel's registration requests (include/uapi/rdma/ib_user_mad.h), private as in rdma-core. */
-struct ib_user_mad_reg_req {
-	uint32_t id;
-	uint32_t method_mask[4];
-	uint8_t qpn;
-	uint8_t mgmt_class;
-	uint8_t mgmt_class_version;
-	uint8_t oui[3];
-	uint8_t rmpp_version;
-};
-
-struct ib_user_mad_reg_req2 {
-	uint32_t id;
-	uint32_t qpn;
-	uint8_t mgmt_class;
-	uint8_t mgmt_class_version;
-	uint16_t res;
-	uint32_t flags;
-	uint64_t method_mask[2];
-	uint32_t oui;
-	uint8_t rmpp_version;
-	uint8_t reserved[3];
-};
-
-_Static_assert(sizeof(struct ib_user_mad_reg_req) == 28, "REGISTER_AGENT request is 28 bytes");
-_Static_assert(sizeof(struct ib_user_mad_reg_req2) == 40, "REGISTER_AGENT2 request is 40 bytes");
+#include "libumad/base/umad_ioctl.h"
 
 #define MIN_ABI_VERSION 5
 

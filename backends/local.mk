@@ -48,4 +48,5 @@ backend_loopback_la_LDFLAGS = $(backend_module_ldflags) -rpath /nowhere
 # tests' hosts and the example's.
 noinst_LTLIBRARIES += backends/libsysfswriter.la
 backends_libsysfswriter_la_SOURCES = backends/sysfs_writer.c backends/sysfs_writer.h \
+	backends/sysfs_values.c backends/sysfs_values.h \
 	backends/sysfs_layout.h

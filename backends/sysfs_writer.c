@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "backends/sysfs_values.h"
 #include "backends/sysfs_writer.h"
 #include "libumad/base/file_kind.h"
 
@@ -433,41 +434,6 @@ int sysfs_remove(const char *root, const char *rel)
 	return r;
 }
 
-/* "0002:c903:0001:0002", as the kernel prints GUIDs. */
-static void guid_text(__be64 guid_be, char *out, size_t max)
-{
-	uint64_t g = be64toh(guid_be);
-
-	snprintf(out, max, "%04x:%04x:%04x:%04x", (unsigned)(g >> 48) & 0xffff,
-		 (unsigned)(g >> 32) & 0xffff, (unsigned)(g >> 16) & 0xffff, (unsigned)g & 0xffff);
-}
-
-static const char *state_name(unsigned state)
-{
-	static const char *const names[] = { "NOP", "DOWN", "INIT", "ARMED", "ACTIVE",
-					     "ACTIVE_DEFER" };
-
-	return state < 6 ? names[state] : "UNKNOWN";
-}
-
-static const char *phys_state_name(unsigned phys)
-{
-	static const char *const names[] = { "<unknown>", "Sleep", "Polling", "Disabled",
-					     "PortConfigurationTraining", "LinkUp",
-					     "LinkErrorRecovery", "Phy Test" };
-
-	return phys < 8 ? names[phys] : "<unknown>";
-}
-
-/* The kernel's node_type: the number, then the name it knows it by. */
-static const char *node_type_name(unsigned type)
-{
-	static const char *const names[] = { "<unknown>", "CA", "switch", "router", "RNIC",
-					     "usNIC", "usNIC UDP", "unspecified" };
-
-	return type < 8 ? names[type] : "<unknown>";
-}
-
 /* --- the files of a host ----------------------------------------------------------- */
 
 /* A directory of the tree, open, to write files in; rel names it in messages. */
@@ -527,22 +493,18 @@ static int write_abi_version(const struct tree *t, unsigned version)
 static int ca_values(const struct tree_at *d, const umad_ca_t *ca, const char *board_id,
 		     const char *node_desc)
 {
-	char guid[32], sys_guid[32];
-	int r;
+	char value[256];
+	int i, r = 0;
 
-	guid_text(ca->node_guid, guid, sizeof(guid));
-	guid_text(ca->system_guid, sys_guid, sizeof(sys_guid));
-	if ((r = at_put(d, SYS_NODE_TYPE, "%u: %s\n", (unsigned)ca->node_type,
-			node_type_name((unsigned)ca->node_type))) ||
-	    (r = at_put(d, SYS_CA_NODE_GUID, "%s\n", guid)) ||
-	    (r = at_put(d, SYS_CA_SYS_GUID, "%s\n", sys_guid)) ||
-	    (r = at_put(d, SYS_CA_FW_VERS, "%s\n", ca->fw_ver)) ||
-	    (r = at_put(d, SYS_CA_HW_VERS, "%s\n", ca->hw_ver)) ||
-	    (r = at_put(d, SYS_CA_TYPE, "%s\n", ca->ca_type)))
-		return r;
-	if (board_id && (r = at_put(d, SYSFS_CA_BOARD_ID, "%s\n", board_id)))
-		return r;
-	return node_desc ? at_put(d, SYSFS_CA_NODE_DESC, "%s\n", node_desc) : 0;
+	for (i = 0; !r && sysfs_ca_files[i]; i++) {
+		r = sysfs_ca_text(sysfs_ca_files[i], ca, value, sizeof(value));
+		r = r < 0 ? r : at_put(d, sysfs_ca_files[i], "%s", value);
+	}
+	if (!r && board_id)
+		r = at_put(d, SYSFS_CA_BOARD_ID, "%s\n", board_id);
+	if (!r && node_desc)
+		r = at_put(d, SYSFS_CA_NODE_DESC, "%s\n", node_desc);
+	return r;
 }
 
 static int write_ca_files(const struct tree *t, const char *name, const umad_ca_t *ca,
@@ -564,7 +526,7 @@ static int write_ca_files(const struct tree *t, const char *name, const umad_ca_
 /* The P_Key table (pkeys/N) and the gids directory of a port whose directory is open. */
 static int port_tables(const struct tree_at *port, const umad_port_t *p)
 {
-	char rel[PATH_MAX], name[32];
+	char rel[PATH_MAX], name[32], value[32];
 	struct tree_at pkeys = { .fd = -1 }, gids = { .fd = -1 };
 	int r, i;
 
@@ -572,34 +534,30 @@ static int port_tables(const struct tree_at *port, const umad_port_t *p)
 	    !(r = at_open(&gids, port->t, rel)) &&
 	    !(r = sysfs_path(rel, sizeof(rel), "%s/" SYSFS_PKEYS_DIR, port->rel)))
 		r = at_open(&pkeys, port->t, rel);
-	for (i = 0; !r && i < (int)p->pkeys_size; i++)
-		if (!(r = sysfs_path(name, sizeof(name), "%d", i)))
-			r = at_put(&pkeys, name, "0x%04x\n", p->pkeys[i]);
+	for (i = 0; !r && i < (int)p->pkeys_size; i++) {
+		r = sysfs_pkey_text(p, (unsigned)i, value, sizeof(value));
+		if (r >= 0 && !(r = sysfs_path(name, sizeof(name), "%d", i)))
+			r = at_put(&pkeys, name, "%s", value);
+	}
 	at_close(&gids);
 	at_close(&pkeys);
 	return r;
 }
 
-/* The files of a port whose directory is open. */
+/* The files of a port whose directory is open (link_layer only when the port names one). */
 static int port_values(const struct tree_at *d, const umad_port_t *p, const char *rate_text)
 {
-	char prefix[32], guid[32];
-	int r;
+	char value[256];
+	int i, r = port_tables(d, p);
 
-	guid_text(p->gid_prefix, prefix, sizeof(prefix));
-	guid_text(p->port_guid, guid, sizeof(guid));
-	if ((r = port_tables(d, p)) || (r = at_put(d, SYS_PORT_LID, "0x%x\n", p->base_lid)) ||
-	    (r = at_put(d, SYS_PORT_LMC, "%u\n", p->lmc)) ||
-	    (r = at_put(d, SYS_PORT_SMLID, "0x%x\n", p->sm_lid)) ||
-	    (r = at_put(d, SYS_PORT_SMSL, "%u\n", p->sm_sl)) ||
-	    (r = at_put(d, SYS_PORT_STATE, "%u: %s\n", p->state, state_name(p->state))) ||
-	    (r = at_put(d, SYS_PORT_PHY_STATE, "%u: %s\n", p->phys_state,
-			phys_state_name(p->phys_state))) ||
-	    (r = at_put(d, SYS_PORT_RATE, "%s\n", rate_text)) ||
-	    (r = at_put(d, SYS_PORT_CAPMASK, "0x%08x\n", be32toh(p->capmask))) ||
-	    (r = at_put(d, SYS_PORT_GID, "%s:%s\n", prefix, guid)))
-		return r;
-	return p->link_layer[0] ? at_put(d, SYS_PORT_LINK_LAYER, "%s\n", p->link_layer) : 0;
+	for (i = 0; !r && sysfs_port_files[i]; i++) {
+		r = sysfs_port_text(sysfs_port_files[i], p, value, sizeof(value));
+		if (r == -ENOENT)
+			r = 0;
+		else
+			r = r < 0 ? r : at_put(d, sysfs_port_files[i], "%s", value);
+	}
+	return r ? r : at_put(d, SYS_PORT_RATE, "%s\n", rate_text);
 }
 
 static int write_port(const struct tree *t, const char *ca_name, const umad_port_t *p,
@@ -700,7 +658,7 @@ int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
 
 	r = tree_open(&t, root, 1, &why);
 	if (!r)
-		r = write_ca_files(&t, ca->ca_name, ca, "LIBUMAD_SIM", node_desc);
+		r = write_ca_files(&t, ca->ca_name, ca, SYSFS_SIM_BOARD_ID, node_desc);
 	if (!r)
 		r = write_abi_version(&t, IB_UMAD_ABI_VERSION);
 	for (i = 0; !r && i < UMAD_CA_MAX_PORTS; i++) {
