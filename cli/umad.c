@@ -24,6 +24,7 @@
 #include "pcap/pcapng_reader.h"
 #ifdef UMAD_CLI_FABRIC
 #include "cli/fabric_cmd.h"
+#include "cli/kernel_cmd.h"
 #endif
 
 #ifndef UMAD_MODULE_DIR
@@ -40,6 +41,9 @@ static int usage(FILE *out)
 #ifdef UMAD_CLI_FABRIC
 	fabric_usage(out);
 #endif
+#ifdef UMAD_CLI_KERNEL
+	kernel_usage(out);
+#endif
 	fprintf(out,
 		"\n"
 		"capture  run COMMAND with every MAD it sends or receives through libibumad\n"
@@ -52,6 +56,12 @@ static int usage(FILE *out)
 		"sim           run COMMAND, and all it starts, on a shared fabric of its own;\n"
 		"              exit with COMMAND's status\n");
 	fabric_help(out);
+#ifdef UMAD_CLI_KERNEL
+	fprintf(out,
+		"kernel        a simulated host's /dev/infiniband and /sys/class/infiniband\n"
+		"              through FUSE, for any program: COMMAND in a mount namespace\n"
+		"              that shows them, or the files at DIR\n");
+#endif
 	fprintf(out,
 		"fabric show|dump|dot  the fabric as it is now; scenario: timed faults from FILE\n");
 #endif
@@ -305,6 +315,10 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(stdout);
+#ifdef UMAD_CLI_KERNEL
+	if (!strcmp(argv[1], "kernel"))
+		return kernel_main(argc - 2, argv + 2);
+#endif
 #ifdef UMAD_CLI_FABRIC
 	if (!strcmp(argv[1], "fabric"))
 		return fabric_main(argc - 2, argv + 2);

@@ -1,0 +1,421 @@
+/* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
+/*
+ * umad kernel: a simulated host's device files and sysfs tree through
+ * FUSE (kfs.h), for programs that do not load this library.
+ *
+ *   umad kernel [-t FILE | --fabric WHERE] [--host NODE] [--sm builtin|none] -- CMD
+ *       CMD runs in a private mount namespace (and a user namespace when
+ *       not root) where /dev/infiniband, /sys/class/infiniband and
+ *       /sys/class/infiniband_mad are the host's; the rest is as outside.
+ *   umad kernel ... --mount DIR
+ *       the files at DIR (DIR/dev/infiniband, DIR/sys/class/...), until
+ *       SIGINT or SIGTERM, for programs that take a sysfs root.
+ *
+ * The host is the sim backend's: a fabric of this process's own (-t, or
+ * the embedded default), or a served one (--fabric or UMAD_SIM_FABRIC),
+ * at NODE (by default its first CA).  CMD gets the environment umad kernel
+ * was given, not the settings it made for its own backend.
+ */
+#include "config.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/signalfd.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <infiniband/umad.h>
+
+#include "cli/kernel_cmd.h"
+#include "cli/kernel_ns.h"
+#include "cli/kfs.h"
+
+#ifndef UMAD_MODULE_DIR
+#error "the build defines UMAD_MODULE_DIR, the installed module directory"
+#endif
+
+#define SIM_MODULE	"backend-sim.so"
+#define SIM_SYMBOL	"umad_backend_sim"
+
+struct kernel_options {
+	const char *topology, *fabric, *host, *sm, *mount;
+	int command;		/* index of CMD in argv; 0: none */
+};
+
+/* The variables this command sets for its own backend, restored for CMD. */
+static const char *const own_vars[] = {
+	"UMAD_BACKEND", "UMAD_SIM_TOPOLOGY", "UMAD_SIM_FABRIC", "UMAD_SIM_HOST", "UMAD_SIM_SM",
+};
+#define N_OWN_VARS	(sizeof(own_vars) / sizeof(own_vars[0]))
+
+struct saved_env {
+	char *values[N_OWN_VARS];	/* NULL: unset */
+};
+
+static void save_env(struct saved_env *s)
+{
+	size_t i;
+
+	for (i = 0; i < N_OWN_VARS; i++) {
+		const char *v = getenv(own_vars[i]);
+
+		s->values[i] = v ? strdup(v) : NULL;
+	}
+}
+
+static void restore_env(const struct saved_env *s)
+{
+	size_t i;
+
+	for (i = 0; i < N_OWN_VARS; i++) {
+		if (s->values[i])
+			setenv(own_vars[i], s->values[i], 1);
+		else
+			unsetenv(own_vars[i]);
+	}
+}
+
+static void free_env(struct saved_env *s)
+{
+	size_t i;
+
+	for (i = 0; i < N_OWN_VARS; i++)
+		free(s->values[i]);
+}
+
+void kernel_usage(FILE *out)
+{
+	fprintf(out,
+		"       umad kernel [-t FILE | --fabric WHERE] [--host NODE] [--sm builtin|none]\n"
+		"                   (--mount DIR | -- COMMAND [ARGS...])\n");
+}
+
+static int usage_error(void)
+{
+	fputs("usage: umad kernel [-t FILE | --fabric WHERE] [--host NODE] [--sm builtin|none]\n"
+	      "                   (--mount DIR | -- COMMAND [ARGS...])\n", stderr);
+	return 2;
+}
+
+static int parse(int argc, char **argv, struct kernel_options *o)
+{
+	int i;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		const char **slot = !strcmp(a, "-t") || !strcmp(a, "--topology") ? &o->topology
+				  : !strcmp(a, "--fabric") ? &o->fabric
+				  : !strcmp(a, "--host") ? &o->host
+				  : !strcmp(a, "--sm") ? &o->sm
+				  : !strcmp(a, "--mount") ? &o->mount : NULL;
+
+		if (!strcmp(a, "--")) {
+			o->command = i + 1;
+			break;
+		}
+		if (!slot) {
+			fprintf(stderr, "umad: kernel: unexpected argument '%s'\n", a);
+			return usage_error();
+		}
+		if (i + 1 >= argc || !strcmp(argv[i + 1], "--")) {
+			fprintf(stderr, "umad: kernel: %s needs a value\n", a);
+			return usage_error();
+		}
+		*slot = argv[++i];
+	}
+	if (o->command && o->command >= argc) {
+		fprintf(stderr, "umad: kernel: missing the command to run after --\n");
+		return usage_error();
+	}
+	if (!o->command == !o->mount) {
+		fprintf(stderr, "umad: kernel: %s\n", o->mount ? "--mount DIR or -- COMMAND, not both"
+			: "missing --mount DIR or -- COMMAND");
+		return usage_error();
+	}
+	if (o->topology && o->fabric) {
+		fprintf(stderr, "umad: kernel: -t FILE loads a fabric of its own; --fabric attaches "
+			"to a served one: not both\n");
+		return usage_error();
+	}
+	if (o->sm && strcmp(o->sm, "builtin") && strcmp(o->sm, "none")) {
+		fprintf(stderr, "umad: kernel: --sm %s: expected builtin or none\n", o->sm);
+		return usage_error();
+	}
+	return 0;
+}
+
+/* This process's own backend: the sim backend, on the fabric and at the host asked for. */
+static void set_backend_env(const struct kernel_options *o)
+{
+	setenv("UMAD_BACKEND", "sim", 1);
+	if (o->topology)
+		setenv("UMAD_SIM_TOPOLOGY", o->topology, 1);
+	if (o->fabric)
+		setenv("UMAD_SIM_FABRIC", o->fabric, 1);
+	if (o->host)
+		setenv("UMAD_SIM_HOST", o->host, 1);
+	if (o->sm)
+		setenv("UMAD_SIM_SM", o->sm, 1);
+}
+
+/* The sim backend's table, once the library has started it.  NULL after saying why. */
+static const struct umad_backend *sim_backend(void)
+{
+	const char *dir = getenv("UMAD_MODULE_DIR");
+	const struct umad_backend *be;
+	char path[PATH_MAX];
+	void *handle;
+
+	if (umad_init() < 0) {
+		fprintf(stderr, "umad: kernel: the sim backend did not start\n");
+		return NULL;
+	}
+	snprintf(path, sizeof(path), "%s/%s", dir && *dir ? dir : UMAD_MODULE_DIR, SIM_MODULE);
+	handle = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+	be = handle ? dlsym(handle, SIM_SYMBOL) : NULL;
+	if (!be || be->abi != UMAD_BACKEND_ABI) {
+		fprintf(stderr, "umad: kernel: %s is not the sim backend this umad was built with\n",
+			path);
+		be = NULL;
+	}
+	/* The library loaded it for good (RTLD_NODELETE): the table outlives this handle. */
+	if (handle)
+		dlclose(handle);
+	return be;
+}
+
+/* SIGINT, SIGTERM and SIGCHLD on a descriptor the loop watches. */
+static int signal_fd(sigset_t *old)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &set, old);
+	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
+}
+
+static int serve_mount(struct kfs *k, const char *dir)
+{
+	struct umad_err err = UMAD_ERR_INIT;
+	struct signalfd_siginfo si;
+	sigset_t old;
+	int sfd = signal_fd(&old), r, stop = 0;
+
+	r = kfs_mount(k, dir, &err);
+	if (r < 0) {
+		umad_err_print("umad: kernel", &err);
+		close(sfd);
+		return 1;
+	}
+	fprintf(stderr, "umad: kernel: serving the host's files at %s until SIGINT or SIGTERM\n",
+		dir);
+	while (!stop) {
+		r = kfs_serve(k, sfd, -1);
+		if (r == 1) {
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				stop |= si.ssi_signo == SIGINT || si.ssi_signo == SIGTERM;
+		} else {
+			if (r < 0)
+				fprintf(stderr, "umad: kernel: %s\n", strerror(-r));
+			stop = 1;
+		}
+	}
+	kfs_unmount(k);
+	close(sfd);
+	return r < 0 ? 1 : 0;
+}
+
+/* Send sig to every child of this process (COMMAND's orphans were adopted). */
+static void signal_children(int sig)
+{
+	char path[64];
+	FILE *f;
+	long pid;
+
+	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)getpid());
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while (fscanf(f, "%ld", &pid) == 1)
+		kill((pid_t)pid, sig);
+	fclose(f);
+}
+
+/*
+ * After COMMAND: what it left running is asked to end, served while it
+ * does (an SM leaving closes its devices), and killed after END_GRACE_MS.
+ */
+#define END_GRACE_MS	5000
+static void end_descendants(struct kfs *k, int sfd)
+{
+	struct signalfd_siginfo si;
+	int waited = 0, sig = SIGTERM;
+
+	for (;;) {
+		pid_t pid;
+
+		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
+			;
+		if (pid < 0)
+			return;
+		if (waited % 1000 == 0)
+			signal_children(sig);
+		if (waited >= END_GRACE_MS && sig == SIGTERM) {
+			fprintf(stderr, "umad: kernel: processes left by the command did not end; "
+				"killing them\n");
+			signal_children(sig = SIGKILL);
+		} else if (waited >= END_GRACE_MS + 2000) {
+			return;
+		}
+		if (kfs_serve(k, sfd, 100) == 1)
+			while (read(sfd, &si, sizeof(si)) == sizeof(si))
+				;
+		waited += 100;
+	}
+}
+
+/* In the child: the host's directories in place, then COMMAND. */
+static void run_command(int tree_fd, char **argv, const struct saved_env *env,
+			const sigset_t *old)
+{
+	static const char *const shown[][2] = {
+		{ "dev/infiniband", "/dev/infiniband" },
+		{ "sys/class/infiniband", "/sys/class/infiniband" },
+		{ "sys/class/infiniband_mad", "/sys/class/infiniband_mad" },
+	};
+	struct umad_err err = UMAD_ERR_INIT;
+	size_t i;
+
+	for (i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		if (kns_show(tree_fd, shown[i][0], shown[i][1], &err) < 0) {
+			umad_err_print("umad: kernel", &err);
+			_exit(126);
+		}
+	}
+	close(tree_fd);
+	sigprocmask(SIG_SETMASK, old, NULL);
+	restore_env(env);
+	execvp(argv[0], argv);
+	fprintf(stderr, "umad: kernel: %s: %s\n", argv[0], strerror(errno));
+	_exit(127);
+}
+
+static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
+			 const struct saved_env *env)
+{
+	struct umad_err err = UMAD_ERR_INIT;
+	struct signalfd_siginfo si;
+	sigset_t old;
+	int sfd = signal_fd(&old), status = 1, done = 0, r;
+	pid_t child;
+
+	r = kfs_attach(k, fuse_fd, &err);
+	if (r < 0) {
+		umad_err_print("umad: kernel", &err);
+		close(sfd);
+		return 1;
+	}
+	/* What COMMAND leaves running (an SM in the background) is adopted here, to be ended. */
+	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	child = fork();
+	if (child == 0) {
+		close(sfd);
+		run_command(tree_fd, argv, env, &old);
+	}
+	close(tree_fd);
+	if (child < 0) {
+		fprintf(stderr, "umad: kernel: cannot start %s: %s\n", argv[0], strerror(errno));
+		close(sfd);
+		return 1;
+	}
+	while (!done) {
+		r = kfs_serve(k, sfd, -1);
+		if (r != 1) {
+			fprintf(stderr, "umad: kernel: the host's files cannot be served on: %s\n",
+				r < 0 ? strerror(-r) : "unmounted");
+			kill(child, SIGKILL);
+			waitpid(child, NULL, 0);
+			break;
+		}
+		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
+			int st;
+			pid_t pid;
+
+			if (si.ssi_signo != SIGCHLD) {
+				kill(child, (int)si.ssi_signo);
+				continue;
+			}
+			while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+				if (pid != child)
+					continue;
+				status = WIFEXITED(st) ? WEXITSTATUS(st)
+				       : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
+				done = 1;
+			}
+		}
+	}
+	end_descendants(k, sfd);
+	close(sfd);
+	return status;
+}
+
+int kernel_main(int argc, char **argv)
+{
+	struct umad_err err = UMAD_ERR_INIT;
+	struct kernel_options o;
+	const struct umad_backend *be;
+	struct saved_env env;
+	struct kfs *k = NULL;
+	int r = parse(argc, argv, &o), fuse_fd = -1, tree_fd = -1, status = 1;
+
+	if (r)
+		return r;
+	save_env(&env);
+	/* The namespaces first: a process may enter a user namespace only while it has one thread. */
+	if (o.command) {
+		r = kns_enter(&err);
+		if (r == 0) {
+			fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
+			if (fuse_fd < 0)
+				r = umad_err_set(&err, -errno, "/dev/fuse: %s", strerror(errno));
+		}
+		if (r == 0) {
+			tree_fd = kns_fuse_mount_detached(fuse_fd, "umad-kernel", &err);
+			r = tree_fd < 0 ? tree_fd : 0;
+		}
+		if (r < 0) {
+			umad_err_print("umad: kernel", &err);
+			goto out;
+		}
+	}
+	set_backend_env(&o);
+	be = sim_backend();
+	if (!be)
+		goto out;
+	r = kfs_new(be, &k, &err);
+	if (r < 0) {
+		umad_err_print("umad: kernel", &err);
+		goto out;
+	}
+	status = o.command ? serve_command(k, fuse_fd, tree_fd, argv + o.command, &env)
+			   : serve_mount(k, o.mount);
+	tree_fd = -1;
+out:
+	kfs_free(k);
+	if (tree_fd >= 0)
+		close(tree_fd);
+	if (fuse_fd >= 0)
+		close(fuse_fd);
+	free_env(&env);
+	return status;
+}
