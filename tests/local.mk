@@ -25,6 +25,8 @@ endif
 include tests/dispatch.mk
 include tests/headers.mk
 include tests/kernel.mk
+include tests/kernel_fs.mk
+include tests/kernel_dev.mk
 include tests/api.mk
 include tests/diff.mk
 include tests/capture.mk

@@ -1,0 +1,1 @@
+# umad kernel: the device files' kernel semantics, driven by real system calls.
