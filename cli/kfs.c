@@ -377,11 +377,11 @@ static uint64_t now_ns(void)
 /* Take every request waiting on the channel.  0, or 1 when the file system went away. */
 static int take_requests(struct kfs *k)
 {
-	struct fuse_buf fbuf = { .mem = NULL };
 	int r, gone = 0;
 
 	for (;;) {
-		r = fuse_session_receive_buf(k->se, &fbuf);
+		/* Into the one buffer the session keeps (it is large: allocated once). */
+		r = fuse_session_receive_buf(k->se, &k->fbuf);
 		if (r == -EINTR)
 			continue;
 		if (r == -EAGAIN)
@@ -391,13 +391,12 @@ static int take_requests(struct kfs *k)
 			break;
 		}
 		kfs_keepers_busy(k->keep, now_ns());
-		fuse_session_process_buf(k->se, &fbuf);
+		fuse_session_process_buf(k->se, &k->fbuf);
 		if (fuse_session_exited(k->se)) {
 			gone = 1;
 			break;
 		}
 	}
-	free(fbuf.mem);
 	return gone;
 }
 
@@ -477,6 +476,7 @@ void kfs_free(struct kfs *k)
 	kfs_keepers_stop(k->keep);
 	if (k->se)
 		fuse_session_destroy(k->se);
+	free(k->fbuf.mem);
 	kfs_query_free(k);
 	kfs_tree_free(k);
 	if (k->epfd >= 0)

@@ -82,6 +82,7 @@ struct kfs {
 	struct kfs_keepers *keep;	/* while serving */
 	int spin;			/* UMAD_KERNEL_SPIN is not 0: spin and keep CPUs awake */
 	struct fuse_session *se;
+	struct fuse_buf fbuf;		/* where requests are read into */
 	int epfd;
 	int mounted;			/* fuse_session_mount succeeded */
 	uid_t uid;
