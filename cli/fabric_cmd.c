@@ -34,7 +34,7 @@ static const char usage_serve[] =
 	USAGE_INDENT "umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
 	USAGE_INDENT "                  [--listen HOST:PORT --key-file FILE]\n"
 	USAGE_INDENT "umad sim [-t FILE] [--socket PATH] [--host NODE[,NODE...]] [--sm builtin|none]\n"
-	USAGE_INDENT "         [--private] -- COMMAND [ARGS...]\n";
+	USAGE_INDENT "         [--private] [--kernel] -- COMMAND [ARGS...]\n";
 static const char usage_text[] =
 	USAGE_INDENT "umad fabric [--socket PATH] show [--json] [NODE]\n"
 	USAGE_INDENT "umad fabric [--socket PATH] dump\n"
@@ -89,6 +89,7 @@ struct serve_options {
 	const char *hosts;
 	int builtin_sm;
 	int private_memory;	/* --private: clients do not map the fabric */
+	int kernel;		/* sim --kernel: COMMAND sees the host's files (umad kernel) */
 	int command;		/* index of COMMAND in argv (sim) */
 };
 
@@ -129,6 +130,10 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 		}
 		if (!strcmp(a, "--private")) {
 			o->private_memory = 1;
+			continue;
+		}
+		if (!strcmp(a, "--kernel") && want_command) {
+			o->kernel = 1;
 			continue;
 		}
 		if (!strcmp(a, "-t") || !strcmp(a, "--topology") || !strcmp(a, "--socket") ||
@@ -426,6 +431,32 @@ static char *own_library_path(void)
 	return value;
 }
 
+/*
+ * sim --kernel: COMMAND runs under umad kernel at the host asked for, on
+ * this fabric, with the environment it was given (no library path, no
+ * backend: it reaches the host through the files).  Does not return.
+ */
+static void exec_kernel(const struct serve_options *o, const char *socket_path, char **command)
+{
+	const char *head[] = { "umad", "kernel", "--fabric", socket_path, "--host", o->hosts };
+	size_t n_head = o->hosts ? 6 : 4, n = 0, i;
+	char **argv;
+
+	while (command[n])
+		n++;
+	argv = calloc(n_head + n + 2, sizeof(*argv));
+	if (!argv)
+		_exit(127);
+	for (i = 0; i < n_head; i++)
+		argv[i] = (char *)head[i];
+	argv[n_head] = "--";
+	for (i = 0; i < n; i++)
+		argv[n_head + 1 + i] = command[i];
+	execv("/proc/self/exe", argv);
+	fprintf(stderr, "umad: sim: cannot start umad kernel: %s\n", strerror(errno));
+	_exit(127);
+}
+
 static int run_sim(int argc, char **argv)
 {
 	struct serve_options o;
@@ -461,6 +492,11 @@ static int run_sim(int argc, char **argv)
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	library_path = own_library_path();
 	child = fork();
+	if (child == 0 && o.kernel) {
+		close(sfd);
+		sigprocmask(SIG_SETMASK, &old, NULL);
+		exec_kernel(&o, path, argv + o.command);
+	}
 	if (child == 0) {
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);

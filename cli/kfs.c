@@ -26,6 +26,7 @@
 
 /* An open sysfs file: its text, made by a read from the start. */
 struct text_file {
+	struct kfs_open open;
 	const struct kfs_node *n;
 	int len;			/* -errno: the host did not answer */
 	char buf[KFS_TEXT_MAX];
@@ -139,6 +140,11 @@ static void op_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	free(buf);
 }
 
+static void release_text(struct kfs_open *o)
+{
+	free(o);
+}
+
 static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct kfs *k = kfs_of(req);
@@ -172,6 +178,8 @@ static void op_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fi->direct_io = 1;
 	if (fuse_reply_open(req, fi) < 0)
 		free(t);
+	else
+		kfs_open_add(k, &t->open, release_text);
 }
 
 static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
@@ -183,7 +191,10 @@ static void op_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi
 		kfs_dev_release(k, req, n, fi);
 		return;
 	}
-	free((struct text_file *)(uintptr_t)fi->fh);
+	struct text_file *t = (struct text_file *)(uintptr_t)fi->fh;
+
+	kfs_open_remove(k, &t->open);
+	free(t);
 	fuse_reply_err(req, 0);
 }
 
@@ -474,6 +485,13 @@ void kfs_free(struct kfs *k)
 		return;
 	kfs_unmount(k);
 	kfs_keepers_stop(k->keep);
+	while (k->open_files) {
+		struct kfs_open *o = k->open_files;
+
+		kfs_open_remove(k, o);
+		o->release(o);
+	}
+	kfs_dev_free(k);
 	if (k->se)
 		fuse_session_destroy(k->se);
 	free(k->fbuf.mem);

@@ -6,6 +6,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -41,6 +42,7 @@ struct kfs_read {
 /* An open umadN. */
 struct umad_file {
 	struct kfs_watch watch;		/* first: what epoll reports */
+	struct kfs_open open;
 	struct kfs *k;
 	int portid;
 	size_t hdr_size;		/* HDR_OLD or HDR_NEW */
@@ -180,7 +182,50 @@ static void issm_release(struct kfs *k, int u)
 	}
 }
 
+void kfs_dev_free(struct kfs *k)
+{
+	int u;
+
+	for (u = 0; u < k->n_umads; u++) {
+		struct kfs_umad *um = &k->umads[u];
+
+		while (um->issm_waiters) {
+			struct kfs_wait *w = um->issm_waiters;
+
+			um->issm_waiters = w->next;
+			free(w);
+		}
+		if (um->issm_fd >= 0)
+			close(um->issm_fd);
+		um->issm_fd = -1;
+	}
+}
+
 /* --- umad: open and close ------------------------------------------------------------- */
+
+/* Close f: its port, its poll handle, the reads still waiting (their requests are gone). */
+static void umad_file_free(struct umad_file *f)
+{
+	struct kfs *k = f->k;
+
+	epoll_ctl(k->epfd, EPOLL_CTL_DEL, f->portid, NULL);
+	k->be->close_port(f->portid);
+	if (f->ph)
+		fuse_pollhandle_destroy(f->ph);
+	while (f->reads) {
+		struct kfs_read *rd = f->reads;
+
+		f->reads = rd->next;
+		free(rd);
+	}
+	free(f->buf);
+	free(f);
+}
+
+static void release_umad(struct kfs_open *o)
+{
+	umad_file_free((struct umad_file *)((char *)o - offsetof(struct umad_file, open)));
+}
 
 static void umad_open(struct kfs *k, fuse_req_t req, int u, struct fuse_file_info *fi)
 {
@@ -220,13 +265,10 @@ static void umad_open(struct kfs *k, fuse_req_t req, int u, struct fuse_file_inf
 	fi->direct_io = 1;
 	fi->nonseekable = 1;
 	fi->keep_cache = 0;
-	if (fuse_reply_open(req, fi) < 0) {
-		/* The opener is gone (interrupted): no release will come. */
-		epoll_ctl(k->epfd, EPOLL_CTL_DEL, f->portid, NULL);
-		k->be->close_port(f->portid);
-		free(f->buf);
-		free(f);
-	}
+	if (fuse_reply_open(req, fi) < 0)
+		umad_file_free(f);	/* the opener is gone (interrupted): no release will come */
+	else
+		kfs_open_add(k, &f->open, release_umad);
 }
 
 void kfs_dev_open(struct kfs *k, fuse_req_t req, const struct kfs_node *n,
@@ -249,13 +291,9 @@ void kfs_dev_release(struct kfs *k, fuse_req_t req, const struct kfs_node *n,
 		return;
 	}
 	f = file_of(fi);
-	/* No read can wait here: a read holds the file open. */
-	epoll_ctl(k->epfd, EPOLL_CTL_DEL, f->portid, NULL);
-	k->be->close_port(f->portid);
-	if (f->ph)
-		fuse_pollhandle_destroy(f->ph);
-	free(f->buf);
-	free(f);
+	/* No read waits here: a read holds the file open. */
+	kfs_open_remove(k, &f->open);
+	umad_file_free(f);
 	fuse_reply_err(req, 0);
 }
 

@@ -37,6 +37,8 @@ void kfs_dev_poll(struct kfs *k, fuse_req_t req, struct fuse_file_info *fi,
 		  struct fuse_pollhandle *ph);
 void kfs_dev_ioctl(struct kfs *k, fuse_req_t req, unsigned int cmd, struct fuse_file_info *fi,
 		   unsigned flags, const void *in_buf, size_t in_size, size_t out_size);
+/* What the devices hold when the file system goes (the issm devices, the opens waiting). */
+void kfs_dev_free(struct kfs *k);
 /* A port epoll reported readable: w is the open file's watch. */
 void kfs_dev_port_ready(struct kfs *k, struct kfs_watch *w);
 

@@ -70,6 +70,15 @@ struct kfs_umad {
 	struct kfs_wait *issm_waiters;	/* opens of issmN waiting for it, oldest first */
 };
 
+/*
+ * What every open file's handle holds: kfs_free releases the files the
+ * kernel never said were closed (the file system went before them).
+ */
+struct kfs_open {
+	struct kfs_open *prev, *next;
+	void (*release)(struct kfs_open *o);
+};
+
 struct kfs {
 	const struct umad_backend *be;
 	struct kfs_node *nodes;
@@ -80,6 +89,7 @@ struct kfs {
 	int n_umads;
 	struct kfs_query *query;
 	struct kfs_keepers *keep;	/* while serving */
+	struct kfs_open *open_files;
 	int spin;			/* UMAD_KERNEL_SPIN is not 0: spin and keep CPUs awake */
 	struct fuse_session *se;
 	struct fuse_buf fbuf;		/* where requests are read into */
@@ -94,6 +104,27 @@ struct kfs {
 static inline struct kfs_node *kfs_node_of(struct kfs *k, fuse_ino_t ino)
 {
 	return ino >= 1 && ino <= k->n_nodes ? &k->nodes[ino - 1] : NULL;
+}
+
+static inline void kfs_open_add(struct kfs *k, struct kfs_open *o,
+				void (*release)(struct kfs_open *o))
+{
+	o->release = release;
+	o->prev = NULL;
+	o->next = k->open_files;
+	if (o->next)
+		o->next->prev = o;
+	k->open_files = o;
+}
+
+static inline void kfs_open_remove(struct kfs *k, struct kfs_open *o)
+{
+	if (o->prev)
+		o->prev->next = o->next;
+	else
+		k->open_files = o->next;
+	if (o->next)
+		o->next->prev = o->prev;
 }
 
 /*
