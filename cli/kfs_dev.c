@@ -497,6 +497,15 @@ void kfs_dev_write(struct kfs *k, fuse_req_t req, const char *buf, size_t size, 
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
+	/*
+	 * A write(2) longer than one request comes in pieces, which nothing
+	 * joins yet: refused whole, where a piece sent alone would be a MAD
+	 * cut short.
+	 */
+	if (size >= k->max_write) {
+		fuse_reply_err(req, EMSGSIZE);
+		return;
+	}
 	if (f->hdr_size == HDR_OLD) {
 		struct ib_user_mad *hdr = (struct ib_user_mad *)f->buf;
 
