@@ -35,6 +35,7 @@
 struct kfs_read {
 	fuse_req_t req;
 	size_t size;
+	off_t off;
 	struct umad_file *f;
 	struct kfs_read *next;
 };
@@ -50,8 +51,16 @@ struct umad_file {
 	int armed;			/* epoll watches the port */
 	struct kfs_read *reads, *reads_tail;
 	struct fuse_pollhandle *ph;
-	uint8_t *buf;			/* a message in the new layout, on its way */
+	uint8_t *buf;			/* a message read, on its way to the reader */
 	size_t buf_size;
+	/* A message read longer than one request: its length, how much went, where the rest goes. */
+	size_t rpart_len, rpart_done;
+	off_t rpart_next;
+	uint8_t *wbuf;			/* a message written, on its way to the backend */
+	size_t wbuf_size;
+	/* A write(2) coming in pieces: the bytes so far, where the next piece starts. */
+	size_t wlen;
+	off_t wnext;
 };
 
 /* An open of issmN waiting for the device. */
@@ -62,6 +71,8 @@ struct kfs_wait {
 	int u;
 	struct kfs_wait *next;
 };
+
+static void flush_write(struct umad_file *f);
 
 static struct umad_file *file_of(struct fuse_file_info *fi)
 {
@@ -79,18 +90,36 @@ static void arm(struct umad_file *f, int on)
 		f->armed = on;
 }
 
-static int grow(struct umad_file *f, size_t size)
+/* Make *buf (of *have bytes) hold size bytes, keeping what it holds. */
+static int grow_buf(uint8_t **buf, size_t *have, size_t size)
 {
 	uint8_t *b;
 
-	if (size <= f->buf_size)
+	if (size <= *have)
 		return 0;
-	b = realloc(f->buf, size);
+	b = realloc(*buf, size);
 	if (!b)
 		return -ENOMEM;
-	f->buf = b;
-	f->buf_size = size;
+	*buf = b;
+	*have = size;
 	return 0;
+}
+
+static int grow(struct umad_file *f, size_t size)
+{
+	return grow_buf(&f->buf, &f->buf_size, size);
+}
+
+/*
+ * The kernel cuts a read(2) or write(2) longer than one request into
+ * requests of a request's pages (less the buffer's offset in its first
+ * page): one this long may be a piece of a longer one.
+ */
+static size_t piece_min(const struct kfs *k)
+{
+	long page = sysconf(_SC_PAGESIZE);
+
+	return k->max_write - (size_t)(page > 0 ? page : 4096) + 1;
 }
 
 /* --- issm ---------------------------------------------------------------------------- */
@@ -219,6 +248,7 @@ static void umad_file_free(struct umad_file *f)
 		free(rd);
 	}
 	free(f->buf);
+	free(f->wbuf);
 	free(f);
 }
 
@@ -292,6 +322,7 @@ void kfs_dev_release(struct kfs *k, fuse_req_t req, const struct kfs_node *n,
 	}
 	f = file_of(fi);
 	/* No read waits here: a read holds the file open. */
+	flush_write(f);
 	kfs_open_remove(k, &f->open);
 	umad_file_free(f);
 	fuse_reply_err(req, 0);
@@ -341,26 +372,37 @@ static int header_to_reader(fuse_req_t req, const void *hdr, size_t len)
 }
 
 /*
- * Take a message for a read of size bytes.  Replies to req and returns 1,
- * or returns 0 when nothing is queued.
+ * Take a message for a read of size bytes at off.  Replies to req and
+ * returns 1, or returns 0 when nothing is queued.
  */
-static int try_read(struct umad_file *f, fuse_req_t req, size_t size)
+static int try_read(struct umad_file *f, fuse_req_t req, size_t size, off_t off)
 {
 	struct kfs *k = f->k;
-	size_t want = size + (HDR_NEW - f->hdr_size);
+	size_t want = size + (HDR_NEW - f->hdr_size), len;
 	ssize_t n = k->be->recv(f->portid, f->buf, want < f->buf_size ? want : f->buf_size);
 
 	if (n == -ENOSPC && want > f->buf_size) {
-		/* Longer than the buffer, maybe not than the reader's: the header says. */
+		/*
+		 * Longer than the buffer, maybe not than the reader's: the header
+		 * says.  A request of a piece's size may be the first piece of a
+		 * read(2) that takes the whole message.
+		 */
 		size_t need = ((const struct ib_user_mad *)f->buf)->length;
 
-		if (need <= want && grow(f, need) == 0)
+		if ((need <= want || size >= piece_min(k)) && grow(f, need) == 0)
 			n = k->be->recv(f->portid, f->buf, need);
 	}
 	if (n == -EAGAIN)
 		return 0;
 	if (n >= 0) {
-		fuse_reply_buf(req, (const char *)f->buf, to_file_layout(f, (size_t)n));
+		len = to_file_layout(f, (size_t)n);
+		if (len > size) {
+			f->rpart_len = len;
+			f->rpart_done = size;
+			f->rpart_next = off + (off_t)size;
+			len = size;
+		}
+		fuse_reply_buf(req, (const char *)f->buf, len);
 		return 1;
 	}
 	if (n == -ENOSPC) {
@@ -368,6 +410,26 @@ static int try_read(struct umad_file *f, fuse_req_t req, size_t size)
 		header_to_reader(req, f->buf, f->hdr_size);
 	}
 	fuse_reply_err(req, (int)-n);
+	return 1;
+}
+
+/* The next piece of a message longer than one request, when req continues its read(2). */
+static int read_piece(struct umad_file *f, fuse_req_t req, size_t size, off_t off)
+{
+	size_t n;
+
+	if (!f->rpart_len)
+		return 0;
+	if (off != f->rpart_next) {
+		f->rpart_len = 0;	/* its reader took no more of it */
+		return 0;
+	}
+	n = f->rpart_len - f->rpart_done < size ? f->rpart_len - f->rpart_done : size;
+	fuse_reply_buf(req, (const char *)f->buf + f->rpart_done, n);
+	f->rpart_done += n;
+	f->rpart_next += (off_t)n;
+	if (f->rpart_done == f->rpart_len)
+		f->rpart_len = 0;
 	return 1;
 }
 
@@ -396,13 +458,15 @@ void kfs_dev_read(struct kfs *k, fuse_req_t req, size_t size, off_t off,
 	struct kfs_read *rd;
 
 	(void)k;
-	(void)off;
+	flush_write(f);
+	if (read_piece(f, req, size, off))
+		return;
 	if (size < f->hdr_size) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
 	/* Reads are answered in the order they came. */
-	if (!f->reads && try_read(f, req, size))
+	if (!f->reads && try_read(f, req, size, off))
 		return;
 	if (fi->flags & O_NONBLOCK) {
 		fuse_reply_err(req, EAGAIN);
@@ -413,7 +477,7 @@ void kfs_dev_read(struct kfs *k, fuse_req_t req, size_t size, off_t off,
 		fuse_reply_err(req, ENOMEM);
 		return;
 	}
-	*rd = (struct kfs_read){ .req = req, .size = size, .f = f };
+	*rd = (struct kfs_read){ .req = req, .size = size, .off = off, .f = f };
 	if (f->reads_tail)
 		f->reads_tail->next = rd;
 	else
@@ -439,7 +503,7 @@ static void serve(struct umad_file *f)
 		struct kfs_read *rd = f->reads;
 
 		fuse_req_interrupt_func(rd->req, NULL, NULL);
-		if (!try_read(f, rd->req, rd->size)) {
+		if (!try_read(f, rd->req, rd->size, rd->off)) {
 			fuse_req_interrupt_func(rd->req, read_interrupted, rd);
 			break;
 		}
@@ -466,9 +530,11 @@ void kfs_dev_poll(struct kfs *k, fuse_req_t req, struct fuse_file_info *fi,
 		  struct fuse_pollhandle *ph)
 {
 	struct umad_file *f = file_of(fi);
-	int ready = port_pending(f);
+	int ready;
 
 	(void)k;
+	flush_write(f);
+	ready = port_pending(f);
 	if (ph) {
 		if (f->ph)
 			fuse_pollhandle_destroy(f->ph);
@@ -484,43 +550,86 @@ void kfs_dev_poll(struct kfs *k, fuse_req_t req, struct fuse_file_info *fi,
 
 /* --- umad: write ---------------------------------------------------------------------- */
 
+/*
+ * Send the message of len bytes in f->wbuf (the file's layout; room for
+ * the new layout's header after it): the bytes written, or -errno.
+ */
+static ssize_t send_message(struct umad_file *f, size_t len)
+{
+	if (f->hdr_size == HDR_OLD) {
+		struct ib_user_mad *hdr = (struct ib_user_mad *)f->wbuf;
+
+		memmove(f->wbuf + HDR_NEW, f->wbuf + HDR_OLD, len - HDR_OLD);
+		hdr->addr.pkey_index = 0;
+		memset(hdr->addr.reserved, 0, sizeof(hdr->addr.reserved));
+	}
+	return f->k->be->send(f->portid, f->wbuf, len + (HDR_NEW - f->hdr_size));
+}
+
+/* Keep len bytes of a write in f->wbuf after what it holds (at): 0 or -ENOMEM. */
+static int keep_written(struct umad_file *f, size_t at, const char *buf, size_t len)
+{
+	if (grow_buf(&f->wbuf, &f->wbuf_size, at + len + HDR_GROWTH) < 0)
+		return -ENOMEM;
+	memcpy(f->wbuf + at, buf, len);
+	return 0;
+}
+
+/*
+ * A write(2) that came in pieces whose last one was a whole piece: no
+ * piece follows after all (the next request of the file is another), so
+ * its message goes now.  Nobody waits for its result.
+ */
+static void flush_write(struct umad_file *f)
+{
+	if (!f->wlen)
+		return;
+	send_message(f, f->wlen);
+	f->wlen = 0;
+}
+
 void kfs_dev_write(struct kfs *k, fuse_req_t req, const char *buf, size_t size, off_t off,
 		   struct fuse_file_info *fi)
 {
 	struct umad_file *f = file_of(fi);
-	const void *msg = buf;
+	int piece = size >= piece_min(k);
 	size_t len = size;
 	ssize_t n;
 
-	(void)off;
-	if (size < f->hdr_size + WRITE_MIN_MAD) {
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
-	/*
-	 * A write(2) longer than one request comes in pieces, which nothing
-	 * joins yet: refused whole, where a piece sent alone would be a MAD
-	 * cut short.
-	 */
-	if (size >= k->max_write) {
-		fuse_reply_err(req, EMSGSIZE);
-		return;
-	}
-	if (f->hdr_size == HDR_OLD) {
-		struct ib_user_mad *hdr = (struct ib_user_mad *)f->buf;
-
-		if (grow(f, size + HDR_GROWTH) < 0) {
+	if (f->wlen && off == f->wnext) {
+		/* The next piece of a write(2) longer than one request. */
+		if (keep_written(f, f->wlen, buf, size) < 0) {
+			f->wlen = 0;
 			fuse_reply_err(req, ENOMEM);
 			return;
 		}
-		memcpy(f->buf, buf, HDR_OLD);
-		hdr->addr.pkey_index = 0;
-		memset(hdr->addr.reserved, 0, sizeof(hdr->addr.reserved));
-		memcpy(f->buf + HDR_NEW, buf + HDR_OLD, size - HDR_OLD);
-		msg = f->buf;
-		len = size + HDR_GROWTH;
+		f->wlen += size;
+		f->wnext += (off_t)size;
+		if (piece) {
+			fuse_reply_write(req, size);
+			return;
+		}
+		len = f->wlen;
+		f->wlen = 0;
+	} else {
+		flush_write(f);
+		if (size < f->hdr_size + WRITE_MIN_MAD) {
+			fuse_reply_err(req, EINVAL);
+			return;
+		}
+		if (keep_written(f, 0, buf, size) < 0) {
+			fuse_reply_err(req, ENOMEM);
+			return;
+		}
+		if (piece) {
+			/* Maybe the first piece of a longer write(2): the rest follows at once. */
+			f->wlen = size;
+			f->wnext = off + (off_t)size;
+			fuse_reply_write(req, size);
+			return;
+		}
 	}
-	n = k->be->send(f->portid, msg, len);
+	n = send_message(f, len);
 	if (n < 0)
 		fuse_reply_err(req, (int)-n);
 	else
@@ -595,6 +704,7 @@ void kfs_dev_ioctl(struct kfs *k, fuse_req_t req, unsigned int cmd, struct fuse_
 	int r;
 
 	(void)flags;
+	flush_write(f);
 	switch (cmd) {
 	case IB_USER_MAD_ENABLE_PKEY:
 		if (f->already_used) {
