@@ -273,27 +273,29 @@ static bool ours(int dfd)
  */
 static int new_cover(const struct stat *st, const struct statvfs *sv, struct umad_err *err)
 {
-	char mode[16], uid[16], gid[16];
+	char mode_text[16], uid_text[16], gid_text[16];
+	/* The owner last: left out where the namespace cannot name it. */
 	const struct fs_option opts[] = {
 		{ "source", "umad-kernel-ns" },
-		{ "mode", mode },
-		{ "uid", uid },
-		{ "gid", gid },
+		{ "mode", mode_text },
+		{ "uid", uid_text },
+		{ "gid", gid_text },
 	};
+	const size_t all = sizeof(opts) / sizeof(opts[0]), owner = 2;
 	unsigned attrs = MOUNT_ATTR_NOSUID;
 	int fd;
 
-	snprintf(mode, sizeof(mode), "%o", (unsigned)(st->st_mode & 07777));
-	snprintf(uid, sizeof(uid), "%u", (unsigned)st->st_uid);
-	snprintf(gid, sizeof(gid), "%u", (unsigned)st->st_gid);
+	snprintf(mode_text, sizeof(mode_text), "%o", (unsigned)(st->st_mode & 07777));
+	snprintf(uid_text, sizeof(uid_text), "%u", (unsigned)st->st_uid);
+	snprintf(gid_text, sizeof(gid_text), "%u", (unsigned)st->st_gid);
 	if (sv->f_flag & ST_NODEV)
 		attrs |= MOUNT_ATTR_NODEV;
 	if (sv->f_flag & ST_NOEXEC)
 		attrs |= MOUNT_ATTR_NOEXEC;
-	fd = fs_mount_detached("tmpfs", opts, 4, attrs, NULL);
+	fd = fs_mount_detached("tmpfs", opts, all, attrs, NULL);
 	/* In a user namespace that does not map the parent's owner, the caller owns it. */
 	if (fd < 0)
-		fd = fs_mount_detached("tmpfs", opts, 2, attrs, err);
+		fd = fs_mount_detached("tmpfs", opts, all - owner, attrs, err);
 	return fd;
 }
 

@@ -2,7 +2,9 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # The private namespace a command on a simulated host runs in
 # (cli/kernel_ns.c, driven by tests/kernel_ns_try with a tmpfs for the
-# host's tree), as root and as user nobody (65534, in a user namespace):
+# host's tree), as root and, in a user namespace, as user nobody (65534,
+# the id root's files show as there) and as a user with no name (54321,
+# who may not give the cover root's id):
 #  - inside, /dev/infiniband, /sys/class/infiniband and
 #    /sys/class/infiniband_mad show the tree, and every entry of /dev and
 #    /sys/class the host has is there, of the same kind (a link to the same
@@ -17,7 +19,7 @@
 #    caller's (left out, saying so, when the user may not open /dev/fuse);
 #  - bad places and missing directories of the tree are refused, naming them.
 # Skips (77) naming what is missing: the mount API, user namespaces (the
-# part as nobody is left out, saying so, when only they are missing).
+# parts as other users are left out, saying so, when only they are missing).
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
@@ -45,14 +47,20 @@ fail() {
 	failures=$((failures + 1))
 }
 
-nobody=65534
 me=$(id -un)
-# as USER CMD...: run CMD as the test's own user, or (root's test) as user nobody, without groups.
+# uid_of USER: the id the test runs USER as (root's test only switches).
+uid_of() {
+	case "$1" in
+	nobody) echo 65534 ;;
+	u54321) echo 54321 ;;
+	esac
+}
+# as USER CMD...: run CMD as the test's own user, or (root's test) as USER, without groups.
 as() {
 	local user=$1
 	shift
 	if [ "$user" != "$me" ]; then
-		setpriv --reuid=$nobody --regid=$nobody --clear-groups "$@"
+		setpriv --reuid="$(uid_of "$user")" --regid="$(uid_of "$user")" --clear-groups "$@"
 	else
 		"$@"
 	fi
@@ -60,7 +68,7 @@ as() {
 # The directory each user's cases write in.
 room() {
 	mkdir -p "$work/$1"
-	[ "$1" = "$me" ] || chown $nobody:$nobody "$work/$1"
+	[ "$1" = "$me" ] || chown "$(uid_of "$1"):$(uid_of "$1")" "$work/$1"
 	echo "$work/$1"
 }
 
@@ -162,7 +170,8 @@ check_inside() {
 while_running() {
 	local user=$1 out pid ns i p left runas=()
 	out=$(room "$user")/killed
-	[ "$user" = "$me" ] || runas=(setpriv --reuid=$nobody --regid=$nobody --clear-groups)
+	[ "$user" = "$me" ] ||
+		runas=(setpriv --reuid="$(uid_of "$user")" --regid="$(uid_of "$user")" --clear-groups)
 	# Started as one process (setpriv, kernel_ns_try and sh each exec the next): $! is the command.
 	"${runas[@]}" "$try" -- sh -c 'readlink /proc/self/ns/mnt > "$1.ns" && touch "$1.ready" && exec sleep 600' \
 		sh "$out" &
@@ -217,6 +226,8 @@ on_own_places() {
 		[ "$(ls "$r/dev/infiniband" | tr "\n" " ")" = "issm0 umad0 " ] || echo "FAIL: $r/dev/infiniband holds $(ls "$r/dev/infiniband")"
 		[ "$(ls -A "$r/dev" | tr "\n" " ")" = "fifo infiniband link plain sub " ] || echo "FAIL: $r/dev holds $(ls -A "$r/dev")"
 		[ "$(stat -c %a "$r/dev")" = 1775 ] || echo "FAIL: the cover of $r/dev has mode $(stat -c %a "$r/dev")"
+		# The parent'"'"'s owner (root) where the namespace maps it, the caller otherwise.
+		[ "$(stat -c %u "$r/dev")" = "$(id -u)" ] || echo "FAIL: the cover of $r/dev is user $(stat -c %u "$r/dev")'"'"'s"
 		[ "$(cat "$r/dev/link")" = data ] || echo "FAIL: $r/dev/link does not lead to sub/file"
 		[ -p "$r/dev/fifo" ] || echo "FAIL: $r/dev/fifo is no fifo"
 		echo after > "$r/dev/plain" || echo "FAIL: cannot write $r/dev/plain"
@@ -302,12 +313,14 @@ case $? in
 esac
 all "$me"
 if [ "$me" = root ]; then
-	if ! as nobody true 2>/dev/null; then
-		echo "SKIP (nobody): setpriv cannot switch to user $nobody"
-	elif ! why=$(as nobody unshare --user --map-current-user true 2>&1); then
-		echo "SKIP (nobody): user $nobody may not make a user namespace: $why"
-	else
-		all nobody
-	fi
+	for other in nobody u54321; do
+		if ! as $other true 2>/dev/null; then
+			echo "SKIP ($other): setpriv cannot switch to user $(uid_of $other)"
+		elif ! why=$(as $other unshare --user --map-current-user true 2>&1); then
+			echo "SKIP ($other): user $(uid_of $other) may not make a user namespace: $why"
+		else
+			all $other
+		fi
+	done
 fi
 exit $status
