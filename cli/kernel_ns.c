@@ -93,6 +93,22 @@ static int write_text(const char *path, const char *text, struct umad_err *err)
 	return 0;
 }
 
+/* What makes the kernel refuse a user namespace with r. */
+static const char *userns_refused_why(int r)
+{
+	switch (r) {
+	case -EPERM:
+		return " (are user namespaces allowed? sysctl kernel.unprivileged_userns_clone, "
+		       "kernel.apparmor_restrict_unprivileged_userns)";
+	case -ENOSPC:
+		return " (sysctl user.max_user_namespaces)";
+	case -EINVAL:
+		return " (the process has threads already)";
+	default:
+		return "";
+	}
+}
+
 /* A user namespace (and a mount namespace it owns) where the caller is itself. */
 static int enter_user_ns(struct umad_err *err)
 {
@@ -104,11 +120,7 @@ static int enter_user_ns(struct umad_err *err)
 	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
 		r = -errno;
 		return umad_err_set(err, r, "cannot make a user namespace (user %u may mount only there): %s%s",
-				    (unsigned)uid, strerror(-r),
-				    r == -EPERM ? " (are user namespaces allowed? sysctl kernel.unprivileged_userns_clone, "
-						  "kernel.apparmor_restrict_unprivileged_userns)" :
-				    r == -ENOSPC ? " (sysctl user.max_user_namespaces)" :
-				    r == -EINVAL ? " (the process has threads already)" : "");
+				    (unsigned)uid, strerror(-r), userns_refused_why(r));
 	}
 	/* An unprivileged process may map its group only once it gave up setgroups. */
 	r = write_text("/proc/self/setgroups", "deny", err);
@@ -207,7 +219,7 @@ int kns_fuse_mount_detached(int fuse_fd, const char *source_name, struct umad_er
 {
 	char fd_text[16], uid_text[16], gid_text[16];
 	const struct fs_option opts[] = {
-		{ "source", source_name },
+		{ "source", source_name ? source_name : "umad" },
 		{ "fd", fd_text },
 		{ "rootmode", "40000" },	/* octal: a directory */
 		{ "user_id", uid_text },
@@ -215,12 +227,24 @@ int kns_fuse_mount_detached(int fuse_fd, const char *source_name, struct umad_er
 		{ "default_permissions", NULL },
 		{ "allow_other", NULL },
 	};
+	struct stat st;
+	int r;
 
+	/* The kernel says only EINVAL for a descriptor that is not /dev/fuse. */
+	if (fstat(fuse_fd, &st) < 0)
+		return umad_err_set(err, -errno, "the FUSE device's descriptor %d: %s", fuse_fd,
+				    strerror(errno));
+	if (!S_ISCHR(st.st_mode))
+		return umad_err_set(err, -EINVAL, "descriptor %d is no FUSE device (an open /dev/fuse)",
+				    fuse_fd);
 	snprintf(fd_text, sizeof(fd_text), "%d", fuse_fd);
 	snprintf(uid_text, sizeof(uid_text), "%u", (unsigned)geteuid());
 	snprintf(gid_text, sizeof(gid_text), "%u", (unsigned)getegid());
-	return fs_mount_detached("fuse", opts, sizeof(opts) / sizeof(opts[0]),
-				 MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+	r = fs_mount_detached("fuse", opts, sizeof(opts) / sizeof(opts[0]),
+			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV, err);
+	if (r == -EINVAL)
+		umad_err_prefix(err, r, "descriptor %d (an open /dev/fuse?): ", fuse_fd);
+	return r;
 }
 
 /* The path through which the kernel finds what fd is, exactly (umount2 takes only paths). */
@@ -249,27 +273,29 @@ static bool ours(int dfd)
  */
 static int new_cover(const struct stat *st, const struct statvfs *sv, struct umad_err *err)
 {
-	char mode[16], uid[16], gid[16];
+	char mode_text[16], uid_text[16], gid_text[16];
+	/* The owner last: left out where the namespace cannot name it. */
 	const struct fs_option opts[] = {
 		{ "source", "umad-kernel-ns" },
-		{ "mode", mode },
-		{ "uid", uid },
-		{ "gid", gid },
+		{ "mode", mode_text },
+		{ "uid", uid_text },
+		{ "gid", gid_text },
 	};
+	const size_t all = sizeof(opts) / sizeof(opts[0]), owner = 2;
 	unsigned attrs = MOUNT_ATTR_NOSUID;
 	int fd;
 
-	snprintf(mode, sizeof(mode), "%o", (unsigned)(st->st_mode & 07777));
-	snprintf(uid, sizeof(uid), "%u", (unsigned)st->st_uid);
-	snprintf(gid, sizeof(gid), "%u", (unsigned)st->st_gid);
+	snprintf(mode_text, sizeof(mode_text), "%o", (unsigned)(st->st_mode & 07777));
+	snprintf(uid_text, sizeof(uid_text), "%u", (unsigned)st->st_uid);
+	snprintf(gid_text, sizeof(gid_text), "%u", (unsigned)st->st_gid);
 	if (sv->f_flag & ST_NODEV)
 		attrs |= MOUNT_ATTR_NODEV;
 	if (sv->f_flag & ST_NOEXEC)
 		attrs |= MOUNT_ATTR_NOEXEC;
-	fd = fs_mount_detached("tmpfs", opts, 4, attrs, NULL);
+	fd = fs_mount_detached("tmpfs", opts, all, attrs, NULL);
 	/* In a user namespace that does not map the parent's owner, the caller owns it. */
 	if (fd < 0)
-		fd = fs_mount_detached("tmpfs", opts, 2, attrs, err);
+		fd = fs_mount_detached("tmpfs", opts, all - owner, attrs, err);
 	return fd;
 }
 
@@ -315,7 +341,7 @@ static int copy_entry(int hfd, int tfd, const char *name, bool *keep_holder)
 		target[len] = '\0';
 		return symlinkat(target, tfd, name) < 0 ? -errno : 0;
 	}
-	if (S_ISCHR(st.st_mode) && major(st.st_rdev) == TTYAUX_MAJOR && minor(st.st_rdev) == PTMX_MINOR)
+	if (S_ISCHR(st.st_mode) && st.st_rdev == makedev(TTYAUX_MAJOR, PTMX_MINOR))
 		return copy_ptmx(tfd, name, &st, keep_holder);
 	if (S_ISDIR(st.st_mode))
 		fd = mkdirat(tfd, name, 0700);

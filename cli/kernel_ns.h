@@ -38,10 +38,11 @@ int kns_enter(struct umad_err *err);
  * with the kernel checking permissions on the modes the server gives
  * (default_permissions, as for the device files it stands for) and open to
  * every user of the namespace (allow_other: a user namespace bounds it).
- * source_name names it in the mount table.  The server must answer on
- * fuse_fd while kns_show looks a path up in it (another thread or process).
+ * source_name names it in the mount table (NULL: "umad").  The server
+ * must answer on fuse_fd while kns_show looks a path up in it (from another
+ * thread or process).
  * fuse_fd is opened by the caller: /dev/fuse's mode decides which users
- * may (Debian's udev makes it 0666; without that only root).
+ * may (udev's default rules make it 0666; without them only root may).
  */
 int kns_fuse_mount_detached(int fuse_fd, const char *source_name, struct umad_err *err);
 
