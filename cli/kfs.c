@@ -435,7 +435,7 @@ int kfs_serve(struct kfs *k, int extra_fd, int timeout_ms)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = (void *)&extra_watch };
 	struct epoll_event events[32];
-	int r = 0, n, i;
+	int r = 0, gone = 0, n, i;
 
 	if (!k->keep && k->spin && kfs_keepers_start(&k->keep) < 0)
 		k->keep = NULL;	/* slower, not wrong */
@@ -454,17 +454,29 @@ int kfs_serve(struct kfs *k, int extra_fd, int timeout_ms)
 			r = -ETIMEDOUT;
 			break;
 		}
+		/*
+		 * The ports first: a request taken from the channel may close a
+		 * file whose port is among these events.
+		 */
+		for (i = 0; i < n; i++) {
+			struct kfs_watch *w = events[i].data.ptr;
+
+			if (w->kind == KFS_WATCH_PORT)
+				kfs_dev_port_ready(k, w);
+		}
 		for (i = 0; i < n; i++) {
 			struct kfs_watch *w = events[i].data.ptr;
 
 			if (w->kind == KFS_WATCH_FUSE && take_requests(k))
-				r = 0, i = n, n = -1;
+				gone = 1;
 			else if (w->kind == KFS_WATCH_EXTRA)
 				r = 1;
-			else if (w->kind == KFS_WATCH_PORT)
-				kfs_dev_port_ready(k, w);
 		}
-		if (n < 0 || r == 1)
+		if (gone) {
+			r = 0;
+			break;
+		}
+		if (r == 1)
 			break;
 	}
 	if (extra_fd >= 0)
