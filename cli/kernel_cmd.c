@@ -286,7 +286,7 @@ static void end_descendants(struct kfs *k, int sfd)
 
 /* In the child: the host's directories in place, then COMMAND. */
 static void run_command(int tree_fd, char **argv, const struct saved_env *env,
-			const sigset_t *old)
+			const sigset_t *old, pid_t server)
 {
 	static const char *const shown[][2] = {
 		{ "dev/infiniband", "/dev/infiniband" },
@@ -303,6 +303,10 @@ static void run_command(int tree_fd, char **argv, const struct saved_env *env,
 		}
 	}
 	close(tree_fd);
+	/* Its files die with the server: so does COMMAND, rather than see them broken. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0);
+	if (getppid() != server)
+		_exit(126);
 	sigprocmask(SIG_SETMASK, old, NULL);
 	restore_env(env);
 	execvp(argv[0], argv);
@@ -317,7 +321,7 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
 	struct signalfd_siginfo si;
 	sigset_t old;
 	int sfd = signal_fd(&old), status = 1, done = 0, r;
-	pid_t child;
+	pid_t child, server;
 
 	r = kfs_attach(k, fuse_fd, &err);
 	if (r < 0) {
@@ -327,10 +331,11 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
 	}
 	/* What COMMAND leaves running (an SM in the background) is adopted here, to be ended. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+	server = getpid();
 	child = fork();
 	if (child == 0) {
 		close(sfd);
-		run_command(tree_fd, argv, env, &old);
+		run_command(tree_fd, argv, env, &old, server);
 	}
 	close(tree_fd);
 	if (child < 0) {
