@@ -14,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <infiniband/umad.h>
+#include <linux/fuse.h>	/* FOPEN_STREAM, which libfuse 3.14's fuse_file_info cannot say */
 
 #include "cli/kfs_dev.h"
 #include "libumad/base/mad_wire.h"
@@ -182,6 +183,22 @@ static void issm_release(struct kfs *k, int u)
 
 /* --- umad: open and close ------------------------------------------------------------- */
 
+/*
+ * Answer an open of umadN as ib_umad's open does (stream_open): a file with
+ * no position.  Otherwise the kernel locks the position of a file that
+ * threads share around each read and write, and a write would wait for a
+ * read blocked in another thread until a MAD came.
+ */
+static int reply_open_stream(fuse_req_t req, const struct fuse_file_info *fi)
+{
+	struct fuse_open_out out = {
+		.fh = fi->fh, .open_flags = FOPEN_DIRECT_IO | FOPEN_NONSEEKABLE | FOPEN_STREAM,
+	};
+	struct iovec iov = { .iov_base = &out, .iov_len = sizeof(out) };
+
+	return fuse_reply_iov(req, &iov, 1);
+}
+
 static void umad_open(struct kfs *k, fuse_req_t req, int u, struct fuse_file_info *fi)
 {
 	struct kfs_umad *um = &k->umads[u];
@@ -217,10 +234,7 @@ static void umad_open(struct kfs *k, fuse_req_t req, int u, struct fuse_file_inf
 		return;
 	}
 	fi->fh = (uintptr_t)f;
-	fi->direct_io = 1;
-	fi->nonseekable = 1;
-	fi->keep_cache = 0;
-	if (fuse_reply_open(req, fi) < 0) {
+	if (reply_open_stream(req, fi) < 0) {
 		/* The opener is gone (interrupted): no release will come. */
 		epoll_ctl(k->epfd, EPOLL_CTL_DEL, f->portid, NULL);
 		k->be->close_port(f->portid);
@@ -359,7 +373,8 @@ void kfs_dev_read(struct kfs *k, fuse_req_t req, size_t size, off_t off,
 
 	(void)k;
 	(void)off;
-	if (size < f->hdr_size) {
+	/* issmN (no file of ours behind it): ib_umad's issm has no read. */
+	if (!f || size < f->hdr_size) {
 		fuse_reply_err(req, EINVAL);
 		return;
 	}
