@@ -15,6 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <infiniband/umad.h>
+#include <linux/fuse.h>	/* FOPEN_STREAM, which libfuse 3.14's fuse_file_info cannot say */
 
 #include "cli/kfs_dev.h"
 #include "libumad/base/mad_wire.h"
@@ -257,6 +258,22 @@ static void release_umad(struct kfs_open *o)
 	umad_file_free((struct umad_file *)((char *)o - offsetof(struct umad_file, open)));
 }
 
+/*
+ * Answer an open of umadN as ib_umad's open does (stream_open): a file with
+ * no position.  Otherwise the kernel locks the position of a file that
+ * threads share around each read and write, and a write would wait for a
+ * read blocked in another thread until a MAD came.
+ */
+static int reply_open_stream(fuse_req_t req, const struct fuse_file_info *fi)
+{
+	struct fuse_open_out out = {
+		.fh = fi->fh, .open_flags = FOPEN_DIRECT_IO | FOPEN_NONSEEKABLE | FOPEN_STREAM,
+	};
+	struct iovec iov = { .iov_base = &out, .iov_len = sizeof(out) };
+
+	return fuse_reply_iov(req, &iov, 1);
+}
+
 static void umad_open(struct kfs *k, fuse_req_t req, int u, struct fuse_file_info *fi)
 {
 	struct kfs_umad *um = &k->umads[u];
@@ -292,10 +309,7 @@ static void umad_open(struct kfs *k, fuse_req_t req, int u, struct fuse_file_inf
 		return;
 	}
 	fi->fh = (uintptr_t)f;
-	fi->direct_io = 1;
-	fi->nonseekable = 1;
-	fi->keep_cache = 0;
-	if (fuse_reply_open(req, fi) < 0)
+	if (reply_open_stream(req, fi) < 0)
 		umad_file_free(f);	/* the opener is gone (interrupted): no release will come */
 	else
 		kfs_open_add(k, &f->open, release_umad);
@@ -458,6 +472,11 @@ void kfs_dev_read(struct kfs *k, fuse_req_t req, size_t size, off_t off,
 	struct kfs_read *rd;
 
 	(void)k;
+	/* issmN (no file of ours behind it): ib_umad's issm has no read. */
+	if (!f) {
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
 	flush_write(f);
 	if (read_piece(f, req, size, off))
 		return;
