@@ -204,17 +204,15 @@ static int signal_fd(sigset_t *old)
 	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
 }
 
-static int serve_mount(struct kfs *k, const char *dir)
+static int serve_mount(struct kfs *k, const char *dir, int sfd)
 {
 	struct umad_err err = UMAD_ERR_INIT;
 	struct signalfd_siginfo si;
-	sigset_t old;
-	int sfd = signal_fd(&old), r, stop = 0;
+	int r, stop = 0;
 
 	r = kfs_mount(k, dir, &err);
 	if (r < 0) {
 		umad_err_print("umad: kernel", &err);
-		close(sfd);
 		return 1;
 	}
 	fprintf(stderr, "umad: kernel: serving the host's files at %s until SIGINT or SIGTERM\n",
@@ -231,7 +229,6 @@ static int serve_mount(struct kfs *k, const char *dir)
 		}
 	}
 	kfs_unmount(k);
-	close(sfd);
 	return r < 0 ? 1 : 0;
 }
 
@@ -315,18 +312,16 @@ static void run_command(int tree_fd, char **argv, const struct saved_env *env,
 }
 
 static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
-			 const struct saved_env *env)
+			 const struct saved_env *env, int sfd, const sigset_t *old)
 {
 	struct umad_err err = UMAD_ERR_INIT;
 	struct signalfd_siginfo si;
-	sigset_t old;
-	int sfd = signal_fd(&old), status = 1, done = 0, r;
+	int status = 1, done = 0, r;
 	pid_t child, server;
 
 	r = kfs_attach(k, fuse_fd, &err);
 	if (r < 0) {
 		umad_err_print("umad: kernel", &err);
-		close(sfd);
 		return 1;
 	}
 	/* What COMMAND leaves running (an SM in the background) is adopted here, to be ended. */
@@ -335,12 +330,11 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
 	child = fork();
 	if (child == 0) {
 		close(sfd);
-		run_command(tree_fd, argv, env, &old, server);
+		run_command(tree_fd, argv, env, old, server);
 	}
 	close(tree_fd);
 	if (child < 0) {
 		fprintf(stderr, "umad: kernel: cannot start %s: %s\n", argv[0], strerror(errno));
-		close(sfd);
 		return 1;
 	}
 	while (!done) {
@@ -370,7 +364,6 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
 		}
 	}
 	end_descendants(k, sfd);
-	close(sfd);
 	return status;
 }
 
@@ -381,10 +374,21 @@ int kernel_main(int argc, char **argv)
 	const struct umad_backend *be;
 	struct saved_env env;
 	struct kfs *k = NULL;
-	int r = parse(argc, argv, &o), fuse_fd = -1, tree_fd = -1, status = 1;
+	sigset_t old;
+	int r = parse(argc, argv, &o), fuse_fd = -1, tree_fd = -1, status = 1, sfd;
 
 	if (r)
 		return r;
+	/*
+	 * The signals go to a descriptor, blocked before any thread starts (the
+	 * backend's among them): a thread that did not block SIGCHLD would take
+	 * it, and COMMAND's end would never be seen.
+	 */
+	sfd = signal_fd(&old);
+	if (sfd < 0) {
+		fprintf(stderr, "umad: kernel: signalfd: %s\n", strerror(errno));
+		return 1;
+	}
 	save_env(&env);
 	/* The namespaces first: a process may enter a user namespace only while it has one thread. */
 	if (o.command) {
@@ -412,8 +416,8 @@ int kernel_main(int argc, char **argv)
 		umad_err_print("umad: kernel", &err);
 		goto out;
 	}
-	status = o.command ? serve_command(k, fuse_fd, tree_fd, argv + o.command, &env)
-			   : serve_mount(k, o.mount);
+	status = o.command ? serve_command(k, fuse_fd, tree_fd, argv + o.command, &env, sfd, &old)
+			   : serve_mount(k, o.mount, sfd);
 	tree_fd = -1;
 out:
 	kfs_free(k);
@@ -422,5 +426,7 @@ out:
 	if (fuse_fd >= 0)
 		close(fuse_fd);
 	free_env(&env);
+	close(sfd);
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	return status;
 }
