@@ -42,103 +42,28 @@
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -eu
 [ $# -gt 0 ] || set -- 36 2 5
-if [ $(($# % 3)) -ne 0 ]; then
-	echo "usage: $0 [K LEVELS RUNS]..." >&2
-	exit 2
-fi
-for arg in "$@"; do
-	case $arg in
-	'' | *[!0-9]*) echo "$0: '$arg' is not a number (usage: $0 [K LEVELS RUNS]...)" >&2; exit 2 ;;
-	esac
-done
-for runs in $(printf '%s %s %s\n' "$@" | cut -d' ' -f3); do
-	[ "$runs" -ge 1 ] || { echo "$0: RUNS must be at least 1" >&2; exit 2; }
-done
-top_srcdir=${top_srcdir:-$(dirname "$0")/..}
-top_srcdir=$(cd "$top_srcdir" && pwd)
-top_builddir=${top_builddir:-.}
-top_builddir=$(cd "$top_builddir" && pwd)
-libs=$top_builddir/.libs
-umad=$top_builddir/cli/umad
-# The program itself where libtool built one: its wrapper script takes
-# longer to start than a small fabric takes to load.
-[ ! -x "$top_builddir/cli/.libs/umad" ] || umad=$top_builddir/cli/.libs/umad
-umad2sim=/usr/lib/x86_64-linux-gnu/umad2sim/libumad2sim.so
-needs="ibnetdiscover opensm timeout"
-[ -n "${NO_IBSIM:-}" ] || needs="$needs ibsim"
-for need in $needs; do
-	command -v "$need" >/dev/null || { echo "$need not installed (scripts/install-deps; NO_IBSIM=1 leaves ibsim out)"; exit 1; }
-done
-[ -n "${NO_IBSIM:-}" ] || [ -f "$umad2sim" ] || { echo "$umad2sim missing (libumad2sim0; NO_IBSIM=1 leaves ibsim out)"; exit 1; }
-if [ ! -x "$umad" ] || [ ! -f "$libs/backend-sim.so" ]; then
-	echo "build first: umad or backend-sim.so missing"
-	exit 1
-fi
+# shellcheck source=bench/report.sh
+. "${top_srcdir:-$(dirname "$0")/..}/bench/report.sh"
+bench_sets_check "$@"
+bench_paths ibnetdiscover opensm timeout
 # shellcheck source=bench/timing.sh
 . "$top_srcdir/bench/timing.sh"
 # shellcheck source=scripts/ibsim-session.sh
 . "$top_srcdir/scripts/ibsim-session.sh"
 export UMAD_SIM_SM=none
 
-load_before=$(cut -d' ' -f1-3 /proc/loadavg)
-work=$(mktemp -d)
+report_start
 (umask 077; head -c 32 /dev/urandom | base64 > "$work/key")	# the TCP clients' key
-rows=$work/rows
-notes=$work/notes
-: > "$rows"
-: > "$notes"
-failed=0
-notes_made=0
-table_done=
-set_open=
-phase="setting up"
 server=
 sim=
 ibsim_console_holder=
-limited_pid=
-ibsim_keep_trap=1	# cleanup stops ibsim
-
-# note TEXT: a note under the table; its mark ("[n]") is left in mark.
-note() {
-	notes_made=$((notes_made + 1))
-	printf '[%d] %s\n' "$notes_made" "$(printf '%s' "$*" | tr '\t\n' '  ')" >> "$notes"
-	mark="[$notes_made]"
-}
-
-# failure TEXT: a note for something that went wrong; the run will exit 1.
-failure() {
-	failed=1
-	note "$@"
-}
-
-# last_words FILE...: the last line of the first of the files that has one
-# (a tool's errors, then its output), to say why it failed.
-last_words() {
-	local line='' file
-	for file in "$@"; do
-		line=$(grep -v '^[[:space:]]*$' "$file" 2>/dev/null | tail -n1 | cut -c1-200) || :
-		[ -z "$line" ] || break
-	done
-	echo "${line:-no output}"
-}
-
-progress() { echo "-- $title: $*" >&2; }
+ibsim_keep_trap=1	# report_traps stops ibsim
 
 print_table() {
 	echo
 	echo "shared: umad fabric serve and clients in other processes (UMAD_SIM_FABRIC);"
 	echo "in-process: the simulator in the client (UMAD_SIM_TOPOLOGY); ibsim: ibsim and umad2sim."
-	echo "ratio: shared / the column named; met?: the target against this run's figures."
-	# Figures from a busy machine are not those of an idle one: say which it was.
-	echo "machine: $(getconf _NPROCESSORS_ONLN) CPUs, load average $load_before at the start," \
-		"$(cut -d' ' -f1-3 /proc/loadavg) at the end."
-	echo
-	awk -f "$top_srcdir/bench/table.awk" "$rows" || failed=1
-	if [ -s "$notes" ]; then
-		echo
-		cat "$notes"
-	fi
-	table_done=1
+	report_footer shared
 }
 
 stop_server() {
@@ -149,28 +74,11 @@ stop_server() {
 	fi
 }
 
-cleanup() {
-	local status=$?
-	trap - EXIT INT TERM
-	if [ -n "$limited_pid" ]; then
-		kill "$limited_pid" 2>/dev/null || :
-		wait "$limited_pid" 2>/dev/null || :
-	fi
+stop_servers() {
 	stop_server
 	stop_ibsim
-	if [ -z "$table_done" ]; then
-		# Stopped early (a signal, or a step that should not fail): what was measured still shows.
-		failure "the run stopped early (status $status) while $phase"
-		[ -z "$set_open" ] || set_rows "not run $mark"
-		print_table
-	fi
-	[ "$failed" -eq 0 ] || [ "$status" -ne 0 ] || status=1
-	rm -rf "$work"
-	exit "$status"
 }
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
+report_traps stop_servers
 
 # cpu_ms PID: the CPU time (user + system) a process has used, in milliseconds.
 cpu_ms() {
@@ -178,9 +86,6 @@ cpu_ms() {
 }
 # peak_mb PID: a process's peak resident memory, in MB.
 peak_mb() { awk '/^VmHWM/ { printf "%d\n", $2 / 1024 }' "/proc/$1/status"; }
-
-# row MEASUREMENT SHARED IN-PROCESS IBSIM REF TARGET: a row of the table (bench/table.awk).
-row() { printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$title" "$@" >> "$rows"; }
 
 # server_of SIDE: the pid of SIDE's server (none in-process).
 server_of() {
@@ -214,11 +119,9 @@ up() {
 }
 
 # on SIDE WHAT [NAME=VALUE...] CMD...: run CMD as a client of SIDE's fabric
-# (in-process, shared or ibsim), its output in $dir/out and its errors in
-# $dir/err, within $limit seconds; elapsed_ms is its wall time.  If it
-# fails, the failure is noted and cell says so.
+# (in-process, shared or ibsim): report_run.
 on() {
-	local side=$1 what=$2 status=0 why
+	local side=$1 what=$2
 	shift 2
 	up "$side" || return 1
 	case $side in
@@ -232,25 +135,8 @@ on() {
 	# Both attach at the same HCA (ibsim's default would be the file's first node, a switch).
 	ibsim) set -- env SIM_HOST=H1 LD_PRELOAD="$umad2sim" "$@" ;;
 	esac
-	run_limited "$limit" "$dir/out" "$dir/err" "$@" || status=$?
-	[ "$status" -ne 0 ] || return 0
-	case $status in
-	124 | 137) why="ran out of time ($limit s)" ;;
-	*) why="exit status $status: $(last_words "$dir/err" "$dir/out")" ;;
-	esac
-	failure "$what, $side: $why"
-	cell="failed $mark"
-	return 1
+	report_run "$side" "$what" "$@"
 }
-
-# bad SIDE WHAT WHY: a run that exited 0 but did not do its job.
-bad() {
-	failure "$2, $1: $3"
-	cell="failed $mark"
-}
-
-# median_of FILE: the median of the figures in FILE.
-median_of() { median < "$1"; }
 
 # set_rows [MISSING]: the rows of the set measured last (or being measured),
 # MISSING (default "-") for each figure it lacks.
@@ -305,21 +191,6 @@ start_shared() {
 	done
 }
 
-# start_ibsim_set: ibsim on the set's fabric, with the limits it needs;
-# 1 (and down[ibsim] set, a note saying why) when it cannot load it.
-start_ibsim_set() {
-	local -a opts
-	read -ra opts <<< "$(ibsim_limits "$net")"
-	if IBSIM_READY_TIMEOUT=${IBSIM_READY_TIMEOUT:-$((60 + hcas / 50))} \
-		start_ibsim "$net" "$dir" "${opts[@]}" 2> "$dir/ibsim-start.err"; then
-		return 0
-	fi
-	note "ibsim: cannot load (${opts[*]:+with ${opts[*]}: }$(last_words "$dir/ibsim-start.err"))"
-	down[ibsim]="not run $mark"
-	stop_ibsim
-	return 1
-}
-
 # fresh_fabric SIDE: SIDE's server started again, its fabric as loaded
 # (an SM's sweep leaves LIDs set that the next sweep would find).
 fresh_fabric() {
@@ -332,27 +203,13 @@ fresh_fabric() {
 
 # measure_set K LEVELS RUNS DIR: one set of measurements, its rows added to the table.
 measure_set() {
-	local k=$1 levels=$2 switches endports t0 side i j count rate found fcas err_lines pid
+	local endports t0 side i j count rate found fcas err_lines pid
 	local -a sides=(in-process shared ibsim) opts
-	runs=$3
-	dir=$4
-	net=$dir/fabric.net
-	sock=$dir/srv/socket
+	sock=$4/srv/socket
 	declare -gA down=([in-process]='' [shared]='' [ibsim]='' [tcp]='')
 	# The figures, one per side; set_rows makes them rows.
 	declare -gA load=() mem=() mem_end=() rtt=() ibnd=() osm=() cpu=()
-	title="fat tree k=$k, $levels levels"
-	mkdir "$dir"
-	phase="generating the $title"
-	if ! "$top_srcdir/scripts/gen-fattree" "$k" "$levels" > "$net" 2> "$dir/gen.err"; then
-		failure "scripts/gen-fattree $k $levels: $(last_words "$dir/gen.err")"
-		return 0
-	fi
-	switches=$(grep -c '^Switch' "$net") || :
-	hcas=$(grep -c '^Hca' "$net") || :
-	title="$title ($switches switches, $hcas HCAs)"
-	set_open=1
-	limit=${BENCH_TIMEOUT:-$((120 + hcas / 20))}
+	set_begin "$@" || return 0
 	# One LID per switch and per HCA port (one each here); unicast LIDs end at 0xBFFF.
 	endports=$((switches + hcas))
 	if [ "$endports" -gt 49151 ]; then
@@ -371,13 +228,7 @@ measure_set() {
 		mem[shared]=${down[shared]}
 	fi
 
-	if [ -n "${NO_IBSIM:-}" ]; then
-		if [ -z "${no_ibsim_mark:-}" ]; then
-			note "ibsim left out (NO_IBSIM is set)"
-			no_ibsim_mark=$mark
-		fi
-		down[ibsim]="not run $no_ibsim_mark"
-	else
+	if ! ibsim_left_out; then
 		phase="$title: loading it in ibsim"
 		progress "loading the fabric in ibsim"
 		t0=$(now_us)
@@ -558,13 +409,4 @@ measure_set() {
 phase="building bench/dr_rtt.c"
 ${CC:-cc} -O2 -o "$work/dr_rtt" "$top_srcdir/bench/dr_rtt.c" -I"$top_srcdir/libumad" \
 	-L"$libs" -libumad
-# umad2sim and opensm may leave files where they run.
-cd "$work"
-set_number=0
-while [ $# -gt 0 ]; do
-	set_number=$((set_number + 1))
-	measure_set "$1" "$2" "$3" "$work/set$set_number"
-	shift 3
-done
-phase="printing the table"
-print_table
+measure_sets "$@"

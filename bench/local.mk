@@ -1,9 +1,12 @@
-# Benchmarks print figures; they are never part of make check.  Only the
-# table fabric-vs-ibsim.sh prints is checked there (bench/table-check.sh:
-# its ratios and verdicts are computed, so they can be wrong).
+# Benchmarks print figures; they are never part of make check.  Only what
+# computes figures from others is checked there: the table of
+# fabric-vs-ibsim.sh and kernel-vs-ibsim.sh (bench/table-check.sh: its
+# ratios and verdicts) and kernel-vs-ibsim.sh's PERF=1 breakdown
+# (bench/perf-where-check.sh).
 EXTRA_DIST += bench/capture-overhead.sh bench/sim-vs-ibsim.sh bench/fabric-vs-ibsim.sh bench/timing.sh bench/dr_rtt.c bench/replay-vs-sim.sh scripts/gen-fattree scripts/ibsim-session.sh \
-	bench/table.awk bench/table-check.sh
-TESTS += bench/table-check.sh
+	bench/table.awk bench/table-check.sh bench/report.sh bench/kernel-vs-ibsim.sh \
+	bench/perf-where.awk bench/perf-where-check.sh
+TESTS += bench/table-check.sh bench/perf-where-check.sh
 # How long a fabric takes to load and come up (sim_topology_load, sim_subnet_bring_up).
 EXTRA_PROGRAMS = bench/sim_load
 CLEANFILES += bench/sim_load$(EXEEXT)
@@ -12,6 +15,9 @@ bench_sim_load_CPPFLAGS = $(AM_CPPFLAGS) $(GLIB_CFLAGS)
 bench_sim_load_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS)
 if ENABLE_SIM
 bench_sim_load = bench/sim_load$(EXEEXT)
+endif
+if ENABLE_KERNEL_FS
+bench_kernel_fs = yes
 endif
 .PHONY: bench
 bench: all $(bench_sim_load)
@@ -31,4 +37,11 @@ bench: all $(bench_sim_load)
 	if test -x cli/umad$(EXEEXT) && test -f .libs/backend-sim.so; then \
 		top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
 			$(SHELL) $(srcdir)/bench/fabric-vs-ibsim.sh 36 2 5  36 3 3  60 3 1; \
+	fi
+# The device files of umad kernel against ibsim and in-process, on the
+# 11,664-HCA fat tree (KERNEL_BENCH_TREE="36 2" for a quick one; PERF=1 adds
+# where the time goes).
+	if test -n '$(bench_kernel_fs)' && test -x cli/umad$(EXEEXT) && test -f .libs/backend-sim.so; then \
+		top_srcdir='$(abs_top_srcdir)' top_builddir='$(abs_top_builddir)' \
+			$(SHELL) $(srcdir)/bench/kernel-vs-ibsim.sh; \
 	fi

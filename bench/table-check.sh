@@ -70,6 +70,21 @@ awk -f "$table" "$work/badtarget" > /dev/null 2>&1 && fail "a target with an unk
 printf 'f\tm\t1\t2\t3\tibsim\tnobody < 5\n' > "$work/badsubject"
 awk -f "$table" "$work/badsubject" > /dev/null 2>&1 && fail "a target on an unknown figure was accepted"
 
+# Another name for the first column (bench/kernel-vs-ibsim.sh's "files"):
+# its heading, and targets on its figure by that name; "shared" is then no subject.
+printf 'f\trate/s\t50000\t-\t20000\tibsim\tratio >= 2\nf\tstart, ms\t40\t-\t-\t-\tfiles < 50\n' \
+	> "$work/files"
+awk -v ours=files -f "$table" "$work/files" > "$work/files.got" || fail "-v ours=files: good rows refused"
+grep -q '^  measurement  *files  *in-process  *ibsim  *ratio  *target  *met?$' "$work/files.got" ||
+	fail "-v ours=files: the first column is not headed files"
+[ "$(grep '^  rate/s  ' "$work/files.got" | awk '{ print $NF }')" = yes ] ||
+	fail "-v ours=files: 50000 against 20000 does not meet ratio >= 2"
+[ "$(grep '^  start, ms  ' "$work/files.got" | awk '{ print $NF }')" = yes ] ||
+	fail "-v ours=files: 40 does not meet files < 50"
+printf 'f\tm\t1\t2\t3\tibsim\tshared < 5\n' > "$work/shared"
+awk -v ours=files -f "$table" "$work/shared" > /dev/null 2>&1 &&
+	fail "-v ours=files: a target on shared was accepted"
+
 [ "$status" -ne 0 ] || echo "ok: bench/table.awk: ratios, met? and layout from the figures"
 [ "$status" -eq 0 ] || cat "$work/got"
 exit "$status"

@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
-# The table bench/fabric-vs-ibsim.sh prints at the end, from its rows: one
-# line each, tab-separated:
+# The table bench/fabric-vs-ibsim.sh and bench/kernel-vs-ibsim.sh print at
+# the end, from their rows: one line each, tab-separated:
 #   FABRIC  MEASUREMENT  SHARED  IN-PROCESS  IBSIM  REF  TARGET
 # A figure is a number, optionally followed by a note mark ("812 [4]"), or
 # text saying why there is none ("failed [2]", "not run [3]"), or "-" where
 # the measurement has no such side.  REF names the column the ratio divides
 # by (in-process or ibsim, "-" for none).  TARGET is "-" or
-# "shared|ratio OP NUMBER" with OP one of < <= > >=.
+# "OURS|ratio OP NUMBER" (OURS: "shared" or -v ours) with OP one of < <= > >=.
 # The ratio and the met? column are computed here, from the figures alone:
 # met? is "yes" or "no", "-" with no target, and "unknown" when the figure
 # the target compares with is missing.  A missing figure of our own (the
 # shared fabric's) fails its target.
-# Usage: awk -f table.awk ROWS
+# -v ours=NAME names the first column of figures (default "shared"): its
+# heading, and the word a target on its figure starts with.
+# Usage: awk [-v ours=NAME] -f table.awk ROWS
 
-BEGIN { FS = "\t" }
+BEGIN { FS = "\t"; if (ours == "") ours = "shared" }
 
 function numeric(cell) { return cell ~ /^[0-9]+(\.[0-9]+)?( \[[0-9]+\])?$/ }
 function value(cell) { split(cell, part, " "); return part[1] + 0 }
@@ -37,14 +39,14 @@ NF != 7 { printf "table.awk: line %d: %d fields, expected 7\n", NR, NF > "/dev/s
 	cell[n, 6] = $7
 	if ($7 == "-")
 		met = "-"
-	else if (split($7, t, " ") != 3 || (t[1] != "shared" && t[1] != "ratio") ||
+	else if (split($7, t, " ") != 3 || (t[1] != ours && t[1] != "ratio") ||
 		 check(0, t[2], 0) < 0 || t[3] !~ /^[0-9]+(\.[0-9]+)?$/) {
 		printf "table.awk: line %d: bad target \"%s\"\n", NR, $7 > "/dev/stderr"
 		bad = 1
 		met = "?"
 	} else if (!numeric($3))
 		met = "no"
-	else if (t[1] == "shared")
+	else if (t[1] == ours)
 		met = check(value($3), t[2], t[3] + 0) ? "yes" : "no"
 	else if (!have_ratio)
 		met = "unknown"
@@ -54,7 +56,7 @@ NF != 7 { printf "table.awk: line %d: %d fields, expected 7\n", NR, NF > "/dev/s
 }
 
 END {
-	split("measurement|shared|in-process|ibsim|ratio|target|met?", head, "|")
+	split("measurement|" ours "|in-process|ibsim|ratio|target|met?", head, "|")
 	for (c = 1; c <= 7; c++)
 		width[c] = length(head[c])
 	for (r = 1; r <= n; r++)
