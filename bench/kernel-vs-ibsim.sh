@@ -6,14 +6,13 @@
 #  1. DR SMP round trips per second from one client (bench/dr_rtt.c, built
 #     against Debian's libibumad3): through the files (umad kernel -t FILE --
 #     dr_rtt, the program loading Debian's library: no LD_LIBRARY_PATH, no
-#     LD_PRELOAD), the same with UMAD_KERNEL_SPIN=0 (the server neither spins
-#     nor keeps idle CPUs awake: what those buy), the same on one CPU (no
-#     spinning, umad kernel and so the program pinned to one CPU with taskset:
-#     every wake-up is on the CPU that is running, none waits for an idle
-#     one), in-process (this library, UMAD_BACKEND=sim) and under
+#     LD_PRELOAD; umad kernel and the program on one CPU, its default: every
+#     wake-up is on the CPU that is running, none waits for an idle one), the
+#     same with UMAD_KERNEL_CPU=any (where the scheduler puts them: what one
+#     CPU buys), in-process (this library, UMAD_BACKEND=sim) and under
 #     ibsim+umad2sim; median of RUNS runs each way, the order turning from run
 #     to run;
-#  2. ibnetdiscover's wall time the same five ways, median of RUNS runs each;
+#  2. ibnetdiscover's wall time the same four ways, median of RUNS runs each;
 #     a run that does not find every switch and HCA of the file fails.  Through
 #     the files it is the whole `umad kernel -t FILE -- ibnetdiscover` (the
 #     fabric's load, the mount and the namespace included), as in-process it is
@@ -30,13 +29,12 @@
 # UMAD_SIM_SM=none), as ibsim's.
 #
 # PERF=1: after the table, where the time of one ibnetdiscover through the
-# files goes, on the last set's fabric (PERF=nospin or PERF=onecpu: run as
-# those rows are).  perf needs root (or perf_event_paranoid <= 1) and the
+# files goes, on the last set's fabric (PERF=anycpu: run as that row is).  perf needs root (or perf_event_paranoid <= 1) and the
 # fuse, sched and raw_syscalls tracepoints:
 #  - perf stat, counting per task: FUSE requests by kind, context switches,
 #    wake-ups and system calls per MAD (a MAD is a FUSE write);
 #  - perf record -a -g, sampling every CPU (cpu-clock): the machine's time by
-#    who used it (the program, the server's main thread, its keepers, the
+#    who used it (the program, the server's threads, the
 #    command's start, other processes, no one) and how (bench/perf-where.awk);
 #  - perf trace -s: the system calls of the program and of the server, per
 #    MAD, and their mean time (perf trace slows every call).
@@ -52,7 +50,7 @@
 #   BENCH_TIMEOUT=S        the time each tool run may take, in seconds
 #                          (default 120 + HCAs / 20);
 #   IBSIM_READY_TIMEOUT=S  the time ibsim may take to load (default 60 + HCAs / 50);
-#   PERF=1|files|nospin|onecpu, PERF_KEEP=DIR  as above.
+#   PERF=1|files|anycpu, PERF_KEEP=DIR  as above.
 # Usage: bench/kernel-vs-ibsim.sh [K LEVELS RUNS]...   (from the build directory)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 set -eu
@@ -66,10 +64,10 @@ bench_sets_check "$@"
 case ${PERF:-} in
 '') perf_side= ;;
 1) perf_side=files ;;
-files | nospin | onecpu) perf_side=$PERF ;;
-*) echo "$0: PERF=$PERF: 1, files, nospin or onecpu" >&2; exit 2 ;;
+files | anycpu) perf_side=$PERF ;;
+*) echo "$0: PERF=$PERF: 1, files or anycpu" >&2; exit 2 ;;
 esac
-bench_paths ibnetdiscover timeout taskset ${perf_side:+perf}
+bench_paths ibnetdiscover timeout ${perf_side:+perf}
 if ! "$umad" kernel 2>&1 | grep -q '^usage: umad kernel'; then
 	echo "umad kernel not built (configure found no libfuse3)"
 	exit 1
@@ -85,16 +83,14 @@ report_start
 sim=
 ibsim_console_holder=
 ibsim_keep_trap=1	# report_traps stops ibsim
-sides=(files nospin onecpu in-process ibsim)
-# The CPU "one CPU" runs on: the last this script may use.
-one_cpu=$(taskset -cp $$ | sed 's/.*: //' | tr ',' '\n' | tail -n1 | sed 's/.*-//')
+sides=(files anycpu in-process ibsim)
 runs_list=$work/runs
 
 print_table() {
 	echo
-	echo "files: Debian's libibumad3 through umad kernel's device files (FUSE), the server spinning"
-	echo "  and keeping idle CPUs awake; UMAD_KERNEL_SPIN=0: the same without; one CPU: the same"
-	echo "  without, umad kernel and so the program on CPU $one_cpu (taskset);"
+	echo "files: Debian's libibumad3 through umad kernel's device files (FUSE), umad kernel and"
+	echo "  the program on one CPU (its default); UMAD_KERNEL_CPU=any: the same where the scheduler"
+	echo "  puts them;"
 	echo "in-process: this library, UMAD_BACKEND=sim; ibsim: ibsim and umad2sim."
 	report_footer files
 	if [ -s "$runs_list" ]; then
@@ -120,8 +116,7 @@ side_cmd() {
 		--host H1 --sm none -- env -u LD_LIBRARY_PATH -u UMAD_MODULE_DIR "$@") ;;
 	esac
 	case $side in
-	nospin) cmd=(env UMAD_KERNEL_SPIN=0 "${cmd[@]}") ;;
-	onecpu) cmd=(env UMAD_KERNEL_SPIN=0 taskset -c "$one_cpu" "${cmd[@]}") ;;
+	anycpu) cmd=(env UMAD_KERNEL_CPU=any "${cmd[@]}") ;;
 	esac
 }
 
@@ -148,9 +143,7 @@ set_rows() {
 	set_open=
 	row "DR SMP round trips/s (median of $runs)" "${rtt[files]:-$m}" "${rtt[in-process]:-$m}" \
 		"${rtt[ibsim]:-$m}" ibsim "ratio >= 2"
-	row "the same, UMAD_KERNEL_SPIN=0" "${rtt[nospin]:-$m}" "${rtt[in-process]:-$m}" \
-		"${rtt[ibsim]:-$m}" ibsim -
-	row "the same, UMAD_KERNEL_SPIN=0, one CPU" "${rtt[onecpu]:-$m}" "${rtt[in-process]:-$m}" \
+	row "the same, UMAD_KERNEL_CPU=any" "${rtt[anycpu]:-$m}" "${rtt[in-process]:-$m}" \
 		"${rtt[ibsim]:-$m}" ibsim -
 	# The targets are for the 11,664-HCA tree (the 3-level k=36 one);
 	# on other fabrics the ratios show, with no target.
@@ -162,10 +155,8 @@ set_rows() {
 		"${ibnd[ibsim]:-$m}" ibsim "$target_ibsim"
 	row "ibnetdiscover against in-process, ms" "${ibnd[files]:-$m}" "${ibnd[in-process]:-$m}" \
 		"${ibnd[ibsim]:-$m}" in-process "$target_inproc"
-	row "ibnetdiscover, UMAD_KERNEL_SPIN=0, ms" "${ibnd[nospin]:-$m}" "${ibnd[in-process]:-$m}" \
+	row "ibnetdiscover, UMAD_KERNEL_CPU=any, ms" "${ibnd[anycpu]:-$m}" "${ibnd[in-process]:-$m}" \
 		"${ibnd[ibsim]:-$m}" in-process -
-	row "ibnetdiscover, UMAD_KERNEL_SPIN=0, one CPU, ms" "${ibnd[onecpu]:-$m}" \
-		"${ibnd[in-process]:-$m}" "${ibnd[ibsim]:-$m}" in-process -
 	row "umad kernel -t FILE -- true, ms" "${startup[files]:-$m}" - - - -
 }
 
@@ -193,8 +184,8 @@ one_run() {
 	rtt)
 		# About a second each, for what each side does on an idle machine.
 		case $2 in
-		files | onecpu) count=30000 ;;
-		nospin) count=10000 ;;
+		files) count=30000 ;;
+		anycpu) count=10000 ;;
 		in-process) count=200000 ;;
 		ibsim) count=5000 ;;
 		esac
@@ -262,8 +253,7 @@ measure_set() {
 	else
 		down[files]=$cell
 	fi
-	down[nospin]=${down[files]:-}
-	down[onecpu]=${down[files]:-}
+	down[anycpu]=${down[files]:-}
 
 	phase="$title: DR SMP round trips"
 	round_robin rtt "DR SMP round trips/s" rtt

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # bench/perf-where.awk, the "where the time goes" of bench/kernel-vs-ibsim.sh
 # PERF=1: each sample of a perf script text lands in the bucket of who ran it
-# (server, its keepers, the program, its start, idle, another process) and
+# (server, its other threads, the program, its start, idle, another process) and
 # of the system call or library it was in; only the samples from the server's
 # first to the program's last count, and the shares are of that time on
 # every CPU.  Needs no perf: runs in make check.
@@ -32,15 +32,15 @@ k='([kernel.kallsyms])'
 	sample umad 100/100 1.000 "_raw_spin_unlock_irqrestore $k" "fuse_dev_write $k" \
 		"do_writev $k" "do_syscall_64 $k" "entry_SYSCALL_64_after_hwframe $k" \
 		"__GI___writev (/usr/lib/x86_64-linux-gnu/libc.so.6)"
-	# Its spin, seen in the kernel and on the way out in libc.
+	# Its waits, seen in the kernel and on the way out in libc.
 	sample umad 100/100 1.001 "do_epoll_wait $k" "__x64_sys_epoll_wait $k" "do_syscall_64 $k" \
 		"entry_SYSCALL_64_after_hwframe $k" "epoll_wait (/usr/lib/x86_64-linux-gnu/libc.so.6)"
 	sample umad 100/100 1.002 "epoll_wait (/usr/lib/x86_64-linux-gnu/libc.so.6)"
 	sample umad 100/100 1.003 "__vdso_clock_gettime ([vdso])"
 	sample umad 100/100 1.004 "try_read (/build/cli/.libs/umad)"
 	sample umad 100/100 1.005 "fuse_session_process_buf (/usr/lib/x86_64-linux-gnu/libfuse3.so.3.14.0)"
-	# A keeper thread of the server.
-	sample umad 100/101 1.006 "keep (/build/cli/.libs/umad)"
+	# Another thread of the server (the sim backend's events).
+	sample umad 100/101 1.006 "events_main (/build/cli/.libs/backend-sim.so)"
 	# The program (pid 200): its start, then its own code and a read(2).
 	sample umad 200/200 1.007 "kns_show (/build/cli/.libs/umad)"
 	sample ibnetdiscover 200/200 1.008 "ibnd_discover_fabric (/usr/lib/x86_64-linux-gnu/libibnetdisc.so.5)"
@@ -65,11 +65,11 @@ check() {	# BUCKET MS
 	[ "$(ms "$1")" = "$2" ] || fail "$1: '$(ms "$1")' ms, expected $2"
 }
 check "server: writev(2) of a FUSE reply" 1
-check "server: epoll_wait (looks while spinning, sleeps)" 2	# in the kernel, and in libc
-check "server: clock_gettime (spinning)" 1
+check "server: epoll_wait (waits for a request)" 2	# in the kernel, and in libc
+check "server: clock_gettime" 1
 check "server: kfs, the sim backend, libc (and the fabric's load)" 1
 check "server: libfuse" 1
-check "server's keeper threads" 1
+check "server's other threads" 1
 check "the command's start (mounts, exec)" 1
 check "program: its own code" 3
 check "program: read(2)" 1
@@ -82,7 +82,7 @@ grep -q '^  20 ms from the server.s first sample to the program.s last, 15 sampl
 	fail "the span or the count is wrong: $(head -n1 "$work/got")"
 [ "$(grep -F "program: its own code" "$work/got" | awk '{ print $1 }')" = "7.5%" ] ||
 	fail "3 samples of 40 are not 7.5%"
-grep -q '^  the program ran 5 ms of the 20 ms, the server 6 ms (keepers not counted)\.$' "$work/got" ||
+grep -q '^  the program ran 5 ms of the 20 ms, the server 6 ms (its other threads not counted)\.$' "$work/got" ||
 	fail "the program's and the server's totals are wrong: $(tail -n1 "$work/got")"
 
 # Nothing of the server or the program: an error, not an empty report.

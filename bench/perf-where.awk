@@ -2,7 +2,7 @@
 # Where the machine's time went while `umad kernel ... -- PROGRAM` ran,
 # from `perf script -F comm,pid,tid,time,ip,sym,dso` of a `perf record -a -g
 # -e cpu-clock` of it: each sample is put in one bucket by who ran (the
-# server's main thread, its keeper threads, the program, the command's start
+# server's main thread, its other threads, the program, the command's start
 # in the program's process, no one: idle, or another process) and what (the
 # system call on the kernel stack, or the library of the user-space frame it
 # was in), and each bucket printed as CPU time and as a share of the time
@@ -42,7 +42,7 @@ function bucket(   who, s, lib) {
 	if (pid == 0)
 		return "idle: no task on the CPU"
 	if (pid == server && tid != pid)
-		return "server's keeper threads (SCHED_IDLE spin while requests flow)"
+		return "server's other threads (the sim backend's)"
 	if (pid == server)
 		who = "server"
 	else if (pid == program_pid && comm == program)
@@ -56,7 +56,7 @@ function bucket(   who, s, lib) {
 		if (s == "")
 			return who ": kernel, no system call (faults, interrupts)"
 		if (who == "server") {
-			if (s ~ /epoll_wait/) return "server: epoll_wait (looks while spinning, sleeps)"
+			if (s ~ /epoll_wait/) return "server: epoll_wait (waits for a request)"
 			if (s == "read") return "server: read(2) of the next FUSE request"
 			if (s ~ /^write/) return "server: writev(2) of a FUSE reply"
 			return "server: other system calls"
@@ -69,12 +69,12 @@ function bucket(   who, s, lib) {
 	# Samples held back while the kernel had interrupts off land on the way
 	# out of the system call, in libc's wrapper.
 	if (lib ~ /^libc[.-]/ && sym[1] ~ /epoll_wait/ && who == "server")
-		return "server: epoll_wait (looks while spinning, sleeps)"
+		return "server: epoll_wait (waits for a request)"
 	if (lib ~ /^libc[.-]/ && sym[1] ~ /asynccancel|^(__GI_+)?(__libc_)?(read|write|writev|poll|__poll)$/)
 		return who ": libc's system call wrappers"
 	if (who == "server") {
 		if (lib ~ /vdso/ || sym[1] ~ /clock_gettime/)
-			return "server: clock_gettime (spinning)"
+			return "server: clock_gettime"
 		if (lib ~ /^libfuse/)
 			return "server: libfuse"
 		return "server: kfs, the sim backend, libc (and the fabric's load)"
@@ -142,6 +142,6 @@ END {
 		printf "    %5.1f%%  %7.0f ms  %s\n", n[b] * 100000 / hz / wall / cpus, n[b] * 1000 / hz,
 			b | "sort -rn"
 	close("sort -rn")
-	printf "  the program ran %.0f ms of the %.0f ms, the server %.0f ms (keepers not counted).\n",
+	printf "  the program ran %.0f ms of the %.0f ms, the server %.0f ms (its other threads not counted).\n",
 		program_n * 1000 / hz, wall, server_n * 1000 / hz
 }

@@ -22,6 +22,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -189,6 +190,47 @@ static const struct umad_backend *sim_backend(void)
 	if (handle)
 		dlclose(handle);
 	return be;
+}
+
+/*
+ * Where the server and COMMAND run: on one CPU, by default the one this
+ * process starts on (UMAD_KERNEL_CPU=N: CPU N; any: wherever the scheduler
+ * puts them).  Every MAD is three FUSE requests, each a wake-up of the
+ * server and then of the program: on one CPU each is a switch of tasks,
+ * where across CPUs it waits for an idle CPU to wake.  Before any thread
+ * starts, so that all of them, and COMMAND, stay there.  0, or -1 after
+ * saying why.
+ */
+static int place_on_cpu(void)
+{
+	const char *v = getenv("UMAD_KERNEL_CPU");
+	cpu_set_t one;
+	long cpu;
+	char *end;
+
+	if (v && !strcmp(v, "any"))
+		return 0;
+	if (v && *v) {
+		errno = 0;
+		cpu = strtol(v, &end, 10);
+		if (errno || *end || cpu < 0 || cpu >= CPU_SETSIZE) {
+			fprintf(stderr, "umad: kernel: UMAD_KERNEL_CPU=%s: expected a CPU number or "
+				"any\n", v);
+			return -1;
+		}
+	} else {
+		cpu = sched_getcpu();
+		if (cpu < 0)
+			return 0;	/* no CPU to name: left to the scheduler */
+	}
+	CPU_ZERO(&one);
+	CPU_SET((int)cpu, &one);
+	if (sched_setaffinity(0, sizeof(one), &one) < 0) {
+		fprintf(stderr, "umad: kernel: cannot run on CPU %ld (UMAD_KERNEL_CPU): %s\n", cpu,
+			strerror(errno));
+		return -1;
+	}
+	return 0;
 }
 
 /* SIGINT, SIGTERM and SIGCHLD on a descriptor the loop watches. */
@@ -384,6 +426,8 @@ int kernel_main(int argc, char **argv)
 	 * backend's among them): a thread that did not block SIGCHLD would take
 	 * it, and COMMAND's end would never be seen.
 	 */
+	if (o.command && place_on_cpu() < 0)
+		return 1;
 	sfd = signal_fd(&old);
 	if (sfd < 0) {
 		fprintf(stderr, "umad: kernel: signalfd: %s\n", strerror(errno));

@@ -8,19 +8,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/kfs.h"
 #include "cli/kfs_dev.h"
-#include "cli/kfs_keep.h"
 #include "cli/kfs_query.h"
 #include "cli/kfs_tree.h"
 
 /* The largest write(2) one request brings: a MAD, an RMPP message of up to this size. */
 #define KFS_MAX_WRITE	(1u << 20)
-/* How long the server looks for the next request before it sleeps. */
-#define KFS_SPIN_NS	50000u
 /* The tree never changes while mounted: the kernel may keep names and attributes this long. */
 #define KFS_CACHE_S	3600.0
 
@@ -298,7 +294,6 @@ int kfs_new(const struct umad_backend *be, struct kfs **out, struct umad_err *er
 	k->uid = getuid();
 	k->gid = getgid();
 	k->max_write = KFS_MAX_WRITE;
-	k->spin = !getenv("UMAD_KERNEL_SPIN") || strcmp(getenv("UMAD_KERNEL_SPIN"), "0");
 	clock_gettime(CLOCK_REALTIME, &k->start);
 	k->epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (k->epfd < 0) {
@@ -377,14 +372,6 @@ int kfs_attach(struct kfs *k, int fuse_fd, struct umad_err *err)
 	return watch_session(k, err);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* Take every request waiting on the channel.  0, or 1 when the file system went away. */
 static int take_requests(struct kfs *k)
 {
@@ -401,7 +388,6 @@ static int take_requests(struct kfs *k)
 			gone = 1;	/* unmounted (0, -ENODEV) or broken */
 			break;
 		}
-		kfs_keepers_busy(k->keep, now_ns());
 		fuse_session_process_buf(k->se, &k->fbuf);
 		if (fuse_session_exited(k->se)) {
 			gone = 1;
@@ -411,39 +397,17 @@ static int take_requests(struct kfs *k)
 	return gone;
 }
 
-/*
- * epoll_wait, looking without sleeping for KFS_SPIN_NS first: a program
- * in a round trip sends its next request within microseconds, and a
- * sleeping server's wake-up would cost it more than the whole request.
- */
-static int wait_events(struct kfs *k, struct epoll_event *events, int max, int timeout_ms)
-{
-	uint64_t until = now_ns() + (k->spin ? KFS_SPIN_NS : 0);
-	int n;
-
-	do {
-		if (!k->spin)
-			break;
-		n = epoll_wait(k->epfd, events, max, 0);
-		if (n != 0)
-			return n;
-	} while (now_ns() < until);
-	return epoll_wait(k->epfd, events, max, timeout_ms);
-}
-
 int kfs_serve(struct kfs *k, int extra_fd, int timeout_ms)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = (void *)&extra_watch };
 	struct epoll_event events[32];
 	int r = 0, gone = 0, n, i;
 
-	if (!k->keep && k->spin && kfs_keepers_start(&k->keep) < 0)
-		k->keep = NULL;	/* slower, not wrong */
 	if (extra_fd >= 0 && epoll_ctl(k->epfd, EPOLL_CTL_ADD, extra_fd, &ev) < 0 &&
 	    errno != EEXIST)
 		return -errno;
 	for (;;) {
-		n = wait_events(k, events, sizeof(events) / sizeof(events[0]), timeout_ms);
+		n = epoll_wait(k->epfd, events, sizeof(events) / sizeof(events[0]), timeout_ms);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
@@ -496,7 +460,6 @@ void kfs_free(struct kfs *k)
 	if (!k)
 		return;
 	kfs_unmount(k);
-	kfs_keepers_stop(k->keep);
 	while (k->open_files) {
 		struct kfs_open *o = k->open_files;
 

@@ -61,7 +61,6 @@ struct kfs_ca {
 
 struct kfs_wait;
 struct kfs_query;
-struct kfs_keepers;
 
 /* A umad port of the host: umadN and issmN. */
 struct kfs_umad {
@@ -88,9 +87,7 @@ struct kfs {
 	struct kfs_umad umads[KFS_MAX_UMADS];
 	int n_umads;
 	struct kfs_query *query;
-	struct kfs_keepers *keep;	/* while serving */
 	struct kfs_open *open_files;
-	int spin;			/* UMAD_KERNEL_SPIN is not 0: spin and keep CPUs awake */
 	struct fuse_session *se;
 	struct fuse_buf fbuf;		/* where requests are read into */
 	int epfd;

@@ -13,7 +13,7 @@ if ENABLE_KERNEL_FS
 # umad kernel: the host's device files and sysfs through FUSE.
 cli_umad_SOURCES += cli/kernel_cmd.c cli/kernel_cmd.h cli/kernel_ns.c cli/kernel_ns.h \
 	cli/kfs.c cli/kfs.h cli/kfs_state.h cli/kfs_tree.c cli/kfs_tree.h \
-	cli/kfs_dev.c cli/kfs_dev.h cli/kfs_query.c cli/kfs_query.h cli/kfs_keep.c cli/kfs_keep.h
+	cli/kfs_dev.c cli/kfs_dev.h cli/kfs_query.c cli/kfs_query.h
 cli_umad_CPPFLAGS += -DUMAD_CLI_KERNEL=1 $(FUSE3_CFLAGS)
 cli_umad_LDADD += backends/libsysfswriter.la $(FUSE3_LIBS)
 endif
