@@ -327,6 +327,8 @@ static int new_session(struct kfs *k, struct umad_err *err)
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 
 	k->se = fuse_session_new(&args, &kfs_ops, sizeof(kfs_ops), k);
+	/* Parsing them made args a copy of its own: the session keeps nothing of it. */
+	fuse_opt_free_args(&args);
 	if (!k->se)
 		return umad_err_set(err, -ENOMEM, "cannot start a FUSE session");
 	return 0;
