@@ -205,6 +205,11 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct kfs_node *n = kfs_node_of(k, ino);
 	struct text_file *t;
 
+	if (n && n->kind == KFS_ISSM) {
+		/* ib_umad's issm has no read; an open of it has no umad file behind its handle. */
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
 	if (n && n->kind != KFS_TEXT) {
 		kfs_dev_read(k, req, size, off, fi);
 		return;
