@@ -27,7 +27,7 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c sim
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_records.c \
 	simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/describe.c \
-	backends/sysfs_writer.c \
+	backends/sysfs_writer.c backends/sysfs_values.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
 	backends/mad_queue.c backends/sim_local.c backends/sim_remote.c backends/sim_tcp.c simfabric/fabric_proto.c simfabric/fabric_client.c \
 	simfabric/fabric_trust.c simfabric/hosting.c simfabric/fabric_auth.c simfabric/fabric_key.c \
@@ -55,7 +55,7 @@ fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
 # umad kernel's file system (FUSE requests on a socket) over the sim backend in the process.
 fuzz_kernel_fs_sources = tests/fuzz/fuzz_kernel_fs.c cli/kfs.c cli/kfs_dev.c cli/kfs_tree.c \
-	cli/kfs_query.c cli/kfs_keep.c backends/sysfs_values.c $(fuzz_sim_sources)
+	cli/kfs_query.c cli/kfs_keep.c $(fuzz_sim_sources)
 fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c backends/replay_index.c \
 	backends/soft_port.c libumad/base/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
 	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c pcap/capture_meta.c
