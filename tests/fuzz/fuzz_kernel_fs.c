@@ -74,6 +74,7 @@
 #include "libumad/base/mad_wire.h"
 #include "libumad/base/umad_ioctl.h"
 #include "tests/fuzz/read_all.h"
+#include "tests/fuzz/take_input.h"
 
 extern const struct umad_backend umad_backend_sim;
 
@@ -125,11 +126,6 @@ struct pending {
 	uint32_t cmd;			/* IOCTL */
 };
 
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
 static struct run {
 	struct kfs *k;
 	int fd;				/* the kernel's end */
@@ -158,45 +154,6 @@ static void fail(const char *what, uint64_t unique, long value)
 	fprintf(stderr, "fuzz_kernel_fs: %s (unique %llu, %ld)\n", what, (unsigned long long)unique,
 		value);
 	abort();
-}
-
-/* --- input ----------------------------------------------------------------------------- */
-
-static uint8_t take8(struct input *in)
-{
-	uint8_t v = 0;
-
-	if (in->left) {
-		v = *in->p++;
-		in->left--;
-	}
-	return v;
-}
-
-/* Big-endian, the bytes taken in order. */
-static uint16_t take16(struct input *in)
-{
-	uint16_t hi = take8(in);
-
-	return (uint16_t)(hi << 8 | take8(in));
-}
-
-static uint32_t take32(struct input *in)
-{
-	uint32_t hi = take16(in);
-
-	return hi << 16 | take16(in);
-}
-
-/* Up to n bytes of the input into dst, zeros after where it ends. */
-static void take_bytes(struct input *in, void *dst, size_t n)
-{
-	size_t have = in->left < n ? in->left : n;
-
-	memcpy(dst, in->p, have);
-	memset((uint8_t *)dst + have, 0, n - have);
-	in->p += have;
-	in->left -= have;
 }
 
 /* --- the kernel's side of the channel -------------------------------------------------- */
@@ -325,13 +282,11 @@ static uint8_t kind_of(uint64_t node)
 	return node >= 1 && node <= run.n_nodes ? run.k->nodes[node - 1].kind : 0xff;
 }
 
-static void took_open(const struct pending *p, const uint8_t *body, size_t len)
+static void took_open(const struct pending *p, const uint8_t *body)
 {
 	struct fuse_open_out out;
 	int slot = file_slot_free(), i;
 
-	if (len != sizeof(out))
-		fail("an OPEN reply of a wrong length", p->unique, (long)len);
 	if (slot < 0)
 		fail("more files open than slots kept for them", p->unique, 0);
 	for (i = 0; kind_of(p->node) == KFS_ISSM && i < MAX_FILES; i++)
@@ -358,45 +313,56 @@ static void took_ioctl(const struct pending *p, const uint8_t *body, size_t len)
 	}
 }
 
+/* The length of a reply with no error to opcode, where it has one; else -1. */
+static long reply_size(uint32_t opcode)
+{
+	switch (opcode) {
+	case FUSE_LOOKUP:
+		return sizeof(struct fuse_entry_out);
+	case FUSE_GETATTR:
+		return sizeof(struct fuse_attr_out);
+	case FUSE_OPEN:
+		return sizeof(struct fuse_open_out);
+	case FUSE_WRITE:
+		return sizeof(struct fuse_write_out);
+	case FUSE_POLL:
+		return sizeof(struct fuse_poll_out);
+	case FUSE_RELEASE:
+	case FUSE_FLUSH:
+		return 0;
+	default:
+		return -1;
+	}
+}
+
 /* A reply with no error: its length as its request allows, and what it tells. */
 static void took_ok(struct pending *p, const uint8_t *body, size_t len)
 {
 	struct file *f = p->file >= 0 ? &run.files[p->file] : NULL;
+	long size = reply_size(p->opcode);
+	struct fuse_entry_out e;
 	struct fuse_write_out wo;
 
+	if (size >= 0 && len != (size_t)size)
+		fail("a reply of a wrong length", p->unique, (long)len);
+	if ((p->opcode == FUSE_READ || p->opcode == FUSE_READDIR ||
+	     p->opcode == FUSE_READDIRPLUS) && len > p->size)
+		fail("a read longer than asked", p->unique, (long)len);
 	switch (p->opcode) {
-	case FUSE_LOOKUP: {
-		struct fuse_entry_out e;
-
-		if (len != sizeof(e))
-			fail("a LOOKUP reply of a wrong length", p->unique, (long)len);
+	case FUSE_LOOKUP:
 		memcpy(&e, body, sizeof(e));
 		if (e.nodeid < 1 || e.nodeid > run.n_nodes)
 			fail("LOOKUP found an inode the tree does not have", p->unique,
 			     (long)e.nodeid);
 		break;
-	}
-	case FUSE_GETATTR:
-		if (len != sizeof(struct fuse_attr_out))
-			fail("a GETATTR reply of a wrong length", p->unique, (long)len);
-		break;
 	case FUSE_OPEN:
-		took_open(p, body, len);
+		took_open(p, body);
 		break;
 	case FUSE_READ:
-		if (len > p->size)
-			fail("a READ reply longer than the read", p->unique, (long)len);
 		if (f)
 			f->pos += len;
 		break;
-	case FUSE_READDIR:
-	case FUSE_READDIRPLUS:
-		if (len > p->size)
-			fail("a READDIR reply longer than asked", p->unique, (long)len);
-		break;
 	case FUSE_WRITE:
-		if (len != sizeof(wo))
-			fail("a WRITE reply of a wrong length", p->unique, (long)len);
 		memcpy(&wo, body, sizeof(wo));
 		if (wo.size > p->size)
 			fail("a WRITE reply says more was written than was", p->unique,
@@ -406,15 +372,6 @@ static void took_ok(struct pending *p, const uint8_t *body, size_t len)
 		break;
 	case FUSE_IOCTL:
 		took_ioctl(p, body, len);
-		break;
-	case FUSE_POLL:
-		if (len != sizeof(struct fuse_poll_out))
-			fail("a POLL reply of a wrong length", p->unique, (long)len);
-		break;
-	case FUSE_RELEASE:
-	case FUSE_FLUSH:
-		if (len != 0)
-			fail("a RELEASE or FLUSH reply with data", p->unique, (long)len);
 		break;
 	default:
 		break;
@@ -553,7 +510,7 @@ static uint32_t pick_agent(struct input *in)
 
 	if (b < 0xc0 && run.n_agents)
 		return run.agents[b % run.n_agents];
-	return b == 0xff ? take32(in) : b & 0x3f;
+	return b == 0xff ? take_be32(in) : b & 0x3f;
 }
 
 static void learn_tree(void)
@@ -666,13 +623,13 @@ static void op_read(struct input *in)
 	r.fh = f->fh;
 	r.size = sizes[how & 3];
 	if (!r.size)
-		r.size = take16(in) % (MAX_READ + 1);
+		r.size = take_be16(in) % (MAX_READ + 1);
 	switch ((how >> 2) & 3) {
 	case 1:
 		r.offset = 0;
 		break;
 	case 2:
-		r.offset = take16(in);
+		r.offset = take_be16(in);
 		break;
 	default:
 		r.offset = f->pos;
@@ -729,16 +686,16 @@ static size_t build_mad(struct input *in, uint8_t *buf, size_t hdr_size, size_t 
 		mgmt_class = take8(in);
 	hdr.addr.qpn = htobe32(mad_class_is_smp(mgmt_class) ? QP0_SMI : QP1_GSI);
 	if (opts & 0x20)
-		hdr.addr.qpn = htobe32(take32(in) & 0xffffff);
+		hdr.addr.qpn = htobe32(take_be32(in) & 0xffffff);
 	hdr.addr.qkey = htobe32(hdr.addr.qpn ? UMAD_QKEY : 0);
 	hdr.addr.lid = htobe16(mgmt_class == UMAD_CLASS_SUBN_DIRECTED_ROUTE ? LID_PERMISSIVE
 			       : (uint16_t)(1 + (attr >> 4)));
 	if (opts & 0x40) {
-		hdr.addr.lid = htobe16(take16(in));
+		hdr.addr.lid = htobe16(take_be16(in));
 		hdr.addr.sl = take8(in);
 		hdr.addr.path_bits = take8(in);
 		hdr.addr.grh_present = take8(in) & 1;
-		hdr.addr.pkey_index = take16(in);
+		hdr.addr.pkey_index = take_be16(in);
 	}
 	memcpy(buf, &hdr, hdr_size);
 	memset(mad, 0, mad_len);
@@ -750,10 +707,10 @@ static size_t build_mad(struct input *in, uint8_t *buf, size_t hdr_size, size_t 
 		mgmt_class == UMAD_CLASS_SUBN_ADM ? UMAD_SA_CLASS_VERSION :
 		mgmt_class == UMAD_CLASS_CONG_MGMT ? CC_CLASS_VERSION : SMP_CLASS_VERSION;
 	mad[MAD_OFF_METHOD] = mad_methods[method & 15] ? mad_methods[method & 15] : take8(in);
-	put_be16(mad + MAD_OFF_STATUS, (method & 0x10) ? take16(in) : 0);
-	put_be64(mad + MAD_OFF_TID, take16(in));
-	put_be16(mad + MAD_OFF_ATTR_ID, attr_id ? attr_id : take16(in));
-	put_be32(mad + MAD_OFF_ATTR_MOD, (method & 0x20) ? take32(in) : take8(in));
+	put_be16(mad + MAD_OFF_STATUS, (method & 0x10) ? take_be16(in) : 0);
+	put_be64(mad + MAD_OFF_TID, take_be16(in));
+	put_be16(mad + MAD_OFF_ATTR_ID, attr_id ? attr_id : take_be16(in));
+	put_be32(mad + MAD_OFF_ATTR_MOD, (method & 0x20) ? take_be32(in) : take8(in));
 	if (mgmt_class == UMAD_CLASS_SUBN_DIRECTED_ROUTE && mad_len >= SMP_OFF_INITIAL_PATH) {
 		uint8_t hops = (method >> 6) & 3;
 
@@ -767,7 +724,7 @@ static size_t build_mad(struct input *in, uint8_t *buf, size_t hdr_size, size_t 
 		mad[RMPP_OFF_TYPE] = take8(in) & 7;
 		mad[RMPP_OFF_FLAGS] = take8(in);
 		put_be32(mad + RMPP_OFF_SEG_NUM, take8(in));
-		put_be32(mad + RMPP_OFF_PAYLEN, take16(in));
+		put_be32(mad + RMPP_OFF_PAYLEN, take_be16(in));
 	}
 	/* Some of the data from the input: the rest stays zero. */
 	data = take8(in) % (MAD_DATA_TAKE + 1);
@@ -807,7 +764,7 @@ static void op_write(struct input *in)
 		mad_len = take8(in);
 		break;
 	default:	/* any length, a piece of a long write maybe */
-		mad_len = take16(in) % (MAX_PAYLOAD - HDR_NEW);
+		mad_len = take_be16(in) % (MAX_PAYLOAD - HDR_NEW);
 		break;
 	}
 	if ((how & 3) == 3) {
@@ -818,7 +775,7 @@ static void op_write(struct input *in)
 		len = build_mad(in, buf, (how & 3) == 0 ? HDR_OLD : HDR_NEW, mad_len);
 	}
 	w.fh = f->fh;
-	w.offset = (how & 0x20) ? take16(in) : f->pos;
+	w.offset = (how & 0x20) ? take_be16(in) : f->pos;
 	w.size = (uint32_t)len;
 	w.flags = f->flags;
 	request((struct pending){ .opcode = FUSE_WRITE, .node = f->node, .file = slot, .size = len },
@@ -863,14 +820,14 @@ static void op_ioctl(struct input *in)
 		uint8_t flags = take8(in);
 
 		io.cmd = IB_USER_MAD_REGISTER_AGENT2;
-		body.v2.qpn = flags & 0x80 ? take32(in) : take8(in) % 3;
+		body.v2.qpn = flags & 0x80 ? take_be32(in) : take8(in) % 3;
 		body.v2.mgmt_class = mad_classes[take8(in) & 7];
 		if (!body.v2.mgmt_class)
 			body.v2.mgmt_class = take8(in);
 		body.v2.mgmt_class_version = take8(in);
-		body.v2.flags = flags & 0x40 ? take32(in) : flags & UMAD_USER_RMPP;
-		body.v2.method_mask[0] = (uint64_t)take16(in) << (flags & 0x3f);
-		body.v2.oui = take32(in) & 0xffffff;
+		body.v2.flags = flags & 0x40 ? take_be32(in) : flags & UMAD_USER_RMPP;
+		body.v2.method_mask[0] = (uint64_t)take_be16(in) << (flags & 0x3f);
+		body.v2.oui = take_be32(in) & 0xffffff;
 		body.v2.rmpp_version = take8(in);
 		break;
 	}
@@ -883,7 +840,7 @@ static void op_ioctl(struct input *in)
 		io.cmd = IB_USER_MAD_ENABLE_PKEY;
 		break;
 	default:
-		io.cmd = take32(in);
+		io.cmd = take_be32(in);
 		break;
 	}
 	/* The kernel copies in and out what the number says: restricted ioctls. */
@@ -959,7 +916,7 @@ static void op_readdir(struct input *in)
 	uint8_t how = take8(in);
 	struct fuse_read_in r = { 0 };
 
-	r.size = (how & 1) ? take16(in) % (MAX_READDIR + 1) : 4096;
+	r.size = (how & 1) ? take_be16(in) % (MAX_READDIR + 1) : 4096;
 	r.offset = (how >> 1) & 0x3f;
 	request((struct pending){ .opcode = (how & 0x80) ? FUSE_READDIRPLUS : FUSE_READDIR,
 				  .node = node, .file = -1, .size = r.size }, 0, &r, sizeof(r), NULL, 0);
