@@ -201,6 +201,11 @@ static void op_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	struct kfs_node *n = kfs_node_of(k, ino);
 	struct text_file *t;
 
+	if (n && n->kind == KFS_ISSM) {
+		/* ib_umad's issm has no read; an open of it has no umad file behind its handle. */
+		fuse_reply_err(req, EINVAL);
+		return;
+	}
 	if (n && n->kind != KFS_TEXT) {
 		kfs_dev_read(k, req, size, off, fi);
 		return;
@@ -322,6 +327,8 @@ static int new_session(struct kfs *k, struct umad_err *err)
 	struct fuse_args args = FUSE_ARGS_INIT(3, argv);
 
 	k->se = fuse_session_new(&args, &kfs_ops, sizeof(kfs_ops), k);
+	/* Parsing them made args a copy of its own: the session keeps nothing of it. */
+	fuse_opt_free_args(&args);
 	if (!k->se)
 		return umad_err_set(err, -ENOMEM, "cannot start a FUSE session");
 	return 0;

@@ -8,6 +8,9 @@ FUZZ_SECONDS = 60
 FUZZ_RUNS =
 FUZZ_TARGETS = capture_reader capture_meta topology sim_mad replay_match api scenario fabric_proto \
 	fabric_auth fabric_tcp_addr
+if ENABLE_KERNEL_FS
+FUZZ_TARGETS += kernel_fs
+endif
 # ASan's default quarantine (256 MiB of freed memory held back) makes every
 # input of the targets that allocate per call touch fresh pages: a smaller
 # one runs them about a third faster and still catches a use after any of
@@ -24,7 +27,7 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/arena.c simfabric/topology.c sim
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_records.c \
 	simfabric/sa_path.c simfabric/sa_mcast.c simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/describe.c \
-	backends/sysfs_writer.c \
+	backends/sysfs_writer.c backends/sysfs_values.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
 	backends/mad_queue.c backends/sim_local.c backends/sim_remote.c backends/sim_tcp.c simfabric/fabric_proto.c simfabric/fabric_client.c \
 	simfabric/fabric_trust.c simfabric/hosting.c simfabric/fabric_auth.c simfabric/fabric_key.c \
@@ -50,6 +53,9 @@ fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
 	pcap/capture_meta.c pcap/capture_tap.c
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
+# umad kernel's file system (FUSE requests on a socket) over the sim backend in the process.
+fuzz_kernel_fs_sources = tests/fuzz/fuzz_kernel_fs.c cli/kfs.c cli/kfs_dev.c cli/kfs_tree.c \
+	cli/kfs_query.c cli/kfs_keep.c $(fuzz_sim_sources)
 fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c backends/replay_index.c \
 	backends/soft_port.c libumad/base/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
 	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c pcap/capture_meta.c
@@ -57,7 +63,7 @@ fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c bac
 EXTRA_DIST += tests/fuzz
 CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_capture_meta fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \
 	fuzz/fuzz_replay_match fuzz/fuzz_fabric_proto fuzz/fuzz_scenario \
-	fuzz/fuzz_fabric_auth fuzz/fuzz_fabric_tcp_addr \
+	fuzz/fuzz_fabric_auth fuzz/fuzz_fabric_tcp_addr fuzz/fuzz_kernel_fs \
 	fuzz/modules/backend-sim.so
 
 fuzz/fuzz_capture_reader: $(fuzz_capture_reader_sources:%=$(top_srcdir)/%)
@@ -93,6 +99,10 @@ fuzz/fuzz_replay_match: $(fuzz_replay_match_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer \
 		$(fuzz_replay_match_sources:%=$(top_srcdir)/%) -lpthread -o $@
+fuzz/fuzz_kernel_fs: $(fuzz_kernel_fs_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) $(GLIB_CFLAGS) $(FUSE3_CFLAGS) -fsanitize=fuzzer \
+		$(fuzz_kernel_fs_sources:%=$(top_srcdir)/%) $(GLIB_LIBS) $(FUSE3_LIBS) -lpthread -o $@
 # The API target loads the sim backend through the module loader, as programs do.
 fuzz/modules/backend-sim.so: $(fuzz_sim_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz/modules

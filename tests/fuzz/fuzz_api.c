@@ -17,6 +17,7 @@
  */
 #include "config.h"
 #include "tests/fuzz/read_all.h"
+#include "tests/fuzz/take_input.h"
 
 #include <endian.h>
 #include <stdint.h>
@@ -43,22 +44,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	unsetenv("UMAD_SIM_SYSFS");
 	unsetenv("UMAD_CAPTURE");
 	return umad_init() == 0 ? 0 : (abort(), 0);
-}
-
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint8_t take8(struct input *in)
-{
-	uint8_t v = 0;
-
-	if (in->left) {
-		v = *in->p++;
-		in->left--;
-	}
-	return v;
 }
 
 static int take_int(struct input *in)

@@ -52,6 +52,7 @@
 #include "simfabric/fabric_server.h"
 #include "simfabric/fault.h"
 #include "tests/fuzz/read_all.h"
+#include "tests/fuzz/take_input.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -137,20 +138,6 @@ static const char *const counters[] = {
 
 #define COUNT(a)	(sizeof(a) / sizeof((a)[0]))
 
-/* The input, read front to back. */
-struct input {
-	const uint8_t *p;
-	size_t left;
-};
-
-static uint8_t take8(struct input *in)
-{
-	if (!in->left)
-		return 0;
-	in->left--;
-	return *in->p++;
-}
-
 static uint16_t take16(struct input *in)
 {
 	uint16_t lo = take8(in);
@@ -170,17 +157,6 @@ static uint64_t take64(struct input *in)
 	uint64_t lo = take32(in);
 
 	return lo | (uint64_t)take32(in) << 32;
-}
-
-/* Up to n bytes into out; the rest of out[0..n) zero. */
-static void take_bytes(struct input *in, void *out, size_t n)
-{
-	size_t k = n < in->left ? n : in->left;
-
-	memcpy(out, in->p, k);
-	memset((uint8_t *)out + k, 0, n - k);
-	in->p += k;
-	in->left -= k;
 }
 
 /* A name field: one of the fabric's, one it lacks, empty, or filling the field without a NUL. */
