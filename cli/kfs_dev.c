@@ -472,11 +472,6 @@ void kfs_dev_read(struct kfs *k, fuse_req_t req, size_t size, off_t off,
 	struct kfs_read *rd;
 
 	(void)k;
-	/* issmN (no file of ours behind it): ib_umad's issm has no read. */
-	if (!f) {
-		fuse_reply_err(req, EINVAL);
-		return;
-	}
 	flush_write(f);
 	if (read_piece(f, req, size, off))
 		return;

@@ -55,7 +55,7 @@ fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
 # umad kernel's file system (FUSE requests on a socket) over the sim backend in the process.
 fuzz_kernel_fs_sources = tests/fuzz/fuzz_kernel_fs.c cli/kfs.c cli/kfs_dev.c cli/kfs_tree.c \
-	cli/kfs_query.c cli/kfs_keep.c $(fuzz_sim_sources)
+	cli/kfs_query.c $(fuzz_sim_sources)
 fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c backends/replay_index.c \
 	backends/soft_port.c libumad/base/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
 	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c pcap/capture_meta.c

@@ -37,7 +37,7 @@
  * child of the harness blocked in read(2), or none.
  *
  * Sources: tests/fuzz/fuzz_kernel_fs.c cli/kfs.c cli/kfs_dev.c
- *   cli/kfs_tree.c cli/kfs_query.c cli/kfs_keep.c backends/sysfs_values.c
+ *   cli/kfs_tree.c cli/kfs_query.c backends/sysfs_values.c
  *   and the sim backend's sources, with glib-2.0 and libfuse3 ("make
  *   fuzz" builds and runs it).
  *
@@ -1072,8 +1072,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	unsetenv("UMAD_SIM_CA_NAME");
 	unsetenv("UMAD_SIM_SM");
 	unsetenv("UMAD_CAPTURE");
-	/* One thread, no spinning: each step takes what waits and returns. */
-	setenv("UMAD_KERNEL_SPIN", "0", 1);
 	trace = getenv("FUZZ_KERNEL_FS_TRACE") != NULL;
 	start_reader();
 	return 0;
