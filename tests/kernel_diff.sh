@@ -360,6 +360,13 @@ mkdir -p "$WORK/osm_$m/cache" "$WORK/osm_$m/run"
 cd "$WORK/osm_$m/run"
 cap=/sys/class/infiniband/sim0/ports/1/cap_mask
 echo "cap_mask before: $(cat $cap)"
+# opensm frees a request once its answer is in, even while the umad_send() that sent it has
+# yet to return from write(); ASan checks write()'s buffer after the call, and so reports
+# opensm's race when the answer comes that fast (through the files, way b): not ours to judge.
+if [ -n "${UMAD_SANITIZERS:-}" ]; then
+	echo "interceptor_via_fun:osm_vendor_send" > "$WORK/osm_$m/asan.supp"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:suppressions=$WORK/osm_$m/asan.supp"
+fi
 OSM_CACHE_DIR="$WORK/osm_$m/cache" "run_$m" timeout 60 opensm -o -f osm.log
 echo "exit status $?"
 echo "cap_mask after: $(cat $cap)"
