@@ -62,6 +62,7 @@ skip() { echo "SKIP: $*"; exit 77; }
 
 # --- what the test needs of the machine -------------------------------------------------
 [ -c /dev/fuse ] || skip "no /dev/fuse: FUSE is missing"
+[ -r /dev/fuse ] && [ -w /dev/fuse ] || skip "/dev/fuse is not open to $(id -un): FUSE is missing"
 if [ "$(id -u)" -eq 0 ]; then
 	unshare -m true 2>/dev/null || skip "mount namespaces are missing (unshare -m fails)"
 else
@@ -231,8 +232,12 @@ kernel() {
 # kernel_end NAME SECONDS: NAME's command must end within SECONDS, and umad kernel within
 # 5 s after it, with the command's exit status.  What is still running is killed.
 kernel_end() {
-	local name=$1 limit=$2 rc end
-	if ! wait_file "$work/$name.rc" "$limit" && [ ! -e "$work/$name.end" ]; then
+	local name=$1 limit=$2 rc end t=0
+	while [ ! -e "$work/$name.rc" ] && [ ! -e "$work/$name.end" ] && [ "$t" -lt $((limit * 10)) ]; do
+		sleep 0.1
+		t=$((t + 1))
+	done
+	if [ ! -e "$work/$name.rc" ] && [ ! -e "$work/$name.end" ]; then
 		fail "$name: the command has not ended in $limit s; killed. Its output:"
 		tail -20 "$work/$name.log" | sed 's/^/    /'
 		[ -e "$work/$name.pid" ] && kill -KILL "$(cat "$work/$name.pid")"
@@ -386,6 +391,7 @@ for m in a b c; do
 	kernel_end "osm_$m" 60
 done
 [ -s "$work/main.log" ] && { echo "what the uses printed besides their outputs:"; sed 's/^/    /' "$work/main.log"; }
+[ -e "$work/main.rc" ] || { echo "FAIL: the uses did not run"; exit 1; }
 
 # --- (a), (b) and (c) compared ---------------------------------------------------------
 # same NAME [SED]: $work/out/NAME.{a,b,c} identical, after the sed -E script SED if given.
