@@ -45,7 +45,7 @@
 #    there);
 #  - umad kernel itself: it exits with its command's status once the command
 #    has ended, and `umad kernel --mount DIR` ends on SIGTERM leaving no
-#    mount behind.
+#    mount behind; under the sanitizers it leaks nothing.
 # KERNEL_DIFF_KEEP=1 keeps the work directory (outputs, captures) and says where.
 # Skips (77) without /dev/fuse, mount (or user) namespaces, the diags,
 # opensm, tshark, node_exporter or Debian's libibumad3, naming what is missing.
@@ -218,13 +218,24 @@ for name in main osm_a osm_b osm_c; do
 done
 main=$work/main/s
 
+# Under the sanitizers, umad kernel, ours, is checked for leaks, which the harness turns off
+# for the programs it runs; they get the harness's options back.
+# (The program itself, not libtool's wrapper, whose sed and the like leak.)
+umad_asan=${ASAN_OPTIONS:-}
+umad_kernel=$umad
+if [ -n "${UMAD_SANITIZERS:-}" ]; then
+	umad_asan="$umad_asan:detect_leaks=1"
+	[ -x "$top_builddir/cli/.libs/umad" ] && umad_kernel=$top_builddir/cli/.libs/umad
+fi
+
 # kernel NAME FABRIC HOST SCRIPT [ARGS...]: bash SCRIPT ARGS inside umad kernel at HOST of
 # FABRIC, in the background; the script's exit status goes to $work/NAME.rc as its last act.
 kernel() {
 	local name=$1 fabric=$2 host=$3
 	shift 3
-	background "$name" env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" \
-		"$umad" kernel --fabric "$fabric" --host "$host" -- env S="$fabric" H="$host" \
+	background "$name" env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" ASAN_OPTIONS="$umad_asan" \
+		"$umad_kernel" kernel --fabric "$fabric" --host "$host" -- \
+		env ASAN_OPTIONS="${ASAN_OPTIONS:-}" S="$fabric" H="$host" \
 		bash -c 'rc_file=$1; shift; bash "$@"; rc=$?; echo "$rc" > "$rc_file"; exit "$rc"' \
 		bash "$work/$name.rc" "$@"
 }
@@ -258,8 +269,8 @@ kernel_end() {
 
 
 # --- node_exporter on the mount, no namespace: before the traffic ---------------------
-background mount env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" \
-	"$umad" kernel --fabric "$main" --host H5 --mount "$work/mnt"
+background mount env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" ASAN_OPTIONS="$umad_asan" \
+	"$umad_kernel" kernel --fabric "$main" --host H5 --mount "$work/mnt"
 mounted=no
 if wait_file "$work/mnt/sys/class/infiniband_mad/abi_version" 10; then
 	mounted=yes
@@ -361,6 +372,8 @@ EOF
 cat > "$work/osm.sh" <<'EOF'
 . "$WORK/lib.sh"
 m=$1
+# Its own output alone, not umad kernel's around it.
+exec > "$WORK/out/opensm.$m" 2>&1
 mkdir -p "$WORK/osm_$m/cache" "$WORK/osm_$m/run"
 cd "$WORK/osm_$m/run"
 cap=/sys/class/infiniband/sim0/ports/1/cap_mask
@@ -477,7 +490,6 @@ fi
 # --- opensm -o through the issm and umad files ------------------------------------------
 osm_norm='s/^[A-Z][a-z]{2} [ 0-9]{2} [0-9:]{8} [0-9]{6} \[[0-9A-Fa-f]+\] //'
 for m in a b c; do
-	cp "$work/osm_$m.log" "$out/opensm.$m"
 	cp "$work/osm_$m/run/osm.log" "$out/opensm_log.$m" 2>/dev/null
 	"$umad" fabric --socket "$work/osm_$m/s" show > "$out/opensm_fabric.$m" 2>&1
 done
@@ -596,7 +608,8 @@ if [ "$mounted" = yes ]; then
 	if ! wait_file "$work/mount.end" 5; then
 		fail "umad kernel --mount: still running 5 s after SIGTERM"
 	elif [ "$(cat "$work/mount.end")" != 0 ]; then
-		fail "umad kernel --mount: exit status $(cat "$work/mount.end") after SIGTERM, expected 0"
+		fail "umad kernel --mount: exit status $(cat "$work/mount.end") after SIGTERM, expected 0:"
+		tail -20 "$work/mount.log" | sed 's/^/    /'
 	fi
 	grep -q " $work/mnt " /proc/self/mounts &&
 		fail "umad kernel --mount: $work/mnt still mounted after it ended"
