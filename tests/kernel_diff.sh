@@ -23,6 +23,8 @@
 #  - opensm's log: each line's date, microseconds and thread id; its stdout
 #    is compared as printed (the log's name is the same in each run);
 #  - captures: see below.
+# perfquery's counters need nothing: a query of the host's own port crosses no
+# link, and no other traffic crosses H5's while the three ways run.
 # Added to them:
 #  - tests/kernel_static_probe.c, linked -static, on the device with system
 #    calls only: its NodeGUID and PortGUID are ibstat's, and the answer's TID
@@ -32,7 +34,7 @@
 #    the namespace: every node_infiniband_* metric of a port is there, and
 #    the data, packet and unicast packet counters grow with the traffic of
 #    the uses (the PMA counts every MAD that crosses the port's link; the
-#    error, discard, wait and multicast counters stay 0);
+#    error, discard, wait and multicast counters stay as they were);
 #  - `umad capture -w FILE` (the LD_PRELOAD shim) on Debian's libibumad3 for
 #    ibnetdiscover, smpquery, perfquery, saquery and sminfo, against the
 #    in-library tap (UMAD_CAPTURE) of (b) and (c) for the same commands:
