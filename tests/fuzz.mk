@@ -6,6 +6,9 @@
 FUZZ_CC = clang
 FUZZ_SECONDS = 60
 FUZZ_RUNS =
+# An input that runs longer than this many seconds is a finding (a hang), not
+# libFuzzer's default twenty minutes.
+FUZZ_INPUT_TIMEOUT = 25
 FUZZ_TARGETS = capture_reader capture_meta topology sim_mad replay_match api scenario fabric_proto \
 	fabric_auth fabric_tcp_addr
 if ENABLE_KERNEL_FS
@@ -119,7 +122,7 @@ fuzz: $(FUZZ_TARGETS:%=fuzz/fuzz_%)
 	@status=0; for t in $(FUZZ_TARGETS); do \
 		mkdir -p fuzz/corpus-$$t; \
 		echo "fuzz: $$t, FUZZ_SECONDS=$(FUZZ_SECONDS)$(if $(FUZZ_RUNS), FUZZ_RUNS=$(FUZZ_RUNS))"; \
-		ASAN_OPTIONS="$(FUZZ_ASAN_OPTIONS)" fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -print_final_stats=1 \
+		ASAN_OPTIONS="$(FUZZ_ASAN_OPTIONS)" fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -timeout=$(FUZZ_INPUT_TIMEOUT) $(if $(FUZZ_RUNS),-runs=$(FUZZ_RUNS)) -print_final_stats=1 \
 			-artifact_prefix=fuzz/$$t- fuzz/corpus-$$t $(top_srcdir)/tests/fuzz/corpus/$$t \
 			> fuzz/$$t.log 2>&1 || { status=1; echo "fuzz: $$t FAILED"; tail -n 60 fuzz/$$t.log; }; \
 		grep -E '^stat::number_of_executed_units|^#[0-9]+.*DONE' fuzz/$$t.log | tr '\n' ' '; echo; \
