@@ -9,7 +9,7 @@
 
 #include "backends/sysfs_layout.h"
 #include "backends/sysfs_values.h"
-#include "libumad/base/mad_layout.h"
+#include "libumad/base/link_speed.h"
 
 const char *const sysfs_ca_files[] = {
 	SYS_NODE_TYPE, SYS_CA_NODE_GUID, SYS_CA_SYS_GUID, SYS_CA_FW_VERS, SYS_CA_HW_VERS,
@@ -130,43 +130,13 @@ int sysfs_pkey_text(const umad_port_t *p, unsigned index, char *buf, size_t size
 	return text(buf, size, "0x%04x\n", p->pkeys[index]);
 }
 
-/* Lanes of a LINK_WIDTH_* value; 0 for none or several bits. */
-static unsigned width_lanes(unsigned width)
-{
-	switch (width) {
-	case LINK_WIDTH_1X: return 1;
-	case LINK_WIDTH_2X: return 2;
-	case LINK_WIDTH_4X: return 4;
-	case LINK_WIDTH_8X: return 8;
-	case LINK_WIDTH_12X: return 12;
-	default: return 0;
-	}
-}
-
 int sysfs_rate_text(unsigned width_active, unsigned speed_active, unsigned speed_ext_active,
-		    char *buf, size_t size, unsigned *x10)
+		    char *buf, size_t size)
 {
-	/* Per lane, in tenths of Gb/s; the kernel counts an unknown speed as SDR. */
-	unsigned lane_x10 = 25, lanes = width_lanes(width_active), rate;
-	const char *name = "SDR";
+	unsigned lanes = link_width_lanes(width_active);
+	unsigned rate = link_lane_rate_x10(speed_active, speed_ext_active) * lanes;
+	const char *name = link_speed_name(speed_active, speed_ext_active);
 
-	switch (speed_ext_active) {
-	case LINK_SPEED_EXT_FDR: lane_x10 = 140; name = "FDR"; break;
-	case LINK_SPEED_EXT_EDR: lane_x10 = 250; name = "EDR"; break;
-	case LINK_SPEED_EXT_HDR: lane_x10 = 500; name = "HDR"; break;
-	case LINK_SPEED_EXT_NDR: lane_x10 = 1000; name = "NDR"; break;
-	default:
-		if (speed_active == LINK_SPEED_DDR) {
-			lane_x10 = 50;
-			name = "DDR";
-		} else if (speed_active == LINK_SPEED_QDR) {
-			lane_x10 = 100;
-			name = "QDR";
-		}
-	}
-	rate = lane_x10 * lanes;
-	if (x10)
-		*x10 = rate;
 	return text(buf, size, "%u%s Gb/sec (%uX %s)\n", rate / 10, rate % 10 ? ".5" : "", lanes,
 		    name);
 }

@@ -30,10 +30,9 @@ int sysfs_pkey_text(const umad_port_t *port, unsigned index, char *buf, size_t s
  * The rate file from a port's active width and speed, as PortInfo carries
  * them (LINK_WIDTH_*, LINK_SPEED_* and, when the extended speed is
  * active, LINK_SPEED_EXT_*): "40 Gb/sec (4X QDR)", "2.5 Gb/sec (1X SDR)".
- * The rate in tenths of Gb/s in *x10 when x10 is not NULL.
  */
 int sysfs_rate_text(unsigned width_active, unsigned speed_active, unsigned speed_ext_active,
-		    char *buf, size_t size, unsigned *x10);
+		    char *buf, size_t size);
 
 /* A text of the caller's as a file's: value and a newline. */
 int sysfs_line_text(const char *value, char *buf, size_t size);

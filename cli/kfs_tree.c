@@ -379,7 +379,7 @@ static int rate_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t 
 		return -EIO;
 	return sysfs_rate_text((unsigned)mad_get(pi, PI_LINK_WIDTH_ACTIVE),
 			       (unsigned)mad_get(pi, PI_LINK_SPEED_ACTIVE),
-			       (unsigned)mad_get(pi, PI_LINK_SPEED_EXT_ACTIVE), buf, size, NULL);
+			       (unsigned)mad_get(pi, PI_LINK_SPEED_EXT_ACTIVE), buf, size);
 }
 
 /* A counter, as the kernel reads it: the port's PMA asked when the file is read. */

@@ -29,6 +29,7 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/dump.c \
 	libumad/base/backend.h \
 	libumad/base/umad_ioctl.h \
+	libumad/base/link_speed.h \
 	libumad/base/ca_port.h \
 	libumad/base/errbuf.h
 # The built-in backends join these sources in backends/local.mk.

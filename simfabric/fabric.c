@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "libumad/base/link_speed.h"
 #include "simfabric/arena.h"
 #include "simfabric/fabric.h"
 
@@ -352,57 +353,20 @@ int sim_switch_lft_reserve(struct sim_switch *sw, uint32_t entries)
 
 unsigned sim_width_lanes(uint8_t width)
 {
-	switch (width) {
-	case LINK_WIDTH_1X: return 1;
-	case LINK_WIDTH_2X: return 2;
-	case LINK_WIDTH_4X: return 4;
-	case LINK_WIDTH_8X: return 8;
-	case LINK_WIDTH_12X: return 12;
-	default: return 0;
-	}
+	return link_width_lanes(width);
 }
 
 unsigned sim_port_rate_x10(const struct sim_port *p)
 {
-	unsigned lane_x10;
-
-	switch (p->ext_active) {
-	case LINK_SPEED_EXT_FDR: lane_x10 = 140; break;
-	case LINK_SPEED_EXT_EDR: lane_x10 = 250; break;
-	case LINK_SPEED_EXT_HDR: lane_x10 = 500; break;
-	default:
-		switch (p->speed_active) {
-		case LINK_SPEED_DDR: lane_x10 = 50; break;
-		case LINK_SPEED_QDR: lane_x10 = 100; break;
-		default: lane_x10 = 25; break;
-		}
-	}
-	return sim_width_lanes(p->width_active) * lane_x10;
+	return link_width_lanes(p->width_active) * link_lane_rate_x10(p->speed_active, p->ext_active);
 }
 
 const char *sim_width_name(uint8_t width_active)
 {
-	switch (width_active) {
-	case LINK_WIDTH_1X: return "1X";
-	case LINK_WIDTH_2X: return "2X";
-	case LINK_WIDTH_4X: return "4X";
-	case LINK_WIDTH_8X: return "8X";
-	case LINK_WIDTH_12X: return "12X";
-	default: return "?";
-	}
+	return link_width_name(width_active);
 }
 
 const char *sim_speed_name(const struct sim_port *p)
 {
-	switch (p->ext_active) {
-	case LINK_SPEED_EXT_FDR: return "FDR";
-	case LINK_SPEED_EXT_EDR: return "EDR";
-	case LINK_SPEED_EXT_HDR: return "HDR";
-	default: break;
-	}
-	switch (p->speed_active) {
-	case LINK_SPEED_DDR: return "DDR";
-	case LINK_SPEED_QDR: return "QDR";
-	default: return "SDR";
-	}
+	return link_speed_name(p->speed_active, p->ext_active);
 }
