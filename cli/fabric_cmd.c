@@ -21,6 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/command_run.h"
 #include "cli/fabric_cmd.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_key.h"
@@ -235,20 +236,9 @@ static struct fabric_server *start_server(const char *what, const struct serve_o
 	return s;
 }
 
-/* SIGINT, SIGTERM (and SIGCHLD for sim) arrive on a descriptor the server's loop watches. */
-static int signal_descriptor(sigset_t *old, int with_child)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	if (with_child)
-		sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, old);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
+/* What arrives on a descriptor the server's loop watches: serve's, and sim's (COMMAND's end too). */
+static const int serve_signals[] = { SIGINT, SIGTERM, SIGHUP, 0 };
+static const int sim_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, 0 };
 
 /* Why serving stopped (fabric_server_poll's error). */
 static void serve_failed(const char *what, int r)
@@ -284,7 +274,7 @@ static int serve(int argc, char **argv)
 		fprintf(stderr, "umad: fabric serve: %s\n", umad_err_text(&why));
 		return 1;
 	}
-	sfd = signal_descriptor(&old, 0);
+	sfd = command_signal_fd(serve_signals, &old);
 	s = start_server("fabric serve", &o, path);
 	if (!s) {
 		fabric_key_free(key);
@@ -332,66 +322,10 @@ static int private_dir(char *dir, size_t size)
 	return mkdtemp(dir) ? 0 : -errno;
 }
 
-/* Signals for umad sim go to COMMAND, which decides; SIGCHLD only wakes the loop. */
-static void forward_signals(int sfd, pid_t child)
+/* command_end_descendants' serving: the fabric's. */
+static int serve_fabric(void *arg, int sfd, int timeout_ms)
 {
-	struct signalfd_siginfo si;
-
-	while (read(sfd, &si, sizeof(si)) == sizeof(si))
-		if (si.ssi_signo != SIGCHLD && child > 0)
-			kill(child, (int)si.ssi_signo);
-}
-
-/* Send sig to every child of this process (COMMAND's orphans were adopted). */
-static void signal_children(int sig)
-{
-	char path[64];
-	FILE *f;
-	long pid;
-
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)getpid());
-	f = fopen(path, "r");
-	if (!f)
-		return;
-	while (fscanf(f, "%ld", &pid) == 1)
-		kill((pid_t)pid, sig);
-	fclose(f);
-}
-
-/*
- * After COMMAND: what it left running is asked to end (SIGTERM), served
- * while it does -- an SM leaving talks to the fabric -- and killed when it
- * takes longer than END_GRACE_MS.
- */
-#define END_GRACE_MS	5000
-static void end_descendants(struct fabric_server *s, int sfd)
-{
-	int sig = SIGTERM, waited = 0, r;
-
-	for (;;) {
-		pid_t pid;
-
-		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-			;
-		if (pid < 0)
-			return;		/* ECHILD: all gone */
-		if (waited % 1000 == 0)
-			signal_children(sig);
-		if (waited >= END_GRACE_MS && sig == SIGTERM) {
-			fprintf(stderr, "umad: sim: processes left by the command did not end; "
-				"killing them\n");
-			sig = SIGKILL;
-			signal_children(sig);
-		} else if (waited >= END_GRACE_MS + 2000) {
-			return;
-		}
-		r = fabric_server_poll(s, 100, sfd);
-		if (r == 1)
-			forward_signals(sfd, -1);
-		else if (r < 0)
-			usleep(100 * 1000);	/* no serving: the grace still counts in time */
-		waited += 100;
-	}
+	return fabric_server_poll(arg, timeout_ms, sfd);
 }
 
 /* rdma-core's SONAME, which this library keeps (a drop-in replacement). */
@@ -480,7 +414,7 @@ static int run_sim(int argc, char **argv)
 		}
 		snprintf(path, sizeof(path), "%s/socket", dir);
 	}
-	sfd = signal_descriptor(&old, 1);
+	sfd = command_signal_fd(sim_signals, &old);
 	s = start_server("sim", &o, path);
 	if (!s) {
 		if (dir[0])
@@ -516,9 +450,6 @@ static int run_sim(int argc, char **argv)
 		done = 1;
 	}
 	while (!done) {
-		pid_t pid;
-		int st;
-
 		r = fabric_server_poll(s, -1, sfd);
 		if (r < 0) {
 			/* The fabric cannot be served on: COMMAND is ended, and so is this. */
@@ -530,16 +461,11 @@ static int run_sim(int argc, char **argv)
 		}
 		if (r == 0)
 			continue;
-		forward_signals(sfd, child);
-		while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (pid != child)
-				continue;
-			status = WIFEXITED(st) ? WEXITSTATUS(st)
-			       : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-			done = 1;
-		}
+		/* Signals for umad sim go to COMMAND, which decides. */
+		command_forward_signals(sfd, child);
+		done = command_reap(child, &status);
 	}
-	end_descendants(s, sfd);
+	command_end_descendants("sim", serve_fabric, s, sfd);
 	fabric_server_free(s);
 	close(sfd);
 	if (dir[0])

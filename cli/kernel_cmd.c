@@ -33,6 +33,7 @@
 #include <unistd.h>
 #include <infiniband/umad.h>
 
+#include "cli/command_run.h"
 #include "cli/kernel_cmd.h"
 #include "cli/kernel_ns.h"
 #include "cli/kfs.h"
@@ -234,17 +235,7 @@ static int place_on_cpu(void)
 }
 
 /* SIGINT, SIGTERM and SIGCHLD on a descriptor the loop watches. */
-static int signal_fd(sigset_t *old)
-{
-	sigset_t set;
-
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &set, old);
-	return signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-}
+static const int kernel_signals[] = { SIGINT, SIGTERM, SIGCHLD, 0 };
 
 static int serve_mount(struct kfs *k, const char *dir, int sfd)
 {
@@ -274,53 +265,12 @@ static int serve_mount(struct kfs *k, const char *dir, int sfd)
 	return r < 0 ? 1 : 0;
 }
 
-/* Send sig to every child of this process (COMMAND's orphans were adopted). */
-static void signal_children(int sig)
+/* command_end_descendants' serving: the host's files (0 once unmounted: no serving). */
+static int serve_files(void *arg, int sfd, int timeout_ms)
 {
-	char path[64];
-	FILE *f;
-	long pid;
+	int r = kfs_serve(arg, sfd, timeout_ms);
 
-	snprintf(path, sizeof(path), "/proc/self/task/%ld/children", (long)getpid());
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while (fscanf(f, "%ld", &pid) == 1)
-		kill((pid_t)pid, sig);
-	fclose(f);
-}
-
-/*
- * After COMMAND: what it left running is asked to end, served while it
- * does (an SM leaving closes its devices), and killed after END_GRACE_MS.
- */
-#define END_GRACE_MS	5000
-static void end_descendants(struct kfs *k, int sfd)
-{
-	struct signalfd_siginfo si;
-	int waited = 0, sig = SIGTERM;
-
-	for (;;) {
-		pid_t pid;
-
-		while ((pid = waitpid(-1, NULL, WNOHANG)) > 0)
-			;
-		if (pid < 0)
-			return;
-		if (waited % 1000 == 0)
-			signal_children(sig);
-		if (waited >= END_GRACE_MS && sig == SIGTERM) {
-			fprintf(stderr, "umad: kernel: processes left by the command did not end; "
-				"killing them\n");
-			signal_children(sig = SIGKILL);
-		} else if (waited >= END_GRACE_MS + 2000) {
-			return;
-		}
-		if (kfs_serve(k, sfd, 100) == 1)
-			while (read(sfd, &si, sizeof(si)) == sizeof(si))
-				;
-		waited += 100;
-	}
+	return r == -ETIMEDOUT ? 0 : r == 0 ? -ENOTCONN : r;
 }
 
 /* In the child: the host's directories in place, then COMMAND. */
@@ -357,7 +307,6 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
 			 const struct saved_env *env, int sfd, const sigset_t *old)
 {
 	struct umad_err err = UMAD_ERR_INIT;
-	struct signalfd_siginfo si;
 	int status = 1, done = 0, r;
 	pid_t child, server;
 
@@ -388,24 +337,10 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
 			waitpid(child, NULL, 0);
 			break;
 		}
-		while (read(sfd, &si, sizeof(si)) == sizeof(si)) {
-			int st;
-			pid_t pid;
-
-			if (si.ssi_signo != SIGCHLD) {
-				kill(child, (int)si.ssi_signo);
-				continue;
-			}
-			while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
-				if (pid != child)
-					continue;
-				status = WIFEXITED(st) ? WEXITSTATUS(st)
-				       : WIFSIGNALED(st) ? 128 + WTERMSIG(st) : 1;
-				done = 1;
-			}
-		}
+		command_forward_signals(sfd, child);
+		done = command_reap(child, &status);
 	}
-	end_descendants(k, sfd);
+	command_end_descendants("kernel", serve_files, k, sfd);
 	return status;
 }
 
@@ -428,7 +363,7 @@ int kernel_main(int argc, char **argv)
 	 */
 	if (o.command && place_on_cpu() < 0)
 		return 1;
-	sfd = signal_fd(&old);
+	sfd = command_signal_fd(kernel_signals, &old);
 	if (sfd < 0) {
 		fprintf(stderr, "umad: kernel: signalfd: %s\n", strerror(errno));
 		return 1;
