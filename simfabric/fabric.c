@@ -193,6 +193,49 @@ uint8_t sim_widest_width(uint8_t common)
 	return 0;
 }
 
+/* What one port's supported rates add to CapabilityMask (*cap) and CapabilityMask2 (*cap2). */
+static void port_link_caps(const struct sim_port *p, uint32_t *cap, uint16_t *cap2)
+{
+	if (p->ext_supported)
+		*cap |= PORT_CAP_IS_EXT_SPEEDS;
+	if (p->width_supported & LINK_WIDTH_2X)
+		*cap2 |= PORT_CAP2_IS_LINK_WIDTH_2X;
+	if (p->ext_supported & LINK_SPEED_EXT_HDR)
+		*cap2 |= PORT_CAP2_IS_LINK_SPEED_HDR;
+	if (p->ext_supported & LINK_SPEED_EXT_NDR)
+		*cap2 |= PORT_CAP2_IS_LINK_SPEED_NDR;
+}
+
+static void set_link_caps(struct sim_port *p, uint32_t cap, uint16_t cap2)
+{
+	const uint32_t link_bits = PORT_CAP_IS_EXT_SPEEDS | PORT_CAP_HAS_CAP_MASK2;
+	const uint16_t link_bits2 = PORT_CAP2_IS_LINK_WIDTH_2X | PORT_CAP2_IS_LINK_SPEED_HDR |
+				    PORT_CAP2_IS_LINK_SPEED_NDR;
+
+	p->capmask2 = (uint16_t)((p->capmask2 & ~link_bits2) | cap2);
+	p->capmask = (p->capmask & ~link_bits) | cap | (p->capmask2 ? PORT_CAP_HAS_CAP_MASK2 : 0);
+}
+
+void sim_node_link_caps(struct sim_node *n)
+{
+	uint32_t cap = 0;
+	uint16_t cap2 = 0;
+	unsigned i;
+
+	if (n->type == NODE_TYPE_SWITCH) {
+		for (i = 1; i <= n->num_ports; i++)
+			port_link_caps(&n->ports[i], &cap, &cap2);
+		set_link_caps(&n->ports[0], cap, cap2);
+		return;
+	}
+	for (i = 1; i <= n->num_ports; i++) {
+		cap = 0;
+		cap2 = 0;
+		port_link_caps(&n->ports[i], &cap, &cap2);
+		set_link_caps(&n->ports[i], cap, cap2);
+	}
+}
+
 int sim_link_train(struct sim_port *a, struct sim_port *b)
 {
 	uint8_t width = sim_widest_width(a->width_enabled & a->width_supported &

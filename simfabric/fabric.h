@@ -220,6 +220,14 @@ struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
  */
 int sim_fabric_link(struct sim_port *a, struct sim_port *b);
 
+/*
+ * Derive what a node's CapabilityMask and CapabilityMask2 announce of its
+ * links from the widths and speeds its ports support: extended speeds, 2X,
+ * HDR, NDR.  On a switch port 0 announces them for the whole node, as tools
+ * and SMs read them there.  Call after a port's supported rates change.
+ */
+void sim_node_link_caps(struct sim_node *n);
+
 /* Recompute the active width and speed of a link and bring it up; -ERANGE if none shared. */
 int sim_link_train(struct sim_port *a, struct sim_port *b);
 

@@ -114,21 +114,15 @@ int sim_port_set_phys(struct sim_port *p, unsigned new_phys)
 		p->phys_state = PHYS_STATE_DISABLED;
 		p->state = PORT_STATE_DOWN;
 	} else if (new_phys == PHYS_STATE_POLLING) {
-		if (p->phys_state == PHYS_STATE_DISABLED) {
+		/* A link that is up retrains: it goes down and comes up at what both ends enable now. */
+		if (p->phys_state == PHYS_STATE_LINKUP)
+			link_lost(p);
+		if (p->phys_state != PHYS_STATE_POLLING) {
 			p->phys_state = PHYS_STATE_POLLING;
 			link_try_up(p);
+		} else if (p->peer && p->peer->phys_state == PHYS_STATE_POLLING) {
+			link_try_up(p);
 		}
-	}
-	return 0;
-}
-
-int sim_port_retrain(struct sim_port *p)
-{
-	if (!p->peer || p->phys_state != PHYS_STATE_LINKUP)
-		return 0;
-	if (sim_link_train(p, p->peer) < 0) {
-		link_lost(p);
-		return -ERANGE;
 	}
 	return 0;
 }

@@ -17,9 +17,6 @@ int sim_port_set_state(struct sim_port *p, unsigned new_state);
 int sim_port_phys_valid(const struct sim_port *p, unsigned new_phys);
 int sim_port_set_phys(struct sim_port *p, unsigned new_phys);
 
-/* After enabled widths or speeds changed: retrain, or lose the link (-ERANGE). */
-int sim_port_retrain(struct sim_port *p);
-
 /* Plug (connect != 0) a cable between p and to, or pull the one at p. */
 void sim_port_cable(struct sim_port *p, int connect, struct sim_port *to);
 

@@ -287,6 +287,7 @@ static const struct {
 	{ SA_RATE_80_GBPS, 800 }, { SA_RATE_100_GBPS, 1000 }, { SA_RATE_112_GBPS, 1120 },
 	{ SA_RATE_120_GBPS, 1200 }, { SA_RATE_168_GBPS, 1680 }, { SA_RATE_200_GBPS, 2000 },
 	{ SA_RATE_300_GBPS, 3000 }, { SA_RATE_400_GBPS, 4000 }, { SA_RATE_600_GBPS, 6000 },
+	{ SA_RATE_800_GBPS, 8000 }, { SA_RATE_1200_GBPS, 12000 },
 };
 
 uint8_t sa_rate_from_x10(unsigned x10)

@@ -165,8 +165,8 @@ static struct rates_asked rates_asked(const uint8_t *d)
 	};
 }
 
-/* LinkSpeedExtEnabled's two special values both enable what the port supports here. */
-static int ext_all(uint8_t ext)
+/* LinkSpeedExtEnabled's two special values: every supported speed, or none. */
+static int ext_special(uint8_t ext)
 {
 	return ext == PORT_LINK_SPEED_EXT_DISABLED || ext == PORT_LINK_SPEED_EXT_ENABLED_SUPPORTED;
 }
@@ -184,7 +184,7 @@ static int port_info_set_valid(const struct sim_port *p, const uint8_t *d)
 	if (want.speed && want.speed != PORT_LINK_SPEED_ENABLED_SUPPORTED &&
 	    (want.speed & ~p->speed_supported))
 		return 0;
-	if (want.ext && !ext_all(want.ext) && (want.ext & ~p->ext_supported))
+	if (want.ext && !ext_special(want.ext) && (want.ext & ~p->ext_supported))
 		return 0;
 	if (mtu && mtu > p->mtu_cap)
 		return 0;
@@ -207,7 +207,6 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 	uint8_t link_down_default = (uint8_t)mad_get(d, PI_LINK_DOWN_DEFAULT_STATE);
 	uint8_t mtu = (uint8_t)mad_get(d, PI_NEIGHBOR_MTU);
 	uint8_t vls = (uint8_t)mad_get(d, PI_OPERATIONAL_VLS);
-	int rates_changed = 0;
 
 	/* Addressing: end ports, and a switch through its port 0 only. */
 	if (r->node->type != NODE_TYPE_SWITCH || p->num == 0) {
@@ -230,26 +229,23 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 			p->lmc = old_lmc;
 		}
 	}
-	if (want.width) {
-		uint8_t v = want.width == PORT_LINK_WIDTH_ENABLED_SUPPORTED ? p->width_supported
-									    : want.width;
-
-		rates_changed |= v != p->width_enabled;
-		p->width_enabled = v;
-	}
-	if (want.speed) {
-		uint8_t v = want.speed == PORT_LINK_SPEED_ENABLED_SUPPORTED ? p->speed_supported
-									    : want.speed;
-
-		rates_changed |= v != p->speed_enabled;
-		p->speed_enabled = v;
-	}
-	if (want.ext) {
-		uint8_t v = ext_all(want.ext) ? p->ext_supported : want.ext;
-
-		rates_changed |= v != p->ext_enabled;
-		p->ext_enabled = v;
-	}
+	/*
+	 * Enabled widths and speeds take effect when the link next trains (it
+	 * goes down and up: a fault, PortPhysicalState Disabled then Polling),
+	 * as on hardware; the link keeps running at its active rate meanwhile.
+	 */
+	if (want.width)
+		p->width_enabled = want.width == PORT_LINK_WIDTH_ENABLED_SUPPORTED ? p->width_supported
+										   : want.width;
+	if (want.speed)
+		p->speed_enabled = want.speed == PORT_LINK_SPEED_ENABLED_SUPPORTED ? p->speed_supported
+										   : want.speed;
+	if (want.ext == PORT_LINK_SPEED_EXT_ENABLED_SUPPORTED)
+		p->ext_enabled = p->ext_supported;
+	else if (want.ext == PORT_LINK_SPEED_EXT_DISABLED)
+		p->ext_enabled = 0;
+	else if (want.ext)
+		p->ext_enabled = want.ext;
 	if (link_down_default)
 		p->link_down_default = link_down_default;
 	if (mtu)
@@ -268,17 +264,17 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 	p->client_reregister = 0;
 	if (r->node->type != NODE_TYPE_SWITCH)
 		p->resp_time_value = (uint8_t)mad_get(d, PI_RESP_TIME_VALUE);
-	if (rates_changed)
-		sim_port_retrain(p);
 	sim_port_set_phys(p, (uint8_t)mad_get(d, PI_PORT_PHYS_STATE));
 	sim_port_set_state(p, (uint8_t)mad_get(d, PI_PORT_STATE));
 }
 
 static int port_info(struct sma_request *r)
 {
-	struct sim_port *p = port_from_modifier(r, r->mod);
+	/* A Set may say the SM knows extended speeds; this SMA handles them either way. */
+	uint32_t mod = r->mod & ~(r->set ? PI_MOD_SM_SUPPORTS_EXT_SPEEDS : 0);
+	struct sim_port *p = mod > SMP_MOD_PORT_MASK ? NULL : port_from_modifier(r, mod);
 
-	if (!p || r->mod > SMP_MOD_PORT_MASK)
+	if (!p)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
 		if (!port_info_set_valid(p, r->data)) {

@@ -335,6 +335,26 @@ static int set_vl_tables(struct sim_port *p, int with_vlarb)
 	return 0;
 }
 
+/* The capabilities a port announces: a switch's are its port 0's. */
+static uint32_t port_capmask(const struct sim_port *p)
+{
+	return p->node->type == NODE_TYPE_SWITCH ? p->node->ports[0].capmask : p->capmask;
+}
+
+/*
+ * Every width and speed a port supports enabled, as opensm enables them by
+ * default; extended speeds only on a link whose two ends both have them.
+ * The link keeps its active rate until it next trains (sma.c).
+ */
+static void enable_rates(struct sim_port *p, int up)
+{
+	p->width_enabled = p->width_supported;
+	p->speed_enabled = p->speed_supported;
+	if (p->num && up && (port_capmask(p) & PORT_CAP_IS_EXT_SPEEDS) &&
+	    (port_capmask(p->peer) & PORT_CAP_IS_EXT_SPEEDS))
+		p->ext_enabled = p->ext_supported;
+}
+
 /* The values an SM leaves in a port it reached (subnet_up.h). */
 static int configure_port(struct sim_port *p, uint16_t sm_lid, const struct sim_subnet_options *opt,
 			  int fresh)
@@ -352,6 +372,7 @@ static int configure_port(struct sim_port *p, uint16_t sm_lid, const struct sim_
 		p->sm_lid = sm_lid;
 		p->sm_sl = opt->sm_sl;
 	}
+	enable_rates(p, up);
 	p->subnet_timeout = SUBNET_TIMEOUT;
 	p->client_reregister = 0;
 	p->local_phy_errors = PHY_ERRORS_THRESHOLD;

@@ -475,10 +475,25 @@ static void end_record(struct parser *p)
 		g_hash_table_remove_all(p->current_ports);
 }
 
+/*
+ * The widths a port supports besides the one it runs at.  Ports of the
+ * extended-speed era support what such hardware does: one lane, and 2X
+ * next to 4X from HDR on (a split port stays 2X); older ones every width,
+ * as ibsim has them.
+ */
+static uint8_t widths_supported(uint8_t width, uint8_t ext)
+{
+	const uint8_t ext_2x = LINK_SPEED_EXT_HDR | LINK_SPEED_EXT_NDR;
+
+	if (!ext)
+		return width | SIM_WIDTHS_SUPPORTED;
+	return width | LINK_WIDTH_1X | ((ext & ext_2x) && (width & LINK_WIDTH_4X) ? LINK_WIDTH_2X : 0);
+}
+
 static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed, uint8_t ext)
 {
 	port->width_enabled = width;
-	port->width_supported = width | SIM_WIDTHS_SUPPORTED;
+	port->width_supported = widths_supported(width, ext);
 	port->speed_enabled = speed;
 	port->speed_supported = speed | SIM_SPEEDS_SUPPORTED;
 	port->ext_enabled = ext;
@@ -1505,6 +1520,8 @@ static struct sim_fabric *parser_finish(struct parser *p)
 			check_guids(p);
 		if (!p->n_errors)
 			check_lids(p);
+		for (i = 0; !p->n_errors && i < f->n_nodes; i++)
+			sim_node_link_caps(f->nodes[i]);
 	}
 	for (i = 0; i < p->port_lines->len; i++)
 		g_free(g_array_index(p->port_lines, struct port_line, i).remote);

@@ -285,16 +285,28 @@ static void test_port_info_set(void **state)
 	assert_int_equal(back[34] & 7, 0);
 	assert_int_equal(node("Switch1")->ports[0].lid, 0x20);
 	assert_int_equal(node("Switch1")->ports[5].lid, 0);
-	/* Rates: enable 1x only on the host port; the link retrains at 1x at both ends. */
+	/*
+	 * Rates: enable 1x only on the host port.  The link keeps its width
+	 * until it trains again (PortPhysicalState Polling), then runs at 1x
+	 * at both ends.
+	 */
 	port_info_for_set("", 0, pi);
 	pi[29] = LINK_WIDTH_1X;
 	assert_int_equal(set_port_info("", 0, pi), 0);
 	get_port_info("", 0, back);
 	assert_int_equal(back[29], LINK_WIDTH_1X);
+	assert_int_equal(back[31], LINK_WIDTH_4X);
+	assert_int_equal(node("Switch1")->ports[1].width_active, LINK_WIDTH_4X);
+	port_info_for_set("", 0, pi);
+	pi[33] = PHYS_STATE_POLLING << 4;
+	assert_int_equal(set_port_info("", 0, pi), 0);
+	get_port_info("", 0, back);
 	assert_int_equal(back[31], LINK_WIDTH_1X);
+	assert_int_equal(back[32] & 0xf, PORT_STATE_INIT);	/* trained up again: Init */
 	assert_int_equal(node("Switch1")->ports[1].width_active, LINK_WIDTH_1X);
-	/* 0xff: enable everything supported. */
+	/* 0xff: enable everything supported; the next training takes 4x again. */
 	pi[29] = 0xff;
+	pi[33] = PHYS_STATE_POLLING << 4;
 	assert_int_equal(set_port_info("", 0, pi), 0);
 	assert_int_equal(fx->host->width_active, LINK_WIDTH_4X);
 }
@@ -987,6 +999,80 @@ static void test_link_counters(void **state)
 	assert_int_equal(fx->host->xmit_data, SIM_MAD_PACKET_WORDS);
 }
 
+/* An HDR switch with a 4x HDR CA and a split (2x) port, in ibnetdiscover's words. */
+static const char hdr_fabric[] =
+	"vendid=0x2c9\ndevid=0xd2f0\n"
+	"switchguid=0x10(10)\n"
+	"Switch\t41 \"S-0000000000000010\"\t\t# \"leaf\" enhanced port 0 lid 1 lmc 0\n"
+	"[1]\t\"H-0000000000000020\"[1](20) \t\t# \"hca\" lid 2 4xHDR\n"
+	"[2]\t\"H-0000000000000030\"[1](30) \t\t# \"split\" lid 3 2xHDR\n"
+	"\nvendid=0x2c9\ndevid=0x101b\ncaguid=0x20\n"
+	"Ca\t1 \"H-0000000000000020\"\t\t# \"hca\"\n"
+	"[1](20) \t\"S-0000000000000010\"[1]\t\t# lid 2 lmc 0 \"leaf\" lid 1 4xHDR\n"
+	"\nvendid=0x2c9\ndevid=0x101b\ncaguid=0x30\n"
+	"Ca\t1 \"H-0000000000000030\"\t\t# \"split\"\n"
+	"[1](30) \t\"S-0000000000000010\"[2]\t\t# lid 3 lmc 0 \"leaf\" lid 1 2xHDR\n";
+
+static void test_port_info_ext_speeds(void **state)
+{
+	struct umad_err errors = UMAD_ERR_INIT;
+	uint8_t pi[64], back[64];
+
+	(void)state;
+	sim_fabric_free(fx->f);
+	fx->f = sim_topology_parse(hdr_fabric, "hdr", &errors);
+	assert_non_null(fx->f);
+	fx->host = &sim_fabric_find(fx->f, "H-0000000000000020")->ports[1];
+
+	/* The CA announces extended speeds, 2X and HDR; the switch does so on port 0. */
+	get_port_info("", 0, back);
+	assert_true(mad_get(back, PI_CAPABILITY_MASK) & PORT_CAP_IS_EXT_SPEEDS);
+	assert_true(mad_get(back, PI_CAPABILITY_MASK) & PORT_CAP_HAS_CAP_MASK2);
+	assert_int_equal(mad_get(back, PI_CAPABILITY_MASK2),
+			 PORT_CAP2_IS_LINK_WIDTH_2X | PORT_CAP2_IS_LINK_SPEED_HDR);
+	assert_int_equal(mad_get(back, PI_LINK_SPEED_EXT_ACTIVE), LINK_SPEED_EXT_HDR);
+	assert_int_equal(mad_get(back, PI_LINK_WIDTH_ACTIVE), LINK_WIDTH_4X);
+	assert_int_equal(mad_get(back, PI_LINK_WIDTH_SUPPORTED),
+			 LINK_WIDTH_1X | LINK_WIDTH_2X | LINK_WIDTH_4X);
+	get_port_info("1", 0, back);
+	assert_true(mad_get(back, PI_CAPABILITY_MASK) & PORT_CAP_IS_EXT_SPEEDS);
+	assert_int_equal(mad_get(back, PI_CAPABILITY_MASK2),
+			 PORT_CAP2_IS_LINK_WIDTH_2X | PORT_CAP2_IS_LINK_SPEED_HDR);
+	/* The split port runs at 2X and supports no 4X. */
+	get_port_info("1", 2, back);
+	assert_int_equal(mad_get(back, PI_LINK_WIDTH_ACTIVE), LINK_WIDTH_2X);
+	assert_int_equal(mad_get(back, PI_LINK_WIDTH_SUPPORTED), LINK_WIDTH_1X | LINK_WIDTH_2X);
+
+	/* SMSupportsExtendedSpeeds in the modifier is taken; 30 turns extended speeds off. */
+	port_info_for_set("", 0, pi);
+	mad_set(pi, PI_LINK_SPEED_EXT_ENABLED, PORT_LINK_SPEED_EXT_DISABLED);
+	memcpy(dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_PORT_INFO, PI_MOD_SM_SUPPORTS_EXT_SPEEDS, ""),
+	       pi, SMP_DATA_SIZE);
+	assert_int_equal(send_dr(), 0);
+	get_port_info("", 0, back);
+	assert_int_equal(mad_get(back, PI_LINK_SPEED_EXT_ENABLED), 0);
+	assert_int_equal(mad_get(back, PI_LINK_SPEED_EXT_ACTIVE), LINK_SPEED_EXT_HDR);
+	/* Trained again, the link runs at QDR, the fastest speed both ends enable. */
+	port_info_for_set("", 0, pi);
+	mad_set(pi, PI_PORT_PHYS_STATE, PHYS_STATE_POLLING);
+	assert_int_equal(set_port_info("", 0, pi), 0);
+	get_port_info("", 0, back);
+	assert_int_equal(mad_get(back, PI_LINK_SPEED_EXT_ACTIVE), 0);
+	assert_int_equal(mad_get(back, PI_LINK_SPEED_ACTIVE), LINK_SPEED_QDR);
+	/* 31: every supported extended speed again, HDR at the next training. */
+	port_info_for_set("", 0, pi);
+	mad_set(pi, PI_LINK_SPEED_EXT_ENABLED, PORT_LINK_SPEED_EXT_ENABLED_SUPPORTED);
+	mad_set(pi, PI_PORT_PHYS_STATE, PHYS_STATE_POLLING);
+	assert_int_equal(set_port_info("", 0, pi), 0);
+	get_port_info("", 0, back);
+	assert_int_equal(mad_get(back, PI_LINK_SPEED_EXT_ENABLED),
+			 LINK_SPEED_EXT_FDR | LINK_SPEED_EXT_EDR | LINK_SPEED_EXT_HDR);
+	assert_int_equal(mad_get(back, PI_LINK_SPEED_EXT_ACTIVE), LINK_SPEED_EXT_HDR);
+	/* A Get with bit 31 in the modifier names no port. */
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO, PI_MOD_SM_SUPPORTS_EXT_SPEEDS, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -996,6 +1082,7 @@ int main(void)
 		T(test_port_info_get),
 		T(test_port_info_set),
 		T(test_port_info_set_invalid),
+		T(test_port_info_ext_speeds),
 		T(test_port_states),
 		T(test_link_disabled),
 		T(test_switch_info),

@@ -215,6 +215,8 @@ enum sa_rate {
 	SA_RATE_50_GBPS		= 20,
 	SA_RATE_400_GBPS	= 21,
 	SA_RATE_600_GBPS	= 22,
+	SA_RATE_800_GBPS	= 23,
+	SA_RATE_1200_GBPS	= 24,
 };
 
 /* IPoIB's broadcast group of the default partition, ff12:401b:ffff::ffff:ffff, and its Q_Key. */
