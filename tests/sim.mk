@@ -201,6 +201,11 @@ EXTRA_DIST += tests/sim_own_fabric.sh
 TESTS += tests/sysfs_other_user.sh
 EXTRA_DIST += tests/sysfs_other_user.sh
 
+# HDR, NDR, EDR and FDR fabrics as clusters print them: the diags print them
+# back at their speeds, opensm and the built-in SM bring them up alike.
+TESTS += tests/sim_fabric_speeds.sh
+EXTRA_DIST += tests/sim_fabric_speeds.sh tests/fabrics/hdr-ndr.topo tests/fabrics/edr-fdr.topo
+
 # The live fabric's dump next to ibnetdiscover's output, JSON read by
 # Python, dot drawn by Graphviz (each part skipped without its tool).
 TESTS += tests/describe_tools.sh
