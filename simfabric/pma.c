@@ -583,6 +583,29 @@ static int samples_result(struct pma_request *r)
 
 /* --- dispatch ---------------------------------------------------------------------- */
 
+/*
+ * PortExtendedSpeedsCounters, on ports that run extended speeds: the link
+ * layer's bit errors are not simulated, so every counter reads 0 and a Set
+ * (a reset) leaves them so.
+ */
+static int ext_speeds_counters(struct pma_request *r)
+{
+	uint8_t *d = r->d;
+	uint64_t port_select = mad_get(d, PESC_PORT_SELECT), select = mad_get(d, PESC_COUNTER_SELECT);
+	unsigned first, last, i;
+
+	if (port_select == PMA_PORT_SELECT_ALL ||
+	    port_range(r, (unsigned)port_select, &first, &last) < 0)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	for (i = first; i <= last; i++)
+		if (!r->node->ports[i].ext_supported)
+			return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	memset(d, 0, PMA_DATA_SIZE);
+	mad_set(d, PESC_PORT_SELECT, port_select);
+	mad_set(d, PESC_COUNTER_SELECT, select);
+	return 0;
+}
+
 static int answer(struct pma_request *r, uint16_t attr_id)
 {
 	size_t i;
@@ -594,6 +617,8 @@ static int answer(struct pma_request *r, uint16_t attr_id)
 		return samples_control(r);
 	case PMA_ATTR_PORT_SAMPLES_RESULT:
 		return samples_result(r);
+	case PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS:
+		return ext_speeds_counters(r);
 	default:
 		break;
 	}

@@ -8,6 +8,7 @@
 # - iblinkinfo shows every link of the file at its width and lane speed, all
 #   Active, with no "Could be" and nothing on stderr;
 # - ibstat shows each CA port's rate (lanes times the lane's Gb/s);
+# - perfquery -T reads PortExtendedSpeedsCounters where the link runs one;
 # - opensm brings the fabric up at the same widths and speeds as the
 #   built-in SM.
 # Skips (77) without the diags or opensm.
@@ -105,6 +106,14 @@ for topo in $fabrics; do
 		[ "$got" = "$want" ] || echo "FAIL: $name: ibstat at 0x$guid port $port: Rate $got, want $want ($rate)"
 	done > "$work/ibstat.fail"
 	[ -s "$work/ibstat.fail" ] && { cat "$work/ibstat.fail"; status=1; }
+
+	# The PMA's PortExtendedSpeedsCounters on a port that runs an extended speed.
+	if grep -q 'x[FEHN]DR$' "$topo"; then
+		UMAD_SIM_TOPOLOGY=$topo UMAD_SIM_HOST=$host UMAD_SIM_SM=builtin \
+			sim perfquery -T > "$work/pesc.out" 2>&1 &&
+			grep -q '^SyncHeaderErrorCounter:\.*0$' "$work/pesc.out" ||
+			fail "$name: perfquery -T: $(head -3 "$work/pesc.out")"
+	fi
 
 	# opensm on the same fabric, shared with iblinkinfo in a second process.
 	cat > "$work/osm.sh" <<-'EOF'

@@ -568,6 +568,38 @@ static void test_ca_port_select(void **state)
 
 /* --- what is not supported ---------------------------------------------------------- */
 
+/* PortExtendedSpeedsCounters: on ports with extended speeds only; no link-layer errors. */
+static void test_ext_speeds_counters(void **state)
+{
+	uint8_t *d;
+	size_t i;
+
+	(void)state;
+	fx->h1->ports[1].ext_supported = LINK_SPEED_EXT_FDR | LINK_SPEED_EXT_EDR;
+	bump(&fx->h1->ports[1], SIM_PMA_SYMBOL_ERRORS, 5);
+	d = pma_mad(UMAD_METHOD_GET, PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS, 1);
+	memset(d + 16, 0xa5, PMA_DATA_SIZE - 16);
+	mad_set(d, PESC_COUNTER_SELECT, 0x0123456789abcdefULL);
+	assert_int_equal(ask(fx->h1, 1), UMAD_STATUS_SUCCESS);
+	assert_int_equal(mad_get(d, PESC_PORT_SELECT), 1);
+	assert_int_equal(mad_get(d, PESC_COUNTER_SELECT), 0x0123456789abcdefULL);
+	for (i = 16; i < PMA_DATA_SIZE; i++)
+		assert_int_equal(d[i], 0);
+	/* PortSelect 0: the port asked through. */
+	pma_mad(UMAD_METHOD_GET, PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS, 0);
+	assert_int_equal(ask(fx->h1, 1), UMAD_STATUS_SUCCESS);
+	/* A reset is taken. */
+	pma_mad(UMAD_METHOD_SET, PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS, 1);
+	assert_int_equal(ask(fx->h1, 1), UMAD_STATUS_SUCCESS);
+	/* A port without extended speeds has no such counters; no port is out of range or all. */
+	pma_mad(UMAD_METHOD_GET, PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS, 2);
+	assert_int_equal(ask(fx->h1, 1), UMAD_STATUS_ATTR_NOT_SUPPORTED);
+	pma_mad(UMAD_METHOD_GET, PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS, 3);
+	assert_int_equal(ask(fx->h1, 1), UMAD_STATUS_INVALID_ATTR_VALUE);
+	pma_mad(UMAD_METHOD_GET, PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS, PMA_PORT_SELECT_ALL);
+	assert_int_equal(ask(fx->sw, 1), UMAD_STATUS_INVALID_ATTR_VALUE);
+}
+
 static void test_unsupported(void **state)
 {
 	static const uint16_t absent[] = { 0x0013, 0x001E, 0x001F, 0x0030, 0x0035, 0x0038, 0xff00 };
@@ -770,6 +802,7 @@ int main(void)
 		T(test_saturation),
 		T(test_switch_port0_and_all),
 		T(test_ca_port_select),
+		T(test_ext_speeds_counters),
 		T(test_unsupported),
 		T(test_samples),
 		T(test_routed_traffic),

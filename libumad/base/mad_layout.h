@@ -736,6 +736,16 @@ MAD_LAYOUT(INFORM_INFO_RECORD);
 	F(PMA_COUNTER_SELECT,		 2, 0, 16)
 MAD_LAYOUT(PMA_HEAD);
 
+/*
+ * PortExtendedSpeedsCounters: its own CounterSelect (64 bits, one per
+ * counter, in order), then error counters of the extended-speed link layer:
+ * sync headers, unknown blocks, per-lane error detection and FEC blocks.
+ */
+#define PORT_EXT_SPEEDS_COUNTERS_FIELDS(F) \
+	F(PESC_PORT_SELECT,		 1, 0, 8) \
+	F(PESC_COUNTER_SELECT,		 8, 0, 64)
+MAD_LAYOUT(PORT_EXT_SPEEDS_COUNTERS);
+
 /* The attributes below follow PMA_HEAD (PortCounters' OpCode byte is reserved). */
 #define PORT_COUNTERS_FIELDS(F) \
 	F(PC_SYMBOL_ERRORS,		 4, 0, 16) \
