@@ -4,7 +4,8 @@
  * CAs and ports are rebuilt from a capture, and each request is answered
  * with the answer recorded for the same request (class, method, attribute,
  * modifier, DR path or destination LID, payload where it matters; repeats in
- * recorded order), carrying the application's own TID.  A request with no
+ * recorded order; never the TID), carrying the request's TID as it went out
+ * (its upper half the agent's hi_tid, replay_register).  A request with no
  * recorded answer times out as on the wire.
  *
  * The capture is indexed (backends/replay_index.h): requests as keys,
@@ -25,6 +26,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -717,6 +719,28 @@ static int answer(struct soft_port *p, const struct ib_user_mad *hdr,
 	return r;
 }
 
+/*
+ * The kernel gives every agent a hi_tid, the upper half of its requests'
+ * TIDs; here a process has no other to keep apart from, so they are given
+ * out in order, 24 bits wide, 0 left out.  Recorded answers never match on
+ * the TID, and go back with the request's as it went out.
+ */
+static int replay_register(int portid, struct umad_agent_req *req, uint32_t *agent_id)
+{
+	static atomic_uint next_hi_tid;
+	struct soft_port *p;
+	int r = soft_port_register(portid, req, agent_id);
+
+	if (r < 0)
+		return r;
+	p = soft_port_get(portid);
+	if (p) {
+		soft_port_set_hi_tid(p, *agent_id, atomic_fetch_add(&next_hi_tid, 1) % 0xffffffu + 1);
+		soft_port_put(p);
+	}
+	return 0;
+}
+
 static ssize_t replay_send(int portid, const void *umad, size_t len)
 {
 	return soft_port_send(portid, umad, len, answer);
@@ -734,11 +758,12 @@ const struct umad_backend umad_backend_replay = {
 	.get_issm_path = replay_get_issm_path,
 	.open_port = replay_open_port,
 	.close_port = soft_port_close,
-	.register_agent = soft_port_register,
+	.register_agent = replay_register,
 	.unregister_agent = soft_port_unregister,
 	.send = replay_send,
 	.recv = soft_port_recv,
 	.pending = soft_port_pending,
 	.wait = soft_port_wait,
 	.watch_fd = soft_port_watch_fd,
+	.hi_tid = soft_port_hi_tid,
 };

@@ -739,6 +739,8 @@ static int sim_register(int portid, struct umad_agent_req *req, uint32_t *agent_
 		return r;
 	p = soft_port_get(portid);
 	r = p ? t->ops->set_agent(t, handle_of(p), *agent_id, req) : -EBADF;
+	if (r > 0)
+		soft_port_set_hi_tid(p, *agent_id, (uint32_t)r);
 	if (p)
 		soft_port_put(p);
 	if (r < 0) {
@@ -869,4 +871,5 @@ const struct umad_backend umad_backend_sim = {
 	.pending = sim_pending,
 	.wait = sim_wait,
 	.watch_fd = sim_watch_fd,
+	.hi_tid = soft_port_hi_tid,
 };

@@ -94,7 +94,10 @@ struct sim_transport_ops {
 	void (*check_issm)(struct sim_transport *t);
 	int (*open)(struct sim_transport *t, uint32_t host, uint32_t port);
 	int (*close)(struct sim_transport *t, uint32_t handle);
-	/* req NULL: the agent goes. */
+	/*
+	 * An agent registered: its hi_tid (> 0, the fabric's, sim_hosting_register).
+	 * req NULL: the agent goes (0).  Or -errno.
+	 */
 	int (*set_agent)(struct sim_transport *t, uint32_t handle, uint32_t agent_id,
 			 const struct umad_agent_req *req);
 	int (*control)(struct sim_transport *t, const struct sim_fault_req *rq);

@@ -284,6 +284,7 @@ int soft_port_register(int portid, struct umad_agent_req *req, uint32_t *agent_i
 			} else {
 				p->agents[slot] = *req;
 				p->agent_used[slot] = 1;
+				p->hi_tid[slot] = 0;
 				*agent_id = (uint32_t)slot;
 			}
 			pthread_mutex_unlock(&p->agents_lock);
@@ -311,6 +312,29 @@ int soft_port_unregister(int portid, uint32_t agent_id)
 	return r;
 }
 
+void soft_port_set_hi_tid(struct soft_port *p, uint32_t agent_id, uint32_t hi_tid)
+{
+	pthread_mutex_lock(&p->agents_lock);
+	if (agent_id < SOFT_PORT_MAX_AGENTS && p->agent_used[agent_id])
+		p->hi_tid[agent_id] = hi_tid;
+	pthread_mutex_unlock(&p->agents_lock);
+}
+
+uint32_t soft_port_hi_tid(int portid, uint32_t agent_id)
+{
+	struct soft_port *p = soft_port_get(portid);
+	uint32_t hi_tid = 0;
+
+	if (!p)
+		return 0;
+	pthread_mutex_lock(&p->agents_lock);
+	if (agent_id < SOFT_PORT_MAX_AGENTS && p->agent_used[agent_id])
+		hi_tid = p->hi_tid[agent_id];
+	pthread_mutex_unlock(&p->agents_lock);
+	soft_port_put(p);
+	return hi_tid;
+}
+
 /* --- sends and receives --------------------------------------------------------- */
 
 static int is_response(const uint8_t *mad)
@@ -319,7 +343,7 @@ static int is_response(const uint8_t *mad)
 }
 
 static int check_send(struct soft_port *p, const void *umad, size_t len, uint8_t *mad,
-		      struct umad_agent_req *agent)
+		      struct umad_agent_req *agent, uint32_t *hi_tid)
 {
 	const struct ib_user_mad *hdr = umad;
 	size_t mad_len;
@@ -331,8 +355,10 @@ static int check_send(struct soft_port *p, const void *umad, size_t len, uint8_t
 		return -EINVAL;
 	pthread_mutex_lock(&p->agents_lock);
 	used = p->agent_used[hdr->agent_id];
-	if (used)
+	if (used) {
 		*agent = p->agents[hdr->agent_id];
+		*hi_tid = p->hi_tid[hdr->agent_id];
+	}
 	pthread_mutex_unlock(&p->agents_lock);
 	if (!used)
 		return -EIO;
@@ -346,6 +372,11 @@ static int check_send(struct soft_port *p, const void *umad, size_t len, uint8_t
 	r = mad_rules_check_send(agent, mad, mad_len, p->is_switch, p->port_num);
 	if (r < 0)
 		return r;
+	/* The kernel owns the upper half of a request's TID: its agent's hi_tid. */
+	if (*hi_tid && !is_response(mad))
+		put_be32(mad + MAD_OFF_TID, *hi_tid);
+	else
+		*hi_tid = 0;
 	if (mad_queue_is_outstanding(&p->q, hdr, mad, is_response(mad)))
 		return -EINVAL;
 	return 0;
@@ -355,14 +386,28 @@ ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliv
 {
 	struct soft_port *p = soft_port_get(portid);
 	struct umad_agent_req agent;
-	uint8_t mad[MAD_SIZE];
+	uint8_t mad[MAD_SIZE], rewritten[MAD_RULES_HDR_SIZE + MAD_SIZE], *long_copy = NULL;
+	uint32_t hi_tid = 0;
 	int r;
 
 	if (!p)
 		return -EBADF;
-	r = check_send(p, umad, len, mad, &agent);
+	r = check_send(p, umad, len, mad, &agent, &hi_tid);
+	if (r == 0 && hi_tid) {
+		/* The message as it goes out, its TID rewritten; the caller's buffer stays as written. */
+		uint8_t *out = len <= sizeof(rewritten) ? rewritten : (long_copy = malloc(len));
+
+		if (!out) {
+			r = -ENOMEM;
+		} else {
+			memcpy(out, umad, len);
+			memcpy(out + MAD_RULES_HDR_SIZE + MAD_OFF_TID, mad + MAD_OFF_TID, MAD_TID_SIZE);
+			umad = out;
+		}
+	}
 	if (r == 0)
 		r = deliver(p, umad, &agent, mad, len - MAD_RULES_HDR_SIZE);
+	free(long_copy);
 	soft_port_put(p);
 	return r < 0 ? r : (ssize_t)len;
 }

@@ -38,6 +38,8 @@ struct soft_port {
 	pthread_mutex_t agents_lock;
 	struct umad_agent_req agents[SOFT_PORT_MAX_AGENTS];
 	uint8_t agent_used[SOFT_PORT_MAX_AGENTS];
+	/* The upper TID half each agent's requests go out with (soft_port_set_hi_tid); 0: none. */
+	uint32_t hi_tid[SOFT_PORT_MAX_AGENTS];
 };
 
 /*
@@ -62,6 +64,16 @@ void soft_port_hold(struct soft_port *p);
 /* REGISTER_AGENT with the kernel's checks; 0 and *agent_id, or -errno. */
 int soft_port_register(int portid, struct umad_agent_req *req, uint32_t *agent_id);
 int soft_port_unregister(int portid, uint32_t agent_id);
+/*
+ * The agent's hi_tid, as the kernel gives each agent one: every request
+ * it sends (not a response or a TrapRepress) goes out, and is seen by
+ * the program again (its answer, its timeout), with the upper half of
+ * its TID replaced by it.  Set by the backend after registering the
+ * agent; an agent whose hi_tid stays 0 sends TIDs as they are written.
+ */
+void soft_port_set_hi_tid(struct soft_port *p, uint32_t agent_id, uint32_t hi_tid);
+/* The backend contract's hi_tid(): an agent's hi_tid, 0 for none (or no such agent). */
+uint32_t soft_port_hi_tid(int portid, uint32_t agent_id);
 
 /*
  * What a backend does with a send that passed the kernel's checks: hdr is
@@ -75,8 +87,10 @@ typedef int (*soft_port_deliver_fn)(struct soft_port *p, const struct ib_user_ma
 
 /*
  * A backend's send operation: the kernel's write() checks (length, agent,
- * sizes per class and agent, directed route, a duplicate outstanding
- * request), then deliver, on a port held for the while.  len or -errno.
+ * sizes per class and agent, directed route), the TID's upper half
+ * rewritten as the kernel does (soft_port_set_hi_tid), the check for a
+ * duplicate outstanding request, then deliver, on a port held for the
+ * while; deliver sees the message as rewritten.  len or -errno.
  */
 ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliver_fn deliver);
 

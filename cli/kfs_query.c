@@ -117,12 +117,11 @@ static int await(struct kfs *k, struct query_port *p, uint64_t tid)
 	for (;;) {
 		const struct ib_user_mad *hdr = (const struct ib_user_mad *)q->buf;
 		uint16_t status;
-		uint64_t got;
 		ssize_t n = k->be->recv(p->portid, q->buf, sizeof(q->buf));
 
 		if (n >= (ssize_t)(sizeof(*hdr) + MAD_HDR_SIZE)) {
-			memcpy(&got, q->buf + sizeof(*hdr) + MAD_OFF_TID, sizeof(got));
-			if (got != htobe64(tid))
+			/* The lower half: the upper one is the agent's hi_tid, as the kernel sets it. */
+			if (get_be32(q->buf + sizeof(*hdr) + MAD_OFF_TID_LOW) != (uint32_t)tid)
 				continue;	/* a late answer to an earlier query */
 			if (hdr->status)
 				return -(int)hdr->status;

@@ -43,10 +43,10 @@ static inline void umad_tap_received(int portid, const struct ib_user_mad *umad,
 
 static inline uint64_t umad_tap_send_begin(int portid, const struct ib_user_mad *umad,
 					   size_t hdr_size, size_t mad_len, uint32_t agent_id,
-					   uint32_t timeout_ms, uint32_t retries)
+					   uint32_t hi_tid, uint32_t timeout_ms, uint32_t retries)
 {
 	(void)portid, (void)umad, (void)hdr_size, (void)mad_len;
-	(void)agent_id, (void)timeout_ms, (void)retries;
+	(void)agent_id, (void)hi_tid, (void)timeout_ms, (void)retries;
 	return 0;
 }
 

@@ -414,6 +414,7 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	hdr = umad_size();
 	total = hdr + (size_t)length;
 	ticket = umad_tap_send_begin(portid, mad, hdr, (size_t)length, mad->agent_id,
+				     umad_tap_on() && be->hi_tid ? be->hi_tid(portid, mad->agent_id) : 0,
 				     mad->timeout_ms, mad->retries);
 	n = be->send(portid, mad, total);
 	sent = n >= 0 && (size_t)n == total;

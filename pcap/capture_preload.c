@@ -139,8 +139,9 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	if (!REAL(send))
 		return -EIO;
 	if (umad && length >= 0)
+		/* The kernel's hi_tid is its own: the TID is recorded as written. */
 		ticket = umad_tap_send_begin(portid, umad, real.size(), (size_t)length,
-					     (uint32_t)agentid, (uint32_t)timeout_ms,
+					     (uint32_t)agentid, 0, (uint32_t)timeout_ms,
 					     (uint32_t)retries);
 	r = real.send(portid, agentid, umad, length, timeout_ms, retries);
 	umad_tap_send_done(ticket, r == 0);

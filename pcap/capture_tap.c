@@ -37,6 +37,7 @@
 #include "ib_packet.h"
 #include "pcapng_writer.h"
 #include "libumad/base/mad_layout.h"
+#include "libumad/base/mad_rules.h"
 
 #define TAP_MAX_PORTS	64	/* open ports followed at once */
 #define TAP_MAX_AGENTS	UMAD_CA_MAX_AGENTS
@@ -1012,7 +1013,8 @@ static void *writer_main(void *arg)
  * tap_lock held.
  */
 static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad, size_t hdr_size,
-			size_t mad_len, uint32_t agent_id, uint32_t timeout_ms, uint32_t retries)
+			size_t mad_len, uint32_t agent_id, uint32_t hi_tid, uint32_t timeout_ms,
+			uint32_t retries)
 {
 	enum tap_record_kind kind = outbound ? TAP_REC_SENDING : TAP_REC_MAD;
 	const uint8_t *mad = (const uint8_t *)umad + hdr_size;
@@ -1066,6 +1068,10 @@ static uint64_t capture(int portid, int outbound, const struct ib_user_mad *umad
 			return 0;
 		memcpy(rec->big, mad, mad_len);
 	}
+	/* A request goes on the wire with the upper TID half its backend gave it. */
+	if (hi_tid && outbound &&
+	    !mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad)))
+		put_be32((rec->big ? rec->big : rec->mad) + MAD_OFF_TID, hi_tid);
 	atomic_store_explicit(&rec->kind, (uint8_t)kind, memory_order_relaxed);
 	p->psn += (uint32_t)segment_count(mad, mad_len);
 	commit(kind != TAP_REC_SENDING);
@@ -1078,21 +1084,22 @@ void umad_tap_received(int portid, const struct ib_user_mad *umad, size_t hdr_si
 	if (!atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&tap_lock);
-	capture(portid, 0, umad, hdr_size, mad_len, umad->agent_id, umad->timeout_ms,
+	capture(portid, 0, umad, hdr_size, mad_len, umad->agent_id, 0, umad->timeout_ms,
 		umad->retries);
 	pthread_mutex_unlock(&tap_lock);
 }
 
 uint64_t umad_tap_send_begin(int portid, const struct ib_user_mad *umad, size_t hdr_size,
-			     size_t mad_len, uint32_t agent_id, uint32_t timeout_ms,
-			     uint32_t retries)
+			     size_t mad_len, uint32_t agent_id, uint32_t hi_tid,
+			     uint32_t timeout_ms, uint32_t retries)
 {
 	uint64_t ticket;
 
 	if (!atomic_load_explicit(&umad_tap_enabled, memory_order_relaxed))
 		return 0;
 	pthread_mutex_lock(&tap_lock);
-	ticket = capture(portid, 1, umad, hdr_size, mad_len, agent_id, timeout_ms, retries);
+	ticket = capture(portid, 1, umad, hdr_size, mad_len, agent_id, hi_tid, timeout_ms,
+			 retries);
 	pthread_mutex_unlock(&tap_lock);
 	return ticket;
 }

@@ -37,12 +37,14 @@ void umad_tap_received(int portid, const struct ib_user_mad *umad, size_t hdr_si
 /*
  * A MAD about to go out, copied while the caller still owns the buffer: once
  * sent, another thread may free or reuse it as soon as the answer arrives.
- * The header's agent_id, timeout_ms and retries are the send's arguments.
+ * The header's agent_id, timeout_ms and retries are the send's arguments;
+ * hi_tid, when not 0, the upper TID half a request goes out with (the
+ * backend's, as the kernel rewrites it), recorded in its place.
  * Returns a ticket for umad_tap_send_done (0: not captured).
  */
 uint64_t umad_tap_send_begin(int portid, const struct ib_user_mad *umad, size_t hdr_size,
-			     size_t mad_len, uint32_t agent_id, uint32_t timeout_ms,
-			     uint32_t retries);
+			     size_t mad_len, uint32_t agent_id, uint32_t hi_tid,
+			     uint32_t timeout_ms, uint32_t retries);
 /* How the send went: a MAD not sent is left out of the file. */
 void umad_tap_send_done(uint64_t ticket, int sent);
 

@@ -66,7 +66,7 @@
  *   FP_GET_CA {fp_host}           -> FP_CA {fp_node, fp_port x (num_ports + 1)}
  *   FP_OPEN {fp_host}             -> FP_RC (a handle >= 0, or -errno)
  *   FP_CLOSE {fp_handle}          -> FP_RC
- *   FP_REGISTER {fp_register}     -> FP_RC
+ *   FP_REGISTER {fp_register}     -> FP_RC (the agent's hi_tid > 0, or -errno)
  *   FP_UNREGISTER {fp_register}   -> FP_RC (req ignored)
  *   FP_SEND {fp_send, MAD}        -> FP_RESULT {fp_result, answer}
  *   FP_ISSM {fp_issm}             -> FP_RC
@@ -87,7 +87,7 @@
 #include "libumad/base/backend.h"
 #include "simfabric/fabric.h"
 
-#define FP_VERSION		5	/* 5: frames carry their piece's length; hello its byte order */
+#define FP_VERSION		6	/* 6: FP_REGISTER answers the agent's hi_tid */
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
 /*
  * The longest message: a MAD whose RMPP PayloadLength is the largest

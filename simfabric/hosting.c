@@ -19,6 +19,7 @@ struct opened_port {
 	uint32_t host;
 	struct umad_agent_req agents[MAX_AGENTS];
 	uint8_t agent_used[MAX_AGENTS];
+	uint32_t hi_tid[MAX_AGENTS];
 };
 
 struct sim_attachment {
@@ -54,6 +55,7 @@ struct sim_hosting {
 	size_t n_port_slots;
 	struct waiting_request *waiting;
 	unsigned n_waiting, waiting_room;
+	uint32_t next_hi_tid;		/* where the search for a free hi_tid starts */
 };
 
 /* --- IsSM ---------------------------------------------------------------------------- */
@@ -246,6 +248,7 @@ int sim_hosting_new(struct sim_fabric *fabric, int builtin_sm, struct sim_hostin
 	if (!h)
 		return umad_err_set(err, -ENOMEM, "out of memory");
 	h->fabric = fabric;
+	h->next_hi_tid = 1;
 	h->hooks = (struct sim_sma_hooks){
 		.arg = h,
 		.before_port_read = hook_before_port_read,
@@ -501,10 +504,43 @@ static int clashes(const struct sim_attachment *self, const struct sim_port *p,
 	return 0;
 }
 
+/* Does an agent of any program have this hi_tid? */
+static int hi_tid_taken(const struct sim_hosting *h, uint32_t hi_tid)
+{
+	const struct sim_attachment *a;
+	unsigned i, k;
+
+	for (a = h->attachments; a; a = a->next)
+		for (i = 0; i < a->n_ports; i++)
+			for (k = 0; k < MAX_AGENTS; k++)
+				if (a->ports[i].agent_used[k] && a->ports[i].hi_tid[k] == hi_tid)
+					return 1;
+	return 0;
+}
+
+/*
+ * The next free hi_tid, given out cyclically in 24 bits as the kernel does,
+ * 0 left out; 0 only when every one is taken.
+ */
+static uint32_t alloc_hi_tid(struct sim_hosting *h)
+{
+	uint32_t i;
+
+	for (i = 0; i < SIM_HOSTING_HI_TID_MAX; i++) {
+		uint32_t v = h->next_hi_tid;
+
+		h->next_hi_tid = v % SIM_HOSTING_HI_TID_MAX + 1;
+		if (!hi_tid_taken(h, v))
+			return v;
+	}
+	return 0;
+}
+
 int sim_hosting_register(struct sim_attachment *a, uint32_t handle, uint32_t agent_id,
 			 const struct umad_agent_req *req, struct umad_err *err)
 {
 	struct opened_port *op = opened(a, handle);
+	uint32_t hi_tid;
 
 	if (!op)
 		return -EBADF;
@@ -513,13 +549,18 @@ int sim_hosting_register(struct sim_attachment *a, uint32_t handle, uint32_t age
 	if (clashes(a, op->port, req))
 		return umad_err_set(err, -EINVAL,
 				    "another process has an agent for the same MADs there");
+	op->agent_used[agent_id] = 0;	/* its old hi_tid is free again */
+	hi_tid = alloc_hi_tid(a->h);
+	if (!hi_tid)
+		return umad_err_set(err, -ENOMEM, "every hi_tid is taken by an agent");
 	op->agents[agent_id] = *req;
 	op->agent_used[agent_id] = 1;
+	op->hi_tid[agent_id] = hi_tid;
 	/* A real SM's SA (a server of Gets) retires the built-in one. */
 	if (a->h->net.sm_active && req->mgmt_class == UMAD_CLASS_SUBN_ADM &&
 	    ((req->method_mask[0] >> UMAD_METHOD_GET) & 1))
 		step_aside(a->h);
-	return 0;
+	return (int)hi_tid;
 }
 
 int sim_hosting_unregister(struct sim_attachment *a, uint32_t handle, uint32_t agent_id)

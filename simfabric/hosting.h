@@ -42,6 +42,8 @@
 
 /* Requests waiting for a response from a program's agent, at most (the oldest expired go first). */
 #define SIM_HOSTING_MAX_WAITING	65536u
+/* hi_tids are 24 bits wide, as the kernel's. */
+#define SIM_HOSTING_HI_TID_MAX	0xffffffu
 /* Nodes one program attaches at, at most. */
 #define SIM_HOSTING_MAX_HOSTS	16
 /* Ports one program opens at once, at most. */
@@ -104,7 +106,11 @@ int sim_hosting_view(struct sim_attachment *a, uint32_t host, struct fp_node *no
 int sim_hosting_open(struct sim_attachment *a, uint32_t host, uint32_t port);
 /* Close it: its requests' waits are over (when no other handle has its port).  0 or -EBADF. */
 int sim_hosting_close(struct sim_attachment *a, uint32_t handle);
-/* An agent registered on a handle: 0, -EBADF, or -EINVAL with why in err (a clash). */
+/*
+ * An agent registered on a handle: its hi_tid (> 0: the upper TID half its
+ * requests go with, distinct among every program's agents, given out as
+ * the kernel does), or -EBADF, -EINVAL with why in err (a clash).
+ */
 int sim_hosting_register(struct sim_attachment *a, uint32_t handle, uint32_t agent_id,
 			 const struct umad_agent_req *req, struct umad_err *err);
 int sim_hosting_unregister(struct sim_attachment *a, uint32_t handle, uint32_t agent_id);

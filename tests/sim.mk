@@ -233,6 +233,12 @@ TESTS += tests/fabric_sa_opensm.sh
 check_PROGRAMS += tests/capture_messages
 tests_capture_messages_SOURCES = tests/capture_messages.c
 tests_capture_messages_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la
+# The kernel's TID rewriting on every fabric: hi_tids of agents, 1,000 SMPs
+# outstanding, a multicast re-registration storm that ends.
+TESTS += tests/sim_tids.sh
+check_PROGRAMS += tests/tid_probe
+tests_tid_probe_SOURCES = tests/tid_probe.c
+tests_tid_probe_LDADD = libibumad.la
 # umad fabric refuses a delay over a minute and a scenario's node too long, saying so.
 TESTS += tests/fabric_limits.sh
 # umad sim installed where the loader does not look runs COMMAND on its own library.
@@ -243,7 +249,7 @@ TESTS += tests/umad_usage.sh
 TESTS += tests/fabric_big.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
-EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh \
+EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh
 endif

@@ -454,7 +454,7 @@ static void test_agents_of_two_processes_clash(void **state)
 	ask(s, a, FP_OPEN, &port1, sizeof(port1), NULL, 0, &r);
 	reg.handle = (uint32_t)rc_of(&r);
 	ask(s, a, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r);
-	assert_int_equal(rc_of(&r), 0);
+	assert_true(rc_of(&r) > 0);	/* the agent's hi_tid */
 	ask(s, b, FP_OPEN, &port1, sizeof(port1), NULL, 0, &r);
 	reg.handle = (uint32_t)rc_of(&r);
 	ask(s, b, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r);
@@ -463,7 +463,7 @@ static void test_agents_of_two_processes_clash(void **state)
 	close(a);
 	serve(s);
 	ask(s, b, FP_REGISTER, &reg, sizeof(reg), NULL, 0, &r);
-	assert_int_equal(rc_of(&r), 0);
+	assert_true(rc_of(&r) > 0);	/* the agent's hi_tid */
 	fp_reader_free(&r);
 	close(b);
 	fabric_server_free(s);
@@ -638,7 +638,7 @@ static void gmp_pair_open(struct fabric_server *s, struct gmp_end *from, const c
 	reg.handle = to->handle;
 	reg.req.method_mask[0] = 1u << method;
 	assert_int_equal(ask(s, to->fd, FP_REGISTER, &reg, sizeof(reg), NULL, 0, r), FP_RC);
-	assert_int_equal(rc_of(r), 0);
+	assert_true(rc_of(r) > 0);	/* the agent's hi_tid */
 }
 
 /*

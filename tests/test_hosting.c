@@ -140,10 +140,10 @@ static void test_sa_server_retires_the_builtin_sm(void **state)
 	assert_true(handle >= 0);
 	/* A client receiving Reports does not count; a server of Gets does. */
 	client.method_mask[0] = 1ull << UMAD_METHOD_REPORT;
-	assert_int_equal(sim_hosting_register(a, (uint32_t)handle, 0, &client, NULL), 0);
+	assert_true(sim_hosting_register(a, (uint32_t)handle, 0, &client, NULL) > 0);
 	assert_true(sim_hosting_net(h)->sm_active);
 	server.method_mask[0] = 1ull << UMAD_METHOD_GET;
-	assert_int_equal(sim_hosting_register(a, (uint32_t)handle, 1, &server, NULL), 0);
+	assert_true(sim_hosting_register(a, (uint32_t)handle, 1, &server, NULL) > 0);
 	assert_false(sim_hosting_net(h)->sm_active);
 	sim_hosting_free(h);
 }
@@ -166,6 +166,35 @@ static enum sim_net_result send_cm(struct sim_attachment *a, int handle, uint16_
 	return result;
 }
 
+/* Every agent of every program gets its own hi_tid, 24 bits, handed out cyclically. */
+static void test_hi_tids_are_distinct(void **state)
+{
+	struct sim_hosting *h = new_hosting(1);
+	struct umad_agent_req smi = { .qpn = 0, .mgmt_class = UMAD_CLASS_SUBN_DIRECTED_ROUTE,
+				      .mgmt_class_version = 1 };
+	struct program pa = { 0 }, pb = { 0 };
+	struct sim_attachment *a = attach(h, "Hca1", &pa), *b = attach(h, "Hca2", &pb);
+	int ha = sim_hosting_open(a, 0, 1), hb = sim_hosting_open(b, 0, 1);
+	int seen[6], i, k, again;
+
+	(void)state;
+	assert_true(ha >= 0 && hb >= 0);
+	for (i = 0; i < 6; i++) {
+		seen[i] = sim_hosting_register(i % 2 ? b : a, (uint32_t)(i % 2 ? hb : ha),
+					       (uint32_t)(i / 2), &smi, NULL);
+		assert_true(seen[i] > 0 && seen[i] <= (int)SIM_HOSTING_HI_TID_MAX);
+		for (k = 0; k < i; k++)
+			assert_int_not_equal(seen[i], seen[k]);
+	}
+	/* Registered again, an agent gets the next one, not one in use. */
+	assert_int_equal(sim_hosting_unregister(a, (uint32_t)ha, 0), 0);
+	again = sim_hosting_register(a, (uint32_t)ha, 0, &smi, NULL);
+	for (k = 1; k < 6; k++)
+		assert_int_not_equal(again, seen[k]);
+	assert_int_not_equal(again, seen[0]);
+	sim_hosting_free(h);
+}
+
 static void test_requests_and_responses_are_routed(void **state)
 {
 	struct sim_hosting *h = new_hosting(1);
@@ -181,7 +210,7 @@ static void test_requests_and_responses_are_routed(void **state)
 	(void)state;
 	assert_true(ha >= 0 && hb >= 0 && hc >= 0 && lid_a && lid_b);
 	cm.method_mask[0] = 1ull << UMAD_METHOD_GET;
-	assert_int_equal(sim_hosting_register(b, (uint32_t)hb, 0, &cm, NULL), 0);
+	assert_true(sim_hosting_register(b, (uint32_t)hb, 0, &cm, NULL) > 0);
 	/* Another program on the same port may not take the same MADs. */
 	assert_int_equal(sim_hosting_register(c, (uint32_t)hc, 0, &cm, &err), -EINVAL);
 	assert_non_null(strstr(umad_err_text(&err), "another process has an agent"));
@@ -239,6 +268,7 @@ int main(void)
 		cmocka_unit_test(test_where_a_program_attaches),
 		cmocka_unit_test(test_issm_held_retires_the_builtin_sm),
 		cmocka_unit_test(test_sa_server_retires_the_builtin_sm),
+		cmocka_unit_test(test_hi_tids_are_distinct),
 		cmocka_unit_test(test_requests_and_responses_are_routed),
 		cmocka_unit_test(test_programs_learn_their_node_changed),
 	};

@@ -195,13 +195,19 @@ static uint32_t ask(struct port *p, size_t i, uint8_t *mad)
 	return h->status;
 }
 
-/* Request i answered with its recorded answer, carrying the asker's TID. */
+/*
+ * Request i answered with its recorded answer, carrying the asker's TID as
+ * it went out: the lower half the asker's, the upper its agent's hi_tid.
+ */
 static void expect_answer(struct port *p, size_t i)
 {
 	uint8_t got[MAD_SIZE], want[MAD_SIZE];
+	uint32_t hi_tid;
 
 	assert_int_equal(ask(p, i, got), 0);
-	response(want, i, APP_TID + i);
+	hi_tid = get_be32(got + MAD_OFF_TID);
+	assert_true(hi_tid && hi_tid <= 0xffffff && hi_tid != (uint32_t)((APP_TID + i) >> 32));
+	response(want, i, (uint64_t)hi_tid << 32 | (uint32_t)(APP_TID + i));
 	assert_memory_equal(got, want, MAD_SIZE);
 }
 

@@ -304,6 +304,60 @@ static void test_timeout(void **state)
 	umad_close_port(fd);
 }
 
+static uint32_t tid_high(struct msg *m)
+{
+	const uint8_t *mad = mad_of(m);
+
+	return (uint32_t)mad[8] << 24 | (uint32_t)mad[9] << 16 | (uint32_t)mad[10] << 8 | mad[11];
+}
+
+/*
+ * The upper half of a request's TID is the kernel's: each agent's own
+ * hi_tid, 24 bits, distinct between agents; the answer and a timeout carry
+ * it, the low half is the program's.  A response goes out as written.
+ */
+static void test_hi_tid(void **state)
+{
+	struct msg m;
+	int a1, a2, fd1 = open_smp_port(&a1), fd2 = open_smp_port(&a2), len;
+	uint32_t hi1, hi2;
+
+	(void)state;
+	dr_smp(&m, 0x01, 0x11, 0, "", 0x55);
+	mad_of(&m)[8] = 0xde;			/* the program's own upper half: replaced */
+	assert_int_equal(round_trip(fd1, a1, &m, 100, 0), 0);
+	hi1 = tid_high(&m);
+	assert_int_equal(mad_of(&m)[15], 0x55);
+	dr_smp(&m, 0x01, 0x11, 0, "", 0x55);
+	assert_int_equal(round_trip(fd2, a2, &m, 100, 0), 0);
+	hi2 = tid_high(&m);
+	assert_int_equal(mad_of(&m)[15], 0x55);
+	assert_true(hi1 != 0 && hi1 <= 0xffffff);
+	assert_true(hi2 != 0 && hi2 <= 0xffffff);
+	assert_true(hi1 != hi2);
+	/* The same agent keeps its hi_tid; a timeout shows it too. */
+	dr_smp(&m, 0x01, 0x11, 0, "1,3", 0x56);
+	assert_int_equal(round_trip(fd1, a1, &m, 20, 0), ETIMEDOUT);
+	assert_int_equal(tid_high(&m), hi1);
+	/* A response keeps the upper half it was written with. */
+	dr_smp(&m, 0x81, 0x11, 0, "", 0x57);
+	mad_of(&m)[8] = 0xab;
+	assert_int_equal(umad_send(fd1, a1, m.buf, MAD_LEN, 20, 0), 0);
+	len = MAD_LEN;
+	assert_int_equal(umad_recv(fd1, m.buf, &len, 1000), a1);
+	assert_int_equal(umad_status(m.buf), ETIMEDOUT);
+	assert_int_equal(tid_high(&m), 0xab000000u);
+	/* An agent registered again gets a hi_tid no other agent has. */
+	assert_int_equal(umad_unregister(fd2, a2), 0);
+	a2 = umad_register(fd2, 0x81, 1, 0, NULL);
+	assert_true(a2 >= 0);
+	dr_smp(&m, 0x01, 0x11, 0, "", 0x58);
+	assert_int_equal(round_trip(fd2, a2, &m, 100, 0), 0);
+	assert_true(tid_high(&m) != hi1);
+	umad_close_port(fd1);
+	umad_close_port(fd2);
+}
+
 /* Every send with a timeout completes exactly once: answers and traps the fabric does not take too. */
 static void test_every_timed_send_completes(void **state)
 {
@@ -602,6 +656,7 @@ int main(void)
 		cmocka_unit_test(test_issm),
 		cmocka_unit_test(test_fd_readiness),
 		cmocka_unit_test(test_timeout),
+		cmocka_unit_test(test_hi_tid),
 		cmocka_unit_test(test_every_timed_send_completes),
 		cmocka_unit_test(test_kernel_send_rules),
 		cmocka_unit_test(test_close_while_in_use),

@@ -233,6 +233,15 @@ struct umad_backend {
 	 */
 	int (*wait)(int portid, int timeout_ms);
 	void (*watch_fd)(int portid);
+
+	/*
+	 * Optional: the upper TID half the backend gives the requests of an
+	 * agent of portid, as the kernel rewrites it (a response and a
+	 * TrapRepress keep theirs), or 0 when the backend does not know it
+	 * (the kernel backend: the kernel keeps it to itself).  The capture
+	 * then records the TID as it goes on the wire.
+	 */
+	uint32_t (*hi_tid)(int portid, uint32_t agent_id);
 };
 
 /* The backend serving this process, selected on first use; NULL if it could not be. */

@@ -14,12 +14,6 @@
 /* Classes below this may be registered; above it only the directed-route SMP class. */
 #define FIRST_UNREGISTRABLE_CLASS (UMAD_CLASS_VENDOR_RANGE2_END + 1)
 
-int mad_rules_method_is_response(uint8_t mgmt_class, uint8_t method, uint32_t attr_mod)
-{
-	return mad_method_is_response(method) || method == UMAD_METHOD_TRAP_REPRESS ||
-	       (mgmt_class == UMAD_CLASS_BM && (attr_mod & BM_ATTR_MOD_RESPONSE));
-}
-
 int mad_rules_check_registration(struct umad_agent_req *req)
 {
 	uint8_t mgmt_class = req->mgmt_class;

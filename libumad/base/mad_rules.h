@@ -14,15 +14,23 @@
 #include <stdint.h>
 
 #include "libumad/base/backend.h"
+#include "libumad/base/mad_wire.h"
 
 /* The umad header size of ports emulated in user space (P_Key index support on). */
 #define MAD_RULES_HDR_SIZE	sizeof(struct ib_user_mad)
 
 /*
- * A method that answers (its response bit, TrapRepress): the kernel never
- * matches answers to those, so their only completion is a timeout.
+ * A method that answers (its response bit, TrapRepress, a BM response): the
+ * kernel never matches answers to those, so their only completion is a
+ * timeout; and it leaves their TIDs as written, where it gives every other
+ * MAD's upper half the sending agent's hi_tid.
  */
-int mad_rules_method_is_response(uint8_t mgmt_class, uint8_t method, uint32_t attr_mod);
+static inline int mad_rules_method_is_response(uint8_t mgmt_class, uint8_t method,
+					       uint32_t attr_mod)
+{
+	return mad_method_is_response(method) || method == UMAD_METHOD_TRAP_REPRESS ||
+	       (mgmt_class == UMAD_CLASS_BM && (attr_mod & BM_ATTR_MOD_RESPONSE));
+}
 
 /* The kernel does RMPP for the agent: it segments its sends and reassembles what it receives. */
 static inline int mad_rules_kernel_rmpp(const struct umad_agent_req *agent)
