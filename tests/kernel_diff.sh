@@ -28,8 +28,8 @@
 # Added to them:
 #  - tests/kernel_static_probe.c, linked -static, on the device with system
 #    calls only: its NodeGUID and PortGUID are ibstat's, and the answer
-#    carries the request's TID back (ib_umad's hi_tid in its high half is
-#    not done yet: the open issue of TID rewriting adds that check);
+#    carries the request's TID back, its high half replaced by a
+#    kernel-style hi_tid (24 bits, not 0, not what was written);
 #  - prometheus-node-exporter's infiniband collector alone, on
 #    `umad kernel --mount DIR`'s DIR/sys (no namespace) and on /sys inside
 #    the namespace: every node_infiniband_* metric of a port is there, and
@@ -478,11 +478,14 @@ if [ "$static_ok" = yes ]; then
 	port=$(sed -n 's/^[[:space:]]*Port GUID: //p' "$out/ibstat.a" | head -1)
 	expect "static program: ibstat's NodeGUID and PortGUID" "$out/static" \
 		"^NodeGUID $node PortGUID $port NodeType 1$"
-	# The answer comes back with the request's TID (libibmad matches its low half).
+	# The answer comes back with the request's low TID half (libibmad matches
+	# it) and the agent's hi_tid in the high one, as ib_umad rewrites it.
 	sent=$(sed -n 's/^tid sent 0x\([0-9a-f]*\) received 0x[0-9a-f]*$/\1/p' "$out/static")
 	got=$(sed -n 's/^tid sent 0x[0-9a-f]* received 0x\([0-9a-f]*\)$/\1/p' "$out/static")
 	if [ "${#got}" -ne 16 ] || [ "${got:8}" != "${sent:8}" ]; then
 		fail "static program: the answer's TID 0x$got is not the request's (0x$sent)"
+	elif [ "${got:0:2}" != 00 ] || [ "${got:0:8}" = 00000000 ] || [ "${got:0:8}" = "${sent:0:8}" ]; then
+		fail "static program: the answer's TID 0x$got has no kernel-style hi_tid (sent 0x$sent)"
 	fi
 	cat "$out/static"
 fi
