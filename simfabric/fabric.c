@@ -106,12 +106,23 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 			     PORT_CAP_IS_SYS_IMAGE_GUID | PORT_CAP_IS_VENDOR_CLASS |
 			     PORT_CAP_IS_CAPMASK_NOTICE | PORT_CAP_IS_CLIENT_REREG;
 	if (n->type == NODE_TYPE_SWITCH && num == 0) {
-		/* Base port 0: no physical link of its own; always up as far as SMPs go. */
-		p->state = PORT_STATE_INIT;
+		/*
+		 * Base port 0: no physical link of its own; always up as far as
+		 * SMPs go, and Active from power-on, as ibsim has it and as
+		 * opensm counts it (it need not activate it, and often does not).
+		 */
+		p->state = PORT_STATE_ACTIVE;
 		p->phys_state = PHYS_STATE_LINKUP;
 		p->width_active = LINK_WIDTH_4X;
 		p->speed_active = LINK_SPEED_SDR;
 	}
+}
+
+void sim_switch_set_enhanced_port0(struct sim_node *n)
+{
+	n->sw->enhanced_port0 = 1;
+	/* A port of its own, which an SM arms and activates as any other. */
+	n->ports[0].state = PORT_STATE_INIT;
 }
 
 struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,

@@ -206,11 +206,18 @@ void sim_fabric_free(struct sim_fabric *f);
 
 /*
  * Add a node with num_ports external ports (1..SIM_MAX_PORTS) and default
- * state: ports Down/Polling with no link, 4x SDR supported and enabled,
- * MTU 4096, VL0-7, the default P_Key, LIDs 0.  Returns NULL on ENOMEM.
+ * state: ports Down/Polling with no link (a switch's port 0 LinkUp and
+ * Active), 4x SDR supported and enabled, MTU 4096, VL0-7, the default
+ * P_Key, LIDs 0.  Returns NULL on ENOMEM.
  */
 struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
 				     const char *name, unsigned num_ports);
+
+/*
+ * Make a switch's port 0 an enhanced one: Init at power-on, where a base
+ * port 0 is Active.
+ */
+void sim_switch_set_enhanced_port0(struct sim_node *n);
 
 /*
  * Connect two ports with a cable.  -EBUSY if either is already connected to

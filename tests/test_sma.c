@@ -232,8 +232,9 @@ static void test_port_info_get(void **state)
 	/* A switch answers for any of its ports, 0 included. */
 	get_port_info("1", 7, pi);
 	assert_int_equal(pi[32] & 0xf, PORT_STATE_INIT);
+	/* Port 0, with no link of its own, is Active from power-on (a base port 0). */
 	get_port_info("1", 0, pi);
-	assert_int_equal(pi[32] & 0xf, PORT_STATE_INIT);
+	assert_int_equal(pi[32] & 0xf, PORT_STATE_ACTIVE);
 	assert_int_equal(pi[33] >> 4, PHYS_STATE_LINKUP);
 	get_port_info("1", 3, pi);
 	assert_int_equal(pi[32] & 0xf, PORT_STATE_DOWN);
@@ -373,10 +374,22 @@ static void test_port_states(void **state)
 	assert_int_equal(fx->host->state, PORT_STATE_INIT);
 	assert_int_equal(fx->host->phys_state, PHYS_STATE_LINKUP);
 	assert_int_equal(node("Switch1")->sw->port_state_change, 1);
-	/* A switch's port 0 has no link: Down sets it back to Init; its phys state cannot be set. */
-	set_state("1", 0, PORT_STATE_ARMED, 0, 0);
+	/*
+	 * A switch's port 0 has no link: Active from power-on, Down sets it back
+	 * to Init, and from Init it goes Active with or without arming (nobody
+	 * to arm with); Armed from Active is refused as on any port.  Its phys
+	 * state cannot be set.
+	 */
+	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_ACTIVE);
+	set_state("1", 0, PORT_STATE_ARMED, 0, UMAD_STATUS_INVALID_ATTR_VALUE);
 	set_state("1", 0, PORT_STATE_DOWN, 0, 0);
 	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_INIT);
+	set_state("1", 0, PORT_STATE_ACTIVE, 0, 0);
+	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_ACTIVE);
+	set_state("1", 0, PORT_STATE_DOWN, 0, 0);
+	set_state("1", 0, PORT_STATE_ARMED, 0, 0);
+	set_state("1", 0, PORT_STATE_ACTIVE, 0, 0);
+	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_ACTIVE);
 	set_state("1", 0, PORT_STATE_NOCHANGE, PHYS_STATE_DISABLED, UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
