@@ -35,6 +35,7 @@ static void free_node(struct sim_node *n)
 
 	for (i = 0; n->ports && i <= n->num_ports; i++) {
 		sim_mem_free(n->ports[i].vlarb);
+		sim_mem_free(n->ports[i].sl2vl_in);
 		sim_mem_free(n->ports[i].fault);
 		sim_mem_free(n->ports[i].pkeys);
 		sim_mem_free(n->ports[i].alias_guids);
@@ -96,7 +97,7 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 	p->max_credit_hint = 0;
 	p->gid_prefix = GID_PREFIX_LINK_LOCAL;
 	for (sl = 0; sl < SL2VL_SLS; sl++)
-		p->sl2vl[sl] = (uint8_t)(sl % 8);
+		p->sl2vl = sim_sl2vl_with(p->sl2vl, sl, sl % 8);
 	if (n->type == NODE_TYPE_CA)
 		p->capmask = PORT_CAP_IS_NOTICE | PORT_CAP_IS_TRAP | PORT_CAP_IS_SL_MAPPING |
 			     PORT_CAP_IS_SYS_IMAGE_GUID | PORT_CAP_IS_CM | PORT_CAP_IS_VENDOR_CLASS |
@@ -180,6 +181,35 @@ struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
 	else
 		f->n_routers++;
 	return n;
+}
+
+int sim_port_sl2vl_set(struct sim_port *out, unsigned in, uint64_t table)
+{
+	unsigned i, n = out->node->num_ports;
+
+	if (!out->sl2vl_in) {
+		/* One table for all while every input port has the same (as opensm without QoS). */
+		if (out->node->type != NODE_TYPE_SWITCH || table == out->sl2vl) {
+			out->sl2vl = table;
+			return 0;
+		}
+		out->sl2vl_in = sim_mem_calloc(out, n + 1, sizeof(*out->sl2vl_in));
+		if (!out->sl2vl_in)
+			return -ENOMEM;
+		for (i = 0; i <= n; i++)
+			out->sl2vl_in[i] = out->sl2vl;
+	}
+	out->sl2vl_in[in] = table;
+	return 0;
+}
+
+void sim_port_sl2vl_set_all(struct sim_port *out, uint64_t table)
+{
+	unsigned i;
+
+	out->sl2vl = table;
+	for (i = 0; out->sl2vl_in && i <= out->node->num_ports; i++)
+		out->sl2vl_in[i] = table;
 }
 
 static uint8_t highest_bit(uint8_t v)

@@ -313,9 +313,11 @@ static unsigned data_vls(uint8_t op_vls)
 static int set_vl_tables(struct sim_port *p, int with_vlarb)
 {
 	unsigned vls = data_vls(p->op_vls), sl, i, low;
+	uint64_t sl2vl = 0;
 
 	for (sl = 0; sl < SL2VL_SLS; sl++)
-		p->sl2vl[sl] = (uint8_t)(sl % vls);
+		sl2vl = sim_sl2vl_with(sl2vl, sl, sl % vls);
+	sim_port_sl2vl_set_all(p, sl2vl);
 	if (!with_vlarb)
 		return 0;
 	if (!p->vlarb) {
