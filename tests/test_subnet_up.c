@@ -962,6 +962,25 @@ static void test_reroute(void **state)
 		check_all_routes(f);
 	}
 	sim_fabric_free(f);
+
+	/*
+	 * A switch first reached by the resweep: its port 0, Active from
+	 * power-on, is configured all the same (a LID, the SM's LID).
+	 */
+	f = parse_ok(sim_default_topology);
+	sim_port_cable(port_of(f, "Switch1", 7), 0, NULL);
+	sim_port_cable(port_of(f, "Switch1", 8), 0, NULL);
+	bring_up(f, port_of(f, "Hca1", 1));
+	assert_int_equal(port_of(f, "Switch2", 0)->lid, 0);
+	assert_int_equal(port_of(f, "Switch2", 0)->state, PORT_STATE_ACTIVE);
+	sim_port_cable(port_of(f, "Switch1", 7), 1, port_of(f, "Switch2", 7));
+	assert_int_equal(sim_subnet_reroute(f), 0);
+	assert_int_not_equal(port_of(f, "Switch2", 0)->lid, 0);
+	assert_int_equal(port_of(f, "Switch2", 0)->sm_lid, port_of(f, "Hca1", 1)->lid);
+	assert_int_equal(port_of(f, "Switch2", 0)->subnet_timeout, port_of(f, "Hca1", 1)->subnet_timeout);
+	check_lids_unique(f);
+	check_all_routes(f);
+	sim_fabric_free(f);
 }
 
 /*
