@@ -35,6 +35,7 @@ static void free_node(struct sim_node *n)
 
 	for (i = 0; n->ports && i <= n->num_ports; i++) {
 		sim_mem_free(n->ports[i].vlarb);
+		sim_mem_free(n->ports[i].sl2vl_in);
 		sim_mem_free(n->ports[i].fault);
 		sim_mem_free(n->ports[i].pkeys);
 		sim_mem_free(n->ports[i].alias_guids);
@@ -96,7 +97,7 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 	p->max_credit_hint = 0;
 	p->gid_prefix = GID_PREFIX_LINK_LOCAL;
 	for (sl = 0; sl < SL2VL_SLS; sl++)
-		p->sl2vl[sl] = (uint8_t)(sl % 8);
+		p->sl2vl = sim_sl2vl_with(p->sl2vl, sl, sl % 8);
 	if (n->type == NODE_TYPE_CA)
 		p->capmask = PORT_CAP_IS_NOTICE | PORT_CAP_IS_TRAP | PORT_CAP_IS_SL_MAPPING |
 			     PORT_CAP_IS_SYS_IMAGE_GUID | PORT_CAP_IS_CM | PORT_CAP_IS_VENDOR_CLASS |
@@ -106,12 +107,23 @@ static void default_port(struct sim_node *n, struct sim_port *p, unsigned num)
 			     PORT_CAP_IS_SYS_IMAGE_GUID | PORT_CAP_IS_VENDOR_CLASS |
 			     PORT_CAP_IS_CAPMASK_NOTICE | PORT_CAP_IS_CLIENT_REREG;
 	if (n->type == NODE_TYPE_SWITCH && num == 0) {
-		/* Base port 0: no physical link of its own; always up as far as SMPs go. */
-		p->state = PORT_STATE_INIT;
+		/*
+		 * Base port 0: no physical link of its own; always up as far as
+		 * SMPs go, and Active from power-on, as ibsim has it and as
+		 * opensm counts it (it need not activate it, and often does not).
+		 */
+		p->state = PORT_STATE_ACTIVE;
 		p->phys_state = PHYS_STATE_LINKUP;
 		p->width_active = LINK_WIDTH_4X;
 		p->speed_active = LINK_SPEED_SDR;
 	}
+}
+
+void sim_switch_set_enhanced_port0(struct sim_node *n)
+{
+	n->sw->enhanced_port0 = 1;
+	/* A port of its own, which an SM arms and activates as any other. */
+	n->ports[0].state = PORT_STATE_INIT;
 }
 
 struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
@@ -169,6 +181,35 @@ struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
 	else
 		f->n_routers++;
 	return n;
+}
+
+int sim_port_sl2vl_set(struct sim_port *out, unsigned in, uint64_t table)
+{
+	unsigned i, n = out->node->num_ports;
+
+	if (!out->sl2vl_in) {
+		/* One table for all while every input port has the same (as opensm without QoS). */
+		if (out->node->type != NODE_TYPE_SWITCH || table == out->sl2vl) {
+			out->sl2vl = table;
+			return 0;
+		}
+		out->sl2vl_in = sim_mem_calloc(out, n + 1, sizeof(*out->sl2vl_in));
+		if (!out->sl2vl_in)
+			return -ENOMEM;
+		for (i = 0; i <= n; i++)
+			out->sl2vl_in[i] = out->sl2vl;
+	}
+	out->sl2vl_in[in] = table;
+	return 0;
+}
+
+void sim_port_sl2vl_set_all(struct sim_port *out, uint64_t table)
+{
+	unsigned i;
+
+	out->sl2vl = table;
+	for (i = 0; out->sl2vl_in && i <= out->node->num_ports; i++)
+		out->sl2vl_in[i] = table;
 }
 
 static uint8_t highest_bit(uint8_t v)

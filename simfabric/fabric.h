@@ -123,7 +123,14 @@ struct sim_port {
 	 * sets them (NULL: alias GUIDs 0; P_Keys PKEY_DEFAULT then 0s). */
 	uint64_t *alias_guids;			/* SIM_GUID_CAP entries, [0] unused */
 	uint16_t *pkeys;			/* SIM_PKEY_TABLE_SIZE entries */
-	uint8_t sl2vl[SL2VL_SLS];			/* SLtoVLMappingTable, one VL per SL */
+	/*
+	 * SLtoVLMappingTable as SL2VL_TABLE's word (SL 0's VL in the top bits),
+	 * the one of every input port (sim_port_sl2vl).  A switch port's tables
+	 * per input port 0..num_ports are allocated when an SM first sets one
+	 * input port's apart (NULL: sl2vl holds for all); sl2vl is then unused.
+	 */
+	uint64_t sl2vl;
+	uint64_t *sl2vl_in;
 	/* VLArbitrationTable blocks 1-4 (low 0-31, low 32-63, high 0-31, high 32-63) as
 	 * (VL, weight) pairs (SIM_VLARB_*); allocated when first set, all zero until then. */
 	uint8_t (*vlarb)[VL_ARB_PER_BLOCK][2];
@@ -206,11 +213,18 @@ void sim_fabric_free(struct sim_fabric *f);
 
 /*
  * Add a node with num_ports external ports (1..SIM_MAX_PORTS) and default
- * state: ports Down/Polling with no link, 4x SDR supported and enabled,
- * MTU 4096, VL0-7, the default P_Key, LIDs 0.  Returns NULL on ENOMEM.
+ * state: ports Down/Polling with no link (a switch's port 0 LinkUp and
+ * Active), 4x SDR supported and enabled, MTU 4096, VL0-7, the default
+ * P_Key, LIDs 0.  Returns NULL on ENOMEM.
  */
 struct sim_node *sim_fabric_add_node(struct sim_fabric *f, enum node_type type,
 				     const char *name, unsigned num_ports);
+
+/*
+ * Make a switch's port 0 an enhanced one: Init at power-on, where a base
+ * port 0 is Active.
+ */
+void sim_switch_set_enhanced_port0(struct sim_node *n);
 
 /*
  * Connect two ports with a cable.  -EBUSY if either is already connected to
@@ -302,6 +316,45 @@ static inline uint64_t sim_port_guid_at(const struct sim_port *p, unsigned index
 		return p->guid;
 	return p->alias_guids ? p->alias_guids[index] : 0;
 }
+
+/* --- SLtoVLMappingTable -------------------------------------------------------- */
+
+/* The VL of an SL in a table word. */
+static inline uint8_t sim_sl2vl_vl(uint64_t table, unsigned sl)
+{
+	unsigned shift = (SL2VL_SLS - 1 - sl) * MAD_FIELD_BITS(SL2VL_VL_OF_SL0);
+
+	return (uint8_t)(table >> shift & mad_field_max(SL2VL_VL_OF_SL0));
+}
+
+/* A table word with SL sl on VL vl, the others as they were. */
+static inline uint64_t sim_sl2vl_with(uint64_t table, unsigned sl, unsigned vl)
+{
+	unsigned shift = (SL2VL_SLS - 1 - sl) * MAD_FIELD_BITS(SL2VL_VL_OF_SL0);
+
+	return (table & ~(mad_field_max(SL2VL_VL_OF_SL0) << shift)) |
+	       (uint64_t)(vl & mad_field_max(SL2VL_VL_OF_SL0)) << shift;
+}
+
+/*
+ * The table a packet leaving by port `out` uses when it came in by port
+ * `in` of the same switch (0: from the switch itself); an end port has one.
+ */
+static inline uint64_t sim_port_sl2vl(const struct sim_port *out, unsigned in)
+{
+	return out->sl2vl_in ? out->sl2vl_in[in] : out->sl2vl;
+}
+
+/*
+ * Set the table from input port `in` (0..num_ports; ignored on an end
+ * port).  The first table a switch port's input port gets apart from the
+ * others allocates one per input port, where the model lives; 0, or
+ * -ENOMEM with nothing changed.
+ */
+int sim_port_sl2vl_set(struct sim_port *out, unsigned in, uint64_t table);
+
+/* Set the table from every input port. */
+void sim_port_sl2vl_set_all(struct sim_port *out, uint64_t table);
 
 /* Is the port's physical link up (both ends LinkUp)? */
 static inline int sim_port_link_up(const struct sim_port *p)

@@ -63,6 +63,13 @@ int sim_port_state_valid(const struct sim_port *p, unsigned new_state)
 	case PORT_STATE_ARMED:
 		return p->state == PORT_STATE_INIT || p->state == PORT_STATE_ARMED;
 	case PORT_STATE_ACTIVE:
+		/*
+		 * Armed waits for the neighbour; a switch's port 0 has none, so
+		 * it goes Active from Init too (opensm asks that of it when it
+		 * changes the port's SMSL after skipping the arming pass).
+		 */
+		if (p->num == 0 && p->state == PORT_STATE_INIT)
+			return 1;
 		return p->state == PORT_STATE_ARMED || p->state == PORT_STATE_ACTIVE;
 	default:
 		return 0;	/* Init cannot be set, and 5..15 are reserved */

@@ -7,8 +7,9 @@
 
 /*
  * PortInfo:PortState on a Set: NoChange, Down (the link drops and trains
- * up again to Init), Armed (from Init or Armed), Active (from Armed or
- * Active).  Init and the reserved values are invalid.  0 or -EINVAL.
+ * up again to Init; a switch's port 0 goes to Init), Armed (from Init or
+ * Armed), Active (from Armed or Active, and on a switch's port 0 from Init).
+ * Init and the reserved values are invalid.  0 or -EINVAL.
  */
 int sim_port_state_valid(const struct sim_port *p, unsigned new_state);
 int sim_port_set_state(struct sim_port *p, unsigned new_state);

@@ -22,6 +22,7 @@ struct path_walk {
 	unsigned rate_x10;
 	int sl;			/* the SL to check, or -1 */
 	int sl_ok;
+	unsigned in;		/* the port the walk came into its current node by (0 at the start) */
 };
 
 static uint8_t port_mtu(const struct sim_port *p)
@@ -40,9 +41,10 @@ static void path_hop(void *arg, const struct sim_port *out, const struct sim_por
 		w->mtu = port_mtu(in);
 	if (rate < w->rate_x10)
 		w->rate_x10 = rate;
-	/* An SL mapped to VL15 is dropped at that port. */
-	if (w->sl >= 0 && out->sl2vl[w->sl] == LRH_VL_SMP)
+	/* An SL the table of this input and output port maps to VL15 is dropped there. */
+	if (w->sl >= 0 && sim_sl2vl_vl(sim_port_sl2vl(out, w->in), (unsigned)w->sl) == LRH_VL_SMP)
 		w->sl_ok = 0;
+	w->in = in->num;
 }
 
 /* Does the LID route from s to dlid end at port d?  Fills w. */

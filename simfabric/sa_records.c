@@ -346,7 +346,7 @@ static void slvl_record(struct sa_query *q, uint16_t lid, const struct sim_port 
 	mad_set(rec, SL2VLR_LID, lid);
 	mad_set(rec, SL2VLR_IN_PORT, in_num);
 	mad_set(rec, SL2VLR_OUT_PORT, out_num);
-	sim_encode_sl2vl(out, MAD_AT(rec, SL2VLR_TABLE));
+	mad_set(rec, SL2VLR_TABLE, sim_port_sl2vl(out, in_num));
 	sa_emit(q, rec);
 }
 

@@ -448,22 +448,17 @@ static int pkey_table(struct sma_request *r)
 	return SMA_REPLY;
 }
 
-void sim_encode_sl2vl(const struct sim_port *p, uint8_t *table)
-{
-	uint64_t vls = 0;
-	unsigned sl;
-
-	/* The table as one word, SL 0's VL in its top bits (a write per entry is slower). */
-	for (sl = 0; sl < SL2VL_SLS; sl++)
-		vls = vls << MAD_FIELD_BITS(SL2VL_VL_OF_SL0) |
-		      (p->sl2vl[sl] & mad_field_max(SL2VL_VL_OF_SL0));
-	mad_set(table, SL2VL_TABLE, vls);
-}
-
+/*
+ * A switch keeps a table per input and output port, as the modifier names
+ * them (input port in bits 15:8, output port in 7:0); an end port one, the
+ * modifier's ports reserved.  The bits above, which name every input or
+ * output port at once, are for switches that announce
+ * OptimizedSLtoVLMappingProgramming in SwitchInfo, which ours do not.
+ */
 static int sl2vl_table(struct sma_request *r)
 {
 	unsigned out = r->mod & SMP_MOD_SL2VL_PORT_MASK;
-	unsigned in = (r->mod >> SMP_MOD_SL2VL_IN_SHIFT) & SMP_MOD_SL2VL_PORT_MASK, sl;
+	unsigned in = (r->mod >> SMP_MOD_SL2VL_IN_SHIFT) & SMP_MOD_SL2VL_PORT_MASK;
 	struct sim_port *p;
 
 	if (r->node->type != NODE_TYPE_SWITCH) {
@@ -473,13 +468,11 @@ static int sl2vl_table(struct sma_request *r)
 	if (out > r->node->num_ports || in > r->node->num_ports ||
 	    (r->mod >> SMP_MOD_SL2VL_RESERVED_SHIFT))
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
-	/* One table per output port: the input port is accepted but not told apart. */
 	p = &r->node->ports[out];
-	if (r->set)
-		for (sl = 0; sl < SL2VL_SLS; sl++)
-			p->sl2vl[sl] = (uint8_t)mad_get_elem(r->data, SL2VL_VL_OF_SL0, sl);
+	if (r->set && sim_port_sl2vl_set(p, in, mad_get(r->data, SL2VL_TABLE)) < 0)
+		return SMA_SILENT;	/* out of memory: as a lost packet */
 	memset(r->data, 0, SMP_DATA_SIZE);
-	sim_encode_sl2vl(p, r->data);
+	mad_set(r->data, SL2VL_TABLE, sim_port_sl2vl(p, in));
 	if (r->set)
 		node_changed(r);
 	return SMA_REPLY;

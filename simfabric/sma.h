@@ -32,7 +32,5 @@ void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, un
 void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t *data);
 /* SwitchInfo (SMP_DATA_SIZE bytes), as the SMA answers it and the SA's SwitchInfoRecord holds it. */
 void sim_encode_switch_info(const struct sim_switch *sw, uint8_t *data);
-/* A port's SLtoVLMappingTable (SL2VL_TABLE's bytes), as the SMA answers it and the SA's record holds it. */
-void sim_encode_sl2vl(const struct sim_port *p, uint8_t *table);
 
 #endif /* SIMFABRIC_SMA_H */

@@ -313,9 +313,11 @@ static unsigned data_vls(uint8_t op_vls)
 static int set_vl_tables(struct sim_port *p, int with_vlarb)
 {
 	unsigned vls = data_vls(p->op_vls), sl, i, low;
+	uint64_t sl2vl = 0;
 
 	for (sl = 0; sl < SL2VL_SLS; sl++)
-		p->sl2vl[sl] = (uint8_t)(sl % vls);
+		sl2vl = sim_sl2vl_with(sl2vl, sl, sl % vls);
+	sim_port_sl2vl_set_all(p, sl2vl);
 	if (!with_vlarb)
 		return 0;
 	if (!p->vlarb) {
@@ -399,6 +401,16 @@ static int configure_port(struct sim_port *p, uint16_t sm_lid, const struct sim_
 	return set_vl_tables(p, opt->vl_arb && (p->num || n->sw->enhanced_port0));
 }
 
+/*
+ * Did an earlier sweep of this SM configure the port?  A port with a link
+ * is Active once configured; a switch's base port 0 is Active from
+ * power-on, and knows the SM's LID once configured.
+ */
+static int configured_before(const struct sim_port *p, uint16_t sm_lid)
+{
+	return p->state == PORT_STATE_ACTIVE && (p->num != 0 || p->sm_lid == sm_lid);
+}
+
 static int sweep_apply(struct sweep *s, struct sim_port *sm_port, int fresh,
 		       const struct sim_subnet_options *opt)
 {
@@ -440,8 +452,8 @@ static int sweep_apply(struct sweep *s, struct sim_port *sm_port, int fresh,
 
 			if (!s->reached[port_id(&s->pi, p)])
 				continue;
-			/* A resweep configures what is new to it: ports up but not Active yet. */
-			if (!fresh && p->state == PORT_STATE_ACTIVE)
+			/* A resweep configures what is new to it. */
+			if (!fresh && configured_before(p, sm_lid))
 				continue;
 			r = configure_port(p, sm_lid, opt, fresh);
 			if (r < 0)

@@ -649,7 +649,7 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 			apply_port_rates(port, p->width, p->speed, p->ext);
 	}
 	if (type == NODE_TYPE_SWITCH && strstr(words, "enhanced port 0"))
-		n->sw->enhanced_port0 = 1;
+		sim_switch_set_enhanced_port0(n);
 	/* A switch's LID (ibsim's words or ibnetdiscover's comment); CA headers carry none. */
 	if (type == NODE_TYPE_SWITCH &&
 	    lid_notes(p, file, line, words, &note, 1, &n_notes, &before_quote, NULL) == 0 &&

@@ -247,9 +247,13 @@ TESTS += tests/sim_prefix.sh
 TESTS += tests/umad_usage.sh
 # Replies of many megabytes through the server, on fabrics of 4,176 and 1,344 nodes.
 TESTS += tests/fabric_big.sh
+# What opensm programs in switches, kept as real switches keep it: port 0 Active (dfsssp).
+TESTS += tests/opensm_switch_port0.sh
+# SL-to-VL tables per input and output port: torus-2QoS's read back as written.
+TESTS += tests/opensm_sl2vl.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
-	tests/fabric_big.sh
+	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh
 endif

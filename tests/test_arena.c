@@ -113,6 +113,12 @@ static void test_fabric_in_arena(void **state)
 			assert_int_equal(sim_switch_lft_reserve(n->sw, 1000), 0);
 			assert_int_equal(sim_switch_lft_get(n->sw, 5), 3);
 			assert_int_equal(sim_switch_lft_get(n->sw, 999), SIM_LFT_NO_ROUTE);
+			/* So do the SLtoVL tables per input port, made on the first that differs. */
+			assert_int_equal(sim_port_sl2vl_set(&n->ports[1], 2, n->ports[1].sl2vl + 1), 0);
+			assert_true(sim_arena_holds(a, n->ports[1].sl2vl_in,
+						    (n->num_ports + 1u) * sizeof(*n->ports[1].sl2vl_in)));
+			assert_int_equal(sim_port_sl2vl(&n->ports[1], 2), n->ports[1].sl2vl + 1);
+			assert_int_equal(sim_port_sl2vl(&n->ports[1], 3), n->ports[1].sl2vl);
 		}
 	}
 	/* Freeing a fabric in an arena leaves it to the arena. */

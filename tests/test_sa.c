@@ -694,10 +694,18 @@ static void test_path_records(void **state)
 	assert_int_equal(send_a(), 0);
 	assert_int_equal(get_be16(fx->resp + SA_HDR_END + 40), 0x20);
 
-	/* An SL mapped to VL15 on the way cannot be used; SL 0 still can. */
-	fx->sw2->ports[2].sl2vl[3] = LRH_VL_SMP;
+	/*
+	 * An SL mapped to VL15 on the way cannot be used; SL 0 still can.  The
+	 * table that counts is the one of the ports the path crosses the switch
+	 * by: into Sw2 by port 1, out by port 2.
+	 */
 	memset(rec, 0, sizeof(rec));
 	put_be16(rec + 52, 3);
+	assert_int_equal(sim_port_sl2vl_set(&fx->sw2->ports[2], 3,
+					    sim_sl2vl_with(fx->sw2->ports[2].sl2vl, 3, LRH_VL_SMP)), 0);
+	assert_int_equal(paths(a, b, SA_PR_COMP_SL, rec), 2);
+	assert_int_equal(sim_port_sl2vl_set(&fx->sw2->ports[2], 1,
+					    sim_port_sl2vl(&fx->sw2->ports[2], 3)), 0);
 	assert_int_equal(paths(a, b, SA_PR_COMP_SL, rec), 0);
 	assert_int_equal(paths(a, c, SA_PR_COMP_SL, rec), 1);
 	assert_int_equal(get_be16(record(0, SA_PATH_REC_SIZE) + 52), 3);
@@ -1110,12 +1118,18 @@ static void test_slvl_records(void **state)
 	/* A switch: one per (input, output) pair of its five ports. */
 	put_be16(rec, 2);
 	assert_int_equal(table(UMAD_SA_ATTR_SLVL_REC, SA_NR_COMP_LID, rec, SA_SLVL_REC_SIZE), 25);
-	fx->sw2->ports[2].sl2vl[0] = 3;
+	/* Each pair its own table: SL 0 on VL 3 from input port 1 to output port 2 only. */
+	assert_int_equal(sim_port_sl2vl_set(&fx->sw2->ports[2], 1,
+					    sim_sl2vl_with(fx->sw2->ports[2].sl2vl, 0, 3)), 0);
 	rec[2] = 1;
 	rec[3] = 2;
 	assert_int_equal(table(UMAD_SA_ATTR_SLVL_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
 			       UINT64_C(1) << 2, rec, SA_SLVL_REC_SIZE), 1);
 	assert_int_equal(record(0, SA_SLVL_REC_SIZE)[8] >> 4, 3);
+	rec[2] = 0;
+	assert_int_equal(table(UMAD_SA_ATTR_SLVL_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
+			       UINT64_C(1) << 2, rec, SA_SLVL_REC_SIZE), 1);
+	assert_int_equal(record(0, SA_SLVL_REC_SIZE)[8] >> 4, 0);
 	/* All of them: 1 + 1 + 1 for the HCAs, 25 per switch. */
 	assert_int_equal(table(UMAD_SA_ATTR_SLVL_REC, 0, NULL, SA_SLVL_REC_SIZE), 53);
 }

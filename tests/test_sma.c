@@ -232,8 +232,9 @@ static void test_port_info_get(void **state)
 	/* A switch answers for any of its ports, 0 included. */
 	get_port_info("1", 7, pi);
 	assert_int_equal(pi[32] & 0xf, PORT_STATE_INIT);
+	/* Port 0, with no link of its own, is Active from power-on (a base port 0). */
 	get_port_info("1", 0, pi);
-	assert_int_equal(pi[32] & 0xf, PORT_STATE_INIT);
+	assert_int_equal(pi[32] & 0xf, PORT_STATE_ACTIVE);
 	assert_int_equal(pi[33] >> 4, PHYS_STATE_LINKUP);
 	get_port_info("1", 3, pi);
 	assert_int_equal(pi[32] & 0xf, PORT_STATE_DOWN);
@@ -385,10 +386,22 @@ static void test_port_states(void **state)
 	assert_int_equal(fx->host->state, PORT_STATE_INIT);
 	assert_int_equal(fx->host->phys_state, PHYS_STATE_LINKUP);
 	assert_int_equal(node("Switch1")->sw->port_state_change, 1);
-	/* A switch's port 0 has no link: Down sets it back to Init; its phys state cannot be set. */
-	set_state("1", 0, PORT_STATE_ARMED, 0, 0);
+	/*
+	 * A switch's port 0 has no link: Active from power-on, Down sets it back
+	 * to Init, and from Init it goes Active with or without arming (nobody
+	 * to arm with); Armed from Active is refused as on any port.  Its phys
+	 * state cannot be set.
+	 */
+	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_ACTIVE);
+	set_state("1", 0, PORT_STATE_ARMED, 0, UMAD_STATUS_INVALID_ATTR_VALUE);
 	set_state("1", 0, PORT_STATE_DOWN, 0, 0);
 	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_INIT);
+	set_state("1", 0, PORT_STATE_ACTIVE, 0, 0);
+	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_ACTIVE);
+	set_state("1", 0, PORT_STATE_DOWN, 0, 0);
+	set_state("1", 0, PORT_STATE_ARMED, 0, 0);
+	set_state("1", 0, PORT_STATE_ACTIVE, 0, 0);
+	assert_int_equal(node("Switch1")->ports[0].state, PORT_STATE_ACTIVE);
 	set_state("1", 0, PORT_STATE_NOCHANGE, PHYS_STATE_DISABLED, UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
@@ -582,12 +595,36 @@ static void test_pkey_table(void **state)
 	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
+/* Set the SLtoVL table of Switch1 for (in, out) to SL i on VL base + i (mod 16); the status. */
+static int set_switch_sl2vl(unsigned in, unsigned out, unsigned base)
+{
+	uint8_t *d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, in << 8 | out, "1");
+	unsigned sl;
+
+	for (sl = 0; sl < SL2VL_SLS; sl++)
+		mad_set_elem(d, SL2VL_VL_OF_SL0, sl, (base + sl) % SL2VL_SLS);
+	return send_dr();
+}
+
+/* Get the table of Switch1 for (in, out): the VL of SL sl, or -1 with a bad status. */
+static int switch_vl(unsigned in, unsigned out, unsigned sl)
+{
+	uint8_t *d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE, in << 8 | out, "1");
+
+	if (send_dr() != 0)
+		return -1;
+	return (int)mad_get_elem(d, SL2VL_VL_OF_SL0, sl);
+}
+
 static void test_sl2vl(void **state)
 {
+	struct sim_port *out7 = &node("Switch1")->ports[7];
 	uint8_t *d;
+	unsigned in, out;
 	int i;
 
 	(void)state;
+	/* An end port: one table, the modifier's ports reserved. */
 	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, 0, "");
 	for (i = 0; i < 8; i++)
 		d[i] = (uint8_t)(i << 4 | (7 - i));
@@ -596,17 +633,48 @@ static void test_sl2vl(void **state)
 	assert_int_equal(send_dr(), 0);
 	for (i = 0; i < 8; i++)
 		assert_int_equal(d[i], i << 4 | (7 - i));
-	assert_int_equal(fx->host->sl2vl[3], 7 - 1);
-	/* A switch: input port in bits 15:8, output port in 7:0. */
-	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, 2u << 8 | 7, "1");
-	d[0] = 0x12;
+	assert_int_equal(sim_sl2vl_vl(sim_port_sl2vl(fx->host, 0), 3), 7 - 1);
+	assert_null(fx->host->sl2vl_in);
+
+	/* A switch: input port in bits 15:8, output port in 7:0, a table per pair. */
+	assert_int_equal(switch_vl(2, 7, 0), 0);		/* the default: SL i on VL i % 8 */
+	assert_int_equal(switch_vl(2, 7, 9), 1);
+	/* The same table from one input port as from all others costs nothing. */
+	d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, 3u << 8 | 7, "1");
+	for (i = 0; i < SL2VL_SLS; i++)
+		mad_set_elem(d, SL2VL_VL_OF_SL0, (unsigned)i, (unsigned)i % 8);
 	assert_int_equal(send_dr(), 0);
-	assert_int_equal(node("Switch1")->ports[7].sl2vl[0], 1);
-	assert_int_equal(node("Switch1")->ports[7].sl2vl[1], 2);
+	assert_null(out7->sl2vl_in);
+	/* One that differs: every other input port keeps the old one. */
+	assert_int_equal(set_switch_sl2vl(2, 7, 1), 0);
+	assert_non_null(out7->sl2vl_in);
+	assert_int_equal(switch_vl(2, 7, 0), 1);
+	assert_int_equal(switch_vl(2, 7, 15), 0);
+	assert_int_equal(switch_vl(3, 7, 0), 0);
+	assert_int_equal(switch_vl(0, 7, 9), 1);
+	assert_null(node("Switch1")->ports[6].sl2vl_in);	/* other output ports untouched */
+	/* Every pair of a switch its own table, port 0 included, read back whole. */
+	for (out = 0; out <= 8; out++)
+		for (in = 0; in <= 8; in++)
+			assert_int_equal(set_switch_sl2vl(in, out, in * 9 + out), 0);
+	for (out = 0; out <= 8; out++)
+		for (in = 0; in <= 8; in++)
+			for (i = 0; i < SL2VL_SLS; i++)
+				assert_int_equal(switch_vl(in, out, (unsigned)i),
+						 (in * 9 + out + (unsigned)i) % SL2VL_SLS);
+	/* The Set's answer is the table as kept. */
+	assert_int_equal(set_switch_sl2vl(4, 5, 2), 0);
+	assert_int_equal(mad_get_elem(data(), SL2VL_VL_OF_SL0, 0), 2);
+	/* Ports beyond the switch's, and the bits that name all ports at once, are refused. */
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE, 9, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE, 9u << 8 | 1, "1");
 	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_SLVL_TABLE, 1u << 16, "1");
 	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_SLVL_TABLE, 1u << 17 | 1, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	assert_int_equal(switch_vl(0, 1, 0), (0 * 9 + 1) % SL2VL_SLS);
 }
 
 static void test_vl_arbitration(void **state)

@@ -122,6 +122,8 @@ static void test_headers_and_descriptions(void **state)
 	assert_int_equal(f->n_routers, 1);
 	assert_string_equal(sim_fabric_find(f, "S")->desc, "big switch");
 	assert_true(sim_fabric_find(f, "S")->sw->enhanced_port0);
+	/* An enhanced port 0 waits in Init for an SM, where a base one is Active. */
+	assert_int_equal(sim_fabric_find(f, "S")->ports[0].state, PORT_STATE_INIT);
 	assert_string_equal(sim_fabric_find(f, "C")->desc, "a comment description");
 	assert_int_equal(sim_fabric_find(f, "R")->type, NODE_TYPE_ROUTER);
 	assert_int_equal(sim_fabric_find(f, "R")->node_guid, 0x300000);
