@@ -233,6 +233,11 @@ TESTS += tests/fabric_sa_opensm.sh
 check_PROGRAMS += tests/capture_messages
 tests_capture_messages_SOURCES = tests/capture_messages.c
 tests_capture_messages_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la
+# MCMemberRecord joins, creations and leaves: the built-in SA answers as opensm does.
+TESTS += tests/mcast_rules.sh
+check_PROGRAMS += tests/mcast_rules
+tests_mcast_rules_SOURCES = tests/mcast_rules.c
+tests_mcast_rules_LDADD = libibumad.la
 # umad fabric refuses a delay over a minute and a scenario's node too long, saying so.
 TESTS += tests/fabric_limits.sh
 # umad sim installed where the loader does not look runs COMMAND on its own library.
@@ -243,7 +248,7 @@ TESTS += tests/umad_usage.sh
 TESTS += tests/fabric_big.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
-EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh \
+EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/mcast_rules.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh
 endif
