@@ -275,39 +275,90 @@ int sa_common_pkey(const struct sim_port *a, const struct sim_port *b, int one_f
 
 /* --- rates ------------------------------------------------------------------------------ */
 
-/* Every rate the PathRecord encoding has, slowest first, in Gb/s * 10. */
+/*
+ * Every rate the PathRecord encoding has, slowest first, in Gb/s * 10, and
+ * whether it is a rate of SDR, DDR or QDR lanes, whose 8b/10b coding carries
+ * four fifths of it in data (FDR and later code 64b/66b, named by what they carry).
+ */
 static const struct {
 	uint8_t rate;
 	uint16_t x10;
+	uint8_t coded_8b10b;
 } rates[] = {
-	{ SA_RATE_2_5_GBPS, 25 }, { SA_RATE_5_GBPS, 50 }, { SA_RATE_10_GBPS, 100 },
-	{ SA_RATE_14_GBPS, 140 }, { SA_RATE_20_GBPS, 200 }, { SA_RATE_25_GBPS, 250 },
-	{ SA_RATE_28_GBPS, 280 }, { SA_RATE_30_GBPS, 300 }, { SA_RATE_40_GBPS, 400 },
-	{ SA_RATE_50_GBPS, 500 }, { SA_RATE_56_GBPS, 560 }, { SA_RATE_60_GBPS, 600 },
-	{ SA_RATE_80_GBPS, 800 }, { SA_RATE_100_GBPS, 1000 }, { SA_RATE_112_GBPS, 1120 },
-	{ SA_RATE_120_GBPS, 1200 }, { SA_RATE_168_GBPS, 1680 }, { SA_RATE_200_GBPS, 2000 },
-	{ SA_RATE_300_GBPS, 3000 }, { SA_RATE_400_GBPS, 4000 }, { SA_RATE_600_GBPS, 6000 },
-	{ SA_RATE_800_GBPS, 8000 }, { SA_RATE_1200_GBPS, 12000 },
+	{ SA_RATE_2_5_GBPS, 25, 1 }, { SA_RATE_5_GBPS, 50, 1 }, { SA_RATE_10_GBPS, 100, 1 },
+	{ SA_RATE_14_GBPS, 140, 0 }, { SA_RATE_20_GBPS, 200, 1 }, { SA_RATE_25_GBPS, 250, 0 },
+	{ SA_RATE_28_GBPS, 280, 0 }, { SA_RATE_30_GBPS, 300, 1 }, { SA_RATE_40_GBPS, 400, 1 },
+	{ SA_RATE_50_GBPS, 500, 0 }, { SA_RATE_56_GBPS, 560, 0 }, { SA_RATE_60_GBPS, 600, 1 },
+	{ SA_RATE_80_GBPS, 800, 1 }, { SA_RATE_100_GBPS, 1000, 0 }, { SA_RATE_112_GBPS, 1120, 0 },
+	{ SA_RATE_120_GBPS, 1200, 1 }, { SA_RATE_168_GBPS, 1680, 0 }, { SA_RATE_200_GBPS, 2000, 0 },
+	{ SA_RATE_300_GBPS, 3000, 0 }, { SA_RATE_400_GBPS, 4000, 0 }, { SA_RATE_600_GBPS, 6000, 0 },
+	{ SA_RATE_800_GBPS, 8000, 0 }, { SA_RATE_1200_GBPS, 12000, 0 },
 };
+#define N_RATES		(sizeof(rates) / sizeof(rates[0]))
 
 uint8_t sa_rate_from_x10(unsigned x10)
 {
 	size_t i;
 	uint8_t best = SA_RATE_2_5_GBPS;
 
-	for (i = 0; i < sizeof(rates) / sizeof(rates[0]) && rates[i].x10 <= x10; i++)
+	for (i = 0; i < N_RATES && rates[i].x10 <= x10; i++)
 		best = rates[i].rate;
 	return best;
 }
 
-unsigned sa_rate_x10(uint8_t rate)
+static const size_t NO_RATE = N_RATES;
+
+static size_t rate_index(uint8_t rate)
 {
 	size_t i;
 
-	for (i = 0; i < sizeof(rates) / sizeof(rates[0]); i++)
+	for (i = 0; i < N_RATES; i++)
 		if (rates[i].rate == rate)
-			return rates[i].x10;
-	return 0;
+			return i;
+	return NO_RATE;
+}
+
+unsigned sa_rate_x10(uint8_t rate)
+{
+	size_t i = rate_index(rate);
+
+	return i == NO_RATE ? 0 : rates[i].x10;
+}
+
+/* The data a rate of the table carries, in Gb/s * 50 (integral for 8b/10b too). */
+static unsigned entry_data(size_t i)
+{
+	return rates[i].x10 * (rates[i].coded_8b10b ? 4u : 5u);
+}
+
+/* The same for a rate's encoding; 0 for none. */
+static unsigned rate_data(uint8_t rate)
+{
+	size_t i = rate_index(rate);
+
+	return i == NO_RATE ? 0 : entry_data(i);
+}
+
+int sa_rate_cmp(uint8_t a, uint8_t b)
+{
+	unsigned da = rate_data(a), db = rate_data(b);
+
+	return (da > db) - (da < db);
+}
+
+uint8_t sa_rate_below(uint8_t rate)
+{
+	unsigned d = rate_data(rate), best_d = 0;
+	uint8_t best = 0;
+	size_t i;
+
+	for (i = 0; i < N_RATES; i++) {
+		if (entry_data(i) < d && entry_data(i) > best_d) {
+			best_d = entry_data(i);
+			best = rates[i].rate;
+		}
+	}
+	return best;
 }
 
 /* --- ClassPortInfo -------------------------------------------------------------------------- */

@@ -148,6 +148,12 @@ uint64_t sa_now(const struct sim_sa *sa);
 /* Rates: the PathRecord encoding of a rate in Gb/s * 10 (rounded down to one), and back. */
 uint8_t sa_rate_from_x10(unsigned x10);
 unsigned sa_rate_x10(uint8_t rate);
+/*
+ * Rates by the data they carry, as opensm orders them (30 Gb/s of SDR 12x
+ * below 25 of EDR 1x): -1, 0, 1; and the next slower rate (0: none).
+ */
+int sa_rate_cmp(uint8_t a, uint8_t b);
+uint8_t sa_rate_below(uint8_t rate);
 
 /* --- the record types (one file each, or sa_records.c) ---------------------------- */
 

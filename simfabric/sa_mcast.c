@@ -2,11 +2,14 @@
 /*
  * MCMemberRecord: multicast groups keyed by MGID.  A Set joins (creating
  * the group when a full member asks with every component creation needs),
- * a Delete leaves, Get/GetTable query.  MLIDs are handed out lowest free
- * first from the first multicast LID; every membership change goes to the
- * owner's mcast_changed hook so it can program the MFTs, and groups made
- * or gone raise traps 66 and 67 to subscribers.  The checks and statuses
- * follow the spec's rules for joins and leaves (o15-0.1.x, o15-0.2.x).
+ * a Delete leaves, Get/GetTable query.  A group lives while it has a full
+ * member (IPoIB's broadcast group stays without).  MLIDs are handed out
+ * lowest free first from the first multicast LID; every membership change
+ * goes to the owner's mcast_changed hook so it can program the MFTs, and a
+ * group's first full member and its last raise traps 66 and 67 to
+ * subscribers.  The checks follow the spec's rules for joins and leaves
+ * (o15-0.1.x, o15-0.2.x) in opensm's order and with its statuses, and so
+ * does the IPoIB rule; doc/sim-subnet.md lists what differs.
  */
 #include "config.h"
 
@@ -30,6 +33,11 @@
 static uint64_t gid_guid(const uint8_t *gid)
 {
 	return mad_get(gid, GID_GUID);
+}
+
+static int is_full(uint8_t join_state)
+{
+	return (join_state & FULL_STATES) != 0;
 }
 
 /* --- groups --------------------------------------------------------------------------- */
@@ -225,34 +233,44 @@ static int other_fields_match(const struct sa_query *q, const uint8_t *grec)
 	return 1;
 }
 
-/* A selector of the query against the group's value. */
-static int selector_holds(uint8_t sel, unsigned want, unsigned have)
+/* A selector of the query, given how the group's value compares with the query's (-1, 0, 1). */
+static int selector_holds(uint8_t sel, int group_vs_query)
 {
 	switch (sel) {
 	case UMAD_SA_SELECTOR_GREATER_THAN:
-		return have > want;
+		return group_vs_query > 0;
 	case UMAD_SA_SELECTOR_LESS_THAN:
-		return have < want;
+		return group_vs_query < 0;
 	case UMAD_SA_SELECTOR_EXACTLY:
-		return have == want;
+		return group_vs_query == 0;
 	default:
 		return 1;
 	}
 }
 
-/* MTU and rate selectors the query gives, against the group's. */
+static int compare(unsigned a, unsigned b)
+{
+	return (a > b) - (a < b);
+}
+
+/*
+ * MTU and rate selectors the query gives, against the group's.  A selector
+ * counts without its value's component (the value is then what the record
+ * holds), as in opensm.
+ */
 static int selectors_match(const struct sa_query *q, const uint8_t *grec)
 {
 	const uint8_t *r = q->rec;
 
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU_SEL) &&
-	    !selector_holds((uint8_t)mad_get(r, MCR_MTU_SELECTOR), (unsigned)mad_get(r, MCR_MTU),
-			    (unsigned)mad_get(grec, MCR_MTU)))
+	    !selector_holds((uint8_t)mad_get(r, MCR_MTU_SELECTOR),
+			    compare((unsigned)mad_get(grec, MCR_MTU),
+				    (unsigned)mad_get(r, MCR_MTU))))
 		return 0;
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE_SEL) &&
 	    !selector_holds((uint8_t)mad_get(r, MCR_RATE_SELECTOR),
-			    sa_rate_x10((uint8_t)mad_get(r, MCR_RATE)),
-			    sa_rate_x10((uint8_t)mad_get(grec, MCR_RATE))))
+			    sa_rate_cmp((uint8_t)mad_get(grec, MCR_RATE),
+					(uint8_t)mad_get(r, MCR_RATE))))
 		return 0;
 	return 1;
 }
@@ -262,11 +280,16 @@ static uint8_t port_mtu(const struct sim_port *p)
 	return p->neighbor_mtu < p->mtu_cap ? p->neighbor_mtu : p->mtu_cap;
 }
 
+static uint8_t port_rate(const struct sim_port *p)
+{
+	return sa_rate_from_x10(sim_port_rate_x10(p));
+}
+
 /* Can the port carry the group's traffic (its MTU and rate at least the group's)? */
 static int port_fits(const struct sim_port *p, const uint8_t *grec)
 {
 	return port_mtu(p) >= mad_get(grec, MCR_MTU) &&
-	       sim_port_rate_x10(p) >= sa_rate_x10((uint8_t)mad_get(grec, MCR_RATE));
+	       sa_rate_cmp(port_rate(p), (uint8_t)mad_get(grec, MCR_RATE)) >= 0;
 }
 
 /* MTU and rate given with a selector must be encodings that exist. */
@@ -308,7 +331,11 @@ static int may_modify(const struct sa_group *g, const struct sa_member *m,
 
 /* --- creation ------------------------------------------------------------------------------- */
 
-/* A requested MGID: multicast, reserved flags clear, SA signature not link-local. */
+/*
+ * A requested MGID: multicast, reserved flags clear, the SA's signature not
+ * link-local (link-local ones are the SA's own making); IPoIB's signatures
+ * are taken as they come.
+ */
 static int mgid_valid(const uint8_t *mgid)
 {
 	uint64_t signature = mad_get(mgid, MGID_SIGNATURE);
@@ -323,7 +350,11 @@ static int mgid_valid(const uint8_t *mgid)
 		 mad_get(mgid, MGID_SCOPE) == UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL);
 }
 
-/* An MGID of the SA's making: transient, the scope asked for, the SA signature, a counter. */
+/*
+ * An MGID of the SA's making: transient, the scope asked for (else
+ * link-local, which no requester may ask for under this signature), the SA
+ * signature, the subnet prefix, a counter.
+ */
 static int make_mgid(struct sim_sa *sa, const struct sa_query *q, uint8_t *mgid)
 {
 	uint8_t scope = UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL;
@@ -333,9 +364,6 @@ static int make_mgid(struct sim_sa *sa, const struct sa_query *q, uint8_t *mgid)
 
 	if (q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE)
 		scope = (uint8_t)mad_get(q->rec, MCR_SCOPE);
-	/* An SA-signed MGID must not be link-local: widen it to site-local. */
-	if (scope == UMAD_SA_MCM_ADDR_SCOPE_LINK_LOCAL)
-		scope = UMAD_SA_MCM_ADDR_SCOPE_SITE_LOCAL;
 	for (tries = 0; tries < SIM_MFT_CAP * 2; tries++) {
 		mad_set(mgid, MGID_PREFIX, MGID_PREFIX_BYTE);
 		mad_set(mgid, MGID_FLAGS, MGID_FLAG_TRANSIENT);
@@ -350,97 +378,140 @@ static int make_mgid(struct sim_sa *sa, const struct sa_query *q, uint8_t *mgid)
 }
 
 /*
- * The MTU and rate of a group a port creates: what the query's selectors
- * allow on the creator's port, or the port's own when none is given.
+ * The IPoIB rule: a group under IPoIB's signatures belongs to the IPoIB link
+ * of the partition and scope its MGID names.  Unless it is that link's
+ * broadcast group itself, the broadcast group must exist and agree with the
+ * components the request names.  A status, 0 when the rule holds.
+ */
+static int ipoib_rule(const struct sa_query *q, const uint8_t *mgid)
+{
+	uint64_t signature = mad_get(mgid, MGID_SIGNATURE);
+	const struct sa_group *bcast;
+	uint8_t bcast_mgid[GID_SIZE];
+
+	if (signature != MGID_SIGNATURE_IPV4 && signature != MGID_SIGNATURE_IPV6)
+		return 0;
+	mad_set(bcast_mgid, GID_PREFIX, IPOIB_BCAST_MGID_HIGH);
+	mad_set(bcast_mgid, GID_GUID, IPOIB_BCAST_MGID_LOW);
+	mad_set(bcast_mgid, MGID_SCOPE, mad_get(mgid, MGID_SCOPE));
+	mad_set(bcast_mgid, IPOIB_MGID_P_KEY, mad_get(mgid, IPOIB_MGID_P_KEY));
+	if (!memcmp(bcast_mgid, mgid, GID_SIZE))
+		return 0;
+	bcast = sa_group_by_mgid(q->sa, bcast_mgid);
+	if (!bcast || !other_fields_match(q, bcast->rec))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	return 0;
+}
+
+/*
+ * The MTU and rate of a group a port creates: the port's, or what the
+ * query's selector makes of its value: greater than it, the port's when the
+ * port's is greater; less than it, the port's when that is less, else the
+ * next below the value; exactly the value.  0 when that is no MTU or rate.
  */
 static int realizable(const struct sa_query *q, const struct sim_port *p, uint8_t *mtu,
 		      uint8_t *rate)
 {
 	const uint8_t *r = q->rec;
-	uint8_t port_rate = sa_rate_from_x10(sim_port_rate_x10(p)), sel;
-	unsigned port_x10 = sa_rate_x10(port_rate);
+	uint8_t sel, want;
 
 	*mtu = port_mtu(p);
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU) &&
 	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MTU_SEL) &&
 	    (sel = (uint8_t)mad_get(r, MCR_MTU_SELECTOR)) != UMAD_SA_SELECTOR_LARGEST_AVAIL) {
-		uint8_t want = (uint8_t)mad_get(r, MCR_MTU);
-
-		if (sel == UMAD_SA_SELECTOR_GREATER_THAN && want >= *mtu)
-			return 0;
-		if (sel == UMAD_SA_SELECTOR_LESS_THAN)
-			*mtu = want > *mtu ? *mtu : (uint8_t)(want - 1);
-		else if (sel == UMAD_SA_SELECTOR_EXACTLY)
+		want = (uint8_t)mad_get(r, MCR_MTU);
+		if (sel == UMAD_SA_SELECTOR_GREATER_THAN) {
+			if (want >= *mtu)
+				return 0;
+		} else if (sel == UMAD_SA_SELECTOR_LESS_THAN) {
+			if (want <= *mtu)
+				*mtu = (uint8_t)(want - 1);
+		} else {
 			*mtu = want;
+		}
 		if (*mtu < SA_MTU_256 || *mtu > SA_MTU_4096)
 			return 0;
 	}
-	*rate = port_rate;
+	*rate = port_rate(p);
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE) &&
 	    (q->comp_mask & UMAD_SA_MCM_COMP_MASK_RATE_SEL) &&
 	    (sel = (uint8_t)mad_get(r, MCR_RATE_SELECTOR)) != UMAD_SA_SELECTOR_LARGEST_AVAIL) {
-		uint8_t want = (uint8_t)mad_get(r, MCR_RATE);
-		unsigned want_x10 = sa_rate_x10(want);
-
-		if (sel == UMAD_SA_SELECTOR_GREATER_THAN && want_x10 >= port_x10)
-			return 0;
-		if (sel == UMAD_SA_SELECTOR_LESS_THAN)
-			*rate = want_x10 > port_x10 ? port_rate : sa_rate_from_x10(want_x10 - 1);
-		else if (sel == UMAD_SA_SELECTOR_EXACTLY)
+		want = (uint8_t)mad_get(r, MCR_RATE);
+		if (sel == UMAD_SA_SELECTOR_GREATER_THAN) {
+			if (sa_rate_cmp(want, *rate) >= 0)
+				return 0;
+		} else if (sel == UMAD_SA_SELECTOR_LESS_THAN) {
+			if (sa_rate_cmp(want, *rate) <= 0)
+				*rate = sa_rate_below(want);
+		} else {
 			*rate = want;
-		if (!sa_rate_x10(*rate) || (sel == UMAD_SA_SELECTOR_LESS_THAN &&
-					     sa_rate_x10(*rate) >= want_x10))
+		}
+		if (!sa_rate_x10(*rate))
 			return 0;
 	}
 	return 1;
 }
 
-/* A new group from a join's record; a status, 0 with *gp on success. */
+/*
+ * A new group from a join's record, as the creator sent it (hop limit,
+ * lifetime and scope too, named or not, as opensm keeps them) but for the
+ * MGID the SA makes when given none, the MTU and rate realizable on the
+ * creator's port, and an MLID (the one the record names if free); a status,
+ * 0 with *gp on success.
+ */
 static int create_group(struct sa_query *q, const struct sim_port *creator, struct sa_group **gp)
 {
 	struct sim_sa *sa = q->sa;
 	uint8_t rec[SA_MCMEMBER_REC_SIZE];
-	uint8_t mtu, rate, life, scope;
+	uint8_t mtu, rate;
 	uint16_t mlid;
+	int status;
 
 	memcpy(rec, q->rec, sizeof(rec));
 	if (!memcmp(MAD_AT(rec, MCR_MGID), (const uint8_t[GID_SIZE]){ 0 }, GID_SIZE)) {
 		if (!make_mgid(sa, q, MAD_AT(rec, MCR_MGID)))
 			return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
 	} else if (!mgid_valid(MAD_AT(rec, MCR_MGID))) {
-		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
+	} else if ((status = ipoib_rule(q, MAD_AT(rec, MCR_MGID)))) {
+		return status;
 	}
 	if (!realizable(q, creator, &mtu, &rate))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	mlid = free_mlid(sa, (q->comp_mask & UMAD_SA_MCM_COMP_MASK_MLID)
-			 ? (uint16_t)mad_get(rec, MCR_MLID) : 0);
+	mlid = free_mlid(sa, (uint16_t)mad_get(rec, MCR_MLID));
 	if (!mlid)
 		return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
-	life = (q->comp_mask & UMAD_SA_MCM_COMP_MASK_LIFE_TIME) ? (uint8_t)mad_get(rec, MCR_PKT_LIFE)
-		: sa->sm_port ? sa->sm_port->subnet_timeout : 0;
-	scope = (q->comp_mask & UMAD_SA_MCM_COMP_MASK_SCOPE)
-		? (uint8_t)mad_get(rec, MCR_SCOPE) : (uint8_t)mad_get(MAD_AT(rec, MCR_MGID), MGID_SCOPE);
 	sa_put_exactly(rec, MCR_MTU_SELECTOR, MCR_MTU, mtu);
 	sa_put_exactly(rec, MCR_RATE_SELECTOR, MCR_RATE, rate);
-	sa_put_exactly(rec, MCR_PKT_LIFE_SELECTOR, MCR_PKT_LIFE, life);
-	mad_set(rec, MCR_SCOPE, scope);
-	mad_set(rec, MCR_JOIN_STATE, 0);
-	if (!(q->comp_mask & UMAD_SA_MCM_COMP_MASK_HOP_LIMIT))
-		mad_set(rec, MCR_HOP_LIMIT, 0);
+	mad_set(rec, MCR_PKT_LIFE_SELECTOR, UMAD_SA_SELECTOR_EXACTLY);
 	*gp = add_group(sa, rec, mlid);
 	return *gp ? 0 : -ENOMEM;
 }
 
+/* Does the group have a full member, `except` aside? */
+static int has_full_member(const struct sa_group *g, const struct sa_member *except)
+{
+	size_t i;
+
+	for (i = 0; i < g->n_members; i++)
+		if (&g->members[i] != except && is_full(g->members[i].join_state))
+			return 1;
+	return 0;
+}
+
 /* --- Set: join --------------------------------------------------------------------------------- */
 
-/* The answer to a join or leave: the group's parameters, the request's PortGID and JoinState. */
-static int member_answer(struct sa_query *q, const struct sa_group *g)
+/*
+ * The answer to a join or leave: the group's parameters, the request's
+ * PortGID and ProxyJoin, and the JoinState the member has now (0: it is gone).
+ */
+static int member_answer(struct sa_query *q, const struct sa_group *g, uint8_t join_state)
 {
 	uint8_t rec[SA_MCMEMBER_REC_SIZE];
 
 	memcpy(rec, g->rec, sizeof(rec));
 	mad_field_copy(rec, q->rec, MCR_PORT_GID);
-	mad_set(rec, MCR_JOIN_STATE, mad_get(q->rec, MCR_JOIN_STATE));
+	mad_set(rec, MCR_JOIN_STATE, join_state);
 	mad_set(rec, MCR_PROXY_JOIN, mad_get(q->rec, MCR_PROXY_JOIN));
 	return sa_add(q, rec);
 }
@@ -453,7 +524,7 @@ int sa_mcmember_join(struct sa_query *q)
 	struct sim_port *port, *requester;
 	struct sa_group *g;
 	struct sa_member *m;
-	int created = 0, status, changed;
+	int created = 0, status, changed, had_full;
 
 	if ((q->comp_mask & JOIN_COMPS) != JOIN_COMPS)
 		return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
@@ -465,19 +536,17 @@ int sa_mcmember_join(struct sa_query *q)
 	requester = sa_requester_port(q);
 	if (!port || !requester)
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	/* Joining for another port takes a partition in common with it. */
-	if (port != requester && !q->trusted && !sa_common_pkey(requester, port, 0, NULL))
+	/* Joining for another port takes a partition of both, one of them a full member. */
+	if (port != requester && !sa_common_pkey(requester, port, 1, NULL))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	if ((q->comp_mask & UMAD_SA_MCM_COMP_MASK_PKEY) &&
 	    !pkey_partition((uint16_t)mad_get(r, MCR_P_KEY)))
-		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
-	if (!join)
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 
 	g = sa_group_by_mgid(sa, MAD_AT(r, MCR_MGID));
 	if (!g) {
 		/* Only a full member creates, and only with every component creation needs. */
-		if (!(join & FULL_STATES))
+		if (!is_full(join))
 			return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 		if ((q->comp_mask & CREATE_COMPS) != CREATE_COMPS)
 			return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
@@ -489,8 +558,11 @@ int sa_mcmember_join(struct sa_query *q)
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	}
 	m = find_member(g, gid_guid(MAD_AT(r, MCR_PORT_GID)));
-	/* The group's MTU, rate and partition must suit the port; a member changed by whom it may. */
-	if (!selectors_match(q, g->rec) || !port_fits(port, g->rec) ||
+	/*
+	 * The group's MTU and rate must suit the query and the port, the port be
+	 * in its partition, and a member be changed by whom may (o15-0.2.1).
+	 */
+	if (!selectors_match(q, g->rec) || !port_fits(port, g->rec) || !join ||
 	    !sa_port_has_pkey(port, (uint16_t)mad_get(g->rec, MCR_P_KEY), 0) ||
 	    (m && !may_modify(g, m, requester))) {
 		if (created)
@@ -503,12 +575,13 @@ int sa_mcmember_join(struct sa_query *q)
 		return SA_STATUS(UMAD_SA_STATUS_NO_RESOURCES);
 	}
 	/* The answer first: without memory for it, nothing changes. */
-	status = member_answer(q, g);
+	status = member_answer(q, g, (uint8_t)((m ? m->join_state : 0) | join));
 	if (status < 0) {
 		if (created)
 			remove_group(sa, g);
 		return status;
 	}
+	had_full = has_full_member(g, NULL);
 	if (!m) {
 		m = &g->members[g->n_members++];
 		memset(m, 0, sizeof(*m));
@@ -520,23 +593,42 @@ int sa_mcmember_join(struct sa_query *q)
 	m->join_state |= join;
 	if (changed)
 		members_changed(sa, g->mlid, g);
-	if (created)
+	if (!had_full && is_full(m->join_state))
 		sa_notice_gid(sa, UMAD_SM_MGID_CREATED_TRAP, MAD_AT(g->rec, MCR_MGID));
 	return 0;
 }
 
 /* --- Delete: leave ------------------------------------------------------------------------------- */
 
+/*
+ * The group's last full member left: the group goes, and its other members
+ * with it; IPoIB's broadcast group stays, empty.
+ */
+static void group_ends(struct sim_sa *sa, struct sa_group *g)
+{
+	uint8_t mgid[GID_SIZE];
+	uint16_t mlid = g->mlid;
+
+	memcpy(mgid, MAD_AT(g->rec, MCR_MGID), sizeof(mgid));
+	if (g->permanent) {
+		g->n_members = 0;
+		members_changed(sa, mlid, g);
+	} else {
+		remove_group(sa, g);
+		members_changed(sa, mlid, NULL);
+	}
+	sa_notice_gid(sa, UMAD_SM_MGID_DESTROYED_TRAP, mgid);
+}
+
 int sa_mcmember_leave(struct sa_query *q)
 {
 	struct sim_sa *sa = q->sa;
 	const uint8_t *r = q->rec;
-	uint8_t leave = (uint8_t)mad_get(r, MCR_JOIN_STATE), mgid[GID_SIZE];
+	uint8_t leave = (uint8_t)mad_get(r, MCR_JOIN_STATE), left;
 	struct sim_port *requester;
 	struct sa_group *g;
 	struct sa_member *m;
-	uint16_t mlid;
-	int status;
+	int status, was_full;
 
 	if ((q->comp_mask & JOIN_COMPS) != JOIN_COMPS)
 		return SA_STATUS(UMAD_SA_STATUS_INSUF_COMPS);
@@ -554,22 +646,21 @@ int sa_mcmember_leave(struct sa_query *q)
 	    !may_modify(g, m, requester))
 		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 
-	status = member_answer(q, g);
+	/* What it keeps it keeps while it or another member is a full member. */
+	left = (uint8_t)(m->join_state & ~leave);
+	if (!is_full(left) && !has_full_member(g, m))
+		left = 0;
+	status = member_answer(q, g, left);
 	if (status < 0)
 		return status;
-	m->join_state &= (uint8_t)~leave;
-	if (!m->join_state) {
+	was_full = is_full(m->join_state);
+	m->join_state = left;
+	if (!left)
 		*m = g->members[--g->n_members];
-	}
-	mlid = g->mlid;
-	if (!g->n_members && !g->permanent) {
-		memcpy(mgid, MAD_AT(g->rec, MCR_MGID), sizeof(mgid));
-		remove_group(sa, g);
-		members_changed(sa, mlid, NULL);
-		sa_notice_gid(sa, UMAD_SM_MGID_DESTROYED_TRAP, mgid);
-	} else {
-		members_changed(sa, mlid, g);
-	}
+	if (was_full && !has_full_member(g, NULL))
+		group_ends(sa, g);
+	else
+		members_changed(sa, g->mlid, g);
 	return 0;
 }
 

@@ -239,6 +239,11 @@ TESTS += tests/sim_tids.sh
 check_PROGRAMS += tests/tid_probe
 tests_tid_probe_SOURCES = tests/tid_probe.c
 tests_tid_probe_LDADD = libibumad.la
+# MCMemberRecord joins, creations and leaves: the built-in SA answers as opensm does.
+TESTS += tests/mcast_rules.sh
+check_PROGRAMS += tests/mcast_rules
+tests_mcast_rules_SOURCES = tests/mcast_rules.c
+tests_mcast_rules_LDADD = libibumad.la
 # umad fabric refuses a delay over a minute and a scenario's node too long, saying so.
 TESTS += tests/fabric_limits.sh
 # umad sim installed where the loader does not look runs COMMAND on its own library.
@@ -254,6 +259,7 @@ TESTS += tests/opensm_sl2vl.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
+	tests/mcast_rules.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh
 endif

@@ -769,9 +769,9 @@ static void bcast_mgid(uint8_t *mgid)
 	put_be64(mgid + 8, IPOIB_BCAST_MGID_LOW);
 }
 
-/* Join (Set) or leave (Delete) port p to mgid, sent by `from`: the status. */
-static int member(uint8_t method, const uint8_t *mgid, const struct sim_port *p, uint8_t state,
-		  uint64_t more, const struct sim_sa_requester *from)
+/* A join (Set) or leave (Delete) of port p to mgid in fx->req; the record, to fill in more. */
+static uint8_t *member_request(uint8_t method, const uint8_t *mgid, const struct sim_port *p,
+			       uint8_t state, uint64_t more)
 {
 	uint8_t *d = request(method, UMAD_SA_ATTR_MCMEMBER_REC, JOIN_MASK | more);
 
@@ -782,7 +782,21 @@ static int member(uint8_t method, const uint8_t *mgid, const struct sim_port *p,
 		put_be32(d + MCR(qkey), 0x1111);
 	if (more & UMAD_SA_MCM_COMP_MASK_PKEY)
 		put_be16(d + MCR(pkey), PKEY_DEFAULT);
+	return d;
+}
+
+/* Join (Set) or leave (Delete) port p to mgid, sent by `from`: the status. */
+static int member(uint8_t method, const uint8_t *mgid, const struct sim_port *p, uint8_t state,
+		  uint64_t more, const struct sim_sa_requester *from)
+{
+	member_request(method, mgid, p, state, more);
 	return send_from(from);
+}
+
+/* The JoinState of the last answer. */
+static uint8_t answered_state(void)
+{
+	return fx->resp[SA_HDR_END + MCR(scope_state)] & 0xf;
 }
 
 static const struct hook_call *last_call(void)
@@ -892,11 +906,11 @@ static void test_mcast_create(void **state)
 	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
 				UMAD_SA_MCM_JOIN_STATE_NON_MEMBER, CREATE_MASK & ~JOIN_MASK,
 				&fx->from_c), UMAD_SA_STATUS_REQ_INVALID << 8);
-	/* Not a multicast GID. */
+	/* Not a multicast GID: an invalid request (opensm's status), not an invalid GID. */
 	mgid[0] = 0xfe;
 	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
 				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK,
-				&fx->from_c), UMAD_SA_STATUS_INVALID_GID << 8);
+				&fx->from_c), UMAD_SA_STATUS_REQ_INVALID << 8);
 	mgid[0] = 0xff;
 	/* A join without the JoinState component. */
 	request(UMAD_METHOD_SET, UMAD_SA_ATTR_MCMEMBER_REC,
@@ -1428,6 +1442,192 @@ static void test_mcast_traps(void **state)
 		    get_be64(fx->reports[0].mad + MAD_OFF_TID));
 }
 
+/* Groups under IPoIB's signatures agree with their partition's broadcast group. */
+static void test_mcast_ipoib_rule(void **state)
+{
+	uint8_t mgid[16] = { 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0, 0, 0, 0, 0, 0, 0, 0, 0x12,
+			     0x34 };
+	uint8_t *d;
+
+	(void)state;
+	/* mcast_storm's creation: the Q_Key is not the broadcast group's. */
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK);
+	put_be32(d + MCR(qkey), 0x80010000);
+	assert_int_equal(send_from(&fx->from_c), UMAD_SA_STATUS_REQ_INVALID << 8);
+	/* IPv6's signature too, and the SL (TClass, FlowLabel, HopLimit, P_Key) as well. */
+	mgid[2] = 0x60;
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK);
+	put_be32(d + MCR(qkey), IPOIB_QKEY);
+	d[MCR(sl_flow_hop)] = 1 << 4;
+	assert_int_equal(send_from(&fx->from_c), UMAD_SA_STATUS_REQ_INVALID << 8);
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK);
+	put_be32(d + MCR(qkey), IPOIB_QKEY);
+	assert_int_equal(send_from(&fx->from_c), 0);
+	assert_int_equal(get_be32(fx->resp + SA_HDR_END + MCR(qkey)), IPOIB_QKEY);
+	/* Site-local: no broadcast group of that scope. */
+	mgid[1] = 0x15;
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK);
+	put_be32(d + MCR(qkey), IPOIB_QKEY);
+	assert_int_equal(send_from(&fx->from_c), UMAD_SA_STATUS_REQ_INVALID << 8);
+	/* Another partition's link: refused until its broadcast group exists, then held to it. */
+	mgid[1] = 0x12;
+	mgid[2] = 0x40;
+	mgid[4] = 0x80;
+	mgid[5] = 0x01;
+	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK,
+				&fx->from_c), UMAD_SA_STATUS_REQ_INVALID << 8);
+	memcpy(mgid + 10, (const uint8_t[]){ 0, 0, 0xff, 0xff, 0xff, 0xff }, 6);
+	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK,
+				&fx->from_c), 0);
+	mgid[15] = 7;
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK);
+	put_be32(d + MCR(qkey), IPOIB_QKEY);
+	assert_int_equal(send_from(&fx->from_c), UMAD_SA_STATUS_REQ_INVALID << 8);
+	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, CREATE_MASK & ~JOIN_MASK,
+				&fx->from_c), 0);
+}
+
+/*
+ * A group lives while it has a full member: the last one leaving takes the
+ * others with it (the broadcast group stays, empty).  Answers carry the
+ * JoinState the member has after the request.
+ */
+static void test_mcast_group_life(void **state)
+{
+	uint8_t mgid[16] = { 0xff, 0x15, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1 };
+	uint8_t bcast[16];
+
+	(void)state;
+	bcast_mgid(bcast);
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_MGID_CREATED_TRAP, 1), 0);
+	assert_int_equal(subscribe(&fx->from_b, UMAD_SM_MGID_DESTROYED_TRAP, 1), 0);
+	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_FULL_MEMBER,
+				CREATE_MASK & ~JOIN_MASK, &fx->from_c), 0);
+	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_NON_MEMBER, 0, &fx->from_b), 0);
+	assert_int_equal(member(UMAD_METHOD_SET, mgid, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_NON_MEMBER, 0, &fx->from_b), 0);
+	assert_int_equal(answered_state(), UMAD_SA_MCM_JOIN_STATE_NON_MEMBER |
+			 UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_NON_MEMBER);
+	assert_int_equal(member(UMAD_SA_METHOD_DELETE, mgid, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_NON_MEMBER, 0, &fx->from_b), 0);
+	assert_int_equal(answered_state(), UMAD_SA_MCM_JOIN_STATE_NON_MEMBER);
+	assert_int_equal(table(UMAD_SA_ATTR_MCMEMBER_REC, 0, NULL, SA_MCMEMBER_REC_SIZE), 2);
+	/* The creator, the one full member, leaves: the group ends, HcaB's membership with it. */
+	assert_int_equal(member(UMAD_SA_METHOD_DELETE, mgid, &fx->hc->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_SEND_ONLY_FULL_MEMBER, 0, &fx->from_c), 0);
+	assert_int_equal(answered_state(), 0);
+	assert_int_equal(last_call()->mlid, LID_MCAST_START + 1);
+	assert_int_equal(last_call()->n, 0);
+	assert_int_equal(table(UMAD_SA_ATTR_MCMEMBER_REC, 0, NULL, SA_MCMEMBER_REC_SIZE), 1);
+	assert_int_equal(member(UMAD_SA_METHOD_DELETE, mgid, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_NON_MEMBER, 0, &fx->from_b),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	assert_int_equal(fx->n_reports, 2);
+
+	/* The broadcast group: its first full member and its last are traps 66 and 67 too. */
+	assert_int_equal(member(UMAD_METHOD_SET, bcast, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_NON_MEMBER, 0, &fx->from_b), 0);
+	assert_int_equal(fx->n_reports, 2);
+	assert_int_equal(member(UMAD_METHOD_SET, bcast, &fx->ha->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_a), 0);
+	assert_int_equal(fx->n_reports, 3);
+	assert_int_equal(get_be16(fx->reports[2].mad + SA_HDR_END + NOTICE_OFF_TRAP_NUM),
+			 UMAD_SM_MGID_CREATED_TRAP);
+	assert_int_equal(member(UMAD_METHOD_SET, bcast, &fx->ha->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_NON_MEMBER, 0, &fx->from_a), 0);
+	assert_int_equal(answered_state(), UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER |
+			 UMAD_SA_MCM_JOIN_STATE_NON_MEMBER);
+	/* Without a full member left, a member keeps nothing. */
+	assert_int_equal(member(UMAD_SA_METHOD_DELETE, bcast, &fx->ha->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_a), 0);
+	assert_int_equal(answered_state(), 0);
+	assert_int_equal(fx->n_reports, 4);
+	assert_int_equal(get_be16(fx->reports[3].mad + SA_HDR_END + NOTICE_OFF_TRAP_NUM),
+			 UMAD_SM_MGID_DESTROYED_TRAP);
+	assert_int_equal(sim_sa_mcast_members(fx->sa, LID_MCAST_START, NULL, 0), 0);
+	assert_int_equal(last_call()->mlid, LID_MCAST_START);
+	assert_int_equal(last_call()->n, 0);
+	assert_int_equal(table(UMAD_SA_ATTR_MCMEMBER_REC, 0, NULL, SA_MCMEMBER_REC_SIZE), 1);
+	assert_int_equal(member(UMAD_SA_METHOD_DELETE, bcast, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_NON_MEMBER, 0, &fx->from_b),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+}
+
+/* Rates compare by the data they carry: 30 Gb/s of SDR 12x is less than 25 of EDR 1x. */
+static void test_mcast_rate_order(void **state)
+{
+	uint8_t mgid[16] = { 0xff, 0x15, 0x12, 0x34, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 2 };
+	uint8_t *d;
+
+	(void)state;
+	/* HcaC runs 4x QDR, 40 Gb/s: less than 25 is 30, less than 40 is 28. */
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, (CREATE_MASK & ~JOIN_MASK) |
+			   UMAD_SA_MCM_COMP_MASK_RATE_SEL | UMAD_SA_MCM_COMP_MASK_RATE);
+	d[MCR(rate)] = UMAD_SA_SELECTOR_LESS_THAN << 6 | SA_RATE_25_GBPS;
+	assert_int_equal(send_from(&fx->from_c), 0);
+	assert_int_equal(fx->resp[SA_HDR_END + MCR(rate)] & 0x3f, SA_RATE_30_GBPS);
+	mgid[15] = 3;
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->hc->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, (CREATE_MASK & ~JOIN_MASK) |
+			   UMAD_SA_MCM_COMP_MASK_RATE_SEL | UMAD_SA_MCM_COMP_MASK_RATE);
+	d[MCR(rate)] = UMAD_SA_SELECTOR_LESS_THAN << 6 | SA_RATE_40_GBPS;
+	assert_int_equal(send_from(&fx->from_c), 0);
+	assert_int_equal(fx->resp[SA_HDR_END + MCR(rate)] & 0x3f, SA_RATE_28_GBPS);
+	/* Joining the 30 Gb/s group asking for more than 25: refused; less than 25: taken. */
+	mgid[15] = 2;
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->ha->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_NON_MEMBER,
+			   UMAD_SA_MCM_COMP_MASK_RATE_SEL | UMAD_SA_MCM_COMP_MASK_RATE);
+	d[MCR(rate)] = UMAD_SA_SELECTOR_GREATER_THAN << 6 | SA_RATE_25_GBPS;
+	assert_int_equal(send_a(), UMAD_SA_STATUS_REQ_INVALID << 8);
+	d = member_request(UMAD_METHOD_SET, mgid, &fx->ha->ports[1],
+			   UMAD_SA_MCM_JOIN_STATE_NON_MEMBER,
+			   UMAD_SA_MCM_COMP_MASK_RATE_SEL | UMAD_SA_MCM_COMP_MASK_RATE);
+	d[MCR(rate)] = UMAD_SA_SELECTOR_LESS_THAN << 6 | SA_RATE_25_GBPS;
+	assert_int_equal(send_a(), 0);
+}
+
+/* A join for another port takes a partition both are in, one of them as a full member. */
+static void test_mcast_proxy_partition(void **state)
+{
+	uint8_t bcast[16];
+
+	(void)state;
+	bcast_mgid(bcast);
+	fx->ha->ports[1].pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(uint16_t));
+	fx->hb->ports[1].pkeys = calloc(SIM_PKEY_TABLE_SIZE, sizeof(uint16_t));
+	fx->ha->ports[1].pkeys[0] = pkey_partition(PKEY_DEFAULT);
+	fx->hb->ports[1].pkeys[0] = pkey_partition(PKEY_DEFAULT);
+	/* Both limited members of the default partition: no join for each other. */
+	assert_int_equal(member(UMAD_METHOD_SET, bcast, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_a),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	/* Nor with the SM_Key. */
+	fx->sm_key = SA_KEY;
+	assert_int_equal(member(UMAD_METHOD_SET, bcast, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_a),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	fx->sm_key = 0;
+	/* A full member of it may. */
+	fx->ha->ports[1].pkeys[0] = PKEY_DEFAULT;
+	assert_int_equal(member(UMAD_METHOD_SET, bcast, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_FULL_MEMBER, 0, &fx->from_a), 0);
+	/* Its own join it may make as a limited member. */
+	assert_int_equal(member(UMAD_METHOD_SET, bcast, &fx->hb->ports[1],
+				UMAD_SA_MCM_JOIN_STATE_NON_MEMBER, 0, &fx->from_b), 0);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1444,6 +1644,10 @@ int main(void)
 		T(test_mcast_broadcast),
 		T(test_mcast_create),
 		T(test_mcast_proxy_and_caps),
+		T(test_mcast_ipoib_rule),
+		T(test_mcast_group_life),
+		T(test_mcast_rate_order),
+		T(test_mcast_proxy_partition),
 		T(test_guid_info_records),
 		T(test_pkey_table_records),
 		T(test_slvl_records),

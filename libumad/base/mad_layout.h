@@ -668,6 +668,13 @@ MAD_LAYOUT(MGID);
 #define MGID_SIGNATURE_IPV6		0x601b
 #define MGID_SIGNATURE_SA		0xa01b	/* MGIDs the SA makes up */
 
+/* IPoIB's MGIDs (both signatures): the partition's P_Key after the header. */
+#define IPOIB_MGID_FIELDS(F) \
+	F(IPOIB_MGID_HEADER,		 0, 0, 32)	/* MGID_PREFIX to MGID_SIGNATURE */ \
+	F(IPOIB_MGID_P_KEY,		 4, 0, 16) \
+	F(IPOIB_MGID_GROUP,		 6, 0, 80)
+MAD_LAYOUT(IPOIB_MGID);
+
 /* A GID: the subnet prefix and the port's GUID. */
 #define GID_FIELDS(F) \
 	F(GID_PREFIX,			 0, 0, 64) \

@@ -220,10 +220,14 @@ enum sa_rate {
 	SA_RATE_1200_GBPS	= 24,
 };
 
-/* IPoIB's broadcast group of the default partition, ff12:401b:ffff::ffff:ffff, and its Q_Key. */
+/*
+ * IPoIB's broadcast group of the default partition, ff12:401b:ffff::ffff:ffff
+ * (another partition's and scope's: its P_Key and scope in their places), and
+ * the Q_Key opensm gives broadcast groups.
+ */
 #define IPOIB_BCAST_MGID_HIGH		0xff12401bffff0000ULL
 #define IPOIB_BCAST_MGID_LOW		0x00000000ffffffffULL
-#define IPOIB_QKEY			0x0000000b
+#define IPOIB_QKEY			0x00000b1b
 
 /* ServiceRecord:ServiceLease that never runs out. */
 #define SA_SERVICE_LEASE_INFINITE	0xffffffffu
