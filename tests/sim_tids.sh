@@ -7,7 +7,8 @@
 #   as rewritten;
 # - 1,000 SMPs outstanding at once are each answered once;
 # - a multicast re-registration storm ends: on the process's own fabric
-#   (built-in SA), on a shared fabric with the built-in SM, and with opensm.
+#   (built-in SA), on a shared fabric with the built-in SM, with opensm, and
+#   through the device files.
 # Skips (77) the opensm run without opensm, the device files without FUSE.
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -76,7 +77,7 @@ if command -v opensm > /dev/null; then
 		grep -q 'SUBNET UP' "$WORK/osm.log" 2>/dev/null && break
 		sleep 0.1
 	done
-	"$PROBE" agents && "$PROBE" storm 64
+	"$PROBE" agents && "$PROBE" outstanding 1000 && "$PROBE" storm 64
 	r=$?
 	kill $osm
 	wait $osm 2>/dev/null
@@ -91,7 +92,8 @@ fi
 if "$umad" kernel --help 2>&1 | grep -q -- '--mount'; then
 	if [ -e /dev/fuse ] && { [ "$(id -u)" = 0 ] || unshare -Urm true 2>/dev/null; }; then
 		run kernel env PROBE="$probe" "$umad" kernel -- sh -c \
-			'UMAD_BACKEND=kernel "$PROBE" agents && UMAD_BACKEND=kernel "$PROBE" outstanding 1000'
+			'export UMAD_BACKEND=kernel; "$PROBE" agents && "$PROBE" outstanding 1000 &&
+			 "$PROBE" storm 64'
 	else
 		echo "skip: no /dev/fuse or namespaces: the device files are left out"
 	fi
