@@ -13,9 +13,6 @@
 #include <stddef.h>
 #include <infiniband/umad.h>
 
-/* board_id of a simulated host's device. */
-#define SYSFS_SIM_BOARD_ID	"LIBUMAD_SIM"
-
 /* The files of a CA's directory that umad_ca_t holds, in the order they are written. */
 extern const char *const sysfs_ca_files[];
 /* The files of a port's directory that umad_port_t holds (gids/0 among them). */

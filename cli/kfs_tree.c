@@ -15,6 +15,7 @@
 #include "cli/kfs_tree.h"
 #include "libumad/base/mad_layout.h"
 #include "libumad/base/umad_ioctl.h"
+#include "simfabric/identity.h"
 
 /* A port's counters directory, as the kernel names its files, and where the PMA keeps each. */
 struct kfs_counter {
@@ -348,12 +349,22 @@ static int ca_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t si
 	r = k->be->get_ca(k->cas[n->ca].name, &c);
 	if (r < 0)
 		return r;
-	if (n->text == KT_BOARD_ID)
-		r = sysfs_line_text(SYSFS_SIM_BOARD_ID, buf, size);
-	else
-		r = sysfs_ca_text(sysfs_ca_files[n->index], &c, buf, size);
+	r = sysfs_ca_text(sysfs_ca_files[n->index], &c, buf, size);
 	umad_backend_free_ca_ports(&c);
 	return r;
+}
+
+/* The board ID of the node's device (identity.h), from the vendor and device its NodeInfo gives. */
+static int board_id_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t size)
+{
+	uint8_t data[SMP_DATA_SIZE];
+	int r = kfs_query_smp(k, umad_of_ca(k, n->ca), UMAD_SM_ATTR_NODE_INFO, 0, data);
+
+	if (r < 0)
+		return -EIO;
+	return sysfs_line_text(sim_identity_board_id((uint32_t)mad_get(data, NI_VENDOR_ID),
+						     (uint16_t)mad_get(data, NI_DEVICE_ID)),
+			       buf, size);
 }
 
 static int node_desc_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t size)
@@ -423,8 +434,9 @@ int kfs_tree_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t siz
 
 	switch (n->text) {
 	case KT_CA_FILE:
-	case KT_BOARD_ID:
 		return ca_text(k, n, buf, size);
+	case KT_BOARD_ID:
+		return board_id_text(k, n, buf, size);
 	case KT_NODE_DESC:
 		return node_desc_text(k, n, buf, size);
 	case KT_RATE:

@@ -170,6 +170,11 @@ struct sim_sminfo {
 
 struct sim_cc;
 
+/* A firmware version: major, minor, sub-minor ("20.31.1014"). */
+struct sim_fw_version {
+	uint16_t major, minor, sub_minor;
+};
+
 struct sim_node {
 	enum node_type type;
 	char *name;				/* the topology's node id ("Switch1", "H-0002c9...") */
@@ -178,6 +183,7 @@ struct sim_node {
 	uint64_t node_guid, sys_guid;
 	uint32_t vendor_id, revision;
 	uint16_t device_id, partition_cap;
+	struct sim_fw_version fw;		/* as the topology names it; all 0: the device's own */
 	uint8_t num_ports;			/* external ports */
 	struct sim_port *ports;			/* [0 .. num_ports]; ports[0] unused on CAs and routers */
 	struct sim_switch *sw;			/* switches only */

@@ -112,6 +112,9 @@ struct parser {
 	uint64_t guid_base[4], guid_next[4];
 	uint32_t vendor_id;
 	uint16_t device_id;
+	/* Refine the identity vendid= and devid= start (which bring them back to the device's own). */
+	uint32_t revision;
+	struct sim_fw_version fw;
 	uint64_t sys_image_guid;	/* next node only */
 	uint8_t width, speed, ext;
 	char prefix[MAX_NAME];
@@ -626,6 +629,8 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 	p->sys_image_guid = 0;
 	n->vendor_id = p->vendor_id;
 	n->device_id = p->device_id;
+	n->revision = p->revision;
+	n->fw = p->fw;
 	for (i = 0; i <= n->num_ports; i++) {
 		struct sim_port *port = &n->ports[i];
 
@@ -901,6 +906,45 @@ static void parse_value(struct parser *p, const char *file, unsigned line, const
 			 (int)key_len, s, max);
 }
 
+/* "fwver=MAJOR.MINOR.SUBMINOR", each part a decimal number that fits 16 bits. */
+static void parse_fw_version(struct parser *p, const char *file, unsigned line, const char *s,
+			     size_t key_len)
+{
+	const char *v = assignment(s, key_len, NULL);
+	uint16_t part[3];
+	unsigned i;
+
+	for (i = 0; v && i < 3; i++) {
+		unsigned long n;
+		char *end;
+
+		v = skip_space(v);
+		if (!isdigit((unsigned char)*v))
+			break;
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (errno || n > UINT16_MAX)
+			break;
+		part[i] = (uint16_t)n;
+		v = end;
+		if (i < 2 && *v++ != '.')
+			break;
+	}
+	if (!v || i < 3 || *skip_space(v)) {
+		error_at(p, file, line, "malformed firmware version: expected %.*s=MAJOR.MINOR.SUBMINOR (each 0..%u)",
+			 (int)key_len, s, UINT16_MAX);
+		return;
+	}
+	p->fw = (struct sim_fw_version){ part[0], part[1], part[2] };
+}
+
+/* A vendid= or devid= line: a new device, whose revision and firmware are its own until said. */
+static void new_identity(struct parser *p)
+{
+	p->revision = 0;
+	p->fw = (struct sim_fw_version){ 0 };
+}
+
 static int read_file(struct parser *p, const char *path, const char *from_file, unsigned from_line);
 static void parse_text(struct parser *p, const char *file, char *text);
 
@@ -1000,10 +1044,18 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 		v = p->vendor_id;
 		parse_value(p, file, line, s, 6, 0xffffff, &v);
 		p->vendor_id = (uint32_t)v;
+		new_identity(p);
 	} else if (starts_with_key(s, "devid")) {
 		v = p->device_id;
 		parse_value(p, file, line, s, 5, 0xffff, &v);
 		p->device_id = (uint16_t)v;
+		new_identity(p);
+	} else if (starts_with_key(s, "revid")) {
+		v = p->revision;
+		parse_value(p, file, line, s, 5, UINT32_MAX, &v);
+		p->revision = (uint32_t)v;
+	} else if (starts_with_key(s, "fwver")) {
+		parse_fw_version(p, file, line, s, 5);
 	} else if (starts_with_key(s, "sysimgguid")) {
 		v = 0;
 		parse_value(p, file, line, s, 10, UINT64_MAX, &v);

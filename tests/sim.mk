@@ -21,6 +21,13 @@ tests_test_sa_SOURCES = tests/test_sa.c
 tests_test_sa_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_sa_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# What a node's vendor and device ID make it show (sysfs identity, firmware).
+check_PROGRAMS += tests/test_identity
+TESTS += tests/test_identity
+tests_test_identity_SOURCES = tests/test_identity.c
+tests_test_identity_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_identity_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # Who a GMP reaches: QP1 alone, with its Q_Key (the PMA, the SA, a program's agents).
 check_PROGRAMS += tests/test_net
 TESTS += tests/test_net
