@@ -380,17 +380,25 @@ static int node_desc_text(struct kfs *k, const struct kfs_node *n, char *buf, si
 	return sysfs_line_text(desc, buf, size);
 }
 
+/*
+ * The rate from PortInfo and, as mlx drivers know FDR10 from their device,
+ * MlnxExtPortInfo (a node that does not answer it runs no FDR10).
+ */
 static int rate_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t size)
 {
-	uint8_t pi[SMP_DATA_SIZE];
-	int r = kfs_query_smp(k, umad_of_port(k, n->ca, n->port), UMAD_SM_ATTR_PORT_INFO,
-			      (uint32_t)n->port, pi);
+	uint8_t pi[SMP_DATA_SIZE], mepi[SMP_DATA_SIZE];
+	int u = umad_of_port(k, n->ca, n->port);
+	int r = kfs_query_smp(k, u, UMAD_SM_ATTR_PORT_INFO, (uint32_t)n->port, pi);
+	unsigned mlnx_active = 0;
 
 	if (r < 0)
 		return -EIO;
+	if (kfs_query_smp(k, u, UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, (uint32_t)n->port, mepi) == 0)
+		mlnx_active = (unsigned)mad_get(mepi, MEPI_LINK_SPEED_ACTIVE);
 	return sysfs_rate_text((unsigned)mad_get(pi, PI_LINK_WIDTH_ACTIVE),
 			       (unsigned)mad_get(pi, PI_LINK_SPEED_ACTIVE),
-			       (unsigned)mad_get(pi, PI_LINK_SPEED_EXT_ACTIVE), buf, size);
+			       (unsigned)mad_get(pi, PI_LINK_SPEED_EXT_ACTIVE), mlnx_active, buf,
+			       size);
 }
 
 /* A counter, as the kernel reads it: the port's PMA asked when the file is read. */

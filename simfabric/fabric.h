@@ -89,6 +89,9 @@ struct sim_port {
 	uint8_t width_supported, width_enabled, width_active;
 	uint8_t speed_supported, speed_enabled, speed_active;
 	uint8_t ext_supported, ext_enabled, ext_active;
+	/* MlnxExtPortInfo's (MLNX_LINK_SPEED_*: FDR10), answered on Mellanox nodes only. */
+	uint8_t mlnx_speed_supported, mlnx_speed_enabled, mlnx_speed_active;
+	uint8_t mlnx_state_change_enable;
 	uint8_t state;				/* enum port_state */
 	uint8_t phys_state;			/* enum port_phys_state */
 	uint8_t link_down_default;		/* 2 = polling */

@@ -24,6 +24,7 @@
 #include <glib.h>
 
 #include "libumad/base/file_kind.h"
+#include "simfabric/identity.h"
 #include "simfabric/topology.h"
 
 #define MAX_INCLUDE_DEPTH 16
@@ -318,17 +319,22 @@ static int width_mask_for_lanes(unsigned lanes, uint8_t *mask)
 	}
 }
 
-/* Speeds enabled for a named rate, every lower one included (as ibsim reads them). */
-static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
+/*
+ * Speeds enabled for a named rate, every lower one included (as ibsim reads
+ * them); FDR10 is QDR's PortInfo speeds with FDR10 in MlnxExtPortInfo.
+ */
+static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext, uint8_t *mlnx)
 {
 	enum {
 		SDR = LINK_SPEED_SDR, DDR = SDR | LINK_SPEED_DDR, QDR = DDR | LINK_SPEED_QDR,
 		FDR = LINK_SPEED_EXT_FDR, EDR = FDR | LINK_SPEED_EXT_EDR,
 		HDR = EDR | LINK_SPEED_EXT_HDR, NDR = HDR | LINK_SPEED_EXT_NDR,
 	};
-	static const struct { const char *name; uint8_t speed, ext; } rates[] = {
-		{ "SDR", SDR, 0 }, { "DDR", DDR, 0 }, { "QDR", QDR, 0 }, { "FDR10", QDR, 0 },
-		{ "FDR", QDR, FDR }, { "EDR", QDR, EDR }, { "HDR", QDR, HDR }, { "NDR", QDR, NDR },
+	static const struct { const char *name; uint8_t speed, ext, mlnx; } rates[] = {
+		{ "SDR", SDR, 0, 0 }, { "DDR", DDR, 0, 0 }, { "QDR", QDR, 0, 0 },
+		{ "FDR10", QDR, 0, MLNX_LINK_SPEED_FDR10 },
+		{ "FDR", QDR, FDR, 0 }, { "EDR", QDR, EDR, 0 }, { "HDR", QDR, HDR, 0 },
+		{ "NDR", QDR, NDR, 0 },
 	};
 	size_t i;
 
@@ -336,6 +342,7 @@ static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
 		if (!strcmp(name, rates[i].name)) {
 			*speed = rates[i].speed;
 			*ext = rates[i].ext;
+			*mlnx = rates[i].mlnx;
 			return 0;
 		}
 	}
@@ -343,7 +350,8 @@ static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
 }
 
 /* The last "<lanes>x<SPEED>" word of an ibnetdiscover comment, if any: 0, 1 found, -1 bad. */
-static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed, uint8_t *ext)
+static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed, uint8_t *ext,
+			     uint8_t *mlnx)
 {
 	const char *s = comment, *word = NULL, *end;
 	unsigned long lanes;
@@ -373,7 +381,7 @@ static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed
 	if (*x != 'x')
 		r = 0;
 	else if (errno || lanes > 12 || width_mask_for_lanes((unsigned)lanes, width) < 0 ||
-		 speed_masks_for_name(x + 1, speed, ext) < 0)
+		 speed_masks_for_name(x + 1, speed, ext, mlnx) < 0)
 		r = -1;
 	else
 		r = 1;
@@ -478,7 +486,8 @@ static void end_record(struct parser *p)
 		g_hash_table_remove_all(p->current_ports);
 }
 
-static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed, uint8_t ext)
+static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed, uint8_t ext,
+			     uint8_t mlnx)
 {
 	port->width_enabled = width;
 	port->width_supported = width | SIM_WIDTHS_SUPPORTED;
@@ -486,6 +495,7 @@ static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed
 	port->speed_supported = speed | SIM_SPEEDS_SUPPORTED;
 	port->ext_enabled = ext;
 	port->ext_supported = ext;
+	port->mlnx_speed_enabled = port->mlnx_speed_supported = mlnx;
 }
 
 /* A word of s followed by a space or the end (or a quote or '#', which end a word too). */
@@ -636,7 +646,7 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 
 		port->guid = type == NODE_TYPE_SWITCH ? guid : guid + i;
 		if (i)
-			apply_port_rates(port, p->width, p->speed, p->ext);
+			apply_port_rates(port, p->width, p->speed, p->ext, 0);
 	}
 	if (type == NODE_TYPE_SWITCH && strstr(words, "enhanced port 0"))
 		n->sw->enhanced_port0 = 1;
@@ -817,15 +827,20 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 		if (!*s)
 			break;
 		if (*s == '#') {
-			uint8_t w, sp, e;
+			uint8_t w, sp, e, m;
 
-			r = rate_from_comment(s + 1, &w, &sp, &e);
+			r = rate_from_comment(s + 1, &w, &sp, &e, &m);
 			if (r < 0) {
 				error_at(p, file, line, "unknown link rate in the comment \"%s\"", s);
 				return;
 			}
+			if (r > 0 && m && !sim_node_is_mellanox(port->node)) {
+				error_at(p, file, line, "FDR10 is a speed of Mellanox devices (MlnxExtPortInfo): \"%s\" needs vendid=0x%x",
+					 p->current->name, SIM_VENDOR_MELLANOX);
+				return;
+			}
 			if (r > 0)
-				apply_port_rates(port, w, sp, e);
+				apply_port_rates(port, w, sp, e, m);
 			if (port_line_lids(p, file, line, s + 1, port, &pl.remote_claim) < 0)
 				return;
 			break;

@@ -290,6 +290,46 @@ static void test_identity(void **state)
 	sim_fabric_free(f);
 }
 
+/*
+ * "4xFDR10" (ibnetdiscover's word for a Mellanox link at FDR10): QDR in
+ * PortInfo and FDR10 in MlnxExtPortInfo, supported and enabled; the link
+ * trains to FDR10 where both ends have it.  A node of another vendor cannot.
+ */
+static void test_fdr10(void **state)
+{
+	struct sim_fabric *f = parse_ok(
+		"vendid=0x2c9\n"
+		"devid=0xc738\n"
+		"Switch 2 \"S1\"\n"
+		"[1] \"C1\"[1] # \"c1\" lid 2 4xFDR10\n"
+		"[2] \"C2\"[1] # 4xQDR\n"
+		"\n"
+		"devid=0x1003\n"
+		"Ca 1 \"C1\"\n"
+		"[1](1234) \"S1\"[1] # lid 2 lmc 0 \"s1\" lid 1 4xFDR10\n"
+		"\n"
+		"Ca 1 \"C2\"\n"
+		"[1] \"S1\"[2] # 4xQDR\n");
+	struct sim_port *p = port_of(f, "S1", 1), *q = port_of(f, "C2", 1);
+
+	(void)state;
+	assert_int_equal(p->mlnx_speed_supported, MLNX_LINK_SPEED_FDR10);
+	assert_int_equal(p->mlnx_speed_enabled, MLNX_LINK_SPEED_FDR10);
+	assert_int_equal(p->mlnx_speed_active, MLNX_LINK_SPEED_FDR10);
+	assert_int_equal(p->peer->mlnx_speed_active, MLNX_LINK_SPEED_FDR10);
+	assert_int_equal(p->speed_active, LINK_SPEED_QDR);
+	assert_int_equal(p->ext_active, 0);
+	assert_int_equal(p->width_active, LINK_WIDTH_4X);
+	assert_string_equal(sim_speed_name(p), "FDR10");
+	assert_int_equal(q->mlnx_speed_supported, 0);
+	assert_int_equal(q->mlnx_speed_active, 0);
+	assert_string_equal(sim_speed_name(q), "QDR");
+	sim_fabric_free(f);
+
+	parse_fails("Switch 1 \"S1\"\n[1] \"C1\"[1] # 4xFDR10\n\nHca 1 \"C1\"\n[1] \"S1\"[1]\n",
+		    "t.net:2: FDR10 is a speed of Mellanox devices (MlnxExtPortInfo): \"S1\" needs vendid=0x2c9");
+}
+
 /* "module" prefixes node ids, as ibsim does, so that one file can be included twice. */
 static void test_module_prefix(void **state)
 {
@@ -883,6 +923,7 @@ int main(void)
 		cmocka_unit_test(test_ibnetdiscover_output),
 		cmocka_unit_test(test_globals),
 		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_fdr10),
 		cmocka_unit_test(test_module_prefix),
 		cmocka_unit_test_setup_teardown(test_include, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_include_errors, make_dir, remove_dir),

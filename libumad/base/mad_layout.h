@@ -397,6 +397,25 @@ MAD_LAYOUT(SM_INFO);
 	F(LED_RESERVED,			 0, 1, 31)
 MAD_LAYOUT(LED_INFO);
 
+/*
+ * MlnxExtPortInfo (UMAD_SM_ATTR_MLNX_EXT_PORT_INFO), a vendor attribute of
+ * Mellanox nodes; the modifier is the port, as PortInfo's.  Each field is
+ * the low byte of a 32-bit word; the speeds are MLNX_LINK_SPEED_* bits.
+ */
+#define MLNX_EXT_PORT_INFO_FIELDS(F) \
+	F(MEPI_RESERVED_0,		 0, 0, 24) \
+	F(MEPI_STATE_CHANGE_ENABLE,	 3, 0, 8) \
+	F(MEPI_RESERVED_4,		 4, 0, 24) \
+	F(MEPI_LINK_SPEED_SUPPORTED,	 7, 0, 8) \
+	F(MEPI_RESERVED_8,		 8, 0, 24) \
+	F(MEPI_LINK_SPEED_ENABLED,	11, 0, 8) \
+	F(MEPI_RESERVED_12,		12, 0, 24) \
+	F(MEPI_LINK_SPEED_ACTIVE,	15, 0, 8) \
+	F(MEPI_RESERVED_16,		16, 0, 384)
+MAD_LAYOUT(MLNX_EXT_PORT_INFO);
+/* MlnxExtPortInfo's LinkSpeed bits: FDR10 (10.3125 Gb/s a lane, 64b/66b). */
+#define MLNX_LINK_SPEED_FDR10	0x01
+
 /* The modifiers of the table attributes: which block, and of which port. */
 #define SMP_MOD_PKEY_BLOCK_MASK		0xffffu	/* P_KeyTable: port << 16 | block */
 #define SMP_MOD_PKEY_PORT_SHIFT		16
