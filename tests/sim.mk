@@ -28,6 +28,13 @@ tests_test_identity_SOURCES = tests/test_identity.c
 tests_test_identity_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_identity_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# Mellanox's vendor-specific class at the bytes vendstat reads.
+check_PROGRAMS += tests/test_mlnx
+TESTS += tests/test_mlnx
+tests_test_mlnx_SOURCES = tests/test_mlnx.c
+tests_test_mlnx_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_mlnx_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # Who a GMP reaches: QP1 alone, with its Q_Key (the PMA, the SA, a program's agents).
 check_PROGRAMS += tests/test_net
 TESTS += tests/test_net
