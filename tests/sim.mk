@@ -201,6 +201,11 @@ EXTRA_DIST += tests/fabric_tcp.sh
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
 
+# A fabric of Mellanox nodes under the tools: vendor attributes, FDR10, the
+# hosts' identity (CA type, firmware, board ID).
+TESTS += tests/sim_mellanox.sh
+EXTRA_DIST += tests/sim_mellanox.sh
+
 # A backend that cannot start, seen by the tools: they print the library's reason.
 TESTS += tests/sim_init_errors.sh
 EXTRA_DIST += tests/sim_init_errors.sh
