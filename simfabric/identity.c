@@ -3,7 +3,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "simfabric/identity.h"
@@ -54,15 +53,9 @@ static const struct device *find_device(uint32_t vendor_id, uint16_t device_id)
 	return NULL;
 }
 
-static int __attribute__((format(printf, 3, 4)))
-text(char *buf, size_t size, const char *fmt, ...)
+/* What snprintf returned, as the length of a text that fits size or -ENAMETOOLONG. */
+static int fitted(int n, size_t size)
 {
-	va_list ap;
-	int n;
-
-	va_start(ap, fmt);
-	n = vsnprintf(buf, size, fmt, ap);
-	va_end(ap);
 	return n < 0 || (size_t)n >= size ? -ENAMETOOLONG : n;
 }
 
@@ -84,8 +77,8 @@ int sim_identity_hca_type(uint32_t vendor_id, uint16_t device_id, char *buf, siz
 {
 	/* mlx4 and mlx5 name every device so, listed here or not. */
 	if (vendor_id == SIM_VENDOR_MELLANOX)
-		return text(buf, size, "MT%u", device_id);
-	return text(buf, size, "%s", SIM_IDENTITY_HCA_TYPE);
+		return fitted(snprintf(buf, size, "MT%u", device_id), size);
+	return fitted(snprintf(buf, size, "%s", SIM_IDENTITY_HCA_TYPE), size);
 }
 
 const char *sim_identity_board_id(uint32_t vendor_id, uint16_t device_id)
@@ -103,7 +96,7 @@ int sim_identity_fw_text(uint32_t vendor_id, uint16_t device_id,
 	struct sim_fw_version fw;
 
 	if (sim_identity_firmware(vendor_id, device_id, given, &fw) < 0)
-		return text(buf, size, "%s", PACKAGE_VERSION);
+		return fitted(snprintf(buf, size, "%s", PACKAGE_VERSION), size);
 	/* mlx5's form: the sub-minor in four digits at least. */
-	return text(buf, size, "%u.%u.%04u", fw.major, fw.minor, fw.sub_minor);
+	return fitted(snprintf(buf, size, "%u.%u.%04u", fw.major, fw.minor, fw.sub_minor), size);
 }
