@@ -52,6 +52,7 @@
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_tcp.h"
 #include "simfabric/fault.h"
+#include "simfabric/identity.h"
 
 #define MAX_HOST_PORTS	(SIM_MAX_PORTS + 1)
 #define MAX_HOSTS	SIM_TRANSPORT_MAX_HOSTS
@@ -287,9 +288,10 @@ static int fill_ca(struct sim_device *d, struct sim_host *h, struct fp_port *vie
 	ca->node_type = h->info.type;
 	ca->node_guid = htobe64(h->info.node_guid);
 	ca->system_guid = htobe64(h->info.sys_guid);
-	snprintf(ca->fw_ver, sizeof(ca->fw_ver), "%s", PACKAGE_VERSION);
-	snprintf(ca->hw_ver, sizeof(ca->hw_ver), "0");
-	snprintf(ca->ca_type, sizeof(ca->ca_type), "libumad-sim");
+	/* As the node's device shows itself (identity.h); hw_rev is the revision, as mlx5 writes it. */
+	sim_identity_fw_text(node.vendor_id, node.device_id, &node.fw, ca->fw_ver, sizeof(ca->fw_ver));
+	snprintf(ca->hw_ver, sizeof(ca->hw_ver), "%x", node.revision);
+	sim_identity_hca_type(node.vendor_id, node.device_id, ca->ca_type, sizeof(ca->ca_type));
 	for (i = 0; i < MAX_HOST_PORTS && i < UMAD_CA_MAX_PORTS; i++) {
 		if (!host_port_valid(h, i))
 			continue;
@@ -325,7 +327,8 @@ static int write_sysfs(struct sim_device *d, struct sim_host *h, struct umad_err
 		rate_texts[i] = rates[i];
 	}
 	pthread_mutex_lock(&d->lock);
-	r = sysfs_write_ca(d->dir, &ca, h->info.desc, h->umad_ids, rate_texts, err);
+	r = sysfs_write_ca(d->dir, &ca, sim_identity_board_id(h->info.vendor_id, h->info.device_id),
+			   h->info.desc, h->umad_ids, rate_texts, err);
 	pthread_mutex_unlock(&d->lock);
 	umad_backend_free_ca_ports(&ca);
 out:

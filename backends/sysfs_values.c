@@ -131,11 +131,11 @@ int sysfs_pkey_text(const umad_port_t *p, unsigned index, char *buf, size_t size
 }
 
 int sysfs_rate_text(unsigned width_active, unsigned speed_active, unsigned speed_ext_active,
-		    char *buf, size_t size)
+		    unsigned mlnx_speed_active, char *buf, size_t size)
 {
 	unsigned lanes = link_width_lanes(width_active);
 	unsigned rate = link_lane_rate_x10(speed_active, speed_ext_active) * lanes;
-	const char *name = link_speed_name(speed_active, speed_ext_active);
+	const char *name = link_speed_name(speed_active, speed_ext_active, mlnx_speed_active);
 
 	return text(buf, size, "%u%s Gb/sec (%uX %s)\n", rate / 10, rate % 10 ? ".5" : "", lanes,
 		    name);

@@ -13,9 +13,6 @@
 #include <stddef.h>
 #include <infiniband/umad.h>
 
-/* board_id of a simulated host's device. */
-#define SYSFS_SIM_BOARD_ID	"LIBUMAD_SIM"
-
 /* The files of a CA's directory that umad_ca_t holds, in the order they are written. */
 extern const char *const sysfs_ca_files[];
 /* The files of a port's directory that umad_port_t holds (gids/0 among them). */
@@ -29,10 +26,12 @@ int sysfs_pkey_text(const umad_port_t *port, unsigned index, char *buf, size_t s
 /*
  * The rate file from a port's active width and speed, as PortInfo carries
  * them (LINK_WIDTH_*, LINK_SPEED_* and, when the extended speed is
- * active, LINK_SPEED_EXT_*): "40 Gb/sec (4X QDR)", "2.5 Gb/sec (1X SDR)".
+ * active, LINK_SPEED_EXT_*) and MlnxExtPortInfo (MLNX_LINK_SPEED_*, 0 on
+ * other nodes): "40 Gb/sec (4X QDR)", "2.5 Gb/sec (1X SDR)", "40 Gb/sec
+ * (4X FDR10)".
  */
 int sysfs_rate_text(unsigned width_active, unsigned speed_active, unsigned speed_ext_active,
-		    char *buf, size_t size);
+		    unsigned mlnx_speed_active, char *buf, size_t size);
 
 /* A text of the caller's as a file's: value and a newline. */
 int sysfs_line_text(const char *value, char *buf, size_t size);

@@ -649,8 +649,9 @@ int sysfs_write_umad(const char *root, int id, const char *ca_name, int port)
 	return r;
 }
 
-int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
-		   const int *umad_ids, const char *const *rate_texts, struct umad_err *err)
+int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *board_id,
+		   const char *node_desc, const int *umad_ids, const char *const *rate_texts,
+		   struct umad_err *err)
 {
 	struct umad_err why = UMAD_ERR_INIT;
 	struct tree t;
@@ -658,7 +659,7 @@ int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
 
 	r = tree_open(&t, root, 1, &why);
 	if (!r)
-		r = write_ca_files(&t, ca->ca_name, ca, SYSFS_SIM_BOARD_ID, node_desc);
+		r = write_ca_files(&t, ca->ca_name, ca, board_id, node_desc);
 	if (!r)
 		r = write_abi_version(&t, IB_UMAD_ABI_VERSION);
 	for (i = 0; !r && i < UMAD_CA_MAX_PORTS; i++) {

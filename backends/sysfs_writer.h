@@ -79,11 +79,12 @@ int sysfs_write_umad(const char *root, int id, const char *ca_name, int port);
 
 /*
  * Write (or rewrite) one whole CA, as the sim backend shows its host: the
- * files of ca, ib_umad's ABI version, and for each non-NULL ca->ports[i]
+ * files of ca and board_id (unless NULL), ib_umad's ABI version, and for each non-NULL ca->ports[i]
  * the port with rate file rate_texts[i] and umad device umad_ids[i].  0,
  * or -errno with why in err, naming the path that failed or was refused.
  */
-int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *node_desc,
-		   const int *umad_ids, const char *const *rate_texts, struct umad_err *err);
+int sysfs_write_ca(const char *root, const umad_ca_t *ca, const char *board_id,
+		   const char *node_desc, const int *umad_ids, const char *const *rate_texts,
+		   struct umad_err *err);
 
 #endif /* BACKENDS_SYSFS_WRITER_H */

@@ -15,6 +15,7 @@
 #include "cli/kfs_tree.h"
 #include "libumad/base/mad_layout.h"
 #include "libumad/base/umad_ioctl.h"
+#include "simfabric/identity.h"
 
 /* A port's counters directory, as the kernel names its files, and where the PMA keeps each. */
 struct kfs_counter {
@@ -348,12 +349,22 @@ static int ca_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t si
 	r = k->be->get_ca(k->cas[n->ca].name, &c);
 	if (r < 0)
 		return r;
-	if (n->text == KT_BOARD_ID)
-		r = sysfs_line_text(SYSFS_SIM_BOARD_ID, buf, size);
-	else
-		r = sysfs_ca_text(sysfs_ca_files[n->index], &c, buf, size);
+	r = sysfs_ca_text(sysfs_ca_files[n->index], &c, buf, size);
 	umad_backend_free_ca_ports(&c);
 	return r;
+}
+
+/* The board ID of the node's device (identity.h), from the vendor and device its NodeInfo gives. */
+static int board_id_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t size)
+{
+	uint8_t data[SMP_DATA_SIZE];
+	int r = kfs_query_smp(k, umad_of_ca(k, n->ca), UMAD_SM_ATTR_NODE_INFO, 0, data);
+
+	if (r < 0)
+		return -EIO;
+	return sysfs_line_text(sim_identity_board_id((uint32_t)mad_get(data, NI_VENDOR_ID),
+						     (uint16_t)mad_get(data, NI_DEVICE_ID)),
+			       buf, size);
 }
 
 static int node_desc_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t size)
@@ -369,17 +380,25 @@ static int node_desc_text(struct kfs *k, const struct kfs_node *n, char *buf, si
 	return sysfs_line_text(desc, buf, size);
 }
 
+/*
+ * The rate from PortInfo and, as mlx drivers know FDR10 from their device,
+ * MlnxExtPortInfo (a node that does not answer it runs no FDR10).
+ */
 static int rate_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t size)
 {
-	uint8_t pi[SMP_DATA_SIZE];
-	int r = kfs_query_smp(k, umad_of_port(k, n->ca, n->port), UMAD_SM_ATTR_PORT_INFO,
-			      (uint32_t)n->port, pi);
+	uint8_t pi[SMP_DATA_SIZE], mepi[SMP_DATA_SIZE];
+	int u = umad_of_port(k, n->ca, n->port);
+	int r = kfs_query_smp(k, u, UMAD_SM_ATTR_PORT_INFO, (uint32_t)n->port, pi);
+	unsigned mlnx_active = 0;
 
 	if (r < 0)
 		return -EIO;
+	if (kfs_query_smp(k, u, UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, (uint32_t)n->port, mepi) == 0)
+		mlnx_active = (unsigned)mad_get(mepi, MEPI_LINK_SPEED_ACTIVE);
 	return sysfs_rate_text((unsigned)mad_get(pi, PI_LINK_WIDTH_ACTIVE),
 			       (unsigned)mad_get(pi, PI_LINK_SPEED_ACTIVE),
-			       (unsigned)mad_get(pi, PI_LINK_SPEED_EXT_ACTIVE), buf, size);
+			       (unsigned)mad_get(pi, PI_LINK_SPEED_EXT_ACTIVE), mlnx_active, buf,
+			       size);
 }
 
 /* A counter, as the kernel reads it: the port's PMA asked when the file is read. */
@@ -423,8 +442,9 @@ int kfs_tree_text(struct kfs *k, const struct kfs_node *n, char *buf, size_t siz
 
 	switch (n->text) {
 	case KT_CA_FILE:
-	case KT_BOARD_ID:
 		return ca_text(k, n, buf, size);
+	case KT_BOARD_ID:
+		return board_id_text(k, n, buf, size);
 	case KT_NODE_DESC:
 		return node_desc_text(k, n, buf, size);
 	case KT_RATE:

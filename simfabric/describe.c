@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "simfabric/describe.h"
+#include "simfabric/identity.h"
 #include "simfabric/subnet_up.h"
 #include "simfabric/net.h"
 #include "simfabric/pma.h"
@@ -690,8 +691,13 @@ static void dump_node(struct sim_text *t, const struct sim_node *n)
 	unsigned p;
 
 	/* A blank line before each record (a record ends at one), none after the last. */
-	sim_text_printf(t, "\nvendid=0x%x\ndevid=0x%x\nsysimgguid=0x%" PRIx64 "\n", n->vendor_id,
-			n->device_id, n->sys_guid);
+	sim_text_printf(t, "\nvendid=0x%x\ndevid=0x%x\n", n->vendor_id, n->device_id);
+	/* What ibnetdiscover cannot know, where the file gave it, so that a dump loads back whole. */
+	if (n->revision)
+		sim_text_printf(t, "revid=0x%x\n", n->revision);
+	if (sim_fw_given(&n->fw))
+		sim_text_printf(t, "fwver=%u.%u.%u\n", n->fw.major, n->fw.minor, n->fw.sub_minor);
+	sim_text_printf(t, "sysimgguid=0x%" PRIx64 "\n", n->sys_guid);
 	switch (n->type) {
 	case NODE_TYPE_SWITCH:
 		sim_text_printf(t, "switchguid=0x%" PRIx64 "(%" PRIx64 ")\n", n->node_guid,

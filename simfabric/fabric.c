@@ -291,6 +291,12 @@ int sim_link_train(struct sim_port *a, struct sim_port *b)
 	a->width_active = b->width_active = width;
 	a->speed_active = b->speed_active = speed ? speed : LINK_SPEED_SDR;
 	a->ext_active = b->ext_active = ext;
+	/* FDR10 (MlnxExtPortInfo) where both ends enable it and QDR, and no extended speed. */
+	a->mlnx_speed_active = b->mlnx_speed_active =
+		!ext && speed == LINK_SPEED_QDR
+			? a->mlnx_speed_enabled & a->mlnx_speed_supported & b->mlnx_speed_enabled &
+			  b->mlnx_speed_supported & MLNX_LINK_SPEED_FDR10
+			: 0;
 	a->phys_state = b->phys_state = PHYS_STATE_LINKUP;
 	a->state = b->state = PORT_STATE_INIT;
 	a->neighbor_mtu = b->neighbor_mtu = a->mtu_cap < b->mtu_cap ? a->mtu_cap : b->mtu_cap;
@@ -452,5 +458,5 @@ const char *sim_width_name(uint8_t width_active)
 
 const char *sim_speed_name(const struct sim_port *p)
 {
-	return link_speed_name(p->speed_active, p->ext_active);
+	return link_speed_name(p->speed_active, p->ext_active, p->mlnx_speed_active);
 }

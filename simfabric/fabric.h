@@ -89,6 +89,9 @@ struct sim_port {
 	uint8_t width_supported, width_enabled, width_active;
 	uint8_t speed_supported, speed_enabled, speed_active;
 	uint8_t ext_supported, ext_enabled, ext_active;
+	/* MlnxExtPortInfo's (MLNX_LINK_SPEED_*: FDR10), answered on Mellanox nodes only. */
+	uint8_t mlnx_speed_supported, mlnx_speed_enabled, mlnx_speed_active;
+	uint8_t mlnx_state_change_enable;
 	uint8_t state;				/* enum port_state */
 	uint8_t phys_state;			/* enum port_phys_state */
 	uint8_t link_down_default;		/* 2 = polling */
@@ -177,6 +180,11 @@ struct sim_sminfo {
 
 struct sim_cc;
 
+/* A firmware version: major, minor, sub-minor ("20.31.1014"). */
+struct sim_fw_version {
+	uint16_t major, minor, sub_minor;
+};
+
 struct sim_node {
 	enum node_type type;
 	char *name;				/* the topology's node id ("Switch1", "H-0002c9...") */
@@ -185,6 +193,7 @@ struct sim_node {
 	uint64_t node_guid, sys_guid;
 	uint32_t vendor_id, revision;
 	uint16_t device_id, partition_cap;
+	struct sim_fw_version fw;		/* as the topology names it; all 0: the device's own */
 	uint8_t num_ports;			/* external ports */
 	struct sim_port *ports;			/* [0 .. num_ports]; ports[0] unused on CAs and routers */
 	struct sim_switch *sw;			/* switches only */

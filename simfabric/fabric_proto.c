@@ -45,6 +45,10 @@ void fp_node_fill(struct fp_node *v, const struct sim_node *n)
 	v->sys_guid = n->sys_guid;
 	v->type = (uint32_t)n->type;
 	v->num_ports = n->num_ports;
+	v->vendor_id = n->vendor_id;
+	v->revision = n->revision;
+	v->device_id = n->device_id;
+	v->fw = n->fw;
 	snprintf(v->desc, sizeof(v->desc), "%s", n->desc);
 	snprintf(v->name, sizeof(v->name), "%s", n->name);
 }

@@ -87,7 +87,7 @@
 #include "libumad/base/backend.h"
 #include "simfabric/fabric.h"
 
-#define FP_VERSION		6	/* 6: FP_REGISTER answers the agent's hi_tid */
+#define FP_VERSION		7	/* 7: FP_REGISTER answers the agent's hi_tid; 6: a node's identity */
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
 /*
  * The longest message: a MAD whose RMPP PayloadLength is the largest
@@ -148,6 +148,9 @@ struct fp_node {
 	uint64_t node_guid, sys_guid;
 	uint32_t type;		/* NODE_TYPE_* */
 	uint32_t num_ports;
+	uint32_t vendor_id, revision;
+	uint16_t device_id;
+	struct sim_fw_version fw;	/* all 0 where the topology named none */
 	char desc[SIM_DESC_LEN + 1];
 	char name[FP_NAME_MAX];	/* the topology's id, for messages */
 };

@@ -5,6 +5,8 @@ if ENABLE_SIM
 noinst_LTLIBRARIES += simfabric/libsimfabric.la
 simfabric_libsimfabric_la_SOURCES = \
 	simfabric/fabric.c simfabric/fabric.h \
+	simfabric/identity.c simfabric/identity.h \
+	simfabric/mlnx.c simfabric/mlnx.h \
 	simfabric/arena.c simfabric/arena.h \
 	simfabric/topology.c simfabric/topology.h \
 	simfabric/port_state.c simfabric/port_state.h \

@@ -14,6 +14,8 @@
 #include "simfabric/cc.h"
 #include "simfabric/net.h"
 #include "simfabric/pma.h"
+#include "simfabric/identity.h"
+#include "simfabric/mlnx.h"
 #include "simfabric/route.h"
 #include "simfabric/sa.h"
 #include "simfabric/subnet_up.h"
@@ -298,22 +300,28 @@ int sim_net_sma_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t
 	return answered;
 }
 
-/* A firmware agent of the node (PMA, congestion control) answering in the reply's room. */
+/*
+ * A firmware agent of the node (PMA, congestion control, a Mellanox
+ * device's vendor class) answering in the reply's room.
+ */
 static int firmware_answers(struct sim_net *net, struct sim_hop_end *dst, const struct sim_net_msg *m,
 			    struct sim_net_reply *reply)
 {
 	uint8_t cls = mad_class(m->data);
 	int answered;
 
-	if (cls != UMAD_CLASS_PERF_MGMT && cls != UMAD_CLASS_CONG_MGMT)
+	if (cls != UMAD_CLASS_PERF_MGMT && cls != UMAD_CLASS_CONG_MGMT &&
+	    !(cls == MLNX_VS_CLASS && sim_node_is_mellanox(dst->node)))
 		return 0;
 	if (m->len < MAD_SIZE)
 		return 0;
 	memcpy(reply->inline_mad, m->data, MAD_SIZE);
 	if (cls == UMAD_CLASS_PERF_MGMT)
 		answered = sim_pma_process(net->f, dst->node, dst->port, reply->inline_mad);
-	else
+	else if (cls == UMAD_CLASS_CONG_MGMT)
 		answered = sim_cc_process(net->f, dst->node, dst->port, reply->inline_mad);
+	else
+		answered = sim_mlnx_vs_process(dst->node, dst->port, reply->inline_mad);
 	if (!answered)
 		return 0;
 	reply->msg.data = reply->inline_mad;

@@ -35,7 +35,7 @@ static void link_lost(struct sim_port *p)
 		e->state = PORT_STATE_DOWN;
 		if (e->phys_state != PHYS_STATE_DISABLED)
 			e->phys_state = PHYS_STATE_POLLING;
-		e->width_active = e->speed_active = e->ext_active = 0;
+		e->width_active = e->speed_active = e->ext_active = e->mlnx_speed_active = 0;
 		note_change(e);
 	}
 }

@@ -11,6 +11,8 @@
 
 #include "libumad/base/mad_wire.h"
 #include "simfabric/arena.h"
+#include "simfabric/identity.h"
+#include "simfabric/mlnx.h"
 #include "simfabric/port_state.h"
 #include "simfabric/sma.h"
 
@@ -547,6 +549,29 @@ static int led_info(struct sma_request *r)
 	return SMA_REPLY;
 }
 
+/* --- vendor attributes ----------------------------------------------------------- */
+
+/* MlnxExtPortInfo: Mellanox nodes only; the port as PortInfo's modifier names it. */
+static int mlnx_ext_port_info(struct sma_request *r)
+{
+	struct sim_port *p;
+
+	if (!sim_node_is_mellanox(r->node))
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	p = port_from_modifier(r, r->mod);
+	if (!p || r->mod > SMP_MOD_PORT_MASK)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	if (r->set) {
+		if (sim_mlnx_ext_port_info_set(p, r->data) < 0) {
+			sim_encode_mlnx_ext_port_info(p, r->data);
+			return UMAD_STATUS_INVALID_ATTR_VALUE;
+		}
+		node_changed(r);
+	}
+	sim_encode_mlnx_ext_port_info(p, r->data);
+	return SMA_REPLY;
+}
+
 /* --- dispatch ------------------------------------------------------------------ */
 
 /*
@@ -617,6 +642,7 @@ int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_por
 		case UMAD_SM_ATTR_MCAST_FT: status = mcast_ft(&r); break;
 		case UMAD_SM_ATTR_SM_INFO: status = sm_info(&r); break;
 		case UMAD_SM_ATTR_LED_INFO: status = led_info(&r); break;
+		case UMAD_SM_ATTR_MLNX_EXT_PORT_INFO: status = mlnx_ext_port_info(&r); break;
 		default: status = UMAD_STATUS_ATTR_NOT_SUPPORTED; break;
 		}
 	}

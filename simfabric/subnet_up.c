@@ -345,13 +345,15 @@ static uint32_t port_capmask(const struct sim_port *p)
 
 /*
  * Every width and speed a port supports enabled, as opensm enables them by
- * default; extended speeds only on a link whose two ends both have them.
+ * default (FDR10 too, where MlnxExtPortInfo has it); extended speeds only on
+ * a link whose two ends both have them.
  * The link keeps its active rate until it next trains (sma.c).
  */
 static void enable_rates(struct sim_port *p, int up)
 {
 	p->width_enabled = p->width_supported;
 	p->speed_enabled = p->speed_supported;
+	p->mlnx_speed_enabled = p->mlnx_speed_supported;	/* FDR10 (opensm's fdr10 1) */
 	if (p->num && up && (port_capmask(p) & PORT_CAP_IS_EXT_SPEEDS) &&
 	    (port_capmask(p->peer) & PORT_CAP_IS_EXT_SPEEDS))
 		p->ext_enabled = p->ext_supported;

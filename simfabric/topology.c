@@ -24,6 +24,7 @@
 #include <glib.h>
 
 #include "libumad/base/file_kind.h"
+#include "simfabric/identity.h"
 #include "simfabric/topology.h"
 
 #define MAX_INCLUDE_DEPTH 16
@@ -112,6 +113,9 @@ struct parser {
 	uint64_t guid_base[4], guid_next[4];
 	uint32_t vendor_id;
 	uint16_t device_id;
+	/* Refine the identity vendid= and devid= start (which bring them back to the device's own). */
+	uint32_t revision;
+	struct sim_fw_version fw;
 	uint64_t sys_image_guid;	/* next node only */
 	uint8_t width, speed, ext;
 	char prefix[MAX_NAME];
@@ -315,17 +319,22 @@ static int width_mask_for_lanes(unsigned lanes, uint8_t *mask)
 	}
 }
 
-/* Speeds enabled for a named rate, every lower one included (as ibsim reads them). */
-static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
+/*
+ * Speeds enabled for a named rate, every lower one included (as ibsim reads
+ * them); FDR10 is QDR's PortInfo speeds with FDR10 in MlnxExtPortInfo.
+ */
+static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext, uint8_t *mlnx)
 {
 	enum {
 		SDR = LINK_SPEED_SDR, DDR = SDR | LINK_SPEED_DDR, QDR = DDR | LINK_SPEED_QDR,
 		FDR = LINK_SPEED_EXT_FDR, EDR = FDR | LINK_SPEED_EXT_EDR,
 		HDR = EDR | LINK_SPEED_EXT_HDR, NDR = HDR | LINK_SPEED_EXT_NDR,
 	};
-	static const struct { const char *name; uint8_t speed, ext; } rates[] = {
-		{ "SDR", SDR, 0 }, { "DDR", DDR, 0 }, { "QDR", QDR, 0 }, { "FDR10", QDR, 0 },
-		{ "FDR", QDR, FDR }, { "EDR", QDR, EDR }, { "HDR", QDR, HDR }, { "NDR", QDR, NDR },
+	static const struct { const char *name; uint8_t speed, ext, mlnx; } rates[] = {
+		{ "SDR", SDR, 0, 0 }, { "DDR", DDR, 0, 0 }, { "QDR", QDR, 0, 0 },
+		{ "FDR10", QDR, 0, MLNX_LINK_SPEED_FDR10 },
+		{ "FDR", QDR, FDR, 0 }, { "EDR", QDR, EDR, 0 }, { "HDR", QDR, HDR, 0 },
+		{ "NDR", QDR, NDR, 0 },
 	};
 	size_t i;
 
@@ -333,6 +342,7 @@ static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
 		if (!strcmp(name, rates[i].name)) {
 			*speed = rates[i].speed;
 			*ext = rates[i].ext;
+			*mlnx = rates[i].mlnx;
 			return 0;
 		}
 	}
@@ -340,7 +350,8 @@ static int speed_masks_for_name(const char *name, uint8_t *speed, uint8_t *ext)
 }
 
 /* The last "<lanes>x<SPEED>" word of an ibnetdiscover comment, if any: 0, 1 found, -1 bad. */
-static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed, uint8_t *ext)
+static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed, uint8_t *ext,
+			     uint8_t *mlnx)
 {
 	const char *s = comment, *word = NULL, *end;
 	unsigned long lanes;
@@ -370,7 +381,7 @@ static int rate_from_comment(const char *comment, uint8_t *width, uint8_t *speed
 	if (*x != 'x')
 		r = 0;
 	else if (errno || lanes > 12 || width_mask_for_lanes((unsigned)lanes, width) < 0 ||
-		 speed_masks_for_name(x + 1, speed, ext) < 0)
+		 speed_masks_for_name(x + 1, speed, ext, mlnx) < 0)
 		r = -1;
 	else
 		r = 1;
@@ -477,27 +488,29 @@ static void end_record(struct parser *p)
 
 /*
  * The widths a port supports besides the one it runs at.  Ports of the
- * extended-speed era support what such hardware does: one lane, and 2X
- * next to 4X from HDR on (a split port stays 2X); older ones every width,
- * as ibsim has them.
+ * FDR10 and extended-speed era support what such hardware does: one lane,
+ * and 2X next to 4X from HDR on (a split port stays 2X); older ones every
+ * width, as ibsim has them.
  */
-static uint8_t widths_supported(uint8_t width, uint8_t ext)
+static uint8_t widths_supported(uint8_t width, uint8_t ext, uint8_t mlnx)
 {
 	const uint8_t ext_2x = LINK_SPEED_EXT_HDR | LINK_SPEED_EXT_NDR;
 
-	if (!ext)
+	if (!ext && !mlnx)
 		return width | SIM_WIDTHS_SUPPORTED;
 	return width | LINK_WIDTH_1X | ((ext & ext_2x) && (width & LINK_WIDTH_4X) ? LINK_WIDTH_2X : 0);
 }
 
-static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed, uint8_t ext)
+static void apply_port_rates(struct sim_port *port, uint8_t width, uint8_t speed, uint8_t ext,
+			     uint8_t mlnx)
 {
 	port->width_enabled = width;
-	port->width_supported = widths_supported(width, ext);
+	port->width_supported = widths_supported(width, ext, mlnx);
 	port->speed_enabled = speed;
 	port->speed_supported = speed | SIM_SPEEDS_SUPPORTED;
 	port->ext_enabled = ext;
 	port->ext_supported = ext;
+	port->mlnx_speed_enabled = port->mlnx_speed_supported = mlnx;
 }
 
 /* A word of s followed by a space or the end (or a quote or '#', which end a word too). */
@@ -641,12 +654,14 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 	p->sys_image_guid = 0;
 	n->vendor_id = p->vendor_id;
 	n->device_id = p->device_id;
+	n->revision = p->revision;
+	n->fw = p->fw;
 	for (i = 0; i <= n->num_ports; i++) {
 		struct sim_port *port = &n->ports[i];
 
 		port->guid = type == NODE_TYPE_SWITCH ? guid : guid + i;
 		if (i)
-			apply_port_rates(port, p->width, p->speed, p->ext);
+			apply_port_rates(port, p->width, p->speed, p->ext, 0);
 	}
 	if (type == NODE_TYPE_SWITCH && strstr(words, "enhanced port 0"))
 		sim_switch_set_enhanced_port0(n);
@@ -827,15 +842,20 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 		if (!*s)
 			break;
 		if (*s == '#') {
-			uint8_t w, sp, e;
+			uint8_t w, sp, e, m;
 
-			r = rate_from_comment(s + 1, &w, &sp, &e);
+			r = rate_from_comment(s + 1, &w, &sp, &e, &m);
 			if (r < 0) {
 				error_at(p, file, line, "unknown link rate in the comment \"%s\"", s);
 				return;
 			}
+			if (r > 0 && m && !sim_node_is_mellanox(port->node)) {
+				error_at(p, file, line, "FDR10 is a speed of Mellanox devices (MlnxExtPortInfo): \"%s\" needs vendid=0x%x",
+					 p->current->name, SIM_VENDOR_MELLANOX);
+				return;
+			}
 			if (r > 0)
-				apply_port_rates(port, w, sp, e);
+				apply_port_rates(port, w, sp, e, m);
 			if (port_line_lids(p, file, line, s + 1, port, &pl.remote_claim) < 0)
 				return;
 			break;
@@ -914,6 +934,45 @@ static void parse_value(struct parser *p, const char *file, unsigned line, const
 	if (!v || parse_number(v, max, value) < 0)
 		error_at(p, file, line, "malformed setting: expected %.*s=NUMBER (0..%" PRIu64 ")",
 			 (int)key_len, s, max);
+}
+
+/* "fwver=MAJOR.MINOR.SUBMINOR", each part a decimal number that fits 16 bits. */
+static void parse_fw_version(struct parser *p, const char *file, unsigned line, const char *s,
+			     size_t key_len)
+{
+	const char *v = assignment(s, key_len, NULL);
+	uint16_t part[3];
+	unsigned i;
+
+	for (i = 0; v && i < 3; i++) {
+		unsigned long n;
+		char *end;
+
+		v = skip_space(v);
+		if (!isdigit((unsigned char)*v))
+			break;
+		errno = 0;
+		n = strtoul(v, &end, 10);
+		if (errno || n > UINT16_MAX)
+			break;
+		part[i] = (uint16_t)n;
+		v = end;
+		if (i < 2 && *v++ != '.')
+			break;
+	}
+	if (!v || i < 3 || *skip_space(v)) {
+		error_at(p, file, line, "malformed firmware version: expected %.*s=MAJOR.MINOR.SUBMINOR (each 0..%u)",
+			 (int)key_len, s, UINT16_MAX);
+		return;
+	}
+	p->fw = (struct sim_fw_version){ part[0], part[1], part[2] };
+}
+
+/* A vendid= or devid= line: a new device, whose revision and firmware are its own until said. */
+static void new_identity(struct parser *p)
+{
+	p->revision = 0;
+	p->fw = (struct sim_fw_version){ 0 };
 }
 
 static int read_file(struct parser *p, const char *path, const char *from_file, unsigned from_line);
@@ -1015,10 +1074,18 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 		v = p->vendor_id;
 		parse_value(p, file, line, s, 6, 0xffffff, &v);
 		p->vendor_id = (uint32_t)v;
+		new_identity(p);
 	} else if (starts_with_key(s, "devid")) {
 		v = p->device_id;
 		parse_value(p, file, line, s, 5, 0xffff, &v);
 		p->device_id = (uint16_t)v;
+		new_identity(p);
+	} else if (starts_with_key(s, "revid")) {
+		v = p->revision;
+		parse_value(p, file, line, s, 5, UINT32_MAX, &v);
+		p->revision = (uint32_t)v;
+	} else if (starts_with_key(s, "fwver")) {
+		parse_fw_version(p, file, line, s, 5);
 	} else if (starts_with_key(s, "sysimgguid")) {
 		v = 0;
 		parse_value(p, file, line, s, 10, UINT64_MAX, &v);

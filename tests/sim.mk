@@ -21,6 +21,20 @@ tests_test_sa_SOURCES = tests/test_sa.c
 tests_test_sa_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_sa_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# What a node's vendor and device ID make it show (sysfs identity, firmware).
+check_PROGRAMS += tests/test_identity
+TESTS += tests/test_identity
+tests_test_identity_SOURCES = tests/test_identity.c
+tests_test_identity_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_identity_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
+# Mellanox's vendor-specific class at the bytes vendstat reads.
+check_PROGRAMS += tests/test_mlnx
+TESTS += tests/test_mlnx
+tests_test_mlnx_SOURCES = tests/test_mlnx.c
+tests_test_mlnx_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_mlnx_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # Who a GMP reaches: QP1 alone, with its Q_Key (the PMA, the SA, a program's agents).
 check_PROGRAMS += tests/test_net
 TESTS += tests/test_net
@@ -186,6 +200,11 @@ EXTRA_DIST += tests/fabric_tcp.sh
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
+
+# A fabric of Mellanox nodes under the tools: vendor attributes, FDR10, the
+# hosts' identity (CA type, firmware, board ID).
+TESTS += tests/sim_mellanox.sh
+EXTRA_DIST += tests/sim_mellanox.sh
 
 # A backend that cannot start, seen by the tools: they print the library's reason.
 TESTS += tests/sim_init_errors.sh

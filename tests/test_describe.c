@@ -410,10 +410,11 @@ static int same_fabric(const struct sim_fabric *a, const struct sim_fabric *b, c
 		}
 		if (na->type != nb->type || na->num_ports != nb->num_ports || strcmp(na->desc, nb->desc) ||
 		    na->sys_guid != nb->sys_guid || na->vendor_id != nb->vendor_id ||
-		    na->device_id != nb->device_id ||
+		    na->device_id != nb->device_id || na->revision != nb->revision ||
+		    memcmp(&na->fw, &nb->fw, sizeof(na->fw)) ||
 		    (na->sw && na->sw->enhanced_port0 != nb->sw->enhanced_port0)) {
 			snprintf(why, max, "node %s differs (type, ports, desc \"%s\"/\"%s\", system GUID, "
-				 "vendor, device or port 0)", na->name, na->desc, nb->desc);
+				 "vendor, device, revision, firmware or port 0)", na->name, na->desc, nb->desc);
 			return -1;
 		}
 		if (na->type == NODE_TYPE_SWITCH && na->ports[0].lid &&
@@ -441,7 +442,7 @@ static int same_fabric(const struct sim_fabric *a, const struct sim_fabric *b, c
 				return -1;
 			}
 			if (pa->width_active != pb->width_active || pa->speed_active != pb->speed_active ||
-			    pa->ext_active != pb->ext_active) {
+			    pa->ext_active != pb->ext_active || pa->mlnx_speed_active != pb->mlnx_speed_active) {
 				snprintf(why, max, "%s[%u]: %s %s, then %s %s", na->name, p,
 					 sim_width_name(pa->width_active), sim_speed_name(pa),
 					 sim_width_name(pb->width_active), sim_speed_name(pb));
@@ -916,6 +917,39 @@ static void test_round_trip_rates(void **state)
 	sim_fabric_free(f);
 }
 
+/* Mellanox nodes: FDR10 links, and the revision and firmware a file gave, load back from a dump. */
+static void test_round_trip_mellanox(void **state)
+{
+	struct sim_fabric *f = parse_ok(
+		"vendid=0x2c9\n"
+		"devid=0xd2f0\n"
+		"Switch 3 \"S1\"\n"
+		"[1] \"H1\"[1] # 4xFDR10\n"
+		"[2] \"H2\"[1] # 4xQDR\n"
+		"\n"
+		"devid=0x101b\n"
+		"revid=0xa1\n"
+		"fwver=20.28.1002\n"
+		"Hca 1 \"H1\"\n"
+		"[1] \"S1\"[1] # 4xFDR10\n"
+		"\n"
+		"devid=0x101b\n"
+		"Hca 1 \"H2\"\n"
+		"[1] \"S1\"[2] # 4xQDR\n");
+	struct sim_text t = SIM_TEXT_INIT;
+
+	(void)state;
+	bring_up(f);
+	expect_round_trip(f, "Mellanox nodes");
+	assert_int_equal(sim_describe_dump(f, NULL, &t), 0);
+	expect_in(sim_text_str(&t), "\ndevid=0x101b\nrevid=0xa1\nfwver=20.28.1002\nsysimgguid=");
+	expect_in(sim_text_str(&t), " 4xFDR10\n");
+	/* Nothing where the file said nothing. */
+	assert_null(strstr(strstr(sim_text_str(&t), "fwver=") + 1, "fwver="));
+	sim_text_free(&t);
+	sim_fabric_free(f);
+}
+
 /* Nodes that discovery does not reach are dumped too, after the others of their type. */
 static void test_round_trip_unreached(void **state)
 {
@@ -1144,6 +1178,7 @@ int main(int argc, char **argv)
 		cmocka_unit_test(test_dump_start),
 		cmocka_unit_test(test_round_trip_default),
 		cmocka_unit_test(test_round_trip_rates),
+		cmocka_unit_test(test_round_trip_mellanox),
 		cmocka_unit_test(test_round_trip_unreached),
 		cmocka_unit_test(test_dump_link_down),
 		cmocka_unit_test(test_round_trip_fat_trees),

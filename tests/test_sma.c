@@ -786,6 +786,162 @@ static void test_unsupported(void **state)
 	assert_int_equal(send_dr(), LOST);
 }
 
+/* --- MlnxExtPortInfo -------------------------------------------------------------- */
+
+/* A fabric of Mellanox nodes, FDR10 on the switch's port 1, and one CA of another vendor. */
+static const char mlnx_topology[] =
+	"vendid=0x2c9\n"
+	"devid=0xd2f0\n"
+	"Switch 3 \"S1\"\n"
+	"[1] \"H1\"[1] # 4xFDR10\n"
+	"[2] \"H2\"[1] # 4xQDR\n"
+	"[3] \"H3\"[1] # 4xQDR\n"
+	"\n"
+	"devid=0x101b\n"
+	"Hca 1 \"H1\"\n"
+	"[1] \"S1\"[1] # 4xFDR10\n"
+	"\n"
+	"Hca 1 \"H2\"\n"
+	"[1] \"S1\"[2] # 4xQDR\n"
+	"\n"
+	"vendid=0x1175\n"
+	"Hca 1 \"H3\"\n"
+	"[1] \"S1\"[3] # 4xQDR\n";
+
+/* The fixture's fabric replaced by text's, the host at node host's port 1. */
+static void use_fabric(const char *text, const char *host)
+{
+	struct umad_err errors = UMAD_ERR_INIT;
+
+	sim_fabric_free(fx->f);
+	fx->f = sim_topology_parse(text, "t.net", &errors);
+	if (!fx->f)
+		fail_msg("%s", umad_err_text(&errors));
+	fx->host = &node(host)->ports[1];
+}
+
+/*
+ * MlnxExtPortInfo's bytes as libibmad reads them: StateChangeEnable,
+ * LinkSpeedSupported, LinkSpeedEnabled and LinkSpeedActive, each the low
+ * byte of a 32-bit word; FDR10 is bit 0.
+ */
+#define MEPI_BYTE_STATE_CHANGE	3
+#define MEPI_BYTE_SUPPORTED	7
+#define MEPI_BYTE_ENABLED	11
+#define MEPI_BYTE_ACTIVE	15
+
+static uint8_t *get_mepi(const char *path, unsigned port, int expect)
+{
+	uint8_t *d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, port, path);
+
+	assert_int_equal(send_dr(), expect);
+	return d;
+}
+
+static void assert_mepi(const uint8_t *d, unsigned change, unsigned supported, unsigned enabled,
+			unsigned active)
+{
+	unsigned i;
+
+	assert_int_equal(d[MEPI_BYTE_STATE_CHANGE], change);
+	assert_int_equal(d[MEPI_BYTE_SUPPORTED], supported);
+	assert_int_equal(d[MEPI_BYTE_ENABLED], enabled);
+	assert_int_equal(d[MEPI_BYTE_ACTIVE], active);
+	/* Everything else reserved: 0. */
+	for (i = 0; i < SMP_DATA_SIZE; i++)
+		if (i != MEPI_BYTE_STATE_CHANGE && i != MEPI_BYTE_SUPPORTED &&
+		    i != MEPI_BYTE_ENABLED && i != MEPI_BYTE_ACTIVE)
+			assert_int_equal(d[i], 0);
+}
+
+static void test_mlnx_ext_port_info_get(void **state)
+{
+	uint8_t pi[SMP_DATA_SIZE], *lft;
+
+	(void)state;
+	use_fabric(mlnx_topology, "H1");
+	/* The CA's own port (modifier 0: the port asked through), and the switch's end. */
+	assert_mepi(get_mepi("", 0, 0), 0, 0x01, 0x01, 0x01);
+	assert_mepi(get_mepi("", 1, 0), 0, 0x01, 0x01, 0x01);
+	assert_mepi(get_mepi("1", 1, 0), 0, 0x01, 0x01, 0x01);
+	/* PortInfo shows QDR under FDR10. */
+	get_port_info("1", 1, pi);
+	assert_int_equal(mad_get(pi, PI_LINK_SPEED_ACTIVE), LINK_SPEED_QDR);
+	assert_int_equal(mad_get(pi, PI_LINK_SPEED_EXT_ACTIVE), 0);
+	assert_string_equal(sim_speed_name(&node("S1")->ports[1]), "FDR10");
+	assert_int_equal(sim_port_rate_x10(&node("S1")->ports[1]), 400);
+	/* A QDR port of a Mellanox node: no FDR10; the switch's port 0 has no speeds. */
+	assert_mepi(get_mepi("1", 2, 0), 0, 0, 0, 0);
+	assert_string_equal(sim_speed_name(&node("S1")->ports[2]), "QDR");
+	assert_mepi(get_mepi("1", 0, 0), 0, 0, 0, 0);
+	/* LID-routed as well (ibportstate asks so): H1 LID 1, S1 LID 2 with a route back. */
+	port_info_for_set("", 0, pi);
+	put_be16(pi + 16, 1);
+	assert_int_equal(set_port_info("", 0, pi), 0);
+	port_info_for_set("1", 0, pi);
+	put_be16(pi + 16, 2);
+	assert_int_equal(set_port_info("1", 0, pi), 0);
+	lft = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_LINEAR_FT, 0, "1");
+	memset(lft, 0xff, 64);
+	lft[1] = 1;
+	lft[2] = 0;
+	assert_int_equal(send_dr(), 0);
+	node("S1")->sw->lft_top = 2;
+	lid_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, 1);
+	assert_int_equal(send_to(2), 0);
+	assert_mepi(data(), 0, 0x01, 0x01, 0x01);
+	/* Out of range. */
+	get_mepi("1", 4, UMAD_STATUS_INVALID_ATTR_VALUE);
+	get_mepi("", 2, UMAD_STATUS_INVALID_ATTR_VALUE);
+	/* A node of another vendor does not know the attribute, Get or Set. */
+	get_mepi("1,3", 1, UMAD_STATUS_ATTR_NOT_SUPPORTED);
+	dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, 1, "1,3");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
+}
+
+static uint8_t *mepi_for_set(const char *path, unsigned port, unsigned change, unsigned enabled)
+{
+	uint8_t *d = dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, port, path);
+
+	d[MEPI_BYTE_STATE_CHANGE] = (uint8_t)change;
+	d[MEPI_BYTE_ENABLED] = (uint8_t)enabled;
+	return d;
+}
+
+/* Set: the enabled speeds change at once, the active one when the link trains again. */
+static void test_mlnx_ext_port_info_set(void **state)
+{
+	struct sim_port *sw1;
+
+	(void)state;
+	use_fabric(mlnx_topology, "H2");	/* asking from beside the link */
+	sw1 = &node("S1")->ports[1];
+	fx->changes = 0;
+	mepi_for_set("1", 1, 1, 0);
+	assert_int_equal(send_dr(), 0);
+	assert_mepi(data(), 1, 0x01, 0x00, 0x01);
+	assert_int_equal(fx->changes, 1);
+	assert_int_equal(sim_port_retrain(sw1), 0);
+	assert_mepi(get_mepi("1", 1, 0), 1, 0x01, 0x00, 0x00);
+	assert_mepi(get_mepi("1,1", 1, 0), 0, 0x01, 0x01, 0x00);
+	assert_string_equal(sim_speed_name(sw1), "QDR");
+	/* Enabled again: FDR10 after the next training (a disable and enable of the port). */
+	mepi_for_set("1", 1, 1, 0x01);
+	assert_int_equal(send_dr(), 0);
+	assert_int_equal(sim_port_set_phys(sw1, PHYS_STATE_DISABLED), 0);
+	assert_mepi(get_mepi("1", 1, 0), 1, 0x01, 0x01, 0x00);
+	assert_int_equal(sim_port_set_phys(sw1, PHYS_STATE_POLLING), 0);
+	assert_mepi(get_mepi("1", 1, 0), 1, 0x01, 0x01, 0x01);
+	/* A speed the port does not support: refused, the attribute as it was. */
+	mepi_for_set("1", 2, 0, 0x01);
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	assert_mepi(data(), 0, 0, 0, 0);
+	mepi_for_set("1", 1, 0, 0x02);
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+	assert_mepi(data(), 1, 0x01, 0x01, 0x01);
+	assert_int_equal(fx->changes, 2);
+}
+
 /* --- M_Key ------------------------------------------------------------------------ */
 
 static void protect_host(uint64_t key, unsigned level)
@@ -1164,6 +1320,8 @@ int main(void)
 		T(test_sm_info),
 		T(test_led_info),
 		T(test_unsupported),
+		T(test_mlnx_ext_port_info_get),
+		T(test_mlnx_ext_port_info_set),
 		T(test_m_key),
 		T(test_dr_hops),
 		T(test_lid_routed),

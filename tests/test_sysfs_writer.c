@@ -62,7 +62,7 @@ static const char *const rates[UMAD_CA_MAX_PORTS] = { NULL, "10 Gb/sec (4X SDR)"
 static int write_host(const char *node_desc)
 {
 	umad_err_clear(&err);
-	return sysfs_write_ca(root, &ca, node_desc, umad_ids, rates, &err);
+	return sysfs_write_ca(root, &ca, "MT_0000000222", node_desc, umad_ids, rates, &err);
 }
 
 /* BASE/name, or ROOT/name when in_tree. */
@@ -136,6 +136,7 @@ static void test_own_tree(void **state)
 	(void)state;
 	assert_int_equal(write_host("Hca1"), 0);
 	assert_string_equal(read_text(at(1, "sys/class/infiniband/sim0/node_desc")), "Hca1\n");
+	assert_string_equal(read_text(at(1, "sys/class/infiniband/sim0/board_id")), "MT_0000000222\n");
 	assert_string_equal(read_text(at(1, "sys/class/infiniband/sim0/ports/1/pkeys/1")),
 			    "0x8001\n");
 	assert_string_equal(read_text(at(1, "sys/class/infiniband_mad/umad0/ibdev")), "sim0\n");

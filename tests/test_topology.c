@@ -237,6 +237,101 @@ static void test_globals(void **state)
 	sim_fabric_free(f);
 }
 
+/*
+ * A node's identity: vendid= and devid= start one (revision 0, the device's
+ * own firmware); revid= and fwver= refine it for the nodes that follow, up
+ * to the next vendid= or devid=.  No identity at all: 0s, as before.
+ */
+static void test_identity(void **state)
+{
+	struct sim_fabric *f = parse_ok(
+		"Hca 1 \"plain\"\n"
+		"\n"
+		"vendid=0x2c9\n"
+		"devid=0x101b\n"
+		"revid=0xa1\n"
+		"fwver=20.31.1014\n"
+		"Hca 1 \"C1\"\n"
+		"\n"
+		"Hca 2 \"C2\"\n"
+		"\n"
+		"devid=0xd2f0\n"
+		"Switch 41 \"S1\"\n"
+		"\n"
+		"fwver = 27.2010.03118\n"
+		"Switch 65 \"S2\"\n");
+	struct sim_node *plain = sim_fabric_find(f, "plain"), *c1 = sim_fabric_find(f, "C1");
+	struct sim_node *c2 = sim_fabric_find(f, "C2"), *s1 = sim_fabric_find(f, "S1");
+	struct sim_node *s2 = sim_fabric_find(f, "S2");
+
+	(void)state;
+	assert_int_equal(plain->vendor_id, 0);
+	assert_int_equal(plain->device_id, 0);
+	assert_int_equal(plain->revision, 0);
+	assert_int_equal(plain->fw.major | plain->fw.minor | plain->fw.sub_minor, 0);
+	assert_int_equal(c1->vendor_id, 0x2c9);
+	assert_int_equal(c1->device_id, 0x101b);
+	assert_int_equal(c1->revision, 0xa1);
+	assert_int_equal(c1->fw.major, 20);
+	assert_int_equal(c1->fw.minor, 31);
+	assert_int_equal(c1->fw.sub_minor, 1014);
+	/* Sticky for the nodes that follow... */
+	assert_int_equal(c2->revision, 0xa1);
+	assert_int_equal(c2->fw.sub_minor, 1014);
+	assert_int_equal(c2->num_ports, 2);
+	/* ...until a devid= line starts another device. */
+	assert_int_equal(s1->vendor_id, 0x2c9);
+	assert_int_equal(s1->device_id, 0xd2f0);
+	assert_int_equal(s1->revision, 0);
+	assert_int_equal(s1->fw.major | s1->fw.minor | s1->fw.sub_minor, 0);
+	assert_int_equal(s1->num_ports, 41);
+	assert_int_equal(s2->fw.major, 27);
+	assert_int_equal(s2->fw.minor, 2010);
+	assert_int_equal(s2->fw.sub_minor, 3118);
+	assert_int_equal(s2->num_ports, 65);
+	sim_fabric_free(f);
+}
+
+/*
+ * "4xFDR10" (ibnetdiscover's word for a Mellanox link at FDR10): QDR in
+ * PortInfo and FDR10 in MlnxExtPortInfo, supported and enabled; the link
+ * trains to FDR10 where both ends have it.  A node of another vendor cannot.
+ */
+static void test_fdr10(void **state)
+{
+	struct sim_fabric *f = parse_ok(
+		"vendid=0x2c9\n"
+		"devid=0xc738\n"
+		"Switch 2 \"S1\"\n"
+		"[1] \"C1\"[1] # \"c1\" lid 2 4xFDR10\n"
+		"[2] \"C2\"[1] # 4xQDR\n"
+		"\n"
+		"devid=0x1003\n"
+		"Ca 1 \"C1\"\n"
+		"[1](1234) \"S1\"[1] # lid 2 lmc 0 \"s1\" lid 1 4xFDR10\n"
+		"\n"
+		"Ca 1 \"C2\"\n"
+		"[1] \"S1\"[2] # 4xQDR\n");
+	struct sim_port *p = port_of(f, "S1", 1), *q = port_of(f, "C2", 1);
+
+	(void)state;
+	assert_int_equal(p->mlnx_speed_supported, MLNX_LINK_SPEED_FDR10);
+	assert_int_equal(p->mlnx_speed_enabled, MLNX_LINK_SPEED_FDR10);
+	assert_int_equal(p->mlnx_speed_active, MLNX_LINK_SPEED_FDR10);
+	assert_int_equal(p->peer->mlnx_speed_active, MLNX_LINK_SPEED_FDR10);
+	assert_int_equal(p->speed_active, LINK_SPEED_QDR);
+	assert_int_equal(p->ext_active, 0);
+	assert_int_equal(p->width_active, LINK_WIDTH_4X);
+	assert_string_equal(sim_speed_name(p), "FDR10");
+	assert_int_equal(q->mlnx_speed_supported, 0);
+	assert_int_equal(q->mlnx_speed_active, 0);
+	assert_string_equal(sim_speed_name(q), "QDR");
+	sim_fabric_free(f);
+
+	parse_fails("Switch 1 \"S1\"\n[1] \"C1\"[1] # 4xFDR10\n\nHca 1 \"C1\"\n[1] \"S1\"[1]\n",
+		    "t.net:2: FDR10 is a speed of Mellanox devices (MlnxExtPortInfo): \"S1\" needs vendid=0x2c9");
+}
+
 /* "module" prefixes node ids, as ibsim does, so that one file can be included twice. */
 static void test_module_prefix(void **state)
 {
@@ -669,6 +764,17 @@ static void test_global_errors(void **state)
 		    "t.net:1: malformed GUID \"0x11111111111111111111111111111111111111111111111111111111111111111111\"");
 	parse_fails("vendid=0x1000000\n", "t.net:1: malformed setting: expected vendid=NUMBER (0..16777215)");
 	parse_fails("devid=x\n", "t.net:1: malformed setting: expected devid=NUMBER (0..65535)");
+	parse_fails("revid=0x100000000\n",
+		    "t.net:1: malformed setting: expected revid=NUMBER (0..4294967295)");
+	parse_fails("fwver=20.31\n",
+		    "t.net:1: malformed firmware version: expected fwver=MAJOR.MINOR.SUBMINOR (each 0..65535)");
+	parse_fails("fwver=20.31.65536\n",
+		    "t.net:1: malformed firmware version: expected fwver=MAJOR.MINOR.SUBMINOR (each 0..65535)");
+	parse_fails("fwver=20.31.1014.1\n",
+		    "t.net:1: malformed firmware version: expected fwver=MAJOR.MINOR.SUBMINOR (each 0..65535)");
+	parse_fails("fwver=-1.2.3\n",
+		    "t.net:1: malformed firmware version: expected fwver=MAJOR.MINOR.SUBMINOR (each 0..65535)");
+	parse_fails("fwver 1.2.3\n", "t.net:1: unrecognised line \"fwver 1.2.3\"");
 	parse_fails("sysimgguid=-1\n",
 		    "t.net:1: malformed setting: expected sysimgguid=NUMBER (0..18446744073709551615)");
 	parse_fails("width=32\n", "t.net:1: malformed setting: expected width=NUMBER (0..31)");
@@ -818,6 +924,8 @@ int main(void)
 		cmocka_unit_test(test_headers_and_descriptions),
 		cmocka_unit_test(test_ibnetdiscover_output),
 		cmocka_unit_test(test_globals),
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_fdr10),
 		cmocka_unit_test(test_module_prefix),
 		cmocka_unit_test_setup_teardown(test_include, make_dir, remove_dir),
 		cmocka_unit_test_setup_teardown(test_include_errors, make_dir, remove_dir),

@@ -35,7 +35,12 @@ static inline const char *link_width_name(unsigned width)
 	}
 }
 
-/* The active speed: its rate per lane in tenths of Gb/s and its name (an unknown one is SDR's, as the kernel counts it). */
+/*
+ * The active speed: its rate per lane in tenths of Gb/s and its name (an
+ * unknown one is SDR's, as the kernel counts it).  FDR10, active in
+ * MlnxExtPortInfo (mlnx_active) where no extended speed is, has QDR's rate
+ * as the kernel counts it, and its own name.
+ */
 static inline unsigned link_lane_rate_x10(unsigned speed_active, unsigned ext_active)
 {
 	switch (ext_active) {
@@ -52,7 +57,8 @@ static inline unsigned link_lane_rate_x10(unsigned speed_active, unsigned ext_ac
 	}
 }
 
-static inline const char *link_speed_name(unsigned speed_active, unsigned ext_active)
+static inline const char *link_speed_name(unsigned speed_active, unsigned ext_active,
+					  unsigned mlnx_active)
 {
 	switch (ext_active) {
 	case LINK_SPEED_EXT_FDR: return "FDR";
@@ -61,6 +67,8 @@ static inline const char *link_speed_name(unsigned speed_active, unsigned ext_ac
 	case LINK_SPEED_EXT_NDR: return "NDR";
 	default: break;
 	}
+	if (mlnx_active & MLNX_LINK_SPEED_FDR10)
+		return "FDR10";
 	switch (speed_active) {
 	case LINK_SPEED_DDR: return "DDR";
 	case LINK_SPEED_QDR: return "QDR";

@@ -406,6 +406,59 @@ MAD_LAYOUT(SM_INFO);
 	F(LED_RESERVED,			 0, 1, 31)
 MAD_LAYOUT(LED_INFO);
 
+/*
+ * MlnxExtPortInfo (UMAD_SM_ATTR_MLNX_EXT_PORT_INFO), a vendor attribute of
+ * Mellanox nodes; the modifier is the port, as PortInfo's.  Each field is
+ * the low byte of a 32-bit word; the speeds are MLNX_LINK_SPEED_* bits.
+ */
+#define MLNX_EXT_PORT_INFO_FIELDS(F) \
+	F(MEPI_RESERVED_0,		 0, 0, 24) \
+	F(MEPI_STATE_CHANGE_ENABLE,	 3, 0, 8) \
+	F(MEPI_RESERVED_4,		 4, 0, 24) \
+	F(MEPI_LINK_SPEED_SUPPORTED,	 7, 0, 8) \
+	F(MEPI_RESERVED_8,		 8, 0, 24) \
+	F(MEPI_LINK_SPEED_ENABLED,	11, 0, 8) \
+	F(MEPI_RESERVED_12,		12, 0, 24) \
+	F(MEPI_LINK_SPEED_ACTIVE,	15, 0, 8) \
+	F(MEPI_RESERVED_16,		16, 0, 384)
+MAD_LAYOUT(MLNX_EXT_PORT_INFO);
+/* MlnxExtPortInfo's LinkSpeed bits: FDR10 (10.3125 Gb/s a lane, 64b/66b). */
+#define MLNX_LINK_SPEED_FDR10	0x01
+
+/*
+ * GeneralInfo of Mellanox's vendor class (MLNX_VS_ATTR_GENERAL_INFO), from
+ * MLNX_VS_OFF_DATA: the hardware, the firmware (its version in bytes, and
+ * again in 32-bit words for versions that do not fit them) and the
+ * software, as vendstat -N reads them.
+ */
+#define MLNX_GENERAL_INFO_FIELDS(F) \
+	F(MGI_HW_REVISION,		 0, 0, 16) \
+	F(MGI_HW_DEVICE_ID,		 2, 0, 16) \
+	F(MGI_HW_RESERVED_4,		 4, 0, 192) \
+	F(MGI_HW_UPTIME,		28, 0, 32) \
+	F(MGI_FW_RESERVED_32,		32, 0, 8) \
+	F(MGI_FW_MAJOR,			33, 0, 8) \
+	F(MGI_FW_MINOR,			34, 0, 8) \
+	F(MGI_FW_SUB_MINOR,		35, 0, 8) \
+	F(MGI_FW_BUILD_ID,		36, 0, 32) \
+	F(MGI_FW_MONTH,			40, 0, 8) \
+	F(MGI_FW_DAY,			41, 0, 8) \
+	F(MGI_FW_YEAR,			42, 0, 16) \
+	F(MGI_FW_RESERVED_44,		44, 0, 16) \
+	F(MGI_FW_HOUR,			46, 0, 16) \
+	F(MGI_FW_PSID,			48, 0, 128) \
+	F(MGI_FW_INI_FILE_VERSION,	64, 0, 32) \
+	F(MGI_FW_EXT_MAJOR,		68, 0, 32) \
+	F(MGI_FW_EXT_MINOR,		72, 0, 32) \
+	F(MGI_FW_EXT_SUB_MINOR,		76, 0, 32) \
+	F(MGI_FW_EXT_RESERVED,		80, 0, 128) \
+	F(MGI_SW_RESERVED_96,		96, 0, 8) \
+	F(MGI_SW_MAJOR,			97, 0, 8) \
+	F(MGI_SW_MINOR,			98, 0, 8) \
+	F(MGI_SW_SUB_MINOR,		99, 0, 8) \
+	F(MGI_SW_RESERVED_100,		100, 0, 224)
+MAD_LAYOUT(MLNX_GENERAL_INFO);
+
 /* The modifiers of the table attributes: which block, and of which port. */
 #define SMP_MOD_PKEY_BLOCK_MASK		0xffffu	/* P_KeyTable: port << 16 | block */
 #define SMP_MOD_PKEY_PORT_SHIFT		16

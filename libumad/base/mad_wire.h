@@ -237,6 +237,24 @@ enum sa_rate {
 #define SA_INFORM_ANY_PRODUCER		0xffffff
 
 
+/* --- Mellanox's vendor-specific class (range 1), which Mellanox devices answer. --- */
+
+/*
+ * After the common header an 8-byte V_Key, then the attribute data (as
+ * vendstat lays it out).  The class is at version 1.
+ */
+#define MLNX_VS_CLASS		0x0a
+#define MLNX_VS_CLASS_VERSION	1
+#define MLNX_VS_OFF_V_KEY	MAD_HDR_SIZE
+#define MLNX_VS_OFF_DATA	(MLNX_VS_OFF_V_KEY + MAD_KEY_SIZE)
+#define MLNX_VS_DATA_SIZE	(MAD_SIZE - MLNX_VS_OFF_DATA)
+
+enum mlnx_vs_attr {
+	MLNX_VS_ATTR_CLASS_PORT_INFO	= UMAD_ATTR_CLASS_PORT_INFO,
+	MLNX_VS_ATTR_GENERAL_INFO	= 0x0017,
+};
+
+
 /* --- Congestion control (class UMAD_CLASS_CONG_MGMT): attributes and fields. --- */
 
 /*

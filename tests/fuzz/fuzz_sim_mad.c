@@ -28,10 +28,15 @@
  * to sim_sa_notice as a notice.  The SA's answers are read whole and their
  * lengths checked against their AttributeOffset.
  *
+ * And each send's MAD goes to a node of a fourth copy, whose nodes are
+ * Mellanox's and whose links run FDR10 (picked as the CC agent's): as a
+ * MAD of Mellanox's vendor class to its agent, and as a MlnxExtPortInfo
+ * SMP (its method and modifier as sent) to its SMA, so that Sets persist.
+ *
  * Sources: tests/fuzz/fuzz_sim_mad.c backends/sim.c backends/soft_port.c
  *   libumad/base/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
  *   simfabric/fabric.c simfabric/topology.c simfabric/port_state.c
- *   simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c
+ *   simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/mlnx.c simfabric/route.c
  *   simfabric/sa*.c backends/sysfs_writer.c, with glib-2.0 ("make fuzz"
  *   builds and runs it).
  *
@@ -54,8 +59,10 @@
 #include "libumad/base/backend.h"
 #include "libumad/base/mad_wire.h"
 #include "simfabric/cc.h"
+#include "simfabric/mlnx.h"
 #include "simfabric/pma.h"
 #include "simfabric/sa.h"
+#include "simfabric/sma.h"
 #include "simfabric/topology.h"
 
 extern const struct umad_backend umad_backend_sim;
@@ -68,12 +75,18 @@ int LLVMFuzzerInitialize(int *argc, char ***argv);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static int started;
+static struct sim_fabric *mlnx_fabric;	/* Mellanox's nodes, FDR10 links */
 static struct sim_fabric *pma_fabric;	/* the PMA's own copy of the default fabric */
 static struct sim_fabric *cc_fabric;	/* the CC agents' copy */
 
 static void free_cc_fabric(void)
 {
 	sim_fabric_free(cc_fabric);
+}
+
+static void free_mlnx_fabric(void)
+{
+	sim_fabric_free(mlnx_fabric);
 }
 
 /* The SA's fabric: the default topology, every end port given a LID, switches routed. */
@@ -260,6 +273,21 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!cc_fabric)
 		abort();
 	atexit(free_cc_fabric);
+	mlnx_fabric = sim_topology_parse(
+		"vendid=0x2c9\n"
+		"devid=0xd2f0\n"
+		"Switch 3 \"S1\"\n"
+		"[1] \"H1\"[1] # 4xFDR10\n"
+		"[2] \"H1\"[2] # 4xQDR\n"
+		"\n"
+		"devid=0x101b\n"
+		"fwver=20.31.1014\n"
+		"Hca 2 \"H1\"\n"
+		"[1] \"S1\"[1] # 4xFDR10\n"
+		"[2] \"S1\"[2] # 4xQDR\n", "mlnx", NULL);
+	if (!mlnx_fabric)
+		abort();
+	atexit(free_mlnx_fabric);
 	return 0;
 }
 
@@ -287,6 +315,28 @@ static void to_pma(const struct ib_user_mad *hdr, const uint8_t *mad, size_t len
 }
 
 /*
+ * An agent's verdict on a MAD it had in place (before: as it came): a
+ * GetResp to the same request, whose every byte is read (their sum), or
+ * silence, which changes nothing.
+ */
+static unsigned judge(int answered, const uint8_t *mad, const uint8_t *before)
+{
+	unsigned sum = 0;
+	size_t i;
+
+	if (answered) {
+		if (mad_method(mad) != UMAD_METHOD_GET_RESP || mad_tid(mad) != mad_tid(before) ||
+		    mad_attr_id(mad) != mad_attr_id(before))
+			abort();
+		for (i = 0; i < MAD_SIZE; i++)
+			sum += mad[i];
+	} else if (memcmp(mad, before, MAD_SIZE)) {
+		abort();	/* silence changes nothing */
+	}
+	return sum;
+}
+
+/*
  * The MAD as a CC MAD to a node of cc_fabric, through a port that may not
  * exist (s: the send's head bytes choose): answered in place as a GetResp
  * whose every byte is read, or left alone.
@@ -295,8 +345,7 @@ static unsigned cc_agent(const uint8_t *s, const uint8_t *bytes, size_t len)
 {
 	uint8_t mad[MAD_SIZE] = { 0 }, before[MAD_SIZE];
 	struct sim_node *n;
-	unsigned port, sum = 0;
-	size_t i;
+	unsigned port;
 
 	n = cc_fabric->nodes[s[0] % cc_fabric->n_nodes];
 	port = s[2] % (n->num_ports + 2u);
@@ -308,14 +357,32 @@ static unsigned cc_agent(const uint8_t *s, const uint8_t *bytes, size_t len)
 		sim_cc_log_ca_event(n, port, get_be24(s + 8), get_be24(s + 11), s[14], s[15],
 				    get_be16(s + 16));
 	memcpy(before, mad, MAD_SIZE);
-	if (sim_cc_process(cc_fabric, n, port, mad)) {
-		if (mad_method(mad) != UMAD_METHOD_GET_RESP || mad_tid(mad) != mad_tid(before) ||
-		    mad_attr_id(mad) != mad_attr_id(before))
-			abort();
-		for (i = 0; i < MAD_SIZE; i++)
-			sum += mad[i];
-	} else if (memcmp(mad, before, MAD_SIZE)) {
-		abort();	/* silence changes nothing */
+	return judge(sim_cc_process(cc_fabric, n, port, mad), mad, before);
+}
+
+/*
+ * The MAD to a node of mlnx_fabric (s picks it, and its port): as a MAD of
+ * the vendor class, then as a MlnxExtPortInfo SMP.  Each is answered in
+ * place as a GetResp whose every byte is read, or left alone.
+ */
+static unsigned mlnx_agents(const uint8_t *s, const uint8_t *bytes, size_t len)
+{
+	struct sim_node *n = mlnx_fabric->nodes[s[0] % mlnx_fabric->n_nodes];
+	unsigned port = n->type == NODE_TYPE_SWITCH ? 0 : 1 + s[2] % n->num_ports, sum = 0, k;
+	uint8_t mad[MAD_SIZE], before[MAD_SIZE];
+
+	for (k = 0; k < 2; k++) {
+		memset(mad, 0, MAD_SIZE);
+		memcpy(mad, bytes, len < MAD_SIZE ? len : MAD_SIZE);
+		if (k == 0) {
+			mad[MAD_OFF_CLASS] = MLNX_VS_CLASS;
+		} else {
+			mad[MAD_OFF_CLASS] = UMAD_CLASS_SUBN_LID_ROUTED;
+			put_be16(mad + MAD_OFF_ATTR_ID, UMAD_SM_ATTR_MLNX_EXT_PORT_INFO);
+		}
+		memcpy(before, mad, MAD_SIZE);
+		sum += judge(k == 0 ? sim_mlnx_vs_process(n, port, mad)
+				    : sim_sma_process(mlnx_fabric, n, port, mad, NULL), mad, before);
 	}
 	return sum;
 }
@@ -393,6 +460,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		hdr->retries = s[2] % 3;
 		memcpy(umad + sizeof(struct ib_user_mad), data + at, avail);
 		sink += cc_agent(s, data + at, avail);
+		sink += mlnx_agents(s, data + at, avail);
 		at += avail;
 		to_pma(hdr, umad + sizeof(struct ib_user_mad), mad_len);
 		umad_backend_sim.send(fd, umad, sizeof(struct ib_user_mad) + mad_len);

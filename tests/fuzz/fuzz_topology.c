@@ -66,12 +66,13 @@ static unsigned walk(const struct sim_fabric *f)
 		const struct sim_node *n = f->nodes[i];
 
 		sum += sum_bytes(n->name, strlen(n->name)) + sum_bytes(n->desc, strlen(n->desc)) +
-		       (unsigned)n->node_guid + (unsigned)n->sys_guid + n->line;
+		       (unsigned)n->node_guid + (unsigned)n->sys_guid + n->line + n->vendor_id +
+		       n->device_id + n->revision + n->fw.major + n->fw.minor + n->fw.sub_minor;
 		for (p = 0; p <= n->num_ports; p++) {
 			const struct sim_port *port = &n->ports[p];
 
 			sum += (unsigned)port->guid + port->width_enabled + port->speed_active +
-			       port->state;
+			       port->state + port->mlnx_speed_supported + port->mlnx_speed_active;
 			if (port->peer)
 				sum += port->peer->num + (unsigned)(port->peer->peer == port) +
 				       sum_bytes(port->peer->node->name, strlen(port->peer->node->name));
