@@ -6,8 +6,9 @@
  *
  *  - answered here: an SMP request the SMA answers, carried on the fabric's
  *    memory, mapped from the server (fabric_client_map), under the
- *    memory's lock.  The server only learns which attached nodes the SMP
- *    changed.  Replies posted before are read first.
+ *    memory's lock.  The server only learns which nodes the SMP changed
+ *    that clients are attached at or that owe their SM a Trap 128 (the
+ *    server sends it).  Replies posted before are read first.
  *  - posted: an SMP request the SMA of a fabric not mapped here answers
  *    (UMAD_SIM_FABRIC_SMP=server, or a server without shared memory) goes
  *    to the client's mailbox without waiting, when nothing would miss its
@@ -85,11 +86,12 @@ struct sim_remote {
 	/*
 	 * With the fabric mapped (fabric_client_map), SMP requests the SMA
 	 * answers are carried here, on the shared model under its lock: the
-	 * port each opened handle sends from, and the node the SMP being
-	 * carried changed when clients are attached there (under c.lock).
+	 * port each opened handle sends from, and the nodes the SMP being
+	 * carried changed that the server must hear of (under c.lock).
 	 */
 	_Atomic(struct sim_port *) local_port[LOCAL_PORTS];
-	struct sim_node *changed;
+	struct sim_node *changed[SIM_NET_CHANGED_MAX];
+	unsigned n_changed;
 	struct sim_sma_hooks local_hooks;
 	int gone;			/* server_gone(r) ran (under c.lock) */
 	/* IsSM as told to the server, by host port (under issm_lock). */
@@ -372,20 +374,31 @@ static int posted_twice(struct sim_remote *r, const struct soft_port *op, const 
 
 /* --- SMPs answered here, on the mapped fabric -------------------------------------------- */
 
-/* The SMA changed node n (the one it runs on): remembered when clients are attached there. */
+/*
+ * The SMA changed node n: remembered when clients are attached there, or
+ * when it is a switch that owes its SM a Trap 128 (a link changed state).
+ */
 static void local_node_changed(void *arg, struct sim_node *n)
 {
 	struct sim_remote *r = arg;
+	unsigned i;
 
-	if (n->attached)
-		r->changed = n;
+	if (!n->attached && !(n->sw && n->sw->link_trap_owed))
+		return;
+	for (i = 0; i < r->n_changed; i++)
+		if (r->changed[i] == n)
+			return;
+	if (r->n_changed < SIM_NET_CHANGED_MAX)
+		r->changed[r->n_changed++] = n;
 }
 
 /*
  * Carry an SMP request the SMA answers on the mapped fabric, as the server
  * would, and queue its answer or timeout: the server is not involved.  The
- * nodes it changed that clients are attached at are told of through the
- * server.  Lock held.  1 done, 0 not one for here, or -errno.
+ * nodes it changed that clients are attached at, or that owe their SM a
+ * Trap 128, are told of to the server (FP_NOTE_CHANGED), which tells the
+ * clients and sends the trap.  Lock held.  1 done, 0 not one for here, or
+ * -errno.
  */
 static int answer_here(struct sim_remote *r, struct soft_port *op, const struct ib_user_mad *hdr,
 		       const struct umad_agent_req *agent, const uint8_t *mad, size_t mad_len,
@@ -396,6 +409,7 @@ static int answer_here(struct sim_remote *r, struct soft_port *op, const struct 
 	struct fp_addr addr = { .sqpn = q->sqpn, .qkey = q->qkey, .sl = q->sl };
 	uint8_t answer[MAD_SIZE] = { 0 };
 	uint64_t delay_ns, sent_ns;
+	unsigned i;
 	int answered, v;
 
 	if (!from || !sim_net_sma_answers(q->sqpn, q->dqpn, mad, mad_len))
@@ -407,7 +421,7 @@ static int answer_here(struct sim_remote *r, struct soft_port *op, const struct 
 		return -EIO;
 	memcpy(answer, mad, mad_len);
 	sent_ns = mad_queue_now_ns();
-	r->changed = NULL;
+	r->n_changed = 0;
 	v = sim_arena_lock(r->c.arena);
 	/* Never on without the lock: the send fails, and says why. */
 	if (v < 0)
@@ -416,8 +430,8 @@ static int answer_here(struct sim_remote *r, struct soft_port *op, const struct 
 	answered = sim_net_sma_round_trip(r->c.fabric, from, q->dlid, answer, &r->local_hooks,
 					  &addr.slid, &delay_ns);
 	sim_arena_unlock(r->c.arena);
-	if (r->changed)
-		fabric_client_note_changed(&r->c, r->changed->index);
+	for (i = 0; i < r->n_changed; i++)
+		fabric_client_note_changed(&r->c, r->changed[i]->index);
 	if (answered && hdr->timeout_ms)
 		v = queue_answer(op, hdr, agent, mad, &addr, answer, MAD_SIZE, delay_ns, sent_ns);
 	else

@@ -161,7 +161,9 @@ struct sim_switch {
 	uint16_t mft_top;			/* MulticastFDBTop */
 	uint8_t default_port, default_mcast_primary, default_mcast_not_primary;
 	uint8_t life_time_value;
-	uint8_t port_state_change;
+	uint8_t port_state_change;		/* SwitchInfo:PortStateChange */
+	/* A port's state changed since the switch last sent its SM Trap 128 (net.c sends it). */
+	uint8_t link_trap_owed;
 	uint8_t enhanced_port0;
 	uint16_t lids_per_port, partition_enforcement_cap;
 	/* LFT entries 0 .. lft_len - 1 (whole blocks, grown as they are written); 0xff = no

@@ -122,7 +122,7 @@ enum fp_type {
 	FP_KICK,		/* no reply: look at the mailbox */
 	FP_MAP,			/* the fabric's memory: FP_MAPPED, or FP_RC when it has none */
 	FP_MAPPED,
-	FP_NOTE_CHANGED,	/* no reply: a client's SMP changed a node clients are attached at */
+	FP_NOTE_CHANGED,	/* no reply: a client's SMP changed a node (see fp_map) */
 	FP_EVENTS,		/* over TCP: this connection is the event channel (FP_RC) */
 	FP_TYPE_END
 };
@@ -270,8 +270,10 @@ void fp_node_fill(struct fp_node *v, const struct sim_node *n);
  * FP_MAPPED; a client maps it at `base` (or does without) and answers the
  * SMP requests the SMA answers (sim_net_sma_answers) itself, under the
  * arena's lock.  When such an SMP changes a node that clients are attached
- * at (sim_node.attached), the client tells the server with
- * FP_NOTE_CHANGED, and the server tells them (FP_NODE_CHANGED).
+ * at (sim_node.attached), or a switch whose ports changed state (it owes
+ * its SM a Trap 128: sim_switch.link_trap_owed), the client tells the
+ * server with FP_NOTE_CHANGED; the server tells the clients attached there
+ * (FP_NODE_CHANGED) and sends the trap the switch owes.
  */
 struct fp_map {
 	uint32_t zero;

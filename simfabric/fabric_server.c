@@ -730,7 +730,7 @@ static int do_map(struct fabric_server *s, struct client *c)
 	return send_to(&c->conn, FP_MAPPED, &m, sizeof(m), NULL, 0, NULL, fd);
 }
 
-/* A client's SMP changed a node: the clients attached there learn it. */
+/* A client's SMP changed a node: the clients attached there learn it, and a switch traps its SM. */
 static int do_note_changed(struct fabric_server *s, const struct fp_note *q)
 {
 	if (q->node >= s->fabric->n_nodes)

@@ -26,17 +26,6 @@
 /* Every node a topology may name fits a request. */
 _Static_assert(SIM_FAULT_NODE_MAX >= SIM_TOPOLOGY_MAX_ID, "a node id must fit a fault request");
 
-/* A switch whose port changed state tells its SM (Trap 128, its own LID in the details). */
-static void link_state_trap(struct sim_net *net, struct sim_node *n)
-{
-	uint8_t details[NOTICE_DETAILS_SIZE] = { 0 };
-
-	if (n->type != NODE_TYPE_SWITCH)
-		return;
-	put_be16(details + TRAP128_OFF_LID, n->ports[0].lid);
-	sim_net_trap(net, n, 0, TRAP_LINK_STATE_CHANGE, details);
-}
-
 static int set_link(struct sim_port *p, int up)
 {
 	if (p->num == 0 || p->num > p->node->num_ports)
@@ -53,15 +42,15 @@ static int set_link(struct sim_port *p, int up)
 	return 0;
 }
 
+/* The switches at both ends of the link whose state changed tell their SM (Trap 128), each once. */
 int sim_fault_link(struct sim_net *net, struct sim_port *p, int up)
 {
 	int r = set_link(p, up);
 
 	if (r < 0)
 		return r;
-	link_state_trap(net, p->node);
-	if (p->peer->node != p->node)
-		link_state_trap(net, p->peer->node);
+	sim_net_link_trap(net, p->node);
+	sim_net_link_trap(net, p->peer->node);
 	return 0;
 }
 
@@ -72,12 +61,12 @@ int sim_fault_node(struct sim_net *net, struct sim_node *n, int up)
 	for (p = 1; p <= n->num_ports; p++)
 		if (n->ports[p].peer)
 			set_link(&n->ports[p], up);
-	/* The neighbours' switches notice; the node itself only once it is back. */
+	/* The neighbours' switches notice; the node itself once it is back (down, no SM hears it). */
 	for (p = 1; p <= n->num_ports; p++)
 		if (n->ports[p].peer && n->ports[p].peer->node != n)
-			link_state_trap(net, n->ports[p].peer->node);
+			sim_net_link_trap(net, n->ports[p].peer->node);
 	if (up)
-		link_state_trap(net, n);
+		sim_net_link_trap(net, n);
 	return 0;
 }
 

@@ -10,8 +10,10 @@
  * that gives the text back, the bytes the shared fabric's FP_CONTROL
  * carries, and the checks and actions on a fabric.  Adding a kind is a row
  * of the table and its action here, its line in doc/scenario-format.md,
- * and its test.  A link or node going down or up makes its switches send
- * Trap 128 to their SM, as hardware does.  Functions that touch a fabric
+ * and its test.  A link or node going down or up changes its ports'
+ * states through the port state machine (port_state.h), as an SM's Set
+ * does, and the switches whose ports changed send Trap 128 to their SM,
+ * each once, as hardware does.  Functions that touch a fabric
  * return 0 or -errno and run with the fabric lock held; the others are
  * pure.
  */
@@ -188,7 +190,11 @@ int sim_fault_apply(struct sim_net *net, const struct sim_fault_req *rq, struct 
  */
 unsigned sim_fault_delay_us(uint64_t delay_ns);
 
-/* The link at port p (1..num_ports): down (both ends lose it until up) or up. */
+/*
+ * The link at port p (1..num_ports): down (both ends lose it until up) or
+ * up (a link that is down trains to Init); a link already so is left as
+ * it is, and sends no trap.
+ */
 int sim_fault_link(struct sim_net *net, struct sim_port *p, int up);
 /* Every link of a node. */
 int sim_fault_node(struct sim_net *net, struct sim_node *n, int up);

@@ -138,9 +138,10 @@ static void tell_changed(struct sim_hosting *h, const struct sim_node *n)
 				a->ops->node_changed(a->owner, i);
 }
 
-void sim_hosting_node_changed(struct sim_hosting *h, const struct sim_node *n)
+void sim_hosting_node_changed(struct sim_hosting *h, struct sim_node *n)
 {
 	tell_changed(h, n);
+	sim_net_link_trap(&h->net, n);
 }
 
 static void hook_node_changed(void *arg, struct sim_node *n)

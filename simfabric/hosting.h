@@ -142,8 +142,12 @@ int sim_hosting_send(struct sim_attachment *a, const struct sim_hosting_send *q,
 /* Apply a fault; the programs learn of the nodes it changed.  0 or -errno with why in err. */
 int sim_hosting_control(struct sim_hosting *h, const struct sim_fault_req *rq,
 			struct umad_err *err);
-/* Node n changed outside the hosting's sight (an SMP a client answered itself): tell its programs. */
-void sim_hosting_node_changed(struct sim_hosting *h, const struct sim_node *n);
+/*
+ * Node n changed outside the hosting's sight (an SMP a client answered
+ * itself): its programs learn it, and a switch whose ports changed state
+ * sends its SM the Trap 128 it owes (sim_net_link_trap).
+ */
+void sim_hosting_node_changed(struct sim_hosting *h, struct sim_node *n);
 /* Traps the SM has not repressed go again when due. */
 void sim_hosting_tick(struct sim_hosting *h, uint64_t now_ns);
 /* When the next of them is due (ns, sim_net_now_ns's clock), or 0: none. */

@@ -222,6 +222,42 @@ static enum sim_net_result send_mcast(struct sim_net *net, const struct sim_net_
 
 static int trap_repressed(struct sim_net *net, const struct sim_net_msg *m);
 
+/* The SMA changed node n: the owner learns it; a switch that owes Trap 128 sends it after. */
+static void sma_node_changed(void *arg, struct sim_node *n)
+{
+	struct sim_net *net = arg;
+	unsigned i;
+
+	if (net->sma_hooks && net->sma_hooks->node_changed)
+		net->sma_hooks->node_changed(net->sma_hooks->arg, n);
+	if (!n->sw || !n->sw->link_trap_owed)
+		return;
+	for (i = 0; i < net->n_changed; i++)
+		if (net->changed[i] == n)
+			return;
+	/* An SMP changes two nodes at most; a third would keep its debt until the next change. */
+	if (net->n_changed < SIM_NET_CHANGED_MAX)
+		net->changed[net->n_changed++] = n;
+}
+
+static void sma_before_port_read(void *arg, struct sim_port *p)
+{
+	struct sim_net *net = arg;
+
+	if (net->sma_hooks && net->sma_hooks->before_port_read)
+		net->sma_hooks->before_port_read(net->sma_hooks->arg, p);
+}
+
+/* The switches the SMP just carried changed send the traps they owe. */
+static void send_link_traps(struct sim_net *net)
+{
+	unsigned i, n = net->n_changed;
+
+	net->n_changed = 0;
+	for (i = 0; i < n; i++)
+		sim_net_link_trap(net, net->changed[i]);
+}
+
 /*
  * SMPs between programs, LID-routed: SMInfo for a port where a real SM runs
  * goes to that SM (the SMA does not answer for it), and an SM's answers
@@ -255,6 +291,7 @@ static enum sim_net_result send_smp(struct sim_net *net, const struct sim_net_ms
 				    uint8_t *mad, struct sim_net_reply *reply)
 {
 	uint16_t slid;
+	int answered;
 
 	if (mad_method(mad) == UMAD_METHOD_TRAP_REPRESS) {
 		trap_repressed(net, m);
@@ -268,7 +305,10 @@ static enum sim_net_result send_smp(struct sim_net *net, const struct sim_net_ms
 	}
 	if (mad_method_is_response(mad_method(mad)))
 		return SIM_NET_LOST;	/* directed-route answers from a program reach no one here */
-	if (!sim_smp_round_trip(net->f, m->port, m->dlid, mad, &slid, net->sma_hooks))
+	answered = sim_smp_round_trip(net->f, m->port, m->dlid, mad, &slid, &net->hooks);
+	/* The switches it changed tell their SM, answered or not: the Set was applied. */
+	send_link_traps(net);
+	if (!answered)
 		return SIM_NET_LOST;
 	reply->msg = *m;
 	reply->msg.slid = slid;
@@ -424,6 +464,11 @@ int sim_net_init(struct sim_net *net, struct sim_fabric *f, int builtin_sm,
 	memset(net, 0, sizeof(*net));
 	net->f = f;
 	net->sma_hooks = sma_hooks;
+	net->hooks = (struct sim_sma_hooks){
+		.before_port_read = sma_before_port_read,
+		.node_changed = sma_node_changed,
+		.arg = net,
+	};
 	if (ep)
 		net->ep = *ep;
 	if (!builtin_sm)
@@ -653,6 +698,17 @@ int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsi
 		return -EHOSTUNREACH;
 	trap_pending(net, node, port, mad);
 	return 0;
+}
+
+int sim_net_link_trap(struct sim_net *net, struct sim_node *n)
+{
+	uint8_t details[NOTICE_DETAILS_SIZE] = { 0 };
+
+	if (!n->sw || !n->sw->link_trap_owed)
+		return 0;
+	n->sw->link_trap_owed = 0;
+	put_be16(details + TRAP128_OFF_LID, n->ports[0].lid);
+	return sim_net_trap(net, n, 0, TRAP_LINK_STATE_CHANGE, details);
 }
 
 void sim_net_trap144_details(struct sim_port *p, uint8_t *details)

@@ -76,9 +76,19 @@ struct sim_net_trap {
 	uint8_t smp[MAD_SIZE];
 };
 
+/* Nodes one SMP can change: the one its SMA runs on, and the far end of a link it changed. */
+#define SIM_NET_CHANGED_MAX	2
+
 struct sim_net {
 	struct sim_fabric *f;
-	const struct sim_sma_hooks *sma_hooks;
+	const struct sim_sma_hooks *sma_hooks;	/* the owner's */
+	/*
+	 * The hooks the SMA is given: the owner's, and the switches an SMP
+	 * changed noted, to send the Trap 128 they owe once it is answered.
+	 */
+	struct sim_sma_hooks hooks;
+	struct sim_node *changed[SIM_NET_CHANGED_MAX];
+	unsigned n_changed;
 	struct sim_net_endpoint_ops ep;
 	/* The built-in SM and SA: sm_port is where they sit; active until a real SM came. */
 	struct sim_port *sm_port;
@@ -138,7 +148,10 @@ int sim_net_sma_answers(uint32_t sqpn, uint32_t dqpn, const uint8_t *mad, size_t
 /*
  * Carry such an SMP from port `from` to its SMA and back, answered in
  * place (MAD_SIZE bytes): 1 with the answer's source LID and how late the
- * links made it, 0 when it was lost.  Under the model's lock.
+ * links made it, 0 when it was lost.  Under the model's lock.  Without a
+ * net to send traps, the nodes the SMP changed are told to hooks alone:
+ * the caller has the owner of the net send the Trap 128 a changed switch
+ * owes (sim_net_link_trap).
  */
 int sim_net_sma_round_trip(struct sim_fabric *f, struct sim_port *from, uint16_t dlid,
 			   uint8_t *mad, const struct sim_sma_hooks *hooks, uint16_t *slid,
@@ -157,6 +170,17 @@ void sim_net_sm_step_aside(struct sim_net *net);
  */
 int sim_net_trap(struct sim_net *net, struct sim_node *node, unsigned port, unsigned number,
 		 const uint8_t *details);
+
+/*
+ * Switch n's ports changed state (the port state machine set
+ * sim_switch.link_trap_owed): it sends its SM Trap 128 now, its LID in the
+ * details, once however many of its ports changed.  The net does so itself
+ * after an SMP it carries (sim_net_send); a fault (fault.c) and the owner
+ * of an SMP carried elsewhere (sim_net_sma_round_trip) call it.  0 when
+ * sent or when n owes none (a CA, a switch that did not change),
+ * -EHOSTUNREACH when no SM got it.
+ */
+int sim_net_link_trap(struct sim_net *net, struct sim_node *n);
 
 /*
  * Port p's CapabilityMask changed from old_capmask (a program took or left

@@ -11,22 +11,28 @@
 #include "simfabric/port_state.h"
 
 /*
- * SwitchInfo:PortStateChange: set when the link state machine moves a port
- * (the link coming up to Init, or going down), not when an SM arms or
- * activates a port or retrains it to the widths and speeds it enabled.
+ * A port's state moved by the link state machine (the link coming up to
+ * Init, or going down), not an SM arming or activating it or retraining
+ * it to the widths and speeds it enabled: its switch sets
+ * SwitchInfo:PortStateChange and owes its SM a Trap 128, which the net
+ * sends (sim_net_link_trap) once the change that caused it is done.
  */
 static void note_change(struct sim_port *p)
 {
-	if (p->node->sw)
+	if (p->node->sw) {
 		p->node->sw->port_state_change = 1;
+		p->node->sw->link_trap_owed = 1;
+	}
 }
 
-/* The link is lost at both ends; each end polls again unless disabled. */
-static void link_lost(struct sim_port *p)
+/* The link is lost at both ends; each end polls again unless disabled.  1: it was up. */
+static int link_lost(struct sim_port *p)
 {
 	struct sim_port *ends[2] = { p, p->peer };
 	int i;
 
+	if (p->phys_state != PHYS_STATE_LINKUP)
+		return 0;
 	for (i = 0; i < 2; i++) {
 		struct sim_port *e = ends[i];
 
@@ -38,20 +44,25 @@ static void link_lost(struct sim_port *p)
 		e->width_active = e->speed_active = e->ext_active = e->mlnx_speed_active = 0;
 		note_change(e);
 	}
+	return 1;
 }
 
-/* Try to bring the link up: both ends present, neither disabled, a rate in common. */
-static void link_try_up(struct sim_port *p)
+/*
+ * Bring a link that is down up: both ends present, neither disabled nor
+ * failed, a rate in common.  1 when it came up.
+ */
+static int link_try_up(struct sim_port *p)
 {
 	struct sim_port *q = p->peer;
 
-	if (!q || p->phys_state == PHYS_STATE_DISABLED || q->phys_state == PHYS_STATE_DISABLED ||
-	    p->failed || q->failed)
-		return;
-	if (sim_link_train(p, q) == 0) {
-		note_change(p);
-		note_change(q);
-	}
+	if (!q || sim_port_link_up(p) || p->phys_state == PHYS_STATE_DISABLED ||
+	    q->phys_state == PHYS_STATE_DISABLED || p->failed || q->failed)
+		return 0;
+	if (sim_link_train(p, q) < 0)
+		return 0;
+	note_change(p);
+	note_change(q);
+	return 1;
 }
 
 int sim_port_state_valid(const struct sim_port *p, unsigned new_state)
@@ -78,6 +89,8 @@ int sim_port_state_valid(const struct sim_port *p, unsigned new_state)
 
 int sim_port_set_state(struct sim_port *p, unsigned new_state)
 {
+	int changed = 0;
+
 	if (!sim_port_state_valid(p, new_state))
 		return -EINVAL;
 	switch (new_state) {
@@ -90,16 +103,16 @@ int sim_port_set_state(struct sim_port *p, unsigned new_state)
 			break;
 		}
 		/* The link goes down, then trains up again to Init as hardware does. */
-		if (p->phys_state == PHYS_STATE_LINKUP) {
-			link_lost(p);
+		if (link_lost(p)) {
 			link_try_up(p);
+			changed = 1;
 		}
 		break;
 	default:
 		p->state = (uint8_t)new_state;
 		break;
 	}
-	return 0;
+	return changed;
 }
 
 int sim_port_phys_valid(const struct sim_port *p, unsigned new_phys)
@@ -113,25 +126,26 @@ int sim_port_phys_valid(const struct sim_port *p, unsigned new_phys)
 
 int sim_port_set_phys(struct sim_port *p, unsigned new_phys)
 {
+	int changed = 0;
+
 	if (!sim_port_phys_valid(p, new_phys))
 		return -EINVAL;
 	if (new_phys == PHYS_STATE_DISABLED) {
-		if (p->phys_state == PHYS_STATE_LINKUP)
-			link_lost(p);
+		changed = link_lost(p);
 		p->phys_state = PHYS_STATE_DISABLED;
 		p->state = PORT_STATE_DOWN;
 	} else if (new_phys == PHYS_STATE_POLLING) {
 		/* A link that is up retrains: it goes down and comes up at what both ends enable now. */
 		if (p->phys_state == PHYS_STATE_LINKUP)
-			link_lost(p);
+			changed = link_lost(p);
 		if (p->phys_state != PHYS_STATE_POLLING) {
 			p->phys_state = PHYS_STATE_POLLING;
-			link_try_up(p);
+			changed |= link_try_up(p);
 		} else if (p->peer && p->peer->phys_state == PHYS_STATE_POLLING) {
-			link_try_up(p);
+			changed |= link_try_up(p);
 		}
 	}
-	return 0;
+	return changed;
 }
 
 void sim_port_cable(struct sim_port *p, int connect, struct sim_port *to)
@@ -154,10 +168,8 @@ void sim_port_cable(struct sim_port *p, int connect, struct sim_port *to)
 void sim_port_link_fail(struct sim_port *p, int fail)
 {
 	p->failed = fail != 0;
-	if (fail) {
-		if (p->phys_state == PHYS_STATE_LINKUP)
-			link_lost(p);
-	} else {
+	if (fail)
+		link_lost(p);
+	else
 		link_try_up(p);
-	}
 }

@@ -201,14 +201,16 @@ static int port_info_set_valid(const struct sim_port *p, const uint8_t *d)
 /*
  * CapabilityMask and CapabilityMask2 are read-only to an SM: a Set leaves
  * them as they are, so it never sends Trap 144 (a change made on the node
- * does: sim_net_capmask_changed()).
+ * does: sim_net_capmask_changed()).  1 when the link changed state (at
+ * both ends), else 0.
  */
-static void port_info_apply(struct sma_request *r, struct sim_port *p, const uint8_t *d)
+static int port_info_apply(struct sma_request *r, struct sim_port *p, const uint8_t *d)
 {
 	struct rates_asked want = rates_asked(d);
 	uint8_t link_down_default = (uint8_t)mad_get(d, PI_LINK_DOWN_DEFAULT_STATE);
 	uint8_t mtu = (uint8_t)mad_get(d, PI_NEIGHBOR_MTU);
 	uint8_t vls = (uint8_t)mad_get(d, PI_OPERATIONAL_VLS);
+	int link_changed = 0;
 
 	/* Addressing: end ports, and a switch through its port 0 only. */
 	if (r->node->type != NODE_TYPE_SWITCH || p->num == 0) {
@@ -266,8 +268,9 @@ static void port_info_apply(struct sma_request *r, struct sim_port *p, const uin
 	p->client_reregister = 0;
 	if (r->node->type != NODE_TYPE_SWITCH)
 		p->resp_time_value = (uint8_t)mad_get(d, PI_RESP_TIME_VALUE);
-	sim_port_set_phys(p, (uint8_t)mad_get(d, PI_PORT_PHYS_STATE));
-	sim_port_set_state(p, (uint8_t)mad_get(d, PI_PORT_STATE));
+	link_changed |= sim_port_set_phys(p, (uint8_t)mad_get(d, PI_PORT_PHYS_STATE)) > 0;
+	link_changed |= sim_port_set_state(p, (uint8_t)mad_get(d, PI_PORT_STATE)) > 0;
+	return link_changed;
 }
 
 static int port_info(struct sma_request *r)
@@ -275,6 +278,7 @@ static int port_info(struct sma_request *r)
 	/* A Set may say the SM knows extended speeds; this SMA handles them either way. */
 	uint32_t mod = r->mod & ~(r->set ? PI_MOD_SM_SUPPORTS_EXT_SPEEDS : 0);
 	struct sim_port *p = mod > SMP_MOD_PORT_MASK ? NULL : port_from_modifier(r, mod);
+	int link_changed;
 
 	if (!p)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
@@ -284,8 +288,12 @@ static int port_info(struct sma_request *r)
 			sim_encode_port_info(r->node, p, r->in_port, r->hide_m_key, r->data);
 			return UMAD_STATUS_INVALID_ATTR_VALUE;
 		}
-		port_info_apply(r, p, r->data);
+		link_changed = port_info_apply(r, p, r->data);
 		node_changed(r);
+		/* A link that changed state changed its other end too, and that node. */
+		if (link_changed && p->peer && p->peer->node != r->node && r->hooks &&
+		    r->hooks->node_changed)
+			r->hooks->node_changed(r->hooks->arg, p->peer->node);
 	}
 	if (r->hooks && r->hooks->before_port_read)
 		r->hooks->before_port_read(r->hooks->arg, p);

@@ -11,7 +11,10 @@
 struct sim_sma_hooks {
 	/* Before a PortInfo of this port is read: the owner refreshes e.g. CapabilityMask.IsSM. */
 	void (*before_port_read)(void *arg, struct sim_port *p);
-	/* After a Set changed something of this node. */
+	/*
+	 * After a Set changed something of this node; a PortInfo Set that
+	 * changed a link's state tells the node at its other end too.
+	 */
 	void (*node_changed)(void *arg, struct sim_node *n);
 	void *arg;
 };

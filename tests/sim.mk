@@ -167,6 +167,13 @@ tests_test_fault_SOURCES = tests/test_fault.c tests/own_net.h
 tests_test_fault_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_fault_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# Trap 128 and PortStateChange when a switch port's state changes: by an SMP, a peer, a fault.
+check_PROGRAMS += tests/test_port_traps
+TESTS += tests/test_port_traps
+tests_test_port_traps_SOURCES = tests/test_port_traps.c
+tests_test_port_traps_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_port_traps_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 # A fabric reached over TCP: its key file, the handshake proving both ends hold the key, the
 # address as written and the sockets (loopback, IPv4 and IPv6).
 check_PROGRAMS += tests/test_fabric_key
@@ -249,6 +256,8 @@ TESTS += tests/fabric_sysfs.sh
 TESTS += tests/sim_agents_shared.sh
 # Every saquery record type from opensm's SA in another process, as opensm sent it.
 TESTS += tests/fabric_sa_opensm.sh
+# ibportstate disable and enable under opensm -s 0: Trap 128 tells it, and the route comes back.
+TESTS += tests/fabric_portstate.sh
 check_PROGRAMS += tests/capture_messages
 tests_capture_messages_SOURCES = tests/capture_messages.c
 tests_capture_messages_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la
@@ -280,5 +289,6 @@ endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
 	tests/mcast_rules.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
-	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh
+	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh \
+	tests/fabric_portstate.sh
 endif

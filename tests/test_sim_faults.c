@@ -4,11 +4,12 @@
  * default fabric with the built-in SM, the process attached at Hca1 (sim0)
  * and Hca2 (sim1): a link taken down loses the LID-routed MADs across it
  * and sends Trap 128, which the built-in SM answers by sweeping again once
- * the link is back; seeded drops repeat; delayed ports make SMPs, their
- * answers and GMPs between agents arrive that much later (or the send
- * time out); an SM agent of the process receives the traps once the
- * built-in SM has stepped aside; a subscriber of the built-in SA
- * (InformInfo) gets its Reports; bad names and ports get their errors.
+ * the link is back, and so does a port an SMP disabled and enabled again;
+ * seeded drops repeat; delayed ports make SMPs, their answers and GMPs
+ * between agents arrive that much later (or the send time out); an SM
+ * agent of the process receives the traps once the built-in SM has
+ * stepped aside; a subscriber of the built-in SA (InformInfo) gets its
+ * Reports; bad names and ports get their errors.
  * Times are asserted as lower bounds only.
  *
  * First, on a fabric of its own (no umad_init), the one request every
@@ -576,6 +577,61 @@ static void test_reroute(void **state)
 	assert_int_equal(lid_routed_get(lid, 31), 0);
 }
 
+/* PortInfo of port `port` at the end of a directed route: the SMP's data, after the answer. */
+static uint8_t *port_info_dr(struct msg *m, const char *path, unsigned port, uint32_t tid)
+{
+	smp(m, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_PORT_INFO, LID_PERMISSIVE, path, tid);
+	put_be32(mad_of(m) + MAD_OFF_ATTR_MOD, port);
+	assert_int_equal(round_trip(m, 1000), 0);
+	return mad_of(m) + SMP_OFF_DATA;
+}
+
+/* A PortInfo Set of PortPhysicalState there, the rest as read, as ibportstate sends it. */
+static void set_phys_dr(const char *path, unsigned port, unsigned phys, uint32_t tid)
+{
+	struct msg m;
+	uint8_t read[SMP_DATA_SIZE], *pi;
+
+	memcpy(read, port_info_dr(&m, path, port, tid), sizeof(read));
+	smp(&m, UMAD_CLASS_SUBN_DIRECTED_ROUTE, UMAD_SM_ATTR_PORT_INFO, LID_PERMISSIVE, path,
+	    tid + 1);
+	put_be32(mad_of(&m) + MAD_OFF_ATTR_MOD, port);
+	mad_of(&m)[MAD_OFF_METHOD] = UMAD_METHOD_SET;
+	pi = mad_of(&m) + SMP_OFF_DATA;
+	memcpy(pi, read, sizeof(read));
+	mad_set(pi, PI_PORT_STATE, PORT_STATE_NOCHANGE);
+	mad_set(pi, PI_PORT_PHYS_STATE, phys);
+	assert_int_equal(round_trip(&m, 1000), 0);
+	assert_int_equal(mad_status(mad_of(&m)) & ~UMAD_SMP_DIRECTION, 0);
+}
+
+/*
+ * ibportstate's disable, then enable, of Switch2's port to Hca3, on the
+ * process's own fabric: Switch2 traps (128) to the built-in SM both
+ * times; told, it sweeps, and the port comes back Active, with the route.
+ */
+static void test_smp_disable_enable(void **state)
+{
+	uint16_t lid = hca3_lid();
+	struct msg m;
+	uint8_t *pi;
+
+	(void)state;
+	assert_int_equal(lid_routed_get(lid, 50), 0);
+	set_phys_dr("1,7", 1, PHYS_STATE_DISABLED, 51);
+	pi = port_info_dr(&m, "1,7", 1, 53);
+	assert_int_equal(mad_get(pi, PI_PORT_STATE), PORT_STATE_DOWN);
+	assert_int_equal(mad_get(pi, PI_PORT_PHYS_STATE), PHYS_STATE_DISABLED);
+	assert_int_equal(lid_routed_get(lid, 54), ETIMEDOUT);
+	set_phys_dr("1,7", 1, PHYS_STATE_POLLING, 55);
+	pi = port_info_dr(&m, "1,7", 1, 57);
+	assert_int_equal(mad_get(pi, PI_PORT_PHYS_STATE), PHYS_STATE_LINKUP);
+	assert_int_equal(mad_get(pi, PI_PORT_STATE), PORT_STATE_ACTIVE);
+	pi = port_info_dr(&m, "1,7,1", 1, 58);
+	assert_int_equal(mad_get(pi, PI_PORT_STATE), PORT_STATE_ACTIVE);
+	assert_int_equal(lid_routed_get(lid, 59), 0);
+}
+
 /* Drops at a rate, from a seed: the same seed loses the same MADs. */
 static void drop_pattern(uint64_t seed, char *pattern, int n)
 {
@@ -1062,6 +1118,7 @@ int main(void)
 		cmocka_unit_test(test_bad_names),
 		cmocka_unit_test(test_link_down_up),
 		cmocka_unit_test(test_reroute),
+		cmocka_unit_test(test_smp_disable_enable),
 		cmocka_unit_test(test_drops_repeat),
 		cmocka_unit_test(test_delay_smp),
 		cmocka_unit_test(test_delay_agents),
