@@ -10,7 +10,8 @@
  *    (sim_fabric_default_host); a node once only.
  *  - Which ports it opened, which agents it registered there; an agent that
  *    would take the MADs another program's agent on the same port takes is
- *    refused.
+ *    refused.  Every agent gets a hi_tid no other program's agent has, the
+ *    upper TID half of its requests, as the kernel gives one.
  *  - IsSM: a port's CapabilityMask.IsSM follows the programs that hold its
  *    issm device (and the built-in SM's own port while that SM runs).  An
  *    issm device held, or an SA server (an SA agent receiving Gets)
