@@ -337,7 +337,7 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 		received_header(&answer, &reply.msg);
 		answer.agent_id = hdr->agent_id;
 		answer.addr.pkey_index = hdr->addr.pkey_index;
-		r = soft_port_answer_at(op, hdr, whole, &answer, agent, reply.msg.data,
+		r = soft_port_answer_at(op, hdr, mad, &answer, agent, reply.msg.data,
 					reply.msg.len,
 					reply.msg.delay_ns ? mad_queue_now_ns() + reply.msg.delay_ns
 							   : 0, 0);

@@ -386,23 +386,26 @@ ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliv
 {
 	struct soft_port *p = soft_port_get(portid);
 	struct umad_agent_req agent;
-	uint8_t mad[MAD_SIZE], rewritten[MAD_RULES_HDR_SIZE + MAD_SIZE], *long_copy = NULL;
+	uint8_t mad[MAD_SIZE], *long_copy = NULL;
 	uint32_t hi_tid = 0;
 	int r;
 
 	if (!p)
 		return -EBADF;
 	r = check_send(p, umad, len, mad, &agent, &hi_tid);
-	if (r == 0 && hi_tid) {
-		/* The message as it goes out, its TID rewritten; the caller's buffer stays as written. */
-		uint8_t *out = len <= sizeof(rewritten) ? rewritten : (long_copy = malloc(len));
-
-		if (!out) {
+	/*
+	 * mad holds a one-MAD message as it goes out; a longer one is copied,
+	 * its TID rewritten too: the caller's buffer stays as written.
+	 */
+	if (r == 0 && hi_tid && len > MAD_RULES_HDR_SIZE + MAD_SIZE) {
+		long_copy = malloc(len);
+		if (!long_copy) {
 			r = -ENOMEM;
 		} else {
-			memcpy(out, umad, len);
-			memcpy(out + MAD_RULES_HDR_SIZE + MAD_OFF_TID, mad + MAD_OFF_TID, MAD_TID_SIZE);
-			umad = out;
+			memcpy(long_copy, umad, len);
+			memcpy(long_copy + MAD_RULES_HDR_SIZE + MAD_OFF_TID, mad + MAD_OFF_TID,
+			       MAD_TID_SIZE);
+			umad = long_copy;
 		}
 	}
 	if (r == 0)

@@ -90,7 +90,9 @@ typedef int (*soft_port_deliver_fn)(struct soft_port *p, const struct ib_user_ma
  * sizes per class and agent, directed route), the TID's upper half
  * rewritten as the kernel does (soft_port_set_hi_tid), the check for a
  * duplicate outstanding request, then deliver, on a port held for the
- * while; deliver sees the message as rewritten.  len or -errno.
+ * while.  deliver finds the first MAD as rewritten in mad; the message
+ * behind hdr is rewritten too only when it is longer than one MAD (the
+ * only case a deliver function reads it).  len or -errno.
  */
 ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliver_fn deliver);
 

@@ -326,6 +326,50 @@ static void test_short_answer_segment(void **state)
 	rmpp_answer(0, SHORT_LEN);
 }
 
+/*
+ * A request longer than one MAD (RMPP Active, the kernel segmenting it)
+ * reaches the server whole with the TID as it went out: the upper half the
+ * sending agent's hi_tid, as on a one-MAD request of the same agent; the
+ * sender's buffer keeps what it wrote.
+ */
+static void test_long_request_tid(void **state)
+{
+	int c_agent = reg_vendor(client.portid, 0, UMAD_OPENIB_OUI, 1);
+	int s_agent = reg_vendor(server.portid, UMAD_METHOD_SET, UMAD_OPENIB_OUI, 1);
+	size_t whole = VENDOR_HDR_END + LONG_LEN, i;
+	struct msg req, got;
+	uint32_t hi_tid;
+	uint8_t *mad;
+	int agent;
+
+	(void)state;
+	assert_true(c_agent >= 0 && s_agent >= 0);
+	vendor_mad(&req, c_agent, server.lid, UMAD_METHOD_SET, 0x98, NULL);
+	put_be32(mad_of(&req) + MAD_OFF_TID, 0xdeadbeef);
+	assert_int_equal(umad_send(client.portid, c_agent, req.buf, MAD_SIZE, 0, 0), 0);
+	assert_int_equal(recv_one(server.portid, &got, &agent, 1000), MAD_SIZE);
+	hi_tid = get_be32(mad_of(&got) + MAD_OFF_TID);
+	assert_true(hi_tid && hi_tid <= 0xffffff);
+
+	vendor_mad(&req, c_agent, server.lid, UMAD_METHOD_SET, 0x99, NULL);
+	mad = mad_of(&req);
+	put_be32(mad + MAD_OFF_TID, 0xdeadbeef);
+	mad[RMPP_OFF_FLAGS] = UMAD_RMPP_FLAG_ACTIVE;
+	for (i = 0; i < LONG_LEN; i++)
+		mad[VENDOR_HDR_END + i] = (uint8_t)(i * 3 + 1);
+	assert_int_equal(umad_send(client.portid, c_agent, req.buf, (int)whole, 0, 0), 0);
+	assert_int_equal(get_be32(mad + MAD_OFF_TID), 0xdeadbeef);
+	assert_int_equal(recv_one(server.portid, &got, &agent, 1000), (int)whole);
+	assert_int_equal(agent, s_agent);
+	mad = mad_of(&got);
+	assert_int_equal(get_be32(mad + MAD_OFF_TID), hi_tid);
+	assert_int_equal(get_be32(mad + MAD_OFF_TID_LOW), 0x99);
+	for (i = 0; i < LONG_LEN; i++)
+		assert_int_equal(mad[VENDOR_HDR_END + i], (uint8_t)(i * 3 + 1));
+	umad_unregister(client.portid, c_agent);
+	umad_unregister(server.portid, s_agent);
+}
+
 /* A server thread answering pings while the client sends them: the exchange across threads. */
 #define THREADED_PINGS	2000
 
@@ -575,6 +619,7 @@ int main(void)
 		cmocka_unit_test(test_long_answer_segments),
 		cmocka_unit_test(test_short_answer_whole),
 		cmocka_unit_test(test_short_answer_segment),
+		cmocka_unit_test(test_long_request_tid),
 		cmocka_unit_test(test_threaded_pings),
 		cmocka_unit_test(test_sa_table_whole),
 		cmocka_unit_test(test_sa_table_segments),
