@@ -43,24 +43,11 @@ inside() {
 	sim timeout 300 "$umad" sim -- bash -c "$1" > "$work/out" 2>&1
 }
 
-# What the scripts share: wait for opensm, and report.
+# What the scripts share: start opensm (tests/opensm_session.sh), and report.
 cat > "$work/lib.sh" <<'EOF'
 set -u
 say() { echo "$*"; }
-# start_opensm: opensm in the background, logging to $WORK/osm.log; waits for SUBNET UP.
-start_opensm() {
-	rm -f "$WORK/osm.log"
-	# -d2: the log flushed line by line, so that SUBNET UP shows as it happens.
-	opensm -d2 -f "$WORK/osm.log" > "$WORK/osm.out" 2>&1 &
-	for _ in $(seq 1 300); do
-		grep -q "SUBNET UP" "$WORK/osm.log" 2>/dev/null && return 0
-		sleep 0.1
-	done
-	say "opensm: no SUBNET UP"
-	sed "s/^/opensm: /" "$WORK/osm.out"
-	tail -5 "$WORK/osm.log" | sed "s/^/opensm log: /"
-	return 1
-}
+. "$OPENSM_SESSION"
 EOF
 
 # --- an SM in one process, diags in others (UMAD_SIM_SM=none) ----------------------------

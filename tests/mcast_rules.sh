@@ -65,23 +65,12 @@ sim timeout 120 "$umad" sim -t "$work/net" --sm builtin -- "$rules" \
 # flushed, to see SUBNET UP.  The program once the subnet is up.
 cat > "$work/opensm.sh" <<'EOF'
 set -u
+. "$OPENSM_SESSION"
 : > "$WORK/opensm.conf"
-UMAD_SIM_HOST=Hca1 opensm -d2 -F "$WORK/opensm.conf" -P "$WORK/no-partitions.conf" \
-	-f "$WORK/osm.log" > "$WORK/osm.out" 2>&1 &
-osm=$!
-for _ in $(seq 1 300); do
-	grep -q "SUBNET UP" "$WORK/osm.log" 2>/dev/null && break
-	sleep 0.1
-done
-if grep -q "SUBNET UP" "$WORK/osm.log" 2>/dev/null; then
-	"$RULES"
-	rc=$?
-else
-	echo "opensm: no SUBNET UP" >&2
-	rc=1
-fi
-kill $osm
-wait $osm
+UMAD_SIM_HOST=Hca1 start_opensm -F "$WORK/opensm.conf" -P "$WORK/no-partitions.conf" || exit 1
+"$RULES"
+rc=$?
+stop_opensm
 exit $rc
 EOF
 export WORK=$work RULES=$rules OSM_CACHE_DIR=$work/cache

@@ -206,7 +206,8 @@ EXTRA_DIST += tests/fabric_tcp.sh
 
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
-EXTRA_DIST += tests/sim_env.sh tests/sim_tools.sh tests/sim_capture.sh tests/sim_builtin.sh
+EXTRA_DIST += tests/sim_env.sh tests/opensm_session.sh tests/sim_tools.sh tests/sim_capture.sh \
+	tests/sim_builtin.sh
 
 # A fabric of Mellanox nodes under the tools: vendor attributes, FDR10, the
 # hosts' identity (CA type, firmware, board ID).

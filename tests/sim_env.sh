@@ -9,6 +9,9 @@ for need in $needs; do
 done
 [ -f "$libs/backend-sim.so" ] || { echo "FAIL: $libs/backend-sim.so not built"; exit 1; }
 
+# For the scripts a test runs under umad sim: start_opensm, stop_opensm.
+export OPENSM_SESSION=$top_srcdir/tests/opensm_session.sh
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 status=0

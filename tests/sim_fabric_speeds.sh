@@ -118,20 +118,10 @@ for topo in $fabrics; do
 	# opensm on the same fabric, shared with iblinkinfo in a second process.
 	cat > "$work/osm.sh" <<-'EOF'
 	set -u
-	export OSM_CACHE_DIR=$WORK/osm-cache
-	mkdir -p "$OSM_CACHE_DIR"
-	rm -f "$WORK/osm.log"
-	opensm -d2 -f "$WORK/osm.log" > "$WORK/osm.out" 2>&1 &
-	osm=$!
-	for _ in $(seq 1 300); do
-		grep -q 'SUBNET UP' "$WORK/osm.log" 2>/dev/null && break
-		sleep 0.1
-	done
-	grep -q 'SUBNET UP' "$WORK/osm.log" || echo "opensm never reached SUBNET UP" >&2
+	. "$OPENSM_SESSION"
+	start_opensm || exit 1
 	iblinkinfo > "$WORK/opensm.info" 2> "$WORK/opensm.err"
-	kill "$osm"
-	wait "$osm" 2>/dev/null
-	exit 0
+	stop_opensm
 	EOF
 	WORK=$work LD_LIBRARY_PATH=$libs UMAD_MODULE_DIR=$libs \
 		"$umad" sim --sm none -t "$topo" --host "$host" -- bash "$work/osm.sh" > "$work/osm.run" 2>&1 ||

@@ -69,18 +69,11 @@ fi
 # opensm's SA on a shared fabric: its errors carry the rewritten TIDs.
 if command -v opensm > /dev/null; then
 	cat > "$work/osm.sh" <<-'EOF'
-	export OSM_CACHE_DIR=$WORK/osm-cache
-	mkdir -p "$OSM_CACHE_DIR"
-	opensm -d2 -f "$WORK/osm.log" > "$WORK/osm.out" 2>&1 &
-	osm=$!
-	for _ in $(seq 1 300); do
-		grep -q 'SUBNET UP' "$WORK/osm.log" 2>/dev/null && break
-		sleep 0.1
-	done
+	. "$OPENSM_SESSION"
+	start_opensm || exit 1
 	"$PROBE" agents && "$PROBE" outstanding 1000 && "$PROBE" storm 64
 	r=$?
-	kill $osm
-	wait $osm 2>/dev/null
+	stop_opensm
 	exit $r
 	EOF
 	run opensm env PROBE="$probe" WORK="$work" "$umad" sim --sm none -- bash "$work/osm.sh"
