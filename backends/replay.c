@@ -735,7 +735,8 @@ static int replay_register(int portid, struct umad_agent_req *req, uint32_t *age
 		return r;
 	p = soft_port_get(portid);
 	if (p) {
-		soft_port_set_hi_tid(p, *agent_id, atomic_fetch_add(&next_hi_tid, 1) % 0xffffffu + 1);
+		soft_port_set_hi_tid(p, *agent_id,
+				     atomic_fetch_add(&next_hi_tid, 1) % MAD_RULES_HI_TID_MAX + 1);
 		soft_port_put(p);
 	}
 	return 0;

@@ -527,10 +527,10 @@ static uint32_t alloc_hi_tid(struct sim_hosting *h)
 {
 	uint32_t i;
 
-	for (i = 0; i < SIM_HOSTING_HI_TID_MAX; i++) {
+	for (i = 0; i < MAD_RULES_HI_TID_MAX; i++) {
 		uint32_t v = h->next_hi_tid;
 
-		h->next_hi_tid = v % SIM_HOSTING_HI_TID_MAX + 1;
+		h->next_hi_tid = v % MAD_RULES_HI_TID_MAX + 1;
 		if (!hi_tid_taken(h, v))
 			return v;
 	}

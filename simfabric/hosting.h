@@ -43,8 +43,6 @@
 
 /* Requests waiting for a response from a program's agent, at most (the oldest expired go first). */
 #define SIM_HOSTING_MAX_WAITING	65536u
-/* hi_tids are 24 bits wide, as the kernel's. */
-#define SIM_HOSTING_HI_TID_MAX	0xffffffu
 /* Nodes one program attaches at, at most. */
 #define SIM_HOSTING_MAX_HOSTS	16
 /* Ports one program opens at once, at most. */

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include "libumad/base/mad_rules.h"
 #include "libumad/base/mad_wire.h"
 #include "simfabric/hosting.h"
 #include "simfabric/topology.h"
@@ -182,7 +183,7 @@ static void test_hi_tids_are_distinct(void **state)
 	for (i = 0; i < 6; i++) {
 		seen[i] = sim_hosting_register(i % 2 ? b : a, (uint32_t)(i % 2 ? hb : ha),
 					       (uint32_t)(i / 2), &smi, NULL);
-		assert_true(seen[i] > 0 && seen[i] <= (int)SIM_HOSTING_HI_TID_MAX);
+		assert_true(seen[i] > 0 && seen[i] <= (int)MAD_RULES_HI_TID_MAX);
 		for (k = 0; k < i; k++)
 			assert_int_not_equal(seen[i], seen[k]);
 	}

@@ -19,6 +19,9 @@
 /* The umad header size of ports emulated in user space (P_Key index support on). */
 #define MAD_RULES_HDR_SIZE	sizeof(struct ib_user_mad)
 
+/* The kernel's hi_tids (the upper TID half of an agent's requests) are 24 bits wide, 0 its own. */
+#define MAD_RULES_HI_TID_MAX	0xffffffu
+
 /*
  * A method that answers (its response bit, TrapRepress, a BM response): the
  * kernel never matches answers to those, so their only completion is a
