@@ -311,6 +311,7 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 {
 	struct sim_local *l = local_of(t);
 	const uint8_t *whole = (const uint8_t *)hdr + MAD_RULES_HDR_SIZE;
+	uint8_t request[MAD_HDR_SIZE];	/* its header as it went out: the fabric answers in mad */
 	struct sim_hosting_send q;
 	struct sim_net_reply reply;
 	enum sim_net_result result;
@@ -321,6 +322,7 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 	sim_transport_send_addr(&q, handle, hdr, agent);
 	pthread_mutex_lock(&l->lock);
 	lost_before = l->net->lost_no_taker;
+	memcpy(request, mad, sizeof(request));
 	r = sim_hosting_send(l->att, &q, mad, mad_len > MAD_SIZE ? whole : NULL,
 			     mad_rules_send_len(agent, mad, mad_len), &reply, &result);
 	if (r < 0) {
@@ -337,7 +339,7 @@ static int local_send(struct sim_transport *t, struct soft_port *op, uint32_t ha
 		received_header(&answer, &reply.msg);
 		answer.agent_id = hdr->agent_id;
 		answer.addr.pkey_index = hdr->addr.pkey_index;
-		r = soft_port_answer_at(op, hdr, mad, &answer, agent, reply.msg.data,
+		r = soft_port_answer_at(op, hdr, request, &answer, agent, reply.msg.data,
 					reply.msg.len,
 					reply.msg.delay_ns ? mad_queue_now_ns() + reply.msg.delay_ns
 							   : 0, 0);

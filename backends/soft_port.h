@@ -129,8 +129,9 @@ int soft_port_queue_message_at(struct soft_port *p, const struct ib_user_mad *hd
 			       uint64_t due_ns, int completes);
 
 /*
- * The answer to a checked send of p (req_hdr, req_mad: as the deliver
- * function got them; its timeout set; sent at sent_ns, 0: now) that the
+ * The answer to a checked send of p (req_hdr: as the deliver function got
+ * it, its timeout set; req_mad: the request's MAD header as it went out,
+ * before an answer was written over it; sent at sent_ns, 0: now) that the
  * backend made itself, to arrive at due_ns (0: now), hdr its umad header.
  * Later than now, the send waits for it as for an answer from elsewhere:
  * outstanding until it arrives, or timed out instead when its timeout
