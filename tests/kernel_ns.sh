@@ -269,7 +269,7 @@ fuse() {
 	local user=$1 at=$work/$1.fuse uid gid line
 	uid=$(as "$user" id -u) gid=$(as "$user" id -g)
 	mkdir "$at"
-	line=$(as "$user" "$try" --fuse "$at" -- awk -v at="$at" '$5 == at' /proc/self/mountinfo) ||
+	line=$(as "$user" "$try" --fuse "$at" -- awk -v at="$at" '$5 == at' /proc/self/mountinfo 2>&1) ||
 		{ fail "$user, fuse: kernel_ns_try failed: $line"; return; }
 	case "$line" in
 	*" $at "*nosuid,nodev*" - fuse kernel_ns_try "*user_id=$uid,group_id=$gid,default_permissions,allow_other*)

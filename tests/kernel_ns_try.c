@@ -16,7 +16,8 @@
  *                it is shown in, which the kernel refuses to clone from
  *                (as kernels before 6.15 refuse any detached tree): the
  *                whole tree goes under the first place;
- *   --fuse AT    also a FUSE mount (kns_fuse_mount_detached) on /dev/fuse,
+ *   --fuse AT    also a FUSE mount (kns_fuse_mount_detached) on /dev/fuse
+ *                (opened inside the namespace, as umad kernel opens it),
  *                shown at AT; nothing serves it (it is there to be seen in
  *                the mount table; CMD's first look in it fails ENOTCONN).
  * A file descriptor the calls leave open is an error.
@@ -190,14 +191,19 @@ int main(int argc, char **argv)
 		}
 	if (open_fds(&before) < 0)
 		return die(-errno, "/proc/self/fd", &err);
+	r = kns_enter(&err);
+	if (r)
+		return die(r, "kns_enter", &err);
+	/*
+	 * Opened inside, as umad kernel opens it: FUSE mounts only a device
+	 * opened in the user namespace the mount is made in (one opened
+	 * before kns_enter made it is refused, EINVAL).
+	 */
 	if (fuse_at) {
 		fuse_fd = open("/dev/fuse", O_RDWR | O_CLOEXEC);
 		if (fuse_fd < 0)
 			return die(-errno, "/dev/fuse", &err);
 	}
-	r = kns_enter(&err);
-	if (r)
-		return die(r, "kns_enter", &err);
 	tree = build_tree();
 	if (tree < 0)
 		return die(tree, "cannot build the tree in a tmpfs", &err);
