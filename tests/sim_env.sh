@@ -1,7 +1,10 @@
 # Sourced by the tests that run tools on UMAD_BACKEND=sim: skips (77) when a
 # tool in $needs is missing, fails when the sim backend is not built, and
-# gives $libs, a private $work directory (removed at exit), fail() and sim().
+# gives $libs, a private $work directory (removed at exit), fail() and sim(),
+# and tests/procs.sh's end_procs, at_exit and timeout -k: what the test
+# starts ends with it.
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top_srcdir/tests/procs.sh"
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
 libs=$top_builddir/.libs
 for need in $needs; do
@@ -13,7 +16,7 @@ done
 export OPENSM_SESSION=$top_srcdir/tests/opensm_session.sh
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+at_exit 'rm -rf "$work"'
 status=0
 # fail MESSAGE: report a failed check and go on; the test fails at the end.
 fail() {
