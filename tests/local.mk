@@ -1,9 +1,15 @@
 # Test programs and scripts; each group keeps its own fragment.
 TEST_EXTENSIONS = .sh
 SH_LOG_COMPILER = $(script_sanitizer_env) $(SHELL)
+# Every process a test starts carries the run's mark and the test's name
+# (tests/procs.sh): one value per `make check`, the id and start time of the
+# make that runs the tests (every test's parent), so that concurrent runs
+# tell theirs apart; tests/nothing_left.sh looks for it last.
 AM_TESTS_ENVIRONMENT = \
 	top_srcdir='$(abs_top_srcdir)'; export top_srcdir; \
-	top_builddir='$(abs_top_builddir)'; export top_builddir;
+	top_builddir='$(abs_top_builddir)'; export top_builddir; \
+	UMAD_TEST_RUN="make.$$PPID.`sed 's/.*) //' /proc/$$PPID/stat | cut -d' ' -f20`"; \
+	export UMAD_TEST_RUN; UMAD_TEST_NAME='$@'; export UMAD_TEST_NAME;
 
 if ENABLE_SANITIZERS
 # Any finding stops the program; the unit tests check for leaks too.
@@ -33,3 +39,9 @@ include tests/capture.mk
 include tests/sim.mk
 include tests/backends.mk
 include tests/fuzz.mk
+
+# Last, after every other test's log (under make -j too): nothing any of
+# them started still runs.
+TESTS += tests/nothing_left.sh
+EXTRA_DIST += tests/nothing_left.sh tests/procs.sh
+tests/nothing_left.log: $(TEST_LOGS:tests/nothing_left.log=)
