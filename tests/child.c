@@ -3,11 +3,13 @@
 #include "config.h"
 
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -24,7 +26,7 @@ void run_child(int (*fn)(void), const char *backend, const char *module_dir,
 	int verdict[2], errpipe[2], status;
 	ssize_t n;
 	size_t got = 0;
-	pid_t pid;
+	pid_t pid, parent = getpid();
 
 	memset(res, 0, sizeof(*res));
 	assert_int_equal(pipe(verdict), 0);
@@ -35,6 +37,9 @@ void run_child(int (*fn)(void), const char *backend, const char *module_dir,
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		/* A test program that dies (killed, crashed) takes its child with it. */
+		if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0 || getppid() != parent)
+			_exit(1);
 		close(verdict[0]);
 		close(errpipe[0]);
 		dup2(errpipe[1], 2);

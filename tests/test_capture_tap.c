@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -933,6 +934,8 @@ static int records_after_sigkill(int (*capture)(void), int want)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
+		/* capture_forever never ends: it dies with this program, should a check fail first. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		setenv("UMAD_BACKEND", "loopback", 1);
 		setenv("UMAD_MODULE_DIR", TEST_MODULE_DIR, 1);
 		_exit(capture() < 0 ? 1 : 0);

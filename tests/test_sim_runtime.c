@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -105,8 +106,11 @@ static pid_t start_sim_child(int how, int *ready_fd)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char c = umad_init() == 0 ? 'y' : 'n';
+		char c;
 
+		/* The one that waits to be killed dies with this program, should a check fail first. */
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		c = umad_init() == 0 ? 'y' : 'n';
 		close(ready[0]);
 		if (write(ready[1], &c, 1) != 1)
 			_exit(2);
