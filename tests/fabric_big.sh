@@ -17,14 +17,11 @@ needs="saquery"
 umad=$top_builddir/cli/umad
 [ -x "$umad" ] || { echo "FAIL: $umad not built"; exit 1; }
 
-servers=
-trap 'for p in $servers; do kill "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
-
+# The servers run until the test ends (tests/procs.sh ends them).
 # serve NAME FILE: a server of FILE at $work/NAME/socket, the built-in SM up.
 serve() {
 	LD_LIBRARY_PATH="$libs" "$umad" fabric serve -t "$2" --socket "$work/$1/socket" \
 		--sm builtin > "$work/$1.log" 2>&1 &
-	servers="$servers $!"
 	for _ in $(seq 1 600); do
 		[ -S "$work/$1/socket" ] && return 0
 		sleep 0.1
@@ -38,12 +35,12 @@ serve() {
 through() {
 	local name=$1
 	shift
-	sim env UMAD_SIM_FABRIC="$work/$name/socket" timeout 120 "$@"
+	sim env UMAD_SIM_FABRIC="$work/$name/socket" timeout -k "$UMAD_TEST_GRACE" 120 "$@"
 }
 in_process() {
 	local file=$1
 	shift
-	UMAD_SIM_SM=builtin sim env UMAD_SIM_TOPOLOGY="$file" timeout 120 "$@"
+	UMAD_SIM_SM=builtin sim env UMAD_SIM_TOPOLOGY="$file" timeout -k "$UMAD_TEST_GRACE" 120 "$@"
 }
 
 # same WHAT A B: the two outputs are the same, and not empty.

@@ -43,6 +43,8 @@ EOF
 # Run inside `umad sim` (attached at Hca1): says what it saw, a line per check.
 cat > "$work/portstate.sh" <<'EOF'
 set -u
+# What it starts ends with it: TERM, then KILL (opensm may hang in its exit).
+. "$UMAD_TEST_PROCS"
 say() { echo "$*"; }
 # wait_for SECONDS COMMAND...: until COMMAND succeeds, or the time is up (status 1).
 wait_for() {
@@ -79,7 +81,6 @@ if [ "$SM" = opensm ]; then
 	if ! wait_for 30 grep -q "SUBNET UP" "$WORK/osm.log"; then
 		say "opensm: no SUBNET UP"
 		sed "s/^/opensm: /" "$WORK/osm.out"
-		kill $osm
 		exit 1
 	fi
 fi
@@ -110,11 +111,10 @@ wait_for 30 both_active && say "enabled: both ends Active"
 wait_for 20 has_path
 say "ping enabled: $(ping_hca2)"
 say "paths enabled: $(path_record)"
-kill $server
+end_procs $server
 if [ "$SM" = opensm ]; then
 	say "traps from Switch1: $(grep -c "num:128 (Link state change) Producer:2 (Switch) from LID:$sw1 " "$WORK/osm.log")"
-	kill $osm
-	wait $osm
+	end_procs $osm
 fi
 exit 0
 EOF

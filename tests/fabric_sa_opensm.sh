@@ -54,6 +54,8 @@ names -N
 
 cat > "$work/queries.sh" <<'EOF'
 set -u
+# What it starts ends with it: TERM, then KILL (opensm may hang in its exit).
+. "$UMAD_TEST_PROCS"
 rm -f "$WORK/osm.log"
 UMAD_CAPTURE=$WORK/opensm.pcapng opensm -d2 -f "$WORK/osm.log" > "$WORK/osm.out" 2>&1 &
 osm=$!
@@ -61,12 +63,12 @@ for _ in $(seq 1 300); do
 	grep -q "SUBNET UP" "$WORK/osm.log" 2>/dev/null && break
 	sleep 0.1
 done
-grep -q "SUBNET UP" "$WORK/osm.log" 2>/dev/null || { echo "opensm: no SUBNET UP"; kill $osm; exit 1; }
+grep -q "SUBNET UP" "$WORK/osm.log" 2>/dev/null || { echo "opensm: no SUBNET UP"; exit 1; }
 sm=$(saquery -s 2>/dev/null | sed -n 's/^[[:space:]]*base_lid\.*\([0-9]*\)$/\1/p' | head -n 1)
 other=$(saquery NR 2>/dev/null | awk -v sm="$sm" '
 	$1 ~ /^lid\./ { l = $1; sub(/^lid\.*/, "", l) }
 	/node_type\.*Channel Adapter/ && l != sm { print l; exit }')
-[ -n "$sm" ] || { echo "no SM LID from saquery -s"; kill $osm; exit 1; }
+[ -n "$sm" ] || { echo "no SM LID from saquery -s"; exit 1; }
 [ -n "$other" ] || other=$sm
 echo "sm=$sm other=$other"
 echo "$QUERIES" | while read -r name args; do
@@ -77,8 +79,7 @@ echo "$QUERIES" | while read -r name args; do
 	UMAD_CAPTURE=$WORK/q-$name.pcapng saquery $args > "$WORK/q-$name.out" 2>&1
 	echo "query $name status $?"
 done
-kill $osm
-wait $osm
+end_procs $osm
 EOF
 
 # check FABRIC-LABEL NODES: compare every answer saquery received with what

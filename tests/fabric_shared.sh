@@ -67,7 +67,7 @@ iblinkinfo | sed "s/^/iblinkinfo: /"
 UMAD_SIM_HOST=Hca3 ibping -S & server=$!
 sleep 0.5
 ibping -c 3 -G 0x100007 | sed "s/^/ibping: /"
-kill $server
+end_procs $server
 # A link between the switches goes down: opensm gets Trap 128 and routes around it.
 "$UMAD" fabric link down Switch1 7 && echo "link down: done"
 for _ in $(seq 1 100); do
@@ -110,7 +110,7 @@ wait $server 2>/dev/null
 UMAD_SIM_HOST=Hca4 ibping -S & server=$!
 sleep 0.5
 ibping -c 2 -G 0x10000a | sed "s/^/ibping-after-kill: /"
-kill $server
+end_procs $server
 # 64 processes at once.
 for i in $(seq 1 64); do
 	smpquery -D nodeinfo 0,1 > "$WORK/c$i" 2>&1 &
@@ -174,8 +174,7 @@ expect "umad fabric show on a stopped server" "$work/stopped.show" \
 expect "ibstat on a stopped server" "$work/stopped.ibstat" \
 	"libumad: sim: UMAD_SIM_FABRIC: the fabric at $sock does not answer within 5000 ms"
 kill -CONT "$server"
-kill "$server"
-wait "$server"
+end_procs "$server"
 [ ! -e "$sock" ] || fail "umad fabric serve left its socket behind"
 UMAD_SIM_FABRIC=$sock sim smpquery -D nodeinfo 0 > "$work/q" 2>&1 &&
 	fail "a client found a fabric after its server stopped"
@@ -219,9 +218,10 @@ expect "a client of umad sim --private" "$work/q" "^PortGuid"
 # A prefix, not a function: "${as_nobody[@]}" CMD & leaves $! the process of CMD itself.
 as_nobody=(setpriv --reuid=65534 --regid=65534 --clear-groups
 	env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs")
-# What runs as nobody in the background is ended however this script ends.
-nobody_pids=
-trap 'for pid in $nobody_pids; do kill "$pid" 2>/dev/null; done; rm -rf "$work"' EXIT
+# What runs as nobody in the background is ended however this script ends
+# (tests/procs.sh finds it by its environment); so is its directory removed.
+cred=
+at_exit 'rm -rf "$cred"'
 # nobody_server: a fabric served by nobody at $cred/d/socket, in a new
 # directory nobody owns ($cred); $server is its process.
 nobody_server() {
@@ -229,7 +229,6 @@ nobody_server() {
 	chown 65534:65534 "$cred"
 	"${as_nobody[@]}" "$umad" fabric serve --socket "$cred/d/socket" 2> "$work/cred.err" &
 	server=$!
-	nobody_pids="$nobody_pids $server"
 	for _ in $(seq 1 100); do [ -S "$cred/d/socket" ] && break; sleep 0.05; done
 }
 # A python3 that nobody can run (root's own may live where nobody cannot go).
@@ -291,7 +290,6 @@ RELAY
 	"${as_nobody[@]}" "$relay_python" "$cred/relay.py" "$cred/relay" "$cred/d/socket" \
 		2> "$work/relay.err" &
 	relay=$!
-	nobody_pids="$nobody_pids $relay"
 	for _ in $(seq 1 100); do [ -S "$cred/relay" ] && break; sleep 0.05; done
 	[ -S "$cred/relay" ] || fail "the relay did not start: $(cat "$work/relay.err")"
 
@@ -314,8 +312,7 @@ RELAY
 		fail "umad fabric show showed a fabric served by nobody"
 	expect "umad fabric show, a server of another user" "$work/q" \
 		"is served by user 65534 (nobody)"
-	kill "$relay"
-	wait "$relay" 2>/dev/null
+	end_procs "$relay"
 
 	# Without the relay, nobody's server refuses root's process in turn.
 	cat > "$work/knock.py" <<'KNOCK'
@@ -327,9 +324,7 @@ KNOCK
 	"$relay_python" "$work/knock.py" "$cred/d/socket" > "$work/q" 2>&1
 	expect "the server refuses another user's process" "$work/q" \
 		"serves its owner's processes only"
-	kill "$server"
-	wait "$server"
-	nobody_pids=	# all ended and waited for
+	end_procs "$server"
 	rm -rf "$cred"
 
 	# The default socket without XDG_RUNTIME_DIR, /tmp/umad-fabric-UID, made
@@ -344,7 +339,7 @@ KNOCK
 			env -u XDG_RUNTIME_DIR -u UMAD_SIM_FABRIC LD_LIBRARY_PATH="$libs" \
 			UMAD_MODULE_DIR="$libs" "$@"
 	}
-	as_victim timeout 20 "$umad" fabric serve > "$work/q" 2>&1 &&
+	as_victim timeout -k "$UMAD_TEST_GRACE" 20 "$umad" fabric serve > "$work/q" 2>&1 &&
 		fail "a server started in a default directory another user made"
 	expect "serve in another user's default directory" "$work/q" \
 		"$victim, the directory of $victim/socket, belongs to user 65534 (nobody), not to this one (65533): refused"
@@ -352,13 +347,11 @@ KNOCK
 	"${as_nobody[@]}" chmod 0777 "$cred/d/socket"
 	"${as_nobody[@]}" ln "$cred/d/socket" "$victim/socket" ||
 		fail "nobody could not plant its socket"
-	as_victim timeout 20 "$umad" fabric show > "$work/q" 2>&1 &&
+	as_victim timeout -k "$UMAD_TEST_GRACE" 20 "$umad" fabric show > "$work/q" 2>&1 &&
 		fail "a client used a default socket in a directory another user made"
 	expect "a client of another user's default directory" "$work/q" \
 		"$victim, the directory of $victim/socket, belongs to user 65534 (nobody), not to this one (65533): refused"
-	kill "$server"
-	wait "$server"
-	nobody_pids=
+	end_procs "$server"
 	rm -rf "$victim" "$cred"
 fi
 exit $status

@@ -21,23 +21,7 @@ needs="ibping ibstat smpquery opensm python3"
 umad=$top_builddir/cli/umad
 [ -x "$umad" ] || { echo "FAIL: $umad not built"; exit 1; }
 
-# What runs in the background is stopped at exit, each by its own id, the
-# newest first (clients before their server); what ignores SIGTERM, killed.
-pids=""
-cleanup() {
-	local p left
-	for p in $pids; do kill "$p" 2>/dev/null; done
-	for _ in $(seq 1 50); do
-		left=""
-		for p in $pids; do kill -0 "$p" 2>/dev/null && left="$left $p"; done
-		[ -z "$left" ] && break
-		sleep 0.1
-	done
-	for p in $left; do kill -9 "$p" 2>/dev/null; done
-	wait 2>/dev/null
-	rm -rf "$work"
-}
-trap cleanup EXIT
+# What runs in the background ends at exit (tests/procs.sh): TERM, then KILL.
 
 # sim_bg LOG [NAME=VALUE...] PROGRAM ARGS...: a program on the sim backend in
 # the background, started by env so that $! is the program's own id.
@@ -45,7 +29,6 @@ sim_bg() {
 	local log=$1
 	shift
 	env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" UMAD_BACKEND=sim "$@" > "$log" 2>&1 &
-	pids="$! $pids"
 }
 
 # The polls below give up after this many tenths of a second.
@@ -57,7 +40,6 @@ serve() {
 	shift
 	env LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" "$umad" fabric serve --socket "$sock" \
 		"$@" 2>> "$work/serve.err" &
-	pids="$! $pids"
 	for _ in $(seq 1 $patience); do [ -S "$sock" ] && return 0; sleep 0.1; done
 	fail "umad fabric serve $*: no socket at $sock"
 	return 1

@@ -72,12 +72,12 @@ serve() {
 
 stop_server() {
 	[ -n "$server" ] || return 0
-	kill "$server" 2>/dev/null
-	wait "$server" 2>/dev/null
+	end_procs "$server"
 	server=
 }
 
 # start_opensm NS: opensm as a client there, in the background; waits for SUBNET UP.
+# ($osm is the shell running remote: stop_opensm ends it and opensm below it.)
 osm=
 start_opensm() {
 	rm -f "$work/osm.log"
@@ -93,8 +93,7 @@ start_opensm() {
 
 stop_opensm() {
 	[ -n "$osm" ] || return 0
-	kill "$osm" 2>/dev/null
-	wait "$osm" 2>/dev/null
+	end_procs "$osm"
 	osm=
 }
 
@@ -175,7 +174,8 @@ whole=$(grep -c "^PathRecord" "$work/paths.whole")
 for delay in 0.05 0.1 0.2 0.4; do
 	remote b "$at" saquery -p > /dev/null 2>&1 &
 	sleep "$delay"
-	kill -9 $! 2>/dev/null
+	# saquery itself, and the shell and timeout it runs under.
+	kill -9 $(procs_tree $!) 2>/dev/null
 	wait $! 2>/dev/null
 done
 kill -0 "$server" 2>/dev/null || fail "the server died after clients vanished mid-table"

@@ -20,9 +20,14 @@ done
 [ -f "$umad2sim" ] && [ -f "$net" ] || { echo "SKIP: ibsim-utils/libumad2sim0 not installed"; exit 77; }
 [ -f "$shim" ] || { echo "FAIL: $shim not built"; exit 1; }
 
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
+. "$top_srcdir/tests/procs.sh"
 work=$(mktemp -d)
-. "${top_srcdir:-$(dirname "$0")/..}/scripts/ibsim-session.sh"
-start_ibsim "$net" "$work"
+at_exit 'rm -rf "$work"'
+# ibsim and its console end with the test's other processes (tests/procs.sh).
+ibsim_keep_trap=1
+. "$top_srcdir/scripts/ibsim-session.sh"
+start_ibsim "$net" "$work" || exit 1
 
 LD_PRELOAD="$umad2sim" ibnetdiscover > "$work/plain.out" 2>"$work/plain.err" ||
 	{ echo "FAIL: ibnetdiscover under ibsim"; cat "$work/plain.err"; exit 1; }
@@ -89,7 +94,7 @@ if command -v opensm >/dev/null 2>&1 && command -v perfquery >/dev/null 2>&1; th
 fi
 
 # --- replay, with the simulator gone -----------------------------------------
-kill $sim 2>/dev/null
+end_procs $sim $ibsim_console_holder
 replay() {
 	UMAD_BACKEND=replay UMAD_REPLAY="$1" UMAD_MODULE_DIR="$top_builddir/.libs" \
 		LD_LIBRARY_PATH="$top_builddir/.libs" timeout 60 "${@:2}"

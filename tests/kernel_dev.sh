@@ -26,17 +26,13 @@ fi
 
 server=""
 mnt=$work/mnt
+# At exit, once the server has ended (tests/procs.sh), its mount if it left one.
 cleanup() {
-	if [ -n "$server" ]; then
-		kill "$server" 2>/dev/null
-		wait "$server" 2>/dev/null
-	fi
 	if mountpoint -q "$mnt" 2>/dev/null; then
 		fusermount3 -u -z "$mnt" 2>/dev/null || umount -l "$mnt" 2>/dev/null
 	fi
-	rm -rf "$work"
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # The fabric: the SM at SmHost (the first CA), the served host Tested; five nodes.
 nodes=5
@@ -84,8 +80,7 @@ serve() {
 # unserve: SIGTERM; the server must end with 0 and take its mount with it.
 unserve() {
 	local st=0
-	kill "$server" 2>/dev/null
-	wait "$server" || st=$?
+	end_procs "$server" || st=$?
 	server=""
 	[ "$st" = 0 ] || { fail "umad kernel ended with status $st:"; sed 's/^/    /' "$work/server.log"; }
 	if mountpoint -q "$mnt" 2>/dev/null; then

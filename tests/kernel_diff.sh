@@ -94,6 +94,8 @@ fi
 export WORK=$work LIBS=$libs UMAD=$umad SHIM=$shim
 cat > "$work/lib.sh" <<'EOF'
 set -u
+# end_procs, timeout -k, and what the script starts ended when it exits.
+. "$UMAD_TEST_PROCS"
 # The three ways (the sanitizers' runtimes, when the harness preloads them, stay for b and c).
 run_a() {
 	env -u LD_LIBRARY_PATH -u LD_PRELOAD -u UMAD_BACKEND -u UMAD_MODULE_DIR -u UMAD_SIM_FABRIC \
@@ -112,7 +114,7 @@ three() {
 	local name=$1 m
 	shift
 	for m in a b c; do
-		"run_$m" timeout 60 "$@" > "$WORK/out/$name.$m" 2>&1
+		"run_$m" timeout -k "$UMAD_TEST_GRACE" 60 "$@" > "$WORK/out/$name.$m" 2>&1
 		echo "exit status $?" >> "$WORK/out/$name.$m"
 	done
 }
@@ -145,8 +147,7 @@ exporter() {
 			sleep 0.1
 		done
 		# Its port taken, or not listening in 10 s: another try.
-		kill "$pid" 2>/dev/null
-		wait "$pid"
+		end_procs "$pid"
 	done
 	echo "node_exporter did not start:"
 	cat "$WORK/$name.log"
@@ -162,27 +163,22 @@ scrape() {
 	exec 3<&-
 }
 stop_exporter() {
-	kill "$(cat "$WORK/$1.pid")" 2>/dev/null
-	wait "$(cat "$WORK/$1.pid")" 2>/dev/null
+	end_procs "$(cat "$WORK/$1.pid")"
 	rm -f "$WORK/$1.pid"
 }
 EOF
 . "$work/lib.sh"
 
-# --- the test's processes, ended whatever happens ---------------------------------------
+# --- the test's processes, ended whatever happens (tests/procs.sh), then its mount --------
 mkdir -m 700 "$work/out" "$work/cap" "$work/mnt"
 cleanup() {
-	local f
-	for f in "$work"/*.pid; do
-		[ -e "$f" ] && kill -KILL "$(cat "$f")" 2>/dev/null
-	done
 	if grep -q " $work/mnt " /proc/self/mounts 2>/dev/null; then
 		if [ "$(id -u)" -eq 0 ]; then umount -l "$work/mnt"; else fusermount3 -uz "$work/mnt"; fi
 	fi
-	wait 2>/dev/null
-	if [ -n "${KERNEL_DIFF_KEEP:-}" ]; then echo "kept $work"; else rm -rf "$work"; fi
+	# Kept: sim_env.sh's removal, which runs next, is then given no directory.
+	if [ -n "${KERNEL_DIFF_KEEP:-}" ]; then echo "kept $work"; work=; else rm -rf "$work"; fi
 }
-trap cleanup EXIT
+at_exit cleanup
 
 # expect NAME FILE REGEX: FILE must have a line matching REGEX.
 expect() {
@@ -300,8 +296,7 @@ for m in a b c; do
 	wait_file "$WORK/ibping_server.$m.pid" 10
 	touch "$WORK/ibping.$m.ready"
 	wait_file "$WORK/ibping.$m.done" 60 || echo "peer: no client for way $m"
-	kill "$(cat "$WORK/ibping_server.$m.pid")"
-	wait "$waiter"
+	end_procs "$waiter"
 	rm -f "$WORK/ibping_server.$m.pid"
 done
 true
@@ -345,7 +340,7 @@ for m in a b c; do
 	for try in $(seq 1 50); do
 		"run_$m" ibping -c 1 -t 100 -G "$(cat "$WORK/peer.guid")" > /dev/null 2>&1 && break
 	done
-	"run_$m" timeout 30 ibping -c 3 -G "$(cat "$WORK/peer.guid")" > "$WORK/out/ibping.$m" 2>&1
+	"run_$m" timeout -k "$UMAD_TEST_GRACE" 30 ibping -c 3 -G "$(cat "$WORK/peer.guid")" > "$WORK/out/ibping.$m" 2>&1
 	echo "exit status $?" >> "$WORK/out/ibping.$m"
 	touch "$WORK/ibping.$m.done"
 done
@@ -388,7 +383,7 @@ if [ -n "${UMAD_SANITIZERS:-}" ]; then
 	echo "interceptor_via_fun:osm_vendor_send" > "$WORK/osm_$m/asan.supp"
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:suppressions=$WORK/osm_$m/asan.supp"
 fi
-OSM_CACHE_DIR="$WORK/osm_$m/cache" "run_$m" timeout 60 opensm -o -f osm.log
+OSM_CACHE_DIR="$WORK/osm_$m/cache" "run_$m" timeout -k "$UMAD_TEST_GRACE" 60 opensm -o -f osm.log
 echo "exit status $?"
 echo "cap_mask after: $(cat $cap)"
 EOF

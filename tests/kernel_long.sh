@@ -22,14 +22,7 @@ die() {
 	echo "FAIL: $*"
 	exit 1
 }
-cleanup() {
-	for p in $sm $server; do
-		kill "$p" 2>/dev/null
-		wait "$p" 2>/dev/null
-	done
-	rm -rf "$work"
-}
-trap cleanup EXIT
+# $sm and $server end at exit, whatever happens (tests/procs.sh).
 
 # 20-port switches, two levels: 200 HCAs; saquery -p asks for every pair's path.
 sh "$top_srcdir/scripts/gen-fattree" 20 2 > "$work/fabric.net" || die "gen-fattree"

@@ -22,7 +22,9 @@
 # parts as other users are left out, saying so, when only they are missing).
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 top_builddir=$(cd "${top_builddir:-.}" && pwd)
+. "$top_srcdir/tests/procs.sh"
 try=$top_builddir/tests/kernel_ns_try
 # Built where the C library has the mount API's calls (configure's fsopen check).
 [ -x "$try" ] || { echo "SKIP: $try not built (the C library has no fsopen: glibc 2.36)"; exit 77; }
@@ -31,12 +33,12 @@ for need in findmnt setpriv script; do
 done
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+at_exit 'rm -rf "$work"'
 chmod 755 "$work"
 # As root, the test's directory is a shared mount, as / is on most hosts
 # (systemd's): a mount that propagated out of the namespace would show here.
 if [ "$(id -u)" = 0 ] && mount --bind "$work" "$work" 2>/dev/null; then
-	trap 'umount -l "$work"; rm -rf "$work"' EXIT
+	at_exit 'umount -l "$work"'
 	mount --make-shared "$work" || { echo "FAIL: cannot make $work a shared mount"; exit 1; }
 fi
 status=0

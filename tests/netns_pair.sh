@@ -10,14 +10,16 @@
 #   NETNS_A4, NETNS_B4     their IPv4 addresses (10.231.0.1 and .2, a /24)
 #   NETNS_A6, NETNS_B6     their IPv6 addresses (fd00:231::1 and ::2, a /64),
 #                          empty when IPv6 is off
-#   netns_pair_cleanup     what the exit does: stops what still runs in
-#                          them, then removes both (the link goes with them)
+#   netns_pair_cleanup     what the exit does: ends what still runs in
+#                          them (TERM, then KILL), then removes both (the
+#                          link goes with them)
 #
 # Sourcing skips the test (77) when not root or when `ip netns` is missing.
-# The cleanup runs at exit after whatever EXIT trap was set before sourcing;
-# a test that sets its own afterwards calls netns_pair_cleanup from it.
+# The cleanup runs at exit (tests/procs.sh's at_exit, sourced here if the
+# test has not), after the processes the test started have ended.
 # The names carry the shell's process id, so tests may run side by side.
 
+declare -F at_exit >/dev/null || . "${BASH_SOURCE[0]%/*}/procs.sh"
 [ "$(id -u)" = 0 ] || { echo "SKIP: two network namespaces need root"; exit 77; }
 command -v ip >/dev/null 2>&1 || { echo "SKIP: ip (iproute2) is not installed"; exit 77; }
 ip netns list >/dev/null 2>&1 || { echo "SKIP: ip netns is not available"; exit 77; }
@@ -36,23 +38,16 @@ in_a() { ip netns exec "$NETNS_A" "$@"; }
 in_b() { ip netns exec "$NETNS_B" "$@"; }
 
 netns_pair_cleanup() {
-	local ns pid
+	local ns
 	for ns in $netns_made; do
-		# Processes of this test's left in its namespace: stopped by their ids.
-		for pid in $(ip netns pids "$ns" 2>/dev/null); do
-			kill "$pid" 2>/dev/null
-		done
+		# Processes of this test's left in its namespace: ended by their ids.
+		end_procs $(ip netns pids "$ns" 2>/dev/null)
 		ip netns del "$ns" 2>/dev/null
 	done
 	netns_made=
 }
 
-# The EXIT trap set before (sim_env.sh's, say) runs too, after the cleanup.
-# (trap -p prints "trap -- 'COMMAND' EXIT": the third word is the command.)
-netns_prev_trap=$(trap -p EXIT)
-netns_third() { netns_prev_trap=$3; }
-[ -z "$netns_prev_trap" ] || eval "netns_third $netns_prev_trap"
-trap 'netns_pair_cleanup; eval "$netns_prev_trap"' EXIT
+at_exit netns_pair_cleanup
 
 netns_pair_up() {
 	local why ns i

@@ -8,7 +8,10 @@
 # default $WORK/osm-cache: never the machine's).  Returns once SUBNET UP is
 # logged; after 30 s without, says so on stderr with opensm's last words and
 # returns 1.
-# stop_opensm: ends it.
+# stop_opensm: ends it (TERM, then KILL: opensm may hang in its own exit).
+# The script gets tests/procs.sh too: what it starts ends when it exits.
+. "${OPENSM_SESSION%/*}/procs.sh"
+
 start_opensm() {
 	export OSM_CACHE_DIR=${OSM_CACHE_DIR:-$WORK/osm-cache}
 	mkdir -p "$OSM_CACHE_DIR"
@@ -28,6 +31,5 @@ start_opensm() {
 }
 
 stop_opensm() {
-	kill "$osm" 2>/dev/null
-	wait "$osm" 2>/dev/null
+	end_procs "$osm"
 }

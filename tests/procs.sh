@@ -14,22 +14,30 @@
 #                      the newest first.
 #   timeout ...        coreutils' timeout with -k $UMAD_TEST_GRACE: what
 #                      ignores the TERM, or deadlocks on it, is killed.
+#   procs_tree PID...  the PIDs and every process under them (to kill -9 a
+#                      command with what it runs under, say).
 #   procs_marked RUN [SHELL]
 #                      the processes whose environment holds
-#                      UMAD_TEST_RUN=RUN (and UMAD_TEST_SHELL=SHELL), but the
-#                      caller and the processes it runs under.
+#                      UMAD_TEST_RUN=RUN (and UMAD_TEST_SHELL SHELL, or one
+#                      below it), but the caller and the processes it runs
+#                      under.
 #
 # Every program the test starts carries in its environment UMAD_TEST_RUN,
 # one value per `make check` (tests/local.mk; a test run by hand makes its
 # own), UMAD_TEST_NAME, the test's (its log), and UMAD_TEST_SHELL, this
-# shell's: so what it started is found wherever it went (reparented, in a
-# namespace, running as another user).  At exit (or INT, TERM, HUP), this
-# shell's background jobs and every process with its UMAD_TEST_SHELL end;
+# shell's (after the one of the test that runs it, for a script run by a
+# test that sources this file too): so what it started is found wherever it
+# went (reparented, in a namespace, running as another user).  At exit (or
+# INT, TERM, HUP), this shell's background jobs and every process with its
+# UMAD_TEST_SHELL, or one below it, end;
 # tests/nothing_left.sh, run after all the others, names and ends what still
 # carries the run's UMAD_TEST_RUN.
 
 # Bash's: a test run by sh comes back under bash.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+# Once per shell (sim_env.sh and a script of the test's may both source it).
+[ "${procs_sourced:-}" != "$$" ] || return 0
+procs_sourced=$$
 
 export UMAD_TEST_GRACE=${UMAD_TEST_GRACE:-5}
 
@@ -135,7 +143,7 @@ procs_marked() {
 		[ -n "${2:-}" ] || has_shell=1
 		while IFS= read -r -d '' var; do
 			[ "$var" != "$run" ] || has_run=1
-			[ "$var" != "$shell" ] || has_shell=1
+			case $var in "$shell" | "$shell/"*) has_shell=1 ;; esac
 		done 2>/dev/null < "$d/environ"
 		[ -z "$has_run" ] || [ -z "$has_shell" ] || out+=" $p"
 	done
@@ -159,7 +167,7 @@ procs_exit() {
 procs_stat $$
 export UMAD_TEST_RUN=${UMAD_TEST_RUN:-by-hand.$$.$procs_start}
 export UMAD_TEST_NAME=${UMAD_TEST_NAME:-$0}
-export UMAD_TEST_SHELL=$$.$procs_start
+export UMAD_TEST_SHELL=${UMAD_TEST_SHELL:+$UMAD_TEST_SHELL/}$$.$procs_start
 trap procs_exit EXIT
 trap 'exit 129' HUP
 trap 'exit 130' INT

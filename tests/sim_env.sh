@@ -12,8 +12,9 @@ for need in $needs; do
 done
 [ -f "$libs/backend-sim.so" ] || { echo "FAIL: $libs/backend-sim.so not built"; exit 1; }
 
-# For the scripts a test runs under umad sim: start_opensm, stop_opensm.
+# For the scripts a test runs under umad sim: start_opensm, stop_opensm; end_procs and the rest.
 export OPENSM_SESSION=$top_srcdir/tests/opensm_session.sh
+export UMAD_TEST_PROCS=$top_srcdir/tests/procs.sh
 
 work=$(mktemp -d)
 at_exit 'rm -rf "$work"'

@@ -177,7 +177,7 @@ expect "smpquery mepi, vendor 0x1175" "$work/other.out" 'error status 0xc;'
 
 # --- opensm: SUBNET UP, nothing refused, FDR10 stays ------------------------------------------
 UMAD_SIM_SM=none sim "$umad" sim -t "$topo" --sm none -- sh -c \
-	'timeout 120 opensm -o -f "$0/osm.log" > /dev/null 2>&1; iblinkinfo' "$work" \
+	'timeout -k "$UMAD_TEST_GRACE" 120 opensm -o -f "$0/osm.log" > /dev/null 2>&1; iblinkinfo' "$work" \
 	> "$work/after.out" 2>&1 || fail "opensm, then iblinkinfo"
 expect opensm "$work/osm.log" 'SUBNET UP'
 grep -B1 -A1 'ERR' "$work/osm.log" | grep -q 'MLNXExtendedPortInfo' &&

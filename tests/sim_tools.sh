@@ -128,7 +128,10 @@ if command -v ibsim > /dev/null 2>&1 && [ -f "$umad2sim" ]; then
 		[ -f "$work/$name.ibnd" ] || continue
 		(
 			mkdir "$work/ibsim" || exit 1
-			start_ibsim "$net" "$work/ibsim"
+			# ibsim and its console end with this subshell: TERM, then KILL.
+			ibsim_keep_trap=1
+			trap 'end_procs ${sim:-} ${ibsim_console_holder:-}; rm -rf "$work/ibsim"' EXIT
+			start_ibsim "$net" "$work/ibsim" || exit 1
 			[ "$name" = ft36.net ] && sleep 2
 			LD_PRELOAD="$umad2sim" ibnetdiscover > "$work/$name.theirs" 2> "$work/$name.theirs.err" &&
 			LD_PRELOAD="$umad2sim" iblinkinfo > "$work/$name.theirs.links" 2>> "$work/$name.theirs.err"

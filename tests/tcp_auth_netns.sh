@@ -14,8 +14,9 @@ top_builddir=$(cd "${top_builddir:-.}" && pwd)
 peer=$top_builddir/tests/tcp_auth_peer
 [ -x "$peer" ] || { echo "FAIL: $peer not built"; exit 1; }
 
+. "$top_srcdir/tests/procs.sh"
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+at_exit 'rm -rf "$work"'
 . "$top_srcdir/tests/netns_pair.sh"
 status=0
 fail() {
@@ -30,7 +31,8 @@ netns_pair_up
 check_at() {
 	local client=$1 at=$2 out=$work/serve.out err=$work/serve.err i
 	: > "$out"
-	in_a "$peer" serve "$at" "$work/key" 2 > "$out" 2> "$err" &
+	# It ends once it has served the two (or after 60 s, when a client never came).
+	in_a timeout -k "$UMAD_TEST_GRACE" 60 "$peer" serve "$at" "$work/key" 2 > "$out" 2> "$err" &
 	local pid=$!
 	for i in $(seq 100); do
 		grep -q '^listening' "$out" && break
