@@ -145,10 +145,11 @@ static int sa_answers(struct sim_net *net, struct sim_port *at, const struct sim
 		return 0;
 	}
 	/*
-	 * Tables travel as RMPP (an empty one too: its headers alone), sent
+	 * Tables and GetMulti's answers travel as RMPP (an empty one too: its headers alone), sent
 	 * whole as by an agent the kernel does RMPP for; single records do not.
 	 */
-	if (mad_method(resp) == UMAD_SA_METHOD_GET_TABLE_RESP)
+	if (mad_method(resp) == UMAD_SA_METHOD_GET_TABLE_RESP ||
+	    mad_method(resp) == UMAD_SA_METHOD_GET_MULTI_RESP)
 		resp[RMPP_OFF_FLAGS] |= UMAD_RMPP_FLAG_ACTIVE;
 	reply->heap = resp;
 	reply->msg.data = resp;

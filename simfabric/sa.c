@@ -231,6 +231,18 @@ struct sim_port *sa_port_by_gid(const struct sim_sa *sa, const uint8_t *gid)
 	return p;
 }
 
+int sa_gid_link_local(const uint8_t *gid)
+{
+	return (mad_get(gid, GID_PREFIX) & GID_PREFIX_LINK_LOCAL_SCOPE) == GID_PREFIX_LINK_LOCAL;
+}
+
+struct sim_port *sa_port_by_path_gid(const struct sim_sa *sa, const uint8_t *gid)
+{
+	if (sa_gid_link_local(gid))
+		return sa_port_by_guid(sa, mad_get(gid, GID_GUID));
+	return sa_port_by_gid(sa, gid);
+}
+
 struct sim_port *sa_requester_port(const struct sa_query *q)
 {
 	if (!q->from)
@@ -392,33 +404,41 @@ static int class_port_info(struct sa_query *q)
 
 struct sa_attr {
 	uint16_t attr;
-	unsigned rec_size;
+	unsigned rec_size;			/* of the records answered */
 	int (*get)(struct sa_query *q);		/* Get and GetTable */
 	int (*set)(struct sa_query *q);
 	int (*del)(struct sa_query *q);
+	int (*multi)(struct sa_query *q);	/* GetMulti */
+	uint16_t resp_attr;			/* the answer's attribute, when not the request's */
 };
 
+/* An attribute without GetMulti, answered under its own attribute ID. */
+#define ATTR(id, size, get, set, del)	{ id, size, get, set, del, NULL, 0 }
+
 static const struct sa_attr sa_attrs[] = {
-	{ UMAD_ATTR_CLASS_PORT_INFO, SA_CLASS_PORT_INFO_SIZE, class_port_info, NULL, NULL },
-	{ UMAD_SA_ATTR_NODE_REC, SA_NODE_REC_SIZE, sa_node_records, NULL, NULL },
-	{ UMAD_SA_ATTR_PORT_INFO_REC, SA_PORT_INFO_REC_SIZE, sa_port_info_records, NULL, NULL },
-	{ UMAD_SA_ATTR_SLVL_REC, SA_SLVL_REC_SIZE, sa_slvl_records, NULL, NULL },
-	{ UMAD_SA_ATTR_SWITCH_INFO_REC, SA_SWITCH_INFO_REC_SIZE, sa_switch_info_records, NULL,
-	  NULL },
-	{ UMAD_SA_ATTR_LINEAR_FT_REC, SA_LFT_REC_SIZE, sa_lft_records, NULL, NULL },
-	{ UMAD_SA_ATTR_MCAST_FT_REC, SA_MFT_REC_SIZE, sa_mft_records, NULL, NULL },
-	{ UMAD_SA_ATTR_SM_INFO_REC, SA_SM_INFO_REC_SIZE, sa_sm_info_records, NULL, NULL },
-	{ UMAD_SA_ATTR_LINK_REC, SA_LINK_REC_SIZE, sa_link_records, NULL, NULL },
-	{ UMAD_SA_ATTR_GUID_INFO_REC, SA_GUID_INFO_REC_SIZE, sa_guid_info_records, NULL, NULL },
-	{ UMAD_SA_ATTR_SERVICE_REC, SA_SERVICE_REC_SIZE, sa_service_query, sa_service_set,
-	  sa_service_delete },
-	{ UMAD_SA_ATTR_PKEY_TABLE_REC, SA_PKEY_TABLE_REC_SIZE, sa_pkey_table_records, NULL, NULL },
-	{ UMAD_SA_ATTR_PATH_REC, SA_PATH_REC_SIZE, sa_path_records, NULL, NULL },
-	{ UMAD_SA_ATTR_VL_ARB_REC, SA_VL_ARB_REC_SIZE, sa_vl_arb_records, NULL, NULL },
-	{ UMAD_SA_ATTR_MCMEMBER_REC, SA_MCMEMBER_REC_SIZE, sa_mcmember_query, sa_mcmember_join,
-	  sa_mcmember_leave },
-	{ UMAD_ATTR_INFORM_INFO, SA_INFORM_INFO_SIZE, NULL, sa_inform_set, NULL },
-	{ UMAD_SA_ATTR_INFORM_INFO_REC, SA_INFORM_INFO_REC_SIZE, sa_inform_records, NULL, NULL },
+	ATTR(UMAD_ATTR_CLASS_PORT_INFO, SA_CLASS_PORT_INFO_SIZE, class_port_info, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_NODE_REC, SA_NODE_REC_SIZE, sa_node_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_PORT_INFO_REC, SA_PORT_INFO_REC_SIZE, sa_port_info_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_SLVL_REC, SA_SLVL_REC_SIZE, sa_slvl_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_SWITCH_INFO_REC, SA_SWITCH_INFO_REC_SIZE, sa_switch_info_records, NULL,
+	     NULL),
+	ATTR(UMAD_SA_ATTR_LINEAR_FT_REC, SA_LFT_REC_SIZE, sa_lft_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_MCAST_FT_REC, SA_MFT_REC_SIZE, sa_mft_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_SM_INFO_REC, SA_SM_INFO_REC_SIZE, sa_sm_info_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_LINK_REC, SA_LINK_REC_SIZE, sa_link_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_GUID_INFO_REC, SA_GUID_INFO_REC_SIZE, sa_guid_info_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_SERVICE_REC, SA_SERVICE_REC_SIZE, sa_service_query, sa_service_set,
+	     sa_service_delete),
+	ATTR(UMAD_SA_ATTR_PKEY_TABLE_REC, SA_PKEY_TABLE_REC_SIZE, sa_pkey_table_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_PATH_REC, SA_PATH_REC_SIZE, sa_path_records, NULL, NULL),
+	/* A GetMulti of MultiPathRecords is answered with PathRecords, as opensm answers it. */
+	{ UMAD_SA_ATTR_MULTI_PATH_REC, SA_PATH_REC_SIZE, sa_multipath_not_multi, NULL, NULL,
+	  sa_multipath_records, UMAD_SA_ATTR_PATH_REC },
+	ATTR(UMAD_SA_ATTR_VL_ARB_REC, SA_VL_ARB_REC_SIZE, sa_vl_arb_records, NULL, NULL),
+	ATTR(UMAD_SA_ATTR_MCMEMBER_REC, SA_MCMEMBER_REC_SIZE, sa_mcmember_query, sa_mcmember_join,
+	     sa_mcmember_leave),
+	ATTR(UMAD_ATTR_INFORM_INFO, SA_INFORM_INFO_SIZE, NULL, sa_inform_set, NULL),
+	ATTR(UMAD_SA_ATTR_INFORM_INFO_REC, SA_INFORM_INFO_REC_SIZE, sa_inform_records, NULL, NULL),
 };
 
 static const struct sa_attr *find_attr(uint16_t attr)
@@ -449,7 +469,8 @@ static int run(struct sa_query *q, uint16_t attr_id)
 	int (*fn)(struct sa_query *);
 
 	if (q->method != UMAD_METHOD_GET && q->method != UMAD_SA_METHOD_GET_TABLE &&
-	    q->method != UMAD_METHOD_SET && q->method != UMAD_SA_METHOD_DELETE)
+	    q->method != UMAD_METHOD_SET && q->method != UMAD_SA_METHOD_DELETE &&
+	    q->method != UMAD_SA_METHOD_GET_MULTI)
 		return UMAD_STATUS_METHOD_NOT_SUPPORTED;
 	a = find_attr(attr_id);
 	if (!a)
@@ -459,6 +480,10 @@ static int run(struct sa_query *q, uint16_t attr_id)
 		fn = a->set;
 	else if (q->method == UMAD_SA_METHOD_DELETE)
 		fn = a->del;
+	else if (q->method == UMAD_SA_METHOD_GET_MULTI && !a->multi)
+		return UMAD_STATUS_METHOD_NOT_SUPPORTED;	/* MultiPathRecord's method only */
+	else if (q->method == UMAD_SA_METHOD_GET_MULTI)
+		fn = a->multi;
 	else
 		fn = a->get;
 	/* A known attribute with a method it does not take: the method/attribute status. */
@@ -471,8 +496,9 @@ int sim_sa_process(struct sim_sa *sa, const struct sim_sa_requester *from,
 		   const uint8_t *req, size_t req_len, uint8_t **resp, size_t *resp_len)
 {
 	struct sa_query q = { .sa = sa, .from = from };
+	const struct sa_attr *a;
 	uint64_t sm_key;
-	int status;
+	int status, table;
 
 	if (!sa || !req || !resp || !resp_len || req_len < MAD_SIZE)
 		return 0;
@@ -492,6 +518,7 @@ int sim_sa_process(struct sim_sa *sa, const struct sim_sa_requester *from,
 	q.attr_mod = mad_attr_mod(req);
 	q.comp_mask = get_be64(req + SA_OFF_COMP_MASK);
 	q.rec = req + SA_HDR_END;
+	q.rec_len = req_len - SA_HDR_END;
 	q.cap = MAD_SIZE;
 	q.buf = calloc(1, q.cap);
 	if (!q.buf)
@@ -499,6 +526,8 @@ int sim_sa_process(struct sim_sa *sa, const struct sim_sa_requester *from,
 	q.len = SA_HDR_END;
 
 	status = run(&q, mad_attr_id(req));
+	/* GetTable and GetMulti answer any number of records, as one RMPP message. */
+	table = q.method == UMAD_SA_METHOD_GET_TABLE || q.method == UMAD_SA_METHOD_GET_MULTI;
 	if (status < 0 || q.error) {
 		free(q.buf);
 		return -ENOMEM;
@@ -510,6 +539,9 @@ int sim_sa_process(struct sim_sa *sa, const struct sim_sa_requester *from,
 	/* The header: the request's, answered; RMPP left to the caller; SM_Key never echoed. */
 	memcpy(q.buf, req, SA_HDR_END);
 	q.buf[MAD_OFF_METHOD] = response_method(q.method);
+	a = find_attr(mad_attr_id(req));
+	if (a && a->resp_attr)
+		put_be16(q.buf + MAD_OFF_ATTR_ID, a->resp_attr);
 	put_be16(q.buf + MAD_OFF_STATUS, (uint16_t)status);
 	memset(q.buf + RMPP_OFF_VERSION, 0, RMPP_HDR_END - RMPP_OFF_VERSION);
 	memset(q.buf + SA_OFF_SM_KEY, 0, MAD_KEY_SIZE);
@@ -518,15 +550,14 @@ int sim_sa_process(struct sim_sa *sa, const struct sim_sa_requester *from,
 	put_be16(q.buf + SA_OFF_ATTR_OFFSET,
 		 q.count ? (uint16_t)(q.rec_size / SA_ATTR_OFFSET_UNIT) : 0);
 
-	if (status && (!q.count || q.method == UMAD_METHOD_GET ||
-		       q.method == UMAD_SA_METHOD_GET_TABLE)) {
+	if (status && (!q.count || q.method == UMAD_METHOD_GET || table)) {
 		/* An error echoes the request's data; records found on the way do not go back.
 		 * (A refused Set or Delete may answer with a record of its own.) */
 		memcpy(q.buf + SA_HDR_END, req + SA_HDR_END, SA_DATA_SIZE);
 		memset(q.buf + MAD_SIZE, 0, q.cap - MAD_SIZE);
 		put_be16(q.buf + SA_OFF_ATTR_OFFSET, 0);
 		q.len = MAD_SIZE;
-	} else if (q.method != UMAD_SA_METHOD_GET_TABLE) {
+	} else if (!table) {
 		q.len = MAD_SIZE;
 	}
 	*resp = q.buf;

@@ -68,9 +68,12 @@ struct sim_sa_requester {
  * of *resp_len bytes: the MAD header (response method, status, same TID and
  * attribute), the RMPP header left zero for the caller to fill, the SA
  * header (SM_Key 0, AttributeOffset in 8-byte words, the component mask
- * echoed), then every record back to back.  A GetTableResp is
+ * echoed), then every record back to back.  A GetTableResp or
+ * GetMultiResp (MultiPathRecord's, whose records are PathRecords) is
  * SA_HDR_END + n * record size bytes long (0 records: SA_HDR_END, a
- * success); every other response is MAD_SIZE.  The buffer is always at
+ * success); every other response, and any error, is MAD_SIZE.  req may be
+ * longer than one MAD (a GetMulti's request of several RMPP segments,
+ * joined).  The buffer is always at
  * least MAD_SIZE bytes, zero beyond *resp_len.
  * Returns 0 when there is nothing to answer (a response or Report(Resp)
  * arriving, not an SA MAD, a class version other than 2, a wrong SM_Key)

@@ -86,6 +86,7 @@ struct sa_query {
 	uint64_t comp_mask;
 	int trusted;			/* the request carried the SA's SM_Key */
 	const uint8_t *rec;		/* the query's record (SA_DATA_SIZE bytes) */
+	size_t rec_len;			/* the request's data after the SA header, >= SA_DATA_SIZE */
 	const struct sa_components *comps;	/* of the record type; NULL: not matched by them */
 	unsigned rec_size;
 	uint8_t lmc[2];			/* of the record being matched (SA_MATCH_LID, _LID2) */
@@ -129,6 +130,14 @@ struct sim_port *sa_next_end_port(const struct sim_sa *sa, size_t *node, unsigne
 struct sim_port *sa_port_by_lid(const struct sim_sa *sa, uint16_t lid);
 struct sim_port *sa_port_by_guid(const struct sim_sa *sa, uint64_t guid);
 struct sim_port *sa_port_by_gid(const struct sim_sa *sa, const uint8_t *gid);
+/* Is the GID's prefix link-local in scope (fe80::/10, whatever its other bits)? */
+int sa_gid_link_local(const uint8_t *gid);
+/*
+ * The end port a path query names by a unicast GID: by its GUID alone when
+ * the prefix is link-local in scope (opensm's rule: fe80:0:0:ff:: names a
+ * port of this subnet too), else as sa_port_by_gid.
+ */
+struct sim_port *sa_port_by_path_gid(const struct sim_sa *sa, const uint8_t *gid);
 /* The port a request came from; NULL when unknown. */
 struct sim_port *sa_requester_port(const struct sa_query *q);
 /* Is the P_Key's partition in the port's table?  full: as a full member. */
@@ -157,7 +166,10 @@ uint8_t sa_rate_below(uint8_t rate);
 
 /* --- the record types (one file each, or sa_records.c) ---------------------------- */
 
-/* Get/GetTable of the fabric's records; each fills q's table and walks the fabric. */
+/*
+ * Get/GetTable of the fabric's records; each fills q's table and walks the
+ * fabric: 0, -ENOMEM, or a MAD status (P_KeyTableRecords for the untrusted).
+ */
 int sa_node_records(struct sa_query *q);
 int sa_port_info_records(struct sa_query *q);
 int sa_switch_info_records(struct sa_query *q);
@@ -172,6 +184,16 @@ int sa_mft_records(struct sa_query *q);
 
 /* The rest return a MAD status (>= 0) or -ENOMEM. */
 int sa_path_records(struct sa_query *q);
+/*
+ * Up to limit paths from s to d that suit q's record and components (read
+ * as a PathRecord's), added to the answer; returns how many.
+ */
+unsigned sa_paths_between(struct sa_query *q, const struct sim_port *s, const struct sim_port *d,
+			  unsigned limit);
+/* SubnAdmGetMulti of MultiPathRecord: PathRecords for every source and destination GID. */
+int sa_multipath_records(struct sa_query *q);
+/* A MultiPathRecord Get or GetTable: refused, as opensm refuses it (ERR_REQ_INVALID). */
+int sa_multipath_not_multi(struct sa_query *q);
 
 int sa_mcast_init(struct sim_sa *sa);
 void sa_mcast_free(struct sim_sa *sa);

@@ -212,14 +212,13 @@ static void lid_range(const struct sim_port *p, uint16_t *lo, uint16_t *hi)
 
 /*
  * The paths between two ports: with an LMC, the LID pairs that differ in
- * both ends first (preference 0), then the rest (preference 2); as many as
- * NumbPath asks, one for a Get.
+ * both ends first (preference 0), then the rest (preference 2); up to limit.
  */
-static void port_pair_paths(struct sa_query *q, const struct sim_port *s,
-			    const struct sim_port *d)
+unsigned sa_paths_between(struct sa_query *q, const struct sim_port *s, const struct sim_port *d,
+			  unsigned limit)
 {
 	uint16_t slo, shi, dlo, dhi;
-	unsigned limit = UINT_MAX, found = 0, i, a, b;
+	unsigned found = 0, i, a, b;
 
 	lid_range(s, &slo, &shi);
 	lid_range(d, &dlo, &dhi);
@@ -227,10 +226,6 @@ static void port_pair_paths(struct sa_query *q, const struct sim_port *s,
 		slo = shi = (uint16_t)mad_get(q->rec, PR_SLID);
 	if (q->comp_mask & SA_PR_COMP_DLID)
 		dlo = dhi = (uint16_t)mad_get(q->rec, PR_DLID);
-	if (q->method == UMAD_METHOD_GET)
-		limit = 1;
-	else if (q->comp_mask & SA_PR_COMP_NUMB_PATH)
-		limit = (unsigned)mad_get(q->rec, PR_NUMB_PATH);
 
 	for (i = 0; slo + i <= shi && dlo + i <= dhi && found < limit && !sa_done(q); i++)
 		found += (unsigned)pair_path(q, s, d, (uint16_t)(slo + i), (uint16_t)(dlo + i), 0);
@@ -238,6 +233,20 @@ static void port_pair_paths(struct sa_query *q, const struct sim_port *s,
 		for (b = dlo; b <= dhi && found < limit && !sa_done(q); b++)
 			if (a - slo != b - dlo)
 				found += (unsigned)pair_path(q, s, d, (uint16_t)a, (uint16_t)b, 2);
+	return found;
+}
+
+/* As many paths between two ports as NumbPath asks, one for a Get. */
+static void port_pair_paths(struct sa_query *q, const struct sim_port *s,
+			    const struct sim_port *d)
+{
+	unsigned limit = UINT_MAX;
+
+	if (q->method == UMAD_METHOD_GET)
+		limit = 1;
+	else if (q->comp_mask & SA_PR_COMP_NUMB_PATH)
+		limit = (unsigned)mad_get(q->rec, PR_NUMB_PATH);
+	sa_paths_between(q, s, d, limit);
 }
 
 /* The path from a port to a multicast group: the group's parameters, its MLID. */
@@ -269,13 +278,23 @@ static int mcast_path(struct sa_query *q, const struct sim_port *s)
 	return sa_add(q, rec);
 }
 
-/* An end the query names by GID and/or LID: 1 with *p (NULL: any), 0 for none, or a status. */
+/*
+ * An end the query names by GID and/or LID: 1 with *p (NULL: any), 0 for
+ * none, or a status.  A GID of another subnet has no end here (no router
+ * leads out of the simulated subnet): no paths, as opensm answers.
+ */
 static int query_end(struct sa_query *q, uint64_t gid_comp, mad_field_t gid, uint64_t lid_comp,
 		     mad_field_t lid, struct sim_port **p)
 {
 	*p = NULL;
 	if (q->comp_mask & gid_comp) {
-		*p = sa_port_by_gid(q->sa, MAD_AT(q->rec, gid));
+		const uint8_t *g = MAD_AT(q->rec, gid);
+
+		*p = sa_port_by_path_gid(q->sa, g);
+		if (!*p && !sa_gid_link_local(g) && q->sa->sm_port &&
+		    mad_get(g, GID_PREFIX) != sim_mgmt_port(q->sa->sm_port->node,
+							    q->sa->sm_port->num)->gid_prefix)
+			return 0;
 		if (!*p)
 			return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
 	}

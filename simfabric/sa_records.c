@@ -327,6 +327,9 @@ static void pkey_records(struct sa_query *q, struct sim_port *lid_port)
 
 int sa_pkey_table_records(struct sa_query *q)
 {
+	/* P_Key tables are for the trusted (the SA's SM_Key): opensm refuses others so. */
+	if (!q->trusted)
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	use_components(q, &pkey_components);
 	return each_end_port(q, pkey_records);
 }
@@ -378,20 +381,18 @@ static const mad_field_t vl_arb_fields[] = {
 	VLAR_LID, VLAR_OUT_PORT, VLAR_BLOCK_NUM, VLAR_RESERVED
 };
 static const struct sa_components vl_arb_components = { COMPONENTS(vl_arb_fields), COMP_LID, 0, 0 };
+#define VLAR_COMP_OUT_PORT	SA_COMP(VLAR_OUT_PORT_INDEX)
 
+/*
+ * A port's four blocks, as opensm answers them whatever the port's caps:
+ * 1-2 the low-priority table, 3-4 the high (entries past a cap read 0).
+ */
 static void vl_arb_port(struct sa_query *q, uint16_t lid, const struct sim_port *p)
 {
-	/* Blocks 1-2 hold the low-priority table, 3-4 the high: as many as the caps need. */
-	unsigned caps[VL_ARB_BLOCKS] = {
-		p->vl_arb_low_cap, p->vl_arb_low_cap > VL_ARB_PER_BLOCK,
-		p->vl_arb_high_cap, p->vl_arb_high_cap > VL_ARB_PER_BLOCK,
-	};
 	unsigned block, i;
 	uint8_t rec[SA_VL_ARB_REC_SIZE], *table = MAD_AT(rec, VLAR_TABLE);
 
 	for (block = 1; block <= VL_ARB_BLOCKS && !sa_done(q); block++) {
-		if (!caps[block - 1])
-			continue;
 		memset(rec, 0, sizeof(rec));
 		mad_set(rec, VLAR_LID, lid);
 		mad_set(rec, VLAR_OUT_PORT, p->num);
@@ -414,11 +415,23 @@ static void vl_arb_records(struct sa_query *q, struct sim_port *lid_port)
 
 	q->lmc[0] = port_lmc(lid_port);
 	if (n->type != NODE_TYPE_SWITCH) {
+		uint64_t mask = q->comp_mask;
+
+		/*
+		 * An end node's LID names one port: a query for any port of the
+		 * node (port 0 included) is about that one, as opensm answers it.
+		 */
+		if (mask & VLAR_COMP_OUT_PORT) {
+			if (mad_get(q->rec, VLAR_OUT_PORT) > n->num_ports)
+				return;
+			q->comp_mask &= ~VLAR_COMP_OUT_PORT;
+		}
 		vl_arb_port(q, lid_port->lid, lid_port);
+		q->comp_mask = mask;
 		return;
 	}
-	/* Port 0 has data VLs only when it is an enhanced one. */
-	for (num = n->sw->enhanced_port0 ? 0 : 1; num <= n->num_ports; num++)
+	/* Every port of a switch, port 0 too (opensm answers a base port 0's blocks as well). */
+	for (num = 0; num <= n->num_ports; num++)
 		vl_arb_port(q, lid_port->lid, &n->ports[num]);
 }
 

@@ -3,7 +3,12 @@
  * ServiceRecord: services registered with a Set, keyed by ServiceID,
  * ServiceGID and ServiceP_Key, found with Get/GetTable by any components,
  * removed by a Delete or when their lease (seconds; all ones: forever)
- * runs out.
+ * runs out.  A Delete names the service by the ID, GID and P_Key its
+ * record holds, whatever components it selects (osmtest deletes the record
+ * it found by name with the ServiceName component alone).  As opensm does: the ServiceGID
+ * names its port by the GUID alone, whatever the prefix (osmtest registers
+ * with a prefix in host byte order) and is kept as given; an untrusted
+ * requester never sees a ServiceKey.
  */
 #include "config.h"
 
@@ -57,6 +62,26 @@ static void current(const struct sim_sa *sa, const struct sa_service *s, uint8_t
 		mad_set(rec, SR_LEASE, s->expires > now ? s->expires - now : 0);
 }
 
+/* A record as it goes out: the ServiceKey for the trusted only. */
+static int answer(struct sa_query *q, uint8_t *rec)
+{
+	if (!q->trusted)
+		memset(MAD_AT(rec, SR_KEY), 0, MAD_FIELD_SIZE(SR_KEY));
+	return sa_add(q, rec);
+}
+
+/*
+ * Is the ServiceGID one a service may be registered under?  A multicast
+ * GID (a service offered on a group), or the GUID of a port the SA knows
+ * (an alias GUID too) under any prefix.
+ */
+static int service_gid_valid(const struct sim_sa *sa, const uint8_t *gid)
+{
+	if (mad_get(gid, MGID_PREFIX) == MGID_PREFIX_BYTE)
+		return 1;
+	return sa_port_by_guid(sa, mad_get(gid, GID_GUID)) != NULL;
+}
+
 int sa_service_query(struct sa_query *q)
 {
 	uint8_t rec[SA_SERVICE_REC_SIZE];
@@ -66,7 +91,8 @@ int sa_service_query(struct sa_query *q)
 	purge(q->sa);
 	for (i = 0; i < q->sa->n_services && !sa_done(q); i++) {
 		current(q->sa, &q->sa->services[i], rec);
-		sa_emit(q, rec);
+		if (sa_matches(q, rec))
+			answer(q, rec);
 	}
 	return q->error;
 }
@@ -94,9 +120,9 @@ int sa_service_set(struct sa_query *q)
 
 	if (status)
 		return status;
-	/* A service is offered by a port of the subnet. */
-	if (!sa_port_by_gid(sa, MAD_AT(rec, SR_GID)))
-		return SA_STATUS(UMAD_SA_STATUS_INVALID_GID);
+	/* A service is offered by a port of the subnet (or on a group); opensm says ERR_REQ_INVALID. */
+	if (!service_gid_valid(sa, MAD_AT(rec, SR_GID)))
+		return SA_STATUS(UMAD_SA_STATUS_REQ_INVALID);
 	purge(sa);
 	s = find(sa, rec);
 	if (!s) {
@@ -115,7 +141,7 @@ int sa_service_set(struct sa_query *q)
 	lease = (uint32_t)mad_get(rec, SR_LEASE);
 	/* A lease of 0 lapses at once: the next look finds the service gone. */
 	s->expires = lease == SA_SERVICE_LEASE_INFINITE ? 0 : sa_now(sa) + lease;
-	return sa_add(q, rec);
+	return answer(q, rec);
 }
 
 int sa_service_delete(struct sa_query *q)
@@ -123,17 +149,15 @@ int sa_service_delete(struct sa_query *q)
 	struct sim_sa *sa = q->sa;
 	uint8_t rec[SA_SERVICE_REC_SIZE];
 	struct sa_service *s;
-	int status = request_record(q, rec);
 
-	if (status)
-		return status;
+	memcpy(rec, q->rec, SA_SERVICE_REC_SIZE);
 	purge(sa);
 	s = find(sa, rec);
 	if (!s)
 		return SA_STATUS(UMAD_SA_STATUS_NO_RECORDS);
 	current(sa, s, rec);
 	*s = sa->services[--sa->n_services];
-	return sa_add(q, rec);
+	return answer(q, rec);
 }
 
 void sa_service_free(struct sim_sa *sa)

@@ -273,6 +273,12 @@ TESTS += tests/mcast_rules.sh
 check_PROGRAMS += tests/mcast_rules
 tests_mcast_rules_SOURCES = tests/mcast_rules.c
 tests_mcast_rules_LDADD = libibumad.la
+# osmtest's flows against the built-in SA, in-process and shared, on several
+# fabrics; sa_probe asks an SA one request (opensm's answers are the oracle).
+TESTS += tests/osmtest_sa.sh
+check_PROGRAMS += tests/sa_probe
+tests_sa_probe_SOURCES = tests/sa_probe.c
+tests_sa_probe_LDADD = libibumad.la
 # umad fabric refuses a delay over a minute and a scenario's node too long, saying so.
 TESTS += tests/fabric_limits.sh
 # umad sim installed where the loader does not look runs COMMAND on its own library.
@@ -288,7 +294,7 @@ TESTS += tests/opensm_sl2vl.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
-	tests/mcast_rules.sh \
+	tests/mcast_rules.sh tests/osmtest_sa.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh \
 	tests/fabric_portstate.sh

@@ -1083,6 +1083,10 @@ static void test_pkey_table_records(void **state)
 	const uint8_t *r;
 
 	(void)state;
+	/* Only for the trusted, as opensm (osmtest expects the refusal). */
+	put_be16(request(UMAD_SA_METHOD_GET_TABLE, UMAD_SA_ATTR_PKEY_TABLE_REC, SA_NR_COMP_LID), 0x10);
+	assert_int_equal(send_a(), UMAD_SA_STATUS_REQ_INVALID << 8);
+	fx->sm_key = SA_KEY;
 	/* HcaA: 64 entries, two blocks; the default P_Key first. */
 	put_be16(rec, 0x10);
 	assert_int_equal(table(UMAD_SA_ATTR_PKEY_TABLE_REC, SA_NR_COMP_LID, rec,
@@ -1150,15 +1154,15 @@ static void test_slvl_records(void **state)
 
 static void test_vl_arb_records(void **state)
 {
-	uint8_t rec[SA_VL_ARB_REC_SIZE] = { 0 };
+	uint8_t rec[SA_VL_ARB_REC_SIZE] = { 0 }, *d;
 	const uint8_t *r;
 
 	(void)state;
-	/* Caps of 8 entries: block 1 (low) and block 3 (high). */
+	/* Blocks 1-4 of every port, whatever the caps (8 entries here), as opensm answers. */
 	put_be16(rec, 0x10);
-	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID, rec, SA_VL_ARB_REC_SIZE), 2);
+	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID, rec, SA_VL_ARB_REC_SIZE), 4);
 	assert_int_equal(record(0, SA_VL_ARB_REC_SIZE)[3], 1);
-	assert_int_equal(record(1, SA_VL_ARB_REC_SIZE)[3], 3);
+	assert_int_equal(record(3, SA_VL_ARB_REC_SIZE)[3], 4);
 	fx->ha->ports[1].vlarb = calloc(4, sizeof(*fx->ha->ports[1].vlarb));
 	fx->ha->ports[1].vlarb[2][1][0] = 5;
 	fx->ha->ports[1].vlarb[2][1][1] = 200;
@@ -1169,9 +1173,32 @@ static void test_vl_arb_records(void **state)
 	assert_int_equal(r[2], 1);			/* OutputPortNum */
 	assert_int_equal(r[8 + 2], 5);			/* entry 1: VL */
 	assert_int_equal(r[8 + 3], 200);		/* weight */
-	/* A switch: its external ports. */
+	/* An end node's LID names its port: port 0 (or its other port) asks for that one. */
+	rec[2] = 0;
+	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
+			       UINT64_C(1) << 2, rec, SA_VL_ARB_REC_SIZE), 1);
+	assert_int_equal(record(0, SA_VL_ARB_REC_SIZE)[2], 1);
+	assert_int_equal(record(0, SA_VL_ARB_REC_SIZE)[8 + 3], 200);
+	rec[2] = 2;
+	d = request(UMAD_METHOD_GET, UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
+		    UINT64_C(1) << 2);
+	memcpy(d, rec, sizeof(rec));
+	assert_int_equal(send_a(), 0);
+	assert_int_equal(fx->resp[SA_HDR_END + 2], 1);
+	/* A port the node does not have: none. */
+	d[2] = 3;
+	assert_int_equal(send_a(), UMAD_SA_STATUS_NO_RECORDS << 8);
+	/* A switch: all its ports, port 0 too (a base one here), four blocks each. */
+	memset(rec, 0, sizeof(rec));
 	put_be16(rec, 1);
-	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID, rec, SA_VL_ARB_REC_SIZE), 8);
+	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID, rec, SA_VL_ARB_REC_SIZE),
+			 5 * 4);
+	assert_int_equal(record(0, SA_VL_ARB_REC_SIZE)[2], 0);
+	rec[2] = 4;
+	rec[3] = 2;
+	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
+			       UINT64_C(1) << 2, rec, SA_VL_ARB_REC_SIZE), 1);
+	assert_int_equal(record(0, SA_VL_ARB_REC_SIZE)[2], 4);
 }
 
 static void test_forwarding_table_records(void **state)
@@ -1211,10 +1238,191 @@ static void test_forwarding_table_records(void **state)
 	assert_int_equal(table(UMAD_SA_ATTR_MCAST_FT_REC, UINT64_C(1) << 3, rec, SA_MFT_REC_SIZE), 1);
 }
 
+/* --- MultiPathRecord ------------------------------------------------------------------------------- */
+
+#define MPR_NUMB_PATH	5
+#define MPR_SGID_COUNT	15
+#define MPR_DGID_COUNT	16
+#define MPR_GIDS	24
+#define MPR_COUNTS	(UINT64_C(1) << 19 | UINT64_C(1) << 20)
+#define MPR_COMP_NUMB_PATH	(UINT64_C(1) << 6)
+#define MPR_MAX_SEGMENTS	3
+
+static uint8_t mpr_gids[2 * 255][GID_SIZE];
+
+/*
+ * A MultiPathRecord request from HcaA with ns source and nd destination
+ * GIDs from mpr_gids, over as many segments as they take; method is
+ * GetMulti but for the refusals.  The answer's status; its records are
+ * PathRecords, the header checked.
+ */
+static int multipath(uint8_t method, uint64_t mask, unsigned numb_path, unsigned ns, unsigned nd)
+{
+	static uint8_t req[SA_HDR_END + MPR_MAX_SEGMENTS * SA_DATA_SIZE];
+	size_t data = MPR_GIDS + (size_t)(ns + nd) * GID_SIZE, len;
+	int r;
+
+	assert_true(data <= MPR_MAX_SEGMENTS * SA_DATA_SIZE);
+	len = SA_HDR_END + (data <= SA_DATA_SIZE ? SA_DATA_SIZE :
+			    (data + SA_DATA_SIZE - 1) / SA_DATA_SIZE * SA_DATA_SIZE);
+	request(method, UMAD_SA_ATTR_MULTI_PATH_REC, mask);
+	memset(req, 0, sizeof(req));
+	memcpy(req, fx->req, SA_HDR_END);
+	req[SA_HDR_END + MPR_NUMB_PATH] = (uint8_t)numb_path;
+	req[SA_HDR_END + MPR_SGID_COUNT] = (uint8_t)ns;
+	req[SA_HDR_END + MPR_DGID_COUNT] = (uint8_t)nd;
+	memcpy(req + SA_HDR_END + MPR_GIDS, mpr_gids, (size_t)(ns + nd) * GID_SIZE);
+	free(fx->resp);
+	fx->resp = NULL;
+	r = sim_sa_process(fx->sa, &fx->from_a, req, len, &fx->resp, &fx->resp_len);
+	assert_int_equal(r, 1);
+	assert_int_equal(mad_method(fx->resp), method | UMAD_METHOD_RESP_MASK);
+	assert_int_equal(mad_attr_id(fx->resp), UMAD_SA_ATTR_PATH_REC);
+	assert_int_equal(mad_tid(fx->resp), 0xabcd0001);
+	if (mad_status(fx->resp)) {
+		/* An error: one MAD, the request's first data echoed. */
+		assert_int_equal(fx->resp_len, MAD_SIZE);
+		assert_memory_equal(fx->resp + SA_HDR_END, req + SA_HDR_END, SA_DATA_SIZE);
+		return mad_status(fx->resp);
+	}
+	assert_int_equal(get_be16(fx->resp + SA_OFF_ATTR_OFFSET) * 8,
+			 fx->resp_len > SA_HDR_END ? SA_PATH_REC_SIZE : 0);
+	assert_int_equal((fx->resp_len - SA_HDR_END) % SA_PATH_REC_SIZE, 0);
+	return 0;
+}
+
+static size_t mpr_records(void)
+{
+	return (fx->resp_len - SA_HDR_END) / SA_PATH_REC_SIZE;
+}
+
+/* The PathRecords of a GetMulti, as opensm answers osmtest's (flows a and v). */
+static void test_multipath_records(void **state)
+{
+	const uint8_t *r;
+	unsigned i;
+
+	(void)state;
+	/* HcaA to itself: one loopback path. */
+	port_gid(&fx->ha->ports[1], mpr_gids[0]);
+	port_gid(&fx->ha->ports[1], mpr_gids[1]);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 1, 1), 0);
+	assert_int_equal(mpr_records(), 1);
+	r = record(0, SA_PATH_REC_SIZE);
+	assert_memory_equal(r + 8, mpr_gids[1], GID_SIZE);	/* DGID */
+	assert_memory_equal(r + 24, mpr_gids[0], GID_SIZE);	/* SGID */
+	assert_int_equal(get_be16(r + 40), 0x10);
+	assert_int_equal(get_be16(r + 42), 0x10);
+	assert_int_equal(r[49] >> 7, 1);			/* reversible */
+	/* To HcaB, whose LMC 1 gives two LIDs: two paths, or as many as NumbPath says. */
+	port_gid(&fx->hb->ports[1], mpr_gids[1]);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 1, 1), 0);
+	assert_int_equal(mpr_records(), 2);
+	assert_int_equal(get_be16(record(0, SA_PATH_REC_SIZE) + 40), 0x20);
+	assert_int_equal(get_be16(record(1, SA_PATH_REC_SIZE) + 40), 0x21);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS | MPR_COMP_NUMB_PATH, 1,
+				   1, 1), 0);
+	assert_int_equal(mpr_records(), 1);
+	/* Every source to every destination, sources first; NumbPath caps the whole answer. */
+	port_gid(&fx->hc->ports[1], mpr_gids[1]);
+	port_gid(&fx->ha->ports[1], mpr_gids[2]);
+	port_gid(&fx->hc->ports[1], mpr_gids[3]);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 2, 2), 0);
+	assert_int_equal(mpr_records(), 4);
+	assert_int_equal(get_be16(record(0, SA_PATH_REC_SIZE) + 40), 0x10);	/* A -> A */
+	assert_int_equal(get_be16(record(1, SA_PATH_REC_SIZE) + 40), 0x30);	/* A -> C */
+	assert_int_equal(get_be16(record(2, SA_PATH_REC_SIZE) + 42), 0x30);	/* C -> A */
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS | MPR_COMP_NUMB_PATH, 3,
+				   2, 2), 0);
+	assert_int_equal(mpr_records(), 3);
+	/* A link-local prefix with other bits set names the port too (osmtest asks so). */
+	mpr_gids[1][7] = 0xff;
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 1, 1), 0);
+	assert_int_equal(mpr_records(), 1);
+	assert_int_equal(get_be64(record(0, SA_PATH_REC_SIZE) + 8), GID_PREFIX_LINK_LOCAL);
+
+	/* Many GIDs: a request of two segments, all of them read. */
+	for (i = 0; i < 16; i++)
+		port_gid(i % 2 ? &fx->hc->ports[1] : &fx->ha->ports[1], mpr_gids[i]);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 8, 8), 0);
+	assert_int_equal(mpr_records(), 64);
+	assert_int_equal(get_be16(record(63, SA_PATH_REC_SIZE) + 42), 0x30);	/* C -> C */
+	assert_int_equal(get_be16(record(63, SA_PATH_REC_SIZE) + 40), 0x30);
+
+	/* The refusals osmtest expects, with opensm's statuses. */
+	port_gid(&fx->ha->ports[1], mpr_gids[0]);
+	port_gid(&fx->hc->ports[1], mpr_gids[1]);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, 0, 0, 1, 1),
+			 UMAD_SA_STATUS_INSUF_COMPS << 8);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, UINT64_C(1) << 19, 0, 1, 1),
+			 UMAD_SA_STATUS_INSUF_COMPS << 8);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 0, 1),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 1, 0),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	/* More GIDs than the request holds (one MAD: eleven). */
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 6, 5), 0);
+	{
+		static uint8_t req[MAD_SIZE];
+
+		memcpy(req, fx->req, MAD_SIZE);
+		req[SA_HDR_END + MPR_SGID_COUNT] = 6;
+		req[SA_HDR_END + MPR_DGID_COUNT] = 6;
+		free(fx->resp);
+		assert_int_equal(sim_sa_process(fx->sa, &fx->from_a, req, MAD_SIZE, &fx->resp,
+						&fx->resp_len), 1);
+		assert_int_equal(mad_status(fx->resp), UMAD_SA_STATUS_REQ_INVALID << 8);
+	}
+	/* A multicast DGID or SGID, a GUID nobody has, a site-local prefix: ERR_REQ_INVALID_GID. */
+	put_be64(mpr_gids[1], 0xff12401bffff0000ULL);
+	put_be64(mpr_gids[1] + 8, 0xffffffffULL);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 1, 1),
+			 UMAD_SA_STATUS_INVALID_GID << 8);
+	memcpy(mpr_gids[0], mpr_gids[1], GID_SIZE);
+	port_gid(&fx->hc->ports[1], mpr_gids[1]);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 1, 1),
+			 UMAD_SA_STATUS_INVALID_GID << 8);
+	port_gid(&fx->ha->ports[1], mpr_gids[0]);
+	put_be64(mpr_gids[1] + 8, 0xdead);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 1, 1),
+			 UMAD_SA_STATUS_INVALID_GID << 8);
+	port_gid(&fx->hc->ports[1], mpr_gids[1]);
+	mpr_gids[1][1] = 0xc0;
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_MULTI, MPR_COUNTS, 0, 1, 1),
+			 UMAD_SA_STATUS_INVALID_GID << 8);
+	/* Get and GetTable of MultiPathRecords: refused. */
+	port_gid(&fx->hc->ports[1], mpr_gids[1]);
+	assert_int_equal(multipath(UMAD_METHOD_GET, MPR_COUNTS, 0, 1, 1),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+	assert_int_equal(multipath(UMAD_SA_METHOD_GET_TABLE, MPR_COUNTS, 0, 1, 1),
+			 UMAD_SA_STATUS_REQ_INVALID << 8);
+}
+
+/* PathRecord ends by GID as opensm finds them: any link-local prefix; another subnet's none. */
+static void test_path_gid_scope(void **state)
+{
+	uint8_t rec[SA_PATH_REC_SIZE] = { 0 };
+
+	(void)state;
+	port_gid(&fx->hc->ports[1], rec + 8);
+	port_gid(&fx->ha->ports[1], rec + 24);
+	rec[8 + 7] = 0xff;
+	assert_int_equal(table(UMAD_SA_ATTR_PATH_REC, SA_PR_COMP_DGID | SA_PR_COMP_SGID, rec,
+			       SA_PATH_REC_SIZE), 1);
+	assert_int_equal(get_be16(record(0, SA_PATH_REC_SIZE) + 40), 0x30);
+	/* Site-local: off this subnet, no path (and no error). */
+	port_gid(&fx->hc->ports[1], rec + 8);
+	rec[8 + 1] = 0xc0;
+	assert_int_equal(table(UMAD_SA_ATTR_PATH_REC, SA_PR_COMP_DGID | SA_PR_COMP_SGID, rec,
+			       SA_PATH_REC_SIZE), 0);
+}
+
 /* --- ServiceRecord ----------------------------------------------------------------------------------- */
 
-#define SR_NAME		48
+#define SR_P_KEY	24
 #define SR_LEASE	28
+#define SR_KEY		32
+#define SR_NAME		48
 
 /* Register (Set) or delete a service of HcaB's: the status. */
 static int service(uint8_t method, uint64_t id, const char *name, uint32_t lease, uint64_t more)
@@ -1223,6 +1431,7 @@ static int service(uint8_t method, uint64_t id, const char *name, uint32_t lease
 
 	put_be64(d, id);
 	port_gid(&fx->hb->ports[1], d + 8);
+	put_be16(d + SR_P_KEY, PKEY_DEFAULT);
 	if (name)
 		strcpy((char *)d + SR_NAME, name);
 	put_be32(d + SR_LEASE, lease);
@@ -1288,8 +1497,82 @@ static void test_service_records(void **state)
 		put_be64(d, 0x1004);
 		put_be64(d + 8, GID_PREFIX_LINK_LOCAL);
 		put_be64(d + 16, 0xdead);
-		assert_int_equal(send_from(&fx->from_b), UMAD_SA_STATUS_INVALID_GID << 8);
+		assert_int_equal(send_from(&fx->from_b), UMAD_SA_STATUS_REQ_INVALID << 8);
+		/* A node GUID is not a CA port's. */
+		put_be64(d + 16, fx->hb->node_guid);
+		assert_int_equal(send_from(&fx->from_b), UMAD_SA_STATUS_REQ_INVALID << 8);
 	}
+}
+
+/*
+ * opensm's ServiceGID rule, which osmtest's service flow needs: the port
+ * by its GUID under any prefix (osmtest's is in host byte order), the GID
+ * kept as given; a multicast GID is taken too.  The ServiceKey goes back to
+ * the trusted only; a Delete names the service by its record's ID, GID and
+ * P_Key, whatever its components.
+ */
+static void test_service_gid_rule(void **state)
+{
+	uint8_t rec[SA_SERVICE_REC_SIZE] = { 0 }, *d;
+	const uint64_t swapped = 0x80feULL;	/* fe80:: read as a little-endian number */
+
+	(void)state;
+	d = request(UMAD_METHOD_SET, UMAD_SA_ATTR_SERVICE_REC,
+		    SA_SR_COMP_ID | SA_SR_COMP_GID | SA_SR_COMP_KEY | SA_SR_COMP_NAME);
+	put_be64(d, 0x2001);
+	put_be64(d + 8, swapped);
+	put_be64(d + 16, fx->hb->ports[1].guid);
+	d[SR_KEY] = 0x0b;
+	strcpy((char *)d + SR_NAME, "osmt.srvc");
+	assert_int_equal(send_from(&fx->from_b), 0);
+	assert_int_equal(get_be64(fx->resp + SA_HDR_END + 8), swapped);
+	assert_int_equal(fx->resp[SA_HDR_END + SR_KEY], 0);		/* untrusted */
+	/* Found by the GID as given, not by the port's own. */
+	port_gid(&fx->hb->ports[1], rec + 8);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_GID, rec, SA_SERVICE_REC_SIZE), 0);
+	memset(rec, 0, sizeof(rec));
+	put_be64(rec + 8, swapped);
+	put_be64(rec + 16, fx->hb->ports[1].guid);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_GID, rec, SA_SERVICE_REC_SIZE),
+			 1);
+	assert_int_equal(record(0, SA_SERVICE_REC_SIZE)[SR_KEY], 0);
+	fx->sm_key = SA_KEY;
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_GID, rec, SA_SERVICE_REC_SIZE),
+			 1);
+	assert_int_equal(record(0, SA_SERVICE_REC_SIZE)[SR_KEY], 0x0b);
+	fx->sm_key = 0;
+	/* Another site's prefix, a switch's GUID, a multicast GID: taken. */
+	d = request(UMAD_METHOD_SET, UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_ID | SA_SR_COMP_GID);
+	put_be64(d, 0x2002);
+	put_be64(d + 8, 0xfec0000000000000ULL);
+	put_be64(d + 16, fx->ha->ports[1].guid);
+	assert_int_equal(send_from(&fx->from_b), 0);
+	put_be64(d + 8, GID_PREFIX_LINK_LOCAL);
+	put_be64(d + 16, fx->sw2->node_guid);
+	assert_int_equal(send_from(&fx->from_b), 0);
+	put_be64(d + 8, 0xff12401bffff0000ULL);
+	put_be64(d + 16, 0xffffffffULL);
+	assert_int_equal(send_from(&fx->from_b), 0);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, 0, NULL, SA_SERVICE_REC_SIZE), 4);
+	/* A zero GID: refused. */
+	put_be64(request(UMAD_METHOD_SET, UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_ID | SA_SR_COMP_GID),
+		 0x2003);
+	assert_int_equal(send_from(&fx->from_b), UMAD_SA_STATUS_REQ_INVALID << 8);
+	/* Delete by name, with the record a Get found (its key blank): gone. */
+	memset(rec, 0, sizeof(rec));
+	strcpy((char *)rec + SR_NAME, "osmt.srvc");
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_NAME, rec, SA_SERVICE_REC_SIZE),
+			 1);
+	memcpy(rec, record(0, SA_SERVICE_REC_SIZE), sizeof(rec));
+	memcpy(request(UMAD_SA_METHOD_DELETE, UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_NAME), rec,
+	       sizeof(rec));
+	assert_int_equal(send_from(&fx->from_b), 0);
+	assert_int_equal(table(UMAD_SA_ATTR_SERVICE_REC, 0, NULL, SA_SERVICE_REC_SIZE), 3);
+	/* The same ID and GID under another P_Key is another service: not deleted. */
+	put_be16(rec + SR_P_KEY, 0);
+	memcpy(request(UMAD_SA_METHOD_DELETE, UMAD_SA_ATTR_SERVICE_REC, SA_SR_COMP_NAME), rec,
+	       sizeof(rec));
+	assert_int_equal(send_from(&fx->from_b), UMAD_SA_STATUS_NO_RECORDS << 8);
 }
 
 /* --- InformInfo, Reports ------------------------------------------------------------------------------- */
@@ -1640,6 +1923,8 @@ int main(void)
 		T(test_switch_info_records),
 		T(test_link_records),
 		T(test_path_records),
+		T(test_multipath_records),
+		T(test_path_gid_scope),
 		T(test_long_answer),
 		T(test_mcast_broadcast),
 		T(test_mcast_create),
@@ -1654,6 +1939,7 @@ int main(void)
 		T(test_vl_arb_records),
 		T(test_forwarding_table_records),
 		T(test_service_records),
+		T(test_service_gid_rule),
 		T(test_inform),
 		T(test_mcast_traps),
 	};

@@ -735,6 +735,43 @@ MAD_LAYOUT(IPOIB_MGID);
 MAD_LAYOUT(GID);
 #define GID_SIZE		(MAD_FIELD_END(GID_GUID) / 8)
 
+/*
+ * MultiPathRecord, the query of a SubnAdmGetMulti: the PathRecord's
+ * constraints, then SGIDCount source GIDs and DGIDCount destination GIDs
+ * from MPR_GIDS on (as many as the request's segments hold).  The answer
+ * is PathRecords.
+ */
+#define MULTI_PATH_RECORD_FIELDS(F) \
+	F(MPR_RAW_TRAFFIC,		 0, 0, 1) \
+	F(MPR_RESERVED_0,		 0, 1, 3) \
+	F(MPR_FLOW_LABEL,		 0, 4, 20) \
+	F(MPR_HOP_LIMIT,		 3, 0, 8) \
+	F(MPR_TCLASS,			 4, 0, 8) \
+	F(MPR_REVERSIBLE,		 5, 0, 1) \
+	F(MPR_NUMB_PATH,		 5, 1, 7) \
+	F(MPR_P_KEY,			 6, 0, 16) \
+	F(MPR_QOS_CLASS,		 8, 0, 12) \
+	F(MPR_SL,			 9, 4, 4) \
+	F(MPR_MTU_SELECTOR,		10, 0, 2) \
+	F(MPR_MTU,			10, 2, 6) \
+	F(MPR_RATE_SELECTOR,		11, 0, 2) \
+	F(MPR_RATE,			11, 2, 6) \
+	F(MPR_PKT_LIFE_SELECTOR,	12, 0, 2) \
+	F(MPR_PKT_LIFE,			12, 2, 6) \
+	F(MPR_SERVICE_ID_8MSB,		13, 0, 8) \
+	F(MPR_INDEPENDENCE,		14, 0, 2) \
+	F(MPR_RESERVED_14,		14, 2, 6) \
+	F(MPR_SGID_COUNT,		15, 0, 8) \
+	F(MPR_DGID_COUNT,		16, 0, 8) \
+	F(MPR_SERVICE_ID_56LSB,		17, 0, 56) \
+	F(MPR_GIDS,			24, 0, 128)	/* the first GID; the others follow */
+MAD_LAYOUT(MULTI_PATH_RECORD);
+#define SA_MPR_COMP_SGID_COUNT	SA_COMP(MPR_SGID_COUNT_INDEX)
+#define SA_MPR_COMP_DGID_COUNT	SA_COMP(MPR_DGID_COUNT_INDEX)
+#define SA_MPR_COMP_NUMB_PATH	SA_COMP(MPR_NUMB_PATH_INDEX)
+#define SA_MPR_COMP_SERVICE_ID	(SA_COMP(MPR_SERVICE_ID_8MSB_INDEX) | \
+				 SA_COMP(MPR_SERVICE_ID_56LSB_INDEX))
+
 #define SERVICE_RECORD_FIELDS(F) \
 	F(SR_ID,			 0, 0, 64) \
 	F(SR_GID,			 8, 0, 128) \

@@ -176,6 +176,7 @@ enum {
 #define SA_SERVICE_REC_SIZE		176
 #define SA_PKEY_TABLE_REC_SIZE		72
 #define SA_PATH_REC_SIZE		64
+#define SA_MULTI_PATH_REC_HEAD		24	/* before its GIDs */
 #define SA_VL_ARB_REC_SIZE		72
 #define SA_MCMEMBER_REC_SIZE		56
 #define SA_INFORM_INFO_REC_SIZE		64
@@ -382,6 +383,8 @@ enum {
 #define IB_QPN_MASK		0x00ffffff
 /* The link-local GID prefix, fe80::/64. */
 #define GID_PREFIX_LINK_LOCAL	0xfe80000000000000ULL
+/* Its scope, fe80::/10: the bits a link-local prefix shares with it. */
+#define GID_PREFIX_LINK_LOCAL_SCOPE	0xffc0000000000000ULL
 
 /* Queue pairs of the management agents, the permissive LID and the default P_Key. */
 #define QP0_SMI			0
