@@ -24,7 +24,8 @@
  * Each send's MAD goes to the built-in SA as well (sim_sa_process on a
  * fabric of its own: the default topology with LIDs and routes, a fresh
  * SA per input), with the SA's header forced on when the send asks for
- * it, from a requester the send picks; optionally its data is also handed
+ * it, from a requester the send picks (a MAD longer than one, as a
+ * GetMulti's request of several RMPP segments comes); optionally its data is also handed
  * to sim_sa_notice as a notice.  The SA's answers are read whole and their
  * lengths checked against their AttributeOffset.
  *
@@ -236,7 +237,9 @@ static void sa_feed(struct sim_sa *sa, const uint8_t *bytes, size_t len, uint8_t
 
 		if (resp_len < SA_HDR_END)
 			abort();
-		if (mad_method(resp) == UMAD_SA_METHOD_GET_TABLE_RESP && mad_status(resp) == 0) {
+		/* Tables and GetMulti's PathRecords: whole records; anything else one MAD. */
+		if ((mad_method(resp) == UMAD_SA_METHOD_GET_TABLE_RESP ||
+		     mad_method(resp) == UMAD_SA_METHOD_GET_MULTI_RESP) && mad_status(resp) == 0) {
 			if (offset ? (resp_len - SA_HDR_END) % (offset * SA_ATTR_OFFSET_UNIT) != 0
 				   : resp_len != SA_HDR_END)
 				abort();
