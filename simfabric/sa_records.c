@@ -381,7 +381,6 @@ static const mad_field_t vl_arb_fields[] = {
 	VLAR_LID, VLAR_OUT_PORT, VLAR_BLOCK_NUM, VLAR_RESERVED
 };
 static const struct sa_components vl_arb_components = { COMPONENTS(vl_arb_fields), COMP_LID, 0, 0 };
-#define VLAR_COMP_OUT_PORT	SA_COMP(VLAR_OUT_PORT_INDEX)
 
 /*
  * A port's four blocks, as opensm answers them whatever the port's caps:
@@ -421,10 +420,10 @@ static void vl_arb_records(struct sa_query *q, struct sim_port *lid_port)
 		 * An end node's LID names one port: a query for any port of the
 		 * node (port 0 included) is about that one, as opensm answers it.
 		 */
-		if (mask & VLAR_COMP_OUT_PORT) {
+		if (mask & SA_VLAR_COMP_OUT_PORT) {
 			if (mad_get(q->rec, VLAR_OUT_PORT) > n->num_ports)
 				return;
-			q->comp_mask &= ~VLAR_COMP_OUT_PORT;
+			q->comp_mask &= ~SA_VLAR_COMP_OUT_PORT;
 		}
 		vl_arb_port(q, lid_port->lid, lid_port);
 		q->comp_mask = mask;

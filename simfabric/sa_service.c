@@ -3,12 +3,12 @@
  * ServiceRecord: services registered with a Set, keyed by ServiceID,
  * ServiceGID and ServiceP_Key, found with Get/GetTable by any components,
  * removed by a Delete or when their lease (seconds; all ones: forever)
- * runs out.  A Delete names the service by the ID, GID and P_Key its
- * record holds, whatever components it selects (osmtest deletes the record
- * it found by name with the ServiceName component alone).  As opensm does: the ServiceGID
- * names its port by the GUID alone, whatever the prefix (osmtest registers
- * with a prefix in host byte order) and is kept as given; an untrusted
- * requester never sees a ServiceKey.
+ * runs out.  As opensm does: a Delete names the service by the ID, GID and
+ * P_Key its record holds, whatever components it selects (osmtest deletes
+ * the record it found by name with the ServiceName component alone); the
+ * ServiceGID names its port by the GUID alone, whatever the prefix (osmtest
+ * registers with a prefix in host byte order), and is kept as given; an
+ * untrusted requester never sees a ServiceKey.
  */
 #include "config.h"
 

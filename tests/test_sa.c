@@ -296,6 +296,9 @@ static void test_class_port_info(void **state)
 	assert_int_equal(cpi[offsetof(struct umad_class_port_info, class_ver)], 2);
 	assert_true(get_be16(cpi + offsetof(struct umad_class_port_info, cap_mask)) &
 		    UMAD_SA_CAP_MASK_IS_UD_MCAST_SUP);
+	/* MultiPathRecord, as opensm announces it. */
+	assert_true(get_be16(cpi + offsetof(struct umad_class_port_info, cap_mask)) &
+		    UMAD_SA_CAP_MASK_IS_MULTIPATH_SUP);
 	word = get_be32(cpi + offsetof(struct umad_class_port_info, cap_mask2_resp_time));
 	assert_true((word >> 5) & SA_CAP_MASK2_IS_SEND_ONLY_FULL_MEMBER_SUP);
 	assert_true((word & 0x1f) > 0);
