@@ -417,14 +417,10 @@ static void vl_arb_records(struct sa_query *q, struct sim_port *lid_port)
 		uint64_t mask = q->comp_mask;
 
 		/*
-		 * An end node's LID names one port: a query for any port of the
-		 * node (port 0 included) is about that one, as opensm answers it.
+		 * An end node's LID names one port: a query for any port number
+		 * (port 0 included) is about that one, as opensm answers it.
 		 */
-		if (mask & SA_VLAR_COMP_OUT_PORT) {
-			if (mad_get(q->rec, VLAR_OUT_PORT) > n->num_ports)
-				return;
-			q->comp_mask &= ~SA_VLAR_COMP_OUT_PORT;
-		}
+		q->comp_mask &= ~SA_VLAR_COMP_OUT_PORT;
 		vl_arb_port(q, lid_port->lid, lid_port);
 		q->comp_mask = mask;
 		return;

@@ -274,8 +274,9 @@ check_PROGRAMS += tests/mcast_rules
 tests_mcast_rules_SOURCES = tests/mcast_rules.c
 tests_mcast_rules_LDADD = libibumad.la
 # osmtest's flows against the built-in SA, in-process and shared, on several
-# fabrics; sa_probe asks an SA one request (opensm's answers are the oracle).
-TESTS += tests/osmtest_sa.sh
+# fabrics; the built-in SA's answers to what they ask against opensm's
+# (sa_probe asks an SA one request).
+TESTS += tests/osmtest_sa.sh tests/sa_oracle.sh
 check_PROGRAMS += tests/sa_probe
 tests_sa_probe_SOURCES = tests/sa_probe.c
 tests_sa_probe_LDADD = libibumad.la
@@ -294,7 +295,7 @@ TESTS += tests/opensm_sl2vl.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
-	tests/mcast_rules.sh tests/osmtest_sa.sh \
+	tests/mcast_rules.sh tests/osmtest_sa.sh tests/sa_oracle.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh \
 	tests/fabric_portstate.sh

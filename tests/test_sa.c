@@ -1188,8 +1188,11 @@ static void test_vl_arb_records(void **state)
 	memcpy(d, rec, sizeof(rec));
 	assert_int_equal(send_a(), 0);
 	assert_int_equal(fx->resp[SA_HDR_END + 2], 1);
-	/* A port the node does not have: none. */
-	d[2] = 3;
+	/* Any port number, even one the node does not have (opensm answers so); block 5: none. */
+	d[2] = 0xff;
+	assert_int_equal(send_a(), 0);
+	assert_int_equal(fx->resp[SA_HDR_END + 2], 1);
+	d[3] = 5;
 	assert_int_equal(send_a(), UMAD_SA_STATUS_NO_RECORDS << 8);
 	/* A switch: all its ports, port 0 too (a base one here), four blocks each. */
 	memset(rec, 0, sizeof(rec));
@@ -1202,6 +1205,10 @@ static void test_vl_arb_records(void **state)
 	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
 			       UINT64_C(1) << 2, rec, SA_VL_ARB_REC_SIZE), 1);
 	assert_int_equal(record(0, SA_VL_ARB_REC_SIZE)[2], 4);
+	/* A port the switch does not have: none. */
+	rec[2] = 5;
+	assert_int_equal(table(UMAD_SA_ATTR_VL_ARB_REC, SA_NR_COMP_LID | UINT64_C(1) << 1 |
+			       UINT64_C(1) << 2, rec, SA_VL_ARB_REC_SIZE), 0);
 }
 
 static void test_forwarding_table_records(void **state)
