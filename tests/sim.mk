@@ -268,6 +268,11 @@ TESTS += tests/sim_tids.sh
 check_PROGRAMS += tests/tid_probe
 tests_tid_probe_SOURCES = tests/tid_probe.c
 tests_tid_probe_LDADD = libibumad.la
+# umad_send()'s retries resent as the kernel resends them, on every path a MAD takes.
+TESTS += tests/sim_retries.sh
+check_PROGRAMS += tests/retry_probe
+tests_retry_probe_SOURCES = tests/retry_probe.c
+tests_retry_probe_LDADD = libumad-sim.la libibumad.la -lpthread
 # MCMemberRecord joins, creations and leaves: the built-in SA answers as opensm does.
 TESTS += tests/mcast_rules.sh
 check_PROGRAMS += tests/mcast_rules
@@ -288,6 +293,7 @@ TESTS += tests/opensm_sl2vl.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
+	tests/sim_retries.sh \
 	tests/mcast_rules.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh \
