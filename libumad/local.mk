@@ -27,6 +27,8 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/device_list.c \
 	libumad/umad_str.c \
 	libumad/dump.c \
+	libumad/project_note.c \
+	libumad/base/project_note.h \
 	libumad/base/backend.h \
 	libumad/base/umad_ioctl.h \
 	libumad/base/link_speed.h \
