@@ -97,7 +97,7 @@ static int expand(const char *in, size_t len, const char *origin, char *out, siz
 	const char *platform = (const char *)getauxval(AT_PLATFORM);
 	size_t o = 0, i = 0;
 
-	while (i < len && o + 1 < size) {
+	while (i < len && size - o > 1) {
 		const char *value = NULL;
 		size_t skip = 0;
 

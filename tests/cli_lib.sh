@@ -33,21 +33,7 @@ done
 [ -n "$debian_lib" ] || { echo "SKIP: no rdma-core libibumad.so.3 (Debian's libibumad3)"; exit 77; }
 debian_dir=$(dirname "$debian_lib")
 
-stage=$work/stage
-# A make of its own, not a job of the make running the tests.
-if ! (cd "$top_builddir" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	"${MAKE:-make}" -s install-exec DESTDIR="$stage") > "$work/install.log" 2>&1; then
-	echo "FAIL: make install-exec DESTDIR=$stage:"
-	sed 's/^/    /' "$work/install.log"
-	exit 1
-fi
-umad=$(find "$stage" -path '*/bin/umad' -type f | head -n 1)
-library=$(find "$stage" -name libibumad.so.3 | head -n 1)
-module=$(find "$stage" -name backend-sim.so | head -n 1)
-for f in umad library module; do
-	[ -n "${!f}" ] || { echo "FAIL: no $f installed under $stage"; exit 1; }
-done
-libdir=$(cd "$(dirname "$library")" && pwd -P)
+stage_install
 export UMAD_MODULE_DIR=$(dirname "$module")
 
 # check_out FILE PATTERN WHAT: FILE has a line matching PATTERN (grep -E), or fail saying WHAT.
