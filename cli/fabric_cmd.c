@@ -5,12 +5,9 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
-#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/command_check.h"
 #include "cli/command_run.h"
 #include "cli/fabric_cmd.h"
 #include "simfabric/fabric_client.h"
@@ -328,43 +326,6 @@ static int serve_fabric(void *arg, int sfd, int timeout_ms)
 	return fabric_server_poll(arg, timeout_ms, sfd);
 }
 
-/* rdma-core's SONAME, which this library keeps (a drop-in replacement). */
-#define LIBIBUMAD_SONAME "libibumad.so.3"
-
-/*
- * LD_LIBRARY_PATH for COMMAND: the directory of the libibumad.so.3 this umad
- * runs on (its installed libdir, or the build tree's .libs) first, then what
- * the caller had there, so that COMMAND runs on this library and not on one
- * the loader finds elsewhere (rdma-core's has no sim backend).  NULL, after
- * saying so, when that directory cannot be told; free() the result.
- */
-static char *own_library_path(void)
-{
-	const char *old = getenv("LD_LIBRARY_PATH");
-	char dir[PATH_MAX], abs_dir[PATH_MAX], *value = NULL;
-	struct link_map *map = NULL;
-	void *lib = dlopen(LIBIBUMAD_SONAME, RTLD_LAZY | RTLD_NOLOAD);
-
-	if (lib && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] &&
-	    snprintf(dir, sizeof(dir), "%s", map->l_name) < (int)sizeof(dir) &&
-	    realpath(dirname(dir), abs_dir)) {
-		size_t n = strlen(abs_dir);
-
-		/* Already first (libtool's wrapper in the build tree puts it there): as it is. */
-		if (old && !strncmp(old, abs_dir, n) && (old[n] == ':' || !old[n]))
-			value = strdup(old);
-		else if (asprintf(&value, "%s%s%s", abs_dir, old && *old ? ":" : "",
-				  old ? old : "") < 0)
-			value = NULL;
-	}
-	if (lib)
-		dlclose(lib);
-	if (!value)
-		fprintf(stderr, "umad: sim: cannot tell where this umad's %s is; the command "
-			"runs on the one the loader finds\n", LIBIBUMAD_SONAME);
-	return value;
-}
-
 /*
  * sim --kernel: COMMAND runs under umad kernel at the host asked for, on
  * this fabric, with the environment it was given (no library path, no
@@ -395,13 +356,34 @@ static int run_sim(int argc, char **argv)
 {
 	struct serve_options o;
 	struct fabric_server *s;
-	char dir[PATH_MAX], path[PATH_MAX + 16], *library_path;
+	char dir[PATH_MAX], path[PATH_MAX + 16], *library_path = NULL, why[PATH_MAX + 64];
+	struct own_library own;
 	sigset_t old;
 	pid_t child;
 	int r = parse_serve("sim", argc, argv, 1, &o), sfd, status = 0, done = 0;
 
 	if (r)
 		return r;
+	/*
+	 * COMMAND on this umad's library, or not at all (--kernel: through the
+	 * files, whatever library it loads): checked before the fabric loads.
+	 */
+	if (!o.kernel) {
+		if (own_library_find(&own, why, sizeof(why)) < 0) {
+			fprintf(stderr, "umad: sim: cannot tell which libibumad.so.3 this umad runs "
+				"on: %s\n", why);
+			return 1;
+		}
+		library_path = own_library_search_path(&own);
+		if (!library_path) {
+			fprintf(stderr, "umad: sim: cannot tell the directory of %s\n", own.path);
+			return 1;
+		}
+		if (command_check("sim", argv[o.command], library_path, &own, stderr) < 0) {
+			free(library_path);
+			return 1;
+		}
+	}
 	if (o.socket) {
 		snprintf(path, sizeof(path), "%s", o.socket);
 		dir[0] = '\0';
@@ -410,6 +392,7 @@ static int run_sim(int argc, char **argv)
 		if (r < 0) {
 			fprintf(stderr, "umad: sim: cannot make a directory for the socket: %s\n",
 				strerror(-r));
+			free(library_path);
 			return 1;
 		}
 		snprintf(path, sizeof(path), "%s/socket", dir);
@@ -419,12 +402,12 @@ static int run_sim(int argc, char **argv)
 	if (!s) {
 		if (dir[0])
 			rmdir(dir);
+		free(library_path);
 		return 1;
 	}
 	/* The socket listens before COMMAND starts: it never finds the fabric missing. */
 	/* What COMMAND leaves running (an SM in the background) is adopted here, to be ended. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	library_path = own_library_path();
 	child = fork();
 	if (child == 0 && o.kernel) {
 		close(sfd);

@@ -8,6 +8,8 @@
  *       and round-trip latency percentiles
  *   umad sim ..., umad fabric ...
  *       a shared simulated fabric (fabric_cmd.c), in a build with sim
+ *   umad doctor [--kernel] [COMMAND]
+ *       which libibumad.so.3 umad and COMMAND run on, the backends, FUSE
  */
 #include "config.h"
 
@@ -19,6 +21,8 @@
 #include <unistd.h>
 #include <infiniband/umad_str.h>
 
+#include "cli/doctor.h"
+#include "cli/own_library.h"
 #include "libumad/base/mad_wire.h"
 #include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
@@ -38,6 +42,7 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: umad capture -w FILE [--redact] -- COMMAND [ARGS...]\n"
 		"       umad capture stats FILE\n");
+	doctor_usage(out);
 #ifdef UMAD_CLI_FABRIC
 	fabric_usage(out);
 #endif
@@ -49,7 +54,9 @@ static int usage(FILE *out)
 		"capture  run COMMAND with every MAD it sends or receives through libibumad\n"
 		"         (rdma-core's or libumad's) written to FILE as pcapng for Wireshark\n"
 		"stats    summarize a capture: counts by class, method and attribute,\n"
-		"         timeouts, round-trip latency percentiles\n");
+		"         timeouts, round-trip latency percentiles\n"
+		"doctor   which libibumad.so.3 umad and COMMAND run on (and why), the backends,\n"
+		"         FUSE and user namespaces; exit 1 when what is asked for cannot work\n");
 #ifdef UMAD_CLI_FABRIC
 	fprintf(out,
 		"fabric serve  host one simulated fabric for many processes (UMAD_SIM_FABRIC=PATH)\n"
@@ -315,6 +322,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(stdout);
+	if (!strcmp(argv[1], "doctor"))
+		return doctor_main(argc - 2, argv + 2);
+	/* Every other command on this umad's own library, or not at all. */
+	if (own_library_check(argv[1]) < 0)
+		return 1;
 #ifdef UMAD_CLI_KERNEL
 	if (!strcmp(argv[1], "kernel"))
 		return kernel_main(argc - 2, argv + 2);
