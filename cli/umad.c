@@ -20,7 +20,9 @@
 #include <infiniband/umad_str.h>
 
 #include "libumad/base/mad_wire.h"
+#include "pcap/capture_file.h"
 #include "pcap/capture_meta.h"
+#include "pcap/pcapng_writer.h"
 #include "pcap/pcapng_reader.h"
 #ifdef UMAD_CLI_FABRIC
 #include "cli/fabric_cmd.h"
@@ -81,6 +83,33 @@ static const char *shim_path(char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * The capture starts afresh: FILE is replaced once, here, by a file of one
+ * section (umad's, without interfaces: tshark reads it even if COMMAND
+ * captures nothing), and every process of COMMAND appends its own.  With
+ * %p in FILE each process has a file of its own, which nothing replaces.
+ * 0, or -1 with why on stderr.
+ */
+static int start_afresh(const char *file)
+{
+	char one[4096], other[4096], err[512];
+	struct pcapng_writer *w;
+
+	if (capture_file_name(file, 1, one, sizeof(one)) < 0 ||
+	    capture_file_name(file, 2, other, sizeof(other)) < 0) {
+		fprintf(stderr, "umad: capture: %s: the name is too long\n", file);
+		return -1;
+	}
+	if (strcmp(one, other))
+		return 0;
+	w = pcapng_create(one, "umad capture", err, sizeof(err));
+	if (!w || pcapng_close(w) < 0) {
+		fprintf(stderr, "umad: capture: %s: %s\n", one, w ? strerror(errno) : err);
+		return -1;
+	}
+	return 0;
+}
+
 static int run_captured(int argc, char **argv)
 {
 	const char *file = NULL, *old;
@@ -120,6 +149,8 @@ static int run_captured(int argc, char **argv)
 			shim, strerror(errno));
 		return 1;
 	}
+	if (start_afresh(file) < 0)
+		return 1;
 	old = getenv("LD_PRELOAD");
 	if (asprintf(&preload, "%s%s%s", shim, old && *old ? " " : "", old ? old : "") < 0) {
 		fprintf(stderr, "umad: capture: out of memory\n");
@@ -143,7 +174,9 @@ struct count {
 	unsigned long n;
 };
 
+/* A request is answered in its own writer's records (capture_record.writer). */
 struct pending {
+	uint64_t writer;
 	int iface;
 	uint32_t tid;		/* low 32 bits: the kernel owns the upper half */
 	uint64_t ts_ns;
@@ -253,11 +286,13 @@ static int show_stats(const char *path)
 		if (direction == PCAPNG_DIR_OUTBOUND) {
 			sent++;
 			if (!mad_method_is_response(method) && n_pending < MAX_PENDING)
-				pending[n_pending++] = (struct pending){ rec.iface, tid, rec.ts_ns };
+				pending[n_pending++] = (struct pending){ rec.writer, rec.iface, tid,
+									 rec.ts_ns };
 		} else {
 			received++;
 			for (i = 0; i < n_pending; i++) {
-				if (pending[i].iface == rec.iface && pending[i].tid == tid) {
+				if (pending[i].writer == rec.writer && pending[i].iface == rec.iface &&
+				    pending[i].tid == tid) {
 					if (mad_method_is_response(method) && rec.ts_ns >= pending[i].ts_ns &&
 					    add_rtt(rec.ts_ns - pending[i].ts_ns) < 0)
 						break;
