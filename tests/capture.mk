@@ -24,6 +24,19 @@ tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-loopback.la bac
 endif
 endif
 
+# Many processes writing one UMAD_CAPTURE file (the loopback module).
+if HAVE_CMOCKA
+if HAVE_LIBPCAP
+check_PROGRAMS += tests/test_capture_shared
+TESTS += tests/test_capture_shared
+tests_test_capture_shared_SOURCES = tests/test_capture_shared.c
+tests_test_capture_shared_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS) \
+	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"'
+tests_test_capture_shared_LDADD = libibumad.la pcap/libcapturereader.la pcap/libcapturemeta.la $(PCAP_LIBS) $(CMOCKA_LIBS)
+tests_test_capture_shared_DEPENDENCIES = libibumad.la tests/backend-loopback.la
+endif
+endif
+
 # The LD_PRELOAD shim on Debian's libibumad under ibsim + umad2sim.
 if ENABLE_CAPTURE
 TESTS += tests/ibsim_capture_replay.sh
