@@ -243,8 +243,25 @@ static uint64_t percentile(double p)
 	return rtts[i];
 }
 
+/* The writers of the sections seen: how many processes wrote the file. */
+#define MAX_WRITERS 4096
+static uint64_t writers[MAX_WRITERS];
+static size_t n_writers;
+
+static void count_writer(uint64_t writer)
+{
+	size_t i;
+
+	for (i = 0; i < n_writers; i++)
+		if (writers[i] == writer)
+			return;
+	if (n_writers < MAX_WRITERS)
+		writers[n_writers++] = writer;
+}
+
 static int show_stats(const char *path)
 {
+	unsigned long section = 0, sections = 0;
 	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched, bad = 0, not_mads;
 	struct capture_record rec;
 	struct capture_reader *r;
@@ -268,6 +285,11 @@ static int show_stats(const char *path)
 		mad = capture_mad(&rec, &len);
 		if (!mad)
 			continue;
+		if (rec.section != section) {
+			section = rec.section;
+			sections++;
+			count_writer(rec.writer);
+		}
 		method = mad_method(mad);
 		tid = get_be32(mad + MAD_OFF_TID_LOW);
 		records++;
@@ -318,6 +340,9 @@ static int show_stats(const char *path)
 	unmatched = n_pending;
 	printf("%s: %lu MADs (%lu sent, %lu received), %lu timeouts, %lu requests unanswered\n",
 	       path, records, sent, received, timeouts, unmatched);
+	if (sections > 1)
+		printf("%lu sections with MADs, from %zu%s writers (processes)\n", sections, n_writers,
+		       n_writers == MAX_WRITERS ? " or more" : "");
 	if (not_mads)
 		printf("%lu packet(s) left out: not MADs (other traffic or link types)\n", not_mads);
 	qsort(counts, n_counts, sizeof(counts[0]), by_count);
