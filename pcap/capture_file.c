@@ -41,7 +41,11 @@ static int same_file(const struct stat *a, const struct stat *b)
 #define PRESENCE_BYTE	0
 #define WRITE_BYTE	1
 
-/* An open file description lock of type on one byte; 0 or -errno. */
+/*
+ * An open file description lock of type on one byte; 0 or -errno.  Where
+ * the file system has no such locks (ENOLCK, or a kernel without OFD
+ * locks: EINVAL), a file is captured into as if by one process at a time.
+ */
 static int lock_byte(int fd, short type, off_t byte, int wait)
 {
 	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1 };
@@ -50,6 +54,8 @@ static int lock_byte(int fd, short type, off_t byte, int wait)
 	do
 		r = fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &l);
 	while (r < 0 && errno == EINTR);
+	if (r < 0 && (errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP || errno == ENOSYS))
+		return 0;
 	return r < 0 ? -errno : 0;
 }
 
