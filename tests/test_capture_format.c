@@ -601,6 +601,40 @@ static void test_file_in_use_is_kept(void **state)
 	assert_int_equal(pcapng_close(second), 0);
 }
 
+/*
+ * Walk the capture file's blocks: none may cross a 4 KiB page of the file.
+ * How many are fillers and enhanced packets, for whoever asks.
+ */
+static void walk_pages(int *fillers, int *packets)
+{
+	uint32_t type, total;
+	size_t size, at;
+	uint8_t *file;
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = (size_t)ftell(f);
+	rewind(f);
+	file = malloc(size);
+	assert_non_null(file);
+	assert_int_equal(fread(file, 1, size, f), size);
+	fclose(f);
+	for (at = 0; at < size; at += total) {
+		memcpy(&type, file + at, 4);
+		memcpy(&total, file + at + 4, 4);
+		assert_true(total >= 12 && at + total <= size);
+		if (at / 4096 != (at + total - 1) / 4096)
+			fail_msg("a block of type 0x%x at offset %zu (%u bytes) crosses a page", type, at,
+				 total);
+		if (fillers)
+			*fillers += type == 0x80000d1bu;
+		if (packets)
+			*packets += type == PCAPNG_BT_EPB;
+	}
+	free(file);
+}
+
 /* A packet of id on interface iface of w (one MAD, the id's own length of comment). */
 static void write_on(struct pcapng_writer *w, int iface, uint64_t id)
 {
@@ -636,11 +670,7 @@ static void test_writers_take_turns(void **state)
 	char err[256];
 	unsigned long sections = 0;
 	uint64_t writer_one = 0, writer_two = 0, i;
-	uint32_t type, total;
-	size_t at, size;
-	uint8_t *file;
 	int got, records = 0;
-	FILE *f;
 
 	(void)state;
 	memset(seen, 0, sizeof(seen));
@@ -688,23 +718,7 @@ static void test_writers_take_turns(void **state)
 	assert_true(writer_one != writer_two);
 	assert_true(sections > 4);
 
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	size = (size_t)ftell(f);
-	rewind(f);
-	file = malloc(size);
-	assert_non_null(file);
-	assert_int_equal(fread(file, 1, size, f), size);
-	fclose(f);
-	for (at = 0; at < size; at += total) {
-		memcpy(&type, file + at, 4);
-		memcpy(&total, file + at + 4, 4);
-		assert_true(total >= 12 && at + total <= size);
-		if (at / 4096 != (at + total - 1) / 4096)
-			fail_msg("a block of type 0x%x at %zu crosses a page", type, at);
-	}
-	free(file);
+	walk_pages(NULL, NULL);
 }
 
 /*
@@ -843,7 +857,7 @@ static void test_writes_end_aligned(void **state)
 static void test_no_block_crosses_a_page(void **state)
 {
 	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
-	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX], *file;
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
 	char err[PCAP_ERRBUF_SIZE], cmd[256], comment[200];
 	struct capture_record rec;
 	struct capture_reader *r;
@@ -851,8 +865,6 @@ static void test_no_block_crosses_a_page(void **state)
 	const u_char *data;
 	struct pcapng_writer *w;
 	struct ib_user_mad hdr;
-	size_t size, at;
-	uint32_t type, total;
 	int i, n, fillers = 0, records = 0;
 	FILE *f;
 	pcap_t *p;
@@ -874,25 +886,7 @@ static void test_no_block_crosses_a_page(void **state)
 	}
 	assert_int_equal(pcapng_close(w), 0);
 
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	size = (size_t)ftell(f);
-	rewind(f);
-	file = malloc(size);
-	assert_non_null(file);
-	assert_int_equal(fread(file, 1, size, f), size);
-	fclose(f);
-	for (at = 0; at < size; at += total) {
-		memcpy(&type, file + at, 4);
-		memcpy(&total, file + at + 4, 4);
-		assert_true(total >= 12 && at + total <= size);
-		if (at / 4096 != (at + total - 1) / 4096)
-			fail_msg("block at offset %zu (%u bytes) crosses a page", at, total);
-		fillers += type == 0x80000d1bu;
-		records += type == 6;
-	}
-	free(file);
+	walk_pages(&fillers, &records);
 	assert_int_equal(records, 2000);
 	assert_true(fillers > 100);	/* about one a page */
 

@@ -29,6 +29,7 @@
 #include <infiniband/umad.h>
 #include "libumad/base/mad_wire.h"
 #include "pcap/pcapng_reader.h"
+#include "tests/capture_writers.h"
 
 #ifndef TEST_MODULE_DIR
 #error "TEST_MODULE_DIR must name the loopback module's directory"
@@ -181,17 +182,16 @@ static void expect_exit_0(pid_t pid)
 struct tally {
 	unsigned char out[MAX_TAGS][MAX_SEQ], in[MAX_TAGS][MAX_SEQ];
 	uint64_t writer[MAX_TAGS];
-	int records, sections, writers;
-	uint64_t writers_seen[4 * MAX_TAGS];
+	int records;
+	struct capture_writers by;
 };
 
 static void tally_file(struct tally *t)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
-	unsigned long section = 0;
 	char err[512];
-	int got, i;
+	int got;
 
 	memset(t, 0, sizeof(*t));
 	r = capture_open(path, err, sizeof(err));
@@ -208,14 +208,7 @@ static void tally_file(struct tally *t)
 		tag = tid >> TAG_SHIFT;
 		seq = tid & SEQ_MASK;
 		assert_true(tag < MAX_TAGS && seq < MAX_SEQ);
-		if (rec.section != section) {
-			section = rec.section;
-			t->sections++;
-		}
-		for (i = 0; i < t->writers && t->writers_seen[i] != rec.writer; i++)
-			;
-		if (i == t->writers && t->writers < 4 * MAX_TAGS)
-			t->writers_seen[t->writers++] = rec.writer;
+		assert_true(capture_writer_of(&t->by, &rec) >= 0);
 		/* A tag's MADs are all of one writer, a writer's all of one tag. */
 		if (!t->writer[tag])
 			t->writer[tag] = rec.writer;
@@ -310,8 +303,8 @@ static void test_serial_writers(void **state)
 	tally_file(t);
 	for (tag = 1; tag <= 3; tag++)
 		expect_whole(t, tag, 50);
-	assert_int_equal(t->writers, 3);
-	assert_int_equal(t->sections, 3);
+	assert_int_equal(t->by.writers, 3);
+	assert_int_equal(t->by.sections, 3);
 	expect_readers_agree(t);
 	free(t);
 }
@@ -345,10 +338,10 @@ static void test_concurrent_writers_and_children(void **state)
 	tally_file(t);
 	for (tag = 1; tag <= AT_ONCE + 2; tag++)
 		expect_whole(t, tag, TRIPS);
-	assert_int_equal(t->writers, AT_ONCE + 2);
-	assert_true(t->sections >= t->writers);
-	print_message("%d records in %d sections of %d writers\n", t->records, t->sections,
-		      t->writers);
+	assert_int_equal(t->by.writers, AT_ONCE + 2);
+	assert_true(t->by.sections >= t->by.writers);
+	print_message("%d records in %d sections of %d writers\n", t->records, t->by.sections,
+		      t->by.writers);
 	expect_readers_agree(t);
 	free(t);
 }

@@ -29,6 +29,7 @@
 #include "libumad/base/mad_wire.h"
 #include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
+#include "tests/capture_writers.h"
 #include "tests/child.h"
 
 #if !defined(TEST_MODULE_DIR) || !defined(REPLAY_MODULE_DIR)
@@ -313,43 +314,20 @@ static void test_not_regular_files_refused(void **state)
 	strcpy(path, saved);
 }
 
-/*
- * Records per writer in the capture file, by our reader (libpcap and
- * tshark count all of them in read_records): how many writers, their
- * records in writer[] in the order they first appear, and the sections.
- */
-#define MAX_WRITERS 16
-struct by_writer {
-	int writers, sections;
-	uint64_t id[MAX_WRITERS];
-	int records[MAX_WRITERS];
-};
-
-static void count_by_writer(struct by_writer *w)
+/* Records per writer in the capture file, by our reader (libpcap counts all of them). */
+static void count_by_writer(struct capture_writers *w)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
-	unsigned long section = 0;
 	char err[256];
-	int got, i;
+	int got;
 
 	memset(w, 0, sizeof(*w));
 	r = capture_open(path, err, sizeof(err));
 	if (!r)
 		fail_msg("%s", err);
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
-		if (rec.section != section) {
-			section = rec.section;
-			w->sections++;
-		}
-		for (i = 0; i < w->writers && w->id[i] != rec.writer; i++)
-			;
-		if (i == w->writers) {
-			assert_true(w->writers < MAX_WRITERS);
-			w->id[w->writers++] = rec.writer;
-		}
-		w->records[i]++;
-	}
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1)
+		assert_true(capture_writer_of(w, &rec) >= 0);
 	if (got < 0)
 		fail_msg("%s", err);
 	capture_close(r);
@@ -364,7 +342,7 @@ static void test_second_process_appends(void **state)
 {
 	int ready[2], go[2], status;
 	struct child_result res;
-	struct by_writer w;
+	struct capture_writers w;
 	char c;
 	pid_t first;
 
