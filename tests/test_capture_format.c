@@ -581,7 +581,7 @@ static void test_capture_file_is_private(void **state)
 	assert_int_equal(rmdir(private_dir), 0);
 }
 
-/* A file another writer holds is not replaced; once it is closed, it is. */
+/* A file another writer holds is not replaced (umad capture -w); once it is closed, it is. */
 static void test_file_in_use_is_kept(void **state)
 {
 	struct pcapng_writer *first, *second;
@@ -599,6 +599,12 @@ static void test_file_in_use_is_kept(void **state)
 	second = pcapng_create(path, "second", err_text, sizeof(err_text));
 	assert_non_null(second);
 	assert_int_equal(pcapng_close(second), 0);
+	/* One appending to it (a process under UMAD_CAPTURE) holds it as well. */
+	first = pcapng_append(path, "appending", err_text, sizeof(err_text));
+	assert_non_null(first);
+	assert_null(pcapng_create(path, "second", err_text, sizeof(err_text)));
+	assert_int_equal(errno, EBUSY);
+	assert_int_equal(pcapng_close(first), 0);
 }
 
 /*
