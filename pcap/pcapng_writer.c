@@ -289,17 +289,18 @@ static int write_upto(struct pcapng_writer *w, uint64_t end)
 		r = begin_section_at(w, (uint64_t)file_end);
 		n = w->batch_len;	/* laid out anew: all of it, no boundary to keep to */
 	}
-	if (!r)
-		r = write_all(w, w->batch, n);
+	if (r < 0) {
+		capture_file_unlock(w->fd);
+		return r;	/* nothing written, everything still gathered */
+	}
+	r = write_all(w, w->batch, n);
 	capture_file_unlock(w->fd);
-	if (r == -EBADMSG || r == -ENOMEM)
-		return r;	/* nothing written */
 	/* A write that failed part way: what it did not write is lost, as the error says. */
 	memmove(w->batch, w->batch + n, w->batch_len - n);
 	w->batch_len -= n;
 	while (w->headers_in_file < w->n_headers && w->headers[w->headers_in_file].at < w->offset)
 		w->headers_in_file++;
-	return 0;
+	return r;
 }
 
 int pcapng_flush_aligned(struct pcapng_writer *w)
