@@ -914,6 +914,14 @@ static void note_write_error(int r)
 		fprintf(stderr, "libumad: capture: %s: cannot write: %s; the capture is incomplete\n",
 			capture_path, why ? why : strerror(-r));
 	}
+	/*
+	 * Another program left the file's end torn: nothing more of ours could
+	 * be read, so nothing more is written (write_lock held).
+	 */
+	if (r == -EBADMSG) {
+		file_state = -1;
+		atomic_store(&umad_tap_enabled, 0);
+	}
 }
 
 /* One MAD from mad_copy onto the wire, built in place in the file's next block. */

@@ -383,33 +383,57 @@ static void test_killed_writer_among_others(void **state)
 	free(t);
 }
 
-/* One capturing process in a child, to read what it says on stderr: 0 when it ran. */
-static int one_writer_saying(char *said, size_t size)
+static off_t size_of(const char *p)
 {
-	int err[2], status;
+	struct stat st;
+
+	return stat(p, &st) == 0 ? st.st_size : -1;
+}
+
+/* Another program writes after the end of the capture file. */
+static void tear_the_end(void)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "tear", 4), 4);
+	close(fd);
+}
+
+/*
+ * One capturing process in a child, to read what it says on stderr: 0 when
+ * it ran.  With tear set, another program writes after the end of the file
+ * while the process has it open.
+ */
+static int one_writer_saying(char *said, size_t size, int tear)
+{
+	int err[2], go[2], status;
 	ssize_t n;
 	pid_t pid;
 
 	assert_int_equal(pipe(err), 0);
+	assert_int_equal(pipe(go), 0);
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		dup2(err[1], 2);
-		writer_process(1, 5, 0, -1);
+		writer_process(1, 5, 0, tear ? go[0] : -1);
 	}
+	if (tear) {
+		/* Once the file holds the process's section header, before its first MAD. */
+		while (size_of(path) <= 0)
+			usleep(1000);
+		tear_the_end();
+		assert_int_equal(write(go[1], "g", 1), 1);
+	}
+	close(go[0]);
+	close(go[1]);
 	close(err[1]);
 	n = read(err[0], said, size - 1);
 	said[n > 0 ? n : 0] = '\0';
 	close(err[0]);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
-}
-
-static off_t size_of(const char *p)
-{
-	struct stat st;
-
-	return stat(p, &st) == 0 ? st.st_size : -1;
 }
 
 /*
@@ -427,17 +451,23 @@ static void test_foreign_files_kept(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "hello, world\n", 13), 13);
 	close(fd);
-	assert_int_equal(one_writer_saying(said, sizeof(said)), 0);
+	assert_int_equal(one_writer_saying(said, sizeof(said), 0), 0);
 	assert_non_null(strstr(said, "not a pcapng file: nothing is appended to it"));
 	assert_int_equal(size_of(path), 13);
 	unlink(path);
 
 	/* A whole capture, then cut three bytes short, as a failed copy leaves it. */
-	assert_int_equal(one_writer_saying(said, sizeof(said)), 0);
+	assert_int_equal(one_writer_saying(said, sizeof(said), 0), 0);
 	assert_int_equal(said[0], '\0');
 	assert_int_equal(truncate(path, size_of(path) - 3), 0);
-	assert_int_equal(one_writer_saying(said, sizeof(said)), 0);
+	assert_int_equal(one_writer_saying(said, sizeof(said), 0), 0);
 	assert_non_null(strstr(said, "does not end with a whole pcapng block"));
+	unlink(path);
+
+	/* Torn by another program while a process captures: it stops writing, and says why. */
+	assert_int_equal(one_writer_saying(said, sizeof(said), 1), 0);
+	assert_non_null(strstr(said, "cannot write: it does not end with a whole pcapng block"));
+	assert_non_null(strstr(said, "the capture is incomplete"));
 }
 
 int main(void)
