@@ -7,12 +7,12 @@ cli_umad_SOURCES = cli/umad.c cli/elf_file.c cli/elf_file.h cli/ld_cache.c cli/l
 	cli/lib_search.c cli/lib_search.h cli/own_library.c cli/own_library.h \
 	cli/command_check.c cli/command_check.h cli/doctor.c cli/doctor.h
 cli_umad_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
-cli_umad_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la libibumad.la
+cli_umad_LDADD = pcap/libcapture.la pcap/libcapturereader.la pcap/libcapturemeta.la libibumad.la
 # umad finds its own libibumad.so.3 wherever it is installed, ldconfig or not:
 # DT_RPATH (searched before LD_LIBRARY_PATH, unlike DT_RUNPATH) holding libdir
 # relative to bindir as configure saw them ($ORIGIN: a DESTDIR install, a moved
-# tree too); not libdir
-# itself, which would win over the build tree's .libs where an older one is installed.
+# tree too); not libdir itself, which would win over the build tree's .libs
+# where an older one is installed.
 # In the build tree it holds none, and libtool's wrapper finds .libs.
 cli_umad_LDFLAGS = -Wl,--disable-new-dtags \
 	-Wl,-rpath,'$$ORIGIN/$(UMAD_LIB_FROM_BIN)'

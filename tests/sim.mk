@@ -207,7 +207,7 @@ EXTRA_DIST += tests/fabric_tcp.sh
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/opensm_session.sh tests/sim_tools.sh tests/sim_capture.sh \
-	tests/sim_builtin.sh
+	tests/sim_capture_shared.sh tests/sim_builtin.sh
 
 # A fabric of Mellanox nodes under the tools: vendor attributes, FDR10, the
 # hosts' identity (CA type, firmware, board ID).
@@ -249,6 +249,8 @@ tests_inject_errors_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 # Captures of the same tools on the simulator, read by tshark and replayed.
 if ENABLE_CAPTURE
 TESTS += tests/sim_capture.sh
+# Several programs, one after another and at once, writing one capture.
+TESTS += tests/sim_capture_shared.sh
 # One fabric for many processes: umad sim and umad fabric with the same tools.
 TESTS += tests/fabric_shared.sh
 # A client's fake sysfs tree follows the shared fabric (SMs, link faults).
