@@ -6,11 +6,12 @@
  *   retry_probe [--drop NODE PORT RATE SEED] [--threads T]
  *               smp|pma N TIMEOUT_MS RETRIES DLID
  *
- * sends N requests at once, each with its own TID (T threads sharing
- * them out, one agent), to LID DLID: a LID-routed SMP NodeInfo Get (smp)
- * or a PMA ClassPortInfo Get (pma), with TIMEOUT_MS and RETRIES; then
- * reads until every one has completed, and for (RETRIES + 2) timeouts
- * more.  --drop first sets a drop rate on a port of the fabric through
+ * sends N requests, each with its own TID (T threads sharing them out,
+ * one agent), to LID DLID: a LID-routed SMP NodeInfo Get (smp) or a PMA
+ * ClassPortInfo Get (pma), with TIMEOUT_MS and RETRIES, at most WINDOW
+ * outstanding at a time (so that on a busy machine an answer is late only
+ * by what one window costs, not by the whole burst ahead of it); reads
+ * until every one has completed, and for a timeout more.  --drop first sets a drop rate on a port of the fabric through
  * libumad-sim (UMAD_BACKEND=sim only).
  *
  * Prints "answered A timedout B of N", then one line "timeout 0xLOW" per
@@ -22,6 +23,7 @@
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,7 @@
 
 #define TID_HIGH	0x7e700000u	/* the upper half written; the kernel may replace it */
 #define MAX_THREADS	16
+#define WINDOW		64		/* requests outstanding at most */
 
 struct msg {
 	struct ib_user_mad hdr;
@@ -44,6 +47,7 @@ static struct {
 	int fd, agent, smp, n, timeout_ms, retries, threads;
 	uint16_t dlid;
 	int send_failed;
+	sem_t window;			/* a send takes a place, its completion gives it back */
 } run;
 
 static int fail(const char *what)
@@ -78,6 +82,8 @@ static void *sender(void *arg)
 	struct msg m;
 
 	for (i = k; i < run.n; i += run.threads) {
+		while (sem_wait(&run.window) < 0)
+			;
 		request(&m, (uint32_t)i + 1);
 		if (umad_send(run.fd, run.agent, &m, MAD_SIZE, run.timeout_ms, run.retries) < 0) {
 			fprintf(stderr, "retry_probe: umad_send: %s\n", strerror(errno));
@@ -131,6 +137,8 @@ int main(int argc, char **argv)
 	done = calloc((size_t)run.n, 1);
 	if (!done)
 		return fail("out of memory");
+	if (sem_init(&run.window, 0, WINDOW) < 0)
+		return fail("sem_init failed");
 	if (umad_init() < 0)
 		return fail("umad_init failed");
 	run.fd = umad_open_port(NULL, 0);
@@ -172,6 +180,7 @@ int main(int argc, char **argv)
 		}
 		done[low - 1] = 1;
 		left--;
+		sem_post(&run.window);
 		if (m.hdr.status == ETIMEDOUT) {
 			done[low - 1] = 2;
 			timedout++;
@@ -184,13 +193,19 @@ int main(int argc, char **argv)
 			status = 1;
 		}
 	}
+	/* Senders still waiting for a place, after a receive gave up: let them end. */
+	for (i = 0; i < left; i++)
+		sem_post(&run.window);
 	for (t = 0; t < run.threads; t++)
 		pthread_join(threads[t], NULL);
 	if (run.send_failed)
 		status = 1;
-	/* A late answer, or a resend's, is dropped once its request completed. */
+	/*
+	 * A late answer, or a resend's, is dropped once its request completed:
+	 * the last resends went out a timeout before, their answers are due.
+	 */
 	len = MAD_SIZE;
-	r = umad_recv(run.fd, &m, &len, run.timeout_ms * (run.retries + 2));
+	r = umad_recv(run.fd, &m, &len, run.timeout_ms + 100);
 	if (r >= 0) {
 		fprintf(stderr, "retry_probe: a MAD after every request completed: TID 0x%016"
 			PRIx64 ", status %u\n", get_be64(m.mad + MAD_OFF_TID), m.hdr.status);

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB
 # umad_send()'s retries as the kernel's MAD layer makes them, on every path a
-# MAD takes (tests/retry_probe.c): 1,000 requests to Hca3, whose port drops
-# 30 % of what leaves it (the answers), are answered about 70 % of the time
+# MAD takes (tests/retry_probe.c): 1,000 requests to Hca3 (64 outstanding at a
+# time), whose port drops 30 % of what leaves it (the answers), are answered about 70 % of the time
 # with no retry, 91 % with one and 99 % with three (1 - 0.3^(retries+1),
 # within five standard deviations), each completing exactly once (answer or
 # timeout, nothing late), from one thread and from four at once:
@@ -26,7 +26,7 @@ probe=$top_builddir/tests/retry_probe
 export LD_LIBRARY_PATH=$libs UMAD_MODULE_DIR=$libs
 
 N=1000
-TIMEOUT=50
+TIMEOUT=100
 DROP="Hca3 1 0.3"
 HCA3_LID=5		# the built-in SM's LID for Hca3 on the default fabric
 
