@@ -46,7 +46,8 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
 	simfabric/fabric_trust.c simfabric/fabric_auth.c \
-	simfabric/fabric_key.c simfabric/fabric_tcp.c $(fuzz_simfabric_sources)
+	simfabric/fabric_key.c simfabric/fabric_tcp.c simfabric/handshake_share.c \
+	$(fuzz_simfabric_sources)
 # A stranger's first bytes at a fabric's TCP port (the key handshake), and the address as written.
 fuzz_fabric_auth_sources = tests/fuzz/fuzz_fabric_auth.c simfabric/fabric_auth.c \
 	simfabric/fabric_key.c simfabric/fabric_trust.c
