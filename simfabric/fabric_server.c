@@ -422,8 +422,10 @@ static void tell_all_changes(struct fabric_server *s)
 /*
  * Clients change the model under the arena's lock too (the SMPs they
  * answer themselves): the server holds it while it touches the model.
- * A lock that cannot be had (a client wrote over it) is never gone on
- * without: the model is left alone, and the server stops
+ * A lock that cannot be had, or a header found written over once it is
+ * (a client wrote over the shared memory: sim_arena_lock checks the
+ * header and the fabric's root object against the server's own copy), is
+ * never gone on without: the model is left alone, and the server stops
  * (fabric_server_poll returns the error).  0 or -errno.
  */
 static int model_lock(struct fabric_server *s)
@@ -435,8 +437,8 @@ static int model_lock(struct fabric_server *s)
 	r = sim_arena_lock(s->arena);
 	if (r < 0) {
 		s->lock_error = r;
-		complain(s, "the lock of the fabric's shared memory cannot be taken (%s): stopping",
-			 strerror(-r));
+		complain(s, "the fabric's shared memory was written over by a client: %s; "
+			 "stopping", sim_arena_damage(s->arena));
 	}
 	return r;
 }
@@ -1519,8 +1521,14 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 		free(s);
 		return -EINVAL;
 	}
-	if (s->arena)
-		sim_arena_set_root(s->arena, fabric);
+	/* Loaded: the fabric's root object never changes from now on (sim_arena_set_root). */
+	if (s->arena && sim_arena_set_root(s->arena, fabric, sizeof(*fabric)) < 0) {
+		umad_err_set(err, -EINVAL, "the fabric's model does not lie in its shared memory");
+		sim_fabric_free(fabric);
+		sim_arena_release(s->arena);
+		free(s);
+		return -EINVAL;
+	}
 	r = sim_hosting_new(fabric, opts->builtin_sm, &s->hosting, &note);
 	if (r < 0) {
 		umad_err_set(err, r, "%s", umad_err_text(&note));

@@ -211,6 +211,13 @@ check_PROGRAMS += tests/tcp_keyless_peer
 tests_tcp_keyless_peer_SOURCES = tests/tcp_keyless_peer.c
 TESTS += tests/tcp_handshake_share.sh
 EXTRA_DIST += tests/tcp_handshake_share.sh
+# A client of the same user writing over the fabric's shared memory: the server stops with its
+# message, never of a signal.
+check_PROGRAMS += tests/arena_vandal
+tests_arena_vandal_SOURCES = tests/arena_vandal.c
+tests_arena_vandal_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) -lpthread
+TESTS += tests/arena_written_over.sh
+EXTRA_DIST += tests/arena_written_over.sh
 # A fabric over TCP between two namespaces: opensm and the diags as remote clients.
 TESTS += tests/fabric_tcp.sh
 EXTRA_DIST += tests/fabric_tcp.sh
