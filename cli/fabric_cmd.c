@@ -242,8 +242,8 @@ static const int sim_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, 0 };
 static void serve_failed(const char *what, int r)
 {
 	if (r == -ENOTRECOVERABLE)
-		fprintf(stderr, "umad: %s: the lock of the fabric's shared memory cannot be taken "
-			"(a client wrote over it); the fabric stops\n", what);
+		fprintf(stderr, "umad: %s: the fabric's shared memory was written over by a "
+			"client (its lock or its header); the fabric stops\n", what);
 	else
 		fprintf(stderr, "umad: %s: %s\n", what, strerror(-r));
 }

@@ -191,6 +191,11 @@ TESTS += tests/test_fabric_tcp
 tests_test_fabric_tcp_SOURCES = tests/test_fabric_tcp.c
 tests_test_fabric_tcp_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_fabric_tcp_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/test_handshake_share
+TESTS += tests/test_handshake_share
+tests_test_handshake_share_SOURCES = tests/test_handshake_share.c
+tests_test_handshake_share_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_handshake_share_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
 
 # The key handshake between two hosts: network namespaces joined by a veth pair (root; a
@@ -200,6 +205,19 @@ tests_tcp_auth_peer_SOURCES = tests/tcp_auth_peer.c
 tests_tcp_auth_peer_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS)
 TESTS += tests/tcp_auth_netns.sh
 EXTRA_DIST += tests/netns_pair.sh tests/tcp_auth_netns.sh
+# A fair share of the TCP server's handshake slots: peers without the key holding and
+# renewing connections (tcp_keyless_peer) while clients over the loopback are served.
+check_PROGRAMS += tests/tcp_keyless_peer
+tests_tcp_keyless_peer_SOURCES = tests/tcp_keyless_peer.c
+TESTS += tests/tcp_handshake_share.sh
+EXTRA_DIST += tests/tcp_handshake_share.sh
+# A client of the same user writing over the fabric's shared memory: the server stops with its
+# message, never of a signal.
+check_PROGRAMS += tests/arena_vandal
+tests_arena_vandal_SOURCES = tests/arena_vandal.c
+tests_arena_vandal_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) -lpthread
+TESTS += tests/arena_written_over.sh
+EXTRA_DIST += tests/arena_written_over.sh
 # A fabric over TCP between two namespaces: opensm and the diags as remote clients.
 TESTS += tests/fabric_tcp.sh
 EXTRA_DIST += tests/fabric_tcp.sh
