@@ -27,6 +27,7 @@
 #include "simfabric/fabric_key.h"
 #include "simfabric/fabric_server.h"
 #include "simfabric/fabric_tcp.h"
+#include "simfabric/pma.h"
 #include "simfabric/scenario.h"
 
 /* Each line indented as a continuation of umad's "usage: " (umad.c prints it after its own). */
@@ -62,15 +63,42 @@ void fabric_usage(FILE *out)
 	print_usage(out, 0);
 }
 
+/*
+ * The counters a fault may raise (the fault parser's refusal points here):
+ * the error counters only; the traffic counters count what the fabric carries.
+ */
+static void print_error_counters(FILE *out)
+{
+	static const char indent[] = "              ";
+	size_t col = 0, n;
+	unsigned c;
+
+	fprintf(out, "%sCOUNTER: an error counter (PortCounters, and the details):\n", indent);
+	for (c = 0; c < SIM_PMA_N_COUNTERS; c++) {
+		const char *name = sim_pma_counter_name((enum sim_pma_counter)c);
+
+		n = strlen(name) + (c + 1 < SIM_PMA_N_COUNTERS ? 1 : 0);
+		if (col && col + 1 + n > 78) {
+			fputc('\n', out);
+			col = 0;
+		}
+		col += (size_t)fprintf(out, "%s%s%s", col ? " " : indent, name,
+				       c + 1 < SIM_PMA_N_COUNTERS ? "," : "\n");
+	}
+}
+
 void fabric_help(FILE *out)
 {
 	int op;
 
 	fprintf(out, "fabric FAULT  a fault on a running shared fabric, as a scenario line writes it\n"
 		     "              without its time (doc/scenario-format.md):\n");
-	for (op = SIM_FAULT_LINK; op < SIM_FAULT_N_OPS; op++)
+	for (op = SIM_FAULT_LINK; op < SIM_FAULT_N_OPS; op++) {
 		fprintf(out, "  %-11s %s\n", sim_fault_op_name((enum sim_fault_op)op),
 			sim_fault_op_info((enum sim_fault_op)op)->help);
+		if (op == SIM_FAULT_COUNTER)
+			print_error_counters(out);
+	}
 }
 
 /* A command line of sim or fabric that does not parse: its usage, exit status 2. */
@@ -322,6 +350,37 @@ static int private_dir(char *dir, size_t size)
 	return mkdtemp(dir) ? 0 : -errno;
 }
 
+/*
+ * The nodes COMMAND is to attach at (--host, else the UMAD_SIM_HOST it
+ * inherits), each looked up in this fabric before COMMAND starts: a name
+ * that is none is told as such, with the fabric it is not in, where
+ * COMMAND's library would end in an errno's text.  0, or -ENODEV after
+ * saying which.
+ */
+static int check_hosts(const struct serve_options *o, const struct fabric_server *s)
+{
+	const char *list = o->hosts ? o->hosts : getenv("UMAD_SIM_HOST");
+	const char *fabric = o->topology ? o->topology : "the default fabric";
+	char name[FP_NAME_MAX];
+	const char *at, *end;
+	size_t n;
+
+	for (at = list; at && *at; at = *end ? end + 1 : end) {
+		end = strchrnul(at, ',');
+		n = (size_t)(end - at);
+		if (n < sizeof(name)) {
+			memcpy(name, at, n);
+			name[n] = '\0';
+			if (!n || fabric_server_find_node(s, name))
+				continue;
+		}
+		fprintf(stderr, "umad: sim: %s%s: '%.*s' names no node of %s\n",
+			o->hosts ? "--host " : "UMAD_SIM_HOST=", list, (int)n, at, fabric);
+		return -ENODEV;
+	}
+	return 0;
+}
+
 /* command_end_descendants' serving: the fabric's. */
 static int serve_fabric(void *arg, int sfd, int timeout_ms)
 {
@@ -416,6 +475,10 @@ static int run_sim(int argc, char **argv)
 	}
 	sfd = command_signal_fd(sim_signals, &old);
 	s = start_server("sim", &o, path);
+	if (s && check_hosts(&o, s) < 0) {
+		fabric_server_free(s);
+		s = NULL;
+	}
 	if (!s) {
 		if (dir[0])
 			rmdir(dir);
