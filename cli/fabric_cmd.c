@@ -23,6 +23,7 @@
 
 #include "cli/command_run.h"
 #include "cli/fabric_cmd.h"
+#include "cli/run_state.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_key.h"
 #include "simfabric/fabric_server.h"
@@ -36,7 +37,7 @@ static const char usage_serve[] =
 	USAGE_INDENT "umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
 	USAGE_INDENT "                  [--listen HOST:PORT --key-file FILE]\n"
 	USAGE_INDENT "umad sim [-t FILE] [--socket PATH] [--host NODE[,NODE...]] [--sm builtin|none]\n"
-	USAGE_INDENT "         [--private] [--kernel] -- COMMAND [ARGS...]\n";
+	USAGE_INDENT "         [--private] [--kernel] [--keep-state] -- COMMAND [ARGS...]\n";
 static const char usage_text[] =
 	USAGE_INDENT "umad fabric [--socket PATH] show [--json] [NODE]\n"
 	USAGE_INDENT "umad fabric [--socket PATH] dump\n"
@@ -119,6 +120,7 @@ struct serve_options {
 	int builtin_sm;
 	int private_memory;	/* --private: clients do not map the fabric */
 	int kernel;		/* sim --kernel: COMMAND sees the host's files (umad kernel) */
+	int keep_state;		/* sim --keep-state: the tools' state outlives the run */
 	int command;		/* index of COMMAND in argv (sim) */
 };
 
@@ -163,6 +165,10 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 		}
 		if (!strcmp(a, "--kernel") && want_command) {
 			o->kernel = 1;
+			continue;
+		}
+		if (!strcmp(a, "--keep-state") && want_command) {
+			o->keep_state = 1;
 			continue;
 		}
 		if (!strcmp(a, "-t") || !strcmp(a, "--topology") || !strcmp(a, "--socket") ||
@@ -336,20 +342,6 @@ static int serve(int argc, char **argv)
 
 /* --- umad sim -------------------------------------------------------------------- */
 
-/* A private directory for the socket, removed at the end. */
-static int private_dir(char *dir, size_t size)
-{
-	const char *base = getenv("XDG_RUNTIME_DIR");
-
-	if (!base || !*base)
-		base = getenv("TMPDIR");
-	if (!base || !*base)
-		base = "/tmp";
-	if (snprintf(dir, size, "%s/umad-sim-XXXXXX", base) >= (int)size)
-		return -ENAMETOOLONG;
-	return mkdtemp(dir) ? 0 : -errno;
-}
-
 /*
  * The nodes COMMAND is to attach at (--host, else the UMAD_SIM_HOST it
  * inherits), each looked up in this fabric before COMMAND starts: a name
@@ -454,24 +446,24 @@ static int run_sim(int argc, char **argv)
 {
 	struct serve_options o;
 	struct fabric_server *s;
-	char dir[PATH_MAX], path[PATH_MAX + 16], *library_path;
+	struct run_state rs;
+	char path[PATH_MAX + 16], *library_path, **command;
 	sigset_t old;
 	pid_t child;
 	int r = parse_serve("sim", argc, argv, 1, &o), sfd, status = 0, done = 0;
 
 	if (r)
 		return r;
-	if (o.socket) {
-		snprintf(path, sizeof(path), "%s", o.socket);
-		dir[0] = '\0';
-	} else {
-		r = private_dir(dir, sizeof(dir));
-		if (r < 0) {
-			fprintf(stderr, "umad: sim: cannot make a directory for the socket: %s\n",
-				strerror(-r));
-			return 1;
-		}
-		snprintf(path, sizeof(path), "%s/socket", dir);
+	/* The run's own directory: the socket (unless --socket), and the tools' state. */
+	if (run_state_open(&rs, "sim", "umad-sim", o.keep_state) < 0)
+		return 1;
+	snprintf(path, sizeof(path), "%s%s", o.socket ? o.socket : rs.dir.path,
+		 o.socket ? "" : "/socket");
+	command = run_state_command(&rs, argv + o.command);
+	if (!command) {
+		fprintf(stderr, "umad: sim: out of memory\n");
+		run_state_close(&rs);
+		return 1;
 	}
 	sfd = command_signal_fd(sim_signals, &old);
 	s = start_server("sim", &o, path);
@@ -480,8 +472,9 @@ static int run_sim(int argc, char **argv)
 		s = NULL;
 	}
 	if (!s) {
-		if (dir[0])
-			rmdir(dir);
+		run_state_close(&rs);
+		if (command != argv + o.command)
+			free(command);
 		return 1;
 	}
 	/* The socket listens before COMMAND starts: it never finds the fabric missing. */
@@ -489,10 +482,12 @@ static int run_sim(int argc, char **argv)
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 	library_path = own_library_path();
 	child = fork();
+	if (child == 0)
+		run_state_enter(&rs);
 	if (child == 0 && o.kernel) {
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		exec_kernel(&o, path, argv + o.command);
+		exec_kernel(&o, path, command);
 	}
 	if (child == 0) {
 		close(sfd);
@@ -503,7 +498,7 @@ static int run_sim(int argc, char **argv)
 		setenv("UMAD_SIM_FABRIC", path, 1);
 		if (o.hosts)
 			setenv("UMAD_SIM_HOST", o.hosts, 1);
-		execvp(argv[o.command], argv + o.command);
+		execvp(command[0], command);
 		fprintf(stderr, "umad: sim: %s: %s\n", argv[o.command], strerror(errno));
 		_exit(127);
 	}
@@ -531,8 +526,9 @@ static int run_sim(int argc, char **argv)
 	command_end_descendants("sim", serve_fabric, s, sfd);
 	fabric_server_free(s);
 	close(sfd);
-	if (dir[0])
-		rmdir(dir);
+	run_state_close(&rs);
+	if (command != argv + o.command)
+		free(command);
 	free(library_path);
 	return status;
 }
