@@ -45,6 +45,69 @@ static int make_subdirs(const char *state)
 	return 0;
 }
 
+/*
+ * opensm as a script of COMMAND's runs it (sh -c 'opensm -B; ...'): found
+ * first on PATH, DIR/bin/opensm, which runs the opensm PATH had with its
+ * log in the tools' directory unless its options say where it goes.  None
+ * when PATH has no opensm, or its path or the log's would need quoting.
+ */
+static const char shim_text[] =
+	"#!/bin/sh\n"
+	"# opensm under umad sim or umad kernel: its log in the run's directory,\n"
+	"# unless its options say where it goes.\n"
+	"for a in \"$@\"; do\n"
+	"\tcase $a in\n"
+	"\t-f*|-F*|--log_file|--log_file=*|--config|--config=*) exec '%s' \"$@\" ;;\n"
+	"\tesac\n"
+	"done\n"
+	"exec '%s' --log_file '%s' \"$@\"\n";
+
+/* The opensm PATH finds, in real (a buffer of PATH_MAX); 0, or -ENOENT. */
+static int find_opensm(char *real)
+{
+	const char *path = getenv("PATH"), *at, *end;
+	char candidate[PATH_MAX + 8];
+	size_t n;
+
+	for (at = path; at && *at; at = *end ? end + 1 : end) {
+		end = strchrnul(at, ':');
+		n = (size_t)(end - at);
+		if (!n || snprintf(candidate, sizeof(candidate), "%.*s/opensm", (int)n, at) >=
+		    (int)sizeof(candidate))
+			continue;
+		if (access(candidate, X_OK) == 0 && realpath(candidate, real))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+static int make_shim(struct run_state *rs)
+{
+	char real[PATH_MAX], file[PATH_MAX + 16];
+	FILE *out;
+	int fd;
+
+	if (find_opensm(real) < 0 || strchr(real, '\'') || strchr(rs->log, '\''))
+		return 0;
+	if (snprintf(rs->bin, sizeof(rs->bin), "%s/bin", rs->dir.path) >= (int)sizeof(rs->bin) ||
+	    mkdir(rs->bin, 0700) < 0)
+		goto none;
+	snprintf(file, sizeof(file), "%s/opensm", rs->bin);
+	fd = open(file, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
+	out = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!out) {
+		if (fd >= 0)
+			close(fd);
+		goto none;
+	}
+	fprintf(out, shim_text, real, real, rs->log);
+	if (fclose(out) == 0)
+		return 0;
+none:
+	rs->bin[0] = '\0';	/* opensm in a script logs where it would */
+	return 0;
+}
+
 /* Kept state: umad-state.XXXXXX beside DIR, which the sweep of DIR's prefix leaves alone. */
 static int make_kept(struct run_state *rs)
 {
@@ -90,6 +153,7 @@ int run_state_open(struct run_state *rs, const char *what, const char *prefix, i
 		return -1;
 	}
 	snprintf(rs->log, sizeof(rs->log), "%s/log/opensm.log", rs->state);
+	make_shim(rs);
 	if (keep)
 		fprintf(stderr, "umad: %s: the tools' state (opensm's cache and log) is kept in %s\n",
 			what, rs->state);
@@ -98,7 +162,7 @@ int run_state_open(struct run_state *rs, const char *what, const char *prefix, i
 
 void run_state_enter(const struct run_state *rs)
 {
-	char path[PATH_MAX + 16];
+	char path[PATH_MAX * 2];
 	size_t i;
 
 	if (!rs->state[0])
@@ -108,6 +172,13 @@ void run_state_enter(const struct run_state *rs)
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", rs->state, state_vars[i].sub);
 		setenv(state_vars[i].var, path, 1);
+	}
+	if (rs->bin[0]) {
+		const char *old = getenv("PATH");
+
+		snprintf(path, sizeof(path), "%s%s%s", rs->bin, old && *old ? ":" : "",
+			 old ? old : "");
+		setenv("PATH", path, 1);
 	}
 	/* dup() does not copy close-on-exec: COMMAND holds the lock, and so does what it starts. */
 	if (rs->dir.lock_fd >= 0) {

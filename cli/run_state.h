@@ -14,7 +14,9 @@
  * variable for its log: when COMMAND is opensm itself, and none of its
  * options says where the log goes (-f, --log_file, or a config file: -F,
  * --config), --log_file DIR/state/log/opensm.log goes first among its
- * options.
+ * options; an opensm that COMMAND runs by name finds DIR/bin/opensm first
+ * on PATH, which does the same (one run by its full path logs where it
+ * would).
  *
  * DIR is a runtime_dir (backends/runtime_dir.h): PREFIX.PID.XXXXXX in
  * XDG_RUNTIME_DIR, TMPDIR or /tmp, mode 0700, ours, locked while the run
@@ -34,6 +36,7 @@ struct run_state {
 	struct runtime_dir dir;		/* DIR; its path "" when none was made */
 	char state[PATH_MAX];		/* the tools' directory; "" when none was made */
 	char log[PATH_MAX + 16];	/* opensm's log in it */
+	char bin[PATH_MAX + 8];		/* DIR/bin, opensm's stand-in first on PATH; "" when none */
 	int keep;			/* state outlives the run */
 };
 

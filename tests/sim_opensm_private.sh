@@ -10,6 +10,7 @@
 #  - unset, OSM_CACHE_DIR, OSM_TMP_DIR and TMPDIR point into the run's
 #    directory (ours, 0700), which is gone at the end; with --keep-state
 #    the tools' directory stays, named on stderr;
+#  - opensm run by a script of COMMAND's (sh -c 'opensm ...') logs there too;
 #  - what the user sets is kept: OSM_CACHE_DIR, TMPDIR, opensm's -f;
 #  - umad kernel the same (skipped where umad kernel cannot run here).
 # Skips (77) without opensm.
@@ -97,6 +98,13 @@ done
 [ -n "$dir_a" ] && [ "$dir_a" = "$dir_b" ] && fail "the two runs kept their state in one directory"
 ls "$base" | grep -q '^umad-sim\.' && fail "the runs left their run directories: $(ls "$base")"
 rm -rf "$base"/umad-state.*
+
+# --- opensm run by a script of COMMAND's ------------------------------------------------
+timeout 120 "$umad" sim -t "$work/a.topo" --sm none --keep-state -- sh -c 'opensm -o > /dev/null' \
+	2> "$work/err" || fail "umad sim -- sh -c 'opensm -o': exit $?: $(cat "$work/err")"
+d=$(kept_dir "$work/err")
+[ -n "$d" ] && grep -q 'SUBNET UP' "$d/log/opensm.log" 2>/dev/null ||
+	fail "opensm run by a script: no SUBNET UP in the run's log: $(cat "$work/err")"
 
 # --- the variables, and the directory gone at the end ----------------------------------
 # shellcheck disable=SC2016
