@@ -42,15 +42,17 @@ synopsis_of() {
 printf 'Switch 2 "S1"\n[1] "H1"[1]\n\nHca 1 "H1"\n[1] "S1"[1]\n' > "$work/small.net"
 mkdir -m 700 "$work/run"
 # Every option each command takes: it runs with it, and both texts name it.
-for option in -t --topology --socket --host --sm --private; do
+for option in -t --topology --socket --host --sm --private --keep-state; do
 	case $option in
 	-t|--topology) args=("$option" "$work/small.net") ;;
 	--socket) args=(--socket "$work/run/s-sim") ;;
 	--host) args=(--host H1 -t "$work/small.net") ;;
 	--sm) args=(--sm none) ;;
 	--private) args=(--private) ;;
+	--keep-state) args=(--keep-state) ;;
 	esac
-	timeout 60 "$umad" sim "${args[@]}" -- true > "$work/out" 2>&1 ||
+	# What --keep-state keeps goes in $work/run, not the user's runtime directory.
+	XDG_RUNTIME_DIR=$work/run timeout 60 "$umad" sim "${args[@]}" -- true > "$work/out" 2>&1 ||
 		fail "umad sim ${args[*]}: exit $?: $(cat "$work/out")"
 	if [ "$option" = --topology ]; then	# -t's long name, told in the DESCRIPTION
 		grep -q -- '^\.BR \\-\\-topology ,$' "$man1" || fail "umad(1) does not name --topology"
