@@ -18,7 +18,8 @@ cli_umad_LDFLAGS = -Wl,--disable-new-dtags \
 	-Wl,-rpath,'$$ORIGIN/$(UMAD_LIB_FROM_BIN)'
 if ENABLE_SIM
 # The shared fabric's commands: fabric serve, sim, the faults.
-cli_umad_SOURCES += cli/fabric_cmd.c cli/fabric_cmd.h cli/command_run.c cli/command_run.h
+cli_umad_SOURCES += cli/fabric_cmd.c cli/fabric_cmd.h cli/command_run.c cli/command_run.h \
+	cli/run_state.c cli/run_state.h backends/runtime_dir.c backends/runtime_dir.h
 cli_umad_CPPFLAGS += -DUMAD_CLI_FABRIC=1
 cli_umad_LDADD += simfabric/libfabricserver.la $(GLIB_LIBS)
 if ENABLE_KERNEL_FS

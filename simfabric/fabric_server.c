@@ -1724,6 +1724,11 @@ size_t fabric_server_buffered(const struct fabric_server *s)
 	return s->buffered;
 }
 
+const struct sim_node *fabric_server_find_node(const struct fabric_server *s, const char *name)
+{
+	return sim_fabric_find(s->fabric, name);
+}
+
 /* Milliseconds until the next trap resend is due or the listener is watched again (-1: never). */
 static int next_tick_ms(struct fabric_server *s)
 {

@@ -121,4 +121,13 @@ unsigned fabric_server_waiting(const struct fabric_server *s);
 /* What the server holds for its clients now, in bytes (tests). */
 size_t fabric_server_buffered(const struct fabric_server *s);
 
+struct sim_node;
+
+/*
+ * The node a name (a node id, description or GUID, as a client's host is
+ * named) finds in the fabric served, or NULL: for a caller to check the
+ * names it will hand its clients before any connects.
+ */
+const struct sim_node *fabric_server_find_node(const struct fabric_server *s, const char *name);
+
 #endif /* SIMFABRIC_FABRIC_SERVER_H */

@@ -310,6 +310,10 @@ TESTS += tests/fabric_big.sh
 TESTS += tests/opensm_switch_port0.sh
 # SL-to-VL tables per input and output port: torus-2QoS's read back as written.
 TESTS += tests/opensm_sl2vl.sh
+# The run directory of umad sim and umad kernel: private, reclaimed after kill -9.
+TESTS += tests/sim_run_dir.sh
+# opensm's cache, dumps and log in the run's directory: two runs at once share nothing.
+TESTS += tests/sim_opensm_private.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
@@ -317,5 +321,5 @@ EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shar
 	tests/mcast_rules.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh \
-	tests/fabric_portstate.sh
+	tests/fabric_portstate.sh tests/sim_run_dir.sh tests/sim_opensm_private.sh
 endif
