@@ -40,16 +40,22 @@ tshark() { LD_PRELOAD= command tshark "$@"; }
 editcap() { LD_PRELOAD= command editcap "$@"; }
 
 # stage_install: this build installed (make install-exec) under the DESTDIR
-# $work/stage, as a make of its own, not a job of the make running the tests;
-# sets $stage, $umad, $library, $module (backend-sim.so) and $libdir (where
-# libibumad.so.3 is, links resolved).  Exits 1 when any is missing.
+# $top_builddir/tests/stage, which make check makes once before any test
+# runs (tests/local.mk: libtool's relinking during an install would break the
+# tests running beside it); a test run by hand without it installs under
+# $work/stage, as a make of its own.  Sets $stage, $umad, $library, $module
+# (backend-sim.so) and $libdir (where libibumad.so.3 is, links resolved).
+# Exits 1 when any is missing.
 stage_install() {
-	stage=$work/stage
-	if ! (cd "$top_builddir" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-		"${MAKE:-make}" -s install-exec DESTDIR="$stage") > "$work/install.log" 2>&1; then
-		echo "FAIL: make install-exec DESTDIR=$stage:"
-		sed 's/^/    /' "$work/install.log"
-		exit 1
+	stage=$top_builddir/tests/stage
+	if [ ! -e "$top_builddir/tests/stage.stamp" ]; then
+		stage=$work/stage
+		if ! (cd "$top_builddir" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+			"${MAKE:-make}" -s install-exec DESTDIR="$stage") > "$work/install.log" 2>&1; then
+			echo "FAIL: make install-exec DESTDIR=$stage:"
+			sed 's/^/    /' "$work/install.log"
+			exit 1
+		fi
 	fi
 	umad=$(find "$stage" -path '*/bin/umad' -type f | head -n 1)
 	library=$(find "$stage" -name libibumad.so.3 | head -n 1)
