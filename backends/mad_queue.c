@@ -64,6 +64,8 @@ void mad_queue_free(struct mad_queue *q)
 		free(q->slots[(q->head + i) % q->cap].big);
 	for (i = 0; i < q->n_flights; i++)
 		free(q->flights[(q->head_flight + i) % q->cap_flights].slot.big);
+	for (i = 0; i < q->n_timeouts; i++)
+		free(q->timeouts[i].big);
 	free(q->slots);
 	free(q->flights);
 	free(q->timeouts);
@@ -272,6 +274,9 @@ static struct mad_queue_flight *flight_at(const struct mad_queue *q, size_t i)
 	return &q->flights[(q->head_flight + i) % q->cap_flights];
 }
 
+/* The deadline of a request with resends to come: it times out only after its last one. */
+#define NEVER	UINT64_MAX
+
 /* Set the timer to the earliest deadline or arrival (or disarm it). Lock held. */
 static void arm_timer(struct mad_queue *q)
 {
@@ -280,7 +285,8 @@ static void arm_timer(struct mad_queue *q)
 	size_t i;
 
 	for (i = 0; i < q->n_timeouts; i++)
-		if (!first || q->timeouts[i].deadline_ns < first)
+		if (q->timeouts[i].deadline_ns != NEVER &&
+		    (!first || q->timeouts[i].deadline_ns < first))
 			first = q->timeouts[i].deadline_ns;
 	/* The flights are sorted: the first one arrives first. */
 	if (q->n_flights && (!first || flight_at(q, 0)->due_ns < first))
@@ -297,7 +303,12 @@ static void arm_timer(struct mad_queue *q)
 
 static void remove_timeout(struct mad_queue *q, size_t i)
 {
-	q->timeouts[i] = q->timeouts[--q->n_timeouts];
+	struct mad_queue_timeout *t = &q->timeouts[i];
+
+	if (t->resend_ns)
+		atomic_fetch_sub_explicit(&q->n_resending, 1, memory_order_relaxed);
+	free(t->big);
+	*t = q->timeouts[--q->n_timeouts];
 	atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
 }
 
@@ -365,20 +376,20 @@ int mad_queue_is_outstanding(struct mad_queue *q, const struct ib_user_mad *hdr,
 	return found;
 }
 
-int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad,
-			  int is_response, uint64_t sent_ns)
+/* A new timeout record, its header and MAD header copied; NULL on ENOMEM. Lock held. */
+static struct mad_queue_timeout *add_timeout_locked(struct mad_queue *q,
+						    const struct ib_user_mad *hdr,
+						    const uint8_t *mad, int is_response,
+						    uint64_t sent_ns)
 {
 	struct mad_queue_timeout *t;
 
-	pthread_mutex_lock(&q->lock);
 	if (q->n_timeouts == q->cap_timeouts) {
 		size_t cap = q->cap_timeouts ? q->cap_timeouts * 2 : 8;
 		struct mad_queue_timeout *grown = realloc(q->timeouts, cap * sizeof(*grown));
 
-		if (!grown) {
-			pthread_mutex_unlock(&q->lock);
-			return -ENOMEM;
-		}
+		if (!grown)
+			return NULL;
 		q->timeouts = grown;
 		q->cap_timeouts = cap;
 	}
@@ -386,13 +397,153 @@ int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, co
 	atomic_store_explicit(&q->n_waiting, q->n_timeouts, memory_order_relaxed);
 	t->is_response = is_response;
 	t->answered = 0;
-	t->deadline_ns = (sent_ns ? sent_ns : mad_queue_now_ns()) +
+	t->resend_ns = 0;
+	t->resends_left = 0;
+	t->msg_len = 0;
+	t->big = NULL;
+	t->deadline_ns = sent_ns +
 			 (uint64_t)hdr->timeout_ms * 1000000u * ((uint64_t)hdr->retries + 1);
 	memcpy(t->umad, hdr, MAD_QUEUE_HDR);
 	memcpy(t->umad + MAD_QUEUE_HDR, mad, sizeof(struct umad_hdr));
-	arm_timer(q);
+	return t;
+}
+
+int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad,
+			  int is_response, uint64_t sent_ns)
+{
+	int r = 0;
+
+	pthread_mutex_lock(&q->lock);
+	if (add_timeout_locked(q, hdr, mad, is_response, sent_ns ? sent_ns : mad_queue_now_ns()))
+		arm_timer(q);
+	else
+		r = -ENOMEM;
 	pthread_mutex_unlock(&q->lock);
-	return 0;
+	return r;
+}
+
+/*
+ * The kernel's rhythm: a request sent (or resent) at sent_ns waits a whole
+ * timeout for its answer, then is resent while it has resends left, and
+ * times out only after the last.  Lock held.
+ */
+static void rearm(struct mad_queue *q, struct mad_queue_timeout *t, uint64_t sent_ns)
+{
+	uint64_t timeout_ns = (uint64_t)((const struct ib_user_mad *)t->umad)->timeout_ms * 1000000u;
+
+	if (t->resend_ns) {
+		t->resend_ns = sent_ns + timeout_ns;
+		t->deadline_ns = NEVER;
+	} else {
+		t->deadline_ns = sent_ns + timeout_ns;
+	}
+	arm_timer(q);
+}
+
+int mad_queue_add_resending(struct mad_queue *q, const struct ib_user_mad *hdr,
+			    const uint8_t *msg, size_t msg_len, uint64_t sent_ns)
+{
+	struct mad_queue_timeout *t;
+	uint8_t *big = NULL;
+	int r = 0;
+
+	if (msg_len < MAD_QUEUE_MAD)
+		return -EINVAL;
+	/* A long request (RMPP) is kept whole; allocated before the lock, and rarely. */
+	if (msg_len > MAD_QUEUE_MAD && hdr->retries) {
+		big = malloc(msg_len);
+		if (!big)
+			return -ENOMEM;
+		memcpy(big, msg, msg_len);
+	}
+	if (!sent_ns)
+		sent_ns = mad_queue_now_ns();
+	pthread_mutex_lock(&q->lock);
+	t = add_timeout_locked(q, hdr, msg, 0, sent_ns);
+	if (!t) {
+		r = -ENOMEM;
+	} else {
+		if (hdr->retries) {
+			memcpy(t->umad + MAD_QUEUE_HDR, msg, MAD_QUEUE_MAD);
+			t->msg_len = msg_len;
+			t->big = big;
+			big = NULL;
+			t->resends_left = hdr->retries;
+			t->resend_ns = 1;
+			atomic_fetch_add_explicit(&q->n_resending, 1, memory_order_relaxed);
+		}
+		rearm(q, t, sent_ns);
+	}
+	pthread_mutex_unlock(&q->lock);
+	free(big);
+	return r;
+}
+
+void mad_queue_resent(struct mad_queue *q, const uint8_t *umad, uint64_t sent_ns)
+{
+	const struct ib_user_mad *hdr = (const struct ib_user_mad *)umad;
+	const uint8_t *mad = umad + MAD_QUEUE_HDR;
+	size_t i;
+
+	pthread_mutex_lock(&q->lock);
+	for (i = 0; i < q->n_timeouts; i++) {
+		struct mad_queue_timeout *t = &q->timeouts[i];
+
+		if (t->msg_len && answers(t, mad) &&
+		    ((const struct ib_user_mad *)t->umad)->agent_id == hdr->agent_id) {
+			rearm(q, t, sent_ns);
+			break;
+		}
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+ssize_t mad_queue_take_resend(struct mad_queue *q, uint64_t now, uint8_t *buf, uint8_t **big,
+			      uint64_t *next_ns)
+{
+	struct mad_queue_timeout *t = NULL;
+	ssize_t len = 0;
+	uint64_t next = 0;
+	size_t i;
+
+	*big = NULL;
+	*next_ns = 0;
+	if (!atomic_load_explicit(&q->n_resending, memory_order_relaxed))
+		return 0;
+	pthread_mutex_lock(&q->lock);
+	for (i = 0; i < q->n_timeouts; i++) {
+		struct mad_queue_timeout *c = &q->timeouts[i];
+
+		if (!c->resend_ns)
+			continue;
+		if (c->resend_ns <= now && (!t || c->resend_ns < t->resend_ns))
+			t = c;
+		else if (c->resend_ns > now && (!next || c->resend_ns < next))
+			next = c->resend_ns;
+	}
+	if (t) {
+		len = (ssize_t)(MAD_QUEUE_HDR + t->msg_len);
+		if (t->big) {
+			*big = malloc((size_t)len);
+			if (!*big) {
+				pthread_mutex_unlock(&q->lock);
+				return -ENOMEM;
+			}
+			memcpy(*big, t->umad, MAD_QUEUE_HDR);
+			memcpy(*big + MAD_QUEUE_HDR, t->big, t->msg_len);
+		} else {
+			memcpy(buf, t->umad, (size_t)len);
+		}
+		if (!--t->resends_left) {
+			t->resend_ns = 0;
+			atomic_fetch_sub_explicit(&q->n_resending, 1, memory_order_relaxed);
+		}
+		rearm(q, t, now);
+	}
+	pthread_mutex_unlock(&q->lock);
+	if (!t)
+		*next_ns = next;
+	return len;
 }
 
 /*

@@ -51,7 +51,13 @@ struct mad_queue_timeout {
 	uint64_t deadline_ns;
 	int is_response;
 	int answered;			/* claimed by a response still in flight */
-	uint8_t umad[MAD_QUEUE_HDR + sizeof(struct umad_hdr)];	/* header, the request's MAD header */
+	/* A request resent on its timeouts (mad_queue_add_resending): */
+	uint64_t resend_ns;		/* its next resend is due then (no deadline till it is made); 0: none left */
+	uint32_t resends_left;
+	size_t msg_len;			/* its whole length; 0: only its MAD header is kept */
+	uint8_t *big;			/* the whole request, when longer than one MAD */
+	/* The header, then the request's MAD (its first MAD_QUEUE_MAD bytes, or its MAD header). */
+	uint8_t umad[MAD_QUEUE_HDR + MAD_QUEUE_MAD];
 };
 
 /* A MAD on its way (mad_queue_push_at()): it joins the queue at due_ns. */
@@ -70,6 +76,7 @@ struct mad_queue {
 	struct mad_queue_timeout *timeouts;
 	size_t n_timeouts, cap_timeouts;
 	atomic_size_t n_waiting;	/* n_timeouts, readable without the lock */
+	atomic_size_t n_resending;	/* timeouts with a resend to come, readable without it */
 	struct mad_queue_flight *flights;	/* a ring sorted by due_ns (ties: push order) */
 	size_t cap_flights, head_flight, n_flights;
 	uint64_t armed_ns;		/* earliest deadline or arrival the timer is set for, 0 if none */
@@ -125,6 +132,41 @@ int mad_queue_push_msg_at(struct mad_queue *q, const struct ib_user_mad *hdr,
  */
 int mad_queue_add_timeout(struct mad_queue *q, const struct ib_user_mad *hdr, const uint8_t *mad,
 			  int is_response, uint64_t sent_ns);
+
+/*
+ * A request that is resent as the kernel's MAD layer resends it: each time
+ * its timeout expires with no answer, a timeout after it went out (at
+ * sent_ns) or was last resent, hdr->retries times (the resends are
+ * mad_queue_take_resend()'s to make); it times out a timeout after the
+ * last of them, and never before it was made.  msg:
+ * the whole request as it went out (msg_len bytes, at least a MAD; its
+ * TID as on the wire).  A response that claims it ends its resends too.
+ * 0 or -ENOMEM.
+ */
+int mad_queue_add_resending(struct mad_queue *q, const struct ib_user_mad *hdr,
+			    const uint8_t *msg, size_t msg_len, uint64_t sent_ns);
+
+/*
+ * The resends due by now, one a call: the request's header and whole MAD
+ * copied into buf (MAD_QUEUE_HDR + MAD_QUEUE_MAD bytes), or, for one longer
+ * than a MAD, into *big (malloc()ed: the caller frees it; NULL otherwise);
+ * its length (header included), the next resend of the request scheduled
+ * a timeout from now (its timeout too: mad_queue_resent() sets them again
+ * once it went out).
+ * A request claimed by a response still in flight is resent too, as the
+ * kernel, which cannot know of it, would.  0 when none is due: *next_ns is
+ * then the time the next one falls due (0: none), -ENOMEM.
+ */
+ssize_t mad_queue_take_resend(struct mad_queue *q, uint64_t now, uint8_t *buf, uint8_t **big,
+			      uint64_t *next_ns);
+
+/*
+ * A resend mad_queue_take_resend() gave (umad: its header and MAD) went
+ * out at sent_ns: the request, if it still waits, waits a whole timeout
+ * from then for its answer before its next resend or its timeout, as the
+ * kernel's timer starts when a send is done.
+ */
+void mad_queue_resent(struct mad_queue *q, const uint8_t *umad, uint64_t sent_ns);
 
 /*
  * 1 when a send still waiting for its timeout makes this one a duplicate,

@@ -121,7 +121,9 @@ static size_t make_key(const uint8_t *mad, size_t len, uint16_t dlid, uint8_t *k
 /* --- loading the capture -------------------------------------------------- */
 
 /* A request seen going out, whose answer (or timeout) is still to come. */
+/* A request is answered by its own writer's records: a process's, in a file of many. */
 struct open_request {
+	uint64_t writer;
 	int iface;
 	uint32_t tid;
 	uint32_t request;	/* in the index */
@@ -190,6 +192,7 @@ static struct local_port *local_for(const char *iface_name, int iface)
 /* A recorded answer that arrived in RMPP segments, being put back together. */
 static struct {
 	int active, iface;
+	uint64_t writer;
 	uint32_t tid;
 	uint32_t answer;	/* in the index */
 	size_t head;
@@ -346,6 +349,7 @@ static int load(const char *path, struct umad_err *err)
 				if (id == -ENOMEM)
 					no_memory = 1;
 				if (id >= 0) {
+					o->writer = rec.writer;
 					o->iface = rec.iface;
 					o->tid = tid;
 					o->request = (uint32_t)id;
@@ -374,7 +378,8 @@ static int load(const char *path, struct umad_err *err)
 		if (!mad_method_is_response(mad_method(mad)) && !timed_out(&meta))
 			continue;	/* an unsolicited request: not an answer */
 		if (capture_meta_has(&meta, CAPTURE_META_SEGMENT) && meta.segment > 1) {
-			if (reassembly.active && reassembly.iface == rec.iface && reassembly.tid == tid)
+			if (reassembly.active && reassembly.writer == rec.writer &&
+			    reassembly.iface == rec.iface && reassembly.tid == tid)
 				append_segment(mad, len, meta.segment, meta.segments);
 			continue;
 		}
@@ -383,7 +388,7 @@ static int load(const char *path, struct umad_err *err)
 		for (i = n_open; i-- > 0;) {
 			struct open_request *o = &open_reqs[i];
 
-			if (o->iface == rec.iface && o->tid == tid) {
+			if (o->writer == rec.writer && o->iface == rec.iface && o->tid == tid) {
 				struct replay_answer a = {
 					.slid = slid,
 					.sl = rec.packet[LRH_OFF_SL_LNH] >> LRH_SL_SHIFT,
@@ -421,6 +426,7 @@ static int load(const char *path, struct umad_err *err)
 				}
 				if (first_of_many) {
 					reassembly.active = 1;
+					reassembly.writer = rec.writer;
 					reassembly.iface = rec.iface;
 					reassembly.tid = tid;
 					reassembly.answer = (uint32_t)id;

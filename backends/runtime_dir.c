@@ -88,9 +88,26 @@ int runtime_dir_sweep(const char *base, const char *prefix)
 	return removed;
 }
 
+/*
+ * A base another user cannot replace our directory in: a directory of ours
+ * or root's, writable by nobody else or sticky (/tmp), so that only we
+ * can rename or remove what we make there.
+ */
+static int base_is_safe(const char *base)
+{
+	struct stat st;
+
+	if (stat(base, &st) < 0 || !S_ISDIR(st.st_mode))
+		return 0;
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		return 0;
+	return !(st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_mode & S_ISVTX);
+}
+
 int runtime_dir_create(struct runtime_dir *d, const char *const *bases, size_t n_bases,
 		       const char *prefix)
 {
+	struct stat st;
 	int err = ENOENT;
 	size_t i;
 
@@ -100,6 +117,10 @@ int runtime_dir_create(struct runtime_dir *d, const char *const *bases, size_t n
 
 		if (!base || !*base || access(base, W_OK) < 0)
 			continue;
+		if (!base_is_safe(base)) {
+			err = EPERM;
+			continue;
+		}
 		runtime_dir_sweep(base, prefix);
 		if (snprintf(d->path, sizeof(d->path), "%s/%s.%d.XXXXXX", base, prefix,
 			     (int)getpid()) >= (int)sizeof(d->path)) {
@@ -115,6 +136,14 @@ int runtime_dir_create(struct runtime_dir *d, const char *const *bases, size_t n
 		if (d->lock_fd < 0 || flock(d->lock_fd, LOCK_EX | LOCK_NB) < 0) {
 			err = errno;
 			runtime_dir_remove(d);
+			continue;
+		}
+		/* What mkdtemp made, and nothing put in its place: ours, for us alone. */
+		if (fstat(d->lock_fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+			err = EPERM;
+			close(d->lock_fd);
+			d->lock_fd = -1;
+			d->path[0] = '\0';
 			continue;
 		}
 		return 0;

@@ -513,6 +513,7 @@ static int builtin_sm_wanted(struct umad_err *err)
 /* Take the device surface down; the transport first, so that no event comes after. */
 static void device_free(struct sim_device *d)
 {
+	soft_port_resend_stop();	/* a resend is carried by the transport */
 	if (d->transport)
 		d->transport->ops->detach(d->transport);
 	soft_port_close_all();
@@ -601,11 +602,17 @@ static int device_start(struct umad_err *err, struct umad_err *note)
 	return r;
 }
 
+static int carry(struct soft_port *op, const struct ib_user_mad *hdr,
+		 const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len);
+
 /* The backend's start: where why it cannot start is told, and how it started when not as asked. */
 static int sim_init(void)
 {
 	struct umad_err err = UMAD_ERR_INIT, note = UMAD_ERR_INIT;
-	int r = device_start(&err, &note);
+	int r;
+
+	soft_port_resend_with("sim", carry);
+	r = device_start(&err, &note);
 
 	umad_err_print("sim", &note);
 	if (r < 0)
@@ -875,4 +882,5 @@ const struct umad_backend umad_backend_sim = {
 	.wait = sim_wait,
 	.watch_fd = sim_watch_fd,
 	.hi_tid = soft_port_hi_tid,
+	.set_resend_hook = soft_port_set_resend_hook,
 };

@@ -13,7 +13,9 @@
  *    (UMAD_SIM_FABRIC_SMP=server, or a server without shared memory) goes
  *    to the client's mailbox without waiting, when nothing would miss its
  *    reply; the reply is read when the program looks for it (recv, wait,
- *    pending) or sends again.  Up to FP_MAILBOX_SLOTS are in flight.
+ *    pending) or sends again.  Up to FP_MAILBOX_SLOTS are in flight.  A
+ *    resend (retries) is never posted: what its reply completes is known
+ *    only while it is carried (soft_port_is_resend).
  *  - a request on the connection: everything else, and a send whose reply
  *    someone waits for.  The connection's lock is held until the answer or
  *    the timeout is queued, so that an answer another agent sends, which
@@ -452,7 +454,7 @@ static int post_send(struct sim_remote *r, struct soft_port *op, const struct ib
 	struct posted_send *ps;
 
 	if (!r->c.mb || mad_len > MAD_SIZE || !mad_class_is_smp(mad_class(mad)) ||
-	    mad_method_is_response(mad_method(mad)))
+	    mad_method_is_response(mad_method(mad)) || soft_port_is_resend(hdr))
 		return 0;
 	if (fabric_client_posted(&r->c) >= FP_MAILBOX_SLOTS)
 		collect(r, FABRIC_COLLECT_OLDEST);
@@ -508,7 +510,7 @@ int sim_remote_send(struct sim_transport *t, struct soft_port *op, uint32_t hand
 		if (posted_twice(r, op, hdr, mad))
 			collect(r, FABRIC_COLLECT_ALL);
 		if (!mad_rules_method_is_response(mad_class(mad), mad_method(mad), mad_attr_mod(mad)) &&
-		    mad_queue_is_outstanding(&op->q, hdr, mad, 0)) {
+		    !soft_port_is_resend(hdr) && mad_queue_is_outstanding(&op->q, hdr, mad, 0)) {
 			fabric_client_done(&r->c);
 			return -EINVAL;
 		}

@@ -4,10 +4,13 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "backends/soft_port.h"
+#include "libumad/base/errbuf.h"
 #include "libumad/base/mad_wire.h"
 
 static void soft_port_recycle(struct soft_port *p);
@@ -382,11 +385,277 @@ static int check_send(struct soft_port *p, const void *umad, size_t len, uint8_t
 	return 0;
 }
 
+/* --- resends ------------------------------------------------------------------------ */
+
+/*
+ * What soft_port_no_answer() and soft_port_answer_at() need to know of the
+ * send they complete, when it is carried on this thread: soft_port_send's
+ * (the whole message as it went out, which a resend repeats) or the
+ * resending thread's (whose answer completes the request it resends).
+ * Thread-local, so that the deliver functions' signatures stay as they are.
+ */
+struct carried_send {
+	const struct ib_user_mad *hdr;	/* as the deliver function got it */
+	const uint8_t *msg;		/* the whole message as it went out */
+	size_t len;
+	int is_resend;
+};
+
+static __thread const struct carried_send *carrying;
+
+static const struct carried_send *carried(const struct ib_user_mad *hdr)
+{
+	return carrying && carrying->hdr == hdr ? carrying : NULL;
+}
+
+int soft_port_is_resend(const struct ib_user_mad *hdr)
+{
+	const struct carried_send *c = carried(hdr);
+
+	return c && c->is_resend;
+}
+
+/*
+ * The resending thread: started at the first request that will be resent,
+ * it sleeps until the earliest resend it was told of falls due (next_ns),
+ * then makes every resend due by then, on every open port.
+ */
+static struct {
+	pthread_once_t once;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;		/* on CLOCK_MONOTONIC */
+	pthread_t thread;
+	int running, stopped;
+	uint64_t next_ns;		/* the earliest resend to wake for; 0: none */
+	_Atomic(soft_port_deliver_fn) deliver;	/* NULL: no resends */
+	const char *backend;		/* for messages */
+	_Atomic(void (*)(int, const void *, size_t)) hook;
+} resender = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void soft_port_resend_with(const char *backend, soft_port_deliver_fn deliver)
+{
+	resender.backend = backend;
+	atomic_store(&resender.deliver, deliver);
+}
+
+void soft_port_set_resend_hook(void (*hook)(int portid, const void *umad, size_t len))
+{
+	atomic_store(&resender.hook, hook);
+}
+
+/* A child of fork() has no resending thread: the next resend starts one of its own. */
+static void resender_after_fork(void)
+{
+	pthread_mutex_init(&resender.lock, NULL);
+	resender.running = 0;
+	resender.next_ns = 0;
+}
+
+static void resender_init(void)
+{
+	pthread_condattr_t attr;
+
+	pthread_condattr_init(&attr);
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
+	pthread_cond_init(&resender.cond, &attr);
+	pthread_condattr_destroy(&attr);
+	pthread_atfork(NULL, NULL, resender_after_fork);
+}
+
+struct due_ports {
+	struct soft_port **ports;
+	size_t n, cap;
+	int left_out;			/* no memory for the list: ports left for the next round */
+};
+
+/* Every open port with a resend to come, held (table_lock held). */
+static int collect_resending(struct soft_port *p, void *arg)
+{
+	struct due_ports *d = arg;
+
+	if (!atomic_load_explicit(&p->q.n_resending, memory_order_relaxed))
+		return 0;
+	if (d->n == d->cap) {
+		size_t cap = d->cap ? d->cap * 2 : 16;
+		struct soft_port **grown = realloc(d->ports, cap * sizeof(*grown));
+
+		if (!grown) {
+			d->left_out = 1;
+			return 1;
+		}
+		d->ports = grown;
+		d->cap = cap;
+	}
+	soft_port_hold(p);
+	d->ports[d->n++] = p;
+	return 0;
+}
+
+/* One resend of p's (umad: header and message, len bytes) carried as its send was. */
+static void resend_one(struct soft_port *p, soft_port_deliver_fn deliver, const uint8_t *umad,
+		       size_t len)
+{
+	const struct ib_user_mad *hdr = (const struct ib_user_mad *)umad;
+	void (*hook)(int, const void *, size_t) = atomic_load(&resender.hook);
+	struct carried_send c = {
+		.hdr = hdr, .msg = umad + MAD_RULES_HDR_SIZE, .len = len - MAD_RULES_HDR_SIZE,
+		.is_resend = 1,
+	};
+	struct umad_agent_req agent;
+	uint8_t mad[MAD_SIZE];
+	int used;
+
+	pthread_mutex_lock(&p->agents_lock);
+	used = hdr->agent_id < SOFT_PORT_MAX_AGENTS && p->agent_used[hdr->agent_id];
+	if (used)
+		agent = p->agents[hdr->agent_id];
+	pthread_mutex_unlock(&p->agents_lock);
+	if (!used)
+		return;		/* its agent went: the request just times out */
+	if (hook)
+		hook(atomic_load_explicit(&p->portid, memory_order_relaxed), umad, len);
+	memcpy(mad, c.msg, MAD_SIZE);	/* the deliver function may answer in it */
+	carrying = &c;
+	deliver(p, hdr, &agent, mad, c.len);
+	carrying = NULL;
+	mad_queue_resent(&p->q, umad, mad_queue_now_ns());
+}
+
+/* Make the resends due by now; the time the next falls due (0: none). */
+static uint64_t resend_due(void)
+{
+	soft_port_deliver_fn deliver = atomic_load(&resender.deliver);
+	struct due_ports d = { 0 };
+	uint8_t buf[MAD_QUEUE_HDR + MAD_QUEUE_MAD], *big;
+	uint64_t next = 0, later, now = mad_queue_now_ns();
+	size_t i;
+	ssize_t len;
+
+	pthread_mutex_lock(&table_lock);
+	for_each_open_port(collect_resending, &d);
+	pthread_mutex_unlock(&table_lock);
+	for (i = 0; i < d.n; i++) {
+		struct soft_port *p = d.ports[i];
+
+		while ((len = mad_queue_take_resend(&p->q, now, buf, &big, &later)) > 0) {
+			if (deliver && atomic_load_explicit(&p->portid, memory_order_relaxed) >= 0)
+				resend_one(p, deliver, big ? big : buf, (size_t)len);
+			free(big);
+		}
+		if (len < 0)
+			later = now + 1000000u;	/* out of memory: try again in a while */
+		if (later && (!next || later < next))
+			next = later;
+		soft_port_put(p);
+	}
+	if (d.left_out)
+		next = now + 1000000u;	/* the ports left out, soon */
+	free(d.ports);
+	return next;
+}
+
+static void *resender_main(void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&resender.lock);
+	while (!resender.stopped) {
+		uint64_t now = mad_queue_now_ns(), later;
+
+		if (!resender.next_ns) {
+			pthread_cond_wait(&resender.cond, &resender.lock);
+			continue;
+		}
+		if (now < resender.next_ns) {
+			struct timespec ts = {
+				.tv_sec = (time_t)(resender.next_ns / 1000000000u),
+				.tv_nsec = (long)(resender.next_ns % 1000000000u),
+			};
+
+			pthread_cond_timedwait(&resender.cond, &resender.lock, &ts);
+			continue;
+		}
+		resender.next_ns = 0;
+		pthread_mutex_unlock(&resender.lock);
+		later = resend_due();
+		pthread_mutex_lock(&resender.lock);
+		if (later && (!resender.next_ns || later < resender.next_ns))
+			resender.next_ns = later;
+	}
+	pthread_mutex_unlock(&resender.lock);
+	return NULL;
+}
+
+/*
+ * The resending thread is running (started at the first call): 0, or
+ * -errno when it cannot be (said once) or was stopped.  A request is kept
+ * for resends only once it runs: one with resends to come never times out
+ * before its last.
+ */
+static int resender_start(void)
+{
+	sigset_t all, old;
+	int r = 0;
+
+	pthread_once(&resender.once, resender_init);
+	pthread_mutex_lock(&resender.lock);
+	if (!resender.running && !resender.stopped) {
+		/* The program's signals stay with its own threads. */
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		r = -pthread_create(&resender.thread, NULL, resender_main, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (r == 0) {
+			resender.running = 1;
+		} else {
+			/* Said once: the stop flag keeps it from being tried again. */
+			struct umad_err err = UMAD_ERR_INIT;
+
+			resender.stopped = 1;
+			umad_err_set(&err, r, "cannot start the thread that resends requests "
+				     "(%s): requests with retries time out without being resent",
+				     strerror(-r));
+			umad_err_print(resender.backend, &err);
+		}
+	} else if (resender.stopped) {
+		r = -ESHUTDOWN;
+	}
+	pthread_mutex_unlock(&resender.lock);
+	return r;
+}
+
+/* A resend falls due at due_ns: the thread wakes for it. */
+static void resend_at(uint64_t due_ns)
+{
+	pthread_mutex_lock(&resender.lock);
+	if (resender.running && (!resender.next_ns || due_ns < resender.next_ns)) {
+		resender.next_ns = due_ns;
+		pthread_cond_signal(&resender.cond);
+	}
+	pthread_mutex_unlock(&resender.lock);
+}
+
+void soft_port_resend_stop(void)
+{
+	int running;
+
+	pthread_once(&resender.once, resender_init);
+	pthread_mutex_lock(&resender.lock);
+	resender.stopped = 1;
+	running = resender.running;
+	resender.running = 0;
+	pthread_cond_signal(&resender.cond);
+	pthread_mutex_unlock(&resender.lock);
+	if (running)
+		pthread_join(resender.thread, NULL);
+	atomic_store(&resender.deliver, NULL);
+}
+
 ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliver_fn deliver)
 {
 	struct soft_port *p = soft_port_get(portid);
 	struct umad_agent_req agent;
-	uint8_t mad[MAD_SIZE], *long_copy = NULL;
+	uint8_t mad[MAD_SIZE], *long_copy = NULL, as_sent[MAD_SIZE];
+	struct carried_send c;
 	uint32_t hi_tid = 0;
 	int r;
 
@@ -408,8 +677,27 @@ ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliv
 			umad = long_copy;
 		}
 	}
-	if (r == 0)
+	if (r == 0) {
+		const struct ib_user_mad *hdr = umad;
+
+		/*
+		 * A request that may be resent keeps the message as it goes out:
+		 * a one-MAD message from mad, before the fabric can answer in it.
+		 */
+		c = (struct carried_send){ .hdr = hdr, .len = len - MAD_RULES_HDR_SIZE };
+		if (hdr->timeout_ms && hdr->retries && atomic_load(&resender.deliver)) {
+			if (c.len > MAD_SIZE) {
+				c.msg = (const uint8_t *)umad + MAD_RULES_HDR_SIZE;
+			} else {
+				memcpy(as_sent, mad, MAD_SIZE);
+				c.msg = as_sent;
+				c.len = MAD_SIZE;
+			}
+			carrying = &c;
+		}
 		r = deliver(p, umad, &agent, mad, len - MAD_RULES_HDR_SIZE);
+		carrying = NULL;
+	}
 	free(long_copy);
 	soft_port_put(p);
 	return r < 0 ? r : (ssize_t)len;
@@ -418,9 +706,26 @@ ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliv
 int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad,
 			uint64_t sent_ns)
 {
+	const struct carried_send *c = carried(hdr);
+	int r;
+
 	if (!hdr->timeout_ms)
 		return 0;
-	return mad_queue_add_timeout(&p->q, hdr, mad, is_response(mad), sent_ns);
+	if (c && c->is_resend)
+		return 0;	/* the request it resends waits on */
+	/* What went out: the fabric may have answered in mad before the answer was lost. */
+	if (c)
+		mad = c->msg;
+	if (!hdr->retries || is_response(mad) || !atomic_load(&resender.deliver) ||
+	    resender_start() < 0)
+		return mad_queue_add_timeout(&p->q, hdr, mad, is_response(mad), sent_ns);
+	if (!sent_ns)
+		sent_ns = mad_queue_now_ns();
+	/* Not carried here (a reply read later): one MAD, copied as it went out. */
+	r = mad_queue_add_resending(&p->q, hdr, mad, c ? c->len : MAD_SIZE, sent_ns);
+	if (r == 0)
+		resend_at(sent_ns + (uint64_t)hdr->timeout_ms * 1000000u);
+	return r;
 }
 
 int soft_port_wait(int portid, int timeout_ms)
@@ -549,9 +854,17 @@ int soft_port_answer_at(struct soft_port *p, const struct ib_user_mad *req_hdr,
 			const struct umad_agent_req *agent, const uint8_t *msg, size_t len,
 			uint64_t due_ns, uint64_t sent_ns)
 {
+	const struct carried_send *c = carried(req_hdr);
 	uint32_t id;
 	int r;
 
+	if (c && c->is_resend) {
+		/* The request it resends ends with it, unless it ended already. */
+		if (!mad_queue_claim_request_at(&p->q, msg, due_ns, &id))
+			return 0;
+		return soft_port_queue_message_at(p, hdr, agent, msg, len, due_ns,
+						  due_ns > mad_queue_now_ns());
+	}
 	if (!due_ns || due_ns <= mad_queue_now_ns())
 		return soft_port_queue_message(p, hdr, agent, msg, len);
 	/* Waiting as for an answer from elsewhere, so that its timeout may win. */

@@ -99,10 +99,45 @@ ssize_t soft_port_send(int portid, const void *umad, size_t len, soft_port_deliv
 /*
  * A checked send that gets no answer: with a timeout it completes with
  * ETIMEDOUT timeout_ms * (retries + 1) after it was sent, at sent_ns (0:
- * now); without one, not at all.  0 or -ENOMEM.
+ * now), resent meanwhile where resends are on (soft_port_resend_with());
+ * without one, not at all.  mad: the first MAD as it went out (MAD_SIZE
+ * bytes), unless the send is the one soft_port_send() carries on this
+ * thread, which kept its own copy of the whole message before the deliver
+ * function could answer in mad.  A resend's loss changes nothing: the
+ * request it resends still waits.  0 or -ENOMEM.
  */
 int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, const uint8_t *mad,
 			uint64_t sent_ns);
+
+/*
+ * Resends, as the kernel's MAD layer makes them for umad_send()'s retries:
+ * a request sent with a timeout and retries N that gets no answer in time
+ * is sent again, the same bytes with the same TID, each time its timeout
+ * expires, up to N times, by a thread of the backend's own (started at the
+ * first such request, blocking until the next resend falls due); the
+ * first answer completes it, later ones are dropped, and one that never
+ * gets an answer completes once, with ETIMEDOUT, timeout_ms * (N + 1)
+ * after it was sent.  A backend turns them on by calling
+ * soft_port_resend_with() once, at init, with its name (for messages) and
+ * the function its sends are carried by (soft_port_send's deliver): a
+ * resend goes through it as the send did, and whatever it answers with
+ * (soft_port_answer_at(), soft_port_no_answer()) completes the request it
+ * resends, or is dropped when that request is complete.  hook, if not
+ * NULL, is told of each resend as it goes out (umad: its header and
+ * message, len bytes), from the resending thread.  Without resends (the
+ * replay backend: a recording holds its retries' outcome already),
+ * requests time out after timeout_ms * (N + 1) with no resend.
+ */
+void soft_port_resend_with(const char *backend, soft_port_deliver_fn deliver);
+void soft_port_set_resend_hook(void (*hook)(int portid, const void *umad, size_t len));
+/* Stop resending and wait for a resend under way (backend fini, before the fabric goes). */
+void soft_port_resend_stop(void);
+/*
+ * Is hdr the header of a resend being carried (by a deliver function, on
+ * this thread)?  Its answer comes back at once, not posted for later: what
+ * it completes is known only while it is carried.
+ */
+int soft_port_is_resend(const struct ib_user_mad *hdr);
 
 /* wait() and watch_fd() of the backend contract: lazy signalling of the descriptor (mad_queue.h). */
 int soft_port_wait(int portid, int timeout_ms);
@@ -135,8 +170,9 @@ int soft_port_queue_message_at(struct soft_port *p, const struct ib_user_mad *hd
  * backend made itself, to arrive at due_ns (0: now), hdr its umad header.
  * Later than now, the send waits for it as for an answer from elsewhere:
  * outstanding until it arrives, or timed out instead when its timeout
- * comes first (the answer then finds no request and is dropped).  0 or
- * -ENOMEM.
+ * comes first (the answer then finds no request and is dropped).  The
+ * answer to a resend (soft_port_is_resend(req_hdr)) completes the request
+ * it resends if that still waits, and is dropped if not.  0 or -ENOMEM.
  */
 int soft_port_answer_at(struct soft_port *p, const struct ib_user_mad *req_hdr,
 			const uint8_t *req_mad, const struct ib_user_mad *hdr,

@@ -84,7 +84,10 @@ compare() {
 }
 
 ibsim_plain() { LD_PRELOAD="$umad2sim" ibnetdiscover; }
+# Each captured run starts its file afresh, as it did when a capture replaced
+# the file: UMAD_CAPTURE and the shim append.
 ibsim_captured() {
+	rm -f "$work/cap.pcapng"
 	UMAD_PRELOAD_CAPTURE="$work/cap.pcapng" LD_PRELOAD="$shim $umad2sim" ibnetdiscover
 }
 ibsim_captured > /dev/null 2>&1
@@ -98,13 +101,13 @@ through_libumad() {
 	LD_LIBRARY_PATH="$top_builddir/.libs" UMAD_MODULE_DIR="$top_builddir/.libs" ibnetdiscover
 }
 libumad_plain() { UMAD_BACKEND=kernel LD_PRELOAD="$umad2sim" through_libumad; }
-libumad_captured() { UMAD_CAPTURE="$work/cap.pcapng" libumad_plain; }
+libumad_captured() { rm -f "$work/cap.pcapng"; UMAD_CAPTURE="$work/cap.pcapng" libumad_plain; }
 compare "ibnetdiscover under ibsim+umad2sim, libumad's libibumad, UMAD_CAPTURE" \
 	libumad_plain libumad_captured
 
 if [ -f "$top_builddir/.libs/backend-sim.so" ]; then
 	ours_plain() { UMAD_BACKEND=sim UMAD_SIM_TOPOLOGY="$work/fabric.net" through_libumad; }
-	ours_captured() { UMAD_CAPTURE="$work/cap.pcapng" ours_plain; }
+	ours_captured() { rm -f "$work/cap.pcapng"; UMAD_CAPTURE="$work/cap.pcapng" ours_plain; }
 	compare "ibnetdiscover on libumad's simulator (stress), UMAD_CAPTURE" \
 		ours_plain ours_captured stress
 fi

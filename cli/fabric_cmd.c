@@ -5,12 +5,9 @@
  */
 #include "config.h"
 
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <limits.h>
-#include <link.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,12 +18,15 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/command_check.h"
 #include "cli/command_run.h"
 #include "cli/fabric_cmd.h"
+#include "cli/run_state.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_key.h"
 #include "simfabric/fabric_server.h"
 #include "simfabric/fabric_tcp.h"
+#include "simfabric/pma.h"
 #include "simfabric/scenario.h"
 
 /* Each line indented as a continuation of umad's "usage: " (umad.c prints it after its own). */
@@ -35,7 +35,7 @@ static const char usage_serve[] =
 	USAGE_INDENT "umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
 	USAGE_INDENT "                  [--listen HOST:PORT --key-file FILE]\n"
 	USAGE_INDENT "umad sim [-t FILE] [--socket PATH] [--host NODE[,NODE...]] [--sm builtin|none]\n"
-	USAGE_INDENT "         [--private] [--kernel] -- COMMAND [ARGS...]\n";
+	USAGE_INDENT "         [--private] [--kernel] [--keep-state] -- COMMAND [ARGS...]\n";
 static const char usage_text[] =
 	USAGE_INDENT "umad fabric [--socket PATH] show [--json] [NODE]\n"
 	USAGE_INDENT "umad fabric [--socket PATH] dump\n"
@@ -62,15 +62,42 @@ void fabric_usage(FILE *out)
 	print_usage(out, 0);
 }
 
+/*
+ * The counters a fault may raise (the fault parser's refusal points here):
+ * the error counters only; the traffic counters count what the fabric carries.
+ */
+static void print_error_counters(FILE *out)
+{
+	static const char indent[] = "              ";
+	size_t col = 0, n;
+	unsigned c;
+
+	fprintf(out, "%sCOUNTER: an error counter (PortCounters, and the details):\n", indent);
+	for (c = 0; c < SIM_PMA_N_COUNTERS; c++) {
+		const char *name = sim_pma_counter_name((enum sim_pma_counter)c);
+
+		n = strlen(name) + (c + 1 < SIM_PMA_N_COUNTERS ? 1 : 0);
+		if (col && col + 1 + n > 78) {
+			fputc('\n', out);
+			col = 0;
+		}
+		col += (size_t)fprintf(out, "%s%s%s", col ? " " : indent, name,
+				       c + 1 < SIM_PMA_N_COUNTERS ? "," : "\n");
+	}
+}
+
 void fabric_help(FILE *out)
 {
 	int op;
 
 	fprintf(out, "fabric FAULT  a fault on a running shared fabric, as a scenario line writes it\n"
 		     "              without its time (doc/scenario-format.md):\n");
-	for (op = SIM_FAULT_LINK; op < SIM_FAULT_N_OPS; op++)
+	for (op = SIM_FAULT_LINK; op < SIM_FAULT_N_OPS; op++) {
 		fprintf(out, "  %-11s %s\n", sim_fault_op_name((enum sim_fault_op)op),
 			sim_fault_op_info((enum sim_fault_op)op)->help);
+		if (op == SIM_FAULT_COUNTER)
+			print_error_counters(out);
+	}
 }
 
 /* A command line of sim or fabric that does not parse: its usage, exit status 2. */
@@ -91,6 +118,7 @@ struct serve_options {
 	int builtin_sm;
 	int private_memory;	/* --private: clients do not map the fabric */
 	int kernel;		/* sim --kernel: COMMAND sees the host's files (umad kernel) */
+	int keep_state;		/* sim --keep-state: the tools' state outlives the run */
 	int command;		/* index of COMMAND in argv (sim) */
 };
 
@@ -135,6 +163,10 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 		}
 		if (!strcmp(a, "--kernel") && want_command) {
 			o->kernel = 1;
+			continue;
+		}
+		if (!strcmp(a, "--keep-state") && want_command) {
+			o->keep_state = 1;
 			continue;
 		}
 		if (!strcmp(a, "-t") || !strcmp(a, "--topology") || !strcmp(a, "--socket") ||
@@ -244,8 +276,8 @@ static const int sim_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGCHLD, 0 };
 static void serve_failed(const char *what, int r)
 {
 	if (r == -ENOTRECOVERABLE)
-		fprintf(stderr, "umad: %s: the lock of the fabric's shared memory cannot be taken "
-			"(a client wrote over it); the fabric stops\n", what);
+		fprintf(stderr, "umad: %s: the fabric's shared memory was written over by a "
+			"client (its lock or its header); the fabric stops\n", what);
 	else
 		fprintf(stderr, "umad: %s: %s\n", what, strerror(-r));
 }
@@ -308,61 +340,41 @@ static int serve(int argc, char **argv)
 
 /* --- umad sim -------------------------------------------------------------------- */
 
-/* A private directory for the socket, removed at the end. */
-static int private_dir(char *dir, size_t size)
+/*
+ * The nodes COMMAND is to attach at (--host, else the UMAD_SIM_HOST it
+ * inherits), each looked up in this fabric before COMMAND starts: a name
+ * that is none is told as such, with the fabric it is not in, where
+ * COMMAND's library would end in an errno's text.  0, or -ENODEV after
+ * saying which.
+ */
+static int check_hosts(const struct serve_options *o, const struct fabric_server *s)
 {
-	const char *base = getenv("XDG_RUNTIME_DIR");
+	const char *list = o->hosts ? o->hosts : getenv("UMAD_SIM_HOST");
+	const char *fabric = o->topology ? o->topology : "the default fabric";
+	char name[FP_NAME_MAX];
+	const char *at, *end;
+	size_t n;
 
-	if (!base || !*base)
-		base = getenv("TMPDIR");
-	if (!base || !*base)
-		base = "/tmp";
-	if (snprintf(dir, size, "%s/umad-sim-XXXXXX", base) >= (int)size)
-		return -ENAMETOOLONG;
-	return mkdtemp(dir) ? 0 : -errno;
+	for (at = list; at && *at; at = *end ? end + 1 : end) {
+		end = strchrnul(at, ',');
+		n = (size_t)(end - at);
+		if (n < sizeof(name)) {
+			memcpy(name, at, n);
+			name[n] = '\0';
+			if (!n || fabric_server_find_node(s, name))
+				continue;
+		}
+		fprintf(stderr, "umad: sim: %s%s: '%.*s' names no node of %s\n",
+			o->hosts ? "--host " : "UMAD_SIM_HOST=", list, (int)n, at, fabric);
+		return -ENODEV;
+	}
+	return 0;
 }
 
 /* command_end_descendants' serving: the fabric's. */
 static int serve_fabric(void *arg, int sfd, int timeout_ms)
 {
 	return fabric_server_poll(arg, timeout_ms, sfd);
-}
-
-/* rdma-core's SONAME, which this library keeps (a drop-in replacement). */
-#define LIBIBUMAD_SONAME "libibumad.so.3"
-
-/*
- * LD_LIBRARY_PATH for COMMAND: the directory of the libibumad.so.3 this umad
- * runs on (its installed libdir, or the build tree's .libs) first, then what
- * the caller had there, so that COMMAND runs on this library and not on one
- * the loader finds elsewhere (rdma-core's has no sim backend).  NULL, after
- * saying so, when that directory cannot be told; free() the result.
- */
-static char *own_library_path(void)
-{
-	const char *old = getenv("LD_LIBRARY_PATH");
-	char dir[PATH_MAX], abs_dir[PATH_MAX], *value = NULL;
-	struct link_map *map = NULL;
-	void *lib = dlopen(LIBIBUMAD_SONAME, RTLD_LAZY | RTLD_NOLOAD);
-
-	if (lib && dlinfo(lib, RTLD_DI_LINKMAP, &map) == 0 && map && map->l_name[0] &&
-	    snprintf(dir, sizeof(dir), "%s", map->l_name) < (int)sizeof(dir) &&
-	    realpath(dirname(dir), abs_dir)) {
-		size_t n = strlen(abs_dir);
-
-		/* Already first (libtool's wrapper in the build tree puts it there): as it is. */
-		if (old && !strncmp(old, abs_dir, n) && (old[n] == ':' || !old[n]))
-			value = strdup(old);
-		else if (asprintf(&value, "%s%s%s", abs_dir, old && *old ? ":" : "",
-				  old ? old : "") < 0)
-			value = NULL;
-	}
-	if (lib)
-		dlclose(lib);
-	if (!value)
-		fprintf(stderr, "umad: sim: cannot tell where this umad's %s is; the command "
-			"runs on the one the loader finds\n", LIBIBUMAD_SONAME);
-	return value;
 }
 
 /*
@@ -395,41 +407,72 @@ static int run_sim(int argc, char **argv)
 {
 	struct serve_options o;
 	struct fabric_server *s;
-	char dir[PATH_MAX], path[PATH_MAX + 16], *library_path;
+	struct run_state rs;
+	struct own_library own;
+	char path[PATH_MAX + 16], *library_path = NULL, why[PATH_MAX + 64], **command;
 	sigset_t old;
 	pid_t child;
 	int r = parse_serve("sim", argc, argv, 1, &o), sfd, status = 0, done = 0;
 
 	if (r)
 		return r;
-	if (o.socket) {
-		snprintf(path, sizeof(path), "%s", o.socket);
-		dir[0] = '\0';
-	} else {
-		r = private_dir(dir, sizeof(dir));
-		if (r < 0) {
-			fprintf(stderr, "umad: sim: cannot make a directory for the socket: %s\n",
-				strerror(-r));
+	/*
+	 * COMMAND on this umad's library, or not at all (--kernel: through the
+	 * files, whatever library it loads): checked before the fabric loads.
+	 */
+	if (!o.kernel) {
+		if (own_library_find(&own, why, sizeof(why)) < 0) {
+			fprintf(stderr, "umad: sim: cannot tell which libibumad.so.3 this umad runs "
+				"on: %s\n", why);
 			return 1;
 		}
-		snprintf(path, sizeof(path), "%s/socket", dir);
+		library_path = own_library_search_path(&own);
+		if (!library_path) {
+			fprintf(stderr, "umad: sim: cannot tell the directory of %s\n", own.path);
+			return 1;
+		}
+		if (command_check("sim", argv[o.command], library_path, &own, stderr) < 0) {
+			free(library_path);
+			return 1;
+		}
+	}
+	/* The run's own directory: the socket (unless --socket), and the tools' state. */
+	if (run_state_open(&rs, "sim", "umad-sim", o.keep_state) < 0) {
+		free(library_path);
+		return 1;
+	}
+	snprintf(path, sizeof(path), "%s%s", o.socket ? o.socket : rs.dir.path,
+		 o.socket ? "" : "/socket");
+	command = run_state_command(&rs, argv + o.command);
+	if (!command) {
+		fprintf(stderr, "umad: sim: out of memory\n");
+		run_state_close(&rs);
+		free(library_path);
+		return 1;
 	}
 	sfd = command_signal_fd(sim_signals, &old);
 	s = start_server("sim", &o, path);
+	if (s && check_hosts(&o, s) < 0) {
+		fabric_server_free(s);
+		s = NULL;
+	}
 	if (!s) {
-		if (dir[0])
-			rmdir(dir);
+		run_state_close(&rs);
+		if (command != argv + o.command)
+			free(command);
+		free(library_path);
 		return 1;
 	}
 	/* The socket listens before COMMAND starts: it never finds the fabric missing. */
 	/* What COMMAND leaves running (an SM in the background) is adopted here, to be ended. */
 	prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
-	library_path = own_library_path();
 	child = fork();
+	if (child == 0)
+		run_state_enter(&rs);
 	if (child == 0 && o.kernel) {
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
-		exec_kernel(&o, path, argv + o.command);
+		exec_kernel(&o, path, command);
 	}
 	if (child == 0) {
 		close(sfd);
@@ -440,7 +483,7 @@ static int run_sim(int argc, char **argv)
 		setenv("UMAD_SIM_FABRIC", path, 1);
 		if (o.hosts)
 			setenv("UMAD_SIM_HOST", o.hosts, 1);
-		execvp(argv[o.command], argv + o.command);
+		execvp(command[0], command);
 		fprintf(stderr, "umad: sim: %s: %s\n", argv[o.command], strerror(errno));
 		_exit(127);
 	}
@@ -468,8 +511,9 @@ static int run_sim(int argc, char **argv)
 	command_end_descendants("sim", serve_fabric, s, sfd);
 	fabric_server_free(s);
 	close(sfd);
-	if (dir[0])
-		rmdir(dir);
+	run_state_close(&rs);
+	if (command != argv + o.command)
+		free(command);
 	free(library_path);
 	return status;
 }

@@ -37,6 +37,7 @@
 #include "cli/kernel_cmd.h"
 #include "cli/kernel_ns.h"
 #include "cli/kfs.h"
+#include "cli/run_state.h"
 
 #ifndef UMAD_MODULE_DIR
 #error "the build defines UMAD_MODULE_DIR, the installed module directory"
@@ -48,6 +49,7 @@
 struct kernel_options {
 	const char *topology, *fabric, *host, *sm, *mount;
 	int command;		/* index of CMD in argv; 0: none */
+	int keep_state;		/* --keep-state: the tools' state outlives the run */
 };
 
 /* The variables this command sets for its own backend, restored for CMD. */
@@ -95,13 +97,13 @@ void kernel_usage(FILE *out)
 {
 	fprintf(out,
 		"       umad kernel [-t FILE | --fabric WHERE] [--host NODE] [--sm builtin|none]\n"
-		"                   (--mount DIR | -- COMMAND [ARGS...])\n");
+		"                   (--mount DIR | [--keep-state] -- COMMAND [ARGS...])\n");
 }
 
 static int usage_error(void)
 {
 	fputs("usage: umad kernel [-t FILE | --fabric WHERE] [--host NODE] [--sm builtin|none]\n"
-	      "                   (--mount DIR | -- COMMAND [ARGS...])\n", stderr);
+	      "                   (--mount DIR | [--keep-state] -- COMMAND [ARGS...])\n", stderr);
 	return 2;
 }
 
@@ -122,6 +124,10 @@ static int parse(int argc, char **argv, struct kernel_options *o)
 			o->command = i + 1;
 			break;
 		}
+		if (!strcmp(a, "--keep-state")) {
+			o->keep_state = 1;
+			continue;
+		}
 		if (!slot) {
 			fprintf(stderr, "umad: kernel: unexpected argument '%s'\n", a);
 			return usage_error();
@@ -134,6 +140,10 @@ static int parse(int argc, char **argv, struct kernel_options *o)
 	}
 	if (o->command && o->command >= argc) {
 		fprintf(stderr, "umad: kernel: missing the command to run after --\n");
+		return usage_error();
+	}
+	if (o->keep_state && o->mount) {
+		fprintf(stderr, "umad: kernel: --keep-state goes with -- COMMAND (--mount runs none)\n");
 		return usage_error();
 	}
 	if (!o->command == !o->mount) {
@@ -275,7 +285,7 @@ static int serve_files(void *arg, int sfd, int timeout_ms)
 
 /* In the child: the host's directories in place, then COMMAND. */
 static void run_command(int tree_fd, char **argv, const struct saved_env *env,
-			const sigset_t *old, pid_t server)
+			const struct run_state *rs, const sigset_t *old, pid_t server)
 {
 	static const char *const shown[][2] = {
 		{ "dev/infiniband", "/dev/infiniband" },
@@ -298,13 +308,15 @@ static void run_command(int tree_fd, char **argv, const struct saved_env *env,
 		_exit(126);
 	sigprocmask(SIG_SETMASK, old, NULL);
 	restore_env(env);
+	run_state_enter(rs);
 	execvp(argv[0], argv);
 	fprintf(stderr, "umad: kernel: %s: %s\n", argv[0], strerror(errno));
 	_exit(127);
 }
 
 static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
-			 const struct saved_env *env, int sfd, const sigset_t *old)
+			 const struct saved_env *env, const struct run_state *rs, int sfd,
+			 const sigset_t *old)
 {
 	struct umad_err err = UMAD_ERR_INIT;
 	int status = 1, done = 0, r;
@@ -321,7 +333,7 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
 	child = fork();
 	if (child == 0) {
 		close(sfd);
-		run_command(tree_fd, argv, env, old, server);
+		run_command(tree_fd, argv, env, rs, old, server);
 	}
 	close(tree_fd);
 	if (child < 0) {
@@ -344,28 +356,61 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
 	return status;
 }
 
+/*
+ * The run's directory and the tools' state in it (run_state.h), and
+ * COMMAND as it runs (opensm with its log there).  0, or -1 after saying why.
+ */
+static int open_state(const struct kernel_options *o, char **argv, struct run_state *rs,
+		      char ***command)
+{
+	if (run_state_open(rs, "kernel", "umad-kernel", o->keep_state) < 0)
+		return -1;
+	*command = run_state_command(rs, argv + o->command);
+	if (!*command) {
+		fprintf(stderr, "umad: kernel: out of memory\n");
+		run_state_close(rs);
+		return -1;
+	}
+	return 0;
+}
+
+static void close_state(struct run_state *rs, char **command, char **argv_command)
+{
+	if (command && command != argv_command)
+		free(command);
+	run_state_close(rs);
+}
+
 int kernel_main(int argc, char **argv)
 {
 	struct umad_err err = UMAD_ERR_INIT;
 	struct kernel_options o;
 	const struct umad_backend *be;
 	struct saved_env env;
+	struct run_state rs = { .dir.lock_fd = -1 };
 	struct kfs *k = NULL;
+	char **command = NULL;
 	sigset_t old;
 	int r = parse(argc, argv, &o), fuse_fd = -1, tree_fd = -1, status = 1, sfd;
 
 	if (r)
 		return r;
+	/* COMMAND's own directory, made as the user, before any namespace. */
+	if (o.command && open_state(&o, argv, &rs, &command) < 0)
+		return 1;
 	/*
 	 * The signals go to a descriptor, blocked before any thread starts (the
 	 * backend's among them): a thread that did not block SIGCHLD would take
 	 * it, and COMMAND's end would never be seen.
 	 */
-	if (o.command && place_on_cpu() < 0)
+	if (o.command && place_on_cpu() < 0) {
+		close_state(&rs, command, argv + o.command);
 		return 1;
+	}
 	sfd = command_signal_fd(kernel_signals, &old);
 	if (sfd < 0) {
 		fprintf(stderr, "umad: kernel: signalfd: %s\n", strerror(errno));
+		close_state(&rs, command, argv + o.command);
 		return 1;
 	}
 	save_env(&env);
@@ -395,7 +440,7 @@ int kernel_main(int argc, char **argv)
 		umad_err_print("umad: kernel", &err);
 		goto out;
 	}
-	status = o.command ? serve_command(k, fuse_fd, tree_fd, argv + o.command, &env, sfd, &old)
+	status = o.command ? serve_command(k, fuse_fd, tree_fd, command, &env, &rs, sfd, &old)
 			   : serve_mount(k, o.mount, sfd);
 	tree_fd = -1;
 out:
@@ -407,5 +452,6 @@ out:
 	free_env(&env);
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
+	close_state(&rs, command, argv + o.command);
 	return status;
 }

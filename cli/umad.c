@@ -8,6 +8,8 @@
  *       and round-trip latency percentiles
  *   umad sim ..., umad fabric ...
  *       a shared simulated fabric (fabric_cmd.c), in a build with sim
+ *   umad doctor [--kernel] [COMMAND]
+ *       which libibumad.so.3 umad and COMMAND run on, the backends, FUSE
  */
 #include "config.h"
 
@@ -19,8 +21,12 @@
 #include <unistd.h>
 #include <infiniband/umad_str.h>
 
+#include "cli/doctor.h"
+#include "cli/own_library.h"
 #include "libumad/base/mad_wire.h"
+#include "pcap/capture_file.h"
 #include "pcap/capture_meta.h"
+#include "pcap/pcapng_writer.h"
 #include "pcap/pcapng_reader.h"
 #ifdef UMAD_CLI_FABRIC
 #include "cli/fabric_cmd.h"
@@ -38,6 +44,7 @@ static int usage(FILE *out)
 	fprintf(out,
 		"usage: umad capture -w FILE [--redact] -- COMMAND [ARGS...]\n"
 		"       umad capture stats FILE\n");
+	doctor_usage(out);
 #ifdef UMAD_CLI_FABRIC
 	fabric_usage(out);
 #endif
@@ -49,7 +56,9 @@ static int usage(FILE *out)
 		"capture  run COMMAND with every MAD it sends or receives through libibumad\n"
 		"         (rdma-core's or libumad's) written to FILE as pcapng for Wireshark\n"
 		"stats    summarize a capture: counts by class, method and attribute,\n"
-		"         timeouts, round-trip latency percentiles\n");
+		"         timeouts, round-trip latency percentiles\n"
+		"doctor   which libibumad.so.3 umad and COMMAND run on (and why), the backends,\n"
+		"         FUSE and user namespaces; exit 1 when what is asked for cannot work\n");
 #ifdef UMAD_CLI_FABRIC
 	fprintf(out,
 		"fabric serve  host one simulated fabric for many processes (UMAD_SIM_FABRIC=PATH)\n"
@@ -79,6 +88,33 @@ static const char *shim_path(char *buf, size_t size)
 		return explicit;
 	snprintf(buf, size, "%s/%s", dir && *dir ? dir : UMAD_MODULE_DIR, SHIM_NAME);
 	return buf;
+}
+
+/*
+ * The capture starts afresh: FILE is replaced once, here, by a file of one
+ * section (umad's, without interfaces: tshark reads it even if COMMAND
+ * captures nothing), and every process of COMMAND appends its own.  With
+ * %p in FILE each process has a file of its own, which nothing replaces.
+ * 0, or -1 with why on stderr.
+ */
+static int start_afresh(const char *file)
+{
+	char one[4096], other[4096], err[512];
+	struct pcapng_writer *w;
+
+	if (capture_file_name(file, 1, one, sizeof(one)) < 0 ||
+	    capture_file_name(file, 2, other, sizeof(other)) < 0) {
+		fprintf(stderr, "umad: capture: %s: the name is too long\n", file);
+		return -1;
+	}
+	if (strcmp(one, other))
+		return 0;
+	w = pcapng_create(one, "umad capture", err, sizeof(err));
+	if (!w || pcapng_close(w) < 0) {
+		fprintf(stderr, "umad: capture: %s: %s\n", one, w ? strerror(errno) : err);
+		return -1;
+	}
+	return 0;
 }
 
 static int run_captured(int argc, char **argv)
@@ -120,6 +156,8 @@ static int run_captured(int argc, char **argv)
 			shim, strerror(errno));
 		return 1;
 	}
+	if (start_afresh(file) < 0)
+		return 1;
 	old = getenv("LD_PRELOAD");
 	if (asprintf(&preload, "%s%s%s", shim, old && *old ? " " : "", old ? old : "") < 0) {
 		fprintf(stderr, "umad: capture: out of memory\n");
@@ -143,7 +181,9 @@ struct count {
 	unsigned long n;
 };
 
+/* A request is answered in its own writer's records (capture_record.writer). */
 struct pending {
+	uint64_t writer;
 	int iface;
 	uint32_t tid;		/* low 32 bits: the kernel owns the upper half */
 	uint64_t ts_ns;
@@ -210,8 +250,25 @@ static uint64_t percentile(double p)
 	return rtts[i];
 }
 
+/* The writers of the sections seen: how many processes wrote the file. */
+#define MAX_WRITERS 4096
+static uint64_t writers[MAX_WRITERS];
+static size_t n_writers;
+
+static void count_writer(uint64_t writer)
+{
+	size_t i;
+
+	for (i = 0; i < n_writers; i++)
+		if (writers[i] == writer)
+			return;
+	if (n_writers < MAX_WRITERS)
+		writers[n_writers++] = writer;
+}
+
 static int show_stats(const char *path)
 {
+	unsigned long section = 0, sections = 0;
 	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched, bad = 0, not_mads;
 	struct capture_record rec;
 	struct capture_reader *r;
@@ -235,6 +292,11 @@ static int show_stats(const char *path)
 		mad = capture_mad(&rec, &len);
 		if (!mad)
 			continue;
+		if (rec.section != section) {
+			section = rec.section;
+			sections++;
+			count_writer(rec.writer);
+		}
 		method = mad_method(mad);
 		tid = get_be32(mad + MAD_OFF_TID_LOW);
 		records++;
@@ -253,11 +315,13 @@ static int show_stats(const char *path)
 		if (direction == PCAPNG_DIR_OUTBOUND) {
 			sent++;
 			if (!mad_method_is_response(method) && n_pending < MAX_PENDING)
-				pending[n_pending++] = (struct pending){ rec.iface, tid, rec.ts_ns };
+				pending[n_pending++] = (struct pending){ rec.writer, rec.iface, tid,
+									 rec.ts_ns };
 		} else {
 			received++;
 			for (i = 0; i < n_pending; i++) {
-				if (pending[i].iface == rec.iface && pending[i].tid == tid) {
+				if (pending[i].writer == rec.writer && pending[i].iface == rec.iface &&
+				    pending[i].tid == tid) {
 					if (mad_method_is_response(method) && rec.ts_ns >= pending[i].ts_ns &&
 					    add_rtt(rec.ts_ns - pending[i].ts_ns) < 0)
 						break;
@@ -283,6 +347,9 @@ static int show_stats(const char *path)
 	unmatched = n_pending;
 	printf("%s: %lu MADs (%lu sent, %lu received), %lu timeouts, %lu requests unanswered\n",
 	       path, records, sent, received, timeouts, unmatched);
+	if (sections > 1)
+		printf("%lu sections with MADs, from %zu%s writers (processes)\n", sections, n_writers,
+		       n_writers == MAX_WRITERS ? " or more" : "");
 	if (not_mads)
 		printf("%lu packet(s) left out: not MADs (other traffic or link types)\n", not_mads);
 	qsort(counts, n_counts, sizeof(counts[0]), by_count);
@@ -315,6 +382,11 @@ int main(int argc, char **argv)
 	}
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))
 		return usage(stdout);
+	if (!strcmp(argv[1], "doctor"))
+		return doctor_main(argc - 2, argv + 2);
+	/* Every other command on this umad's own library, or not at all. */
+	if (own_library_check(argv[1]) < 0)
+		return 1;
 #ifdef UMAD_CLI_KERNEL
 	if (!strcmp(argv[1], "kernel"))
 		return kernel_main(argc - 2, argv + 2);

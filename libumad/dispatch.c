@@ -211,6 +211,8 @@ static void select_backend(void)
 			return;
 		}
 	}
+	if (be->set_resend_hook)
+		be->set_resend_hook(umad_resent);
 	if (be->fini)
 		atexit(be->fini);
 	selected = be;

@@ -46,6 +46,9 @@ static inline int umad_fail_positive(int pos_errno)
 	return pos_errno;
 }
 
+/* A backend's resend of a request as it goes out (backend.h, set_resend_hook): captured (umad.c). */
+void umad_resent(int portid, const void *umad, size_t len);
+
 /* Best-port resolution (resolve.c).  Returns a malloc'ed name or NULL. */
 char *umad_resolve_ca_name(const char *ca_in, int *best_port, int enforce_smi);
 

@@ -27,6 +27,8 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/device_list.c \
 	libumad/umad_str.c \
 	libumad/dump.c \
+	libumad/project_note.c \
+	libumad/base/project_note.h \
 	libumad/base/backend.h \
 	libumad/base/umad_ioctl.h \
 	libumad/base/link_speed.h \
@@ -61,3 +63,21 @@ libumad_sim_la_LDFLAGS = -version-info 0:0:0 -no-undefined -Wl,-z,defs \
 else
 EXTRA_DIST += libumad/infiniband/umad_sim.h
 endif
+
+# After make install: ldconfig, so that programs find libibumad.so.3 in a
+# directory the loader's configuration names (/usr/local/lib) through its
+# cache; umad finds it without (its DT_RPATH).  Only for such a directory,
+# never under DESTDIR (a staged install); when not root, what to run is said.
+install-exec-hook: install-ldconfig
+install-ldconfig:
+	@dir='$(libdir)'; real=`realpath -m "$$dir" 2>/dev/null || echo "$$dir"`; \
+	if test -n '$(DESTDIR)' || test -z '$(LDCONFIG)'; then :; \
+	elif ! '$(LDCONFIG)' -v -N -X 2>/dev/null | grep -Eq "^($$dir|$$real):"; then \
+		echo "libumad: $$dir is not among the loader's configured directories: programs find libibumad.so.3 there with LD_LIBRARY_PATH=$$dir (umad finds it by itself)"; \
+	elif test "`id -u`" != 0; then \
+		echo "libumad: run '$(LDCONFIG)' as root, so that programs find libibumad.so.3 in $$dir (umad finds it by itself)"; \
+	else \
+		echo "libumad: $(LDCONFIG)"; '$(LDCONFIG)' || \
+		echo "libumad: $(LDCONFIG) failed: programs may find another libibumad.so.3 before $$dir's"; \
+	fi
+.PHONY: install-ldconfig

@@ -426,6 +426,17 @@ int umad_send(int portid, int agentid, void *umad, int length, int timeout_ms, i
 	return -EIO;
 }
 
+void umad_resent(int portid, const void *umad, size_t len)
+{
+	const struct ib_user_mad *mad = umad;
+	size_t hdr = umad_size();
+
+	/* Its TID is as on the wire already: no hi_tid to put in. */
+	if (umad_tap_on() && len >= hdr)
+		umad_tap_send_done(umad_tap_send_begin(portid, mad, hdr, len - hdr, mad->agent_id, 0,
+						       mad->timeout_ms, mad->retries), 1);
+}
+
 int umad_recv(int portid, void *umad, int *length, int timeout_ms)
 {
 	struct ib_user_mad *mad = umad;

@@ -6,7 +6,6 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -35,14 +34,66 @@ static int same_file(const struct stat *a, const struct stat *b)
 }
 
 /*
- * Create path anew and lock it; 0 and *fd, 1 when something is there
- * already (look and try again), or -errno.
+ * The bytes locked: every writer holds a read lock on PRESENCE_BYTE while
+ * it has the file open, and the write lock on WRITE_BYTE while it writes.
+ * Locks beyond the end of a file are allowed, and none of them is data.
+ */
+#define PRESENCE_BYTE	0
+#define WRITE_BYTE	1
+
+/*
+ * An open file description lock of type on one byte; 0 or -errno.  Where
+ * the file system has no such locks (ENOLCK, or a kernel without OFD
+ * locks: EINVAL), a file is captured into as if by one process at a time.
+ */
+static int lock_byte(int fd, short type, off_t byte, int wait)
+{
+	struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = byte, .l_len = 1 };
+	int r;
+
+	do
+		r = fcntl(fd, wait ? F_OFD_SETLKW : F_OFD_SETLK, &l);
+	while (r < 0 && errno == EINTR);
+	if (r < 0 && (errno == ENOLCK || errno == EINVAL || errno == EOPNOTSUPP || errno == ENOSYS))
+		return 0;
+	return r < 0 ? -errno : 0;
+}
+
+/* Does a process other than this description hold a presence lock?  For a read-only descriptor. */
+static int presence_elsewhere(int fd)
+{
+	struct flock l = { .l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = PRESENCE_BYTE,
+			   .l_len = 1 };
+
+	return fcntl(fd, F_OFD_GETLK, &l) == 0 && l.l_type != F_UNLCK;
+}
+
+int capture_file_lock(int fd)
+{
+	return lock_byte(fd, F_WRLCK, WRITE_BYTE, 1);
+}
+
+void capture_file_unlock(int fd)
+{
+	lock_byte(fd, F_UNLCK, WRITE_BYTE, 0);
+}
+
+/* Writes must not fail with EAGAIN: only the open needed not to block. */
+static void blocking(int fd)
+{
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+}
+
+/*
+ * Create path anew and hold its presence lock; 0 and *fd, 1 when something
+ * is there already (look and try again), or -errno.
  */
 static int create_locked(const char *path, int *fd, char *err, size_t errlen)
 {
 	struct stat opened, named;
 
-	*fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0600);
+	*fd = open(path, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC,
+		   0600);
 	if (*fd < 0) {
 		if (errno == EEXIST)
 			return 1;
@@ -50,9 +101,11 @@ static int create_locked(const char *path, int *fd, char *err, size_t errlen)
 	}
 	/*
 	 * Someone who found it before we locked it may be replacing it: then
-	 * the lock is theirs, or the name no longer leads to our file.
+	 * the lock is theirs, or the name no longer leads to our file.  The
+	 * lock is exclusive until the file is ready, then shared with others
+	 * who append.
 	 */
-	if (flock(*fd, LOCK_EX | LOCK_NB) < 0 || fstat(*fd, &opened) < 0 ||
+	if (lock_byte(*fd, F_WRLCK, PRESENCE_BYTE, 0) < 0 || fstat(*fd, &opened) < 0 ||
 	    lstat(path, &named) < 0 || !same_file(&opened, &named)) {
 		close(*fd);
 		*fd = -1;
@@ -68,8 +121,8 @@ static int create_locked(const char *path, int *fd, char *err, size_t errlen)
 		*fd = -1;
 		return r;
 	}
-	/* Writes must not fail with EAGAIN: only the open needed not to block. */
-	fcntl(*fd, F_SETFL, fcntl(*fd, F_GETFL) & ~O_NONBLOCK);
+	lock_byte(*fd, F_RDLCK, PRESENCE_BYTE, 0);	/* a downgrade: cannot fail */
+	blocking(*fd);
 	return 0;
 }
 
@@ -107,7 +160,7 @@ static int make_private_in_place(int fd, const struct stat *st, char *err, size_
 static int take_over(const char *path, int *fd, char *err, size_t errlen)
 {
 	struct stat st, named;
-	int r, old = open(path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	int r, old = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 
 	if (old < 0 && errno == EACCES)
 		old = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -117,13 +170,15 @@ static int take_over(const char *path, int *fd, char *err, size_t errlen)
 		close(old);
 		return 1;	/* it changed under us */
 	}
-	if (flock(old, LOCK_EX | LOCK_NB) < 0) {
+	r = (fcntl(old, F_GETFL) & O_ACCMODE) == O_RDWR ?
+	    lock_byte(old, F_WRLCK, PRESENCE_BYTE, 0) : presence_elsewhere(old) ? -EAGAIN : 0;
+	if (r < 0) {
 		close(old);
-		if (errno == EWOULDBLOCK)
+		if (r == -EAGAIN || r == -EACCES)
 			return fail(err, errlen, EBUSY,
 				    "another process is writing a capture into it "
 				    "(put %p in the name for a file per process)");
-		return fail(err, errlen, errno, strerror(errno));
+		return fail(err, errlen, -r, strerror(-r));
 	}
 	if (lstat(path, &named) < 0 || !same_file(&st, &named)) {
 		close(old);
@@ -146,7 +201,8 @@ static int take_over(const char *path, int *fd, char *err, size_t errlen)
 		close(old);
 		return r;
 	}
-	fcntl(old, F_SETFL, fcntl(old, F_GETFL) & ~O_NONBLOCK);
+	lock_byte(old, F_RDLCK, PRESENCE_BYTE, 0);
+	blocking(old);
 	*fd = old;
 	return 0;
 }
@@ -176,6 +232,86 @@ int capture_file_create(const char *path, char *err, size_t errlen)
 			return r;
 		if (r == 0 && fd >= 0)
 			return fd;
+	}
+	return fail(err, errlen, EBUSY, "it keeps changing under us");
+}
+
+/*
+ * Open the caller's own regular file at path to append to it, holding its
+ * presence lock: 0 and *fd, 1 to look again (it changed under us), or
+ * -errno.
+ */
+static int open_existing(const char *path, const struct stat *st, int *fd, char *err,
+			 size_t errlen)
+{
+	struct stat opened, named;
+	char what[192];
+	int r;
+
+	if (st->st_uid != geteuid()) {
+		snprintf(what, sizeof(what), "owned by user %u: the capture would be theirs to read "
+			 "(remove it, or choose another name)", (unsigned)st->st_uid);
+		return fail(err, errlen, EPERM, what);
+	}
+	*fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (*fd < 0)
+		return errno == ENOENT || errno == ELOOP ? 1 : fail(err, errlen, errno,
+								   strerror(errno));
+	/* Shared with other writers; waits only while a capture is being started afresh. */
+	r = fstat(*fd, &opened) < 0 ? -errno : lock_byte(*fd, F_RDLCK, PRESENCE_BYTE, 1);
+	if (r < 0) {
+		close(*fd);
+		*fd = -1;
+		return fail(err, errlen, -r, strerror(-r));
+	}
+	/* Replaced meanwhile (umad capture -w starting afresh): the new one is the capture. */
+	if (!S_ISREG(opened.st_mode) || opened.st_uid != geteuid() || lstat(path, &named) < 0 ||
+	    !same_file(&opened, &named)) {
+		close(*fd);
+		*fd = -1;
+		return 1;
+	}
+	if ((opened.st_mode & 07777) != 0600 && fchmod(*fd, 0600) < 0) {
+		r = not_private(err, errlen);
+		close(*fd);
+		*fd = -1;
+		return r;
+	}
+	blocking(*fd);
+	return 0;
+}
+
+int capture_file_append(const char *path, int *created, char *err, size_t errlen)
+{
+	struct stat st;
+	int attempt, fd = -1, r;
+
+	for (attempt = 0; attempt < 8; attempt++) {
+		if (lstat(path, &st) < 0) {
+			if (errno != ENOENT)
+				return fail(err, errlen, errno, strerror(errno));
+			r = create_locked(path, &fd, err, errlen);
+			if (r < 0 && r != -EBUSY)
+				return r;
+			if (r == 0) {
+				*created = 1;
+				return fd;
+			}
+			continue;	/* someone else created it first */
+		}
+		if (!S_ISREG(st.st_mode)) {
+			char what[96];
+
+			snprintf(what, sizeof(what), "%s, not a regular file", file_kind(st.st_mode));
+			return fail(err, errlen, S_ISDIR(st.st_mode) ? EISDIR : EEXIST, what);
+		}
+		r = open_existing(path, &st, &fd, err, errlen);
+		if (r < 0)
+			return r;
+		if (r == 0) {
+			*created = 0;
+			return fd;
+		}
 	}
 	return fail(err, errlen, EBUSY, "it keeps changing under us");
 }

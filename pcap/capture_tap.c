@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The in-library capture tap (UMAD_CAPTURE): one pcapng file per process.
+ * The in-library capture tap (UMAD_CAPTURE): each process adds sections of
+ * its own to one pcapng file (pcapng_append: whole blocks under the file's
+ * write lock, so processes writing at once never mix their blocks).  A
+ * forked child leaves its parent's MADs to the parent and, once it
+ * captures a MAD of its own, starts its own writer and sections.
  *
  * The threads that send and receive only copy each MAD, its umad header and
  * what the packet needs (LIDs, QP, P_Key, GID, time, packet id) into a ring;
@@ -124,6 +128,7 @@ static pthread_mutex_t write_lock = PTHREAD_MUTEX_INITIALIZER;
  */
 static struct pcapng_writer *writer;
 static char *capture_path;
+static char *capture_pattern;	/* the variable's value: %p is each process's own */
 static int file_state;
 static int redact;
 static uint64_t next_packet_id = 1;
@@ -313,11 +318,73 @@ void umad_tap_sync(void)
 		sync_upto(atomic_load(&senders.tail));
 }
 
-/* A forked child has no writer thread (and shares the file): it does not capture. */
+/*
+ * Across fork(): no lock is held by a thread the child will not have, and
+ * the child starts afresh.  Lock order: tap_lock, write_lock, wake_lock.
+ */
+static int restart_pending;	/* a forked child: a writer thread once it captures (tap_lock) */
+static int restart_ifaces;	/* the interfaces its new writer describes first */
+static void init_wake_up(void);
+static void drop_ring(void);
+
+/* Forget the records not yet written (a forked child's copies of its parent's). */
+static void drop_ring(void)
+{
+	uint64_t at, end = atomic_load(&senders.tail);
+
+	for (at = atomic_load(&taken.head); at < end; at++) {
+		free(ring[at % TAP_RING].big);
+		ring[at % TAP_RING].big = NULL;
+	}
+	atomic_store(&taken.head, end);
+	taken.flushed = end;
+	senders.head_seen = end;
+}
+
+static void before_fork(void)
+{
+	pthread_mutex_lock(&tap_lock);
+	pthread_mutex_lock(&write_lock);
+	pthread_mutex_lock(&wake_lock);
+}
+
+static void parent_after_fork(void)
+{
+	pthread_mutex_unlock(&wake_lock);
+	pthread_mutex_unlock(&write_lock);
+	pthread_mutex_unlock(&tap_lock);
+}
+
+/*
+ * A forked child has no writer thread, and its copies of the ring and of
+ * the writer's batch hold the parent's MADs, which the parent writes: they
+ * are dropped, never written twice.  The child's own MADs go into sections
+ * of its own (its own file, with %p), by a writer started when it first
+ * captures one; the ports it inherited keep their interfaces.
+ */
 static void child_after_fork(void)
 {
-	atomic_store(&umad_tap_enabled, 0);
-	writer_running = 0;
+	if (writer_running) {
+		drop_ring();
+		if (writer)
+			pcapng_discard(writer);
+		writer = NULL;
+		file_state = 0;
+		write_error = 0;
+		writer_running = 0;
+		atomic_store(&writer_sleeping, WRITER_AWAKE);
+		atomic_store(&writer_kicked, 0);
+		restart_ifaces = n_ifaces;
+		if (capture_file_name(capture_pattern, getpid(), capture_path, PATH_MAX) < 0)
+			atomic_store(&umad_tap_enabled, 0);
+		else
+			restart_pending = atomic_load(&umad_tap_enabled);
+	}
+	/* Its waiters were the parent's threads. */
+	init_wake_up();
+	pthread_mutex_unlock(&wake_lock);
+	pthread_mutex_unlock(&write_lock);
+	pthread_mutex_unlock(&tap_lock);
 }
 
 /* The CPUs the process may use, when more than one: the writer is kept off the sender's. */
@@ -420,14 +487,19 @@ static void populate_ahead(void)
 static void open_file(void)
 {
 	char why[256];
-	struct pcapng_writer *w = pcapng_create(capture_path, "libumad capture tap", why,
+	struct pcapng_writer *w = pcapng_append(capture_path, "libumad capture tap", why,
 						sizeof(why));
+	int i;
 
 	pthread_mutex_lock(&write_lock);
 	if (w) {
 		writer = w;
 		pcapng_set_batching(writer, 1);
 		file_state = 1;
+		/* A forked child's inherited ports: described before its own records. */
+		for (i = 0; i < restart_ifaces; i++)
+			note_write_error(pcapng_add_interface(writer, ifaces[i].name, "umad port") < 0 ?
+					 -ENOSPC : 0);
 	} else {
 		fprintf(stderr, "libumad: %s=%s: %s; not capturing\n", capture_variable, capture_path,
 			why);
@@ -450,6 +522,25 @@ static void init_wake_up(void)
 	}
 }
 
+/* The writer thread, off on its own; 0 or an errno.  tap_lock held, or at start. */
+static int start_writer_thread(void)
+{
+	pthread_attr_t attr;
+	int err = pthread_attr_init(&attr);
+
+	if (err)
+		return err;
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	/* Nobody joins it: at exit the application's thread writes the rest and exit() ends it. */
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	start_elsewhere(&attr);
+	err = pthread_create(&writer_thread, &attr, writer_main, NULL);
+	pthread_attr_destroy(&attr);
+	if (!err)
+		writer_running = 1;
+	return err;
+}
+
 /*
  * The application's share of starting: the ring's address space and the
  * writer thread.  Whatever else can wait is the writer thread's (open_file).
@@ -458,13 +549,13 @@ static void start(void)
 {
 	const char *path = getenv(capture_variable);
 	const char *r = getenv("UMAD_CAPTURE_REDACT");
-	pthread_attr_t attr;
 	int err;
 
 	if (!path || !*path)
 		return;
-	/* %p: one file per process, for several processes capturing at once. */
+	/* %p: one file per process, should a file per process be wanted. */
 	capture_path = malloc(PATH_MAX);
+	capture_pattern = strdup(path);
 	if (capture_path && capture_file_name(path, getpid(), capture_path, PATH_MAX) < 0) {
 		fprintf(stderr, "libumad: %s=%s: the name is too long; not capturing\n",
 			capture_variable, path);
@@ -477,15 +568,10 @@ static void start(void)
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (ring == MAP_FAILED)
 		ring = NULL;
-	err = ring && capture_path ? pthread_attr_init(&attr) : ENOMEM;
+	err = ring && capture_path && capture_pattern ? 0 : ENOMEM;
 	if (!err) {
 		init_wake_up();
-		pthread_attr_setstacksize(&attr, 256 * 1024);
-		/* Nobody joins it: at exit the application's thread writes the rest and exit() ends it. */
-		pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-		start_elsewhere(&attr);
-		err = pthread_create(&writer_thread, &attr, writer_main, NULL);
-		pthread_attr_destroy(&attr);
+		err = start_writer_thread();
 	}
 	if (err) {
 		fprintf(stderr, "libumad: %s=%s: cannot start the capture writer: %s; not capturing\n",
@@ -497,14 +583,27 @@ static void start(void)
 		capture_path = NULL;
 		return;
 	}
-	writer_running = 1;
 	atexit(stop_writer);
-	pthread_atfork(NULL, NULL, child_after_fork);
+	pthread_atfork(before_fork, parent_after_fork, child_after_fork);
 	/* Unless the writer thread has already failed to create the file. */
 	pthread_mutex_lock(&write_lock);
 	if (file_state >= 0)
 		atomic_store(&umad_tap_enabled, 1);
 	pthread_mutex_unlock(&write_lock);
+}
+
+/* A forked child's first record: its own writer thread, or no capture if none can start. */
+static void restart_in_child(void)
+{
+	int err;
+
+	restart_pending = 0;
+	err = start_writer_thread();
+	if (err) {
+		fprintf(stderr, "libumad: %s=%s: cannot start the capture writer: %s; not capturing\n",
+			capture_variable, capture_path, strerror(err));
+		atomic_store(&umad_tap_enabled, 0);
+	}
 }
 
 /*
@@ -517,6 +616,8 @@ static struct tap_record *reserve(void)
 {
 	uint64_t at = atomic_load_explicit(&senders.tail, memory_order_relaxed);
 
+	if (!writer_running && restart_pending)
+		restart_in_child();
 	while (at - senders.head_seen == TAP_RING && !atomic_load(&writer_stopping)) {
 		senders.head_seen = atomic_load_explicit(&taken.head, memory_order_acquire);
 		if (at - senders.head_seen == TAP_RING)
@@ -806,10 +907,20 @@ static uint64_t now_ns(void)
 
 static void note_write_error(int r)
 {
+	const char *why = r == -EBADMSG && writer ? pcapng_error(writer) : NULL;
+
 	if (r < 0 && !write_error) {
 		write_error = -r;
-		fprintf(stderr, "libumad: capture: cannot write: %s; the capture is incomplete\n",
-			strerror(-r));
+		fprintf(stderr, "libumad: capture: %s: cannot write: %s; the capture is incomplete\n",
+			capture_path, why ? why : strerror(-r));
+	}
+	/*
+	 * Another program left the file's end torn: nothing more of ours could
+	 * be read, so nothing more is written (write_lock held).
+	 */
+	if (r == -EBADMSG) {
+		file_state = -1;
+		atomic_store(&umad_tap_enabled, 0);
 	}
 }
 

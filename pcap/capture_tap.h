@@ -2,7 +2,9 @@
 /*
  * The capture tap inside libibumad: with UMAD_CAPTURE=FILE every MAD sent
  * and received through the public API (and every send timeout) is written
- * to FILE as pcapng that stock Wireshark decodes, whatever the backend.
+ * to FILE as pcapng that stock Wireshark decodes, whatever the backend, in
+ * sections of the process's own appended to what FILE holds (a forked
+ * child's in sections of its own).
  * UMAD_CAPTURE_REDACT=1 zeroes M_Keys, SM_Keys and SA keys in the file.
  */
 #ifndef LIBUMAD_CAPTURE_TAP_H

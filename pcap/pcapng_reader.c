@@ -74,6 +74,8 @@ struct capture_reader {
 	long pos;			/* the file offset of buf[head] */
 	long body_at;			/* the file offset of body */
 	char comment[1024];
+	unsigned long section;		/* section headers read so far */
+	uint64_t writer;		/* the current section's writer (capture_record) */
 	int in_packet;			/* messages name the packet (packets) being read */
 	/* What the file held, for a file with no MAD to say why. */
 	int other_linktype;		/* the first non-ERF link type seen, or -1 */
@@ -551,6 +553,25 @@ static void epb_option(struct capture_reader *r, uint16_t code, const uint8_t *v
 	}
 }
 
+/* 64-bit FNV-1a: a section comment's writer id. */
+static uint64_t fnv1a(const uint8_t *p, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	while (n--)
+		h = (h ^ *p++) * 0x100000001b3ull;
+	return h;
+}
+
+static void shb_option(struct capture_reader *r, uint16_t code, const uint8_t *v, uint16_t len,
+		       void *arg)
+{
+	(void)arg;
+	/* The first comment names the writer: the same in each of its sections. */
+	if (code == PCAPNG_OPT_COMMENT && !(r->writer & CAPTURE_WRITER_NAMED))
+		r->writer = fnv1a(v, len) | CAPTURE_WRITER_NAMED;
+}
+
 /* The section header whose first 8 bytes are h: 0, or -1 with why in err. */
 static int section_header(struct capture_reader *r, const uint8_t *h, char *err, size_t errlen)
 {
@@ -591,6 +612,15 @@ static int section_header(struct capture_reader *r, const uint8_t *h, char *err,
 		say(err, errlen, r, "section header lengths at its two ends differ");
 		return -1;
 	}
+	/*
+	 * A section without a comment is its own writer's.  Options are only
+	 * looked at for that comment: a section header whose options do not
+	 * read is taken as it was before they were, without one.
+	 */
+	r->section++;
+	r->writer = r->section;
+	(void)read_options(r, r->body + PCAPNG_SHB_MIN - PCAPNG_BLOCK_MIN - 4,
+			   r->body + total - PCAPNG_BLOCK_MIN - 4, shb_option, NULL, NULL, 0);
 	return 0;
 }
 
@@ -677,6 +707,8 @@ static int packet_block(struct capture_reader *r, uint32_t type, uint32_t total,
 		return got;
 	rec->iface = (int)id;
 	rec->iface_name = i->name;
+	rec->section = r->section;
+	rec->writer = r->writer;
 	rec->ts_ns = i->ts_per_second == 1000000000u ? ts :
 		     ts / i->ts_per_second * 1000000000u +
 		     ts % i->ts_per_second * 1000000000u / i->ts_per_second;

@@ -28,7 +28,20 @@ struct capture_record {
 	const char *comment;		/* "" when none */
 	uint64_t packet_id;		/* 0 when none */
 	uint64_t packet_at;		/* the file offset the packet starts at */
+	/*
+	 * The pcapng section (from 1; 0 in classic pcap), and whose it is: one
+	 * process writing with others has several sections, each with its
+	 * interfaces numbered as in the others, and the same comment in their
+	 * section headers (pcapng_writer.h).  writer is a hash of that comment
+	 * with CAPTURE_WRITER_NAMED set, or the section's number for a section
+	 * without one: records of one writer share it, so interface ids and
+	 * TIDs are to be compared between records of the same writer only.
+	 */
+	unsigned long section;
+	uint64_t writer;
 };
+
+#define CAPTURE_WRITER_NAMED	(1ull << 63)
 
 /* Open path; NULL with the reason in err (size errlen). */
 struct capture_reader *capture_open(const char *path, char *err, size_t errlen);

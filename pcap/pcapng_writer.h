@@ -1,13 +1,22 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * A minimal pcapng writer for MAD captures: one section, one interface per
- * (CA, port), every packet an ERF type 21 (InfiniBand) record, which stock
- * Wireshark decodes.  No block crosses a 4 KiB page of the file (a filler
- * block of a local-use type, which readers skip, takes the rest of a page),
- * and the kernel stops a killed writer only between pages: so a process
- * killed mid-capture leaves a file readable up to its last whole block.
- * With batching on, blocks are gathered and written 256 KiB at a time,
- * each write ending on a multiple of 256 KiB in the file.
+ * A minimal pcapng writer for MAD captures: a section of its own, one
+ * interface per (CA, port), every packet an ERF type 21 (InfiniBand)
+ * record, which stock Wireshark decodes.  No block crosses a 4 KiB page of
+ * the file (a filler block of a local-use type, which readers skip, takes
+ * the rest of a page), and the kernel stops a killed writer only between
+ * pages: so a process killed mid-capture leaves a file readable up to its
+ * last whole block.  With batching on, blocks are gathered and written
+ * 256 KiB at a time, each write ending on a multiple of 256 KiB in the file.
+ *
+ * Several writers, in one process or several, may share a file: each write
+ * is of whole blocks, under the file's write lock (capture_file.h).  When
+ * another writer wrote since a writer's last write, the file's last section
+ * is not the writer's: its write then begins a new section, its section
+ * header and the interface blocks it wrote so far again (interfaces keep
+ * their numbers), then what it gathered.  A writer's section header carries
+ * the comment "pid=PID start=SECONDS.NANOSECONDS", the same in each of its
+ * sections, by which readers tell whose a section is.
  */
 #ifndef LIBUMAD_PCAPNG_WRITER_H
 #define LIBUMAD_PCAPNG_WRITER_H
@@ -26,6 +35,18 @@ struct pcapng_writer;
  */
 struct pcapng_writer *pcapng_create(const char *path, const char *application, char *err,
 				    size_t errlen);
+/*
+ * Open path as capture_file_append() does, to add sections to what it
+ * holds (created if missing), and gather the section header; NULL with
+ * errno set and why in err.  A file that is not empty must begin with a
+ * pcapng section header in this machine's byte order and end with a whole
+ * block in it (EEXIST, EBADMSG): what would follow anything else could not
+ * be read.
+ */
+struct pcapng_writer *pcapng_append(const char *path, const char *application, char *err,
+				    size_t errlen);
+/* Why the last write failed with -EBADMSG (the file's end is not a whole block), or NULL. */
+const char *pcapng_error(const struct pcapng_writer *w);
 /* Add an interface named e.g. "mlx5_0:1"; returns its id (>= 0) or -errno. */
 int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *description);
 /*
@@ -54,5 +75,7 @@ int pcapng_flush(struct pcapng_writer *w);
 int pcapng_flush_aligned(struct pcapng_writer *w);
 /* Close the file (flushing first); 0 or -errno. */
 int pcapng_close(struct pcapng_writer *w);
+/* Close the file writing nothing more, what is gathered dropped (a forked child's copy). */
+void pcapng_discard(struct pcapng_writer *w);
 
 #endif /* LIBUMAD_PCAPNG_WRITER_H */

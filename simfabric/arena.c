@@ -24,15 +24,26 @@
 /* Blocks this big start on a page, so that their untouched tail takes no memory. */
 #define ARENA_BIG	ARENA_PAGE
 
-/* At the start of the memory file: what every process maps and checks. */
+/*
+ * At the start of the memory file, alone on its page (the model starts on
+ * the next one): what every process maps and checks.  Any process that
+ * maps it can write over it, so each keeps its own copy of what it must
+ * not change (sim_arena) and checks the shared one whenever it takes the
+ * lock (header_damage).
+ */
 struct arena_header {
 	uint64_t magic;
 	uint64_t base;			/* where every process maps it */
 	uint64_t size;
-	uint64_t used;			/* bytes handed out from the start, this header included */
+	uint64_t used;			/* bytes handed out from the start, this page included */
 	uint64_t root;
+	uint64_t root_size;		/* the root object's bytes, which never change once set */
 	pthread_mutex_t lock;		/* robust, process-shared */
 };
+_Static_assert(sizeof(struct arena_header) <= 4096, "the header fits its page");
+
+/* The root object's bytes this process keeps a copy of, to see them written over. */
+#define ROOT_COPY_MAX	256u
 
 /*
  * The arena's file is sized once, whole (sparse), and sealed: a process it
@@ -51,12 +62,16 @@ struct block_head {
 	uint64_t pad;
 };
 
-/* This process's view of one arena. */
+/* This process's view of one arena, and its own copy of what the header must say. */
 struct sim_arena {
 	struct arena_header *h;
 	size_t size;
 	int fd;
 	unsigned users;			/* attach calls of this process not yet released */
+	uint64_t root, root_size;
+	uint8_t root_copy[ROOT_COPY_MAX];
+	uint64_t used_seen;		/* used only grows: what it was when last seen */
+	char damage[160];		/* why the header was found written over; "" while it was not */
 };
 
 /*
@@ -154,7 +169,7 @@ int sim_arena_create(size_t size, struct sim_arena **out)
 	a->h->magic = ARENA_MAGIC;
 	a->h->base = (uintptr_t)m;
 	a->h->size = size;
-	a->h->used = (sizeof(*a->h) + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+	a->h->used = a->used_seen = ARENA_PAGE;
 	pthread_mutexattr_init(&attr);
 	pthread_mutexattr_setpshared(&attr, PTHREAD_PROCESS_SHARED);
 	pthread_mutexattr_setrobust(&attr, PTHREAD_MUTEX_ROBUST);
@@ -255,6 +270,22 @@ int sim_arena_attach(int fd, uint64_t base, struct sim_arena **out, struct umad_
 	a->h = h;
 	a->size = (size_t)st.st_size;
 	a->users = 1;
+	a->used_seen = h->used;
+	a->root = h->root;
+	a->root_size = h->root_size;
+	/* The header as found must make sense before anything it says is used. */
+	if (a->used_seen < ARENA_PAGE || a->used_seen > a->size ||
+	    (a->root && (a->root_size > ROOT_COPY_MAX || a->root < base + ARENA_PAGE ||
+			 !sim_arena_holds(a, (void *)(uintptr_t)a->root, a->root_size)))) {
+		umad_err_set(err, -EINVAL, "its arena's header is not one (used %llu, root 0x%llx "
+			     "of %llu bytes)", (unsigned long long)a->used_seen,
+			     (unsigned long long)a->root, (unsigned long long)a->root_size);
+		munmap(h, a->size);
+		free(a);
+		return -EINVAL;
+	}
+	if (a->root)
+		memcpy(a->root_copy, (void *)(uintptr_t)a->root, a->root_size);
 	a->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	r = a->fd < 0 ? -errno : remember(a);
 	if (r < 0) {
@@ -307,12 +338,49 @@ int sim_arena_holds(const struct sim_arena *a, const void *p, size_t len)
 
 void *sim_arena_root(const struct sim_arena *a)
 {
-	return (void *)(uintptr_t)a->h->root;
+	return (void *)(uintptr_t)a->root;
 }
 
-void sim_arena_set_root(struct sim_arena *a, void *root)
+int sim_arena_set_root(struct sim_arena *a, void *root, size_t size)
 {
-	a->h->root = (uintptr_t)root;
+	if (!sim_arena_holds(a, root, size) || (uintptr_t)root < (uintptr_t)a->h + ARENA_PAGE ||
+	    size > ROOT_COPY_MAX)
+		return -EINVAL;
+	a->root = a->h->root = (uintptr_t)root;
+	a->root_size = a->h->root_size = size;
+	memcpy(a->root_copy, root, size);
+	return 0;
+}
+
+/*
+ * Is the shared header still what this process knows it to be?  "" when
+ * it is, else what was found (into a->damage).  Its size, base and root
+ * never change; used only grows, within the arena; the root's bytes stay
+ * as they were set.
+ */
+static const char *header_damage(struct sim_arena *a)
+{
+	const struct arena_header *h = a->h;
+	uint64_t used = h->used;
+
+	if (a->damage[0])
+		return a->damage;
+	if (h->magic != ARENA_MAGIC || h->base != (uintptr_t)h || h->size != a->size)
+		snprintf(a->damage, sizeof(a->damage), "its header no longer names the arena "
+			 "(magic 0x%llx, base 0x%llx, size %llu)", (unsigned long long)h->magic,
+			 (unsigned long long)h->base, (unsigned long long)h->size);
+	else if (used < a->used_seen || used > a->size)
+		snprintf(a->damage, sizeof(a->damage), "the bytes it has handed out went from %llu "
+			 "to %llu (of %zu)", (unsigned long long)a->used_seen,
+			 (unsigned long long)used, a->size);
+	else if (h->root != a->root || h->root_size != a->root_size ||
+		 (a->root && memcmp((const void *)(uintptr_t)a->root, a->root_copy,
+				    a->root_size) != 0))
+		snprintf(a->damage, sizeof(a->damage), "the fabric's root object at 0x%llx was "
+			 "written over", (unsigned long long)a->root);
+	else
+		a->used_seen = used;
+	return a->damage;
 }
 
 int sim_arena_lock(struct sim_arena *a)
@@ -323,7 +391,22 @@ int sim_arena_lock(struct sim_arena *a)
 	if (r == EOWNERDEAD)
 		r = pthread_mutex_consistent(&a->h->lock);
 	/* Whatever else went wrong (its memory written over, most likely), it is of no use now. */
-	return r ? -ENOTRECOVERABLE : 0;
+	if (r) {
+		if (!a->damage[0])
+			snprintf(a->damage, sizeof(a->damage), "its lock cannot be taken (%s)",
+				 strerror(r));
+		return -ENOTRECOVERABLE;
+	}
+	if (header_damage(a)[0]) {
+		pthread_mutex_unlock(&a->h->lock);
+		return -ENOTRECOVERABLE;
+	}
+	return 0;
+}
+
+const char *sim_arena_damage(const struct sim_arena *a)
+{
+	return a->damage;
 }
 
 void sim_arena_unlock(struct sim_arena *a)
@@ -334,15 +417,18 @@ void sim_arena_unlock(struct sim_arena *a)
 void *sim_arena_alloc(struct sim_arena *a, size_t size)
 {
 	uint64_t align = size >= ARENA_BIG ? ARENA_PAGE : ARENA_ALIGN;
-	uint64_t start = a->h->used + sizeof(struct block_head);
+	uint64_t used = a->h->used, start = used + sizeof(struct block_head);
 	struct block_head *b;
 
+	/* Never below what was handed out already, nor past the end, whatever the header says. */
+	if (a->damage[0] || used < a->used_seen || used > a->size)
+		return NULL;
 	start = (start + align - 1) / align * align;
 	if (start > a->size || size > a->size - start)
 		return NULL;
 	b = (struct block_head *)((uint8_t *)a->h + start) - 1;
 	b->size = size;
-	a->h->used = start + (size + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
+	a->h->used = a->used_seen = start + (size + ARENA_ALIGN - 1) / ARENA_ALIGN * ARENA_ALIGN;
 	/* Fresh pages of the memory file read as zeros: nothing to clear. */
 	return b + 1;
 }

@@ -51,21 +51,43 @@ uint64_t sim_arena_base(const struct sim_arena *a);
 /* Is p inside the arena (a pointer a client may follow)? */
 int sim_arena_holds(const struct sim_arena *a, const void *p, size_t len);
 
-/* The root object the creator stored (the fabric), or NULL. */
+/*
+ * The root object the creator stored (the fabric), or NULL: this
+ * process's own copy of where it is, never the shared header's.
+ */
 void *sim_arena_root(const struct sim_arena *a);
-void sim_arena_set_root(struct sim_arena *a, void *root);
+/*
+ * Store the root object, size bytes inside the arena past its header's
+ * page (256 at most), whose bytes never change from now on: every
+ * process keeps a copy and checks them when it takes the lock.  0, or
+ * -EINVAL.
+ */
+int sim_arena_set_root(struct sim_arena *a, void *root, size_t size);
 
 /*
  * The lock every process takes around any access to the model inside.
  * A holder that died is survived: its half-done change stays as it was.
- * 0, or -ENOTRECOVERABLE when the lock cannot be had (left inconsistent,
- * or its memory written over): the caller then must not touch the model,
- * and says so.
+ * Once taken, the shared header is checked against what this process
+ * knows of it (each process keeps its own copy: the arena's base and
+ * size, the root and its bytes, and how much was handed out, which only
+ * grows).  0, or -ENOTRECOVERABLE when the lock cannot be had (left
+ * inconsistent, or its memory written over) or the header was written
+ * over (zeroed through a mapping, or a hole punched in the file): the
+ * caller then must not touch the model, and says so (sim_arena_damage
+ * tells what was found).  Once written over, it stays so for this process.
  */
 int sim_arena_lock(struct sim_arena *a) __attribute__((warn_unused_result));
 void sim_arena_unlock(struct sim_arena *a);
 
-/* Zeroed memory in the arena; NULL when full.  Caller holds the lock (or is alone). */
+/* Why sim_arena_lock failed ("" while it has not). */
+const char *sim_arena_damage(const struct sim_arena *a);
+
+/*
+ * Zeroed memory in the arena; NULL when full, or when the header's count
+ * of what was handed out went back or past the end, or sim_arena_lock
+ * found the header written over.
+ * Caller holds the lock (or is alone).
+ */
 void *sim_arena_alloc(struct sim_arena *a, size_t size);
 
 /* --- the model's allocator --------------------------------------------------------- */

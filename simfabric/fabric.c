@@ -18,7 +18,18 @@ struct sim_fabric *sim_fabric_new_in(struct sim_arena *arena)
 {
 	struct sim_fabric *f = arena ? sim_arena_alloc(arena, sizeof(*f)) : calloc(1, sizeof(*f));
 
-	/* The LID index (some 440 KB) comes with the first LID an SM sets. */
+	/*
+	 * The LID index (some 440 KB) comes with the first LID an SM sets; in
+	 * an arena it comes now (pages untouched take no memory), so that
+	 * the fabric's root object never changes once loaded and every
+	 * process can check it was not written over (sim_arena_set_root).
+	 */
+	if (f && arena) {
+		f->by_lid = sim_arena_alloc(arena, LID_INDEX_SIZE * sizeof(*f->by_lid));
+		f->port_of_lid = sim_arena_alloc(arena, LID_INDEX_SIZE);
+		if (!f->by_lid || !f->port_of_lid)
+			return NULL;
+	}
 	return f;
 }
 

@@ -22,6 +22,9 @@ static const char magic[8] = { 'U', 'M', 'A', 'D', '-', 'F', 'A', 'B' };
 #define HELLO_LEN	(2u + FABRIC_AUTH_NONCE_LEN)
 #define PROOF_LEN	32u		/* HMAC-SHA256 */
 
+_Static_assert(FABRIC_AUTH_REFUSAL_MAX == PREAMBLE_LEN + HEADER_LEN + FABRIC_AUTH_REASON_MAX,
+	       "fabric_auth.h's FABRIC_AUTH_REFUSAL_MAX is a preamble and a refusal");
+
 enum record_type {
 	REC_HELLO = 'H',
 	REC_PROOF = 'P',
@@ -173,7 +176,43 @@ static void take_reason(struct fabric_auth *a, const uint8_t *body, size_t len)
 	for (i = 0; i < len; i++)
 		reason[i] = body[i] >= 0x20 && body[i] < 0x7f ? (char)body[i] : '?';
 	reason[len] = '\0';
-	fail(a, -ECONNREFUSED, "%s refused the handshake: %s", peer_role(a), reason);
+	if (a->role == FABRIC_AUTH_CLIENT &&
+	    strncmp(reason, FABRIC_AUTH_BUSY, strlen(FABRIC_AUTH_BUSY)) == 0)
+		fail(a, -EAGAIN, "%s is busy: %s", peer_role(a), reason + strlen(FABRIC_AUTH_BUSY));
+	else
+		fail(a, -ECONNREFUSED, "%s refused the handshake: %s", peer_role(a), reason);
+}
+
+/* FABRIC_AUTH_BUSY and why, cut to a reason's length, into reason (FABRIC_AUTH_REASON_MAX + 1). */
+static size_t busy_reason(const char *why, char *reason)
+{
+	int n = snprintf(reason, FABRIC_AUTH_REASON_MAX + 1, "%s%s", FABRIC_AUTH_BUSY, why);
+
+	return n < 0 ? 0 : n > FABRIC_AUTH_REASON_MAX ? FABRIC_AUTH_REASON_MAX : (size_t)n;
+}
+
+size_t fabric_auth_busy_bytes(const char *why, uint8_t buf[FABRIC_AUTH_REFUSAL_MAX])
+{
+	char reason[FABRIC_AUTH_REASON_MAX + 1];
+	size_t len = busy_reason(why, reason);
+
+	memcpy(buf, magic, sizeof(magic));
+	put_be16(buf + sizeof(magic), FABRIC_AUTH_VERSION);
+	buf[PREAMBLE_LEN] = REC_REFUSE;
+	buf[PREAMBLE_LEN + 1] = 0;
+	put_be16(buf + PREAMBLE_LEN + 2, (unsigned)len);
+	memcpy(buf + PREAMBLE_LEN + HEADER_LEN, reason, len);
+	return PREAMBLE_LEN + HEADER_LEN + len;
+}
+
+void fabric_auth_give_up_busy(struct fabric_auth *a, const char *why)
+{
+	char reason[FABRIC_AUTH_REASON_MAX + 1];
+
+	if (a->rc != 0)
+		return;
+	busy_reason(why, reason);
+	refuse(a, -EAGAIN, reason, "gave the handshake with %s up: %s", peer_role(a), why);
 }
 
 static const char *record_name(uint8_t type)

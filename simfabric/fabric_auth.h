@@ -17,7 +17,11 @@
  *                 (the sender's role; no NUL)
  *     'K' ok      empty: the client accepts the server's proof
  *     'R' refuse  why, 1 to FABRIC_AUTH_REASON_MAX bytes of text; the
- *                 sender closes the connection after it
+ *                 sender closes the connection after it.  A server's
+ *                 reason that begins FABRIC_AUTH_BUSY ("busy: ") means it
+ *                 has no handshake slot for this peer now (its address
+ *                 holds its share of them, or a slot was taken for a
+ *                 newcomer): the client may try again (-EAGAIN)
  *
  * The order: both sides send their preamble and hello at once.  The
  * client sends its proof on the server's hello.  The server checks it and
@@ -37,6 +41,7 @@
  *
  * Errors: -EKEYREJECTED the peer's proof is wrong (it does not know the
  * key), -ECONNREFUSED the peer refused (its reason is in the message),
+ * -EAGAIN the server was busy (a refusal with FABRIC_AUTH_BUSY),
  * -EPROTO not this handshake or a malformed one, -EPROTONOSUPPORT another
  * version, -ETIMEDOUT not done in time, -ECONNRESET the peer closed the
  * connection, else a socket's or getrandom's -errno.  The messages name
@@ -47,6 +52,7 @@
 #define SIMFABRIC_FABRIC_AUTH_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "libumad/base/errbuf.h"
 #include "simfabric/fabric_key.h"
@@ -55,6 +61,9 @@
 #define FABRIC_AUTH_NONCE_LEN	32
 #define FABRIC_AUTH_REASON_MAX	255
 #define FABRIC_AUTH_TIMEOUT_MS	10000	/* a handshake's time, unless told otherwise */
+#define FABRIC_AUTH_BUSY	"busy: "	/* a refusal that is worth trying again */
+/* The preamble and a refusal record, whole (fabric_auth_refusal_bytes). */
+#define FABRIC_AUTH_REFUSAL_MAX	(8 + 2 + 4 + FABRIC_AUTH_REASON_MAX)
 
 enum fabric_auth_role {
 	FABRIC_AUTH_CLIENT,
@@ -106,6 +115,21 @@ const char *fabric_auth_error(const struct fabric_auth *a);
  */
 int fabric_auth_handshake(int fd, enum fabric_auth_role role, const struct fabric_key *key,
 			  int timeout_ms, struct umad_err *err);
+
+/*
+ * A server turns a connection away before its handshake began: the
+ * preamble and a refusal with FABRIC_AUTH_BUSY and why (cut to fit), as a
+ * handshake would begin, written into buf (FABRIC_AUTH_REFUSAL_MAX bytes):
+ * how many bytes.
+ */
+size_t fabric_auth_busy_bytes(const char *why, uint8_t buf[FABRIC_AUTH_REFUSAL_MAX]);
+
+/*
+ * This side gives a handshake under way up for want of room: it fails
+ * with -EAGAIN, and the peer is sent a refusal with FABRIC_AUTH_BUSY and
+ * why (fabric_auth_step sends it).  Nothing when it is over already.
+ */
+void fabric_auth_give_up_busy(struct fabric_auth *a, const char *why);
 
 /*
  * The same machine over bytes, for callers that move them themselves

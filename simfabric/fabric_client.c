@@ -11,6 +11,7 @@
 #include <linux/futex.h>
 #include <poll.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -138,32 +139,49 @@ static int connect_to(const char *path, int64_t deadline, struct umad_err *err)
 	return fd;
 }
 
+/* A server that was busy is asked again after this long, doubled each time up to the most. */
+#define BUSY_RETRY_FIRST_MS	10
+#define BUSY_RETRY_MOST_MS	500
+
 /*
  * Over TCP: connect to addr and prove, both ways, that this end and the
- * server hold the key, by deadline.  The connected socket (blocking), or
- * -errno with why.
+ * server hold the key, by deadline.  A server busy with other handshakes
+ * (fabric_auth.h's FABRIC_AUTH_BUSY) is asked again until the deadline.
+ * The connected socket (blocking), or -errno with why.
  */
 static int connect_tcp(const char *where, const struct fabric_tcp_addr *a,
 		       const struct fabric_key *key, int64_t deadline, struct umad_err *err)
 {
-	int64_t left = deadline - now_ms();
-	int fd, r;
+	unsigned wait_ms = BUSY_RETRY_FIRST_MS;
 
-	if (left <= 0)
-		left = 1;
-	fd = fabric_tcp_connect(a, (int)left, err);
-	if (fd < 0)
-		return umad_err_prefix(err, fd, "cannot connect to the fabric at %s: ", where);
-	left = deadline - now_ms();
-	r = fabric_tcp_tune(fd, err);
-	if (r == 0)
-		r = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key, left > 0 ? (int)left : 1,
-					  err);
-	if (r < 0) {
+	for (;;) {
+		int64_t left = deadline - now_ms();
+		uint32_t jitter;
+		int fd, r;
+
+		if (left <= 0)
+			left = 1;
+		fd = fabric_tcp_connect(a, (int)left, err);
+		if (fd < 0)
+			return umad_err_prefix(err, fd, "cannot connect to the fabric at %s: ",
+					       where);
+		left = deadline - now_ms();
+		r = fabric_tcp_tune(fd, err);
+		if (r == 0)
+			r = fabric_auth_handshake(fd, FABRIC_AUTH_CLIENT, key,
+						  left > 0 ? (int)left : 1, err);
+		if (r == 0)
+			return fd;
 		close(fd);
-		return umad_err_prefix(err, r, "the fabric at %s: ", where);
+		left = deadline - now_ms();
+		if (r != -EAGAIN || left <= wait_ms)
+			return umad_err_prefix(err, r, "the fabric at %s: ", where);
+		/* Clients turned away at once do not all come back at once. */
+		if (getrandom(&jitter, sizeof(jitter), GRND_NONBLOCK) != sizeof(jitter))
+			jitter = (uint32_t)now_ms();
+		poll(NULL, 0, (int)(wait_ms / 2 + jitter % (wait_ms / 2 + 1)));
+		wait_ms = wait_ms * 2 > BUSY_RETRY_MOST_MS ? BUSY_RETRY_MOST_MS : wait_ms * 2;
 	}
-	return fd;
 }
 
 /* A message into in from fd by deadline: 1, or -ETIMEDOUT, or -errno (fp_recv_message's). */

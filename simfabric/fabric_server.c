@@ -29,6 +29,7 @@
 #include "simfabric/fabric_tcp.h"
 #include "simfabric/fabric_trust.h"
 #include "simfabric/fault.h"
+#include "simfabric/handshake_share.h"
 #include "simfabric/hosting.h"
 #include "simfabric/net.h"
 #include "simfabric/topology.h"
@@ -43,11 +44,14 @@
 /* How much of a long message one round reads from a client, so that the others are served meanwhile. */
 #define READ_SLICE	(1u << 20)
 /*
- * TCP connections whose handshake is not done, at most: past it a new one
- * is closed at once, so that peers that never finish (each holds a slot
- * for FABRIC_AUTH_TIMEOUT_MS) cannot take every descriptor.
+ * TCP connections whose handshake is not done are bounded, overall and
+ * per source address (handshake_share.h), so that peers that never finish
+ * (each holds a slot for FABRIC_AUTH_TIMEOUT_MS) can neither take every
+ * descriptor nor keep other clients out.  Their failures are told in the
+ * log at most once in this long: the first at once, with its reason, the
+ * others as a count.
  */
-#define MAX_HANDSHAKES	64
+#define HANDSHAKE_LOG_INTERVAL_MS	10000
 /* Out of descriptors with none in reserve: how long the listener is left alone. */
 #define LISTEN_PAUSE_MS	100
 /* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
@@ -90,6 +94,8 @@ struct client {
 	char name[FABRIC_TCP_NAME_MAX + 16];	/* "client PID", or "client at HOST:PORT" over TCP */
 	int tcp;
 	struct fabric_auth *auth;	/* over TCP, until the handshake is done */
+	struct handshake_source source;	/* over TCP, where it connects from */
+	int came;			/* welcomed: its leaving is worth a line */
 	uint8_t events_token[FP_TOKEN_LEN];	/* over TCP, until its event channel came */
 	struct fp_reader in;
 	size_t in_counted;		/* the message being read, as counted against the bound */
@@ -114,7 +120,13 @@ struct fabric_server {
 	int tcp_fd;			/* listening over TCP (fabric_server_listen_tcp); -1: not */
 	const struct fabric_key *key;	/* the TCP clients' key (the caller's) */
 	unsigned n_handshakes;		/* TCP connections not through the handshake yet */
-	int handshakes_full;		/* said once when MAX_HANDSHAKES turned one away */
+	struct handshake_share share;	/* their slots, shared fairly among sources */
+	struct {
+		uint64_t line_ns;	/* when the last line about them was written; 0: never */
+		uint64_t interval_ns;
+		unsigned refused, timed_out, turned_away, given_up;	/* since that line */
+		char last[FABRIC_TCP_NAME_MAX + 16 + FABRIC_AUTH_REASON_MAX + 64];
+	} failed;			/* handshakes that failed, told as a count (handshake_failed) */
 	int stop_fd;			/* watched by the loop; -1: none yet */
 	char socket_path[sizeof(((struct sockaddr_un *)0)->sun_path)];
 	FILE *log;
@@ -410,8 +422,10 @@ static void tell_all_changes(struct fabric_server *s)
 /*
  * Clients change the model under the arena's lock too (the SMPs they
  * answer themselves): the server holds it while it touches the model.
- * A lock that cannot be had (a client wrote over it) is never gone on
- * without: the model is left alone, and the server stops
+ * A lock that cannot be had, or a header found written over once it is
+ * (a client wrote over the shared memory: sim_arena_lock checks the
+ * header and the fabric's root object against the server's own copy), is
+ * never gone on without: the model is left alone, and the server stops
  * (fabric_server_poll returns the error).  0 or -errno.
  */
 static int model_lock(struct fabric_server *s)
@@ -423,8 +437,8 @@ static int model_lock(struct fabric_server *s)
 	r = sim_arena_lock(s->arena);
 	if (r < 0) {
 		s->lock_error = r;
-		complain(s, "the lock of the fabric's shared memory cannot be taken (%s): stopping",
-			 strerror(-r));
+		complain(s, "the fabric's shared memory was written over by a client: %s; "
+			 "stopping", sim_arena_damage(s->arena));
 	}
 	return r;
 }
@@ -933,9 +947,12 @@ static void drop_client(struct fabric_server *s, struct client *c)
 	s->n_clients--;
 	if (c->auth) {
 		fabric_auth_free(c->auth);
+		handshake_share_release(&s->share, c);
 		s->n_handshakes--;
 	}
-	say(s, "%s left", c->name);
+	/* A connection that never got through its handshake is in the failures' count instead. */
+	if (c->came)
+		say(s, "%s left", c->name);
 	free(c);
 }
 
@@ -987,13 +1004,82 @@ int fabric_server_add_stream_client(struct fabric_server *s, int fd)
 		return -ENOMEM;
 	snprintf(c->name, sizeof(c->name), "client on a stream");
 	reply_rc(c, 0, NULL);
+	c->came = 1;
 	return 0;
+}
+
+/* --- TCP handshakes: a fair share of their slots, their failures as a count ------- */
+
+enum handshake_failure {
+	HANDSHAKE_REFUSED,		/* no key, or not this protocol */
+	HANDSHAKE_TIMED_OUT,
+	HANDSHAKE_TURNED_AWAY,		/* its source held its share, or every slot was held */
+	HANDSHAKE_GIVEN_UP		/* its slot went to a newcomer */
+};
+
+/* The failures counted since the last line, in one line; the count starts again. */
+static void tell_handshake_failures(struct fabric_server *s, uint64_t now)
+{
+	unsigned n = s->failed.refused + s->failed.timed_out + s->failed.turned_away +
+		     s->failed.given_up;
+
+	if (!n)
+		return;
+	complain(s, "%u more TCP handshake%s failed in %.0f s: %u refused (no key, or not the "
+		 "fabric's handshake), %u timed out, %u turned away and %u given up for want of "
+		 "a slot (%u of %u slots for each address); the last: %s", n, n == 1 ? "" : "s",
+		 (double)(now - s->failed.line_ns) / 1e9, s->failed.refused, s->failed.timed_out,
+		 s->failed.turned_away, s->failed.given_up, HANDSHAKE_SHARE_PER_SOURCE,
+		 HANDSHAKE_SHARE_SLOTS, s->failed.last);
+	s->failed.refused = s->failed.timed_out = s->failed.turned_away = s->failed.given_up = 0;
+	s->failed.line_ns = now;
+}
+
+/* The count is told when an interval has passed since the last line; ms until then, or -1. */
+static int handshake_failures_due(struct fabric_server *s)
+{
+	uint64_t now = now_ns(), due = s->failed.line_ns + s->failed.interval_ns;
+
+	if (!(s->failed.refused + s->failed.timed_out + s->failed.turned_away +
+	      s->failed.given_up))
+		return -1;
+	if (now >= due) {
+		tell_handshake_failures(s, now);
+		return -1;
+	}
+	return (int)((due - now) / 1000000u) + 1;
+}
+
+/*
+ * A handshake failed (who, why): a line at once when none was written in
+ * the last interval, else counted and told at the interval's end, so that
+ * a peer failing a thousand times a second costs the log a line per
+ * interval.
+ */
+static void handshake_failed(struct fabric_server *s, enum handshake_failure kind,
+			     const char *who, const char *why)
+{
+	uint64_t now = now_ns();
+
+	handshake_failures_due(s);
+	if (!s->failed.line_ns || now - s->failed.line_ns >= s->failed.interval_ns) {
+		complain(s, "%s refused: %s", who, why);
+		s->failed.line_ns = now;
+		return;
+	}
+	switch (kind) {
+	case HANDSHAKE_REFUSED:		s->failed.refused++; break;
+	case HANDSHAKE_TIMED_OUT:	s->failed.timed_out++; break;
+	case HANDSHAKE_TURNED_AWAY:	s->failed.turned_away++; break;
+	case HANDSHAKE_GIVEN_UP:	s->failed.given_up++; break;
+	}
+	snprintf(s->failed.last, sizeof(s->failed.last), "%s refused: %s", who, why);
 }
 
 /*
  * A TCP client's handshake goes on as far as its socket lets it: once
  * done, the client is welcomed as a local one is; refused, it goes, with
- * why in the log.
+ * why in the log (handshake_failed).
  */
 static void auth_progress(struct fabric_server *s, struct client *c)
 {
@@ -1005,18 +1091,80 @@ static void auth_progress(struct fabric_server *s, struct client *c)
 			let_go(c);
 		return;
 	}
-	if (r < 0)	/* a peer without the key, or not this protocol: worth a line always */
-		complain(s, "%s refused: %s", c->name, fabric_auth_error(c->auth));
+	if (r < 0)
+		handshake_failed(s, r == -ETIMEDOUT ? HANDSHAKE_TIMED_OUT : r == -EAGAIN ?
+				 HANDSHAKE_GIVEN_UP : HANDSHAKE_REFUSED, c->name,
+				 fabric_auth_error(c->auth));
 	fabric_auth_free(c->auth);
 	c->auth = NULL;
+	handshake_share_release(&s->share, c);
 	s->n_handshakes--;
 	if (r < 0) {
 		let_go(c);
 		return;
 	}
+	c->came = 1;
 	say(s, "%s came", c->name);
 	reply_rc(c, 0, NULL);	/* the welcome, as on the Unix socket */
 	rewatch(c);
+}
+
+/*
+ * A connection turned away before its handshake: told it is busy (so
+ * that it tries again later), what it sent read first so that the close
+ * does not reset the connection before the refusal is read.
+ */
+static void turn_away(int fd, const char *why)
+{
+	uint8_t buf[FABRIC_AUTH_REFUSAL_MAX], drop[512];
+	size_t len = fabric_auth_busy_bytes(why, buf);
+	int rounds = 4;
+
+	if (send(fd, buf, len, MSG_DONTWAIT | MSG_NOSIGNAL) < 0) {
+		/* Nothing to do: the peer goes without the reason. */
+	}
+	shutdown(fd, SHUT_WR);
+	while (rounds-- > 0 && recv(fd, drop, sizeof(drop), MSG_DONTWAIT) > 0)
+		;
+	close(fd);
+}
+
+/*
+ * Is there a slot for the handshake of c (from c->source)?  A newcomer
+ * may take the oldest slot of the source holding the most
+ * (handshake_share.h): that handshake is given up, and told so.  1: c
+ * holds a slot; 0: c was turned away (and closed).
+ */
+static int handshake_slot(struct fabric_server *s, struct client *c, const char *peer)
+{
+	char why[160];
+	void *evicted;
+	struct client *v;
+
+	switch (handshake_share_admit(&s->share, &c->source, c, &evicted)) {
+	case HANDSHAKE_ADMITTED:
+		return 1;
+	case HANDSHAKE_EVICTED:
+		v = evicted;
+		fabric_auth_give_up_busy(v->auth, "its slot went to a connection from an address "
+					 "holding fewer");
+		auth_progress(s, v);
+		return 1;
+	case HANDSHAKE_OVER_SHARE:
+		snprintf(why, sizeof(why), "its address has %u handshakes under way already, its "
+			 "share of the server's %u", HANDSHAKE_SHARE_PER_SOURCE,
+			 HANDSHAKE_SHARE_SLOTS);
+		break;
+	case HANDSHAKE_FULL:
+	default:
+		snprintf(why, sizeof(why), "all %u handshake slots are held, none by an address "
+			 "holding more than its", HANDSHAKE_SHARE_SLOTS);
+		break;
+	}
+	handshake_failed(s, HANDSHAKE_TURNED_AWAY, peer, why);
+	turn_away(c->conn.fd, why);
+	c->conn.fd = -1;
+	return 0;
 }
 
 /* Out of descriptors: said once, until a connection is taken again. */
@@ -1037,11 +1185,17 @@ static void pause_listener(struct fabric_server *s, int fd, void *tag)
 	s->listen_paused_until = now_ns() + LISTEN_PAUSE_MS * 1000000ull;
 }
 
-/* A connection on the TCP listener: its handshake begins, unless too many are under way. */
+/*
+ * A connection on the TCP listener: its handshake begins, when its source
+ * has a slot (handshake_slot).
+ */
 static void accept_tcp(struct fabric_server *s)
 {
-	char peer[FABRIC_TCP_NAME_MAX];
+	char peer[FABRIC_TCP_NAME_MAX], who[sizeof(((struct client *)0)->name)];
 	struct umad_err why = UMAD_ERR_INIT;
+	struct sockaddr_storage ss;
+	socklen_t ss_len = sizeof(ss);
+	struct handshake_source source;
 	struct client *c;
 	int fd = fabric_tcp_accept(s->tcp_fd, peer, sizeof(peer), &why);
 
@@ -1052,27 +1206,31 @@ static void accept_tcp(struct fabric_server *s)
 		}
 		return;
 	}
-	if (s->n_handshakes >= MAX_HANDSHAKES) {
-		if (!s->handshakes_full)
-			complain(s, "%u TCP handshakes under way: connections are closed until one "
-				 "ends (the last from %s)", s->n_handshakes, peer);
-		s->handshakes_full = 1;
+	snprintf(who, sizeof(who), "client at %s", peer);
+	if (getpeername(fd, (struct sockaddr *)&ss, &ss_len) < 0 ||
+	    handshake_source_of((struct sockaddr *)&ss, ss_len, &source) < 0) {
+		close(fd);	/* gone already, or not an IP peer */
+		return;
+	}
+	c = new_client(s, fd, 1, EPOLLIN | EPOLLOUT);
+	if (!c) {
+		handshake_failed(s, HANDSHAKE_REFUSED, who, strerror(ENOMEM));
 		close(fd);
 		return;
 	}
-	s->handshakes_full = 0;
-	fabric_tcp_tune(fd, NULL);
-	c = new_client(s, fd, 1, EPOLLIN | EPOLLOUT);
-	if (!c || fabric_auth_new(FABRIC_AUTH_SERVER, s->key, 0, &c->auth, &why) < 0) {
-		say(s, "client at %s refused: %s", peer, c ? umad_err_text(&why) : strerror(ENOMEM));
-		if (c)
-			let_go(c);
-		else
-			close(fd);
+	c->source = source;
+	snprintf(c->name, sizeof(c->name), "%s", who);
+	if (!handshake_slot(s, c, who)) {
+		let_go(c);
+		return;
+	}
+	if (fabric_auth_new(FABRIC_AUTH_SERVER, s->key, 0, &c->auth, &why) < 0) {
+		handshake_share_release(&s->share, c);
+		handshake_failed(s, HANDSHAKE_REFUSED, who, umad_err_text(&why));
+		let_go(c);
 		return;
 	}
 	s->n_handshakes++;
-	snprintf(c->name, sizeof(c->name), "client at %s", peer);
 	auth_progress(s, c);
 }
 
@@ -1174,6 +1332,7 @@ static void accept_client(struct fabric_server *s)
 	}
 	/* The welcome: the client speaks only after it, so a refusal is never lost to its hello. */
 	reply_rc(s->clients, 0, NULL);
+	s->clients->came = 1;
 	say(s, "client %d came", (int)cred.pid);
 }
 
@@ -1337,6 +1496,10 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	s->spin_ns = MAILBOX_SPIN_NS;
 	s->log = opts->log;
 	s->buffer_max = opts->buffer_max ? opts->buffer_max : FABRIC_SERVER_BUFFER_MAX;
+	handshake_share_init(&s->share);
+	s->failed.interval_ns = (uint64_t)(opts->handshake_log_interval_ms > 0 ?
+					   opts->handshake_log_interval_ms :
+					   HANDSHAKE_LOG_INTERVAL_MS) * 1000000u;
 	/* Without shared memory the fabric still serves, every MAD through the server. */
 	r = opts->private_memory ? 0 : sim_arena_create(FABRIC_ARENA_SIZE, &s->arena);
 	if (r < 0)
@@ -1358,8 +1521,14 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 		free(s);
 		return -EINVAL;
 	}
-	if (s->arena)
-		sim_arena_set_root(s->arena, fabric);
+	/* Loaded: the fabric's root object never changes from now on (sim_arena_set_root). */
+	if (s->arena && sim_arena_set_root(s->arena, fabric, sizeof(*fabric)) < 0) {
+		umad_err_set(err, -EINVAL, "the fabric's model does not lie in its shared memory");
+		sim_fabric_free(fabric);
+		sim_arena_release(s->arena);
+		free(s);
+		return -EINVAL;
+	}
 	r = sim_hosting_new(fabric, opts->builtin_sm, &s->hosting, &note);
 	if (r < 0) {
 		umad_err_set(err, r, "%s", umad_err_text(&note));
@@ -1555,18 +1724,26 @@ size_t fabric_server_buffered(const struct fabric_server *s)
 	return s->buffered;
 }
 
+const struct sim_node *fabric_server_find_node(const struct fabric_server *s, const char *name)
+{
+	return sim_fabric_find(s->fabric, name);
+}
+
 /* Milliseconds until the next trap resend is due or the listener is watched again (-1: never). */
 static int next_tick_ms(struct fabric_server *s)
 {
 	uint64_t first = s->listen_paused_until, trap = sim_hosting_next_due(s->hosting);
 	uint64_t now = now_ns();
 	int handshake = s->n_handshakes ? handshakes_due(s, 0) : -1, ms;
+	int failures = handshake_failures_due(s);
 
 	if (trap && (!first || trap < first))
 		first = trap;
 	ms = !first ? -1 : first <= now ? 0 : (int)((first - now) / 1000000u) + 1;
 	if (handshake >= 0 && (ms < 0 || handshake < ms))
 		ms = handshake;
+	if (failures >= 0 && (ms < 0 || failures < ms))
+		ms = failures;
 	return ms;
 }
 

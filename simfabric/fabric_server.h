@@ -37,6 +37,8 @@ struct fabric_server_options {
 	int private_memory;
 	FILE *log;			/* clients coming and going, refusals; NULL: quiet */
 	size_t buffer_max;		/* 0: FABRIC_SERVER_BUFFER_MAX (a test's smaller bound) */
+	/* TCP handshakes' failures go in the log once in this long at most; 0: every 10 s. */
+	int handshake_log_interval_ms;
 	/* How far the load got (see sim_topology_options); NULL: not told. */
 	void (*progress)(void *arg, size_t done, size_t total);
 	void *progress_arg;
@@ -61,10 +63,14 @@ struct fabric_key;
 /*
  * Listen over TCP too, at addr (HOST:PORT, [IPv6]:PORT; port 0: one the
  * system picks): every connection proves it holds key (the caller's, kept
- * until the server is freed) before anything else (fabric_auth.h), at most
- * a few dozen at once.  Such clients map nothing: every MAD goes through
- * the server.  The address listened at goes in name.  0 or -errno with a
- * message in err.
+ * until the server is freed) before anything else (fabric_auth.h).  At
+ * most HANDSHAKE_SHARE_SLOTS handshakes are under way at once, and at most
+ * HANDSHAKE_SHARE_PER_SOURCE from one address (an IPv6 /64): the others
+ * are told the server is busy, and clients try again (handshake_share.h).
+ * Failed handshakes are told in the log once an interval at most
+ * (handshake_log_interval_ms), as a count.  Such clients map nothing:
+ * every MAD goes through the server.  The address listened at goes in
+ * name.  0 or -errno with a message in err.
  */
 int fabric_server_listen_tcp(struct fabric_server *s, const char *addr,
 			     const struct fabric_key *key, char *name, size_t name_size,
@@ -114,5 +120,14 @@ unsigned fabric_server_waiting(const struct fabric_server *s);
 
 /* What the server holds for its clients now, in bytes (tests). */
 size_t fabric_server_buffered(const struct fabric_server *s);
+
+struct sim_node;
+
+/*
+ * The node a name (a node id, description or GUID, as a client's host is
+ * named) finds in the fabric served, or NULL: for a caller to check the
+ * names it will hand its clients before any connects.
+ */
+const struct sim_node *fabric_server_find_node(const struct fabric_server *s, const char *name);
 
 #endif /* SIMFABRIC_FABRIC_SERVER_H */

@@ -526,20 +526,34 @@ static int format_delay(struct sim_text *t, const struct sim_fault_req *rq)
 	return sim_text_printf(t, " %" PRIu64 "ns", rq->delay_ns);
 }
 
-static int check_counter(const struct sim_fault_req *rq, struct umad_err *err)
+/*
+ * A COUNTER that names no error counter: a traffic counter (PortXmitData...)
+ * is counted from the packets the port carries and cannot be raised; any
+ * other name is unknown.  umad --help lists the error counters.
+ */
+static int counter_refused(const char *word, int rc, struct umad_err *err)
 {
+	const char *traffic = sim_pma_traffic_counter(word);
+	const char *example = sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS);
 	struct sim_fault_shown shown;
 
+	if (traffic)
+		return umad_err_set(err, rc, "%s counts the traffic through the port, and cannot "
+				    "be raised: COUNTER is an error counter, e.g. %s (umad --help "
+				    "lists them)", traffic, example);
+	return umad_err_set(err, rc, "unknown counter \"%s\": COUNTER is an error counter, e.g. "
+			    "%s (umad --help lists them)", sim_fault_show(word, &shown), example);
+}
+
+static int check_counter(const struct sim_fault_req *rq, struct umad_err *err)
+{
 	if (!rq->counter[0])
 		return umad_err_set(err, -EINVAL, "no counter named");
 	if (!memchr(rq->counter, '\0', sizeof(rq->counter)))
 		return umad_err_set(err, -EINVAL, "a counter name longer than %d bytes",
 				    SIM_FAULT_COUNTER_MAX);
 	if (sim_pma_counter_by_name(rq->counter) < 0)
-		return umad_err_set(err, -EINVAL,
-				    "unknown counter \"%s\" (PortCounters names, e.g. %s)",
-				    sim_fault_show(rq->counter, &shown),
-				    sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
+		return counter_refused(rq->counter, -EINVAL, err);
 	return 0;
 }
 
@@ -548,13 +562,8 @@ static int parse_counter(const char *word, struct sim_fault_req *rq, struct umad
 {
 	int c = sim_pma_counter_by_name(word);
 
-	if (c < 0) {
-		struct sim_fault_shown shown;
-
-		return umad_err_set(err, -1, "unknown counter \"%s\" (PortCounters names, e.g. %s)",
-				    sim_fault_show(word, &shown),
-				    sim_pma_counter_name(SIM_PMA_SYMBOL_ERRORS));
-	}
+	if (c < 0)
+		return counter_refused(word, -1, err);
 	snprintf(rq->counter, sizeof(rq->counter), "%s",
 		 sim_pma_counter_name((enum sim_pma_counter)c));
 	return 0;

@@ -357,9 +357,9 @@ int sim_hosting_attach(struct sim_hosting *h, const char *const *names, unsigned
 		if (!a->hosts[i]) {
 			free(a);
 			if (n)
-				return umad_err_set(err, -ENOENT, "'%s' names no node of the fabric",
+				return umad_err_set(err, -ENODEV, "'%s' names no node of the fabric",
 						    names[i]);
-			return umad_err_set(err, -ENOENT, "the fabric has no node to attach at");
+			return umad_err_set(err, -ENODEV, "the fabric has no node to attach at");
 		}
 		for (j = 0; j < i; j++)
 			if (a->hosts[j] == a->hosts[i]) {

@@ -109,6 +109,13 @@ static const char *const counter_names[SIM_PMA_N_COUNTERS] = {
 	[SIM_PMA_SW_HOQ_LIFETIME_LIMIT_DISCARDS] = "PortSwHOQLifetimeLimitDiscards",
 };
 
+/* The traffic counters PortCounters and PortCountersExtended show, by their names there. */
+static const char *const traffic_names[] = {
+	"PortXmitData", "PortRcvData", "PortXmitPkts", "PortRcvPkts",
+	"PortUnicastXmitPkts", "PortUnicastRcvPkts", "PortMulticastXmitPkts",
+	"PortMulticastRcvPkts",
+};
+
 static uint64_t add_sat(uint64_t a, uint64_t b)
 {
 	return a + b < a ? UINT64_MAX : a + b;
@@ -235,6 +242,16 @@ int sim_pma_counter_by_name(const char *name)
 	if (!strcasecmp(name, "PortMalformedPktErrors"))
 		return SIM_PMA_MALFORMED_PACKET_ERRORS;
 	return -1;
+}
+
+const char *sim_pma_traffic_counter(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof(traffic_names) / sizeof(traffic_names[0]); i++)
+		if (!strcasecmp(name, traffic_names[i]))
+			return traffic_names[i];
+	return NULL;
 }
 
 /* --- attribute layouts ------------------------------------------------------------- */

@@ -68,4 +68,11 @@ const char *sim_pma_counter_name(enum sim_pma_counter c);
 /* The counter a name (case ignored; also libibmad's spellings) names, or -1. */
 int sim_pma_counter_by_name(const char *name);
 
+/*
+ * Whether a name (case ignored) is one of the traffic counters (PortXmitData,
+ * PortRcvPkts...): counted from the packets the port carries, never raised
+ * by the fault API.  The name as PortCounters spells it, or NULL.
+ */
+const char *sim_pma_traffic_counter(const char *name);
+
 #endif /* SIMFABRIC_PMA_H */

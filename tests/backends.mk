@@ -67,3 +67,12 @@ tests_test_replay_backend_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.l
 	$(CMOCKA_LIBS) -lpthread
 endif
 endif
+
+# Run-time directories: no base another user could change, a sweep that takes only the dead's.
+if HAVE_CMOCKA
+check_PROGRAMS += tests/test_runtime_dir
+TESTS += tests/test_runtime_dir
+tests_test_runtime_dir_SOURCES = tests/test_runtime_dir.c backends/runtime_dir.c backends/runtime_dir.h
+tests_test_runtime_dir_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_runtime_dir_LDADD = $(CMOCKA_LIBS)
+endif

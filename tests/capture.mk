@@ -15,12 +15,26 @@ if HAVE_CMOCKA
 if HAVE_LIBPCAP
 check_PROGRAMS += tests/test_capture_tap
 TESTS += tests/test_capture_tap
-tests_test_capture_tap_SOURCES = tests/test_capture_tap.c tests/child.c tests/child.h
+tests_test_capture_tap_SOURCES = tests/test_capture_tap.c tests/child.c tests/child.h \
+	tests/capture_writers.h
 tests_test_capture_tap_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS) \
 	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"' \
 	-DREPLAY_MODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_capture_tap_LDADD = libibumad.la pcap/libcapturereader.la pcap/libcapturemeta.la $(PCAP_LIBS) $(CMOCKA_LIBS) -lpthread
 tests_test_capture_tap_DEPENDENCIES = libibumad.la tests/backend-loopback.la backend-replay.la
+endif
+endif
+
+# Many processes writing one UMAD_CAPTURE file (the loopback module).
+if HAVE_CMOCKA
+if HAVE_LIBPCAP
+check_PROGRAMS += tests/test_capture_shared
+TESTS += tests/test_capture_shared
+tests_test_capture_shared_SOURCES = tests/test_capture_shared.c tests/capture_writers.h
+tests_test_capture_shared_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(PCAP_CFLAGS) \
+	-DTEST_MODULE_DIR='"$(abs_top_builddir)/tests/.libs"'
+tests_test_capture_shared_LDADD = libibumad.la pcap/libcapturereader.la pcap/libcapturemeta.la $(PCAP_LIBS) $(CMOCKA_LIBS)
+tests_test_capture_shared_DEPENDENCIES = libibumad.la tests/backend-loopback.la
 endif
 endif
 

@@ -24,6 +24,7 @@ backends/sim.c:sim_init		the backend starts
 backends/sim.c:carry		the program sends (a reason its error cannot carry)
 backends/sim.c:ev_node_changed	the fabric changed a node (nobody to return to)
 backends/sim.c:control_apply	a libumad-sim fault done, its tree not rewritten
+backends/soft_port.c:resender_start	the resending thread cannot start (once; sends go on, unresent)
 backends/sim_local.c:local_send	the once-a-process hint, after the lock is let go
 backends/sim_remote.c:events_main	the server went away (seen by the events thread)
 backends/replay.c:replay_init	the backend starts

@@ -148,6 +148,7 @@ ibstat_sees "powered up" "$dir"
 
 # -d2: the log flushed line by line, so that SUBNET UP shows as it happens.
 sim_bg "$work/osm.out" OSM_CACHE_DIR="$work/cache" UMAD_SIM_FABRIC="$sock" UMAD_SIM_HOST=Hca1 opensm -d2 -f "$work/osm.log"
+osm=$!
 for _ in $(seq 1 $patience); do
 	grep -q "SUBNET UP" "$work/osm.log" 2>/dev/null && break
 	sleep 0.1
@@ -169,6 +170,15 @@ agree "link up, opensm's sweep" Hca3 "$dir" ACTIVE
 ibstat_sees "link up" "$dir"
 [ "$(tree "$dir" lid)" = "$lid_before" ] ||
 	fail "link up: lid $(tree "$dir" lid), it was $lid_before (opensm keeps a port's LID)"
+
+# opensm ends on SIGTERM while its fabric still serves.  (Ended with the server
+# gone instead, its receiving thread spins on EIO, as on a removed device, and
+# opensm 3.3 can deadlock in its own exit, on a lock of its own that a
+# thread it ended held.)
+kill -TERM "$osm"
+for _ in $(seq 1 $patience); do kill -0 "$osm" 2>/dev/null || break; sleep 0.1; done
+kill -0 "$osm" 2>/dev/null && fail "opensm still ran $((patience / 10)) s after SIGTERM"
+end_procs "$osm"
 
 # --- the built-in SM: from the switch's end, and the whole node ---------------------------
 sock=$work/builtin/socket

@@ -10,7 +10,7 @@ FUZZ_RUNS =
 # libFuzzer's default twenty minutes.
 FUZZ_INPUT_TIMEOUT = 25
 FUZZ_TARGETS = capture_reader capture_meta topology sim_mad replay_match api scenario fabric_proto \
-	fabric_auth fabric_tcp_addr
+	fabric_auth fabric_tcp_addr elf_file arena_header
 if ENABLE_KERNEL_FS
 FUZZ_TARGETS += kernel_fs
 endif
@@ -46,11 +46,16 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
 	simfabric/fabric_trust.c simfabric/fabric_auth.c \
-	simfabric/fabric_key.c simfabric/fabric_tcp.c $(fuzz_simfabric_sources)
+	simfabric/fabric_key.c simfabric/fabric_tcp.c simfabric/handshake_share.c \
+	$(fuzz_simfabric_sources)
 # A stranger's first bytes at a fabric's TCP port (the key handshake), and the address as written.
 fuzz_fabric_auth_sources = tests/fuzz/fuzz_fabric_auth.c simfabric/fabric_auth.c \
 	simfabric/fabric_key.c simfabric/fabric_trust.c
 fuzz_fabric_tcp_addr_sources = tests/fuzz/fuzz_fabric_tcp_addr.c simfabric/fabric_tcp.c
+# A stranger's program as umad sim and umad doctor read it: ELF, its notes, the loader's cache.
+fuzz_elf_file_sources = tests/fuzz/fuzz_elf_file.c cli/elf_file.c cli/ld_cache.c
+# The fabric's shared memory as a client of the same user may leave its header.
+fuzz_arena_header_sources = tests/fuzz/fuzz_arena_header.c simfabric/arena.c
 fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
@@ -66,7 +71,8 @@ fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c bac
 EXTRA_DIST += tests/fuzz
 CLEANFILES += fuzz/fuzz_capture_reader fuzz/fuzz_capture_meta fuzz/fuzz_topology fuzz/fuzz_sim_mad fuzz/fuzz_api \
 	fuzz/fuzz_replay_match fuzz/fuzz_fabric_proto fuzz/fuzz_scenario \
-	fuzz/fuzz_fabric_auth fuzz/fuzz_fabric_tcp_addr fuzz/fuzz_kernel_fs \
+	fuzz/fuzz_fabric_auth fuzz/fuzz_fabric_tcp_addr fuzz/fuzz_kernel_fs fuzz/fuzz_elf_file \
+	fuzz/fuzz_arena_header \
 	fuzz/modules/backend-sim.so
 
 fuzz/fuzz_capture_reader: $(fuzz_capture_reader_sources:%=$(top_srcdir)/%)
@@ -98,6 +104,13 @@ fuzz/fuzz_fabric_auth: $(fuzz_fabric_auth_sources:%=$(top_srcdir)/%)
 fuzz/fuzz_fabric_tcp_addr: $(fuzz_fabric_tcp_addr_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(fuzz_fabric_tcp_addr_sources:%=$(top_srcdir)/%) -o $@
+fuzz/fuzz_elf_file: $(fuzz_elf_file_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(fuzz_elf_file_sources:%=$(top_srcdir)/%) -o $@
+fuzz/fuzz_arena_header: $(fuzz_arena_header_sources:%=$(top_srcdir)/%)
+	@$(MKDIR_P) fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer $(fuzz_arena_header_sources:%=$(top_srcdir)/%) \
+		-lpthread -o $@
 fuzz/fuzz_replay_match: $(fuzz_replay_match_sources:%=$(top_srcdir)/%)
 	@$(MKDIR_P) fuzz
 	$(FUZZ_CC) $(FUZZ_FLAGS) -fsanitize=fuzzer \

@@ -28,6 +28,23 @@ else
 script_sanitizer_env =
 endif
 
+# One staged install of this build (make install-exec under tests/stage), for
+# the tests of an installed umad (stage_install in tests/sim_env.sh), made
+# before any test runs: libtool relinks libumad-sim in .libs while it
+# installs, which a test running beside it, or a test program linked beside
+# it, would find half-made: after them, alone.
+check_DATA = tests/stage.stamp
+tests/stage.stamp: $(lib_LTLIBRARIES) $(pkglib_LTLIBRARIES) $(bin_PROGRAMS) $(check_PROGRAMS) \
+		$(check_LTLIBRARIES)
+	rm -rf tests/stage $@
+	$(MAKE) $(AM_MAKEFLAGS) install-exec DESTDIR='$(abs_top_builddir)/tests/stage' > tests/stage.log 2>&1 || \
+		{ cat tests/stage.log; exit 1; }
+	touch $@
+clean-local: clean-stage
+clean-stage:
+	rm -rf tests/stage tests/stage.stamp tests/stage.log
+.PHONY: clean-stage
+
 include tests/dispatch.mk
 include tests/headers.mk
 include tests/kernel.mk
@@ -38,6 +55,7 @@ include tests/diff.mk
 include tests/capture.mk
 include tests/sim.mk
 include tests/backends.mk
+include tests/cli_lib.mk
 include tests/fuzz.mk
 
 # Last, after every other test's log (under make -j too): nothing any of

@@ -191,6 +191,11 @@ TESTS += tests/test_fabric_tcp
 tests_test_fabric_tcp_SOURCES = tests/test_fabric_tcp.c
 tests_test_fabric_tcp_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_fabric_tcp_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
+check_PROGRAMS += tests/test_handshake_share
+TESTS += tests/test_handshake_share
+tests_test_handshake_share_SOURCES = tests/test_handshake_share.c
+tests_test_handshake_share_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_handshake_share_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 endif
 
 # The key handshake between two hosts: network namespaces joined by a veth pair (root; a
@@ -200,6 +205,19 @@ tests_tcp_auth_peer_SOURCES = tests/tcp_auth_peer.c
 tests_tcp_auth_peer_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS)
 TESTS += tests/tcp_auth_netns.sh
 EXTRA_DIST += tests/netns_pair.sh tests/tcp_auth_netns.sh
+# A fair share of the TCP server's handshake slots: peers without the key holding and
+# renewing connections (tcp_keyless_peer) while clients over the loopback are served.
+check_PROGRAMS += tests/tcp_keyless_peer
+tests_tcp_keyless_peer_SOURCES = tests/tcp_keyless_peer.c
+TESTS += tests/tcp_handshake_share.sh
+EXTRA_DIST += tests/tcp_handshake_share.sh
+# A client of the same user writing over the fabric's shared memory: the server stops with its
+# message, never of a signal.
+check_PROGRAMS += tests/arena_vandal
+tests_arena_vandal_SOURCES = tests/arena_vandal.c
+tests_arena_vandal_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) -lpthread
+TESTS += tests/arena_written_over.sh
+EXTRA_DIST += tests/arena_written_over.sh
 # A fabric over TCP between two namespaces: opensm and the diags as remote clients.
 TESTS += tests/fabric_tcp.sh
 EXTRA_DIST += tests/fabric_tcp.sh
@@ -207,7 +225,7 @@ EXTRA_DIST += tests/fabric_tcp.sh
 # Debian's opensm and infiniband-diags on UMAD_BACKEND=sim (and ibsim as the oracle).
 TESTS += tests/sim_tools.sh
 EXTRA_DIST += tests/sim_env.sh tests/opensm_session.sh tests/sim_tools.sh tests/sim_capture.sh \
-	tests/sim_builtin.sh
+	tests/sim_capture_shared.sh tests/sim_builtin.sh
 
 # A fabric of Mellanox nodes under the tools: vendor attributes, FDR10, the
 # hosts' identity (CA type, firmware, board ID).
@@ -249,6 +267,8 @@ tests_inject_errors_la_LDFLAGS = -module -avoid-version -shared -rpath /nowhere
 # Captures of the same tools on the simulator, read by tshark and replayed.
 if ENABLE_CAPTURE
 TESTS += tests/sim_capture.sh
+# Several programs, one after another and at once, writing one capture.
+TESTS += tests/sim_capture_shared.sh
 # One fabric for many processes: umad sim and umad fabric with the same tools.
 TESTS += tests/fabric_shared.sh
 # A client's fake sysfs tree follows the shared fabric (SMs, link faults).
@@ -268,6 +288,11 @@ TESTS += tests/sim_tids.sh
 check_PROGRAMS += tests/tid_probe
 tests_tid_probe_SOURCES = tests/tid_probe.c
 tests_tid_probe_LDADD = libibumad.la
+# umad_send()'s retries resent as the kernel resends them, on every path a MAD takes.
+TESTS += tests/sim_retries.sh
+check_PROGRAMS += tests/retry_probe
+tests_retry_probe_SOURCES = tests/retry_probe.c
+tests_retry_probe_LDADD = libumad-sim.la libibumad.la -lpthread
 # MCMemberRecord joins, creations and leaves: the built-in SA answers as opensm does.
 TESTS += tests/mcast_rules.sh
 check_PROGRAMS += tests/mcast_rules
@@ -292,11 +317,15 @@ TESTS += tests/fabric_big.sh
 TESTS += tests/opensm_switch_port0.sh
 # SL-to-VL tables per input and output port: torus-2QoS's read back as written.
 TESTS += tests/opensm_sl2vl.sh
+# The run directory of umad sim and umad kernel: private, reclaimed after kill -9.
+TESTS += tests/sim_run_dir.sh
+# opensm's cache, dumps and log in the run's directory: two runs at once share nothing.
+TESTS += tests/sim_opensm_private.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
-	tests/mcast_rules.sh tests/osmtest_sa.sh tests/sa_oracle.sh \
+	tests/sim_retries.sh tests/mcast_rules.sh tests/osmtest_sa.sh tests/sa_oracle.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh \
-	tests/fabric_portstate.sh
+	tests/fabric_portstate.sh tests/sim_run_dir.sh tests/sim_opensm_private.sh
 endif

@@ -38,3 +38,30 @@ sim() {
 # run without them (editcap's p11-kit hangs at exit under them).
 tshark() { LD_PRELOAD= command tshark "$@"; }
 editcap() { LD_PRELOAD= command editcap "$@"; }
+
+# stage_install: this build installed (make install-exec) under the DESTDIR
+# $top_builddir/tests/stage, which make check makes once before any test
+# runs (tests/local.mk: libtool's relinking during an install would break the
+# tests running beside it); a test run by hand without it installs under
+# $work/stage, as a make of its own.  Sets $stage, $umad, $library, $module
+# (backend-sim.so) and $libdir (where libibumad.so.3 is, links resolved).
+# Exits 1 when any is missing.
+stage_install() {
+	stage=$top_builddir/tests/stage
+	if [ ! -e "$top_builddir/tests/stage.stamp" ]; then
+		stage=$work/stage
+		if ! (cd "$top_builddir" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
+			"${MAKE:-make}" -s install-exec DESTDIR="$stage") > "$work/install.log" 2>&1; then
+			echo "FAIL: make install-exec DESTDIR=$stage:"
+			sed 's/^/    /' "$work/install.log"
+			exit 1
+		fi
+	fi
+	umad=$(find "$stage" -path '*/bin/umad' -type f | head -n 1)
+	library=$(find "$stage" -name libibumad.so.3 | head -n 1)
+	module=$(find "$stage" -name backend-sim.so | head -n 1)
+	[ -n "$umad" ] || { echo "FAIL: no umad installed under $stage"; exit 1; }
+	[ -n "$library" ] || { echo "FAIL: no libibumad.so.3 installed under $stage"; exit 1; }
+	[ -n "$module" ] || { echo "FAIL: no backend-sim.so installed under $stage"; exit 1; }
+	libdir=$(cd "$(dirname "$library")" && pwd -P)
+}

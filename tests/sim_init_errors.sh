@@ -39,7 +39,7 @@ mkdir "$work/modules"
 refused "no sim module" "No such file or directory" UMAD_MODULE_DIR="$work/modules"
 echo "not an ELF object" > "$work/modules/backend-sim.so"
 refused "broken sim module" "Accessing a corrupted shared library" UMAD_MODULE_DIR="$work/modules"
-refused "unknown UMAD_SIM_HOST" "" UMAD_SIM_HOST=nosuch
+refused "unknown UMAD_SIM_HOST" "No such device" UMAD_SIM_HOST=nosuch
 printf 'Switch 4 "S"\n[1] "H"[1]\n\nHca 1 "H"\n[1] "S"[2]\n' > "$work/bad.net"
 refused "bad topology" "" UMAD_SIM_TOPOLOGY="$work/bad.net"
 refused "missing topology" "" UMAD_SIM_TOPOLOGY="$work/none.net"

@@ -13,21 +13,7 @@ needs="ibstat readelf"
 . "$(dirname "$0")/sim_env.sh"
 unset LD_LIBRARY_PATH
 
-stage=$work/stage
-# A make of its own, not a job of the make running the tests.
-if ! (cd "$top_builddir" && env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL \
-	"${MAKE:-make}" -s install-exec DESTDIR="$stage") > "$work/install.log" 2>&1; then
-	echo "FAIL: make install-exec DESTDIR=$stage:"
-	sed 's/^/    /' "$work/install.log"
-	exit 1
-fi
-umad=$(find "$stage" -path '*/bin/umad' -type f | head -n 1)
-library=$(find "$stage" -name libibumad.so.3 | head -n 1)
-module=$(find "$stage" -name backend-sim.so | head -n 1)
-for f in umad library module; do
-	[ -n "${!f}" ] || { echo "FAIL: no $f installed under $stage"; exit 1; }
-done
-libdir=$(cd "$(dirname "$library")" && pwd -P)
+stage_install
 loader=$(readelf -l "$umad" | sed -n 's/.*Requesting program interpreter: \(.*\)\]$/\1/p')
 [ -x "$loader" ] || { echo "SKIP: no dynamic loader named in $umad"; exit 77; }
 

@@ -581,7 +581,7 @@ static void test_capture_file_is_private(void **state)
 	assert_int_equal(rmdir(private_dir), 0);
 }
 
-/* A file another writer holds is not replaced; once it is closed, it is. */
+/* A file another writer holds is not replaced (umad capture -w); once it is closed, it is. */
 static void test_file_in_use_is_kept(void **state)
 {
 	struct pcapng_writer *first, *second;
@@ -599,6 +599,188 @@ static void test_file_in_use_is_kept(void **state)
 	second = pcapng_create(path, "second", err_text, sizeof(err_text));
 	assert_non_null(second);
 	assert_int_equal(pcapng_close(second), 0);
+	/* One appending to it (a process under UMAD_CAPTURE) holds it as well. */
+	first = pcapng_append(path, "appending", err_text, sizeof(err_text));
+	assert_non_null(first);
+	assert_null(pcapng_create(path, "second", err_text, sizeof(err_text)));
+	assert_int_equal(errno, EBUSY);
+	assert_int_equal(pcapng_close(first), 0);
+}
+
+/*
+ * Walk the capture file's blocks: none may cross a 4 KiB page of the file.
+ * How many are fillers and enhanced packets, for whoever asks.
+ */
+static void walk_pages(int *fillers, int *packets)
+{
+	uint32_t type, total;
+	size_t size, at;
+	uint8_t *file;
+	FILE *f = fopen(path, "rb");
+
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	size = (size_t)ftell(f);
+	rewind(f);
+	file = malloc(size);
+	assert_non_null(file);
+	assert_int_equal(fread(file, 1, size, f), size);
+	fclose(f);
+	for (at = 0; at < size; at += total) {
+		memcpy(&type, file + at, 4);
+		memcpy(&total, file + at + 4, 4);
+		assert_true(total >= 12 && at + total <= size);
+		if (at / 4096 != (at + total - 1) / 4096)
+			fail_msg("a block of type 0x%x at offset %zu (%u bytes) crosses a page", type, at,
+				 total);
+		if (fillers)
+			*fillers += type == 0x80000d1bu;
+		if (packets)
+			*packets += type == PCAPNG_BT_EPB;
+	}
+	free(file);
+}
+
+/* A packet of id on interface iface of w (one MAD, the id's own length of comment). */
+static void write_on(struct pcapng_writer *w, int iface, uint64_t id)
+{
+	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
+	struct ib_user_mad hdr;
+	char comment[160];
+	int n;
+
+	dr_get_nodeinfo(mad, &hdr);
+	n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
+	/* Comments of varying length, so that blocks end everywhere in a page. */
+	snprintf(comment, sizeof(comment), "agent=0 status=0 %.*s", (int)(id % 101),
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+		 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	assert_int_equal(pcapng_write_ib(w, iface, 1700000000000000000ull + id, PCAPNG_DIR_OUTBOUND,
+					 pkt, (size_t)n, comment, id), 0);
+}
+
+/*
+ * Two writers of one file taking turns (as two processes do, or the
+ * preload shim and the tap): each turn of one after the other's begins a
+ * section of its own, with its interfaces again under the same ids; no
+ * block crosses a page; every packet is read once, on its own interface.
+ */
+#define TURNS_IDS 3000
+static void test_writers_take_turns(void **state)
+{
+	static uint8_t seen[2 * TURNS_IDS + 1];
+	struct pcapng_writer *one, *two;
+	struct capture_record rec;
+	struct capture_reader *r;
+	char err[256];
+	unsigned long sections = 0;
+	uint64_t writer_one = 0, writer_two = 0, i;
+	int got, records = 0;
+
+	(void)state;
+	memset(seen, 0, sizeof(seen));
+	one = pcapng_append(path, "one", err_text, sizeof(err_text));
+	assert_non_null(one);
+	two = pcapng_append(path, "two", err_text, sizeof(err_text));
+	assert_non_null(two);
+	pcapng_set_batching(one, 1);
+	pcapng_set_batching(two, 1);
+	assert_int_equal(pcapng_add_interface(one, "one:1", NULL), 0);
+	assert_int_equal(pcapng_add_interface(two, "two:1", NULL), 0);
+	assert_int_equal(pcapng_add_interface(two, "two:2", NULL), 1);
+	for (i = 1; i <= TURNS_IDS; i++) {
+		write_on(one, 0, i);
+		write_on(two, (int)(i % 2), TURNS_IDS + i);
+		/* Turns of different lengths: flushes, and batches filled to their boundary. */
+		if (i % 97 == 0)
+			assert_int_equal(pcapng_flush(i % 2 ? one : two), 0);
+	}
+	assert_int_equal(pcapng_close(two), 0);
+	assert_int_equal(pcapng_close(one), 0);
+
+	r = capture_open(path, err, sizeof(err));
+	assert_non_null(r);
+	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		int of_one = rec.packet_id <= TURNS_IDS;
+
+		assert_true(rec.packet_id >= 1 && rec.packet_id <= 2 * TURNS_IDS);
+		assert_int_equal(seen[rec.packet_id]++, 0);
+		if (rec.section != sections)
+			sections = rec.section;
+		if (!*(of_one ? &writer_one : &writer_two))
+			*(of_one ? &writer_one : &writer_two) = rec.writer;
+		assert_true(rec.writer == (of_one ? writer_one : writer_two));
+		if (of_one)
+			assert_string_equal(rec.iface_name, "one:1");
+		else
+			assert_string_equal(rec.iface_name, rec.packet_id % 2 ? "two:2" : "two:1");
+		records++;
+	}
+	if (got < 0)
+		fail_msg("%s", err);
+	capture_close(r);
+	assert_int_equal(records, 2 * TURNS_IDS);
+	assert_true(writer_one != writer_two);
+	assert_true(sections > 4);
+
+	walk_pages(NULL, NULL);
+}
+
+/*
+ * Appended to, a file keeps what it holds and gets a section more; what
+ * is not a whole capture of ours is refused and left as it was.
+ */
+static void test_append_refuses_what_it_cannot_extend(void **state)
+{
+	struct pcapng_writer *w;
+	struct stat st;
+	off_t size;
+	FILE *f;
+
+	(void)state;
+	w = pcapng_append(path, "first", err_text, sizeof(err_text));
+	assert_non_null(w);
+	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", NULL), 0);
+	write_one(w, 1);
+	assert_int_equal(pcapng_close(w), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_mode & 0777, 0600);
+	size = st.st_size;
+	w = pcapng_append(path, "second", err_text, sizeof(err_text));
+	assert_non_null(w);
+	assert_int_equal(pcapng_close(w), 0);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > size);
+	size = st.st_size;
+
+	/* Cut short by four bytes: not a whole block at the end. */
+	assert_int_equal(truncate(path, size - 4), 0);
+	w = pcapng_append(path, "third", err_text, sizeof(err_text));
+	assert_null(w);
+	assert_int_equal(errno, EBADMSG);
+	assert_non_null(strstr(err_text, "does not end with a whole pcapng block"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, size - 4);
+
+	/* Classic pcap, and the other byte order: never appended to. */
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	/* A whole classic header: magic, version 2.4, zone, sigfigs, snap length, ERF. */
+	fwrite("\xd4\xc3\xb2\xa1\x02\x00\x04\x00\0\0\0\0\0\0\0\0\0\0\x04\0\xc5\0\0\0", 1, 24,
+	       f);
+	fclose(f);
+	assert_null(pcapng_append(path, "fourth", err_text, sizeof(err_text)));
+	assert_int_equal(errno, EEXIST);
+	assert_non_null(strstr(err_text, "a classic pcap file, not pcapng"));
+	f = fopen(path, "wb");
+	assert_non_null(f);
+	fwrite("\x0a\x0d\x0d\x0a\x00\x00\x00\x1c\x1a\x2b\x3c\x4d", 1, 12, f);
+	fclose(f);
+	assert_null(pcapng_append(path, "fifth", err_text, sizeof(err_text)));
+	assert_non_null(strstr(err_text, "a pcapng file in the other byte order"));
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(st.st_size, 12);
 }
 
 /* %p and %% in capture file names. */
@@ -681,7 +863,7 @@ static void test_writes_end_aligned(void **state)
 static void test_no_block_crosses_a_page(void **state)
 {
 	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
-	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX], *file;
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
 	char err[PCAP_ERRBUF_SIZE], cmd[256], comment[200];
 	struct capture_record rec;
 	struct capture_reader *r;
@@ -689,8 +871,6 @@ static void test_no_block_crosses_a_page(void **state)
 	const u_char *data;
 	struct pcapng_writer *w;
 	struct ib_user_mad hdr;
-	size_t size, at;
-	uint32_t type, total;
 	int i, n, fillers = 0, records = 0;
 	FILE *f;
 	pcap_t *p;
@@ -712,25 +892,7 @@ static void test_no_block_crosses_a_page(void **state)
 	}
 	assert_int_equal(pcapng_close(w), 0);
 
-	f = fopen(path, "rb");
-	assert_non_null(f);
-	fseek(f, 0, SEEK_END);
-	size = (size_t)ftell(f);
-	rewind(f);
-	file = malloc(size);
-	assert_non_null(file);
-	assert_int_equal(fread(file, 1, size, f), size);
-	fclose(f);
-	for (at = 0; at < size; at += total) {
-		memcpy(&type, file + at, 4);
-		memcpy(&total, file + at + 4, 4);
-		assert_true(total >= 12 && at + total <= size);
-		if (at / 4096 != (at + total - 1) / 4096)
-			fail_msg("block at offset %zu (%u bytes) crosses a page", at, total);
-		fillers += type == 0x80000d1bu;
-		records += type == 6;
-	}
-	free(file);
+	walk_pages(&fillers, &records);
 	assert_int_equal(records, 2000);
 	assert_true(fillers > 100);	/* about one a page */
 
@@ -1556,6 +1718,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_existing_files_are_replaced, make_path,
 						remove_path),
 		cmocka_unit_test_setup_teardown(test_file_in_use_is_kept, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_writers_take_turns, make_path, remove_path),
+		cmocka_unit_test_setup_teardown(test_append_refuses_what_it_cannot_extend, make_path,
+						remove_path),
 		cmocka_unit_test(test_capture_file_is_private),
 		cmocka_unit_test(test_file_names),
 		cmocka_unit_test_setup_teardown(test_reader_round_trip, make_path, remove_path),

@@ -9,9 +9,11 @@
  * Eight workers, each on its own port, send batches of a mix (answered
  * directed-route SMPs, SMPs into an uncabled port, responses, TrapRepress,
  * traps to no SM, sends without a timeout) and account for every
- * completion by TID.  Meanwhile a churn thread opens, uses and closes
- * ports, and a chaos thread sends and receives on whatever it opened,
- * racing the closes.  UMAD_STRESS_SENDS sets the total (default 1,000,000
+ * completion by TID.  The timed sends carry retries, so that the sim's
+ * resending thread resends the unanswered ones meanwhile.  Meanwhile a
+ * churn thread opens, uses and closes ports (with resends due), and a
+ * chaos thread sends and receives on whatever it opened, racing the
+ * closes.  UMAD_STRESS_SENDS sets the total (default 1,000,000
  * timed sends; the ThreadSanitizer run uses fewer).
  *
  * Replay answers from a capture of the same mix taken on the sim first.
@@ -42,6 +44,7 @@
 #define MAD_LEN		256
 #define SHORT_TIMEOUT	2	/* ms: sends meant to time out */
 #define LONG_TIMEOUT	5000	/* ms: sends meant to be answered */
+#define RETRIES		2	/* resent twice before it times out, where nothing answers */
 #define ALARM_SECONDS	600	/* a deadlock fails the child instead of hanging the suite */
 
 enum kind { ANSWERED, ANSWERED_FAR, DEAD_PATH, RESPONSE, TRAP_REPRESS, TRAP, NO_TIMEOUT, N_KINDS };
@@ -197,7 +200,7 @@ static void *work(void *arg)
 			enum kind k = kind_of(seq);
 			int timeout = make_request(&m, k, base | seq);
 
-			if (umad_send(fd, agent, m.buf, MAD_LEN, timeout, 0) != 0)
+			if (umad_send(fd, agent, m.buf, MAD_LEN, timeout, RETRIES) != 0)
 				WORKER_FAIL(w, "worker %d: send %u (kind %d): errno %d", w->index, seq,
 					    k, errno);
 			if (timeout) {
@@ -234,7 +237,7 @@ static void *work(void *arg)
 	}
 	/* Nothing more may come: not twice, not for the sends without a timeout. */
 	{
-		int len = MAD_LEN, r = umad_recv(fd, m.buf, &len, 3 * SHORT_TIMEOUT + 20);
+		int len = MAD_LEN, r = umad_recv(fd, m.buf, &len, 3 * SHORT_TIMEOUT * (RETRIES + 1) + 20);
 
 		if (r != -ETIMEDOUT)
 			WORKER_FAIL(w, "worker %d: an extra completion (%d, TID 0x%x)", w->index, r,
@@ -262,7 +265,7 @@ static void *churn(void *arg)
 		for (i = 0; i < 8; i++) {
 			int timeout = make_request(&m, i % 2 ? DEAD_PATH : ANSWERED, tid++);
 
-			umad_send(fd, agent, m.buf, MAD_LEN, timeout, 0);
+			umad_send(fd, agent, m.buf, MAD_LEN, timeout, RETRIES);
 		}
 		len = MAD_LEN;
 		umad_recv(fd, m.buf, &len, 0);
@@ -287,7 +290,7 @@ static void *chaos(void *arg)
 		tid++;
 		if (fd < 0)
 			continue;
-		r = umad_send(fd, agent, m.buf, MAD_LEN, timeout, 0);
+		r = umad_send(fd, agent, m.buf, MAD_LEN, timeout, RETRIES);
 		/* Closed (EBADF), an agent of a port reopened under that number (EIO). */
 		if (r != 0 && errno != EBADF && errno != EIO && errno != EINVAL) {
 			snprintf(chaos_failure, sizeof(chaos_failure), "send: %d errno %d", r, errno);
@@ -364,7 +367,13 @@ static int stress(void)
 	CHECK(atomic_load(&churn_rounds) > 0);
 	if (atomic_load(&chaos_bad))
 		CHECK(!chaos_failure[0]);
-	/* Every port closed: no descriptor left behind. */
+	/*
+	 * Every port closed: no descriptor left behind.  A port's last
+	 * descriptors go with its last reference, which the resending thread
+	 * may hold for the length of a resend round: a while is given.
+	 */
+	for (i = 0; i < 200 && open_descriptors() != fds_before; i++)
+		usleep(10000);
 	CHECK_EQ(open_descriptors(), fds_before);
 	fprintf(stderr, "%ld timed sends (%ld answered), %ld churned ports\n", timed, answered,
 		atomic_load(&churn_rounds));

@@ -366,6 +366,100 @@ static void stale_socket(const char *path)
 	close(fd);
 }
 
+/* How a client writes over the fabric's shared memory: what it does, on which page. */
+enum vandal {
+	ZERO_HEADER,		/* memset of the first page through its mapping */
+	PUNCH_HEADER,		/* fallocate(PUNCH_HOLE) of the first page: it reads as zeros */
+	ZERO_ROOT,		/* memset of the page after it, where the fabric's root lies */
+	SHRINK_USED		/* the header's count of bytes handed out, set back */
+};
+
+/*
+ * A client of the same user writes over the shared memory it mapped: the
+ * server does not crash at the next request (another client's), and does
+ * not serve it from what it would have to trust: it stops, saying why
+ * (fabric_server_poll's -ENOTRECOVERABLE, every time after), the other
+ * client left without an answer (its connection closes with the server).
+ */
+static void vandal_stops_the_server(enum vandal how)
+{
+	struct fabric_server *s = new_server();
+	int fd = new_client(s), other = new_client(s), arena_fd;
+	struct fp_host q = { .host = 0 };
+	struct fp_map map = { 0 };
+	struct fp_reader r;
+	uint64_t *used;
+	uint8_t *m;
+
+	fp_reader_init(&r);
+	hello(s, fd, "Hca1", &r);
+	hello(s, other, "Hca2", &r);
+	/* Served before: the other client's request is answered. */
+	assert_int_equal(ask(s, other, FP_GET_CA, &q, sizeof(q), NULL, 0, &r), FP_CA);
+	assert_int_equal(fp_send_message(fd, FP_MAP, &map, sizeof(map), -1, 0), 0);
+	serve(s);
+	assert_int_equal(fp_recv_message(fd, &r, MSG_DONTWAIT), 1);
+	assert_int_equal(r.type, FP_MAPPED);
+	arena_fd = r.passed_fd;
+	r.passed_fd = -1;
+	m = mmap(NULL, 2 * 4096, PROT_READ | PROT_WRITE, MAP_SHARED, arena_fd, 0);
+	assert_true(m != MAP_FAILED);
+	alarm(10);	/* a server waiting on a lock fails the test, not the suite */
+	switch (how) {
+	case ZERO_HEADER:
+		memset(m, 0, 4096);
+		break;
+	case PUNCH_HEADER:
+		assert_int_equal(fallocate(arena_fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE,
+					   0, 4096), 0);
+		break;
+	case ZERO_ROOT:
+		memset(m + 4096, 0, 4096);
+		break;
+	case SHRINK_USED:
+		/* The fourth word: magic, base, size, then used. */
+		used = (uint64_t *)(void *)m + 3;
+		assert_true(*used > 4096);
+		*used = 4096;
+		break;
+	}
+	assert_int_equal(fp_send_message(other, FP_GET_CA, &q, sizeof(q), -1, 0), 0);
+	assert_int_equal(fabric_server_poll(s, 0, -1), -ENOTRECOVERABLE);
+	assert_true(fp_recv_message(other, &r, MSG_DONTWAIT) != 1);	/* no answer from it */
+	assert_int_equal(fabric_server_poll(s, 0, -1), -ENOTRECOVERABLE);
+	alarm(0);
+	munmap(m, 2 * 4096);
+	close(arena_fd);
+	fp_reader_free(&r);
+	close(fd);
+	close(other);
+	fabric_server_free(s);
+}
+
+static void test_zeroed_header_stops_the_server(void **state)
+{
+	(void)state;
+	vandal_stops_the_server(ZERO_HEADER);
+}
+
+static void test_punched_header_stops_the_server(void **state)
+{
+	(void)state;
+	vandal_stops_the_server(PUNCH_HEADER);
+}
+
+static void test_zeroed_root_stops_the_server(void **state)
+{
+	(void)state;
+	vandal_stops_the_server(ZERO_ROOT);
+}
+
+static void test_shrunk_header_stops_the_server(void **state)
+{
+	(void)state;
+	vandal_stops_the_server(SHRINK_USED);
+}
+
 /*
  * fabric_server_listen replaces only a stale socket of this user's: a
  * file, a symbolic link, another user's socket stay as they are, and are
@@ -2137,6 +2231,10 @@ int main(void)
 		cmocka_unit_test(test_unsealed_mailbox_is_refused),
 		cmocka_unit_test(test_map_and_private),
 		cmocka_unit_test(test_broken_lock_stops_the_server),
+		cmocka_unit_test(test_zeroed_header_stops_the_server),
+		cmocka_unit_test(test_punched_header_stops_the_server),
+		cmocka_unit_test(test_zeroed_root_stops_the_server),
+		cmocka_unit_test(test_shrunk_header_stops_the_server),
 		cmocka_unit_test(test_listen_replaces_only_a_stale_socket),
 		cmocka_unit_test(test_agents_of_two_processes_clash),
 		cmocka_unit_test(test_link_fault_tells_attached_clients),

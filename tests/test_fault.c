@@ -217,7 +217,12 @@ static void test_refused(void **state)
 		{ { "delay", "Switch1", "8", "5s" },
 		  "delay: bad delay \"5s\": microseconds, or a number with ns, us or ms" },
 		{ { "counter", "Hca1", "1", "Bogus", "1" },
-		  "counter: unknown counter \"Bogus\" (PortCounters names, e.g. SymbolErrorCounter)" },
+		  "counter: unknown counter \"Bogus\": COUNTER is an error counter, e.g. "
+		  "SymbolErrorCounter (umad --help lists them)" },
+		/* A traffic counter is a PortCounters name too, but the fabric counts it itself. */
+		{ { "counter", "Hca1", "1", "portxmitdata", "1" },
+		  "counter: PortXmitData counts the traffic through the port, and cannot be raised: "
+		  "COUNTER is an error counter, e.g. SymbolErrorCounter (umad --help lists them)" },
 		{ { "counter", "Hca1", "1", "SymbolErrorCounter", "0" },
 		  "counter: bad count \"0\": a number, 1 or more" },
 		{ { "trap", "Switch1", "0", "0x80" },

@@ -93,7 +93,7 @@ static void test_where_a_program_attaches(void **state)
 	assert_int_equal(sim_attachment_node(a, 0)->attached, 1);
 	assert_int_equal(sim_hosting_attach(h, twice, 2, &ops, &p, &a, &err), -EINVAL);
 	assert_non_null(strstr(umad_err_text(&err), "is attached at twice"));
-	assert_int_equal(sim_hosting_attach(h, none, 1, &ops, &p, &a, &err), -ENOENT);
+	assert_int_equal(sim_hosting_attach(h, none, 1, &ops, &p, &a, &err), -ENODEV);
 	assert_non_null(strstr(umad_err_text(&err), "'NoSuchNode' names no node of the fabric"));
 	/* A port a program may not open: a CA's port 0. */
 	a = attach(h, "Hca3", &p);

@@ -9,7 +9,9 @@
  * and one that would arrive after the request's timeout (or arrives after
  * it, before anyone read the timeout) leaves the timeout to fire; a
  * thread already waiting wakes for an arrival; the rings do not grow in
- * the steady state.  Times are asserted as lower bounds only.
+ * the steady state; a request with retries is resent on each timeout
+ * until answered, then times out after its last resend.  Times are
+ * asserted as lower bounds only.
  */
 #include "config.h"
 
@@ -18,7 +20,9 @@
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <string.h>
 #include <time.h>
@@ -342,6 +346,107 @@ static void test_waiter_woken_by_arrival(void **state)
 	assert_int_equal(pop_tag(q, &p), 30);
 }
 
+/*
+ * A request with retries is resent a timeout after it went out, then a
+ * timeout after each resend, the same bytes (TID included) each time; it
+ * does not time out before its last resend, and does a timeout after it.
+ */
+static void test_resent_then_times_out(void **state)
+{
+	struct mad_queue *q = *state;
+	struct ib_user_mad req_hdr = { .agent_id = 6, .timeout_ms = 20, .retries = 2 };
+	uint8_t req[MAD_SIZE], buf[MAD_QUEUE_HDR + MAD_QUEUE_MAD], *big;
+	uint64_t t0 = mad_queue_now_ns(), next;
+	int resends = 0;
+	struct popped p;
+
+	make_mad(req, UMAD_METHOD_GET, 0x33, 77);
+	assert_int_equal(mad_queue_add_resending(q, &req_hdr, req, MAD_SIZE, t0), 0);
+	assert_int_equal(atomic_load(&q->n_resending), 1);
+	/* Not due yet: the time it falls due is given. */
+	assert_int_equal(mad_queue_take_resend(q, t0 + 19 * MS, buf, &big, &next), 0);
+	assert_int_equal(next, t0 + 20 * MS);
+	for (uint64_t at = t0 + 20 * MS; resends < 2; at += 20 * MS) {
+		/* Past the plain timeout it would have without resends: still waiting. */
+		assert_false(mad_queue_pending(q));
+		assert_int_equal(mad_queue_take_resend(q, at, buf, &big, &next),
+				 MAD_QUEUE_HDR + MAD_SIZE);
+		assert_null(big);
+		assert_int_equal(((struct ib_user_mad *)buf)->agent_id, 6);
+		assert_memory_equal(buf + MAD_QUEUE_HDR, req, MAD_SIZE);
+		/* Taken: the next is a timeout away, not at once. */
+		assert_int_equal(mad_queue_take_resend(q, at, buf, &big, &next), 0);
+		mad_queue_resent(q, buf, mad_queue_now_ns());
+		resends++;
+	}
+	assert_int_equal(atomic_load(&q->n_resending), 0);
+	assert_int_equal(mad_queue_take_resend(q, UINT64_MAX - 1, buf, &big, &next), 0);
+	assert_int_equal(next, 0);
+	/* The timeout comes a timeout after the last resend went out. */
+	assert_int_equal(mad_queue_wait(q, q->fd, 5000), 0);
+	p.len = mad_queue_pop(q, p.buf, sizeof(p.buf));
+	assert_true(p.len > 0);
+	assert_int_equal(hdr_of(&p)->status, MAD_QUEUE_ETIMEDOUT);
+	assert_int_equal(hdr_of(&p)->agent_id, 6);
+	assert_int_equal(pop_tag(q, &p), -EAGAIN);
+	assert_int_equal(q->n_timeouts, 0);
+}
+
+/* The answer ends the resends: none is due later, and no timeout follows. */
+static void test_answer_ends_resends(void **state)
+{
+	struct mad_queue *q = *state;
+	struct ib_user_mad req_hdr = { .agent_id = 7, .timeout_ms = 20, .retries = 3 };
+	struct ib_user_mad resp_hdr = { .agent_id = 0 };
+	uint8_t req[MAD_SIZE], resp[MAD_SIZE], buf[MAD_QUEUE_HDR + MAD_QUEUE_MAD], *big;
+	uint64_t t0 = mad_queue_now_ns(), next;
+	uint32_t agent = 99;
+	struct popped p;
+
+	make_mad(req, UMAD_METHOD_GET, 0x44, 0);
+	make_mad(resp, UMAD_METHOD_GET_RESP, 0x44, 43);
+	assert_int_equal(mad_queue_add_resending(q, &req_hdr, req, MAD_SIZE, t0), 0);
+	assert_int_equal(mad_queue_take_resend(q, t0 + 20 * MS, buf, &big, &next),
+			 MAD_QUEUE_HDR + MAD_SIZE);
+	mad_queue_resent(q, buf, t0 + 20 * MS);
+	assert_int_equal(mad_queue_claim_request(q, resp, &agent), 1);
+	assert_int_equal(agent, 7);
+	resp_hdr.agent_id = agent;
+	assert_int_equal(mad_queue_push(q, &resp_hdr, resp, MAD_SIZE), 0);
+	assert_int_equal(atomic_load(&q->n_resending), 0);
+	assert_int_equal(mad_queue_take_resend(q, UINT64_MAX - 1, buf, &big, &next), 0);
+	assert_int_equal(next, 0);
+	assert_int_equal(pop_tag(q, &p), 43);
+	assert_int_equal(hdr_of(&p)->status, 0);
+	assert_int_equal(q->n_timeouts, 0);
+	assert_int_equal(q->armed_ns, 0);
+	assert_int_equal(pop_tag(q, &p), -EAGAIN);
+}
+
+/* A request longer than a MAD (RMPP) is resent whole, in a buffer of its own. */
+static void test_long_request_resent_whole(void **state)
+{
+	struct mad_queue *q = *state;
+	struct ib_user_mad req_hdr = { .agent_id = 8, .timeout_ms = 10, .retries = 1 };
+	uint8_t req[1000], buf[MAD_QUEUE_HDR + MAD_QUEUE_MAD], *big;
+	uint64_t t0 = mad_queue_now_ns(), next;
+	ssize_t len;
+
+	for (size_t i = 0; i < sizeof(req); i++)
+		req[i] = (uint8_t)(i * 7);
+	make_mad(req, UMAD_METHOD_SET, 0x55, 5);
+	assert_int_equal(mad_queue_add_resending(q, &req_hdr, req, 100, t0), -EINVAL);
+	assert_int_equal(mad_queue_add_resending(q, &req_hdr, req, sizeof(req), t0), 0);
+	len = mad_queue_take_resend(q, t0 + 10 * MS, buf, &big, &next);
+	assert_int_equal(len, MAD_QUEUE_HDR + sizeof(req));
+	assert_non_null(big);
+	assert_int_equal(((struct ib_user_mad *)big)->agent_id, 8);
+	assert_memory_equal(big + MAD_QUEUE_HDR, req, sizeof(req));
+	free(big);
+	/* Freed with the request still waiting for its timeout (teardown): nothing leaks. */
+	assert_int_equal(q->n_timeouts, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,6 +457,9 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_not_yet, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_steady_state, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_waiter_woken_by_arrival, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_resent_then_times_out, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_answer_ends_resends, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_long_request_resent_whole, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

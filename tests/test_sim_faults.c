@@ -317,7 +317,12 @@ static void test_req_refused(void **state)
 		-EINVAL, "no counter named");
 	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Hca1", .port = 1,
 					    .counter = "NoSuchCounter", .count = 1 },
-		-EINVAL, "unknown counter \"NoSuchCounter\" (PortCounters names, e.g. SymbolErrorCounter)");
+		-EINVAL, "unknown counter \"NoSuchCounter\": COUNTER is an error counter, e.g. "
+		"SymbolErrorCounter (umad --help lists them)");
+	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .node = "Hca1", .port = 1,
+					    .counter = "PortRcvData", .count = 1 },
+		-EINVAL, "PortRcvData counts the traffic through the port, and cannot be raised: "
+		"COUNTER is an error counter, e.g. SymbolErrorCounter (umad --help lists them)");
 	refused(o, &(struct sim_fault_req){ .op = SIM_FAULT_TRAP, .node = "Hca1", .port = 1,
 					    .trap = 99 },
 		-EINVAL, "no trap 99 (128-131, 144 or 145)");

@@ -7,6 +7,10 @@
 #  - numbers are decimal (a leading zero is not octal), a seed also 0x hex;
 #  - a fault is written as a scenario line's command (seed=N, a delay with
 #    a unit) and refused with the parser's message, exit status 2;
+#  - a traffic counter (PortXmitData) is refused as one, and every error
+#    counter umad --help lists is one the fabric raises;
+#  - umad sim at a node the fabric lacks (--host, UMAD_SIM_HOST) says so,
+#    naming the fabric, and does not run COMMAND;
 #  - fabric serve stops on SIGHUP as on SIGTERM, with status 0;
 #  - the man pages render without a warning (when groff is installed).
 set -u
@@ -38,15 +42,17 @@ synopsis_of() {
 printf 'Switch 2 "S1"\n[1] "H1"[1]\n\nHca 1 "H1"\n[1] "S1"[1]\n' > "$work/small.net"
 mkdir -m 700 "$work/run"
 # Every option each command takes: it runs with it, and both texts name it.
-for option in -t --topology --socket --host --sm --private; do
+for option in -t --topology --socket --host --sm --private --keep-state; do
 	case $option in
 	-t|--topology) args=("$option" "$work/small.net") ;;
 	--socket) args=(--socket "$work/run/s-sim") ;;
 	--host) args=(--host H1 -t "$work/small.net") ;;
 	--sm) args=(--sm none) ;;
 	--private) args=(--private) ;;
+	--keep-state) args=(--keep-state) ;;
 	esac
-	timeout 60 "$umad" sim "${args[@]}" -- true > "$work/out" 2>&1 ||
+	# What --keep-state keeps goes in $work/run, not the user's runtime directory.
+	XDG_RUNTIME_DIR=$work/run timeout 60 "$umad" sim "${args[@]}" -- true > "$work/out" 2>&1 ||
 		fail "umad sim ${args[*]}: exit $?: $(cat "$work/out")"
 	if [ "$option" = --topology ]; then	# -t's long name, told in the DESCRIPTION
 		grep -q -- '^\.BR \\-\\-topology ,$' "$man1" || fail "umad(1) does not name --topology"
@@ -102,6 +108,24 @@ f link down Switch1 > "$work/out" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -qx 'umad: fabric link: missing arguments (link up|down NODE PORT)' "$work/out" ||
 	fail "link down without a port: exit $rc: $(cat "$work/out")"
+f counter Hca1 1 PortXmitData 5 > "$work/out" 2>&1
+rc=$?
+want="umad: fabric counter: PortXmitData counts the traffic through the port, and cannot be raised:"
+want="$want COUNTER is an error counter, e.g. SymbolErrorCounter (umad --help lists them)"
+[ $rc = 2 ] && grep -qxF "$want" "$work/out" || fail "counter PortXmitData: exit $rc: $(cat "$work/out")"
+f counter Hca1 1 Bogus 5 > "$work/out" 2>&1
+rc=$?
+[ $rc = 2 ] && grep -q '^umad: fabric counter: unknown counter "Bogus": COUNTER is an error counter' \
+	"$work/out" || fail "counter Bogus: exit $rc: $(cat "$work/out")"
+# The list umad --help gives: every name on it raises that counter, and no traffic counter is on it.
+sed -n '/^ *COUNTER: an error counter/,/^  [a-z]/p' "$work/usage" | sed '1d;$d' | tr -s ' ,' '\n\n' |
+	grep -v '^$' > "$work/counters"
+[ "$(wc -l < "$work/counters")" -ge 14 ] || fail "umad --help lists no error counters: $(cat "$work/usage")"
+grep -E 'Data|Pkts' "$work/counters" && fail "umad --help lists traffic counters as error counters"
+while read -r counter; do
+	f counter Hca1 1 "$counter" 1 > "$work/out" 2>&1 ||
+		fail "counter $counter (umad --help lists it): exit $?: $(cat "$work/out")"
+done < "$work/counters"
 f dot Hca1 > "$work/dot" || fail "dot Hca1: exit $?"
 grep -q '"Switch1' "$work/dot" && ! grep -q '"Hca3' "$work/dot" ||
 	fail "dot Hca1 is not Hca1 and its neighbour: $(cat "$work/dot")"
@@ -109,6 +133,21 @@ kill -HUP $server
 wait $server
 rc=$?
 [ $rc = 0 ] || fail "fabric serve after SIGHUP: exit $rc: $(cat "$work/serve.err")"
+
+# umad sim at a node the fabric lacks: said before COMMAND runs, naming the fabric.
+for how in "--host Nope" "UMAD_SIM_HOST=H1,Nope"; do
+	case $how in
+	--host*) timeout 60 "$umad" sim --host Nope -t "$work/small.net" -- touch "$work/ran" \
+			> "$work/out" 2>&1 ;;
+	*) UMAD_SIM_HOST=H1,Nope timeout 60 "$umad" sim -t "$work/small.net" -- touch "$work/ran" \
+			> "$work/out" 2>&1 ;;
+	esac
+	rc=$?
+	want="umad: sim: $how: 'Nope' names no node of $work/small.net"
+	[ $rc = 1 ] && grep -qxF "$want" "$work/out" || fail "umad sim $how: exit $rc: $(cat "$work/out")"
+	[ -e "$work/ran" ] && fail "umad sim $how ran COMMAND"
+	rm -f "$work/ran"
+done
 
 if command -v groff > /dev/null 2>&1; then
 	for page in "$top_srcdir/doc/umad.1" "$top_srcdir/doc/libumad.7"; do

@@ -54,7 +54,7 @@
  * value are refused.  abi stays the first member in every version, so that
  * the loader can read it from any module.
  */
-#define UMAD_BACKEND_ABI 3
+#define UMAD_BACKEND_ABI 4
 
 /* Filling and freeing what get_ca() and get_port() return. */
 #include "libumad/base/ca_port.h"
@@ -242,6 +242,16 @@ struct umad_backend {
 	 * then records the TID as it goes on the wire.
 	 */
 	uint32_t (*hi_tid)(int portid, uint32_t agent_id);
+
+	/*
+	 * Optional: for a backend that resends a request with retries itself
+	 * when its timeout expires, as the kernel's MAD layer does.  Called
+	 * once, after init, with the function the backend calls for each
+	 * resend as it goes out (umad: its header and MAD, len bytes, the TID
+	 * as on the wire; from any thread of the backend's), which the capture
+	 * records as a request on the wire.  hook stays valid for good.
+	 */
+	void (*set_resend_hook)(void (*hook)(int portid, const void *umad, size_t len));
 };
 
 /* The backend serving this process, selected on first use; NULL if it could not be. */

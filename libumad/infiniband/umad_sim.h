@@ -50,8 +50,10 @@ int umad_sim_drop_rate(const char *node, unsigned port, double rate, uint64_t se
  * UMAD_SIM_MAX_DELAY_US (0 removes the delay).  Each direction of a link
  * is its own: the delay is on the port's outgoing side.  A MAD arrives as
  * late as the sum of the delays of the ports it leaves on its way, request
- * and answer; an answer later than the sender's timeout (timeout_ms *
- * (retries + 1)) is lost and the send times out, as on hardware.
+ * and answer.  A request unanswered for its timeout is resent meanwhile,
+ * and the answer to any of its sends completes it; an answer later than
+ * the last one's timeout (timeout_ms * (retries + 1) after the send) is
+ * lost and the send times out, as on hardware.
  */
 int umad_sim_delay(const char *node, unsigned port, unsigned delay_us);
 

@@ -7,8 +7,10 @@
  * answer that points past what was read is caught.  What the reader
  * promises of a record is checked too: it lies in the file at packet_at,
  * its LRH is whole and gives no more bytes than the packet has, and a MAD
- * found in it lies inside it; an error names the file, and so does the
- * reason a file that ends with no MAD gives.
+ * found in it lies inside it; sections come in order, each record of a
+ * pcapng file in one, with a writer (seeds: files of several sections, of
+ * both byte orders, the last block cut short); an error names the file,
+ * and so does the reason a file that ends with no MAD gives.
  *
  * Sources: tests/fuzz/fuzz_capture_reader.c pcap/pcapng_reader.c
  * ("make fuzz" builds and runs it).
@@ -53,6 +55,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct capture_record rec;
 	struct capture_reader *r;
 	volatile unsigned sink = 0;
+	unsigned long section = 0;
 	char err[512];
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), got;
 
@@ -71,6 +74,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
 		const uint8_t *mad;
 		size_t mad_len;
+
+		/*
+		 * Sections only come one after another; a pcapng packet is in
+		 * one (classic pcap: none), and has a writer.
+		 */
+		if (rec.section < section || (data[0] == 0x0a && (!rec.section || !rec.writer)))
+			abort();
+		section = rec.section;
 
 		sink += sum_bytes(rec.packet, rec.len) + sum_bytes(rec.comment, strlen(rec.comment)) +
 			sum_bytes(rec.iface_name, strlen(rec.iface_name)) + (unsigned)rec.iface +
