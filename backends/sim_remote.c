@@ -427,8 +427,10 @@ static int answer_here(struct sim_remote *r, struct soft_port *op, const struct 
 	v = sim_arena_lock(r->c.arena);
 	/* Never on without the lock: the send fails, and says why. */
 	if (v < 0)
-		return umad_err_set(err, v, "the lock of the shared fabric's memory cannot be "
-				    "taken (%s): another process broke it", strerror(-v));
+		return umad_err_set(err, v, "the shared fabric's memory cannot be used: %s "
+				    "(a process of this user wrote over it)",
+				    sim_arena_damage(r->c.arena)[0] ? sim_arena_damage(r->c.arena)
+								    : strerror(-v));
 	answered = sim_net_sma_round_trip(r->c.fabric, from, q->dlid, answer, &r->local_hooks,
 					  &addr.slid, &delay_ns);
 	sim_arena_unlock(r->c.arena);
