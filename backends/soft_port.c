@@ -443,15 +443,7 @@ void soft_port_set_resend_hook(void (*hook)(int portid, const void *umad, size_t
 	atomic_store(&resender.hook, hook);
 }
 
-/* A child of fork() has no resending thread: the next resend starts one of its own. */
-static void resender_after_fork(void)
-{
-	pthread_mutex_init(&resender.lock, NULL);
-	resender.running = 0;
-	resender.next_ns = 0;
-}
-
-static void resender_init(void)
+static void resender_cond_init(void)
 {
 	pthread_condattr_t attr;
 
@@ -459,6 +451,25 @@ static void resender_init(void)
 	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
 	pthread_cond_init(&resender.cond, &attr);
 	pthread_condattr_destroy(&attr);
+}
+
+/*
+ * A child of fork() has no resending thread: the next resend starts one of
+ * its own.  The lock and the condition are made anew: the parent's thread
+ * was waiting on the condition, and a waiter the child does not have would
+ * take the child's wake-ups.
+ */
+static void resender_after_fork(void)
+{
+	pthread_mutex_init(&resender.lock, NULL);
+	resender_cond_init();
+	resender.running = 0;
+	resender.next_ns = 0;
+}
+
+static void resender_init(void)
+{
+	resender_cond_init();
 	pthread_atfork(NULL, NULL, resender_after_fork);
 }
 
