@@ -21,7 +21,7 @@
 #define EXECVP_DEFAULT_PATH	"/bin:/usr/bin"
 #define SCRIPT_MAGIC	"#!"
 
-static int find_in_path(const char *name, char *out, size_t size)
+int command_find_in_path(const char *name, char *out, size_t size)
 {
 	const char *path = getenv("PATH"), *p;
 
@@ -94,7 +94,7 @@ int command_find(const char *argv0, struct command_program *prog, char *why, siz
 	memset(prog, 0, sizeof(*prog));
 	if (strchr(argv0, '/'))
 		snprintf(prog->path, sizeof(prog->path), "%s", argv0);
-	else if (find_in_path(argv0, prog->path, sizeof(prog->path)) < 0)
+	else if (command_find_in_path(argv0, prog->path, sizeof(prog->path)) < 0)
 		return 0;
 	for (depth = 0;; depth++) {
 		r = interpreter_of(prog->path, next, sizeof(next));

@@ -33,6 +33,9 @@ struct command_program {
 	char secure_why[64];		/* "set-user-ID", ... */
 };
 
+/* name as execvp finds it on PATH (its default when unset), into out; 0, or -ENOENT. */
+int command_find_in_path(const char *name, char *out, size_t size);
+
 /* Find argv0 as execvp would and follow scripts.  0, or -errno with why. */
 int command_find(const char *argv0, struct command_program *prog, char *why, size_t why_size);
 

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cli/command_check.h"
 #include "cli/run_state.h"
 
 /* The variables that say where the tools keep their state, and where in the tools' directory. */
@@ -62,23 +63,14 @@ static const char shim_text[] =
 	"done\n"
 	"exec '%s' --log_file '%s' \"$@\"\n";
 
-/* The opensm PATH finds, in real (a buffer of PATH_MAX); 0, or -ENOENT. */
+/* The opensm PATH finds, as execvp finds it, in real (a buffer of PATH_MAX); 0, or -ENOENT. */
 static int find_opensm(char *real)
 {
-	const char *path = getenv("PATH"), *at, *end;
-	char candidate[PATH_MAX + 8];
-	size_t n;
+	char found[PATH_MAX];
 
-	for (at = path; at && *at; at = *end ? end + 1 : end) {
-		end = strchrnul(at, ':');
-		n = (size_t)(end - at);
-		if (!n || snprintf(candidate, sizeof(candidate), "%.*s/opensm", (int)n, at) >=
-		    (int)sizeof(candidate))
-			continue;
-		if (access(candidate, X_OK) == 0 && realpath(candidate, real))
-			return 0;
-	}
-	return -ENOENT;
+	if (command_find_in_path("opensm", found, sizeof(found)) < 0 || !realpath(found, real))
+		return -ENOENT;
+	return 0;
 }
 
 static int make_shim(struct run_state *rs)
