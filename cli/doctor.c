@@ -124,24 +124,6 @@ static int backends(void)
 	return sim;
 }
 
-static void where_program(const char *name, char *out, size_t size)
-{
-	const char *path = getenv("PATH"), *p;
-
-	out[0] = '\0';
-	for (p = path ? path : ""; path;) {
-		size_t len = strcspn(p, ":");
-
-		snprintf(out, size, "%.*s%s%s", (int)len, p, len ? "/" : "", name);
-		if (access(out, X_OK) == 0)
-			return;
-		if (!p[len])
-			break;
-		p += len + 1;
-	}
-	out[0] = '\0';
-}
-
 #ifdef UMAD_CLI_KERNEL
 /* In a child, as umad kernel does it: the namespaces, /dev/fuse opened inside, a FUSE mount. */
 static int try_kernel_mount(char *why, size_t size)
@@ -205,7 +187,7 @@ static int kernel_files(void)
 	} else {
 		printf("  /dev/fuse: %s\n", strerror(errno));
 	}
-	where_program("fusermount3", where, sizeof(where));
+	command_find_in_path("fusermount3", where, sizeof(where));
 	if (where[0] && stat(where, &st) == 0)
 		printf("  fusermount3: %s%s (umad kernel --mount DIR, when not root)\n", where,
 		       st.st_mode & S_ISUID ? ", set-user-ID" : ", not set-user-ID");
