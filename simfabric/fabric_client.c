@@ -26,8 +26,15 @@
 #include "simfabric/fabric_trust.h"
 #include "simfabric/net.h"
 
-/* How long a request posted in the mailbox is waited for without sleeping. */
-#define MAILBOX_SPIN_NS		20000u
+/*
+ * A reply (through the mailbox, or over TCP) is looked for without
+ * sleeping while that pays (peer_wait.h): for this long at most, and this
+ * long at least once a spin has learnt less.
+ */
+#define REPLY_SPIN_MAX_NS	50000u
+#define REPLY_SPIN_MIN_NS	2000u
+/* The server's beat unchanged this long: it is not running (off its CPU, or serving at length). */
+#define BEAT_STALE_NS		5000u
 /* While asleep, how often to check that the server is still there. */
 #define MAILBOX_CHECK_MS	100
 
@@ -319,6 +326,31 @@ static int refused(struct fabric_client *c, int32_t rc, struct umad_err *err)
 	return r;
 }
 
+/*
+ * The mailbox's doorbell (FP_DOORBELL): without one (a server out of
+ * descriptors), requests posted while it sleeps are kicked on the
+ * connection instead.  0, or -errno with why in err when the server went.
+ */
+static int take_doorbell(struct fabric_client *c, int64_t deadline, struct umad_err *err)
+{
+	uint32_t zero = 0;
+	int32_t rc;
+	int r = attach_request(c, FP_DOORBELL, &zero, sizeof(zero), NULL, 0, -1, deadline, &rc,
+			       err);
+
+	if (r < 0)
+		return r;
+	if (c->reply.type == FP_RC && rc == 0 && c->reply.passed_fd >= 0) {
+		c->doorbell_fd = c->reply.passed_fd;
+		c->reply.passed_fd = -1;
+	}
+	if (c->reply.passed_fd >= 0)
+		close(c->reply.passed_fd);
+	c->reply.passed_fd = -1;
+	fabric_client_done(c);
+	return 0;
+}
+
 int fabric_client_connect(struct fabric_client *c, const char *path, const char *const *names,
 			  unsigned n_names, int attach_default, struct fp_node *nodes,
 			  unsigned *n_nodes, struct umad_err *err)
@@ -336,8 +368,9 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	int r, mb_fd;
 
 	memset(c, 0, sizeof(*c));
-	c->fd = c->event_fd = -1;
+	c->fd = c->event_fd = c->doorbell_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
+	peer_wait_init(&c->reply_wait, REPLY_SPIN_MIN_NS, REPLY_SPIN_MAX_NS);
 	fp_reader_init(&c->reply);
 	if (snprintf(c->path, sizeof(c->path), "%s", path) >= (int)sizeof(c->path))
 		return umad_err_set(err, -ENAMETOOLONG, "the fabric's address is too long: %.60s...",
@@ -430,6 +463,11 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	}
 	*n_nodes = ok->n_hosts;
 	fabric_client_done(c);
+	if (c->mb) {
+		r = take_doorbell(c, deadline, err);
+		if (r < 0)
+			goto fail;
+	}
 	fabric_key_free(key);
 	return 0;
 fail:
@@ -513,7 +551,9 @@ void fabric_client_close(struct fabric_client *c)
 		close(c->fd);
 	if (c->event_fd >= 0)
 		close(c->event_fd);
-	c->fd = c->event_fd = -1;
+	if (c->doorbell_fd >= 0)
+		close(c->doorbell_fd);
+	c->fd = c->event_fd = c->doorbell_fd = -1;
 	fp_reader_free(&c->reply);
 	pthread_mutex_destroy(&c->lock);
 }
@@ -540,10 +580,17 @@ static int post(struct fabric_client *c, uint32_t type, const void *head, size_t
 	slot->req_type = type;
 	slot->req_len = (uint32_t)(head_len + tail_len);
 	c->mb_seq = seq;
+	atomic_store_explicit(&mb->client_cpu, peer_wait_cpu(), memory_order_relaxed);
 	atomic_store(&mb->posted, seq);
-	if (atomic_load(&mb->server_asleep))
-		return fp_send_on(c->fd, c->stream, FP_KICK, &kick, sizeof(kick), NULL, 0, -1, 0);
-	return 0;
+	if (!atomic_load(&mb->server_asleep))
+		return 0;
+	if (c->doorbell_fd >= 0) {
+		uint64_t one = 1;
+
+		/* A full counter (2^64 - 2 rings unread) is rung already: EAGAIN is fine. */
+		return write(c->doorbell_fd, &one, sizeof(one)) < 0 && errno != EAGAIN ? -errno : 0;
+	}
+	return fp_send_on(c->fd, c->stream, FP_KICK, &kick, sizeof(kick), NULL, 0, -1, 0);
 }
 
 /* Has request number seq been answered? (Numbers wrap: compared as a distance.) */
@@ -552,26 +599,59 @@ static int answered(const struct fp_mailbox *mb, uint32_t seq)
 	return (int32_t)(atomic_load(&mb->answered) - seq) >= 0;
 }
 
+/*
+ * Look for the answer to request number seq without sleeping, while that
+ * pays (peer_wait.h): while the server is on another CPU and its beat
+ * advances, or it wakes (it slept when the request was posted: rung).
+ * 1 when it came.  Lock held.
+ */
+static int spin_for_answer(struct fabric_client *c, uint32_t seq)
+{
+	struct fp_mailbox *mb = c->mb;
+	uint32_t me = peer_wait_cpu(), beat = atomic_load(&mb->server_beat), b;
+	uint64_t now = sim_net_now_ns(), beat_at = now;
+	struct peer_spin spin;
+	unsigned i;
+	int got = 0;
+
+	if (atomic_load(&mb->server_cpu) == me || !peer_spin_begin(&c->reply_wait, &spin, now))
+		return 0;
+	atomic_store(&mb->client_spinning, 1);
+	for (i = 1;; i++) {
+		if (answered(mb, seq)) {
+			peer_spin_hit(&c->reply_wait, &spin, sim_net_now_ns());
+			got = 1;
+			break;
+		}
+		fp_cpu_relax();
+		if (i & 7)
+			continue;
+		now = sim_net_now_ns();
+		if (!peer_spin_again_at(&c->reply_wait, &spin, now))
+			break;
+		b = atomic_load(&mb->server_beat);
+		if (b != beat || atomic_load(&mb->server_asleep)) {
+			/* Asleep: rung when this was posted, it is waking (the budget bounds that). */
+			beat = b;
+			beat_at = now;
+		} else if (now - beat_at > BEAT_STALE_NS) {
+			break;		/* not running: it wakes this side when it answers */
+		}
+		if ((i & 63) == 0)
+			me = peer_wait_cpu();
+		if (atomic_load(&mb->server_cpu) == me)
+			break;
+	}
+	atomic_store(&mb->client_spinning, 0);
+	return got;
+}
+
 /* Wait until request number seq is answered.  0, or -ECONNRESET when the server went.  Lock held. */
 static int await_answer(struct fabric_client *c, uint32_t seq)
 {
 	struct fp_mailbox *mb = c->mb;
-	uint64_t until = 0;
-	unsigned spins;
 
-	/* A moment without sleeping: the server usually answers within it. */
-	for (spins = 0; !answered(mb, seq); spins++) {
-		fp_cpu_relax();
-		if ((spins & 255) == 0) {
-			uint64_t now = sim_net_now_ns();
-
-			if (!until)
-				until = now + MAILBOX_SPIN_NS;
-			else if (now >= until)
-				break;
-		}
-	}
-	if (!answered(mb, seq)) {
+	if (!answered(mb, seq) && !spin_for_answer(c, seq)) {
 		struct timespec check = { 0, MAILBOX_CHECK_MS * 1000000L };
 
 		atomic_store(&mb->client_asleep, 1);
@@ -590,27 +670,31 @@ static int await_answer(struct fabric_client *c, uint32_t seq)
 }
 
 /*
- * Over TCP, a reply usually comes within microseconds (the server looks
- * at the connection again for a while, fabric_server.c): looked for
- * without sleeping for up to STREAM_SPIN_NS first, since a sleep and a
- * wake-up on each end cost more than the whole round trip.  1 when the
- * whole reply came, 0 when it is to be waited for, or -errno.  Lock held.
+ * Over TCP, a reply usually comes within microseconds when both sides
+ * run: it is looked for without sleeping first while that pays
+ * (peer_wait.h; the server cannot be seen from here, so only the budget
+ * and this CPU's contention bound it).  1 when the whole reply came, 0 when
+ * it is to be waited for, or -errno.  Lock held.
  */
-#define STREAM_SPIN_NS	50000u
 static int await_on_stream(struct fabric_client *c)
 {
-	uint64_t until = sim_net_now_ns() + STREAM_SPIN_NS;
-	unsigned spins;
-	int r;
+	struct peer_spin spin;
+	int r = 0;
 
-	for (spins = 0;; spins++) {
+	/* Where the server answered last: on this CPU, it cannot answer while this spins. */
+	if ((c->server_cpu && c->server_cpu == peer_wait_cpu()) ||
+	    !peer_spin_begin(&c->reply_wait, &spin, sim_net_now_ns()))
+		return 0;
+	for (;;) {
 		r = fp_recv_message(c->fd, &c->reply, MSG_DONTWAIT);
 		if (r != 0 || c->reply.in_message || c->reply.frame_got || c->reply.piece_left)
 			break;	/* a message, an error, or one begun: the rest is waited for */
 		fp_cpu_relax();
-		if ((spins & 15) == 15 && sim_net_now_ns() > until)
-			break;
+		if (!peer_spin_again_at(&c->reply_wait, &spin, sim_net_now_ns()))
+			return 0;
 	}
+	if (r > 0)
+		peer_spin_hit(&c->reply_wait, &spin, sim_net_now_ns());
 	return r;
 }
 
@@ -741,6 +825,9 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 	*rc = 0;
 	if (c->reply.type == FP_RC)
 		memcpy(rc, c->reply.buf, sizeof(*rc));
+	if (c->stream && c->reply.type == FP_RESULT && c->reply.len >= sizeof(struct fp_result))
+		memcpy(&c->server_cpu, c->reply.buf + offsetof(struct fp_result, server_cpu),
+		       sizeof(c->server_cpu));
 	return 0;
 }
 

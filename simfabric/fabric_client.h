@@ -17,6 +17,7 @@
 
 #include "libumad/base/errbuf.h"
 #include "simfabric/fabric_proto.h"
+#include "simfabric/peer_wait.h"
 
 /* Where a server is: a socket path, or tcp:HOST:PORT. */
 #define FABRIC_CLIENT_WHERE_MAX	320
@@ -38,8 +39,11 @@ struct fabric_client {
 	struct fp_reader reply;		/* the last reply, under lock */
 	int broken;			/* the server went away: every request fails with -EIO */
 	struct fp_mailbox *mb;		/* the fast path for sends (fabric_proto.h), or NULL */
+	int doorbell_fd;		/* rung when the server sleeps (FP_DOORBELL); -1: FP_KICK */
 	uint32_t mb_seq;		/* the number of the last request posted there */
 	uint32_t mb_read;		/* the number of the last request whose reply was read */
+	struct peer_wait reply_wait;	/* when a wait for a reply spins (peer_wait.h), under lock */
+	uint32_t server_cpu;		/* where the server answered last over TCP (fp_result) */
 	/*
 	 * Requests posted without waiting (fabric_client_post): the owner's
 	 * cookie for each, and what it does with a reply, called with the lock

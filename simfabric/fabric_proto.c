@@ -78,6 +78,7 @@ size_t fp_min_body(uint32_t type)
 	case FP_MAPPED:		return sizeof(struct fp_mapped);
 	case FP_NOTE_CHANGED:	return sizeof(struct fp_note);
 	case FP_EVENTS:		return sizeof(struct fp_events);
+	case FP_DOORBELL:	return sizeof(uint32_t);
 	default:		return 0;
 	}
 }

@@ -55,8 +55,12 @@
  * request on the connection while a posted one is unanswered, so requests
  * are served in the order they were made.  Neither side needs a system call
  * while the other is awake; each says when it sleeps (server_asleep: the
- * client sends FP_KICK on the connection; client_asleep: the server wakes
- * it with a futex on `answered`).  A reply too long for the mailbox goes on
+ * client writes to the doorbell FP_DOORBELL gave it, an eventfd the server
+ * watches, or without one sends FP_KICK on the connection; client_asleep:
+ * the server wakes it with a futex on `answered`).  A side looks for the other's write
+ * without sleeping only while the other is seen running on another CPU
+ * (server_beat advancing, server_cpu; client_spinning, client_cpu) and its
+ * own CPU is not wanted (peer_wait.h); else it sleeps.  A reply too long for the mailbox goes on
  * the connection instead (resp_type 0).
  *
  * Requests and their replies:
@@ -73,6 +77,7 @@
  *   FP_CONTROL {a fault request}  -> FP_RC (its bytes: sim_fault_encode, fault.h)
  *   FP_TEXT {fp_text}             -> FP_TEXT_REPLY {text} or FP_RC (an error)
  *   FP_MAP {fp_map}               -> FP_MAPPED {fp_mapped} + the arena's memory file
+ *   FP_DOORBELL {uint32_t 0}      -> FP_RC + an eventfd (a client with a mailbox)
  * Any request may instead get FP_RC with a negative errno and a message.
  * Unanswered: FP_KICK, FP_NOTE_CHANGED {fp_note}.
  * Events: FP_DELIVER {fp_deliver, MAD}, FP_NODE_CHANGED {fp_host}.
@@ -87,7 +92,7 @@
 #include "libumad/base/backend.h"
 #include "simfabric/fabric.h"
 
-#define FP_VERSION		7	/* 7: FP_REGISTER answers the agent's hi_tid; 6: a node's identity */
+#define FP_VERSION		8	/* 8: the mailbox says where each side runs; 7: FP_REGISTER answers the agent's hi_tid */
 #define FP_DATAGRAM_MAX		65536u		/* one datagram, frame included */
 /*
  * The longest message: a MAD whose RMPP PayloadLength is the largest
@@ -124,6 +129,7 @@ enum fp_type {
 	FP_MAPPED,
 	FP_NOTE_CHANGED,	/* no reply: a client's SMP changed a node (see fp_map) */
 	FP_EVENTS,		/* over TCP: this connection is the event channel (FP_RC) */
+	FP_DOORBELL,		/* the mailbox's doorbell: FP_RC with an eventfd */
 	FP_TYPE_END
 };
 
@@ -228,6 +234,7 @@ struct fp_addr {
 /* SIM_NET_LOST, SIM_NET_ANSWERED (the answer follows) or SIM_NET_DELIVERED. */
 struct fp_result {
 	uint32_t result;
+	uint32_t server_cpu;	/* where the server answered, plus one; 0: unknown (another host) */
 	struct fp_addr addr;
 	uint64_t delay_ns;	/* the answer arrives this much later (delayed links) */
 };
@@ -305,6 +312,11 @@ struct fp_mailbox {
 	_Atomic uint32_t answered;	/* the server's: the latest request number answered */
 	_Atomic uint32_t server_asleep;	/* the server waits on its sockets: kick it */
 	_Atomic uint32_t client_asleep;	/* the client waits on `answered` (futex) */
+	/* Whether the other side runs, and where (peer_wait.h): CPUs plus one, 0 unknown. */
+	_Atomic uint32_t server_beat;	/* advanced while the server looks at the mailboxes */
+	_Atomic uint32_t server_cpu;	/* where the server last looked */
+	_Atomic uint32_t client_cpu;	/* where the client last posted or waited from */
+	_Atomic uint32_t client_spinning;	/* the client looks for its answer without sleeping */
 	struct fp_mailbox_slot slot[FP_MAILBOX_SLOTS];
 };
 

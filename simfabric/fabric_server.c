@@ -11,6 +11,7 @@
 #include <string.h>
 #include <linux/futex.h>
 #include <sys/epoll.h>
+#include <sys/eventfd.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/syscall.h>
@@ -32,6 +33,7 @@
 #include "simfabric/handshake_share.h"
 #include "simfabric/hosting.h"
 #include "simfabric/net.h"
+#include "simfabric/peer_wait.h"
 #include "simfabric/topology.h"
 
 #define EVENT_SNDBUF	(4 << 20)		/* asked for; the system may give less */
@@ -54,11 +56,15 @@
 #define HANDSHAKE_LOG_INTERVAL_MS	10000
 /* Out of descriptors with none in reserve: how long the listener is left alone. */
 #define LISTEN_PAUSE_MS	100
-/* After serving a mailbox, how long to look at the mailboxes again before sleeping. */
-#define MAILBOX_SPIN_NS		20000u
+/*
+ * After serving, how long the mailboxes (or the sockets, after a TCP
+ * client) are looked at again without sleeping, at most and at least once
+ * a spin has learnt less, while that pays (peer_wait.h).
+ */
+#define MAILBOX_SPIN_MAX_NS	50000u
 #define MAILBOX_SPIN_MIN_NS	1000u
-/* After serving a TCP client, how long to look at the sockets again before sleeping. */
-#define STREAM_SPIN_NS		50000u
+#define STREAM_SPIN_MAX_NS	50000u
+#define STREAM_SPIN_MIN_NS	2000u
 /*
  * The address range the fabric's model may grow to (arena.h).  Sparse:
  * only what the model touches takes memory, so it is room, not a cost.
@@ -89,10 +95,12 @@ struct client {
 	struct fabric_server *s;
 	struct channel conn;		/* requests and replies */
 	struct channel events;		/* FP_DELIVER, FP_NODE_CHANGED */
+	struct channel doorbell;	/* an eventfd its mailbox's requests are rung on (FP_DOORBELL) */
 	int closing;			/* disconnect at the end of this round */
 	pid_t pid;
 	char name[FABRIC_TCP_NAME_MAX + 16];	/* "client PID", or "client at HOST:PORT" over TCP */
 	int tcp;
+	int same_host;			/* on this host (a Unix socket, TCP from one of its addresses) */
 	struct fabric_auth *auth;	/* over TCP, until the handshake is done */
 	struct handshake_source source;	/* over TCP, where it connects from */
 	int came;			/* welcomed: its leaving is worth a line */
@@ -107,6 +115,7 @@ struct client {
 	uint64_t events_dropped;
 	struct fp_mailbox *mb;		/* the fast path, or NULL */
 	uint32_t mb_seen;		/* the last request number taken from it */
+	int mb_woken;			/* woken by the last answer: counts as awake */
 	struct fp_mailbox_slot *replying_to;	/* the slot the reply being made goes to, or NULL */
 	struct client *next;
 };
@@ -133,7 +142,9 @@ struct fabric_server {
 	struct client *clients;
 	unsigned n_clients;
 	unsigned n_mailboxes;
-	uint64_t spin_ns;		/* how long to look at the mailboxes before sleeping */
+	struct peer_wait mailbox_wait;	/* when a look for the next request spins (peer_wait.h) */
+	struct peer_wait stream_wait;
+	uint32_t beat;			/* told to every mailbox while looking at them */
 	int lock_error;			/* the arena's lock failed: the server stops (model_lock) */
 	size_t buffered, buffer_max;	/* what it holds for its clients, and its bound */
 	int closing_pending;		/* a client is to be disconnected at the end of the round */
@@ -744,6 +755,37 @@ static int do_map(struct fabric_server *s, struct client *c)
 	return send_to(&c->conn, FP_MAPPED, &m, sizeof(m), NULL, 0, NULL, fd);
 }
 
+/*
+ * The doorbell of a client's mailbox: an eventfd it writes to when it
+ * posts while the server sleeps, cheaper than FP_KICK and a wake-up that
+ * goes to an idle CPU rather than to the client's (a socket's wakes the
+ * reader where the writer runs).
+ */
+static int do_doorbell(struct client *c)
+{
+	int fd;
+
+	if (!c->mb)
+		return reply_rc(c, -EINVAL, "a doorbell is for a client with a mailbox");
+	if (c->doorbell.fd < 0) {
+		c->doorbell.fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+		if (c->doorbell.fd < 0 || watch(&c->doorbell, EPOLLIN) < 0) {
+			int r = -errno;
+
+			if (c->doorbell.fd >= 0)
+				close(c->doorbell.fd);
+			c->doorbell.fd = -1;
+			return reply_rc(c, r, "cannot make a doorbell: %s", strerror(-r));
+		}
+	}
+	/* A copy of the descriptor: the reply may wait in the queue, which closes its own. */
+	fd = fcntl(c->doorbell.fd, F_DUPFD_CLOEXEC, 0);
+	if (fd < 0)
+		return reply_rc(c, -errno, "no descriptor left to hand the doorbell over");
+	return send_to(&c->conn, FP_RC, &(struct fp_rc){ 0 }, sizeof(struct fp_rc), NULL, 0, NULL,
+		       fd);
+}
+
 /* A client's SMP changed a node: the clients attached there learn it, and a switch traps its SM. */
 static int do_note_changed(struct fabric_server *s, const struct fp_note *q)
 {
@@ -812,6 +854,9 @@ static int do_send(struct client *c, const uint8_t *body, size_t len)
 	if (r < 0)
 		return reply_rc(c, r, NULL);
 	res.result = result;
+	/* Over TCP from this host, or on this host's socket: its wait spins only where this is not. */
+	if (c->same_host)
+		res.server_cpu = peer_wait_cpu();
 	if (result == SIM_NET_ANSWERED) {
 		/* A long answer (an SA table) is handed to the reply as it is, not copied. */
 		uint8_t *owned = reply.heap && reply.msg.data == reply.heap ? reply.heap : NULL;
@@ -894,6 +939,7 @@ static int dispatch(struct fabric_server *s, struct client *c, uint32_t type,
 	case FP_CONTROL:	return do_control(s, c, body, len);
 	case FP_TEXT:		return do_text(s, c, (const struct fp_text *)body);
 	case FP_MAP:		return do_map(s, c);
+	case FP_DOORBELL:	return do_doorbell(c);
 	case FP_NOTE_CHANGED:	return do_note_changed(s, (const struct fp_note *)body);
 	case FP_EVENTS:		return do_events(s, c, (const struct fp_events *)body);
 	default:		return -EPROTO;	/* replies and events do not come from clients */
@@ -936,10 +982,13 @@ static void drop_client(struct fabric_server *s, struct client *c)
 	release(c);
 	watch(&c->conn, 0);
 	watch(&c->events, 0);
+	watch(&c->doorbell, 0);
 	if (c->conn.fd >= 0)
 		close(c->conn.fd);
 	if (c->events.fd >= 0)
 		close(c->events.fd);
+	if (c->doorbell.fd >= 0)
+		close(c->doorbell.fd);
 	if (c->mb) {
 		munmap(c->mb, sizeof(*c->mb));
 		s->n_mailboxes--;
@@ -968,7 +1017,10 @@ static struct client *new_client(struct fabric_server *s, int fd, int stream, ui
 	c->conn.last = &c->conn.first;
 	c->events = (struct channel){ .c = c, .fd = -1, .stream = stream };
 	c->events.last = &c->events.first;
+	c->doorbell = (struct channel){ .c = c, .fd = -1 };
+	c->doorbell.last = &c->doorbell.first;
 	c->tcp = stream;
+	c->same_host = !stream;
 	fp_reader_init(&c->in);
 	c->in.slice = READ_SLICE;
 	c->in.stream = stream;
@@ -1185,6 +1237,25 @@ static void pause_listener(struct fabric_server *s, int fd, void *tag)
 	s->listen_paused_until = now_ns() + LISTEN_PAUSE_MS * 1000000ull;
 }
 
+
+/* Does a TCP peer connect from one of this host's addresses (the one it reached)? */
+static int same_host(int fd, const struct sockaddr_storage *peer)
+{
+	struct sockaddr_storage local;
+	socklen_t len = sizeof(local);
+
+	if (getsockname(fd, (struct sockaddr *)&local, &len) < 0 || local.ss_family != peer->ss_family)
+		return 0;
+	if (peer->ss_family == AF_INET)
+		return ((const struct sockaddr_in *)peer)->sin_addr.s_addr ==
+		       ((const struct sockaddr_in *)&local)->sin_addr.s_addr;
+	if (peer->ss_family == AF_INET6)
+		return !memcmp(&((const struct sockaddr_in6 *)peer)->sin6_addr,
+			       &((const struct sockaddr_in6 *)&local)->sin6_addr,
+			       sizeof(struct in6_addr));
+	return 0;
+}
+
 /*
  * A connection on the TCP listener: its handshake begins, when its source
  * has a slot (handshake_slot).
@@ -1219,6 +1290,7 @@ static void accept_tcp(struct fabric_server *s)
 		return;
 	}
 	c->source = source;
+	c->same_host = same_host(fd, &ss);
 	snprintf(c->name, sizeof(c->name), "%s", who);
 	if (!handshake_slot(s, c, who)) {
 		let_go(c);
@@ -1386,6 +1458,14 @@ static void channel_ready(struct fabric_server *s, struct channel *ch, uint32_t 
 
 	if (c->closing)
 		return;
+	if (ch == &c->doorbell) {
+		uint64_t rung;
+
+		/* Rung: the mailboxes are looked at at the start of every round. */
+		if (read(ch->fd, &rung, sizeof(rung)) < 0 && errno != EAGAIN)
+			let_go(c);
+		return;
+	}
 	if (c->auth) {
 		auth_progress(s, c);
 		return;
@@ -1428,6 +1508,7 @@ static int serve_mailbox(struct fabric_server *s, struct client *c)
 	/* The client's memory: read once, checked, as a message from the socket is. */
 	if (posted - c->mb_seen > FP_MAILBOX_SLOTS)
 		return -EPROTO;
+	c->mb_woken = 0;
 	while (c->mb_seen != posted && r >= 0 && !c->closing && !c->conn.first) {
 		uint32_t seq = c->mb_seen + 1;
 		struct fp_mailbox_slot *slot = &c->mb->slot[seq % FP_MAILBOX_SLOTS];
@@ -1444,8 +1525,10 @@ static int serve_mailbox(struct fabric_server *s, struct client *c)
 		c->replying_to = NULL;
 		atomic_store(&c->mb->answered, seq);
 	}
-	if (atomic_load(&c->mb->client_asleep))
+	if (atomic_load(&c->mb->client_asleep)) {
 		syscall(SYS_futex, &c->mb->answered, FUTEX_WAKE, 1, NULL, NULL, 0);
+		c->mb_woken = 1;	/* awake from now on, if not there yet */
+	}
 	return r < 0 ? r : 1;
 }
 
@@ -1479,6 +1562,32 @@ static void mailboxes_asleep(struct fabric_server *s, uint32_t asleep)
 			atomic_store(&c->mb->server_asleep, asleep);
 }
 
+/*
+ * Tell every mailbox the server runs, and where (fabric_proto.h): a client
+ * waiting for its answer spins only while it sees that.  Whether one of
+ * them is awake on another CPU, so that its next request may come while
+ * the server spins: 1 or 0.
+ */
+static int mailboxes_beat(struct fabric_server *s)
+{
+	uint32_t beat = ++s->beat, me = peer_wait_cpu(), cpu;
+	struct client *c;
+	int awake = 0;
+
+	for (c = s->clients; c && s->n_mailboxes; c = c->next) {
+		if (!c->mb || c->closing)
+			continue;
+		atomic_store_explicit(&c->mb->server_cpu, me, memory_order_relaxed);
+		atomic_store_explicit(&c->mb->server_beat, beat, memory_order_release);
+		cpu = atomic_load_explicit(&c->mb->client_cpu, memory_order_relaxed);
+		if ((c->mb_woken || !atomic_load_explicit(&c->mb->client_asleep,
+							  memory_order_relaxed)) &&
+		    (cpu != me || !me))
+			awake = 1;
+	}
+	return awake;
+}
+
 /* --- the server --------------------------------------------------------------------- */
 
 int fabric_server_new(const struct fabric_server_options *opts, struct fabric_server **out,
@@ -1493,7 +1602,8 @@ int fabric_server_new(const struct fabric_server_options *opts, struct fabric_se
 	if (!s)
 		return -ENOMEM;
 	s->epoll_fd = s->listen_fd = s->stop_fd = s->reserve_fd = s->tcp_fd = -1;
-	s->spin_ns = MAILBOX_SPIN_NS;
+	peer_wait_init(&s->mailbox_wait, MAILBOX_SPIN_MIN_NS, MAILBOX_SPIN_MAX_NS);
+	peer_wait_init(&s->stream_wait, STREAM_SPIN_MIN_NS, STREAM_SPIN_MAX_NS);
 	s->log = opts->log;
 	s->buffer_max = opts->buffer_max ? opts->buffer_max : FABRIC_SERVER_BUFFER_MAX;
 	handshake_share_init(&s->share);
@@ -1751,7 +1861,7 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 {
 	struct epoll_event evs[64];
 	int tick = next_tick_ms(s), n, i, stop = 0;
-	uint64_t spin_from = 0;
+	struct peer_spin spin;
 	unsigned spins;
 
 	if (stop_fd != s->stop_fd) {
@@ -1769,35 +1879,32 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 		timeout_ms = tick;
 	/*
 	 * Mailboxes first.  Shortly after serving one, look again without
-	 * sleeping: a client in a conversation posts its next request within
-	 * microseconds, sooner than a sleep and a wake-up take.  How long is
-	 * learnt: a wait that ended with a request keeps the budget at four
-	 * times that wait at least, one that found nothing halves it.  The
-	 * sockets are looked at now and then meanwhile.  Before sleeping, say
-	 * so in every mailbox, then look once more: a request posted meanwhile
-	 * is either seen now or kicked.
+	 * sleeping while that pays (peer_wait.h): a client in a conversation
+	 * posts its next request within microseconds, sooner than a sleep and
+	 * a wake-up take -- if it runs on another CPU, and this CPU is not
+	 * wanted by another process.  The sockets are looked at now and then
+	 * meanwhile.  Before sleeping, say so in every mailbox, then look once
+	 * more: a request posted meanwhile is either seen now or kicked.
 	 */
-	if (serve_mailboxes(s))
-		spin_from = now_ns();
-	for (spins = 0; timeout_ms != 0 && s->n_mailboxes && spin_from; spins++) {
-		uint64_t now;
-
-		if ((spins & 63) == 63 && (n = epoll_wait(s->epoll_fd, evs, 64, 0)) != 0)
-			goto events;
-		if (!serve_mailboxes(s)) {
-			fp_cpu_relax();
-			if ((spins & 15) == 0 && (now = now_ns()) - spin_from > s->spin_ns) {
-				s->spin_ns = s->spin_ns / 2 > MAILBOX_SPIN_MIN_NS ? s->spin_ns / 2
-										  : MAILBOX_SPIN_MIN_NS;
-				break;
+	if (serve_mailboxes(s) && timeout_ms != 0 && mailboxes_beat(s) &&
+	    peer_spin_begin(&s->mailbox_wait, &spin, now_ns())) {
+		for (spins = 1;; spins++) {
+			if (serve_mailboxes(s)) {
+				peer_spin_hit(&s->mailbox_wait, &spin, now_ns());
+				if (!mailboxes_beat(s) ||
+				    !peer_spin_begin(&s->mailbox_wait, &spin, now_ns()))
+					break;
+				continue;
 			}
-			continue;
+			fp_cpu_relax();
+			if ((spins & 7) != 0)
+				continue;
+			if (!peer_spin_again_at(&s->mailbox_wait, &spin, now_ns()) ||
+			    !mailboxes_beat(s))
+				break;
+			if ((spins & 63) == 0 && (n = epoll_wait(s->epoll_fd, evs, 64, 0)) != 0)
+				goto events;
 		}
-		now = now_ns();
-		if (4 * (now - spin_from) > s->spin_ns)
-			s->spin_ns = 4 * (now - spin_from) < MAILBOX_SPIN_NS ? 4 * (now - spin_from)
-									 : MAILBOX_SPIN_NS;
-		spin_from = now;
 	}
 	/* What the mailboxes' requests changed is told before sleeping; a client to drop is not kept waiting. */
 	tell_all_changes(s);
@@ -1806,19 +1913,22 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 	/*
 	 * A client over TCP that was just served sends its next request
 	 * within microseconds, as through a mailbox: its sockets are looked at
-	 * for a while without sleeping, since a sleep and a wake-up on each end
-	 * cost more than its round trip (it looks for the reply so too).
+	 * again without sleeping while that pays (it looks for the reply so
+	 * too).
 	 */
 	if (timeout_ms != 0 && s->stream_served) {
-		uint64_t from = now_ns();
-
 		s->stream_served = 0;
-		do {
-			n = epoll_wait(s->epoll_fd, evs, 64, 0);
-			if (n != 0)
-				goto events;
-			fp_cpu_relax();
-		} while (now_ns() - from < STREAM_SPIN_NS);
+		if (peer_spin_begin(&s->stream_wait, &spin, now_ns())) {
+			do {
+				n = epoll_wait(s->epoll_fd, evs, 64, 0);
+				if (n != 0) {
+					if (n > 0)
+						peer_spin_hit(&s->stream_wait, &spin, now_ns());
+					goto events;
+				}
+				fp_cpu_relax();
+			} while (peer_spin_again_at(&s->stream_wait, &spin, now_ns()));
+		}
 	}
 	if (timeout_ms != 0 && s->n_mailboxes) {
 		mailboxes_asleep(s, 1);

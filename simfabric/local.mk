@@ -23,6 +23,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/hosting.c simfabric/hosting.h \
 	libumad/base/mad_rules.c libumad/base/mad_rules.h \
 	simfabric/fabric_proto.c simfabric/fabric_proto.h \
+	simfabric/peer_wait.c simfabric/peer_wait.h \
 	simfabric/fabric_client.c simfabric/fabric_client.h \
 	simfabric/fabric_trust.c simfabric/fabric_trust.h \
 	simfabric/fabric_key.c simfabric/fabric_key.h \

@@ -96,6 +96,13 @@ tests_test_fabric_client_LDADD = simfabric/libsimfabric.la libibumad.la $(GLIB_L
 tests_test_fabric_client_DEPENDENCIES = simfabric/libsimfabric.la libibumad.la backend-sim.la
 
 # The descriptor's lazy signalling: who is woken, and when (threads racing the queue).
+# When a wait for another process spins (simfabric/peer_wait.h), on a clock the test sets.
+check_PROGRAMS += tests/test_peer_wait
+TESTS += tests/test_peer_wait
+tests_test_peer_wait_SOURCES = tests/test_peer_wait.c
+tests_test_peer_wait_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_peer_wait_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+
 check_PROGRAMS += tests/test_wakeup
 TESTS += tests/test_wakeup
 tests_test_wakeup_SOURCES = tests/test_wakeup.c

@@ -132,6 +132,14 @@ static void __attribute__((noreturn)) fake_main(enum fake how, int ready)
 	event_fd = how == FAKE_EVENT_PIPE ? pair[0] : pair[1];
 	if (fp_send_message(c, FP_HELLO_OK, &ok, sizeof(ok), event_fd, 0) < 0)
 		_exit(2);
+	/* A client with a mailbox asks for its doorbell: without one, it kicks on the connection. */
+	if (in.passed_fd >= 0) {
+		struct fp_rc none = { -EOPNOTSUPP };
+
+		if (fp_recv_message(c, &in, 0) != 1 || in.type != FP_DOORBELL ||
+		    fp_send_message(c, FP_RC, &none, sizeof(none), -1, 0) < 0)
+			_exit(2);
+	}
 	if (how != FAKE_MAP_UNSEALED && how != FAKE_MAP_SILENT)
 		forever();
 	if (fp_recv_message(c, &in, 0) != 1 || in.type != FP_MAP)
