@@ -390,8 +390,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "fuse_floor: fork: %s\n", strerror(errno));
 		return 1;
 	}
-	if (child == 0)
+	if (child == 0) {
+		/*
+		 * The channel only in the server: with a copy of it here, an exit
+		 * of the client whose server is gone would wait for ever for the
+		 * answer to its close's FLUSH (the channel is closed after it).
+		 */
+		close(fuse_session_fd(se));
+		close(fuse_fd);
 		_exit(client(tree_fd, count));
+	}
 	served = strcmp(loop, "epoll") ? serve_blocking(se, &fbuf) : serve_epoll(se, &fbuf);
 	if (served < 0) {
 		fprintf(stderr, "fuse_floor: the FUSE channel broke\n");
