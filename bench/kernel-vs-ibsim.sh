@@ -10,23 +10,44 @@
 #     wake-up is on the CPU that is running, none waits for an idle one), the
 #     same with UMAD_KERNEL_CPU=any (where the scheduler puts them: what one
 #     CPU buys), in-process (this library, UMAD_BACKEND=sim) and under
-#     ibsim+umad2sim; median of RUNS runs each way, the order turning from run
-#     to run;
-#  2. ibnetdiscover's wall time the same four ways, median of RUNS runs each;
+#     ibsim+umad2sim; and in the same rotation the FUSE floor
+#     (bench/fuse_floor.c, built here with make: a server that mounts and
+#     serves one file as umad kernel serves a umadN but answers every request
+#     at once, doing nothing, and a client making per MAD the requests
+#     libibumad makes, a write(2), a poll(2) and a read(2)) three ways: on one
+#     CPU as umad kernel runs, with UMAD_KERNEL_CPU=any, and on one CPU with
+#     the server taking its requests as kfs_serve does (epoll_wait, then reads
+#     of the non-blocking channel until EAGAIN).  Median of RUNS runs each way,
+#     the order turning from run to run.  Per MAD (1e6 / the rate, in us) the
+#     files' figure is set against the floor's, each way: the FUSE path's cost
+#     beyond what FUSE itself costs;
+#  2. busy mode: the round trips of 1 through the files (both ways) and under
+#     ibsim, and the floor (both ways), with one busy loop beside and then
+#     two (each a shell's endless loop, started and stopped here: TERM, then
+#     KILL); 3 short runs each way, medians, the files' against ibsim's and
+#     per MAD against the floor's with the same loops;
+#  3. the clients sweep: 1, 2, 4, 8 and 16 dr_rtt at once through the files
+#     of one umad kernel (umad kernel -t FILE -- sh -c 'N dr_rtt & wait', both
+#     ways) and under one ibsim, a fixed number of round trips shared among
+#     them; all their round trips per second, from the first one's start to
+#     the last one's end (dr_rtt prints both, on CLOCK_MONOTONIC); median of
+#     RUNS runs.  ibsim attaches a fixed number of clients (10 in its source,
+#     IBSIM_MAX_CLIENTS): one it refuses is a note, not a failure;
+#  4. ibnetdiscover's wall time the same four ways as 1, median of RUNS runs each;
 #     a run that does not find every switch and HCA of the file fails.  Through
 #     the files it is the whole `umad kernel -t FILE -- ibnetdiscover` (the
 #     fabric's load, the mount and the namespace included), as in-process it is
 #     the whole ibnetdiscover (its fabric's load included); ibsim has loaded
 #     its fabric before;
-#  3. `umad kernel -t FILE -- true`: what starting and stopping costs.
+#  5. `umad kernel -t FILE -- true`: what starting and stopping costs.
 # At the end, one table (bench/table.awk): a row per measurement, the
 # files / in-process / ibsim figures, the ratio to the side the row compares
 # with, the issue's target and whether this run met it; then each run's
 # figure.  A figure that is missing reads "failed [n]" or "not run [n]";
 # note n, under the table, says why.  A tool that fails or runs out of time
-# makes the exit status 1, after the table; ibsim unable to load a fabric is
-# a note, not a failure.  Every fabric starts without an SM (--sm none,
-# UMAD_SIM_SM=none), as ibsim's.
+# makes the exit status 1, after the table; ibsim unable to load a fabric, or
+# to attach as many clients as a sweep asks, is a note, not a failure.  Every
+# fabric starts without an SM (--sm none, UMAD_SIM_SM=none), as ibsim's.
 #
 # PERF=1: after the table, where the time of one ibnetdiscover through the
 # files goes, on the last set's fabric (PERF=anycpu: run as that row is).  perf needs root (or perf_event_paranoid <= 1) and the
@@ -67,8 +88,9 @@ case ${PERF:-} in
 files | anycpu) perf_side=$PERF ;;
 *) echo "$0: PERF=$PERF: 1, files or anycpu" >&2; exit 2 ;;
 esac
-bench_paths ibnetdiscover timeout ${perf_side:+perf}
-if ! "$umad" kernel 2>&1 | grep -q '^usage: umad kernel'; then
+bench_paths ibnetdiscover timeout make ${perf_side:+perf}
+# On the build tree's libraries, as it is run below (umad refuses to run on another libibumad).
+if ! LD_LIBRARY_PATH="$libs" "$umad" kernel 2>&1 | grep -q '^usage: umad kernel'; then
 	echo "umad kernel not built (configure found no libfuse3)"
 	exit 1
 fi
@@ -84,6 +106,12 @@ sim=
 ibsim_console_holder=
 ibsim_keep_trap=1	# report_traps stops ibsim
 sides=(files anycpu in-process ibsim)
+floor_sides=(floor floor-anycpu floor-epoll)
+busy_sides=(files anycpu ibsim floor floor-anycpu)
+sweep_sides=(files anycpu ibsim)
+sweep_clients=(1 2 4 8 16)
+busy_runs=3
+busy_pids=()
 runs_list=$work/runs
 
 print_table() {
@@ -92,6 +120,12 @@ print_table() {
 	echo "  the program on one CPU (its default); UMAD_KERNEL_CPU=any: the same where the scheduler"
 	echo "  puts them;"
 	echo "in-process: this library, UMAD_BACKEND=sim; ibsim: ibsim and umad2sim."
+	echo "floor: bench/fuse_floor.c, a FUSE server that answers at once and a client making"
+	echo "  libibumad's requests per MAD (write, poll, read), on one CPU as umad kernel runs, its"
+	echo "  server blocking in read(2) on the channel (the floor) or in epoll_wait as kfs_serve;"
+	echo "  per MAD: microseconds, 1e6 / the rate (the floor's MADs, the others' round trips);"
+	echo "busy: that many shell loops running beside, 3 short runs each way;"
+	echo "N dr_rtt at once: all their round trips per second, the first's start to the last's end."
 	report_footer files
 	if [ -s "$runs_list" ]; then
 		echo
@@ -100,7 +134,49 @@ print_table() {
 	fi
 }
 
-report_traps stop_ibsim
+# start_busy N: N busy loops beside what is measured, each a shell's endless loop.
+start_busy() {
+	local i
+	for i in $(seq "$1"); do
+		bash -c 'while :; do :; done' &
+		busy_pids+=("$!")
+	done
+}
+
+# running PID: whether PID is there and not a zombie (one not waited for yet).
+running() {
+	local state
+	state=$(cut -d' ' -f3 "/proc/$1/stat" 2>/dev/null) || return 1
+	[ "$state" != Z ]
+}
+
+# stop_busy: the busy loops ended, TERM, then KILL for one still there after a second.
+stop_busy() {
+	local pid i left
+	[ "${#busy_pids[@]}" -gt 0 ] || return 0
+	kill -TERM "${busy_pids[@]}" 2>/dev/null || :
+	for i in $(seq 10); do
+		left=
+		for pid in "${busy_pids[@]}"; do
+			! running "$pid" || left=1
+		done
+		[ -n "$left" ] || break
+		sleep 0.1
+	done
+	for pid in "${busy_pids[@]}"; do
+		! running "$pid" || kill -KILL "$pid" 2>/dev/null || :
+	done
+	wait "${busy_pids[@]}" 2>/dev/null || :
+	busy_pids=()
+}
+
+# stop_servers: what runs beside the measurements stopped, whatever ends the run.
+stop_servers() {
+	stop_busy
+	stop_ibsim
+}
+
+report_traps stop_servers
 
 # side_cmd SIDE CMD...: the array cmd, CMD as a client of SIDE's fabric.
 side_cmd() {
@@ -122,10 +198,11 @@ side_cmd() {
 
 # on SIDE WHAT CMD...: run CMD as a client of SIDE's fabric (report_run).
 on() {
-	local side=$1 what=$2
+	local side=$1 what=$2 sim_status=0
 	shift 2
 	if [ "$side" = ibsim ] && [ -z "${down[ibsim]}" ] && ! kill -0 "$sim" 2>/dev/null; then
-		failure "ibsim exited; its last words: $(ibsim_why "$dir/ibsim.log")"
+		wait "$sim" 2>/dev/null || sim_status=$?
+		failure "ibsim exited (status $sim_status); its last words: $(ibsim_why "$dir/ibsim.log")"
 		down[ibsim]="not run $mark"
 	fi
 	if [ -n "${down[$side]:-}" ]; then
@@ -136,15 +213,62 @@ on() {
 	report_run "$side" "$what" "${cmd[@]}"
 }
 
+# per_mad CELL: a rate's cell as microseconds per MAD (1e6 / the rate); a
+# cell without a figure as it is.
+per_mad() {
+	case $1 in
+	'' | *[!0-9]*) echo "$1" ;;
+	*) awk -v rate="$1" 'BEGIN { if (rate > 0) printf "%.2f\n", 1e6 / rate; else print "-" }' ;;
+	esac
+}
+
+# busy_rows N MISSING: the rows of the runs with N busy loops beside.
+busy_rows() {
+	local -n busy=busy$1
+	local m=$2 loops="$1 busy loop"
+	[ "$1" -eq 1 ] || loops="${loops}s"
+	row "DR SMP round trips/s, $loops beside (median of $busy_runs)" "${busy[files]:-$m}" - \
+		"${busy[ibsim]:-$m}" ibsim -
+	row "the same, UMAD_KERNEL_CPU=any" "${busy[anycpu]:-$m}" - "${busy[ibsim]:-$m}" ibsim -
+	row "FUSE path per MAD, $loops, ratio to the floor with them" \
+		"$(per_mad "${busy[files]:-$m}")" - "$(per_mad "${busy[ibsim]:-$m}")" \
+		"floor=$(per_mad "${busy[floor]:-$m}")" -
+	row "the same, UMAD_KERNEL_CPU=any (its floor too)" "$(per_mad "${busy[anycpu]:-$m}")" - - \
+		"floor=$(per_mad "${busy[floor-anycpu]:-$m}")" -
+}
+
+# sweep_rows N MISSING: the rows of N dr_rtt at once.
+sweep_rows() {
+	local -n sweep=sweep$1
+	local m=$2
+	row "$1 dr_rtt at once, round trips/s in all (median of $runs)" "${sweep[files]:-$m}" - \
+		"${sweep[ibsim]:-$m}" ibsim -
+	row "the same, UMAD_KERNEL_CPU=any" "${sweep[anycpu]:-$m}" - "${sweep[ibsim]:-$m}" ibsim -
+}
+
 # set_rows [MISSING]: the rows of the set measured last (or being measured),
 # MISSING (default "-") for each figure it lacks.
 set_rows() {
-	local m=${1:--} target_ibsim=- target_inproc=-
+	local m=${1:--} target_ibsim=- target_inproc=- floor_us n
 	set_open=
 	row "DR SMP round trips/s (median of $runs)" "${rtt[files]:-$m}" "${rtt[in-process]:-$m}" \
 		"${rtt[ibsim]:-$m}" ibsim "ratio >= 2"
 	row "the same, UMAD_KERNEL_CPU=any" "${rtt[anycpu]:-$m}" "${rtt[in-process]:-$m}" \
 		"${rtt[ibsim]:-$m}" ibsim -
+	floor_us=$(per_mad "${rtt[floor]:-$m}")
+	row "FUSE floor per MAD, us (median of $runs)" "$floor_us" - - - -
+	row "FUSE path per MAD, ratio to the floor" "$(per_mad "${rtt[files]:-$m}")" \
+		"$(per_mad "${rtt[in-process]:-$m}")" "$(per_mad "${rtt[ibsim]:-$m}")" "floor=$floor_us" \
+		"ratio <= 1.3"
+	row "the same, UMAD_KERNEL_CPU=any (its floor too)" "$(per_mad "${rtt[anycpu]:-$m}")" - - \
+		"floor=$(per_mad "${rtt[floor-anycpu]:-$m}")" -
+	row "FUSE floor served as kfs_serve serves (epoll), us" "$(per_mad "${rtt[floor-epoll]:-$m}")" \
+		- - "floor=$floor_us" -
+	busy_rows 1 "$m"
+	busy_rows 2 "$m"
+	for n in "${sweep_clients[@]}"; do
+		sweep_rows "$n" "$m"
+	done
 	# The issue's targets are for the 11,664-HCA tree (the 3-level k=36 one);
 	# on other fabrics the ratios show, with no target.
 	if [ "$hcas" -eq 11664 ]; then
@@ -174,55 +298,150 @@ complete() {
 	return 1
 }
 
-# one_run KIND SIDE: one run of KIND on SIDE, its figure added to
-# $dir/KIND.SIDE: rtt, DR SMP round trips per second (bench/dr_rtt.c);
-# ibnd, ibnetdiscover's wall time in ms.  1 (a failure noted, cell saying
-# so) if it failed.
-one_run() {
-	local rate count
+# floor_run SIDE COUNT: COUNT MADs through the FUSE floor (bench/fuse_floor.c)
+# run SIDE's way (report_run).
+floor_run() {
+	local -a how=()
 	case $1 in
-	rtt)
+	floor-anycpu) how=(env UMAD_KERNEL_CPU=any "$floor" "$2") ;;
+	floor-epoll) how=("$floor" "$2" epoll) ;;
+	*) how=("$floor" "$2") ;;
+	esac
+	report_run "$1" fuse_floor "${how[@]}"
+}
+
+# The clients of a sweep: sh -c "$clients_script" sh N OUT CMD...: N CMDs at
+# once, the output of the i-th in OUT.i.  Its status is 1 when one failed,
+# except for those ibsim refused (umad2sim's sim_init could not attach):
+# their number goes in OUT.refused.
+# shellcheck disable=SC2016 # the inner shell's variables
+clients_script='n=$1 out=$2
+shift 2
+pids= i=0
+while [ "$i" -lt "$n" ]; do
+	i=$((i + 1))
+	"$@" > "$out.$i" 2>&1 &
+	pids="$pids $!"
+done
+status=0 refused=0 i=0
+for pid in $pids; do
+	i=$((i + 1))
+	wait "$pid" && continue
+	if grep -q "sim_init: connect failed" "$out.$i"; then
+		refused=$((refused + 1))
+	else
+		echo "client $i of $n: $(tail -n 1 "$out.$i")" >&2
+		status=1
+	fi
+done
+[ "$refused" -eq 0 ] || echo "$refused" > "$out.refused"
+exit "$status"'
+
+# sweep_run N SIDE: N dr_rtt at once on SIDE, a fixed number of round trips
+# shared among them; clients_rate is all their round trips per second, from
+# the first one's start to the last one's end.  1 (cell saying why) if it
+# failed, or ibsim refused some (a note, not a failure).
+sweep_run() {
+	local n=$1 side=$2 total
+	case $side in
+	files) total=30000 ;;
+	anycpu) total=10000 ;;
+	ibsim) total=20000 ;;
+	esac
+	rm -f "$dir/client".*
+	on "$side" "$n dr_rtt at once" sh -c "$clients_script" sh "$n" "$dir/client" \
+		"$work/dr_rtt" $(( (total + n - 1) / n )) 0,1,1 || return 1
+	if [ -f "$dir/client.refused" ]; then
+		# A client that could not attach to an ibsim that is gone was not refused.
+		if [ "$side" = ibsim ] && ! kill -0 "$sim" 2>/dev/null; then
+			bad ibsim "$n dr_rtt at once" "ibsim exited during the run: $(ibsim_why "$dir/ibsim.log")"
+			return 1
+		fi
+		note "$n dr_rtt at once, $side: it attached only $((n - $(cat "$dir/client.refused")))" \
+			"of them (the others: $(grep -h -m1 'sim_init' "$dir"/client.[0-9]* | head -n1))"
+		cell="not run $mark"
+		return 1
+	fi
+	clients_rate=$(awk -v n="$n" '
+		/ per second, / {
+			for (i = 1; i < NF; i++)
+				if ($i == "from") { start = $(i + 1); end = $(i + 3) }
+			if (!got || start < first) first = start
+			if (!got || end > last) last = end
+			count += $1
+			got++
+		}
+		END { if (got == n && last > first) printf "%.0f\n", count / (last - first) }' \
+		"$dir"/client.[0-9]*)
+	if [ -z "$clients_rate" ]; then
+		bad "$side" "$n dr_rtt at once" \
+			"not every client printed its rate and span: $(last_words "$dir/client.1")"
+		return 1
+	fi
+}
+
+# one_run KIND SIDE: one run of KIND on SIDE, its figure added to
+# $dir/KIND.SIDE: rtt, DR SMP round trips per second (bench/dr_rtt.c), or
+# the floor's MADs per second (bench/fuse_floor.c) on a floor side; busyN
+# the same in short runs (with N busy loops beside); sweepN, the round trips
+# per second of N dr_rtt at once; ibnd, ibnetdiscover's wall time in ms.  1
+# (a failure noted, cell saying so) if it failed.
+one_run() {
+	local rate count what=dr_rtt
+	case $1 in
+	rtt | busy*)
 		# About a second each, for what each side does on an idle machine.
 		case $2 in
-		files) count=30000 ;;
-		anycpu) count=10000 ;;
+		files | floor | floor-epoll) count=30000 ;;
+		anycpu | floor-anycpu) count=10000 ;;
 		in-process) count=200000 ;;
 		ibsim) count=5000 ;;
 		esac
-		on "$2" dr_rtt "$work/dr_rtt" "$count" 0,1,1 || return 1
+		[ "$1" = rtt ] || count=$((count / 4))
+		case $2 in
+		floor*) what=fuse_floor; floor_run "$2" "$count" || return 1 ;;
+		*) on "$2" dr_rtt "$work/dr_rtt" "$count" 0,1,1 || return 1 ;;
+		esac
 		rate=$(rate_of "$dir/out")
 		if [ -z "$rate" ]; then
-			bad "$2" dr_rtt "no rate in its output: $(last_words "$dir/out")"
+			bad "$2" "$what" "no rate in its output: $(last_words "$dir/out")"
 			return 1
 		fi
-		echo "$rate" >> "$dir/rtt.$2" ;;
+		echo "$rate" >> "$dir/$1.$2" ;;
+	sweep*)
+		sweep_run "${1#sweep}" "$2" || return 1
+		echo "$clients_rate" >> "$dir/$1.$2" ;;
 	ibnd)
 		on "$2" ibnetdiscover ibnetdiscover && complete "$2" ibnetdiscover || return 1
 		echo "$elapsed_ms" >> "$dir/ibnd.$2" ;;
 	esac
 }
 
-# round_robin KIND LABEL RESULTS: RUNS runs of KIND (one_run) on each side,
-# the order turning from run to run, so that drift in the machine's load
-# hits every side alike; RESULTS (an associative array's name) gets each
-# side's median, or why it has none, and each run's figure is listed.
+# round_robin KIND LABEL RESULTS RUNS SIDE...: RUNS runs of KIND (one_run)
+# on each SIDE, the order turning from run to run, so that drift in the
+# machine's load hits every side alike; RESULTS (an associative array's
+# name) gets each side's median, or why it has none, and each run's figure
+# is listed.
 round_robin() {
-	local kind=$1 label=$2 i j side n=${#sides[@]}
+	local kind=$1 label=$2 rr_runs=$4 i j side
 	local -n results=$3
 	local -A broken=()
-	for side in "${sides[@]}"; do
+	shift 4
+	local -a rr_sides=("$@")
+	local n=${#rr_sides[@]}
+	for side in "${rr_sides[@]}"; do
 		: > "$dir/$kind.$side"
 		broken[$side]=${down[$side]:-}
 	done
-	for i in $(seq "$runs"); do
+	for i in $(seq "$rr_runs"); do
 		for j in $(seq 0 $((n - 1))); do
-			side=${sides[$(( (i + j) % n ))]}
+			side=${rr_sides[$(( (i + j) % n ))]}
 			[ -z "${broken[$side]}" ] || continue
-			progress "$label, $side, run $i of $runs"
+			progress "$label, $side, run $i of $rr_runs"
 			one_run "$kind" "$side" || broken[$side]=$cell
 		done
 	done
-	for side in "${sides[@]}"; do
+	for side in "${rr_sides[@]}"; do
 		# shellcheck disable=SC2034,SC2004 # the caller's associative array
 		results[$side]=${broken[$side]:-$(median_of "$dir/$kind.$side")}
 		printf '  %s, %s: %s\n' "$label" "$side" "$(tr '\n' ' ' < "$dir/$kind.$side")" >> "$runs_list"
@@ -231,9 +450,15 @@ round_robin() {
 
 # measure_set K LEVELS RUNS DIR: one set of measurements, its rows added to the table.
 measure_set() {
-	local i
-	declare -gA down=([ibsim]='')
+	local i n
+	declare -gA down=([ibsim]='' [floor]=$floor_down [floor-anycpu]=$floor_down
+		[floor-epoll]=$floor_down)
 	declare -gA rtt=() ibnd=() startup=()
+	# Emptied for this set: busy_rows and sweep_rows read them by name.
+	for n in busy1 busy2 "${sweep_clients[@]/#/sweep}"; do
+		unset "$n"
+		declare -gA "$n"
+	done
 	set_begin "$@" || return 0
 	echo "$title:" >> "$runs_list"
 
@@ -255,10 +480,21 @@ measure_set() {
 	fi
 	down[anycpu]=${down[files]:-}
 
-	phase="$title: DR SMP round trips"
-	round_robin rtt "DR SMP round trips/s" rtt
+	phase="$title: DR SMP round trips and the FUSE floor"
+	round_robin rtt "DR SMP round trips/s" rtt "$runs" "${sides[@]}" "${floor_sides[@]}"
+	for n in 1 2; do
+		phase="$title: round trips with $n busy loop(s) beside"
+		start_busy "$n"
+		round_robin "busy$n" "round trips/s, $n busy" "busy$n" "$busy_runs" "${busy_sides[@]}"
+		stop_busy
+	done
+	for n in "${sweep_clients[@]}"; do
+		phase="$title: $n dr_rtt at once"
+		round_robin "sweep$n" "$n dr_rtt at once, round trips/s" "sweep$n" "$runs" \
+			"${sweep_sides[@]}"
+	done
 	phase="$title: ibnetdiscover"
-	round_robin ibnd "ibnetdiscover, ms" ibnd
+	round_robin ibnd "ibnetdiscover, ms" ibnd "$runs" "${sides[@]}"
 
 	phase="$title: umad kernel -- true"
 	: > "$dir/start"
@@ -386,6 +622,13 @@ perf_where() {
 phase="building bench/dr_rtt.c"
 # Against Debian's libibumad3 (its headers and library), as a program built elsewhere is.
 ${CC:-cc} -O2 -o "$work/dr_rtt" "$top_srcdir/bench/dr_rtt.c" -libumad
+phase="building bench/fuse_floor.c"
+floor=$top_builddir/bench/fuse_floor
+floor_down=
+if ! make -s -C "$top_builddir" bench/fuse_floor > "$work/floor-build.log" 2>&1; then
+	failure "make bench/fuse_floor: $(last_words "$work/floor-build.log")"
+	floor_down="failed $mark"
+fi
 measure_sets "$@"
 if [ -n "$perf_side" ] && [ -f "${net:-}" ]; then
 	phase="perf"

@@ -16,11 +16,20 @@ bench_sim_load_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS)
 if ENABLE_SIM
 bench_sim_load = bench/sim_load$(EXEEXT)
 endif
+# What the FUSE path of a MAD costs when the server does no work: the floor
+# bench/kernel-vs-ibsim.sh compares umad kernel's device files with (it
+# builds it with make when it runs).
+EXTRA_PROGRAMS += bench/fuse_floor
+CLEANFILES += bench/fuse_floor$(EXEEXT)
+bench_fuse_floor_SOURCES = bench/fuse_floor.c cli/kernel_ns.c cli/kernel_ns.h
+bench_fuse_floor_CPPFLAGS = $(AM_CPPFLAGS) $(FUSE3_CFLAGS)
+bench_fuse_floor_LDADD = $(FUSE3_LIBS)
 if ENABLE_KERNEL_FS
 bench_kernel_fs = yes
+bench_fuse_floor = bench/fuse_floor$(EXEEXT)
 endif
 .PHONY: bench
-bench: all $(bench_sim_load)
+bench: all $(bench_sim_load) $(bench_fuse_floor)
 	if test -n '$(bench_sim_load)'; then \
 		$(SHELL) $(srcdir)/scripts/gen-fattree 36 3 > bench-fattree-36-3.net && \
 		./$(bench_sim_load) bench-fattree-36-3.net 5; \
