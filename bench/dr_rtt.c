@@ -4,6 +4,8 @@
  * (NodeInfo) to the node at the end of a directed path, one at a time, as
  * discovery tools do.  Links against whichever libibumad.so.3 is loaded, so
  * the same binary measures libumad's sim backend and ibsim+umad2sim.
+ * It prints the rate, and when the round trips began and ended on
+ * CLOCK_MONOTONIC, which is the machine's: the span of several run at once.
  * Usage: dr_rtt COUNT [PATH]   (PATH like 0,1,7: default 0,1)
  */
 #include <stdint.h>
@@ -67,8 +69,9 @@ int main(int argc, char **argv)
 			failed++;
 	}
 	elapsed = now() - start;
-	printf("%ld DR SMP round trips (%d hops) in %.3f s: %.0f per second, %.2f us each, %ld failed\n",
-	       count, hops, elapsed, (double)count / elapsed, elapsed * 1e6 / (double)count, failed);
+	printf("%ld DR SMP round trips (%d hops) in %.3f s: %.0f per second, %.2f us each, %ld failed, "
+	       "from %.6f to %.6f s\n", count, hops, elapsed, (double)count / elapsed,
+	       elapsed * 1e6 / (double)count, failed, start, start + elapsed);
 	umad_close_port(fd);
 	umad_done();
 	return failed ? 1 : 0;
