@@ -85,6 +85,24 @@ printf 'f\tm\t1\t2\t3\tibsim\tshared < 5\n' > "$work/shared"
 awk -v ours=files -f "$table" "$work/shared" > /dev/null 2>&1 &&
 	fail "-v ours=files: a target on shared was accepted"
 
+# A figure of another row to divide by (REF NAME=FIGURE, kernel-vs-ibsim.sh's
+# floor): the ratio to it, shown by its name, and "unknown" when it is missing.
+printf '%s\n' "f${t}per MAD, us${t}26${t}-${t}70${t}floor=20${t}ratio <= 1.3" \
+	"f${t}per MAD again, us${t}27${t}-${t}70${t}floor=20.00${t}ratio <= 1.3" \
+	"f${t}per MAD, no floor${t}26${t}-${t}70${t}floor=failed [2]${t}ratio <= 1.3" > "$work/floor"
+awk -v ours=files -f "$table" "$work/floor" > "$work/floor.got" || fail "REF NAME=FIGURE: good rows refused"
+floor_check() {	# MEASUREMENT RATIO MET
+	local line
+	line=$(grep "^  $1  " "$work/floor.got")
+	[ "$(printf '%s' "$line" | grep -o '[0-9.]* /[a-z-]*')" = "$2" ] ||
+		fail "REF NAME=FIGURE, $1: '$line', expected the ratio '$2'"
+	[ "$(printf '%s' "$line" | awk '{ print $NF }')" = "$3" ] ||
+		fail "REF NAME=FIGURE, $1: '$line', expected met? '$3'"
+}
+floor_check "per MAD, us" "1.30 /floor" yes
+floor_check "per MAD again, us" "1.35 /floor" no
+floor_check "per MAD, no floor" "" unknown
+
 [ "$status" -ne 0 ] || echo "ok: bench/table.awk: ratios, met? and layout from the figures"
 [ "$status" -eq 0 ] || cat "$work/got"
 exit "$status"

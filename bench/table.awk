@@ -5,7 +5,8 @@
 # A figure is a number, optionally followed by a note mark ("812 [4]"), or
 # text saying why there is none ("failed [2]", "not run [3]"), or "-" where
 # the measurement has no such side.  REF names the column the ratio divides
-# by (in-process or ibsim, "-" for none).  TARGET is "-" or
+# by (in-process or ibsim, "-" for none), or is NAME=FIGURE: a figure of
+# another row to divide by, the ratio shown "/NAME".  TARGET is "-" or
 # "OURS|ratio OP NUMBER" (OURS: "shared" or -v ours) with OP one of < <= > >=.
 # The ratio and the met? column are computed here, from the figures alone:
 # met? is "yes" or "no", "-" with no target, and "unknown" when the figure
@@ -33,9 +34,14 @@ NF != 7 { printf "table.awk: line %d: %d fields, expected 7\n", NR, NF > "/dev/s
 	fabric[n] = $1
 	cell[n, 1] = $2; cell[n, 2] = $3; cell[n, 3] = $4; cell[n, 4] = $5
 	ref = $6 == "in-process" ? $4 : $6 == "ibsim" ? $5 : ""
+	ref_name = $6 == "in-process" ? "in-proc" : $6
+	if ((eq = index($6, "=")) > 1) {
+		ref_name = substr($6, 1, eq - 1)
+		ref = substr($6, eq + 1)
+	}
 	have_ratio = $6 != "-" && numeric($3) && numeric(ref) && value(ref) != 0
 	ratio = have_ratio ? value($3) / value(ref) : 0
-	cell[n, 5] = have_ratio ? sprintf("%.2f /%s", ratio, $6 == "in-process" ? "in-proc" : $6) : "-"
+	cell[n, 5] = have_ratio ? sprintf("%.2f /%s", ratio, ref_name) : "-"
 	cell[n, 6] = $7
 	if ($7 == "-")
 		met = "-"
