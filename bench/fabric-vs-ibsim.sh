@@ -210,6 +210,7 @@ found_all() {
 declare -A busy_count=([via-server]=50000 [tcp]=10000 [ibsim]=5000)
 declare -A sweep_total=([via-server]=400000 [tcp]=40000 [ibsim]=20000)
 sweep_sizes="1 2 4 8 16"
+sweep_n=	# the clients at once of the sweep's run under way
 beside=	# what runs beside the tool (", 1 busy loop"), for the notes
 
 # rtt_what SIDE: what the notes call dr_rtt on SIDE.
@@ -358,7 +359,7 @@ sweep_once() {
 	once=$agg
 	if [ $((spread_ms * 10)) -gt "$span_ms" ] && [ -z "${sweep_mark[$1,$sweep_n]:-}" ]; then
 		note "$sweep_n clients at once, $1: they began up to $spread_ms ms apart, in a span of $span_ms ms" \
-			"(not all had opened their port by the start they were given)"
+			"(some had not opened their port by the start they were given, or got no CPU at it)"
 		sweep_mark[$1,$sweep_n]=" $mark"
 	fi
 }
