@@ -6,8 +6,12 @@
  * the same binary measures libumad's sim backend and ibsim+umad2sim.
  * It prints the rate, and when the round trips began and ended on
  * CLOCK_MONOTONIC, which is the machine's: the span of several run at once.
- * Usage: dr_rtt COUNT [PATH]   (PATH like 0,1,7: default 0,1)
+ * START, when given, is the wall-clock time (seconds since the epoch, as
+ * bash's EPOCHREALTIME) at which the round trips begin, once the port is
+ * open: clients started one after another then run at once.
+ * Usage: dr_rtt COUNT [PATH [START]]   (PATH like 0,1,7: default 0,1)
  */
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,6 +33,7 @@ int main(int argc, char **argv)
 {
 	long count = argc > 1 ? atol(argv[1]) : 10000, i, failed = 0;
 	const char *path_text = argc > 2 ? argv[2] : "0,1";
+	double start_at = argc > 3 ? strtod(argv[3], NULL) : 0;
 	uint8_t path[64] = { 0 }, buf[sizeof(struct ib_user_mad) + MAD_LEN];
 	struct ib_user_mad *umad = (struct ib_user_mad *)buf;
 	uint8_t *mad;
@@ -50,6 +55,14 @@ int main(int argc, char **argv)
 	}
 	/* Only now: before a port is open, umad_size() is the old ABI's 56. */
 	mad = umad_get_mad(umad);
+	if (start_at > 0) {
+		struct timespec at = { .tv_sec = (time_t)start_at };
+
+		at.tv_nsec = (long)((start_at - (double)at.tv_sec) * 1e9);
+		/* A time already past returns at once: a late client just starts late. */
+		while (clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME, &at, NULL) == EINTR)
+			;
+	}
 	start = now();
 	for (i = 0; i < count; i++) {
 		memset(buf, 0, sizeof(buf));

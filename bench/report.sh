@@ -3,8 +3,9 @@
 # bench/fabric-vs-ibsim.sh and bench/kernel-vs-ibsim.sh.  Their arguments
 # (sets of K LEVELS RUNS) and what they need, the work directory, a set's
 # fat tree and ibsim on it, the table's rows and the notes under it, a
-# tool's run that fails made a note, and an end that prints what was
-# measured however the run stopped.  The caller defines measure_set K LEVELS
+# tool's run that fails made a note, busy loops to measure beside, and an
+# end that stops every process it started and prints what was measured
+# however the run stopped.  The caller defines measure_set K LEVELS
 # RUNS DIR (which calls set_begin), set_rows MISSING (the rows of a set,
 # also while set_open=1 says it is being measured) and print_table (which
 # calls report_footer), and sets phase (what it does, said if the run stops
@@ -72,6 +73,8 @@ report_start() {
 	set_open=
 	phase="setting up"
 	limited_pid=
+	busy_pids=()
+	client_pids=()
 }
 
 # note TEXT: a note under the table; its mark ("[n]") is left in mark.
@@ -127,6 +130,57 @@ report_run() {
 	failure "$what, $side: $why"
 	cell="failed $mark"
 	return 1
+}
+
+# alive PID: whether PID still runs (a zombie, dead but not yet reaped, does not).
+alive() {
+	local state
+	state=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -c1)
+	[ -n "$state" ] && [ "$state" != Z ]
+}
+
+# stop_pids PID...: the bench's own children stopped: TERM, then KILL for
+# those still running 2 s later, and all of them reaped.
+stop_pids() {
+	local pid left tries=40
+	[ $# -gt 0 ] || return 0
+	kill -TERM "$@" 2>/dev/null || :
+	while :; do
+		left=
+		for pid; do
+			! alive "$pid" || left=1
+		done
+		if [ -z "$left" ] || [ "$tries" -eq 0 ]; then
+			break
+		fi
+		tries=$((tries - 1))
+		sleep 0.05
+	done
+	[ -z "$left" ] || kill -KILL "$@" 2>/dev/null || :
+	for pid; do
+		wait "$pid" 2>/dev/null || :
+	done
+}
+
+# busy_start N: N busy loops (CPU-bound processes, in busy_pids) beside what
+# is measured, until busy_stop (or the exit trap).  Each also ends by itself
+# once the bench's shell is gone or dead (a zombie), should that be killed
+# past its traps; it looks with sh's read, which starts no process.
+busy_start() {
+	local i
+	for i in $(seq "$1"); do
+		# shellcheck disable=SC2016 # the loop's own variables
+		sh -c 'while read -r _ _ state _ < "/proc/$1/stat" && [ "$state" != Z ]; do
+			i=0; while [ "$i" -lt 10000 ]; do i=$((i + 1)); done
+		done 2>/dev/null' busy-loop "$$" &
+		busy_pids+=("$!")
+	done
+}
+
+# busy_stop: the busy loops stopped (TERM, then KILL).
+busy_stop() {
+	stop_pids "${busy_pids[@]}"
+	busy_pids=()
 }
 
 # set_begin K LEVELS RUNS DIR: a set of measurements begins on the fat tree
@@ -207,9 +261,10 @@ report_footer() {
 	table_done=1
 }
 
-# report_traps STOP: on exit, however it comes, the tool being run and
-# then the servers stopped (STOP, the caller's function), the table printed
-# if it was not (the run stopped early: what was measured still shows), the
+# report_traps STOP: on exit, however it comes, the tool being run, the
+# clients run at once (the caller's client_pids), the busy loops and then
+# the servers stopped (STOP, the caller's function), the table printed if
+# it was not (the run stopped early: what was measured still shows), the
 # work directory removed, and the exit status 1 after a failure.
 report_traps() {
 	# shellcheck disable=SC2064 # STOP now
@@ -227,6 +282,10 @@ report_exit() {
 		kill "$limited_pid" 2>/dev/null || :
 		wait "$limited_pid" 2>/dev/null || :
 	fi
+	# Clients run at once (each under timeout(1)) and busy loops, if any.
+	stop_pids "${client_pids[@]}"
+	client_pids=()
+	busy_stop
 	"$1"
 	if [ -z "$table_done" ]; then
 		failure "the run stopped early (status $status) while $phase"

@@ -102,6 +102,14 @@ floor_check() {	# MEASUREMENT RATIO MET
 floor_check "per MAD, us" "1.30 /floor" yes
 floor_check "per MAD again, us" "1.35 /floor" no
 floor_check "per MAD, no floor" "" unknown
+# fabric-vs-ibsim.sh's "1 client=FIGURE": a NAME of words and digits, shown whole.
+printf '%s\n' "f${t}16 clients${t}30000${t}-${t}-${t}1 client=60000 [4]${t}ratio >= 1" \
+	"f${t}16 clients again${t}60000${t}-${t}-${t}1 client=60000${t}ratio >= 1" > "$work/own"
+awk -f "$table" "$work/own" > "$work/own.got" || fail "REF NAME=FIGURE, NAME with a space: good rows refused"
+grep -q '^  16 clients  .*  0\.50 /1 client  *ratio >= 1  *no$' "$work/own.got" ||
+	fail "REF '1 client=60000 [4]': expected '0.50 /1 client' and no: $(grep '^  16 clients  ' "$work/own.got")"
+grep -q '^  16 clients again  .*  1\.00 /1 client  *ratio >= 1  *yes$' "$work/own.got" ||
+	fail "REF '1 client=60000': expected '1.00 /1 client' and yes: $(grep '^  16 clients again' "$work/own.got")"
 
 [ "$status" -ne 0 ] || echo "ok: bench/table.awk: ratios, met? and layout from the figures"
 [ "$status" -eq 0 ] || cat "$work/got"
