@@ -44,6 +44,7 @@
 #include "simfabric/fabric_client.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
+#include "simfabric/peer_wait.h"
 
 /* Ports (by the server's handle) whose SMPs this process may answer itself. */
 #define LOCAL_PORTS	1024
@@ -455,7 +456,7 @@ static int post_send(struct sim_remote *r, struct soft_port *op, const struct ib
 {
 	struct posted_send *ps;
 
-	if (!r->c.mb || mad_len > MAD_SIZE || !mad_class_is_smp(mad_class(mad)) ||
+	if (!fabric_client_can_post(&r->c) || mad_len > MAD_SIZE || !mad_class_is_smp(mad_class(mad)) ||
 	    mad_method_is_response(mad_method(mad)) || soft_port_is_resend(hdr))
 		return 0;
 	if (fabric_client_posted(&r->c) >= FP_MAILBOX_SLOTS)
@@ -500,7 +501,7 @@ int sim_remote_send(struct sim_transport *t, struct soft_port *op, uint32_t hand
 	sim_transport_send_addr(&a, handle, hdr, agent);
 	q = (struct fp_send){ .handle = a.handle, .sqpn = a.sqpn, .dqpn = a.dqpn, .qkey = a.qkey,
 			      .dlid = a.dlid, .pkey_index = a.pkey_index, .sl = a.sl,
-			      .wait_ms = a.wait_ms };
+			      .wait_ms = a.wait_ms, .client_cpu = peer_wait_cpu() };
 
 	fabric_client_lock(&r->c);
 	if (fabric_client_posted(&r->c)) {

@@ -6,7 +6,9 @@
  * sim_remote.c does, over two connections that each begin with the key's
  * handshake (simfabric/fabric_client.c, fabric_auth.h); it maps nothing and
  * has no mailbox, so every MAD is a request on the connection, in the
- * order sent, its answer or timeout queued before the next goes.
+ * order sent.  An SMP request is posted there as sim_remote.c posts it to
+ * a mailbox: its reply is read when the program looks for it; any other's
+ * answer or timeout is queued before the next goes.
  */
 #include "config.h"
 

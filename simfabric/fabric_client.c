@@ -669,6 +669,14 @@ static int await_answer(struct fabric_client *c, uint32_t seq)
 	return 0;
 }
 
+/* Over TCP, where the server answered the reply in c->reply (fp_result.server_cpu). */
+static void note_server_cpu(struct fabric_client *c)
+{
+	if (c->stream && c->reply.type == FP_RESULT && c->reply.len >= sizeof(struct fp_result))
+		memcpy(&c->server_cpu, c->reply.buf + offsetof(struct fp_result, server_cpu),
+		       sizeof(c->server_cpu));
+}
+
 /*
  * Over TCP, a reply usually comes within microseconds when both sides
  * run: it is looked for without sleeping first while that pays
@@ -751,19 +759,49 @@ static int broke(struct fabric_client *c)
 	return -EIO;
 }
 
+/*
+ * Over TCP: the reply to the oldest posted request, into c->reply: 1, 0
+ * when it is not there yet and only what is there was to be read (ready),
+ * or -errno.  Lock held.
+ */
+static int stream_answer(struct fabric_client *c, int ready)
+{
+	int r = fp_recv_message(c->fd, &c->reply, MSG_DONTWAIT);
+
+	if (r == 0 && !ready) {
+		r = await_on_stream(c);
+		if (r == 0)
+			r = fp_recv_message(c->fd, &c->reply, 0);
+		if (r == 0)
+			r = -EPROTO;	/* a blocking read ends with a message or an error */
+	}
+	if (r > 0) {
+		c->mb_read++;
+		note_server_cpu(c);
+	}
+	return r;
+}
+
 int fabric_client_collect(struct fabric_client *c, enum fabric_collect wait)
 {
 	int r;
 
 	if (c->broken)
 		return -EIO;
-	while (fabric_client_posted(c) &&
-	       (wait != FABRIC_COLLECT_READY || answered(c->mb, c->mb_read + 1))) {
+	while (fabric_client_posted(c)) {
 		void *cookie = c->cookies[(c->mb_read + 1) % FP_MAILBOX_SLOTS];
 
-		r = await_answer(c, c->mb_read + 1);
-		if (r == 0)
-			r = read_answer(c);
+		if (c->stream) {
+			r = stream_answer(c, wait == FABRIC_COLLECT_READY);
+			if (r == 0)
+				break;
+		} else {
+			if (wait == FABRIC_COLLECT_READY && !answered(c->mb, c->mb_read + 1))
+				break;
+			r = await_answer(c, c->mb_read + 1);
+			if (r == 0)
+				r = read_answer(c);
+		}
 		if (r < 0)
 			return broke(c);
 		c->on_answer(c, cookie);
@@ -778,14 +816,22 @@ int fabric_client_post(struct fabric_client *c, const void *head, size_t head_le
 {
 	int r;
 
-	if (c->broken || !c->mb || !c->on_answer || head_len + tail_len > FP_MAILBOX_ROOM)
+	if (c->broken || !fabric_client_can_post(c) || !c->on_answer ||
+	    head_len + tail_len > FP_MAILBOX_ROOM)
 		return -EIO;
 	/* Every slot taken: the oldest is read first, making room. */
 	if (fabric_client_posted(c) >= FP_MAILBOX_SLOTS &&
 	    fabric_client_collect(c, FABRIC_COLLECT_OLDEST) < 0)
 		return -EIO;
 	c->cookies[(c->mb_seq + 1) % FP_MAILBOX_SLOTS] = cookie;
-	r = post(c, FP_SEND, head, head_len, tail, tail_len);
+	if (c->stream) {
+		/* On the connection, its reply read later in order: a few small ones fit its buffers. */
+		r = fp_send_on(c->fd, 1, FP_SEND, head, head_len, tail, tail_len, -1, 0);
+		if (r == 0)
+			c->mb_seq++;
+	} else {
+		r = post(c, FP_SEND, head, head_len, tail, tail_len);
+	}
 	return r < 0 ? broke(c) : 0;
 }
 
@@ -825,9 +871,7 @@ int fabric_client_request(struct fabric_client *c, uint32_t type, const void *he
 	*rc = 0;
 	if (c->reply.type == FP_RC)
 		memcpy(rc, c->reply.buf, sizeof(*rc));
-	if (c->stream && c->reply.type == FP_RESULT && c->reply.len >= sizeof(struct fp_result))
-		memcpy(&c->server_cpu, c->reply.buf + offsetof(struct fp_result, server_cpu),
-		       sizeof(c->server_cpu));
+	note_server_cpu(c);
 	return 0;
 }
 

@@ -3,9 +3,9 @@
  * A connection to a shared fabric (`umad fabric serve`): the sim backend's
  * when UMAD_SIM_FABRIC names one, and the umad command's.  Requests are
  * serialised by the connection's lock: on the connection one at a time,
- * each waiting for its reply; through the mailbox up to FP_MAILBOX_SLOTS
- * may be posted before their replies are read (fabric_client_post), in
- * order with those on the connection.  The event channel is read by the
+ * each waiting for its reply; sends through the mailbox, or over TCP on the
+ * connection, up to FP_MAILBOX_SLOTS may be posted before their replies
+ * are read (fabric_client_post), in order with the others.  The event channel is read by the
  * owner.
  */
 #ifndef SIMFABRIC_FABRIC_CLIENT_H
@@ -101,8 +101,9 @@ void fabric_client_done(struct fabric_client *c);
  *
  * fabric_client_post: post an FP_SEND (head then tail, within
  * FP_MAILBOX_ROOM) whose reply goes to on_answer(c, cookie) when read;
- * when every slot is taken, the oldest reply is read first.  0, or -EIO
- * (the server is gone, or no mailbox).
+ * when every slot is taken, the oldest reply is read first.  Through the
+ * mailbox, or over TCP on the connection (fabric_client_can_post).  0, or
+ * -EIO (the server is gone, or neither).
  *
  * fabric_client_collect: read the replies of posted requests, oldest
  * first, handing each to on_answer: those already there (READY), and
@@ -118,6 +119,11 @@ void fabric_client_lock(struct fabric_client *c);
 int fabric_client_post(struct fabric_client *c, const void *head, size_t head_len,
 		       const void *tail, size_t tail_len, void *cookie);
 int fabric_client_collect(struct fabric_client *c, enum fabric_collect wait);
+/* Can requests be posted (a mailbox, or a TCP connection)? */
+static inline int fabric_client_can_post(const struct fabric_client *c)
+{
+	return c->mb || c->stream;
+}
 /* How many posted requests' replies are still to be read (lock held). */
 static inline unsigned fabric_client_posted(const struct fabric_client *c)
 {

@@ -221,6 +221,7 @@ struct fp_send {
 	uint8_t sl;
 	uint8_t pad[3];
 	uint32_t wait_ms;	/* a request waits this long for its answer; 0: none awaited */
+	uint32_t client_cpu;	/* where the client sent it from, plus one; 0: unknown */
 };
 
 /* The addressing a receiver's umad header shows. */

@@ -116,6 +116,7 @@ struct client {
 	struct fp_mailbox *mb;		/* the fast path, or NULL */
 	uint32_t mb_seen;		/* the last request number taken from it */
 	int mb_woken;			/* woken by the last answer: counts as awake */
+	uint32_t peer_cpu;		/* over TCP, where its last send came from (fp_send.client_cpu) */
 	struct fp_mailbox_slot *replying_to;	/* the slot the reply being made goes to, or NULL */
 	struct client *next;
 };
@@ -150,6 +151,7 @@ struct fabric_server {
 	int closing_pending;		/* a client is to be disconnected at the end of the round */
 	int changes_pending;		/* a client has hosts whose change is still to be told */
 	int stream_served;		/* a TCP client's request was served this round */
+	int stream_elsewhere;		/* one of them runs on another CPU, or on another host */
 	int reserve_fd;			/* let go to refuse a client when out of descriptors */
 	int starved;			/* out of descriptors (said once) */
 	uint64_t listen_paused_until;	/* the listener is left alone until then; 0: watched */
@@ -848,6 +850,7 @@ static int do_send(struct client *c, const uint8_t *body, size_t len)
 	enum sim_net_result result;
 	int r;
 
+	c->peer_cpu = q->client_cpu;
 	memcpy(first, mad, mad_len < MAD_SIZE ? mad_len : MAD_SIZE);
 	r = sim_hosting_send(c->att, &send, first, mad_len > MAD_SIZE ? mad : NULL,
 			     mad_rules_arrival_len(first, mad_len), &reply, &result);
@@ -1434,7 +1437,14 @@ static int serve_client(struct fabric_server *s, struct client *c)
 	if (r <= 0)
 		return r;
 	r = handle(s, c, c->in.type, c->in.buf, c->in.len);
-	s->stream_served |= c->conn.stream;
+	if (c->conn.stream) {
+		uint32_t me = peer_wait_cpu();
+
+		/* Its next request may come while the server spins only if it runs elsewhere. */
+		s->stream_served = 1;
+		if (!c->same_host || !c->peer_cpu || !me || c->peer_cpu != me)
+			s->stream_elsewhere = 1;
+	}
 	if (c->in.passed_fd >= 0) {	/* only a hello's is taken */
 		close(c->in.passed_fd);
 		c->in.passed_fd = -1;
@@ -1913,12 +1923,15 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 	/*
 	 * A client over TCP that was just served sends its next request
 	 * within microseconds, as through a mailbox: its sockets are looked at
-	 * again without sleeping while that pays (it looks for the reply so
-	 * too).
+	 * again without sleeping while that pays -- not when every such client
+	 * sent from this CPU (fp_send.client_cpu): it cannot send while the
+	 * server spins here.  It looks for the reply so too.
 	 */
 	if (timeout_ms != 0 && s->stream_served) {
-		s->stream_served = 0;
-		if (peer_spin_begin(&s->stream_wait, &spin, now_ns())) {
+		int elsewhere = s->stream_elsewhere;
+
+		s->stream_served = s->stream_elsewhere = 0;
+		if (elsewhere && peer_spin_begin(&s->stream_wait, &spin, now_ns())) {
 			do {
 				n = epoll_wait(s->epoll_fd, evs, 64, 0);
 				if (n != 0) {
