@@ -11,7 +11,7 @@ void peer_wait_init(struct peer_wait *w, uint32_t min_ns, uint32_t max_ns)
 {
 	*w = (struct peer_wait){
 		.budget_ns = max_ns, .min_ns = min_ns, .max_ns = max_ns,
-		.backoff_ns = PEER_WAIT_BACKOFF_MIN_NS,
+		.backoff_ns = PEER_WAIT_PAUSE_MIN_NS,
 	};
 }
 
@@ -34,7 +34,7 @@ int peer_spin_again_at(struct peer_wait *w, struct peer_spin *s, uint64_t now)
 		/* Off this CPU meanwhile: someone else wants it; block for a while. */
 		w->preempted++;
 		w->calm_at_ns = now + w->backoff_ns;
-		if (w->backoff_ns < PEER_WAIT_BACKOFF_MAX_NS)
+		if (w->backoff_ns < PEER_WAIT_PAUSE_MAX_NS)
 			w->backoff_ns *= 2;
 		return 0;
 	}
@@ -57,7 +57,7 @@ void peer_spin_hit(struct peer_wait *w, const struct peer_spin *s, uint64_t now)
 	uint64_t want = 4 * (now - s->start_ns);
 
 	w->hits++;
-	w->backoff_ns = PEER_WAIT_BACKOFF_MIN_NS;
+	w->backoff_ns = PEER_WAIT_PAUSE_MIN_NS;
 	if (want > w->budget_ns)
 		w->budget_ns = want < w->max_ns ? (uint32_t)want : w->max_ns;
 }

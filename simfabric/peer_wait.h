@@ -34,8 +34,9 @@
 /* Two looks this far apart: the spinner was off its CPU meanwhile. */
 #define PEER_WAIT_PREEMPTED_NS	20000u
 #define PEER_WAIT_PROBE_EVERY	32u	/* a power of two */
-#define PEER_WAIT_BACKOFF_MIN_NS	1000000u
-#define PEER_WAIT_BACKOFF_MAX_NS	64000000u
+/* After a preemption, no spin for this long, doubling to the max while it recurs. */
+#define PEER_WAIT_PAUSE_MIN_NS	1000000u
+#define PEER_WAIT_PAUSE_MAX_NS	64000000u
 
 struct peer_wait {
 	uint32_t budget_ns;		/* the longest spin worth trying now */

@@ -117,14 +117,14 @@ static void test_preempted_backs_off(void **state)
 	assert_int_equal(w.preempted, 1);
 	assert_int_equal(w.budget_ns, MAX_NS);	/* not the budget's fault */
 	assert_false(peer_spin_begin(&w, &s, t + 1));
-	assert_false(peer_spin_begin(&w, &s, t + PEER_WAIT_BACKOFF_MIN_NS - 1));
-	t += PEER_WAIT_BACKOFF_MIN_NS;
+	assert_false(peer_spin_begin(&w, &s, t + PEER_WAIT_PAUSE_MIN_NS - 1));
+	t += PEER_WAIT_PAUSE_MIN_NS;
 	assert_true(peer_spin_begin(&w, &s, t));
 	/* Again at once: twice as long. */
 	t += PEER_WAIT_PREEMPTED_NS + 1;
 	assert_false(peer_spin_again_at(&w, &s, t));
-	assert_false(peer_spin_begin(&w, &s, t + 2 * PEER_WAIT_BACKOFF_MIN_NS - 1));
-	t += 2 * PEER_WAIT_BACKOFF_MIN_NS;
+	assert_false(peer_spin_begin(&w, &s, t + 2 * PEER_WAIT_PAUSE_MIN_NS - 1));
+	t += 2 * PEER_WAIT_PAUSE_MIN_NS;
 	assert_true(peer_spin_begin(&w, &s, t));
 	/* A hit resets it. */
 	peer_spin_hit(&w, &s, t + 100);
@@ -132,17 +132,17 @@ static void test_preempted_backs_off(void **state)
 	assert_true(peer_spin_begin(&w, &s, t));
 	t += PEER_WAIT_PREEMPTED_NS + 1;
 	assert_false(peer_spin_again_at(&w, &s, t));
-	assert_false(peer_spin_begin(&w, &s, t + PEER_WAIT_BACKOFF_MIN_NS - 1));
-	assert_true(peer_spin_begin(&w, &s, t + PEER_WAIT_BACKOFF_MIN_NS));
+	assert_false(peer_spin_begin(&w, &s, t + PEER_WAIT_PAUSE_MIN_NS - 1));
+	assert_true(peer_spin_begin(&w, &s, t + PEER_WAIT_PAUSE_MIN_NS));
 	/* It never grows past the most. */
 	for (int i = 0; i < 20; i++) {
-		t += PEER_WAIT_BACKOFF_MAX_NS;
+		t += PEER_WAIT_PAUSE_MAX_NS;
 		assert_true(peer_spin_begin(&w, &s, t));
 		t += PEER_WAIT_PREEMPTED_NS + 1;
 		assert_false(peer_spin_again_at(&w, &s, t));
 	}
-	assert_true(w.backoff_ns <= PEER_WAIT_BACKOFF_MAX_NS);
-	assert_false(peer_spin_begin(&w, &s, t + PEER_WAIT_BACKOFF_MAX_NS - 1));
+	assert_true(w.backoff_ns <= PEER_WAIT_PAUSE_MAX_NS);
+	assert_false(peer_spin_begin(&w, &s, t + PEER_WAIT_PAUSE_MAX_NS - 1));
 }
 
 static void test_no_budget_never_spins(void **state)
