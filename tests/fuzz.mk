@@ -33,7 +33,7 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.c simf
 	backends/sysfs_writer.c backends/sysfs_values.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
 	backends/mad_queue.c backends/sim_local.c backends/sim_remote.c backends/sim_tcp.c simfabric/fabric_proto.c simfabric/fabric_client.c \
-	simfabric/fabric_trust.c simfabric/hosting.c simfabric/fabric_auth.c simfabric/fabric_key.c \
+	simfabric/peer_wait.c simfabric/fabric_trust.c simfabric/hosting.c simfabric/fabric_auth.c simfabric/fabric_key.c \
 	simfabric/fabric_tcp.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 # The fabric alone (no backend): scenarios applied to it, and described.
@@ -44,7 +44,7 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.
 	simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c \
 	simfabric/fabric_proto.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
-fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c \
+fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c simfabric/peer_wait.c \
 	simfabric/fabric_trust.c simfabric/fabric_auth.c \
 	simfabric/fabric_key.c simfabric/fabric_tcp.c simfabric/handshake_share.c \
 	$(fuzz_simfabric_sources)
