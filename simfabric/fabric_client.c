@@ -657,8 +657,13 @@ static int await_answer(struct fabric_client *c, uint32_t seq)
 		atomic_store(&mb->client_asleep, 1);
 		while (!answered(mb, seq)) {
 			uint32_t seen = atomic_load(&mb->answered);
+			long r;
 
-			syscall(SYS_futex, &mb->answered, FUTEX_WAIT, seen, &check, NULL, 0);
+			c->sleeps++;
+			r = syscall(SYS_futex, &mb->answered, FUTEX_WAIT, seen, &check, NULL, 0);
+			/* The answer came, but no wake-up: found only by the check. */
+			if (r < 0 && errno == ETIMEDOUT && answered(mb, seq))
+				c->unwoken++;
 			if (!answered(mb, seq) && !server_alive(c)) {
 				atomic_store(&mb->client_asleep, 0);
 				return -ECONNRESET;

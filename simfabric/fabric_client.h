@@ -44,6 +44,8 @@ struct fabric_client {
 	uint32_t mb_read;		/* the number of the last request whose reply was read */
 	struct peer_wait reply_wait;	/* when a wait for a reply spins (peer_wait.h), under lock */
 	uint32_t server_cpu;		/* where the server answered last over TCP (fp_result) */
+	/* Sleeps for a mailbox's answer, and those it ended without a wake-up (for tests). */
+	uint64_t sleeps, unwoken;
 	/*
 	 * Requests posted without waiting (fabric_client_post): the owner's
 	 * cookie for each, and what it does with a reply, called with the lock

@@ -203,6 +203,13 @@ TESTS += tests/test_handshake_share
 tests_test_handshake_share_SOURCES = tests/test_handshake_share.c
 tests_test_handshake_share_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_handshake_share_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
+# How the shared fabric's clients and server wait for each other: every sleeper woken, on one
+# CPU and spread; a client killed mid-wait costs the server nothing (a server process, clients).
+check_PROGRAMS += tests/test_fabric_waits
+TESTS += tests/test_fabric_waits
+tests_test_fabric_waits_SOURCES = tests/test_fabric_waits.c
+tests_test_fabric_waits_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_fabric_waits_LDADD = simfabric/libfabricserver.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
 endif
 
 # The key handshake between two hosts: network namespaces joined by a veth pair (root; a
@@ -300,6 +307,8 @@ TESTS += tests/sim_retries.sh
 check_PROGRAMS += tests/retry_probe
 tests_retry_probe_SOURCES = tests/retry_probe.c
 tests_retry_probe_LDADD = libumad-sim.la libibumad.la -lpthread
+# Sixteen programs at once on a shared fabric that drops, beside a busy loop: exactly once.
+TESTS += tests/fabric_many_drops.sh
 # MCMemberRecord joins, creations and leaves: the built-in SA answers as opensm does.
 TESTS += tests/mcast_rules.sh
 check_PROGRAMS += tests/mcast_rules
@@ -331,8 +340,9 @@ TESTS += tests/sim_opensm_private.sh
 AM_TESTS_ENVIRONMENT += MAKE='$(MAKE)'; export MAKE;
 endif
 EXTRA_DIST += tests/fabric_shared.sh tests/fabric_sysfs.sh tests/sim_agents_shared.sh tests/sim_tids.sh \
-	tests/sim_retries.sh tests/mcast_rules.sh tests/osmtest_sa.sh tests/sa_oracle.sh \
+	tests/sim_retries.sh tests/fabric_many_drops.sh tests/mcast_rules.sh tests/osmtest_sa.sh tests/sa_oracle.sh \
 	tests/fabric_sa_opensm.sh tests/fabric_limits.sh tests/sim_prefix.sh tests/umad_usage.sh \
 	tests/fabric_big.sh tests/opensm_switch_port0.sh tests/opensm_sl2vl.sh \
 	tests/fabric_portstate.sh tests/sim_run_dir.sh tests/sim_opensm_private.sh
 endif
+
