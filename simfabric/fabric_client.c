@@ -400,6 +400,12 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 			return umad_err_prefix(err, r, "%s: ", path);
 		c->stream = 1;
 		c->reply.stream = 1;
+		/* A reply's frame and piece in one read (every wait reads before it polls). */
+		r = fp_reader_read_ahead(&c->reply);
+		if (r < 0) {
+			umad_err_set(err, r, "out of memory");
+			goto fail;
+		}
 		c->fd = connect_tcp(path, &addr, key, deadline, err);
 	} else {
 		c->fd = connect_to(path, deadline, err);

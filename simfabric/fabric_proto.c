@@ -263,10 +263,18 @@ void fp_reader_free(struct fp_reader *r)
 	int stream = r->stream;
 
 	free(r->buf);
+	free(r->ahead);
 	if (r->passed_fd >= 0)
 		close(r->passed_fd);
 	fp_reader_init(r);
 	r->stream = stream;
+}
+
+int fp_reader_read_ahead(struct fp_reader *r)
+{
+	if (!r->ahead)
+		r->ahead = malloc(FP_READ_AHEAD);
+	return r->ahead ? 0 : -ENOMEM;
 }
 
 void fp_reader_shrink(struct fp_reader *r)
@@ -372,6 +380,36 @@ static ssize_t recv_some(int fd, void *buf, size_t len, int flags)
 	}
 }
 
+/*
+ * recv_some through r's read-ahead: what it holds first; a short want
+ * fills it from the socket; a long one (a large piece) is read straight
+ * into place.
+ */
+static ssize_t take_some(int fd, struct fp_reader *r, void *buf, size_t len, int flags)
+{
+	size_t n;
+
+	if (!r->ahead)
+		return recv_some(fd, buf, len, flags);
+	if (!fp_reader_buffered(r)) {
+		ssize_t got;
+
+		if (len >= FP_READ_AHEAD)
+			return recv_some(fd, buf, len, flags);
+		got = recv_some(fd, r->ahead, FP_READ_AHEAD, flags);
+		if (got <= 0)
+			return got;
+		r->ahead_off = 0;
+		r->ahead_len = (size_t)got;
+	}
+	n = r->ahead_len - r->ahead_off;
+	if (n > len)
+		n = len;
+	memcpy(buf, r->ahead + r->ahead_off, n);
+	r->ahead_off += n;
+	return (ssize_t)n;
+}
+
 /* fp_recv_message on a stream: frames and pieces read as they come, in as many calls as it takes. */
 static int recv_stream(int fd, struct fp_reader *r, int flags)
 {
@@ -384,7 +422,7 @@ static int recv_stream(int fd, struct fp_reader *r, int flags)
 	stop = r->slice ? r->len + r->slice : SIZE_MAX;
 	for (;;) {
 		if (r->frame_got < sizeof(r->frame)) {
-			n = recv_some(fd, (uint8_t *)&r->frame + r->frame_got,
+			n = take_some(fd, r, (uint8_t *)&r->frame + r->frame_got,
 				      sizeof(r->frame) - r->frame_got, flags);
 			if (n <= 0)
 				return (int)n;
@@ -404,7 +442,7 @@ static int recv_stream(int fd, struct fp_reader *r, int flags)
 			r->piece_left = r->frame.len;
 		}
 		while (r->piece_left) {
-			n = recv_some(fd, r->buf + r->len, r->piece_left, flags);
+			n = take_some(fd, r, r->buf + r->len, r->piece_left, flags);
 			if (n <= 0)
 				return (int)n;
 			r->len += (size_t)n;

@@ -391,7 +391,13 @@ struct fp_reader {
 	/* On a stream: the frame being read, how much of it came, and of its piece what is to come. */
 	struct fp_frame frame;
 	size_t frame_got, piece_left;
+	/* On a stream, bytes read past what was asked for (fp_reader_read_ahead), or NULL. */
+	uint8_t *ahead;
+	size_t ahead_off, ahead_len;
 };
+
+/* What a stream's reader reads at once when it reads ahead. */
+#define FP_READ_AHEAD	8192u
 
 /* An empty reader: max FP_MESSAGE_MAX, no slice.  fp_reader_free leaves it so. */
 void fp_reader_init(struct fp_reader *r);
@@ -399,6 +405,19 @@ void fp_reader_free(struct fp_reader *r);
 
 /* Between messages, let go of the room a long one took (a datagram's is kept). */
 void fp_reader_shrink(struct fp_reader *r);
+
+/*
+ * A stream's reader reads up to FP_READ_AHEAD bytes at once, so that a
+ * message's frame and its piece come in one system call, not two.  What it
+ * read past the message is kept for the next call, and the socket does not
+ * show it: while fp_reader_buffered(), its owner calls again without
+ * waiting for the socket.  0 or -ENOMEM.
+ */
+int fp_reader_read_ahead(struct fp_reader *r);
+static inline int fp_reader_buffered(const struct fp_reader *r)
+{
+	return r->ahead_off < r->ahead_len;
+}
 
 /*
  * Read datagrams until a whole message is in r (1), or with MSG_DONTWAIT

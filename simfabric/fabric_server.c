@@ -151,6 +151,7 @@ struct fabric_server {
 	int closing_pending;		/* a client is to be disconnected at the end of the round */
 	int changes_pending;		/* a client has hosts whose change is still to be told */
 	int stream_served;		/* a TCP client's request was served this round */
+	int read_ahead_left;		/* a TCP client's read-ahead may hold a request (serve_read_ahead) */
 	int stream_elsewhere;		/* one of them runs on another CPU, or on another host */
 	int reserve_fd;			/* let go to refuse a client when out of descriptors */
 	int starved;			/* out of descriptors (said once) */
@@ -1027,7 +1028,8 @@ static struct client *new_client(struct fabric_server *s, int fd, int stream, ui
 	fp_reader_init(&c->in);
 	c->in.slice = READ_SLICE;
 	c->in.stream = stream;
-	if (watch(&c->conn, events) < 0) {
+	if ((stream && fp_reader_read_ahead(&c->in) < 0) || watch(&c->conn, events) < 0) {
+		fp_reader_free(&c->in);
 		free(c);
 		return NULL;
 	}
@@ -1424,8 +1426,10 @@ static void count_incoming(struct client *c)
  * Serve one message of a client; 0, or -errno when it must go.  One per
  * round: a client waits for each reply, so there is rarely a second, and
  * epoll reports the connection again if there is (reading on to find none
- * would cost a system call per request); no busy client starves the rest.
- * A long message is read a slice a round, for the same reason.
+ * would cost a system call per request) -- or, over TCP, where a second
+ * may have come in the same read, serve_read_ahead does; no busy client
+ * starves the rest.  A long message is read a slice a round, for the same
+ * reason.
  */
 static int serve_client(struct fabric_server *s, struct client *c)
 {
@@ -1451,6 +1455,13 @@ static int serve_client(struct fabric_server *s, struct client *c)
 	}
 	fp_reader_shrink(&c->in);
 	return r;
+}
+
+/* What a stream client sent is read ahead, and its socket may not show the rest: look again. */
+static void note_read_ahead(struct fabric_server *s, const struct client *c)
+{
+	if (fp_reader_buffered(&c->in))
+		s->read_ahead_left = 1;
 }
 
 /* Why a client is disconnected, when it is not simply gone. */
@@ -1490,15 +1501,33 @@ static void channel_ready(struct fabric_server *s, struct channel *ch, uint32_t 
 		rewatch(c);
 		return;
 	}
-	if (r == 0 && !ch->first && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+	if (r == 0 && !ch->first &&
+	    ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) || fp_reader_buffered(&c->in)))
 		r = serve_client(s, c);		/* up to the end of what it sent, then its hangup */
 	else if (r == 0 && (events & (EPOLLHUP | EPOLLERR)))
 		r = -ECONNRESET;		/* gone while its reply waited */
 	if (r < 0) {
 		say_why(s, c, r);
 		let_go(c);
+	} else {
+		note_read_ahead(s, c);
 	}
 	rewatch(c);
+}
+
+/*
+ * The TCP clients whose read-ahead holds what their sockets no longer
+ * show, served as if their sockets were ready (not one whose reply still
+ * waits to be sent: that one's turn comes when it is, channel_ready).
+ */
+static void serve_read_ahead(struct fabric_server *s)
+{
+	struct client *c;
+
+	s->read_ahead_left = 0;
+	for (c = s->clients; c; c = c->next)
+		if (!c->closing && !c->auth && !c->conn.first && fp_reader_buffered(&c->in))
+			channel_ready(s, &c->conn, 0);
 }
 
 /*
@@ -1887,6 +1916,11 @@ int fabric_server_poll(struct fabric_server *s, int timeout_ms, int stop_fd)
 	resume_listening(s);
 	if (tick >= 0 && (timeout_ms < 0 || tick < timeout_ms))
 		timeout_ms = tick;
+	if (s->read_ahead_left) {
+		serve_read_ahead(s);
+		if (s->read_ahead_left)
+			timeout_ms = 0;	/* more read ahead: served next round, after the others */
+	}
 	/*
 	 * Mailboxes first.  Shortly after serving one, look again without
 	 * sleeping while that pays (peer_wait.h): a client in a conversation

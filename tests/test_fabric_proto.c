@@ -6,11 +6,13 @@
  * and reads a long one a slice at a time when asked to; a send past the
  * protocol's limit is refused before anything goes.  On a stream (TCP) the
  * same holds, a datagram going, and coming, in as many parts as the socket
- * makes of it; a frame whose length is not its piece's is refused.
+ * makes of it, read ahead or not; a frame whose length is not its piece's
+ * is refused.
  */
 #include "config.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -225,15 +227,14 @@ static void test_stream_resumes_where_the_socket_stopped(void **state)
 	assert_true(t.most <= (256 << 10) + FP_DATAGRAM_MAX);
 }
 
-/* A message that reaches a stream reader a byte at a time is put together whole. */
-static void test_stream_byte_by_byte(void **state)
+/* A message that reaches a stream reader a byte at a time is put together whole (reading ahead or not). */
+static void stream_byte_by_byte(int ahead)
 {
 	uint8_t *body = pattern(100000), wire[110000];
 	struct fp_reader r;
 	size_t len = 0, i;
 	int sv[2], got = 0;
 
-	(void)state;
 	/* What the writer puts on a stream, caught whole on one side of a pair. */
 	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
 	assert_int_equal(fp_send_on(sv[0], 1, FP_TEXT_REPLY, NULL, 0, body, 100000, -1, 0), 0);
@@ -249,6 +250,8 @@ static void test_stream_byte_by_byte(void **state)
 	fp_reader_init(&r);
 	r.stream = 1;
 	r.slice = 1000;
+	if (ahead)
+		assert_int_equal(fp_reader_read_ahead(&r), 0);
 	for (i = 0; i < len; i++) {
 		assert_int_equal(got, 0);
 		assert_int_equal(send(sv[0], wire + i, 1, 0), 1);
@@ -266,6 +269,63 @@ static void test_stream_byte_by_byte(void **state)
 	fp_reader_free(&r);
 	free(body);
 	close(sv[1]);
+}
+
+static void test_stream_byte_by_byte(void **state)
+{
+	(void)state;
+	stream_byte_by_byte(0);
+	stream_byte_by_byte(1);
+}
+
+/*
+ * Messages short and long sent at once to a stream reader reading ahead
+ * (a slice at a time, or whole): each comes whole and in order; a call
+ * that ends without one leaves either more read ahead or more the socket
+ * shows (so that an owner that waits for the socket then is never stuck).
+ */
+static void test_stream_read_ahead(void **state)
+{
+	static const size_t lens[] = { 40, 300, 100000, 8, FP_READ_AHEAD, 1, 70000, 264 };
+	enum { N = sizeof(lens) / sizeof(lens[0]) };
+	uint8_t *body = pattern(100000);
+	struct fp_reader r;
+	struct pollfd pfd;
+	unsigned slice, i;
+	int sv[2], got;
+
+	(void)state;
+	for (slice = 0; slice <= 1; slice++) {
+		assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+		for (i = 0; i < N; i++)
+			assert_int_equal(fp_send_on(sv[0], 1, FP_TEXT_REPLY, NULL, 0, body + i, lens[i],
+						    -1, 0), 0);
+		pfd = (struct pollfd){ .fd = sv[1], .events = POLLIN };
+		fp_reader_init(&r);
+		r.stream = 1;
+		r.slice = slice ? 4096 : 0;
+		assert_int_equal(fp_reader_read_ahead(&r), 0);
+		for (i = 0; i < N; i++) {
+			/* Called again when it holds more, else when the socket shows more: never stuck. */
+			while ((got = fp_recv_message(sv[1], &r, MSG_DONTWAIT)) == 0)
+				if (!fp_reader_buffered(&r))
+					assert_int_equal(poll(&pfd, 1, 0), 1);
+			assert_int_equal(got, 1);
+			assert_int_equal(r.type, FP_TEXT_REPLY);
+			assert_int_equal(r.len, lens[i]);
+			assert_memory_equal(r.buf, body + i, lens[i]);
+			if (i == 0)
+				assert_true(fp_reader_buffered(&r));	/* the next came with it */
+		}
+		/* All read: nothing kept, nothing more. */
+		assert_false(fp_reader_buffered(&r));
+		assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), 0);
+		fp_reader_free(&r);
+		assert_null(r.ahead);
+		close(sv[0]);
+		close(sv[1]);
+	}
+	free(body);
 }
 
 /* A frame that lies about its piece is refused on either kind of socket; no descriptor goes on a stream. */
@@ -309,6 +369,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_stream_resumes_where_the_socket_stopped),
 		cmocka_unit_test(test_stream_byte_by_byte),
+		cmocka_unit_test(test_stream_read_ahead),
 		cmocka_unit_test(test_frame_length_is_checked),
 		cmocka_unit_test(test_writer_resumes_where_the_socket_stopped),
 		cmocka_unit_test(test_empty_message_and_passed_descriptor),

@@ -1121,6 +1121,46 @@ static void test_client_dropped_from_mailbox_goes_at_once(void **state)
 	fabric_server_free(t.s);
 }
 
+/*
+ * A client over TCP that sends requests back to back gets every one
+ * answered, though the later ones were read ahead with the first and its
+ * socket shows nothing more (fp_reader_read_ahead).
+ */
+static void test_stream_requests_sent_together(void **state)
+{
+	struct fp_hello h = { .version = FP_VERSION, .order = FP_BYTE_ORDER, .n_hosts = 1 };
+	struct fabric_server *s = new_server();
+	struct fp_host q = { 0 };
+	struct fp_reader r;
+	int sv[2], i;
+
+	(void)state;
+	fp_reader_init(&r);
+	r.stream = 1;
+	assert_int_equal(socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv), 0);
+	assert_int_equal(fabric_server_add_stream_client(s, sv[0]), 0);
+	serve(s);
+	assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), 1);
+	assert_int_equal(rc_of(&r), 0);		/* the welcome */
+	assert_int_equal(fp_send_on(sv[1], 1, FP_HELLO, &h, sizeof(h), "Hca1", 5, -1, 0), 0);
+	serve(s);
+	assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), 1);
+	assert_int_equal(r.type, FP_HELLO_OK);
+	for (i = 0; i < 3; i++)
+		assert_int_equal(fp_send_on(sv[1], 1, FP_GET_CA, &q, sizeof(q), NULL, 0, -1, 0), 0);
+	serve(s);
+	for (i = 0; i < 3; i++) {
+		assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), 1);
+		assert_int_equal(r.type, FP_CA);
+	}
+	assert_int_equal(fp_recv_message(sv[1], &r, MSG_DONTWAIT), 0);
+	fp_reader_free(&r);
+	close(sv[1]);
+	serve(s);
+	assert_int_equal(fabric_server_clients(s), 0);
+	fabric_server_free(s);
+}
+
 /* --- what the server buffers, bounded over all clients ----------------------------------- */
 
 #define TEST_BOUND	(4u << 20)
@@ -2241,6 +2281,7 @@ int main(void)
 		cmocka_unit_test(test_waiting_requests_are_bounded),
 		cmocka_unit_test(test_long_reply_streams_while_others_are_served),
 		cmocka_unit_test(test_client_dropped_from_mailbox_goes_at_once),
+		cmocka_unit_test(test_stream_requests_sent_together),
 		cmocka_unit_test(test_half_sent_messages_are_bounded),
 		cmocka_unit_test(test_unread_events_are_bounded),
 		cmocka_unit_test(test_out_of_descriptors_no_spin),
