@@ -29,13 +29,7 @@ mkdir -m 700 "$work/s"
 "$umad" fabric serve --socket "$work/s/socket" --listen 127.0.0.1:0 --key-file "$work/key" \
 	2> "$work/serve.err" &
 server=$!
-at=
-for _ in $(seq 300); do
-	at=$(sed -n 's/.*UMAD_SIM_FABRIC=tcp:\([^ ]*\) .*/\1/p' "$work/serve.err")
-	[ -n "$at" ] && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.05
-done
+tcp_listening "$server" "$work/serve.err"
 [ -n "$at" ] || { echo "FAIL: the server did not listen: $(cat "$work/serve.err")"; exit 1; }
 if ! "$umad" fabric --socket "$work/s/socket" drop Hca3 1 0.3 seed=7 > "$work/drop.out" 2>&1; then
 	echo "FAIL: umad fabric drop: $(cat "$work/drop.out" "$work/serve.err")"

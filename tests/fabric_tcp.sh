@@ -59,13 +59,7 @@ serve() {
 			2> "$work/serve.err" &
 	fi
 	server=$!
-	at=
-	for i in $(seq 300); do
-		at=$(sed -n 's/.*UMAD_SIM_FABRIC=tcp:\([^ ]*\) .*/\1/p' "$work/serve.err")
-		[ -n "$at" ] && return 0
-		kill -0 "$server" 2>/dev/null || break
-		sleep 0.05
-	done
+	tcp_listening "$server" "$work/serve.err" && return 0
 	fail "the server did not listen at $addr: $(cat "$work/serve.err")"
 	return 1
 }

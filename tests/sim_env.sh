@@ -25,6 +25,21 @@ fail() {
 	status=1
 }
 
+# tcp_listening PID ERRFILE: wait until the umad fabric serve --listen running as PID says
+# where it listens (ERRFILE is its stderr); $at is that HOST:PORT then.  1 (at empty) when it
+# ended first, or said nothing within 15 s.
+tcp_listening() {
+	local _
+	at=
+	for _ in $(seq 300); do
+		at=$(sed -n 's/.*UMAD_SIM_FABRIC=tcp:\([^ ]*\) .*/\1/p' "$2")
+		[ -n "$at" ] && return 0
+		kill -0 "$1" 2>/dev/null || return 1
+		sleep 0.05
+	done
+	return 1
+}
+
 # Run a command on the simulated fabric (UMAD_SIM_TOPOLOGY and the like may be given before it).
 # The fabric starts as ibsim's does, with no SM (UMAD_SIM_SM=none), so that
 # outputs compare with ibsim's; the built-in SM's tests ask for it.

@@ -121,13 +121,7 @@ mkdir -m 700 "$work/tcp"
 "$umad" fabric serve --socket "$work/tcp/socket" --listen 127.0.0.1:0 --key-file "$work/key" \
 	2> "$work/serve.err" &
 server=$!
-at=
-for i in $(seq 300); do
-	at=$(sed -n 's/.*UMAD_SIM_FABRIC=tcp:\([^ ]*\) .*/\1/p' "$work/serve.err")
-	[ -n "$at" ] && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.05
-done
+tcp_listening "$server" "$work/serve.err"
 if [ -n "$at" ]; then
 	DROP_ARGS=1 probe_all tcp env UMAD_BACKEND=sim UMAD_SIM_FABRIC="tcp:$at" \
 		UMAD_SIM_FABRIC_KEY="$work/key"

@@ -26,13 +26,7 @@ LD_LIBRARY_PATH="$libs" UMAD_MODULE_DIR="$libs" "$umad" fabric serve --socket "$
 	--listen 127.0.0.1:0 --key-file "$work/key" 2> "$work/serve.err" &
 server=$!
 at_exit 'end_procs "$server"'
-at=
-for _ in $(seq 300); do
-	at=$(sed -n 's/.*UMAD_SIM_FABRIC=tcp:\([^ ]*\) .*/\1/p' "$work/serve.err")
-	[ -n "$at" ] && break
-	kill -0 "$server" 2>/dev/null || break
-	sleep 0.05
-done
+tcp_listening "$server" "$work/serve.err"
 [ -n "$at" ] || { echo "FAIL: the server did not listen: $(cat "$work/serve.err")"; exit 1; }
 
 # client CMD...: CMD over TCP, from 127.0.0.1; its output in $work/client.out, its time in $took (ms).
