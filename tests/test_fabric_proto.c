@@ -288,7 +288,7 @@ static void test_stream_read_ahead(void **state)
 {
 	static const size_t lens[] = { 40, 300, 100000, 8, FP_READ_AHEAD, 1, 70000, 264 };
 	enum { N = sizeof(lens) / sizeof(lens[0]) };
-	uint8_t *body = pattern(100000);
+	uint8_t *body = pattern(100000 + N);	/* message i is body + i: each its own bytes */
 	struct fp_reader r;
 	struct pollfd pfd;
 	unsigned slice, i;
