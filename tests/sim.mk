@@ -76,7 +76,7 @@ tests_test_fabric_proto_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_
 check_PROGRAMS += tests/test_fabric_server
 TESTS += tests/test_fabric_server
 tests_test_fabric_server_SOURCES = tests/test_fabric_server.c tests/child.c tests/child.h \
-	tests/arena_lock.c tests/arena_lock.h
+	tests/arena_lock.c tests/arena_lock.h tests/own_server.c tests/own_server.h
 tests_test_fabric_server_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS) \
 	-DMODULE_DIR='"$(abs_top_builddir)/.libs"'
 tests_test_fabric_server_LDADD = simfabric/libfabricserver.la libumad-sim.la libibumad.la \
@@ -207,7 +207,7 @@ tests_test_handshake_share_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOC
 # CPU and spread; a client killed mid-wait costs the server nothing (a server process, clients).
 check_PROGRAMS += tests/test_fabric_waits
 TESTS += tests/test_fabric_waits
-tests_test_fabric_waits_SOURCES = tests/test_fabric_waits.c
+tests_test_fabric_waits_SOURCES = tests/test_fabric_waits.c tests/own_server.c tests/own_server.h
 tests_test_fabric_waits_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_fabric_waits_LDADD = simfabric/libfabricserver.la $(GLIB_LIBS) $(CMOCKA_LIBS) -lpthread
 endif

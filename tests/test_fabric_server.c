@@ -50,6 +50,7 @@
 #include "simfabric/fault.h"
 #include "tests/arena_lock.h"
 #include "tests/child.h"
+#include "tests/own_server.h"
 
 /* Fields of the SMP data, spelled here as the IBA lays them out. */
 #define NODEINFO_OFF_NODE_TYPE	2
@@ -1285,60 +1286,23 @@ static void stop_server(void)
 		kill(server_pid, SIGKILL);
 }
 
-/* A server process listening at path, allowed that many descriptors (0: as many as this one). */
-static pid_t start_server_process(const char *path, rlim_t descriptors)
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		struct rlimit few = { descriptors, descriptors };
-		struct fabric_server *s;
-
-		/* A test that fails before it stops the server leaves none behind. */
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (descriptors && setrlimit(RLIMIT_NOFILE, &few) < 0)
-			_exit(1);
-		s = new_server();
-		if (fabric_server_listen(s, path, NULL) < 0)
-			_exit(1);
-		for (;;)
-			fabric_server_poll(s, -1, -1);
-	}
-	return pid;
-}
-
 /* Where a test's fake sysfs tree goes. */
 static char tree_root[64];
 
-/* A server process of a test's own, in a fresh directory: dir/s/socket, tree_root dir/tree. */
-struct own_server {
-	char dir[40], path[64];
-	pid_t pid;
-};
-
-static void own_server_start(struct own_server *o, rlim_t descriptors)
+/* A server process of a test's own (tests/own_server.h), tree_root dir/tree, server_pid its pid. */
+static void start_own_server(struct own_server *o, rlim_t descriptors)
 {
-	int i;
+	struct fabric_server_options opts = { .builtin_sm = 1 };
 
-	snprintf(o->dir, sizeof(o->dir), "/tmp/umad-fabric-test.XXXXXX");
-	assert_non_null(mkdtemp(o->dir));
-	snprintf(o->path, sizeof(o->path), "%s/s/socket", o->dir);
+	own_server_start(o, &opts, descriptors, -1);
 	snprintf(tree_root, sizeof(tree_root), "%s/tree", o->dir);
-	o->pid = server_pid = start_server_process(o->path, descriptors);
-	for (i = 0; i < 200 && access(o->path, F_OK); i++)
-		usleep(10000);
+	server_pid = o->pid;
 }
 
-static void own_server_stop(struct own_server *o)
+static void stop_own_server(struct own_server *o)
 {
-	char cmd[128];
-
-	kill(o->pid, SIGKILL);
-	waitpid(o->pid, NULL, 0);
+	own_server_stop(o);
 	server_pid = 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", o->dir);
-	assert_int_equal(system(cmd), 0);
 }
 
 /*
@@ -1494,7 +1458,7 @@ static void test_out_of_descriptors_no_spin(void **state)
 
 	(void)state;
 	fp_reader_init(&r);
-	own_server_start(&o, FEW_DESCRIPTORS);
+	start_own_server(&o, FEW_DESCRIPTORS);
 	/* Clients until the server has no descriptor for another (each takes two of them). */
 	for (n = 0; n < FEW_DESCRIPTORS; n++) {
 		rc = connect_welcomed(path, &fd[n], &r);
@@ -1531,7 +1495,7 @@ static void test_out_of_descriptors_no_spin(void **state)
 	assert_int_equal(fp_recv_message(extra, &r, 0), 1);
 	assert_int_equal(r.type, FP_HELLO_OK);
 	close(extra);
-	own_server_stop(&o);
+	stop_own_server(&o);
 	fp_reader_free(&r);
 }
 
@@ -1591,11 +1555,11 @@ static void run_child_on_server(int (*child)(void))
 	struct own_server o;
 	struct child_result res;
 
-	own_server_start(&o, 0);
+	start_own_server(&o, 0);
 	setenv("UMAD_SIM_FABRIC", o.path, 1);
 	run_child(child, "sim", MODULE_DIR, &res);
 	unsetenv("UMAD_SIM_FABRIC");
-	own_server_stop(&o);
+	stop_own_server(&o);
 	if (res.failure[0])
 		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
 }
@@ -2197,7 +2161,7 @@ static void test_notice_flood_loses_no_mad(void **state)
 	int tell[2];
 
 	(void)state;
-	own_server_start(&o, 0);
+	start_own_server(&o, 0);
 	flood_path = o.path;
 	assert_int_equal(pipe(tell), 0);
 	responder = fork();
@@ -2219,7 +2183,7 @@ static void test_notice_flood_loses_no_mad(void **state)
 	kill(responder, SIGKILL);
 	waitpid(flooder, NULL, 0);
 	waitpid(responder, NULL, 0);
-	own_server_stop(&o);
+	stop_own_server(&o);
 	if (res.failure[0])
 		fail_msg("%s\nchild stderr:\n%s", res.failure, res.stderr_text);
 }
@@ -2232,7 +2196,7 @@ static void test_server_gone_gives_eio(void **state)
 	struct own_server o;
 
 	(void)state;
-	own_server_start(&o, 0);
+	start_own_server(&o, 0);
 	atexit(stop_server);
 	setenv("UMAD_BACKEND", "sim", 1);
 	setenv("UMAD_SIM_FABRIC", o.path, 1);
@@ -2260,7 +2224,7 @@ static void test_server_gone_gives_eio(void **state)
 	assert_true(umad_send(portid, agent, umad, 256, 500, 0) < 0);
 	umad_close_port(portid);
 	umad_done();
-	own_server_stop(&o);
+	stop_own_server(&o);
 }
 
 int main(void)

@@ -29,7 +29,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
-#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cmocka.h>
@@ -41,6 +40,7 @@
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
 #include "simfabric/net.h"
+#include "tests/own_server.h"
 
 #define ASKERS		4
 #define REQUESTS	4000	/* each asker's */
@@ -57,8 +57,6 @@
 #define UNWOKEN_TOLERATED	UINT64_MAX
 #endif
 
-static pid_t server_pid;
-static char dir[40], path[64];
 
 static void on_alarm(int sig)
 {
@@ -94,42 +92,15 @@ static int pin_to(int cpu)
 	return sched_setaffinity(0, sizeof(set), &set);
 }
 
-/* The server, in a process of its own at path (on cpu; -1: anywhere). */
+static struct own_server server;
+
+/* The server, in a process of its own (on cpu; -1: anywhere). */
 static void server_start(int cpu)
 {
-	int i;
+	struct fabric_server_options o = { 0 };
 
-	snprintf(dir, sizeof(dir), "/tmp/umad-waits-test.XXXXXX");
-	assert_non_null(mkdtemp(dir));
-	snprintf(path, sizeof(path), "%s/s/socket", dir);
-	server_pid = fork();
-	assert_true(server_pid >= 0);
-	if (server_pid == 0) {
-		struct fabric_server_options o = { 0 };
-		struct umad_err err = UMAD_ERR_INIT;
-		struct fabric_server *s;
-
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if ((cpu >= 0 && pin_to(cpu) < 0) || fabric_server_new(&o, &s, &err) < 0 ||
-		    fabric_server_listen(s, path, &err) < 0)
-			_exit(1);
-		for (;;)
-			fabric_server_poll(s, -1, -1);
-	}
-	for (i = 0; i < 500 && access(path, F_OK); i++)
-		usleep(10000);
-	assert_int_equal(access(path, F_OK), 0);
-}
-
-static void server_stop(void)
-{
-	char cmd[80];
-
-	kill(server_pid, SIGKILL);
-	waitpid(server_pid, NULL, 0);
-	server_pid = 0;
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	assert_int_equal(system(cmd), 0);
+	own_server_start(&server, &o, 0, cpu);
+	assert_int_equal(access(server.path, F_OK), 0);
 }
 
 /* How many descriptors the server holds open. */
@@ -140,7 +111,7 @@ static int server_fds(void)
 	DIR *d;
 	int n = 0;
 
-	snprintf(where, sizeof(where), "/proc/%d/fd", (int)server_pid);
+	snprintf(where, sizeof(where), "/proc/%d/fd", (int)server.pid);
 	d = opendir(where);
 	if (!d)
 		return -1;
@@ -167,7 +138,7 @@ static int attach(struct fabric_client *c, uint32_t *handle, char *why, size_t w
 
 	/* The socket is there before the server listens on it: refused until it does. */
 	for (tries = 0;; tries++) {
-		r = fabric_client_connect(c, path, host, 1, 0, &node, &n, &err);
+		r = fabric_client_connect(c, server.path, host, 1, 0, &node, &n, &err);
 		if (r != -ECONNREFUSED || tries == 500)
 			break;		/* (a failed connect has closed what it opened) */
 		err = (struct umad_err)UMAD_ERR_INIT;
@@ -294,7 +265,7 @@ static void askers_on(int cpu, int n)
 	for (i = 0; i < n; i++)
 		assert_int_equal(pthread_join(t[i], NULL), 0);
 	alarm(0);
-	server_stop();
+	own_server_stop(&server);
 	for (i = 0; i < n; i++) {
 		if (a[i].why[0])
 			fail_msg("asker %d: %s", i, a[i].why);
@@ -368,14 +339,14 @@ static void test_client_killed_mid_wait(void **state)
 	close(ready[1]);
 	close(go[0]);
 	assert_int_equal(read(ready[0], &byte, 1), 1);
-	assert_int_equal(kill(server_pid, SIGSTOP), 0);
+	assert_int_equal(kill(server.pid, SIGSTOP), 0);
 	assert_int_equal(write(go[1], "g", 1), 1);
 	close(ready[0]);
 	close(go[1]);
 	usleep(200000);		/* posted and asleep, mostly */
 	assert_int_equal(kill(victim, SIGKILL), 0);
 	assert_int_equal(waitpid(victim, NULL, 0), victim);
-	assert_int_equal(kill(server_pid, SIGCONT), 0);
+	assert_int_equal(kill(server.pid, SIGCONT), 0);
 	for (i = 0; i < 500; i++)
 		if (round_trip(&c, handle, 100 + (uint32_t)i, why, sizeof(why)) < 0)
 			fail_msg("after the kill: %s", why);
@@ -384,7 +355,7 @@ static void test_client_killed_mid_wait(void **state)
 	assert_int_equal(server_fds(), fds);
 	alarm(0);
 	fabric_client_close(&c);
-	server_stop();
+	own_server_stop(&server);
 }
 
 int main(void)
