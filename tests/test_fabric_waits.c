@@ -178,15 +178,15 @@ static void nodeinfo_request(uint8_t *mad, uint32_t tid)
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET;
 	put_be32(mad + MAD_OFF_TID_LOW, tid);
 	put_be16(mad + MAD_OFF_ATTR_ID, UMAD_SM_ATTR_NODE_INFO);
-	put_be16(mad + SMP_OFF_DR_SLID, 0xffff);	/* permissive: the path is directed */
-	put_be16(mad + SMP_OFF_DR_DLID, 0xffff);
+	put_be16(mad + SMP_OFF_DR_SLID, LID_PERMISSIVE);	/* the path is directed */
+	put_be16(mad + SMP_OFF_DR_DLID, LID_PERMISSIVE);
 }
 
 /* One round trip: 0 when the answer came with tid, else -1 with why. */
 static int round_trip(struct fabric_client *c, uint32_t handle, uint32_t tid, char *why,
 		      size_t why_len)
 {
-	struct fp_send q = { .handle = handle, .dlid = 0xffff, .wait_ms = 1000 };
+	struct fp_send q = { .handle = handle, .dlid = LID_PERMISSIVE, .wait_ms = 1000 };
 	const struct fp_result *res;
 	const uint8_t *answer;
 	uint8_t mad[MAD_SIZE];
