@@ -30,7 +30,10 @@
 #     ibsim's 16 (ibsim 0.10 takes at most 10 clients at once: its 16 is a
 #     note, and a row compares with its 8 instead), and at least our own
 #     1-client aggregate.  Clients that began further apart than a tenth of
-#     their span get a note;
+#     their span get a note.  Beside them, in the same turns, the TCP floor
+#     (bench/tcp_floor.c): as many clients and round trips, the same sizes,
+#     against a server that does no work: what the machine's loopback TCP
+#     allows, and a note when a target lies above it;
 #  3. ibnetdiscover's wall time, median of RUNS runs each way, the order of
 #     the three turning from run to run; a run that does not find every
 #     switch and HCA of the file fails; then as many runs over TCP; then
@@ -96,6 +99,8 @@ print_table() {
 	echo "in-process: the simulator in the client (UMAD_SIM_TOPOLOGY); ibsim: ibsim and umad2sim."
 	echo "DR RT, N busy loops: DR SMP round trips/s with N CPU-bound loops beside, median of $short_runs runs;"
 	echo "aggregate, N clients: DR SMP round trips/s of N at once (all round trips / their span), median of $short_runs."
+	echo "TCP floor: bench/tcp_floor.c, N clients and a server that does no work, the same round trips"
+	echo "  (sizes, TCP_NODELAY, epoll): what the loopback's TCP allows on this machine."
 	report_footer shared
 }
 
@@ -358,12 +363,28 @@ clients_run() {
 # sweep_once SIDE: the aggregate of $sweep_n clients of SIDE at once; a note
 # (its mark in sweep_mark) when they began further apart than a tenth of their span.
 sweep_once() {
+	if [ "$1" = floor ]; then
+		floor_once
+		return
+	fi
 	clients_run "$1" "$sweep_n" "${sweep_total[$1]}" || return 1
 	once=$agg
 	if [ $((spread_ms * 10)) -gt "$span_ms" ] && [ -z "${sweep_mark[$1,$sweep_n]:-}" ]; then
 		note "$sweep_n clients at once, $1: they began up to $spread_ms ms apart, in a span of $span_ms ms" \
 			"(some had not opened their port by the start they were given, or got no CPU at it)"
 		sweep_mark[$1,$sweep_n]=" $mark"
+	fi
+}
+
+# floor_once: the TCP floor's aggregate for $sweep_n clients at once
+# (bench/tcp_floor.c: a server that does no work, as many round trips).
+floor_once() {
+	local each=$((sweep_total[tcp] / sweep_n))
+	report_run floor "tcp_floor, $sweep_n clients" "$work/tcp_floor" "$sweep_n" "$each" || return 1
+	once=$(awk '/ over TCP with nothing served: [0-9]+ per second$/ { print $(NF - 2) }' "$dir/out")
+	if [ -z "$once" ]; then
+		bad floor "tcp_floor, $sweep_n clients" "no rate in its output ($(last_words "$dir/out"))"
+		return 1
 	fi
 }
 
@@ -375,16 +396,27 @@ measure_sweep() {
 		# Each client has an HCA of its own, H1..HN.
 		if [ "$sweep_n" -gt "$hcas" ]; then
 			note "$sweep_n clients at once: not run, the fabric has $hcas HCAs"
-			for side in tcp via-server ibsim; do
+			for side in tcp via-server ibsim floor; do
 				sweep[$side,$sweep_n]="not run $mark"
 			done
 			continue
 		fi
-		turning "$short_runs" "$sweep_n clients at once" sweep_once tcp via-server ibsim
-		for side in tcp via-server ibsim; do
+		turning "$short_runs" "$sweep_n clients at once" sweep_once tcp via-server ibsim floor
+		for side in tcp via-server ibsim floor; do
 			sweep[$side,$sweep_n]=${figure[$side]}${sweep_mark[$side,$sweep_n]:-}
 		done
 	done
+	# A target above the floor cannot be met by any server on this machine: say so beside it.
+	local floor16=${sweep[floor,16]:-} ibsim8=${sweep[ibsim,8]:-}
+	case "$floor16$ibsim8" in
+	*[!0-9]* | '') ;;
+	*)
+		if [ -n "$floor16" ] && [ -n "$ibsim8" ] && [ $((2 * ibsim8)) -gt "$floor16" ]; then
+			note "16 clients over TCP: twice ibsim's 8 ($((2 * ibsim8))) is above the TCP floor" \
+				"($floor16: bench/tcp_floor.c, a server that does no work) on this machine this run"
+		fi
+		;;
+	esac
 }
 
 # busy_rows MEASUREMENT SIDE TARGET: the rows of SIDE's DR round trips beside
@@ -421,6 +453,12 @@ set_rows() {
 		"${sweep[ibsim,8]:-$m}" ibsim "ratio >= 2"
 	row "aggregate over TCP, 16 clients, against 1 client" "${sweep[tcp,16]:-$m}" - - \
 		"1 client=${sweep[tcp,1]:-$m}" "ratio >= 1"
+	for n in $sweep_sizes; do
+		row "TCP floor (nothing served), $n client$([ "$n" -eq 1 ] || echo s)" "${sweep[floor,$n]:-$m}" - \
+			"${sweep[ibsim,$n]:-$m}" ibsim -
+	done
+	row "aggregate over TCP, 16 clients, against the TCP floor" "${sweep[tcp,16]:-$m}" - - \
+		"floor=${sweep[floor,16]:-$m}" -
 	for n in $sweep_sizes; do
 		row "aggregate through the server (mailbox), $n client$([ "$n" -eq 1 ] || echo s)" \
 			"${sweep[via-server,$n]:-$m}" - "${sweep[ibsim,$n]:-$m}" ibsim -
@@ -637,4 +675,6 @@ measure_set() {
 phase="building bench/dr_rtt.c"
 ${CC:-cc} -O2 -o "$work/dr_rtt" "$top_srcdir/bench/dr_rtt.c" -I"$top_srcdir/libumad" \
 	-L"$libs" -libumad
+phase="building bench/tcp_floor.c"
+${CC:-cc} -O2 -o "$work/tcp_floor" "$top_srcdir/bench/tcp_floor.c"
 measure_sets "$@"

@@ -3,7 +3,7 @@
 # fabric-vs-ibsim.sh and kernel-vs-ibsim.sh (bench/table-check.sh: its
 # ratios and verdicts) and kernel-vs-ibsim.sh's PERF=1 breakdown
 # (bench/perf-where-check.sh).
-EXTRA_DIST += bench/capture-overhead.sh bench/sim-vs-ibsim.sh bench/fabric-vs-ibsim.sh bench/timing.sh bench/dr_rtt.c bench/replay-vs-sim.sh scripts/gen-fattree scripts/ibsim-session.sh \
+EXTRA_DIST += bench/capture-overhead.sh bench/sim-vs-ibsim.sh bench/fabric-vs-ibsim.sh bench/timing.sh bench/dr_rtt.c bench/tcp_floor.c bench/replay-vs-sim.sh scripts/gen-fattree scripts/ibsim-session.sh \
 	bench/table.awk bench/table-check.sh bench/report.sh bench/kernel-vs-ibsim.sh \
 	bench/perf-where.awk bench/perf-where-check.sh
 TESTS += bench/table-check.sh bench/perf-where-check.sh
