@@ -407,16 +407,21 @@ measure_sweep() {
 		done
 	done
 	# A target above the floor cannot be met by any server on this machine: say so beside it.
-	local floor16=${sweep[floor,16]:-} ibsim8=${sweep[ibsim,8]:-}
-	case "$floor16$ibsim8" in
-	*[!0-9]* | '') ;;
-	*)
-		if [ -n "$floor16" ] && [ -n "$ibsim8" ] && [ $((2 * ibsim8)) -gt "$floor16" ]; then
-			note "16 clients over TCP: twice ibsim's 8 ($((2 * ibsim8))) is above the TCP floor" \
-				"($floor16: bench/tcp_floor.c, a server that does no work) on this machine this run"
-		fi
-		;;
+	above_floor "twice ibsim's 8" "${sweep[ibsim,8]:-}" 2
+	above_floor "our own 1-client aggregate (a client that spins while the server answers)" \
+		"${sweep[tcp,1]:-}" 1
+}
+
+# above_floor WHAT FIGURE FACTOR: a note when FACTOR times FIGURE, a target for
+# 16 clients over TCP, lies above the TCP floor's 16 clients.
+above_floor() {
+	local floor16=${sweep[floor,16]:-} figure=$2
+	case "$floor16.$figure" in
+	*[!0-9.]* | .* | *.) return 0 ;;
 	esac
+	[ $(($3 * figure)) -gt "$floor16" ] || return 0
+	note "16 clients over TCP: $1 ($(($3 * figure))) is above the TCP floor's 16 clients" \
+		"($floor16, bench/tcp_floor.c: a server that does no work) on this machine in this run"
 }
 
 # busy_rows MEASUREMENT SIDE TARGET: the rows of SIDE's DR round trips beside
