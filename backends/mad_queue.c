@@ -610,12 +610,6 @@ static uint8_t *push_locked(struct mad_queue *q, const struct ib_user_mad *hdr,
 	return append_locked(q, hdr, m);
 }
 
-int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-		   size_t mad_len)
-{
-	return mad_queue_push_with_tid(q, hdr, mad, mad_len, NULL);
-}
-
 int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 			    size_t mad_len, const uint8_t *tid)
 {

@@ -104,11 +104,11 @@ struct mad_queue_msg {
 	size_t head_len;
 };
 
-/* Queue a received MAD: hdr (64 bytes) then mad_len bytes.  0 or -ENOMEM. */
-int mad_queue_push(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
-		   size_t mad_len);
-
-/* The same, with the MAD's transaction ID replaced by tid (big-endian, as on the wire). */
+/*
+ * Queue a received MAD: hdr (64 bytes) then mad_len bytes, its transaction
+ * ID replaced by tid (big-endian, as on the wire) unless tid is NULL.
+ * 0 or -ENOMEM.
+ */
 int mad_queue_push_with_tid(struct mad_queue *q, const struct ib_user_mad *hdr, const void *mad,
 			    size_t mad_len, const uint8_t *tid);
 

@@ -412,7 +412,7 @@ static void test_answer_ends_resends(void **state)
 	assert_int_equal(mad_queue_claim_request(q, resp, &agent), 1);
 	assert_int_equal(agent, 7);
 	resp_hdr.agent_id = agent;
-	assert_int_equal(mad_queue_push(q, &resp_hdr, resp, MAD_SIZE), 0);
+	assert_int_equal(mad_queue_push_with_tid(q, &resp_hdr, resp, MAD_SIZE, NULL), 0);
 	assert_int_equal(atomic_load(&q->n_resending), 0);
 	assert_int_equal(mad_queue_take_resend(q, UINT64_MAX - 1, buf, &big, &next), 0);
 	assert_int_equal(next, 0);
