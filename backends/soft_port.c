@@ -936,24 +936,19 @@ static int offer(struct soft_port *p, void *arg)
 	return 1;
 }
 
-int soft_port_receive(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
-		      const uint8_t *msg, size_t len)
-{
-	return soft_port_receive_at(device_port, qpn, hdr, msg, len, 0);
-}
-
 int soft_port_receive_at(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
 			 const uint8_t *msg, size_t len, uint64_t due_ns)
 {
 	struct arrival a = {
 		.device_port = device_port, .qpn = qpn, .hdr = hdr, .msg = msg, .len = len,
 		.due_ns = due_ns,
-		.is_response = mad_rules_method_is_response(mad_class(msg), mad_method(msg),
-							    mad_attr_mod(msg)),
 	};
 
+	/* The length first: a MAD shorter than its header has no class or method to read. */
 	if (len < MAD_HDR_SIZE)
 		return 0;
+	a.is_response = mad_rules_method_is_response(mad_class(msg), mad_method(msg),
+						     mad_attr_mod(msg));
 	pthread_mutex_lock(&table_lock);
 	for_each_open_port(offer, &a);
 	pthread_mutex_unlock(&table_lock);

@@ -184,14 +184,11 @@ int soft_port_answer_at(struct soft_port *p, const struct ib_user_mad *req_hdr,
  * header the receiver gets (agent id aside): a response goes to the agent
  * whose request of that class and TID waits for it, anything else to the
  * agent registered to receive it (mad_rules_agent_receives), across every
- * port open on device_port.  1 when an agent took it, 0 when none did.
- */
-int soft_port_receive(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
-		      const uint8_t *msg, size_t len);
-/*
- * The same for a MAD that arrives at due_ns (0: now): the agent is chosen
- * now and the MAD queued for it then; a response claims a request whose
- * timeout comes later than due_ns (mad_queue_claim_request_at()).
+ * port open on device_port.  1 when an agent took it, 0 when none did
+ * (also when len is shorter than a MAD's header: nothing of it is read).
+ * It arrives at due_ns (0: now): the agent is chosen now and the MAD queued
+ * for it then; a response claims a request whose timeout comes later than
+ * due_ns (mad_queue_claim_request_at()).
  */
 int soft_port_receive_at(const void *device_port, unsigned qpn, const struct ib_user_mad *hdr,
 			 const uint8_t *msg, size_t len, uint64_t due_ns);

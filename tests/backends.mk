@@ -15,6 +15,13 @@ TESTS += tests/test_mad_queue
 tests_test_mad_queue_SOURCES = tests/test_mad_queue.c backends/mad_queue.c backends/mad_queue.h
 tests_test_mad_queue_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_mad_queue_LDADD = $(CMOCKA_LIBS) -lpthread
+# A MAD arriving at a user-space port: the length checked before any byte is read.
+check_PROGRAMS += tests/test_soft_port
+TESTS += tests/test_soft_port
+tests_test_soft_port_SOURCES = tests/test_soft_port.c $(soft_port_sources) \
+	libumad/base/mad_rules.c libumad/base/mad_rules.h
+tests_test_soft_port_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
+tests_test_soft_port_LDADD = $(CMOCKA_LIBS) -lpthread
 endif
 
 # The fake sysfs writer against trees someone else has been at: links, owners, modes.
