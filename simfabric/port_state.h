@@ -16,18 +16,21 @@
  * PortInfo:PortState on a Set: NoChange, Down (the link drops and trains
  * up again to Init; a switch's port 0 goes to Init), Armed (from Init or
  * Armed), Active (from Armed or Active, and on a switch's port 0 from Init).
- * Init and the reserved values are invalid.  1 when the link changed state
- * (at both ends), 0 when it did not, or -EINVAL.
+ * Init and the reserved values are invalid.
  */
+/* Whether a Set of new_state may be taken at p now: 1, or 0 (invalid). */
 int sim_port_state_valid(const struct sim_port *p, unsigned new_state);
+/* Take it: 1 when the link changed state (at both ends), 0 when it did not, or -EINVAL. */
 int sim_port_set_state(struct sim_port *p, unsigned new_state);
 
 /*
  * PortInfo:PortPhysicalState on a Set: NoChange, Polling (a disabled port
  * polls again, and its link trains up to Init), Disabled (the link goes
- * down at both ends).  1 when the link changed state, 0, or -EINVAL.
+ * down at both ends).
  */
+/* Whether a Set of new_phys may be taken at p now: 1, or 0 (invalid). */
 int sim_port_phys_valid(const struct sim_port *p, unsigned new_phys);
+/* Take it: 1 when the link changed state, 0 when it did not, or -EINVAL. */
 int sim_port_set_phys(struct sim_port *p, unsigned new_phys);
 
 /* Plug (connect != 0) a cable between p and to, or pull the one at p. */
