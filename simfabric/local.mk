@@ -30,6 +30,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/fabric_auth.c simfabric/fabric_auth.h \
 	simfabric/fabric_tcp.c simfabric/fabric_tcp.h \
 	simfabric/handshake_share.c simfabric/handshake_share.h \
+	simfabric/text.c simfabric/text.h \
 	simfabric/describe.c simfabric/describe.h \
 	simfabric/scenario.c simfabric/scenario.h
 simfabric_libsimfabric_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)

@@ -25,6 +25,7 @@
 
 #include "libumad/base/file_kind.h"
 #include "simfabric/identity.h"
+#include "simfabric/text.h"
 #include "simfabric/topology.h"
 
 #define MAX_INCLUDE_DEPTH 16
@@ -150,7 +151,7 @@ struct file_id {
  * "In file included from B:2," then "from A:5:" lines.  Nothing for the
  * file named, or for the file of the error just before (told already).
  */
-static void tell_inclusion(struct parser *p, const char *file, GString *entry)
+static void tell_inclusion(struct parser *p, const char *file, struct sim_text *entry)
 {
 	const struct inclusion *in;
 	const char *lead = "In file included from";
@@ -160,8 +161,8 @@ static void tell_inclusion(struct parser *p, const char *file, GString *entry)
 	p->last_context = file;
 	for (in = g_hash_table_lookup(p->included_from, file); in;
 	     in = g_hash_table_lookup(p->included_from, in->file)) {
-		g_string_append_printf(entry, "%s %s:%u", lead, in->file, in->line);
-		g_string_append(entry, g_hash_table_contains(p->included_from, in->file) ? ",\n" : ":\n");
+		sim_text_printf(entry, "%s %s:%u%s", lead, in->file, in->line,
+				g_hash_table_contains(p->included_from, in->file) ? ",\n" : ":\n");
 		lead = "                 from";
 	}
 }
@@ -169,24 +170,27 @@ static void tell_inclusion(struct parser *p, const char *file, GString *entry)
 static void G_GNUC_PRINTF(4, 5)
 error_at(struct parser *p, const char *file, unsigned line, const char *fmt, ...)
 {
-	GString *entry;
+	struct sim_text entry = SIM_TEXT_INIT;
 	va_list ap;
 
 	/* Counted whoever asks: the checks that need a fabric without errors look. */
 	p->n_errors++;
 	if (!p->err)
 		return;
-	entry = g_string_new(NULL);
-	tell_inclusion(p, file, entry);
+	tell_inclusion(p, file, &entry);
 	if (line)
-		g_string_append_printf(entry, "%s:%u: ", file, line);
+		sim_text_printf(&entry, "%s:%u: ", file, line);
 	else
-		g_string_append_printf(entry, "%s: ", file);
+		sim_text_printf(&entry, "%s: ", file);
 	va_start(ap, fmt);
-	g_string_append_vprintf(entry, fmt, ap);
+	sim_text_vprintf(&entry, fmt, ap);
 	va_end(ap);
-	umad_err_add(p->err, "%s", entry->str);
-	g_string_free(entry, TRUE);
+	/* Out of memory midway: the reason is still told, without its context. */
+	if (entry.err)
+		umad_err_add(p->err, "%s: out of memory telling an error", file);
+	else
+		umad_err_add(p->err, "%s", sim_text_str(&entry));
+	sim_text_free(&entry);
 }
 
 static const char *skip_space(const char *s)

@@ -25,11 +25,11 @@ FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
 fuzz_capture_reader_sources = tests/fuzz/fuzz_capture_reader.c pcap/pcapng_reader.c
 fuzz_capture_meta_sources = tests/fuzz/fuzz_capture_meta.c pcap/capture_meta.c
 fuzz_topology_sources = tests/fuzz/fuzz_topology.c simfabric/fabric.c simfabric/topology.c \
-	simfabric/arena.c
+	simfabric/arena.c simfabric/text.c
 fuzz_sim_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.c simfabric/arena.c simfabric/topology.c simfabric/port_state.c \
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_records.c \
 	simfabric/sa_path.c simfabric/sa_multipath.c simfabric/sa_mcast.c simfabric/sa_service.c simfabric/sa_inform.c \
-	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/describe.c \
+	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/text.c simfabric/describe.c \
 	backends/sysfs_writer.c backends/sysfs_values.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
 	backends/mad_queue.c backends/sim_local.c backends/sim_remote.c backends/sim_tcp.c simfabric/fabric_proto.c simfabric/fabric_client.c \
@@ -41,7 +41,7 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_multipath.c simfabric/sa_mcast.c simfabric/sa_service.c \
 	simfabric/sa_inform.c simfabric/subnet_up.c simfabric/net.c simfabric/fault.c \
-	simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c \
+	simfabric/text.c simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c \
 	simfabric/fabric_proto.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c simfabric/peer_wait.c \
