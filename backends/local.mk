@@ -28,8 +28,7 @@ endif
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
 backend_sim_la_SOURCES = backends/sim.c libumad/base/sim_control.h \
-	backends/sim_transport.h backends/sim_local.c backends/sim_remote.c backends/sim_remote.h \
-	backends/sim_tcp.c \
+	backends/sim_transport.h backends/sim_local.c backends/sim_remote.c \
 	backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)
 backend_sim_la_LIBADD = simfabric/libsimfabric.la backends/libsysfswriter.la

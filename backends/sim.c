@@ -50,7 +50,6 @@
 #include "libumad/base/mad_wire.h"
 #include "libumad/base/sim_control.h"
 #include "simfabric/fabric_proto.h"
-#include "simfabric/fabric_tcp.h"
 #include "simfabric/fault.h"
 #include "simfabric/identity.h"
 
@@ -532,9 +531,8 @@ static int device_start(struct umad_err *err, struct umad_err *note)
 	const char *topology = getenv("UMAD_SIM_TOPOLOGY");
 	const char *fabric = getenv("UMAD_SIM_FABRIC");
 	const char *wanted = getenv("UMAD_SIM_HOST");
-	/* The transport, chosen once: the process's own fabric, a server's here, or one over TCP. */
+	/* The transport, chosen once: the process's own fabric, or a server's (here or over TCP). */
 	const struct sim_transport_ops *ops = !fabric || !*fabric ? &sim_local_transport
-					      : fabric_tcp_strip_scheme(fabric) ? &sim_tcp_transport
 					      : &sim_remote_transport;
 	char items[MAX_HOSTS][FP_NAME_MAX];
 	const char *names[MAX_HOSTS];

@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The sim backend's transport to a fabric a server hosts (sim_transport.h;
- * UMAD_SIM_FABRIC, `umad sim`, `umad fabric serve`).  A MAD takes one of
- * three paths, all in the order the program sent them:
+ * UMAD_SIM_FABRIC, `umad sim`, `umad fabric serve`), on this host through
+ * its Unix socket or on another over TCP (UMAD_SIM_FABRIC=tcp:HOST:PORT,
+ * the key UMAD_SIM_FABRIC_KEY names): one set of operations, two ways to
+ * attach (remote_attach).  A MAD takes one of three paths, all in the
+ * order the program sent them:
  *
  *  - answered here: an SMP request the SMA answers, carried on the fabric's
  *    memory, mapped from the server (fabric_client_map), under the
@@ -37,11 +40,12 @@
 #include <sys/eventfd.h>
 #include <unistd.h>
 
-#include "backends/sim_remote.h"
+#include "backends/sim_transport.h"
 #include "libumad/base/mad_rules.h"
 #include "libumad/base/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/fabric_client.h"
+#include "simfabric/fabric_tcp.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
 #include "simfabric/peer_wait.h"
@@ -111,10 +115,16 @@ static struct sim_remote *remote_of(struct sim_transport *t)
 static void posted_answer(struct fabric_client *c, void *cookie);
 static void local_node_changed(void *arg, struct sim_node *n);
 
-int sim_remote_attach(const struct sim_transport_ops *ops, int map,
-		      const struct sim_transport_params *params,
-		      const struct sim_transport_events *ev, struct sim_transport **out,
-		      struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err)
+static void sim_remote_check_issm(struct sim_transport *t);
+
+/*
+ * Attach at the server params->where names (a socket path, or
+ * tcp:HOST:PORT); map: answer the SMA's SMPs here, on the fabric's memory,
+ * when the server shares it (never over TCP: nothing is mapped there).
+ */
+static int attach_at(int map, const struct sim_transport_params *params,
+		     const struct sim_transport_events *ev, struct sim_transport **out,
+		     struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err)
 {
 	struct sim_remote *r;
 	int rc;
@@ -122,7 +132,7 @@ int sim_remote_attach(const struct sim_transport_ops *ops, int map,
 	r = calloc(1, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
-	r->base.ops = ops;
+	r->base.ops = &sim_remote_transport;
 	r->stop_fd = -1;
 	r->ev = *ev;
 	r->local_hooks = (struct sim_sma_hooks){ .node_changed = local_node_changed, .arg = r };
@@ -169,7 +179,7 @@ static int rc_of(struct sim_remote *r, int32_t rc)
 	return v;
 }
 
-int sim_remote_view(struct sim_transport *t, uint32_t host, struct fp_node *node,
+static int sim_remote_view(struct sim_transport *t, uint32_t host, struct fp_node *node,
 		       struct fp_port *ports)
 {
 	struct sim_remote *r = remote_of(t);
@@ -200,7 +210,7 @@ int sim_remote_view(struct sim_transport *t, uint32_t host, struct fp_node *node
 	return 0;
 }
 
-int sim_remote_open(struct sim_transport *t, uint32_t host, uint32_t port)
+static int sim_remote_open(struct sim_transport *t, uint32_t host, uint32_t port)
 {
 	struct sim_remote *r = remote_of(t);
 	struct fp_host q = { .host = host, .port = port };
@@ -212,7 +222,7 @@ int sim_remote_open(struct sim_transport *t, uint32_t host, uint32_t port)
 	return handle;
 }
 
-int sim_remote_close(struct sim_transport *t, uint32_t handle)
+static int sim_remote_close(struct sim_transport *t, uint32_t handle)
 {
 	struct sim_remote *r = remote_of(t);
 	struct fp_handle q = { .handle = handle };
@@ -224,7 +234,7 @@ int sim_remote_close(struct sim_transport *t, uint32_t handle)
 }
 
 /* The server routes MADs by the agents; it also refuses another process's clash. */
-int sim_remote_set_agent(struct sim_transport *t, uint32_t handle, uint32_t agent_id,
+static int sim_remote_set_agent(struct sim_transport *t, uint32_t handle, uint32_t agent_id,
 			    const struct umad_agent_req *req)
 {
 	struct sim_remote *r = remote_of(t);
@@ -236,7 +246,7 @@ int sim_remote_set_agent(struct sim_transport *t, uint32_t handle, uint32_t agen
 }
 
 /* The issm devices held now, told to the server where they changed. */
-void sim_remote_check_issm(struct sim_transport *t)
+static void sim_remote_check_issm(struct sim_transport *t)
 {
 	struct sim_remote *r = remote_of(t);
 	uint32_t h, p;
@@ -256,7 +266,7 @@ void sim_remote_check_issm(struct sim_transport *t)
 	pthread_mutex_unlock(&r->issm_lock);
 }
 
-int sim_remote_control(struct sim_transport *t, const struct sim_fault_req *rq)
+static int sim_remote_control(struct sim_transport *t, const struct sim_fault_req *rq)
 {
 	struct sim_remote *r = remote_of(t);
 	uint8_t buf[SIM_FAULT_WIRE_MAX];
@@ -487,7 +497,7 @@ static int post_send(struct sim_remote *r, struct soft_port *op, const struct ib
 }
 
 /* IsSM needs no refresh for the SMA answering here: the server keeps every port's current. */
-int sim_remote_send(struct sim_transport *t, struct soft_port *op, uint32_t handle,
+static int sim_remote_send(struct sim_transport *t, struct soft_port *op, uint32_t handle,
 		       const struct ib_user_mad *hdr, const struct umad_agent_req *agent,
 		       uint8_t *mad, size_t mad_len, struct umad_err *err)
 {
@@ -542,7 +552,7 @@ int sim_remote_send(struct sim_transport *t, struct soft_port *op, uint32_t hand
 
 /* --- reading posted replies when the program looks for them ------------------------------ */
 
-ssize_t sim_remote_recv(struct sim_transport *t, int portid, void *umad, size_t len)
+static ssize_t sim_remote_recv(struct sim_transport *t, int portid, void *umad, size_t len)
 {
 	struct sim_remote *r = remote_of(t);
 	ssize_t n;
@@ -561,7 +571,7 @@ ssize_t sim_remote_recv(struct sim_transport *t, int portid, void *umad, size_t 
 	return n;
 }
 
-int sim_remote_pending(struct sim_transport *t, int portid)
+static int sim_remote_pending(struct sim_transport *t, int portid)
 {
 	struct sim_remote *r = remote_of(t);
 	int v = soft_port_pending(portid);
@@ -575,7 +585,7 @@ int sim_remote_pending(struct sim_transport *t, int portid)
 	return v;
 }
 
-int sim_remote_wait(struct sim_transport *t, int portid, int timeout_ms)
+static int sim_remote_wait(struct sim_transport *t, int portid, int timeout_ms)
 {
 	struct sim_remote *r = remote_of(t);
 	int v;
@@ -591,7 +601,7 @@ int sim_remote_wait(struct sim_transport *t, int portid, int timeout_ms)
 	return v;
 }
 
-void sim_remote_watch_fd(struct sim_transport *t, int portid)
+static void sim_remote_watch_fd(struct sim_transport *t, int portid)
 {
 	struct sim_remote *r = remote_of(t);
 
@@ -719,7 +729,7 @@ static void *events_main(void *arg)
 	return NULL;
 }
 
-int sim_remote_start(struct sim_transport *t, int issm_watch_fd)
+static int sim_remote_start(struct sim_transport *t, int issm_watch_fd)
 {
 	struct sim_remote *r = remote_of(t);
 	int v;
@@ -738,7 +748,7 @@ int sim_remote_start(struct sim_transport *t, int issm_watch_fd)
 	return 0;
 }
 
-void sim_remote_detach(struct sim_transport *t)
+static void sim_remote_detach(struct sim_transport *t)
 {
 	struct sim_remote *r = remote_of(t);
 
@@ -765,19 +775,26 @@ void sim_remote_detach(struct sim_transport *t)
 	free(r);
 }
 
-/* Over a Unix socket: the fabric mapped, unless UMAD_SIM_FABRIC_SMP=server. */
+/*
+ * Over a Unix socket: the fabric mapped, unless UMAD_SIM_FABRIC_SMP=server.
+ * Over TCP (tcp:HOST:PORT): two connections that each begin with the
+ * key's handshake (fabric_client.c), nothing mapped and no mailbox, so an
+ * SMP is posted on the connection as it would be to a mailbox.
+ */
 static int remote_attach(const struct sim_transport_params *params,
 			 const struct sim_transport_events *ev, struct sim_transport **out,
 			 struct fp_node *nodes, unsigned *n_nodes, struct umad_err *err)
 {
 	const char *smp = getenv("UMAD_SIM_FABRIC_SMP");
 
+	if (params->where && fabric_tcp_strip_scheme(params->where))
+		return attach_at(0, params, ev, out, nodes, n_nodes, err);
 	/* Empty is unset, as for the other variables. */
 	if (smp && *smp && strcmp(smp, "local") && strcmp(smp, "server"))
 		return umad_err_set(err, -EINVAL, "UMAD_SIM_FABRIC_SMP=%s: 'local' or 'server'",
 				    smp);
-	return sim_remote_attach(&sim_remote_transport, !smp || !*smp || !strcmp(smp, "local"),
-				 params, ev, out, nodes, n_nodes, err);
+	return attach_at(!smp || !*smp || !strcmp(smp, "local"), params, ev, out, nodes,
+			 n_nodes, err);
 }
 
 const struct sim_transport_ops sim_remote_transport = {

@@ -10,12 +10,11 @@
  *                               under the transport's lock, its answer or
  *                               timeout queued before the lock is let go.
  *   sim_remote  (sim_remote.c)  a server hosts it (UMAD_SIM_FABRIC; the
- *                               protocol is simfabric/fabric_proto.h).  Its
+ *                               protocol is simfabric/fabric_proto.h), on
+ *                               this host (its Unix socket) or another
+ *                               (tcp:HOST:PORT, nothing mapped).  Its
  *                               paths for a MAD, and the order they keep,
  *                               are described at the top of sim_remote.c.
- *   sim_tcp     (sim_tcp.c)     a server on another host, over TCP
- *                               (UMAD_SIM_FABRIC=tcp:HOST:PORT): the same
- *                               protocol, nothing mapped.
  *
  * Handles: what open() returns names an opened port to the transport; the
  * backend keeps it in the soft port's data (handle + 1), where send() finds
@@ -136,7 +135,6 @@ static inline void sim_transport_send_addr(struct sim_hosting_send *q, uint32_t 
 
 extern const struct sim_transport_ops sim_local_transport;
 extern const struct sim_transport_ops sim_remote_transport;
-extern const struct sim_transport_ops sim_tcp_transport;
 
 /* The first member of every transport: its operations. */
 struct sim_transport {

@@ -32,7 +32,7 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.c simf
 	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/text.c simfabric/describe.c \
 	backends/sysfs_writer.c backends/sysfs_values.c \
 	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
-	backends/mad_queue.c backends/sim_local.c backends/sim_remote.c backends/sim_tcp.c simfabric/fabric_proto.c simfabric/fabric_client.c \
+	backends/mad_queue.c backends/sim_local.c backends/sim_remote.c simfabric/fabric_proto.c simfabric/fabric_client.c \
 	simfabric/peer_wait.c simfabric/fabric_trust.c simfabric/hosting.c simfabric/fabric_auth.c simfabric/fabric_key.c \
 	simfabric/fabric_tcp.c
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
