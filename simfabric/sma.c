@@ -11,6 +11,7 @@
 
 #include "libumad/base/mad_wire.h"
 #include "simfabric/arena.h"
+#include "simfabric/attr_table.h"
 #include "simfabric/identity.h"
 #include "simfabric/mlnx.h"
 #include "simfabric/port_state.h"
@@ -41,10 +42,10 @@ static void node_changed(struct sma_request *r)
 
 /* --- NodeDescription, NodeInfo ----------------------------------------------- */
 
-static int node_desc(struct sma_request *r)
+static int node_desc(void *request)
 {
-	if (r->set)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	struct sma_request *r = request;
+
 	memset(r->data, 0, SMP_DATA_SIZE);
 	memcpy(MAD_AT(r->data, ND_STRING), r->node->desc, strnlen(r->node->desc, SIM_DESC_LEN));
 	return SMA_REPLY;
@@ -69,10 +70,10 @@ void sim_encode_node_info(const struct sim_node *n, unsigned local_port, uint8_t
 	mad_set(d, NI_VENDOR_ID, n->vendor_id);
 }
 
-static int node_info(struct sma_request *r)
+static int node_info(void *request)
 {
-	if (r->set)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	struct sma_request *r = request;
+
 	sim_encode_node_info(r->node, r->in_port, r->data);
 	return SMA_REPLY;
 }
@@ -273,8 +274,9 @@ static int port_info_apply(struct sma_request *r, struct sim_port *p, const uint
 	return link_changed;
 }
 
-static int port_info(struct sma_request *r)
+static int port_info(void *request)
 {
+	struct sma_request *r = request;
 	/* A Set may say the SM knows extended speeds; this SMA handles them either way. */
 	uint32_t mod = r->mod & ~(r->set ? PI_MOD_SM_SUPPORTS_EXT_SPEEDS : 0);
 	struct sim_port *p = mod > SMP_MOD_PORT_MASK ? NULL : port_from_modifier(r, mod);
@@ -320,13 +322,12 @@ void sim_encode_switch_info(const struct sim_switch *sw, uint8_t *restrict d)
 	mad_set(d, SI_MCAST_FDB_TOP, sw->mft_top);
 }
 
-static int switch_info(struct sma_request *r)
+static int switch_info(void *request)
 {
+	struct sma_request *r = request;
 	struct sim_switch *sw = r->node->sw;
 	uint8_t *d = r->data;
 
-	if (!sw)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->set) {
 		uint16_t lft_top = (uint16_t)mad_get(d, SI_LINEAR_FDB_TOP);
 		uint16_t mft_top = (uint16_t)mad_get(d, SI_MCAST_FDB_TOP);
@@ -349,14 +350,13 @@ static int switch_info(struct sma_request *r)
 	return SMA_REPLY;
 }
 
-static int linear_ft(struct sma_request *r)
+static int linear_ft(void *request)
 {
+	struct sma_request *r = request;
 	struct sim_switch *sw = r->node->sw;
 	size_t first = (size_t)r->mod * LFT_PER_BLOCK;
 	uint8_t *ports = MAD_AT(r->data, LFT_PORT0);
 
-	if (!sw)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->mod >= SIM_LFT_CAP / LFT_PER_BLOCK)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	/* A block is the ports of 64 LIDs, a byte each: copied as they are. */
@@ -374,14 +374,13 @@ static int linear_ft(struct sma_request *r)
 	return SMA_REPLY;
 }
 
-static int mcast_ft(struct sma_request *r)
+static int mcast_ft(void *request)
 {
+	struct sma_request *r = request;
 	struct sim_switch *sw = r->node->sw;
 	unsigned block = r->mod & MFT_MOD_BLOCK_MASK, position = r->mod >> MFT_MOD_POSITION_SHIFT;
 	unsigned i;
 
-	if (!sw)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (block >= SIM_MFT_CAP / MFT_PER_BLOCK ||
 	    position > r->node->num_ports / MFT_PORTS_PER_MASK || (r->mod & MFT_MOD_RESERVED_MASK))
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
@@ -405,8 +404,9 @@ static int mcast_ft(struct sma_request *r)
 
 /* --- GUIDInfo, P_KeyTable, SLtoVL, VLArbitration ------------------------------ */
 
-static int guid_info(struct sma_request *r)
+static int guid_info(void *request)
 {
+	struct sma_request *r = request;
 	/* Switches have GUIDs at port 0; end ports at the port asked through. */
 	struct sim_port *p = sim_mgmt_port(r->node, r->in_port);
 	unsigned i;
@@ -429,8 +429,9 @@ static int guid_info(struct sma_request *r)
 	return SMA_REPLY;
 }
 
-static int pkey_table(struct sma_request *r)
+static int pkey_table(void *request)
 {
+	struct sma_request *r = request;
 	unsigned block = r->mod & SMP_MOD_PKEY_BLOCK_MASK, num = r->mod >> SMP_MOD_PKEY_PORT_SHIFT, i;
 	struct sim_port *p;
 
@@ -465,8 +466,9 @@ static int pkey_table(struct sma_request *r)
  * output port at once, are for switches that announce
  * OptimizedSLtoVLMappingProgramming in SwitchInfo, which ours do not.
  */
-static int sl2vl_table(struct sma_request *r)
+static int sl2vl_table(void *request)
 {
+	struct sma_request *r = request;
 	unsigned out = r->mod & SMP_MOD_SL2VL_PORT_MASK;
 	unsigned in = (r->mod >> SMP_MOD_SL2VL_IN_SHIFT) & SMP_MOD_SL2VL_PORT_MASK;
 	struct sim_port *p;
@@ -488,8 +490,9 @@ static int sl2vl_table(struct sma_request *r)
 	return SMA_REPLY;
 }
 
-static int vl_arb_table(struct sma_request *r)
+static int vl_arb_table(void *request)
 {
+	struct sma_request *r = request;
 	unsigned block = r->mod >> SMP_MOD_VL_ARB_BLOCK_SHIFT, num = r->mod & SMP_MOD_VL_ARB_PORT_MASK;
 	unsigned i;
 	struct sim_port *p;
@@ -523,15 +526,14 @@ static int vl_arb_table(struct sma_request *r)
 
 /* --- SMInfo, LedInfo ---------------------------------------------------------- */
 
-static int sm_info(struct sma_request *r)
+static int sm_info(void *request)
 {
+	struct sma_request *r = request;
 	struct sim_sminfo *s = &r->node->sminfo;
 	struct sim_port *p = sim_mgmt_port(r->node, r->in_port);
 
 	/* Only a port running an SM has SMInfo; elsewhere it is not supported. */
 	if (!(p->capmask & PORT_CAP_IS_SM))
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
-	if (r->set)
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	memset(r->data, 0, SMP_DATA_SIZE);
 	mad_set(r->data, SMI_GUID, s->guid);
@@ -542,8 +544,9 @@ static int sm_info(struct sma_request *r)
 	return SMA_REPLY;
 }
 
-static int led_info(struct sma_request *r)
+static int led_info(void *request)
 {
+	struct sma_request *r = request;
 	struct sim_port *p = port_from_modifier(r, r->mod);
 
 	if (!p)
@@ -559,14 +562,12 @@ static int led_info(struct sma_request *r)
 
 /* --- vendor attributes ----------------------------------------------------------- */
 
-/* MlnxExtPortInfo: Mellanox nodes only; the port as PortInfo's modifier names it. */
-static int mlnx_ext_port_info(struct sma_request *r)
+/* MlnxExtPortInfo (Mellanox nodes only: the table's row): the port as PortInfo's modifier names it. */
+static int mlnx_ext_port_info(void *request)
 {
-	struct sim_port *p;
+	struct sma_request *r = request;
+	struct sim_port *p = port_from_modifier(r, r->mod);
 
-	if (!sim_node_is_mellanox(r->node))
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
-	p = port_from_modifier(r, r->mod);
 	if (!p || r->mod > SMP_MOD_PORT_MASK)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
@@ -578,6 +579,77 @@ static int mlnx_ext_port_info(struct sma_request *r)
 	}
 	sim_encode_mlnx_ext_port_info(p, r->data);
 	return SMA_REPLY;
+}
+
+/* --- the table ------------------------------------------------------------------ */
+
+static int is_switch(const struct sim_node *n)
+{
+	return n->type == NODE_TYPE_SWITCH;
+}
+
+static int is_mellanox(const struct sim_node *n)
+{
+	return sim_node_is_mellanox(n);
+}
+
+SIM_ATTR_FIELD_LIST(node_desc_fields, NODE_DESC);
+SIM_ATTR_FIELD_LIST(node_info_fields, NODE_INFO);
+SIM_ATTR_FIELD_LIST(switch_info_fields, SWITCH_INFO);
+SIM_ATTR_FIELD_LIST(guid_info_fields, GUID_INFO);
+SIM_ATTR_FIELD_LIST(port_info_fields, PORT_INFO);
+SIM_ATTR_FIELD_LIST(pkey_table_fields, PKEY_TABLE);
+SIM_ATTR_FIELD_LIST(sl2vl_table_fields, SL2VL_TABLE);
+SIM_ATTR_FIELD_LIST(vl_arb_table_fields, VL_ARB_TABLE);
+SIM_ATTR_FIELD_LIST(lft_block_fields, LFT_BLOCK);
+SIM_ATTR_FIELD_LIST(mft_block_fields, MFT_BLOCK);
+SIM_ATTR_FIELD_LIST(sm_info_fields, SM_INFO);
+SIM_ATTR_FIELD_LIST(led_info_fields, LED_INFO);
+SIM_ATTR_FIELD_LIST(mlnx_ext_port_info_fields, MLNX_EXT_PORT_INFO);
+
+/* What the SMA answers; the most asked first (discovery walks NodeInfo and PortInfo). */
+static const struct sim_attr sma_attrs[] = {
+	{ UMAD_SM_ATTR_NODE_INFO, 0, "NodeInfo", SIM_ATTR_FIELDS(node_info_fields), NULL,
+	  node_info },
+	{ UMAD_SM_ATTR_PORT_INFO, 1, "PortInfo", SIM_ATTR_FIELDS(port_info_fields), NULL,
+	  port_info },
+	{ UMAD_SM_ATTR_NODE_DESC, 0, "NodeDescription", SIM_ATTR_FIELDS(node_desc_fields), NULL,
+	  node_desc },
+	{ UMAD_SM_ATTR_SWITCH_INFO, 1, "SwitchInfo", SIM_ATTR_FIELDS(switch_info_fields),
+	  is_switch, switch_info },
+	{ UMAD_SM_ATTR_LINEAR_FT, 1, "LinearForwardingTable", SIM_ATTR_FIELDS(lft_block_fields),
+	  is_switch, linear_ft },
+	{ UMAD_SM_ATTR_MCAST_FT, 1, "MulticastForwardingTable", SIM_ATTR_FIELDS(mft_block_fields),
+	  is_switch, mcast_ft },
+	{ UMAD_SM_ATTR_GUID_INFO, 1, "GUIDInfo", SIM_ATTR_FIELDS(guid_info_fields), NULL,
+	  guid_info },
+	{ UMAD_SM_ATTR_PKEY_TABLE, 1, "P_KeyTable", SIM_ATTR_FIELDS(pkey_table_fields), NULL,
+	  pkey_table },
+	{ UMAD_SM_ATTR_SLVL_TABLE, 1, "SLtoVLMappingTable", SIM_ATTR_FIELDS(sl2vl_table_fields),
+	  NULL, sl2vl_table },
+	{ UMAD_SM_ATTR_VL_ARB_TABLE, 1, "VLArbitrationTable", SIM_ATTR_FIELDS(vl_arb_table_fields),
+	  NULL, vl_arb_table },
+	{ UMAD_SM_ATTR_SM_INFO, 0, "SMInfo", SIM_ATTR_FIELDS(sm_info_fields), NULL, sm_info },
+	{ UMAD_SM_ATTR_LED_INFO, 1, "LedInfo", SIM_ATTR_FIELDS(led_info_fields), NULL, led_info },
+	{ UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, 1, "MlnxExtPortInfo",
+	  SIM_ATTR_FIELDS(mlnx_ext_port_info_fields), is_mellanox, mlnx_ext_port_info },
+};
+
+const struct sim_attr *sim_sma_attrs(size_t *n)
+{
+	*n = sizeof(sma_attrs) / sizeof(sma_attrs[0]);
+	return sma_attrs;
+}
+
+/* A Get or Set through the table: what the row says first, then its handler. */
+static int answer(struct sma_request *r, uint16_t attr_id)
+{
+	const struct sim_attr *a = sim_attr_find(sma_attrs, sizeof(sma_attrs) / sizeof(sma_attrs[0]),
+						 attr_id);
+
+	if (!a || (a->answers_at && !a->answers_at(r->node)) || (r->set && !a->settable))
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	return a->answer(r);
 }
 
 /* --- dispatch ------------------------------------------------------------------ */
@@ -637,22 +709,7 @@ int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_por
 	} else if (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET) {
 		status = UMAD_STATUS_METHOD_NOT_SUPPORTED;
 	} else {
-		switch (mad_attr_id(mad)) {
-		case UMAD_SM_ATTR_NODE_DESC: status = node_desc(&r); break;
-		case UMAD_SM_ATTR_NODE_INFO: status = node_info(&r); break;
-		case UMAD_SM_ATTR_SWITCH_INFO: status = switch_info(&r); break;
-		case UMAD_SM_ATTR_GUID_INFO: status = guid_info(&r); break;
-		case UMAD_SM_ATTR_PORT_INFO: status = port_info(&r); break;
-		case UMAD_SM_ATTR_PKEY_TABLE: status = pkey_table(&r); break;
-		case UMAD_SM_ATTR_SLVL_TABLE: status = sl2vl_table(&r); break;
-		case UMAD_SM_ATTR_VL_ARB_TABLE: status = vl_arb_table(&r); break;
-		case UMAD_SM_ATTR_LINEAR_FT: status = linear_ft(&r); break;
-		case UMAD_SM_ATTR_MCAST_FT: status = mcast_ft(&r); break;
-		case UMAD_SM_ATTR_SM_INFO: status = sm_info(&r); break;
-		case UMAD_SM_ATTR_LED_INFO: status = led_info(&r); break;
-		case UMAD_SM_ATTR_MLNX_EXT_PORT_INFO: status = mlnx_ext_port_info(&r); break;
-		default: status = UMAD_STATUS_ATTR_NOT_SUPPORTED; break;
-		}
+		status = answer(&r, mad_attr_id(mad));
 	}
 	if (status == SMA_SILENT)
 		return 0;

@@ -3,6 +3,7 @@
 #ifndef SIMFABRIC_SMA_H
 #define SIMFABRIC_SMA_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "simfabric/fabric.h"
@@ -28,6 +29,10 @@ struct sim_sma_hooks {
  */
 int sim_sma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad,
 		    const struct sim_sma_hooks *hooks);
+
+struct sim_attr;
+/* The SMA's attribute table (attr_table.h): its n rows. */
+const struct sim_attr *sim_sma_attrs(size_t *n);
 
 /* Encoders, shared with the tests: PortInfo and NodeInfo as the wire has them. */
 void sim_encode_port_info(const struct sim_node *n, const struct sim_port *p, unsigned local_port,
