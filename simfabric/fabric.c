@@ -256,13 +256,16 @@ static void port_link_caps(const struct sim_port *p, uint32_t *cap, uint16_t *ca
 		*cap2 |= PORT_CAP2_IS_LINK_SPEED_HDR;
 	if (p->ext_supported & LINK_SPEED_EXT_NDR)
 		*cap2 |= PORT_CAP2_IS_LINK_SPEED_NDR;
+	/* PortInfoExtended came with HDR: its FEC modes (sma.c). */
+	if (sim_port_has_port_info_ext(p))
+		*cap2 |= PORT_CAP2_IS_PORT_INFO_EXT;
 }
 
 static void set_link_caps(struct sim_port *p, uint32_t cap, uint16_t cap2)
 {
 	const uint32_t link_bits = PORT_CAP_IS_EXT_SPEEDS | PORT_CAP_HAS_CAP_MASK2;
 	const uint16_t link_bits2 = PORT_CAP2_IS_LINK_WIDTH_2X | PORT_CAP2_IS_LINK_SPEED_HDR |
-				    PORT_CAP2_IS_LINK_SPEED_NDR;
+				    PORT_CAP2_IS_LINK_SPEED_NDR | PORT_CAP2_IS_PORT_INFO_EXT;
 
 	p->capmask2 = (uint16_t)((p->capmask2 & ~link_bits2) | cap2);
 	p->capmask = (p->capmask & ~link_bits) | cap | (p->capmask2 ? PORT_CAP_HAS_CAP_MASK2 : 0);

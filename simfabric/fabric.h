@@ -312,6 +312,12 @@ static inline struct sim_port *sim_mgmt_port(struct sim_node *n, unsigned port_n
 	return n->type == NODE_TYPE_SWITCH ? &n->ports[0] : &n->ports[port_num];
 }
 
+/* PortInfoExtended (its FEC modes) came with HDR: ports that support HDR or later have it. */
+static inline int sim_port_has_port_info_ext(const struct sim_port *p)
+{
+	return (p->ext_supported & (LINK_SPEED_EXT_HDR | LINK_SPEED_EXT_NDR)) != 0;
+}
+
 /* One P_Key table entry (the default table when none was set). */
 static inline uint16_t sim_port_pkey(const struct sim_port *p, unsigned index)
 {

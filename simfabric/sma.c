@@ -560,6 +560,70 @@ static int led_info(void *request)
 	return SMA_REPLY;
 }
 
+/* --- PortInfoExtended ------------------------------------------------------------ */
+
+/*
+ * The FEC modes a port of each speed supports, all enabled: FDR's
+ * Firecode, EDR's RS-FEC (528,514) and its low-latency form, HDR's and
+ * NDR's RS-FEC (544,514) beside those; no FEC at every speed.
+ */
+#define FEC_BIT(mode)	(1u << (mode))
+#define FEC_FDR_MODES	(FEC_BIT(FEC_MODE_NONE) | FEC_BIT(FEC_MODE_FIRECODE))
+#define FEC_EDR_MODES	(FEC_BIT(FEC_MODE_NONE) | FEC_BIT(FEC_MODE_RS_528_514) | \
+			 FEC_BIT(FEC_MODE_LOW_LATENCY_RS))
+#define FEC_HDR_MODES	(FEC_EDR_MODES | FEC_BIT(FEC_MODE_RS_544_514))
+
+/* The FEC mode a link that trained at this speed runs (what each speed's SM default is). */
+static unsigned fec_mode_active(const struct sim_port *p)
+{
+	if (!sim_port_link_up(p))
+		return FEC_MODE_NONE;
+	switch (p->ext_active) {
+	case LINK_SPEED_EXT_NDR:
+	case LINK_SPEED_EXT_HDR: return FEC_MODE_RS_544_514;
+	case LINK_SPEED_EXT_EDR: return FEC_MODE_RS_528_514;
+	case LINK_SPEED_EXT_FDR: return FEC_MODE_FIRECODE;
+	default: return FEC_MODE_NONE;
+	}
+}
+
+/*
+ * PortInfoExtended: the port as PortInfo's modifier names it, on nodes
+ * whose CapabilityMask2 says they have it (HDR and later); elsewhere not
+ * supported, as older hardware answers.
+ */
+static int port_info_ext(void *request)
+{
+	struct sma_request *r = request;
+	struct sim_port *p = r->mod > SMP_MOD_PORT_MASK ? NULL : port_from_modifier(r, r->mod);
+	uint8_t *d = r->data;
+
+	if (!(sim_mgmt_port(r->node, r->in_port)->capmask2 & PORT_CAP2_IS_PORT_INFO_EXT))
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	if (!p)
+		return UMAD_STATUS_INVALID_ATTR_VALUE;
+	memset(d, 0, SMP_DATA_SIZE);
+	mad_set(d, PIE_CAPABILITY_MASK, PIE_CAP_IS_FEC_MODE_SUPPORTED);
+	mad_set(d, PIE_FEC_MODE_ACTIVE, fec_mode_active(p));
+	if (p->ext_supported & LINK_SPEED_EXT_FDR) {
+		mad_set(d, PIE_FDR_FEC_MODE_SUPPORTED, FEC_FDR_MODES);
+		mad_set(d, PIE_FDR_FEC_MODE_ENABLED, FEC_FDR_MODES);
+	}
+	if (p->ext_supported & LINK_SPEED_EXT_EDR) {
+		mad_set(d, PIE_EDR_FEC_MODE_SUPPORTED, FEC_EDR_MODES);
+		mad_set(d, PIE_EDR_FEC_MODE_ENABLED, FEC_EDR_MODES);
+	}
+	if (p->ext_supported & LINK_SPEED_EXT_HDR) {
+		mad_set(d, PIE_HDR_FEC_MODE_SUPPORTED, FEC_HDR_MODES);
+		mad_set(d, PIE_HDR_FEC_MODE_ENABLED, FEC_HDR_MODES);
+	}
+	if (p->ext_supported & LINK_SPEED_EXT_NDR) {
+		mad_set(d, PIE_NDR_FEC_MODE_SUPPORTED, FEC_HDR_MODES);
+		mad_set(d, PIE_NDR_FEC_MODE_ENABLED, FEC_HDR_MODES);
+	}
+	return SMA_REPLY;
+}
+
 /* --- vendor attributes ----------------------------------------------------------- */
 
 /* MlnxExtPortInfo (Mellanox nodes only: the table's row): the port as PortInfo's modifier names it. */
@@ -605,6 +669,7 @@ SIM_ATTR_FIELD_LIST(lft_block_fields, LFT_BLOCK);
 SIM_ATTR_FIELD_LIST(mft_block_fields, MFT_BLOCK);
 SIM_ATTR_FIELD_LIST(sm_info_fields, SM_INFO);
 SIM_ATTR_FIELD_LIST(led_info_fields, LED_INFO);
+SIM_ATTR_FIELD_LIST(port_info_ext_fields, PORT_INFO_EXTENDED);
 SIM_ATTR_FIELD_LIST(mlnx_ext_port_info_fields, MLNX_EXT_PORT_INFO);
 
 /* What the SMA answers; the most asked first (discovery walks NodeInfo and PortInfo). */
@@ -631,6 +696,8 @@ static const struct sim_attr sma_attrs[] = {
 	  NULL, vl_arb_table },
 	{ UMAD_SM_ATTR_SM_INFO, 0, "SMInfo", SIM_ATTR_FIELDS(sm_info_fields), NULL, sm_info },
 	{ UMAD_SM_ATTR_LED_INFO, 1, "LedInfo", SIM_ATTR_FIELDS(led_info_fields), NULL, led_info },
+	{ UMAD_SM_ATTR_PORT_INFO_EXT, 0, "PortInfoExtended", SIM_ATTR_FIELDS(port_info_ext_fields),
+	  NULL, port_info_ext },
 	{ UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, 1, "MlnxExtPortInfo",
 	  SIM_ATTR_FIELDS(mlnx_ext_port_info_fields), is_mellanox, mlnx_ext_port_info },
 };

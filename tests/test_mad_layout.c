@@ -53,6 +53,7 @@ LIST(LFT_BLOCK, 0, 1);
 LIST(MFT_BLOCK, 0, 2);
 LIST(SM_INFO, 0, 21);
 LIST(LED_INFO, 0, 4);
+LIST(PORT_INFO_EXTENDED, 0, SMP_DATA_SIZE);
 LIST(MLNX_EXT_PORT_INFO, 0, SMP_DATA_SIZE);
 LIST(MLNX_GENERAL_INFO, 0, 128);
 LIST(NOTICE, 0, NOTICE_SIZE);
@@ -104,7 +105,7 @@ LIST(CC_TIMESTAMP, 0, 4);
 static const struct layout *const layouts[] = {
 	&NODE_DESC_layout, &NODE_INFO_layout, &PORT_INFO_layout, &SWITCH_INFO_layout,
 	&GUID_INFO_layout, &PKEY_TABLE_layout, &VL_ARB_TABLE_layout, &LFT_BLOCK_layout,
-	&MFT_BLOCK_layout, &SM_INFO_layout, &LED_INFO_layout, &MLNX_EXT_PORT_INFO_layout,
+	&MFT_BLOCK_layout, &SM_INFO_layout, &LED_INFO_layout, &PORT_INFO_EXTENDED_layout, &MLNX_EXT_PORT_INFO_layout,
 	&MLNX_GENERAL_INFO_layout, &NOTICE_layout,
 	&CLASS_PORT_INFO_layout, &NODE_RECORD_layout, &PORT_INFO_RECORD_layout,
 	&SWITCH_INFO_RECORD_layout, &SM_INFO_RECORD_layout, &LINK_RECORD_layout,

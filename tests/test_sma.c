@@ -1253,7 +1253,8 @@ static void test_port_info_ext_speeds(void **state)
 	assert_true(mad_get(back, PI_CAPABILITY_MASK) & PORT_CAP_IS_EXT_SPEEDS);
 	assert_true(mad_get(back, PI_CAPABILITY_MASK) & PORT_CAP_HAS_CAP_MASK2);
 	assert_int_equal(mad_get(back, PI_CAPABILITY_MASK2),
-			 PORT_CAP2_IS_LINK_WIDTH_2X | PORT_CAP2_IS_LINK_SPEED_HDR);
+			 PORT_CAP2_IS_LINK_WIDTH_2X | PORT_CAP2_IS_LINK_SPEED_HDR |
+			 PORT_CAP2_IS_PORT_INFO_EXT);
 	assert_int_equal(mad_get(back, PI_LINK_SPEED_EXT_ACTIVE), LINK_SPEED_EXT_HDR);
 	assert_int_equal(mad_get(back, PI_LINK_WIDTH_ACTIVE), LINK_WIDTH_4X);
 	assert_int_equal(mad_get(back, PI_LINK_WIDTH_SUPPORTED),
@@ -1261,7 +1262,8 @@ static void test_port_info_ext_speeds(void **state)
 	get_port_info("1", 0, back);
 	assert_true(mad_get(back, PI_CAPABILITY_MASK) & PORT_CAP_IS_EXT_SPEEDS);
 	assert_int_equal(mad_get(back, PI_CAPABILITY_MASK2),
-			 PORT_CAP2_IS_LINK_WIDTH_2X | PORT_CAP2_IS_LINK_SPEED_HDR);
+			 PORT_CAP2_IS_LINK_WIDTH_2X | PORT_CAP2_IS_LINK_SPEED_HDR |
+			 PORT_CAP2_IS_PORT_INFO_EXT);
 	/* The split port runs at 2X and supports no 4X. */
 	get_port_info("1", 2, back);
 	assert_int_equal(mad_get(back, PI_LINK_WIDTH_ACTIVE), LINK_WIDTH_2X);
@@ -1297,6 +1299,51 @@ static void test_port_info_ext_speeds(void **state)
 	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
 }
 
+/* PortInfoExtended where CapabilityMask2 says it is: an HDR port's FEC modes; EDR ports refuse it. */
+static void test_port_info_extended(void **state)
+{
+	struct umad_err errors = UMAD_ERR_INIT;
+	const unsigned hdr_modes = 1u << FEC_MODE_NONE | 1u << FEC_MODE_RS_528_514 |
+				   1u << FEC_MODE_LOW_LATENCY_RS | 1u << FEC_MODE_RS_544_514;
+	uint8_t back[SMP_DATA_SIZE], *d;
+	unsigned i;
+
+	(void)state;
+	sim_fabric_free(fx->f);
+	fx->f = sim_topology_parse(hdr_fabric, "hdr", &errors);
+	assert_non_null(fx->f);
+	fx->host = &sim_fabric_find(fx->f, "H-0000000000000020")->ports[1];
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO_EXT, 0, "");
+	assert_int_equal(send_dr(), 0);
+	assert_int_equal(mad_get(d, PIE_CAPABILITY_MASK), PIE_CAP_IS_FEC_MODE_SUPPORTED);
+	assert_int_equal(mad_get(d, PIE_FEC_MODE_ACTIVE), FEC_MODE_RS_544_514);
+	assert_int_equal(mad_get(d, PIE_HDR_FEC_MODE_SUPPORTED), hdr_modes);
+	assert_int_equal(mad_get(d, PIE_HDR_FEC_MODE_ENABLED), hdr_modes);
+	assert_int_equal(mad_get(d, PIE_FDR_FEC_MODE_SUPPORTED),
+			 1u << FEC_MODE_NONE | 1u << FEC_MODE_FIRECODE);
+	assert_int_equal(mad_get(d, PIE_NDR_FEC_MODE_SUPPORTED), 0);	/* no NDR here */
+	for (i = MAD_FIELD_BYTE(PIE_RESERVED_22); i < SMP_DATA_SIZE; i++)
+		assert_int_equal(d[i], 0);
+	/* The switch's port 2, through the switch; a Set is refused (read-only here). */
+	d = dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO_EXT, 2, "1");
+	assert_int_equal(send_dr(), 0);
+	assert_int_equal(mad_get(d, PIE_FEC_MODE_ACTIVE), FEC_MODE_RS_544_514);
+	dr_smp(UMAD_METHOD_SET, UMAD_SM_ATTR_PORT_INFO_EXT, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO_EXT, 42, "1");
+	assert_int_equal(send_dr(), UMAD_STATUS_INVALID_ATTR_VALUE);
+
+	/* The fixture's fabric has no HDR port: no CapabilityMask2 bit, and not supported. */
+	sim_fabric_free(fx->f);
+	fx->f = sim_topology_parse(sim_default_topology, "default", &errors);
+	assert_non_null(fx->f);
+	fx->host = &sim_fabric_find(fx->f, "Hca1")->ports[1];
+	get_port_info("", 0, back);
+	assert_false(mad_get(back, PI_CAPABILITY_MASK2) & PORT_CAP2_IS_PORT_INFO_EXT);
+	dr_smp(UMAD_METHOD_GET, UMAD_SM_ATTR_PORT_INFO_EXT, 0, "");
+	assert_int_equal(send_dr(), UMAD_STATUS_ATTR_NOT_SUPPORTED);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, setup, teardown)
@@ -1327,6 +1374,7 @@ int main(void)
 		T(test_lid_routed),
 		T(test_dr_lid_routed_parts),
 		T(test_link_counters),
+		T(test_port_info_extended),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -315,6 +315,7 @@ MAD_LAYOUT(PORT_INFO);
 #define PORT_CAP_IS_CLIENT_REREG	0x02000000u
 
 /* PortInfo:CapabilityMask2 bits (valid when CapabilityMask has PORT_CAP_HAS_CAP_MASK2). */
+#define PORT_CAP2_IS_PORT_INFO_EXT	0x0002u
 #define PORT_CAP2_IS_LINK_WIDTH_2X	0x0010u
 #define PORT_CAP2_IS_LINK_SPEED_HDR	0x0020u
 #define PORT_CAP2_IS_LINK_SPEED_NDR	0x0400u
@@ -405,6 +406,34 @@ MAD_LAYOUT(SM_INFO);
 	F(LED_MASK,			 0, 0, 1) \
 	F(LED_RESERVED,			 0, 1, 31)
 MAD_LAYOUT(LED_INFO);
+
+/*
+ * PortInfoExtended (UMAD_SM_ATTR_PORT_INFO_EXT); the modifier is the port,
+ * as PortInfo's.  A port has it when PortInfo:CapabilityMask2 says so
+ * (PORT_CAP2_IS_PORT_INFO_EXT).  FECModeActive is a FEC_MODE_* value; each
+ * speed's Supported and Enabled are masks of them (bit n: FEC mode n).
+ */
+#define PORT_INFO_EXTENDED_FIELDS(F) \
+	F(PIE_CAPABILITY_MASK,		 0, 0, 32) \
+	F(PIE_FEC_MODE_ACTIVE,		 4, 0, 16) \
+	F(PIE_FDR_FEC_MODE_SUPPORTED,	 6, 0, 16) \
+	F(PIE_FDR_FEC_MODE_ENABLED,	 8, 0, 16) \
+	F(PIE_EDR_FEC_MODE_SUPPORTED,	10, 0, 16) \
+	F(PIE_EDR_FEC_MODE_ENABLED,	12, 0, 16) \
+	F(PIE_HDR_FEC_MODE_SUPPORTED,	14, 0, 16) \
+	F(PIE_HDR_FEC_MODE_ENABLED,	16, 0, 16) \
+	F(PIE_NDR_FEC_MODE_SUPPORTED,	18, 0, 16) \
+	F(PIE_NDR_FEC_MODE_ENABLED,	20, 0, 16) \
+	F(PIE_RESERVED_22,		22, 0, 336)
+MAD_LAYOUT(PORT_INFO_EXTENDED);
+/* PortInfoExtended:CapabilityMask: the FEC mode fields mean something. */
+#define PIE_CAP_IS_FEC_MODE_SUPPORTED	0x00000001u
+/* FEC modes (FECModeActive's values; bit n of the Supported and Enabled masks). */
+#define FEC_MODE_NONE			0
+#define FEC_MODE_FIRECODE		1
+#define FEC_MODE_RS_528_514		2
+#define FEC_MODE_LOW_LATENCY_RS		3
+#define FEC_MODE_RS_544_514		4
 
 /*
  * MlnxExtPortInfo (UMAD_SM_ATTR_MLNX_EXT_PORT_INFO), a vendor attribute of
