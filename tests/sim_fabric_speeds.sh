@@ -9,12 +9,14 @@
 #   Active, with no "Could be" and nothing on stderr;
 # - ibstat shows each CA port's rate (lanes times the lane's Gb/s);
 # - perfquery -T reads PortExtendedSpeedsCounters where the link runs one;
+# - smpquery reads PortInfoExtended's FEC mode at the host where its link
+#   runs HDR or NDR, and finds no PortInfoExtended on older ports;
 # - opensm brings the fabric up at the same widths and speeds as the
 #   built-in SM.
 # Skips (77) without the diags or opensm.
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
-needs="ibnetdiscover iblinkinfo ibstat opensm"
+needs="ibnetdiscover iblinkinfo ibstat smpquery opensm"
 . "$(dirname "$0")/sim_env.sh"
 umad=$top_builddir/cli/umad
 [ -x "$umad" ] || { echo "FAIL: $umad not built"; exit 1; }
@@ -113,6 +115,19 @@ for topo in $fabrics; do
 			sim perfquery -T > "$work/pesc.out" 2>&1 &&
 			grep -q '^SyncHeaderErrorCounter:\.*0$' "$work/pesc.out" ||
 			fail "$name: perfquery -T: $(head -3 "$work/pesc.out")"
+	fi
+
+	# PortInfoExtended at the host's port: its FEC mode where the link runs HDR or NDR;
+	# on older ports smpquery finds CapabilityMask2 without it, as on such hardware.
+	UMAD_SIM_TOPOLOGY=$topo UMAD_SIM_HOST=$host UMAD_SIM_SM=builtin \
+		sim smpquery -D portinfoextended 0 > "$work/pie.out" 2>&1
+	pie=$?
+	if grep -q "^\[[0-9]*\](${from})[^#]*# .* [0-9]x[HN]DR$" "$topo"; then
+		[ $pie -eq 0 ] && grep -q '^CapMask:\.*0x00000001$' "$work/pie.out" &&
+			grep -q '^FECModeActive:\.*4$' "$work/pie.out" ||
+			fail "$name: smpquery portinfoextended at an HDR/NDR port: $(head -4 "$work/pie.out")"
+	elif [ $pie -eq 0 ] || ! grep -q 'port info extended not supported' "$work/pie.out"; then
+		fail "$name: smpquery portinfoextended below HDR: $(head -3 "$work/pie.out")"
 	fi
 
 	# opensm on the same fabric, shared with iblinkinfo in a second process.
