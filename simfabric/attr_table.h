@@ -10,7 +10,9 @@
  * request.  Adding an attribute is a field list, a handler and a row.
  *
  * The handler's argument is the class's own request (struct sma_request
- * for the SMA ...): each class's handlers take that one type.
+ * for the SMA, struct pma_request for the PMA): each class's handlers take
+ * that one type, which carries the row, so that one handler can answer
+ * many rows by their detail (the PMA's counters).
  */
 #ifndef SIMFABRIC_ATTR_TABLE_H
 #define SIMFABRIC_ATTR_TABLE_H
@@ -32,6 +34,7 @@ struct sim_attr {
 	int (*answers_at)(const struct sim_node *n);
 	/* Answer the class's request in place: a MAD status, or the class's own codes. */
 	int (*answer)(void *request);
+	const void *detail;		/* the class's own, for a handler many rows share */
 };
 
 /* A field list as a row takes it: NAME##_FIELDS of mad_layout.h, as an array. */
@@ -50,6 +53,12 @@ static inline const struct sim_attr *sim_attr_find(const struct sim_attr *rows, 
 		if (rows[i].id == id)
 			return &rows[i];
 	return NULL;
+}
+
+/* Whether row a (NULL: none) refuses a request at node n before its handler: "not supported". */
+static inline int sim_attr_refused(const struct sim_attr *a, const struct sim_node *n, int set)
+{
+	return !a || (a->answers_at && !a->answers_at(n)) || (set && !a->settable);
 }
 
 #endif /* SIMFABRIC_ATTR_TABLE_H */

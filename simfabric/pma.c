@@ -48,6 +48,7 @@
 
 #include "libumad/base/mad_layout.h"
 #include "simfabric/arena.h"
+#include "simfabric/attr_table.h"
 #include "simfabric/pma.h"
 
 /* Counters derived from the traffic counts (and PortXmitWait), each cleared on its own. */
@@ -347,31 +348,28 @@ static const struct pma_field vl_xmit_wait[] = { FT(PVL_XMIT_WAIT0, T_VL_XMIT_WA
 static const struct pma_field xmit_data_sl[] = { FT(PSL_XMIT_DATA0, T_XMIT_DATA_SL0, 0) };
 static const struct pma_field rcv_data_sl[] = { FT(PSL_RCV_DATA0, T_RCV_DATA_SL0, 0) };
 
+/* A counters attribute (its row's detail): which counters its fields are. */
 struct pma_counter_attr {
-	uint16_t id;
 	mad_field_t sel2;		/* CounterSelect2, where it has one (0: none) */
 	uint8_t by_opcode;		/* counts only packets of the OpCode field's opcode */
 	const struct pma_field *fields;
 	size_t n_fields;
 };
 
-#define A(id, sel2, op, tbl)	{ (id), (sel2), (op), (tbl), sizeof(tbl) / sizeof((tbl)[0]) }
-#define A0(id)			{ (id), 0, 0, NULL, 0 }
+#define A(sel2, op, tbl)	{ (sel2), (op), (tbl), sizeof(tbl) / sizeof((tbl)[0]) }
 
-static const struct pma_counter_attr counter_attrs[] = {
-	A(PMA_ATTR_PORT_COUNTERS, PC_COUNTER_SELECT2, 0, port_counters),
-	A(PMA_ATTR_PORT_COUNTERS_EXT, PCE_COUNTER_SELECT2, 0, port_counters_ext),
-	A(PMA_ATTR_PORT_RCV_ERROR_DETAILS, 0, 0, rcv_error_details),
-	A(PMA_ATTR_PORT_XMIT_DISCARD_DETAILS, 0, 0, xmit_discard_details),
-	A(PMA_ATTR_PORT_OP_RCV_COUNTERS, 0, 1, op_rcv_counters),
-	A(PMA_ATTR_PORT_FLOW_CTL_COUNTERS, 0, 0, flow_ctl_counters),
-	A(PMA_ATTR_PORT_VL_OP_PACKETS, 0, 1, vl_op_packets),
-	A(PMA_ATTR_PORT_VL_OP_DATA, 0, 1, vl_op_data),
-	A0(PMA_ATTR_PORT_VL_XMIT_FLOW_CTL_UPDATE_ERRORS),	/* 2-bit fields, all 0 */
-	A(PMA_ATTR_PORT_VL_XMIT_WAIT_COUNTERS, 0, 0, vl_xmit_wait),
-	A(PMA_ATTR_PORT_XMIT_DATA_SL, 0, 0, xmit_data_sl),
-	A(PMA_ATTR_PORT_RCV_DATA_SL, 0, 0, rcv_data_sl),
-};
+static const struct pma_counter_attr pc_attr = A(PC_COUNTER_SELECT2, 0, port_counters);
+static const struct pma_counter_attr pce_attr = A(PCE_COUNTER_SELECT2, 0, port_counters_ext);
+static const struct pma_counter_attr rcv_error_details_attr = A(0, 0, rcv_error_details);
+static const struct pma_counter_attr xmit_discard_details_attr = A(0, 0, xmit_discard_details);
+static const struct pma_counter_attr op_rcv_attr = A(0, 1, op_rcv_counters);
+static const struct pma_counter_attr flow_ctl_attr = A(0, 0, flow_ctl_counters);
+static const struct pma_counter_attr vl_op_packets_attr = A(0, 1, vl_op_packets);
+static const struct pma_counter_attr vl_op_data_attr = A(0, 1, vl_op_data);
+static const struct pma_counter_attr vl_xmit_flow_ctl_attr = { 0, 0, NULL, 0 };	/* 2-bit fields, all 0 */
+static const struct pma_counter_attr vl_xmit_wait_attr = A(0, 0, vl_xmit_wait);
+static const struct pma_counter_attr xmit_data_sl_attr = A(0, 0, xmit_data_sl);
+static const struct pma_counter_attr rcv_data_sl_attr = A(0, 0, rcv_data_sl);
 
 /* The most fields one attribute has (PortCountersExtended's). */
 #define MAX_FIELDS	(sizeof(port_counters_ext) / sizeof(port_counters_ext[0]))
@@ -393,6 +391,7 @@ struct pma_request {
 	unsigned in_port;
 	int set;
 	uint8_t *d;		/* the attribute data, answered in place */
+	const struct sim_attr *row;	/* the attribute's row of the table */
 };
 
 /* The ports PortSelect names, [*first, *last]; -1 when it names none this PMA answers for. */
@@ -425,14 +424,13 @@ static int all_port_select(const struct sim_node *n)
 	return n->type == NODE_TYPE_SWITCH;
 }
 
-static int class_port_info(struct pma_request *r)
+static int class_port_info(void *request)
 {
+	struct pma_request *r = request;
 	uint8_t *d = r->d;
 	uint16_t cap = PMA_CAP_EXT_WIDTH | PMA_CAP_XMIT_WAIT | PMA_CAP_QP1_DROPPED;
 	uint8_t resp_time = sim_mgmt_port(r->node, r->in_port)->resp_time_value;
 
-	if (r->set)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (all_port_select(r->node))
 		cap |= PMA_CAP_ALL_PORT_SELECT;
 	memset(d, 0, PMA_DATA_SIZE);
@@ -512,8 +510,9 @@ static uint64_t sample_count(const struct pma_request *r, unsigned first, unsign
 	return v;
 }
 
-static int samples_control(struct pma_request *r)
+static int samples_control(void *request)
 {
+	struct pma_request *r = request;
 	uint8_t *d = r->d;
 	struct sim_port *sp = samples_port(r);
 	struct sim_pma_samples *s;
@@ -567,14 +566,13 @@ static int samples_control(struct pma_request *r)
 	return UMAD_STATUS_SUCCESS;
 }
 
-static int samples_result(struct pma_request *r)
+static int samples_result(void *request)
 {
+	struct pma_request *r = request;
 	uint8_t *d = r->d;
 	struct sim_pma_samples *s = samples_port(r)->pma_samples;
 	unsigned first, last, i;
 
-	if (r->set)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	memset(d, 0, PMA_DATA_SIZE);
 	if (!s) {
 		mad_set(d, PSR_SAMPLE_STATUS, PMA_SAMPLE_STATUS_DONE);
@@ -605,8 +603,9 @@ static int samples_result(struct pma_request *r)
  * layer's bit errors are not simulated, so every counter reads 0 and a Set
  * (a reset) leaves them so.
  */
-static int ext_speeds_counters(struct pma_request *r)
+static int ext_speeds_counters(void *request)
 {
+	struct pma_request *r = request;
 	uint8_t *d = r->d;
 	uint64_t port_select = mad_get(d, PESC_PORT_SELECT), select = mad_get(d, PESC_COUNTER_SELECT);
 	unsigned first, last, i;
@@ -623,26 +622,73 @@ static int ext_speeds_counters(struct pma_request *r)
 	return 0;
 }
 
+/* A counters attribute: its row's detail says which counters its fields are. */
+static int counters_row(void *request)
+{
+	struct pma_request *r = request;
+
+	return counters(r, r->row->detail);
+}
+
+SIM_ATTR_FIELD_LIST(class_port_info_fields, CLASS_PORT_INFO);
+SIM_ATTR_FIELD_LIST(samples_control_fields, PORT_SAMPLES_CONTROL);
+SIM_ATTR_FIELD_LIST(samples_result_fields, PORT_SAMPLES_RESULT);
+SIM_ATTR_FIELD_LIST(ext_speeds_counters_fields, PORT_EXT_SPEEDS_COUNTERS);
+SIM_ATTR_FIELD_LIST(port_counters_fields, PORT_COUNTERS);
+SIM_ATTR_FIELD_LIST(port_counters_ext_fields, PORT_COUNTERS_EXT);
+SIM_ATTR_FIELD_LIST(rcv_error_details_fields, PORT_RCV_ERROR_DETAILS);
+SIM_ATTR_FIELD_LIST(xmit_discard_details_fields, PORT_XMIT_DISCARD_DETAILS);
+SIM_ATTR_FIELD_LIST(op_rcv_counters_fields, PORT_OP_RCV_COUNTERS);
+SIM_ATTR_FIELD_LIST(flow_ctl_counters_fields, PORT_FLOW_CTL_COUNTERS);
+SIM_ATTR_FIELD_LIST(vl_sl_counters_fields, PORT_VL_SL_COUNTERS);
+
+/* A row of a counters attribute, which its detail describes. */
+#define COUNTERS(id, name, fields, detail) \
+	{ (id), 1, (name), SIM_ATTR_FIELDS(fields), NULL, counters_row, &(detail) }
+
+/*
+ * What the PMA answers.  The counters' field lists follow PMA_HEAD
+ * (mad_layout.h); PortVLXmitFlowCtlUpdateErrors' 2-bit fields have none.
+ */
+static const struct sim_attr pma_attrs[] = {
+	COUNTERS(PMA_ATTR_PORT_COUNTERS, "PortCounters", port_counters_fields, pc_attr),
+	COUNTERS(PMA_ATTR_PORT_COUNTERS_EXT, "PortCountersExtended", port_counters_ext_fields, pce_attr),
+	{ UMAD_ATTR_CLASS_PORT_INFO, 0, "ClassPortInfo", SIM_ATTR_FIELDS(class_port_info_fields),
+	  NULL, class_port_info, NULL },
+	{ PMA_ATTR_PORT_SAMPLES_CONTROL, 1, "PortSamplesControl",
+	  SIM_ATTR_FIELDS(samples_control_fields), NULL, samples_control, NULL },
+	{ PMA_ATTR_PORT_SAMPLES_RESULT, 0, "PortSamplesResult",
+	  SIM_ATTR_FIELDS(samples_result_fields), NULL, samples_result, NULL },
+	{ PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS, 1, "PortExtendedSpeedsCounters",
+	  SIM_ATTR_FIELDS(ext_speeds_counters_fields), NULL, ext_speeds_counters, NULL },
+	COUNTERS(PMA_ATTR_PORT_RCV_ERROR_DETAILS, "PortRcvErrorDetails", rcv_error_details_fields, rcv_error_details_attr),
+	COUNTERS(PMA_ATTR_PORT_XMIT_DISCARD_DETAILS, "PortXmitDiscardDetails",
+		 xmit_discard_details_fields, xmit_discard_details_attr),
+	COUNTERS(PMA_ATTR_PORT_OP_RCV_COUNTERS, "PortOpRcvCounters", op_rcv_counters_fields, op_rcv_attr),
+	COUNTERS(PMA_ATTR_PORT_FLOW_CTL_COUNTERS, "PortFlowCtlCounters", flow_ctl_counters_fields, flow_ctl_attr),
+	COUNTERS(PMA_ATTR_PORT_VL_OP_PACKETS, "PortVLOpPackets", vl_sl_counters_fields, vl_op_packets_attr),
+	COUNTERS(PMA_ATTR_PORT_VL_OP_DATA, "PortVLOpData", vl_sl_counters_fields, vl_op_data_attr),
+	{ PMA_ATTR_PORT_VL_XMIT_FLOW_CTL_UPDATE_ERRORS, 1, "PortVLXmitFlowCtlUpdateErrors", NULL, 0,
+	  NULL, counters_row, &vl_xmit_flow_ctl_attr },
+	COUNTERS(PMA_ATTR_PORT_VL_XMIT_WAIT_COUNTERS, "PortVLXmitWaitCounters",
+		 vl_sl_counters_fields, vl_xmit_wait_attr),
+	COUNTERS(PMA_ATTR_PORT_XMIT_DATA_SL, "PortXmitDataSL", vl_sl_counters_fields, xmit_data_sl_attr),
+	COUNTERS(PMA_ATTR_PORT_RCV_DATA_SL, "PortRcvDataSL", vl_sl_counters_fields, rcv_data_sl_attr),
+};
+
+const struct sim_attr *sim_pma_attrs(size_t *n)
+{
+	*n = sizeof(pma_attrs) / sizeof(pma_attrs[0]);
+	return pma_attrs;
+}
+
+/* A Get or Set through the table: what the row says first, then its handler. */
 static int answer(struct pma_request *r, uint16_t attr_id)
 {
-	size_t i;
-
-	switch (attr_id) {
-	case UMAD_ATTR_CLASS_PORT_INFO:
-		return class_port_info(r);
-	case PMA_ATTR_PORT_SAMPLES_CONTROL:
-		return samples_control(r);
-	case PMA_ATTR_PORT_SAMPLES_RESULT:
-		return samples_result(r);
-	case PMA_ATTR_PORT_EXT_SPEEDS_COUNTERS:
-		return ext_speeds_counters(r);
-	default:
-		break;
-	}
-	for (i = 0; i < sizeof(counter_attrs) / sizeof(counter_attrs[0]); i++)
-		if (counter_attrs[i].id == attr_id)
-			return counters(r, &counter_attrs[i]);
-	return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	r->row = sim_attr_find(pma_attrs, sizeof(pma_attrs) / sizeof(pma_attrs[0]), attr_id);
+	if (sim_attr_refused(r->row, r->node, r->set))
+		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	return r->row->answer(r);
 }
 
 int sim_pma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad)

@@ -16,6 +16,10 @@
  */
 int sim_pma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad);
 
+struct sim_attr;
+/* The PMA's attribute table (attr_table.h): its n rows. */
+const struct sim_attr *sim_pma_attrs(size_t *n);
+
 /*
  * The error counters the fault API can raise, named as the spec's fields
  * (sim_pma_counter_name).  The detail counters break their parent down:

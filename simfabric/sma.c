@@ -675,31 +675,31 @@ SIM_ATTR_FIELD_LIST(mlnx_ext_port_info_fields, MLNX_EXT_PORT_INFO);
 /* What the SMA answers; the most asked first (discovery walks NodeInfo and PortInfo). */
 static const struct sim_attr sma_attrs[] = {
 	{ UMAD_SM_ATTR_NODE_INFO, 0, "NodeInfo", SIM_ATTR_FIELDS(node_info_fields), NULL,
-	  node_info },
+	  node_info, NULL },
 	{ UMAD_SM_ATTR_PORT_INFO, 1, "PortInfo", SIM_ATTR_FIELDS(port_info_fields), NULL,
-	  port_info },
+	  port_info, NULL },
 	{ UMAD_SM_ATTR_NODE_DESC, 0, "NodeDescription", SIM_ATTR_FIELDS(node_desc_fields), NULL,
-	  node_desc },
+	  node_desc, NULL },
 	{ UMAD_SM_ATTR_SWITCH_INFO, 1, "SwitchInfo", SIM_ATTR_FIELDS(switch_info_fields),
-	  is_switch, switch_info },
+	  is_switch, switch_info, NULL },
 	{ UMAD_SM_ATTR_LINEAR_FT, 1, "LinearForwardingTable", SIM_ATTR_FIELDS(lft_block_fields),
-	  is_switch, linear_ft },
+	  is_switch, linear_ft, NULL },
 	{ UMAD_SM_ATTR_MCAST_FT, 1, "MulticastForwardingTable", SIM_ATTR_FIELDS(mft_block_fields),
-	  is_switch, mcast_ft },
+	  is_switch, mcast_ft, NULL },
 	{ UMAD_SM_ATTR_GUID_INFO, 1, "GUIDInfo", SIM_ATTR_FIELDS(guid_info_fields), NULL,
-	  guid_info },
+	  guid_info, NULL },
 	{ UMAD_SM_ATTR_PKEY_TABLE, 1, "P_KeyTable", SIM_ATTR_FIELDS(pkey_table_fields), NULL,
-	  pkey_table },
+	  pkey_table, NULL },
 	{ UMAD_SM_ATTR_SLVL_TABLE, 1, "SLtoVLMappingTable", SIM_ATTR_FIELDS(sl2vl_table_fields),
-	  NULL, sl2vl_table },
+	  NULL, sl2vl_table, NULL },
 	{ UMAD_SM_ATTR_VL_ARB_TABLE, 1, "VLArbitrationTable", SIM_ATTR_FIELDS(vl_arb_table_fields),
-	  NULL, vl_arb_table },
-	{ UMAD_SM_ATTR_SM_INFO, 0, "SMInfo", SIM_ATTR_FIELDS(sm_info_fields), NULL, sm_info },
-	{ UMAD_SM_ATTR_LED_INFO, 1, "LedInfo", SIM_ATTR_FIELDS(led_info_fields), NULL, led_info },
+	  NULL, vl_arb_table, NULL },
+	{ UMAD_SM_ATTR_SM_INFO, 0, "SMInfo", SIM_ATTR_FIELDS(sm_info_fields), NULL, sm_info, NULL },
+	{ UMAD_SM_ATTR_LED_INFO, 1, "LedInfo", SIM_ATTR_FIELDS(led_info_fields), NULL, led_info, NULL },
 	{ UMAD_SM_ATTR_PORT_INFO_EXT, 0, "PortInfoExtended", SIM_ATTR_FIELDS(port_info_ext_fields),
-	  NULL, port_info_ext },
+	  NULL, port_info_ext, NULL },
 	{ UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, 1, "MlnxExtPortInfo",
-	  SIM_ATTR_FIELDS(mlnx_ext_port_info_fields), is_mellanox, mlnx_ext_port_info },
+	  SIM_ATTR_FIELDS(mlnx_ext_port_info_fields), is_mellanox, mlnx_ext_port_info, NULL },
 };
 
 const struct sim_attr *sim_sma_attrs(size_t *n)
@@ -714,7 +714,7 @@ static int answer(struct sma_request *r, uint16_t attr_id)
 	const struct sim_attr *a = sim_attr_find(sma_attrs, sizeof(sma_attrs) / sizeof(sma_attrs[0]),
 						 attr_id);
 
-	if (!a || (a->answers_at && !a->answers_at(r->node)) || (r->set && !a->settable))
+	if (sim_attr_refused(a, r->node, r->set))
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	return a->answer(r);
 }

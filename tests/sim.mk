@@ -2,13 +2,17 @@
 # opensm and infiniband-diags run against it (UMAD_BACKEND=sim).
 if ENABLE_SIM
 if HAVE_CMOCKA
-check_PROGRAMS += tests/test_topology tests/test_sma tests/test_pma tests/test_sa
-TESTS += tests/test_topology tests/test_sma tests/test_pma tests/test_sa
+check_PROGRAMS += tests/test_topology tests/test_sma tests/test_pma tests/test_sa tests/test_attr_tables
+TESTS += tests/test_topology tests/test_sma tests/test_pma tests/test_sa tests/test_attr_tables
 
 tests_test_topology_SOURCES = tests/test_topology.c
 tests_test_topology_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_topology_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 
+# The classes' attribute tables: one row per attribute, field lists inside the data.
+tests_test_attr_tables_SOURCES = tests/test_attr_tables.c
+tests_test_attr_tables_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
+tests_test_attr_tables_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
 tests_test_sma_SOURCES = tests/test_sma.c
 tests_test_sma_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS) $(GLIB_CFLAGS)
 tests_test_sma_LDADD = simfabric/libsimfabric.la $(GLIB_LIBS) $(CMOCKA_LIBS)
