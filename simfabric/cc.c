@@ -13,6 +13,7 @@
 
 #include "libumad/base/mad_layout.h"
 #include "simfabric/arena.h"
+#include "simfabric/attr_table.h"
 #include "simfabric/cc.h"
 
 #define CCT_ENTRIES	(SIM_CC_CCT_BLOCKS * CC_CCT_PER_BLOCK)
@@ -161,8 +162,9 @@ static struct cc_agent *writable(struct cc_request *r)
 
 /* --- ClassPortInfo ------------------------------------------------------------------ */
 
-static int class_port_info(struct cc_request *r)
+static int class_port_info(void *request)
 {
+	struct cc_request *r = request;
 	const struct sim_port *m = sim_mgmt_port(r->node, r->in_port);
 	uint8_t *d = r->data;
 
@@ -186,10 +188,10 @@ static int class_port_info(struct cc_request *r)
 
 /* --- CongestionInfo, CongestionKeyInfo --------------------------------------------- */
 
-static int congestion_info(struct cc_request *r)
+static int congestion_info(void *request)
 {
-	if (r->set)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	struct cc_request *r = request;
+
 	if (r->mod)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	memset(r->data, 0, CC_DATA_SIZE);
@@ -209,8 +211,9 @@ static void encode_key_info(const struct cc_agent *a, uint8_t *d)
 	mad_set(d, CCK_VIOLATIONS, a->violations);
 }
 
-static int congestion_key_info(struct cc_request *r)
+static int congestion_key_info(void *request)
 {
+	struct cc_request *r = request;
 	uint8_t *d = r->data;
 
 	if (r->mod)
@@ -235,15 +238,14 @@ static int congestion_key_info(struct cc_request *r)
 /* --- CongestionLog ------------------------------------------------------------------- */
 
 /* Read out and clear the log (it holds what happened since it was last read). */
-static int congestion_log(struct cc_request *r)
+static int congestion_log(void *request)
 {
+	struct cc_request *r = request;
 	enum node_type type = r->node->type;
 	const struct cc_agent *a = r->agent;
 	uint8_t *d = r->data;
 	unsigned i, shown, skipped;
 
-	if (r->set || (type != NODE_TYPE_SWITCH && type != NODE_TYPE_CA))
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->mod)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	memset(d, 0, CC_LOG_DATA_SIZE);
@@ -361,13 +363,12 @@ int sim_cc_log_ca_event(struct sim_node *ca, unsigned port, uint32_t local_qp, u
 
 /* --- switches ---------------------------------------------------------------------- */
 
-static int switch_congestion_setting(struct cc_request *r)
+static int switch_congestion_setting(void *request)
 {
+	struct cc_request *r = request;
 	const struct cc_switch *s = r->node->cc ? &r->node->cc->sw : &default_switch;
 	uint8_t *d = r->data;
 
-	if (r->node->type != NODE_TYPE_SWITCH)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->mod)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
@@ -410,14 +411,13 @@ static int switch_congestion_setting(struct cc_request *r)
 }
 
 /* Elements of the block the modifier names; those marked Valid in a Set are stored. */
-static int switch_port_congestion_setting(struct cc_request *r)
+static int switch_port_congestion_setting(void *request)
 {
+	struct cc_request *r = request;
 	unsigned first = r->mod * CC_PORT_SETTING_PER_BLOCK, i, port;
 	struct sim_node *n = r->node;
 	uint8_t *d = r->data;
 
-	if (n->type != NODE_TYPE_SWITCH)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->mod > n->num_ports / CC_PORT_SETTING_PER_BLOCK)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
@@ -446,14 +446,13 @@ static int switch_port_congestion_setting(struct cc_request *r)
 
 /* --- CA ports ------------------------------------------------------------------------- */
 
-static int ca_congestion_setting(struct cc_request *r)
+static int ca_congestion_setting(void *request)
 {
+	struct cc_request *r = request;
 	const struct cc_agent *a;
 	uint8_t *d = r->data;
 	unsigned sl;
 
-	if (r->node->type != NODE_TYPE_CA)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->mod)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
@@ -491,13 +490,12 @@ static int ca_congestion_setting(struct cc_request *r)
 }
 
 /* One block of 64 entries (the modifier); CCTI_Limit is the table's, in every block. */
-static int congestion_control_table(struct cc_request *r)
+static int congestion_control_table(void *request)
 {
+	struct cc_request *r = request;
 	unsigned first = r->mod * CC_CCT_PER_BLOCK, i;
 	uint8_t *d = r->data;
 
-	if (r->node->type != NODE_TYPE_CA)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	if (r->mod >= SIM_CC_CCT_BLOCKS)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	if (r->set) {
@@ -522,15 +520,72 @@ static int congestion_control_table(struct cc_request *r)
 
 /* --- Timestamp ------------------------------------------------------------------------ */
 
-static int timestamp_attr(struct cc_request *r)
+static int timestamp_attr(void *request)
 {
-	if (r->set)
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	struct cc_request *r = request;
+
 	if (r->mod)
 		return UMAD_STATUS_INVALID_ATTR_VALUE;
 	memset(r->data, 0, CC_DATA_SIZE);
 	mad_set(r->data, CCTS_TIMESTAMP, timestamp());
 	return 0;
+}
+
+/* --- the table ------------------------------------------------------------------------ */
+
+static int is_switch(const struct sim_node *n)
+{
+	return n->type == NODE_TYPE_SWITCH;
+}
+
+static int is_ca(const struct sim_node *n)
+{
+	return n->type == NODE_TYPE_CA;
+}
+
+/* A log of the switch's or of the CA's kind: routers keep none. */
+static int keeps_log(const struct sim_node *n)
+{
+	return is_switch(n) || is_ca(n);
+}
+
+SIM_ATTR_FIELD_LIST(class_port_info_fields, CLASS_PORT_INFO);
+SIM_ATTR_FIELD_LIST(congestion_info_fields, CONGESTION_INFO);
+SIM_ATTR_FIELD_LIST(congestion_key_info_fields, CONGESTION_KEY_INFO);
+SIM_ATTR_FIELD_LIST(congestion_log_fields, CONGESTION_LOG);
+SIM_ATTR_FIELD_LIST(switch_setting_fields, SWITCH_CONGESTION_SETTING);
+SIM_ATTR_FIELD_LIST(switch_port_setting_fields, SWITCH_PORT_CONGESTION_SETTING);
+SIM_ATTR_FIELD_LIST(ca_setting_fields, CA_CONGESTION_SETTING);
+SIM_ATTR_FIELD_LIST(control_table_fields, CONGESTION_CONTROL_TABLE);
+SIM_ATTR_FIELD_LIST(timestamp_fields, CC_TIMESTAMP);
+
+/* What the CC agent answers (CongestionLog's data begins over the reserved bytes: CC_OFF_LOG_DATA). */
+static const struct sim_attr cc_attrs[] = {
+	{ CC_ATTR_CLASS_PORT_INFO, 1, "ClassPortInfo", SIM_ATTR_FIELDS(class_port_info_fields),
+	  NULL, class_port_info, NULL },
+	{ CC_ATTR_CONGESTION_INFO, 0, "CongestionInfo", SIM_ATTR_FIELDS(congestion_info_fields),
+	  NULL, congestion_info, NULL },
+	{ CC_ATTR_CONGESTION_KEY_INFO, 1, "CongestionKeyInfo",
+	  SIM_ATTR_FIELDS(congestion_key_info_fields), NULL, congestion_key_info, NULL },
+	{ CC_ATTR_CONGESTION_LOG, 0, "CongestionLog", SIM_ATTR_FIELDS(congestion_log_fields),
+	  keeps_log, congestion_log, NULL },
+	{ CC_ATTR_SWITCH_CONGESTION_SETTING, 1, "SwitchCongestionSetting",
+	  SIM_ATTR_FIELDS(switch_setting_fields), is_switch, switch_congestion_setting, NULL },
+	{ CC_ATTR_SWITCH_PORT_CONGESTION_SETTING, 1, "SwitchPortCongestionSetting",
+	  SIM_ATTR_FIELDS(switch_port_setting_fields), is_switch, switch_port_congestion_setting,
+	  NULL },
+	{ CC_ATTR_CA_CONGESTION_SETTING, 1, "CACongestionSetting", SIM_ATTR_FIELDS(ca_setting_fields),
+	  is_ca, ca_congestion_setting, NULL },
+	{ CC_ATTR_CONGESTION_CONTROL_TABLE, 1, "CongestionControlTable",
+	  SIM_ATTR_FIELDS(control_table_fields), is_ca, congestion_control_table, NULL },
+	{ CC_ATTR_TIMESTAMP, 0, "Timestamp", SIM_ATTR_FIELDS(timestamp_fields), NULL, timestamp_attr,
+	  NULL },
+};
+
+const struct sim_attr *sim_cc_attrs(size_t *n)
+{
+	*n = sizeof(cc_attrs) / sizeof(cc_attrs[0]);
+	return cc_attrs;
 }
 
 /* --- dispatch --------------------------------------------------------------------------- */
@@ -597,20 +652,11 @@ int sim_cc_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port
 	} else if (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET) {
 		status = UMAD_STATUS_METHOD_NOT_SUPPORTED;
 	} else {
-		switch (attr) {
-		case CC_ATTR_CLASS_PORT_INFO: status = class_port_info(&r); break;
-		case CC_ATTR_CONGESTION_INFO: status = congestion_info(&r); break;
-		case CC_ATTR_CONGESTION_KEY_INFO: status = congestion_key_info(&r); break;
-		case CC_ATTR_CONGESTION_LOG: status = congestion_log(&r); break;
-		case CC_ATTR_SWITCH_CONGESTION_SETTING: status = switch_congestion_setting(&r); break;
-		case CC_ATTR_SWITCH_PORT_CONGESTION_SETTING:
-			status = switch_port_congestion_setting(&r);
-			break;
-		case CC_ATTR_CA_CONGESTION_SETTING: status = ca_congestion_setting(&r); break;
-		case CC_ATTR_CONGESTION_CONTROL_TABLE: status = congestion_control_table(&r); break;
-		case CC_ATTR_TIMESTAMP: status = timestamp_attr(&r); break;
-		default: status = UMAD_STATUS_ATTR_NOT_SUPPORTED; break;
-		}
+		const struct sim_attr *a = sim_attr_find(cc_attrs, sizeof(cc_attrs) / sizeof(cc_attrs[0]),
+							 attr);
+
+		status = sim_attr_refused(a, node, r.set) ? UMAD_STATUS_ATTR_NOT_SUPPORTED
+							   : a->answer(&r);
 	}
 	if (status == CC_SILENT)
 		return 0;

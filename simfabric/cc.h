@@ -31,6 +31,10 @@
  */
 int sim_cc_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad);
 
+struct sim_attr;
+/* The CC agent's attribute table (attr_table.h): its n rows. */
+const struct sim_attr *sim_cc_attrs(size_t *n);
+
 /*
  * Congestion events for the CongestionLog, which keeps the most recent ones
  * until it is read.  A switch's: a packet from slid to dlid on SL sl marked

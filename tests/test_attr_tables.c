@@ -15,6 +15,7 @@
 
 #include "libumad/base/mad_wire.h"
 #include "simfabric/attr_table.h"
+#include "simfabric/cc.h"
 #include "simfabric/pma.h"
 #include "simfabric/sma.h"
 
@@ -64,11 +65,21 @@ static void test_pma_table(void **state)
 	check_table(rows, n, PMA_DATA_SIZE);
 }
 
+static void test_cc_table(void **state)
+{
+	size_t n;
+	const struct sim_attr *rows = sim_cc_attrs(&n);
+
+	(void)state;
+	check_table(rows, n, CC_DATA_SIZE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sma_table),
 		cmocka_unit_test(test_pma_table),
+		cmocka_unit_test(test_cc_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
