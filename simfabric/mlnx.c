@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "libumad/base/mad_layout.h"
+#include "simfabric/attr_table.h"
 #include "simfabric/identity.h"
 #include "simfabric/mlnx.h"
 
@@ -31,9 +32,18 @@ int sim_mlnx_ext_port_info_set(struct sim_port *p, const uint8_t *d)
 
 /* --- the vendor-specific class ------------------------------------------------- */
 
-static int vs_class_port_info(const struct sim_node *node, unsigned in_port, uint8_t *d)
+/* A vendor-class request: the node and port it arrived at, its data answered in place. */
+struct vs_request {
+	struct sim_node *node;
+	unsigned in_port;
+	uint8_t *d;
+};
+
+static int vs_class_port_info(void *request)
 {
-	const struct sim_port *m = sim_mgmt_port((struct sim_node *)node, in_port);
+	const struct vs_request *r = request;
+	const struct sim_port *m = sim_mgmt_port(r->node, r->in_port);
+	uint8_t *d = r->d;
 
 	memset(d, 0, MLNX_VS_DATA_SIZE);
 	mad_set(d, CPI_BASE_VERSION, UMAD_BASE_VERSION);
@@ -48,8 +58,11 @@ static int vs_class_port_info(const struct sim_node *node, unsigned in_port, uin
  * (each part in a byte, cut to its low 8 bits, and whole in the extended
  * words), the board's PSID as sysfs board_id shows it.
  */
-static int vs_general_info(const struct sim_node *node, uint8_t *d)
+static int vs_general_info(void *request)
 {
+	const struct vs_request *r = request;
+	const struct sim_node *node = r->node;
+	uint8_t *d = r->d;
 	const char *psid = sim_identity_board_id(node->vendor_id, node->device_id);
 	struct sim_fw_version fw = { 0 };
 
@@ -67,27 +80,43 @@ static int vs_general_info(const struct sim_node *node, uint8_t *d)
 	return 0;
 }
 
+SIM_ATTR_FIELD_LIST(vs_class_port_info_fields, CLASS_PORT_INFO);
+SIM_ATTR_FIELD_LIST(vs_general_info_fields, MLNX_GENERAL_INFO);
+
+/* What the vendor class answers, on Mellanox nodes (sim_mlnx_vs_process); nothing is writable. */
+static const struct sim_attr vs_attrs[] = {
+	{ MLNX_VS_ATTR_CLASS_PORT_INFO, 0, "ClassPortInfo", SIM_ATTR_FIELDS(vs_class_port_info_fields),
+	  NULL, vs_class_port_info, NULL },
+	{ MLNX_VS_ATTR_GENERAL_INFO, 0, "GeneralInfo", SIM_ATTR_FIELDS(vs_general_info_fields), NULL,
+	  vs_general_info, NULL },
+};
+
+const struct sim_attr *sim_mlnx_vs_attrs(size_t *n)
+{
+	*n = sizeof(vs_attrs) / sizeof(vs_attrs[0]);
+	return vs_attrs;
+}
+
 int sim_mlnx_vs_process(struct sim_node *node, unsigned in_port, uint8_t *mad)
 {
-	uint8_t method = mad_method(mad), *d = mad + MLNX_VS_OFF_DATA;
+	struct vs_request r = { .node = node, .in_port = in_port, .d = mad + MLNX_VS_OFF_DATA };
+	uint8_t method = mad_method(mad);
+	const struct sim_attr *a;
 	int status;
 
 	if (mad_class(mad) != MLNX_VS_CLASS || !sim_node_is_mellanox(node) ||
 	    mad_method_is_response(method) || method == UMAD_METHOD_TRAP_REPRESS)
 		return 0;
 	if (mad[MAD_OFF_BASE_VERSION] != UMAD_BASE_VERSION ||
-	    mad[MAD_OFF_CLASS_VERSION] != MLNX_VS_CLASS_VERSION)
+	    mad[MAD_OFF_CLASS_VERSION] != MLNX_VS_CLASS_VERSION) {
 		status = UMAD_STATUS_BAD_VERSION;
-	else if (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET)
+	} else if (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET) {
 		status = UMAD_STATUS_METHOD_NOT_SUPPORTED;
-	else if (method == UMAD_METHOD_SET)
-		status = UMAD_STATUS_ATTR_NOT_SUPPORTED;	/* nothing here is writable */
-	else if (mad_attr_id(mad) == MLNX_VS_ATTR_CLASS_PORT_INFO)
-		status = vs_class_port_info(node, in_port, d);
-	else if (mad_attr_id(mad) == MLNX_VS_ATTR_GENERAL_INFO)
-		status = vs_general_info(node, d);
-	else
-		status = UMAD_STATUS_ATTR_NOT_SUPPORTED;
+	} else {
+		a = sim_attr_find(vs_attrs, sizeof(vs_attrs) / sizeof(vs_attrs[0]), mad_attr_id(mad));
+		status = sim_attr_refused(a, node, method == UMAD_METHOD_SET)
+				 ? UMAD_STATUS_ATTR_NOT_SUPPORTED : a->answer(&r);
+	}
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
 	put_be16(mad + MAD_OFF_STATUS, (uint16_t)status);
 	return 1;

@@ -37,4 +37,8 @@ int sim_mlnx_ext_port_info_set(struct sim_port *p, const uint8_t *d);
  */
 int sim_mlnx_vs_process(struct sim_node *node, unsigned in_port, uint8_t *mad);
 
+struct sim_attr;
+/* The vendor class's attribute table (attr_table.h): its n rows. */
+const struct sim_attr *sim_mlnx_vs_attrs(size_t *n);
+
 #endif /* SIMFABRIC_MLNX_H */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The classes' attribute tables (simfabric/attr_table.h): in each, an
+ * The classes' attribute tables (simfabric/attr_table.h: the SMA's, the
+ * PMA's, the CC agent's, Mellanox's vendor class's): in each, an
  * attribute has one row (a second would never be found), a name and a
  * handler, and its field list lies inside the class's data and in wire
  * order, so that what reads a row (a recorder, a dump) can trust it.
@@ -16,6 +17,7 @@
 #include "libumad/base/mad_wire.h"
 #include "simfabric/attr_table.h"
 #include "simfabric/cc.h"
+#include "simfabric/mlnx.h"
 #include "simfabric/pma.h"
 #include "simfabric/sma.h"
 
@@ -74,12 +76,22 @@ static void test_cc_table(void **state)
 	check_table(rows, n, CC_DATA_SIZE);
 }
 
+static void test_mlnx_vs_table(void **state)
+{
+	size_t n;
+	const struct sim_attr *rows = sim_mlnx_vs_attrs(&n);
+
+	(void)state;
+	check_table(rows, n, MLNX_VS_DATA_SIZE);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_sma_table),
 		cmocka_unit_test(test_pma_table),
 		cmocka_unit_test(test_cc_table),
+		cmocka_unit_test(test_mlnx_vs_table),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
