@@ -27,7 +27,7 @@ fuzz_capture_meta_sources = tests/fuzz/fuzz_capture_meta.c pcap/capture_meta.c
 fuzz_topology_sources = tests/fuzz/fuzz_topology.c simfabric/fabric.c simfabric/topology.c \
 	simfabric/arena.c simfabric/text.c
 fuzz_sim_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.c simfabric/arena.c simfabric/topology.c simfabric/port_state.c \
-	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_records.c \
+	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_common.c simfabric/sa_records.c \
 	simfabric/sa_path.c simfabric/sa_multipath.c simfabric/sa_mcast.c simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/text.c simfabric/describe.c \
 	backends/sysfs_writer.c backends/sysfs_values.c \
@@ -38,7 +38,7 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.c simf
 fuzz_sim_mad_sources = tests/fuzz/fuzz_sim_mad.c $(fuzz_sim_sources)
 # The fabric alone (no backend): scenarios applied to it, and described.
 fuzz_simfabric_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.c simfabric/arena.c simfabric/topology.c simfabric/port_state.c \
-	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c \
+	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_common.c \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_multipath.c simfabric/sa_mcast.c simfabric/sa_service.c \
 	simfabric/sa_inform.c simfabric/subnet_up.c simfabric/net.c simfabric/fault.c \
 	simfabric/text.c simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c \
