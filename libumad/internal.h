@@ -51,5 +51,7 @@ void umad_resent(int portid, const void *umad, size_t len);
 
 /* Best-port resolution (resolve.c).  Returns a malloc'ed name or NULL. */
 char *umad_resolve_ca_name(const char *ca_in, int *best_port, int enforce_smi);
+/* The CA of exactly this name from the backend (no resolution, nothing printed): 0 or -errno. */
+int umad_ca_fetch(const char *name, umad_ca_t *ca);
 
 #endif /* LIBUMAD_INTERNAL_H */

@@ -24,6 +24,7 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/dispatch.c \
 	libumad/umad.c \
 	libumad/resolve.c \
+	libumad/ca_fetch.c \
 	libumad/device_list.c \
 	libumad/umad_str.c \
 	libumad/dump.c \

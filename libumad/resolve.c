@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "libumad/base/backend.h"
+#include "libumad/base/ca_port.h"
 #include "internal.h"
 #include "libumad/base/mad_layout.h"
 
@@ -44,7 +45,7 @@ static int resolve_ca_port(const char *ca_name, int *port, int enforce_smi)
 	int active = -1, up = -1, ret = -1, i;
 	umad_ca_t ca;
 
-	if (umad_get_ca(ca_name, &ca) < 0)
+	if (umad_ca_fetch(ca_name, &ca) < 0)
 		return -1;
 
 	if (ca.node_type == NODE_TYPE_SWITCH) {
@@ -97,7 +98,7 @@ static int resolve_ca_port(const char *ca_name, int *port, int enforce_smi)
 		ret = 0;
 	}
 out:
-	umad_release_ca(&ca);
+	umad_backend_free_ca_ports(&ca);
 	return ret;
 }
 
@@ -164,7 +165,7 @@ static size_t count_port_guids(char names[][UMAD_CA_NAME_LEN], int n_names,
 	int c, i;
 
 	for (c = 0; c < n_names; c++) {
-		if (umad_get_ca(names[c], &ca) < 0)
+		if (umad_ca_fetch(names[c], &ca) < 0)
 			continue;
 		for (i = 0; i <= ca.numports; i++) {
 			if (!ca.ports[i])
@@ -176,7 +177,7 @@ static size_t count_port_guids(char names[][UMAD_CA_NAME_LEN], int n_names,
 			else if (used < max)
 				counts[used++] = (struct guid_count){ ca.ports[i]->port_guid, 1 };
 		}
-		umad_release_ca(&ca);
+		umad_backend_free_ca_ports(&ca);
 	}
 	return used;
 }
@@ -228,7 +229,7 @@ int umad_get_smi_gsi_pairs(struct umad_ca_pair cas[], size_t max)
 	used = count_port_guids(names, n_names, counts, UMAD_MAX_PORTS);
 
 	for (c = 0; c < n_names; c++) {
-		if (umad_get_ca(names[c], &ca) < 0)
+		if (umad_ca_fetch(names[c], &ca) < 0)
 			continue;
 		/* Each CA joins the pair of its first port that has a GUID. */
 		for (i = 0; i <= ca.numports; i++) {
@@ -257,7 +258,7 @@ int umad_get_smi_gsi_pairs(struct umad_ca_pair cas[], size_t max)
 			}
 			break;
 		}
-		umad_release_ca(&ca);
+		umad_backend_free_ca_ports(&ca);
 	}
 	ret = (int)n_pairs;
 out:
@@ -370,14 +371,14 @@ int umad_get_smi_gsi_pair_by_ca_name(const char *devname, uint8_t portnum,
 			continue;
 		is_gsi = (!enforce_smi && !cand->smi_name[0]) ||
 			 (devname && !strncmp(devname, cand->gsi_name, UMAD_CA_NAME_LEN));
-		if (umad_get_ca(is_gsi ? cand->gsi_name : cand->smi_name, &ca) < 0)
+		if (umad_ca_fetch(is_gsi ? cand->gsi_name : cand->smi_name, &ca) < 0)
 			continue;
 		/* rdma-core indexes ports[] with any uint8_t; numbers past 9 cannot exist. */
 		if (!portnum || (portnum < UMAD_CA_MAX_PORTS && ca.ports[portnum])) {
 			*ca_pair = *cand;
 			found = pick_preferred_ports(ca_pair, &ca, is_gsi, portnum, devname != NULL) == 0;
 		}
-		umad_release_ca(&ca);
+		umad_backend_free_ca_ports(&ca);
 	}
 	free(pairs);
 	if (!found)

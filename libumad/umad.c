@@ -72,8 +72,7 @@ int umad_get_ca(const char *ca_name, umad_ca_t *ca)
 	r = prepare(ca_name, NULL, &be, &name);
 	if (r < 0)
 		return r;
-	memset(ca, 0, sizeof(*ca));
-	r = be->get_ca(name, ca);
+	r = umad_ca_fetch(name, ca);
 	free(name);
 	return r < 0 ? umad_fail(r) : r;
 }
