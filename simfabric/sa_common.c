@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * What the SA's record types share (sa_internal.h), below them and below
+ * What the SA's record types share (sa_common.h), below them and below
  * the front (sa.c) that calls them: the SA's clock, the generic
  * component-mask matcher and the answer's records, the port and P_Key
  * look-ups, and the rates' order.
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "simfabric/sa_internal.h"
+#include "simfabric/sa_common.h"
 
 uint64_t sa_now(const struct sim_sa *sa)
 {

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simfabric/sa_internal.h"
+#include "simfabric/sa_common.h"
 
 #define IN_INFORM_INFO_RECORD(name, byte, bit, bits) \
 	MAD_FIELD_AT(name, MAD_FIELD_BYTE(IIR_INFORM_INFO)),

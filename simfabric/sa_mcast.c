@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simfabric/sa_internal.h"
+#include "simfabric/sa_common.h"
 
 /* What a join, a leave and a creation must name. */
 #define JOIN_COMPS	(UMAD_SA_MCM_COMP_MASK_MGID | UMAD_SA_MCM_COMP_MASK_PORT_GID | \

@@ -18,7 +18,7 @@
 #include <limits.h>
 #include <string.h>
 
-#include "simfabric/sa_internal.h"
+#include "simfabric/sa_common.h"
 
 /* Most GIDs a request may name: SGIDCount and DGIDCount are a byte each. */
 #define MPR_MAX_GIDS	(2 * 255)

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "simfabric/route.h"
-#include "simfabric/sa_internal.h"
+#include "simfabric/sa_common.h"
 
 /* What a walk found on the links it crossed. */
 struct path_walk {

@@ -11,7 +11,7 @@
 
 #include <string.h>
 
-#include "simfabric/sa_internal.h"
+#include "simfabric/sa_common.h"
 #include "simfabric/sma.h"
 
 #define N_FIELDS(t)	(sizeof(t) / sizeof((t)[0]))

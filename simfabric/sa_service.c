@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "simfabric/sa_internal.h"
+#include "simfabric/sa_common.h"
 
 static const mad_field_t service_fields[] = { SERVICE_RECORD_FIELDS(MAD_FIELD_ITEM) };
 static const struct sa_components service_components = {

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * What the SA's files share: its state, the query being answered, the
+ * What the SA's files share (defined in sa_common.c, or inline here): its
+ * state, the query being answered, the
  * component tables the generic matcher runs on, and the look-ups of ports
  * by LID and GID.  Not for use outside simfabric/sa*.c.
  */
-#ifndef SIMFABRIC_SA_INTERNAL_H
-#define SIMFABRIC_SA_INTERNAL_H
+#ifndef SIMFABRIC_SA_COMMON_H
+#define SIMFABRIC_SA_COMMON_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -214,4 +215,4 @@ void sa_inform_free(struct sim_sa *sa);
 /* A notice the SA itself raises (traps 66 and 67 for groups made and gone). */
 void sa_notice_gid(struct sim_sa *sa, uint16_t trap, const uint8_t *gid);
 
-#endif /* SIMFABRIC_SA_INTERNAL_H */
+#endif /* SIMFABRIC_SA_COMMON_H */
