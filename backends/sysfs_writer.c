@@ -233,10 +233,39 @@ static int tree_parent(const struct tree *t, const char *rel, int create, int *d
 	return tree_dir(t, rel, slash ? (size_t)(slash - rel) : 0, create, dirfd);
 }
 
+/* The longest value compared before a rewrite: a sysfs attribute holds a page at most. */
+#define SYSFS_VALUE_MAX	4096
+
+/*
+ * Whether name in dirfd is a regular file (not a link) that holds value
+ * already.  A rewrite of the same value is skipped: replacing a file frees
+ * the old one, and on a file system mounted with discard each freed file
+ * waits for the disk, which a busy machine makes slow -- and a tree is
+ * rewritten on every change notice, most of which change none of its files.
+ */
+static int holds(int dirfd, const char *name, const char *value, size_t n)
+{
+	char buf[SYSFS_VALUE_MAX + 1];
+	struct stat st;
+	ssize_t got;
+	int fd, same;
+
+	if (n > SYSFS_VALUE_MAX)
+		return 0;
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	same = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (size_t)st.st_size == n &&
+	       (got = read(fd, buf, sizeof(buf))) >= 0 && (size_t)got == n && !memcmp(buf, value, n);
+	close(fd);
+	return same;
+}
+
 /*
  * Write name in directory dirfd (ROOT/rel) through NAME.tmp, created anew
  * and never through a link, then renamed over name: a link at either name
- * is replaced, what it points to untouched.
+ * is replaced, what it points to untouched.  A file that holds the value
+ * already is left as it is.
  */
 static int put_at(const struct tree *t, int dirfd, const char *rel, const char *name,
 		  const char *value)
@@ -245,6 +274,8 @@ static int put_at(const struct tree *t, int dirfd, const char *rel, const char *
 	size_t n = strlen(value), done = 0;
 	int fd, attempt, r = 0;
 
+	if (holds(dirfd, name, value, n))
+		return 0;
 	if (sysfs_path(tmp, sizeof(tmp), "%s.tmp", name))
 		return failed(t, -ENAMETOOLONG, rel, strlen(rel), ".tmp", NULL);
 	for (attempt = 0;; attempt++) {

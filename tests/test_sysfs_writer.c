@@ -147,23 +147,44 @@ static void test_own_tree(void **state)
 	assert_false(exists(at(1, "sys/class/infiniband/sim0/node_desc.tmp")));
 }
 
-/* A link at the temporary name: removed as a link, the file written, the target untouched. */
+/*
+ * A link at the temporary name of a file being rewritten: removed as a
+ * link, the file written, the target untouched.  A file whose value stays
+ * is not rewritten: a link at its temporary name stays too, never followed.
+ */
 static void test_link_at_temp_name(void **state)
 {
 	(void)state;
 	assert_int_equal(write_host("Hca1"), 0);
 	assert_int_equal(symlink(at(0, "secret"), at(1, "sys/class/infiniband/sim0/node_desc.tmp")),
 			 0);
-	/* And one leading nowhere, where the write would create the file it names. */
+	/* And one leading nowhere, where a write through it would create the file it names. */
 	assert_int_equal(symlink(at(0, "created"),
 				 at(1, "sys/class/infiniband/sim0/node_guid.tmp")), 0);
-	assert_int_equal(write_host("Hca1"), 0);
+	assert_int_equal(write_host("Hca1 renamed"), 0);
 	assert_string_equal(read_text(at(0, "secret")), SECRET);
 	assert_false(exists(at(0, "created")));
 	assert_true(is_regular(at(1, "sys/class/infiniband/sim0/node_desc")));
-	assert_string_equal(read_text(at(1, "sys/class/infiniband/sim0/node_desc")), "Hca1\n");
+	assert_string_equal(read_text(at(1, "sys/class/infiniband/sim0/node_desc")),
+			    "Hca1 renamed\n");
 	assert_false(exists(at(1, "sys/class/infiniband/sim0/node_desc.tmp")));
-	assert_false(exists(at(1, "sys/class/infiniband/sim0/node_guid.tmp")));
+	assert_true(is_regular(at(1, "sys/class/infiniband/sim0/node_guid")));
+}
+
+/* The same value again: the file is left as it is (the same inode), not replaced. */
+static void test_same_value_not_rewritten(void **state)
+{
+	struct stat before, after;
+
+	(void)state;
+	assert_int_equal(write_host("Hca1"), 0);
+	assert_int_equal(stat(at(1, "sys/class/infiniband/sim0/node_desc"), &before), 0);
+	assert_int_equal(write_host("Hca1"), 0);
+	assert_int_equal(stat(at(1, "sys/class/infiniband/sim0/node_desc"), &after), 0);
+	assert_int_equal(before.st_ino, after.st_ino);
+	assert_int_equal(write_host("Hca1 renamed"), 0);
+	assert_int_equal(stat(at(1, "sys/class/infiniband/sim0/node_desc"), &after), 0);
+	assert_int_not_equal(before.st_ino, after.st_ino);
 }
 
 /* A link at the final name: replaced by the file, the target untouched. */
@@ -296,6 +317,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_own_tree, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_same_value_not_rewritten, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_at_temp_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_at_final_name, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_link_at_device_node, setup, teardown),
