@@ -14,7 +14,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/pma.c simfabric/pma.h \
 	simfabric/cc.c simfabric/cc.h \
 	simfabric/route.c simfabric/route.h \
-	simfabric/sa.c simfabric/sa.h simfabric/sa_common.h simfabric/sa_common.c \
+	simfabric/sa.c simfabric/sa.h simfabric/sa_types.h simfabric/sa_common.h simfabric/sa_common.c \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_multipath.c simfabric/sa_mcast.c \
 	simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/subnet_up.h \

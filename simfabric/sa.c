@@ -14,6 +14,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "simfabric/sa.h"
 #include "simfabric/sa_common.h"
 
 /* RespTimeValue of the SA's ClassPortInfo: 4.096 us * 2^16, about a quarter second. */

@@ -17,22 +17,9 @@
 #include <stdint.h>
 
 #include "simfabric/fabric.h"
+#include "simfabric/sa_types.h"
 
 struct sim_sa;
-
-/* What the SA asks of its owner (all optional). */
-struct sim_sa_hooks {
-	/*
-	 * A multicast group's membership changed: the owner reprograms the MFTs
-	 * for mlid.  members: every member port whatever its join state, n of
-	 * them; n == 0 when the group is gone or has no member left.
-	 */
-	void (*mcast_changed)(void *arg, uint16_t mlid, struct sim_port *const *members, size_t n);
-	/* Send a Report (a whole MAD, MAD_SIZE bytes: SA class, method Report,
-	 * attribute Notice) to a subscriber at (lid, qpn). */
-	void (*send_report)(void *arg, uint16_t lid, uint32_t qpn, const uint8_t *mad);
-	void *arg;
-};
 
 /*
  * A new SA for fabric f.  sm_port: where the SM and SA sit (its LID is the
@@ -53,13 +40,6 @@ void sim_sa_free(struct sim_sa *sa);
  */
 void sim_sa_set_key(struct sim_sa *sa, uint64_t sm_key);
 
-/* Who sent a request: the port (NULL: found by lid), its LID, QP and P_Key. */
-struct sim_sa_requester {
-	struct sim_port *port;
-	uint16_t lid;
-	uint32_t qpn;
-	uint16_t pkey;
-};
 
 /*
  * Process one SA request: req is the whole request message (MAD header,

@@ -13,7 +13,8 @@
 
 #include "libumad/base/mad_layout.h"
 #include <infiniband/umad_sa_mcm.h>
-#include "simfabric/sa.h"
+#include "simfabric/fabric.h"
+#include "simfabric/sa_types.h"
 
 /* The SA status of umad_sa.h as a MAD status. */
 #define SA_STATUS(code)	((uint16_t)((code) << SA_STATUS_SHIFT))
