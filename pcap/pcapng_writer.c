@@ -65,7 +65,7 @@ struct pcapng_writer {
 	size_t header_len, header_cap;
 	struct header_block *headers;
 	size_t n_headers, headers_cap, headers_in_file;
-	char why[192];			/* what a write refused, for pcapng_error() */
+	const char *why;		/* what a write refused, for pcapng_error(): a constant */
 	uint8_t block[BLOCK_MAX];	/* one block is assembled here, then written at once */
 };
 
@@ -220,9 +220,8 @@ static int check_end(struct pcapng_writer *w, uint64_t end)
 	    pread(w->fd, &trailing, 4, (off_t)end - 4) != 4 || trailing % 4 ||
 	    trailing < PCAPNG_BLOCK_MIN || trailing > end ||
 	    pread(w->fd, head, 8, (off_t)(end - trailing)) != 8 || head[1] != trailing) {
-		snprintf(w->why, sizeof(w->why), "it does not end with a whole pcapng block in this "
-			 "machine's byte order (cut short, or written by another program): nothing "
-			 "is appended to it");
+		w->why = "it does not end with a whole pcapng block in this machine's byte order "
+			 "(cut short, or written by another program): nothing is appended to it";
 		return -EBADMSG;
 	}
 	return 0;
@@ -566,7 +565,7 @@ struct pcapng_writer *pcapng_append(const char *path, const char *application,
 
 const char *pcapng_error(const struct pcapng_writer *w)
 {
-	return w->why[0] ? w->why : NULL;
+	return w->why;
 }
 
 int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *description)
