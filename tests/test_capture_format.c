@@ -1576,30 +1576,29 @@ static pid_t feed_pipe(const uint8_t *bytes, size_t size, size_t piece, char *na
  * lies in the file at its packet_at, and a descriptor of the file (not of
  * the pipe) reads it back there.
  */
-static void test_reader_file_and_stream(void **state)
+/*
+ * A capture of records MADs at path, with a block of a type no reader knows,
+ * big bytes long (larger than the reader's buffer), spliced in before the
+ * first packet: its bytes (*size of them, the caller frees them) and where
+ * the first packet block is (*first_epb).
+ */
+static uint8_t *write_spliced(int records, uint32_t big, size_t *size_out, size_t *first_epb_out)
 {
-	enum { RECORDS = 4000, BIG = 700 * 1024 };
-	static struct seen from_file[RECORDS], from_pipe[RECORDS];
 	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
-	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX], back[IB_MAD_PACKET_MAX], *bytes, *spliced;
-	char comment[64], name[64];
-	struct umad_err err = UMAD_ERR_INIT;
-	struct capture_record rec;
-	struct capture_reader *r;
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX], *bytes, *spliced;
 	struct pcapng_writer *w;
 	struct ib_user_mad hdr;
 	size_t size, at, first_epb = 0;
 	uint32_t type, total;
-	int i, n, got, fd, status;
-	pid_t pid;
+	char comment[64];
+	int i, n, fd;
 
-	(void)state;
 	unlink(path);
 	w = pcapng_create(path, "libumad test", &err_text);
 	assert_non_null(w);
 	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
 	dr_get_nodeinfo(mad, &hdr);
-	for (i = 0; i < RECORDS; i++) {
+	for (i = 0; i < records; i++) {
 		put_be64(mad + MAD_OFF_TID, (uint64_t)i);
 		ends.outbound = i % 2 == 0;
 		n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
@@ -1623,22 +1622,43 @@ static void test_reader_file_and_stream(void **state)
 		}
 	}
 	assert_true(first_epb > 0);
-	spliced = calloc(1, size + BIG);
+	spliced = calloc(1, size + big);
 	assert_non_null(spliced);
 	memcpy(spliced, bytes, first_epb);
 	type = 0x00000bad;
-	total = BIG;
+	total = big;
 	memcpy(spliced + first_epb, &type, 4);
 	memcpy(spliced + first_epb + 4, &total, 4);
-	memcpy(spliced + first_epb + BIG - 4, &total, 4);
-	memcpy(spliced + first_epb + BIG, bytes + first_epb, size - first_epb);
+	memcpy(spliced + first_epb + big - 4, &total, 4);
+	memcpy(spliced + first_epb + big, bytes + first_epb, size - first_epb);
 	free(bytes);
-	size += BIG;
+	size += big;
 	unlink(path);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, spliced, size), (ssize_t)size);
 	close(fd);
+
+	*size_out = size;
+	*first_epb_out = first_epb;
+	return spliced;
+}
+
+static void test_reader_file_and_stream(void **state)
+{
+	enum { RECORDS = 4000, BIG = 700 * 1024 };
+	static struct seen from_file[RECORDS], from_pipe[RECORDS];
+	uint8_t back[IB_MAD_PACKET_MAX], *spliced;
+	struct umad_err err = UMAD_ERR_INIT;
+	struct capture_record rec;
+	struct capture_reader *r;
+	size_t size, first_epb;
+	int i, n, got, fd, status;
+	char name[64];
+	pid_t pid;
+
+	(void)state;
+	spliced = write_spliced(RECORDS, BIG, &size, &first_epb);
 
 	n = read_records(path, from_file, RECORDS, &err, &got);
 	assert_int_equal(got, 0);
