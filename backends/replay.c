@@ -242,20 +242,35 @@ static void forget_capture(void)
 	memset(&reassembly, 0, sizeof(reassembly));
 }
 
+/* A capture being loaded: where the reading is, and what it has to tell once read. */
+struct loading {
+	const char *path;
+	struct capture_reader *r;
+	/* The host port of the interface last seen: most captures have one. */
+	int last_iface;
+	char last_name[UMAD_CA_NAME_LEN + 16];
+	size_t last_local;
+	unsigned long records;		/* read, MADs or not */
+	int loaded;			/* MADs of a host port */
+	int no_memory;
+	int no_mad;			/* the file held no MAD at all: why says why */
+	struct umad_err why;		/* why the reading stopped, or why no MAD */
+	unsigned long bad;		/* comments that do not read */
+	struct umad_err first_bad;	/* the first of them: "record N: why" */
+};
+
 /*
  * The metadata of a record; a comment that does not parse counts as none
  * (the first such is reported once the file is read).
  */
-static void read_meta(const struct capture_record *rec, unsigned long record,
-		      struct capture_meta *meta, unsigned long *bad, char *first_bad, size_t size)
+static void read_meta(struct loading *ld, const struct capture_record *rec,
+		      struct capture_meta *meta)
 {
-	char why[256];
-
-	if (capture_meta_parse(rec->comment, meta, why, sizeof(why)) == 0)
+	if (capture_meta_parse(rec->comment, meta, ld->bad ? NULL : &ld->first_bad) == 0)
 		return;
 	memset(meta, 0, sizeof(*meta));
-	if (!(*bad)++)
-		snprintf(first_bad, size, "record %lu: %s", record, why);
+	if (!ld->bad++)
+		umad_err_prefix(&ld->first_bad, -EINVAL, "record %lu: ", ld->records);
 }
 
 /* Does the record say its request timed out? */
@@ -265,38 +280,25 @@ static int timed_out(const struct capture_meta *meta)
 }
 
 /*
- * Load the capture at path: 0, or -errno.  What a person should know is
- * added to err a line each, on success too (answers cut short, comments
- * that do not read), the reason last on failure.
+ * Open the capture at path and make the index: 0, or -errno with why in
+ * err.  A file's answers are read back from it; a stream's (or one that
+ * cannot be had again) kept.
  */
-static int load(const char *path, struct umad_err *err)
+static int load_open(struct loading *ld, struct umad_err *err)
 {
-	struct capture_record rec;
-	struct capture_reader *r;
 	struct stat st;
-	/* The host port of the interface last seen: most captures have one. */
-	int last_iface = -1;
-	char last_name[UMAD_CA_NAME_LEN + 16] = "";
-	size_t last_local = 0;
-	char why[512], first_bad[320], why_none[512] = "";
-	unsigned long records = 0, bad = 0;
-	int got, loaded = 0, no_memory = 0;
 
-	r = capture_open(path, why, sizeof(why));
-	if (!r) {
-		umad_err_add(err, "%s", why);
+	ld->r = capture_open(ld->path, err);
+	if (!ld->r)
 		return -EINVAL;
-	}
 	recorded = replay_index_new();
 	if (!recorded) {
-		capture_close(r);
-		umad_err_add(err, "%s: out of memory", path);
-		forget_capture();
-		return -ENOMEM;
+		capture_close(ld->r);
+		ld->r = NULL;
+		return umad_err_set(err, -ENOMEM, "%s: out of memory", ld->path);
 	}
-	/* A file's answers are read back from it; a stream's (or one that cannot be had again) kept. */
-	capture_fd = capture_reopen(r);
-	snprintf(capture_path, sizeof(capture_path), "%s", path);
+	capture_fd = capture_reopen(ld->r);
+	snprintf(capture_path, sizeof(capture_path), "%s", ld->path);
 	/*
 	 * A request and its answer take about a kilobyte of a capture (two
 	 * packets of a MAD each, their comments, the framing): room for that
@@ -304,173 +306,251 @@ static int load(const char *path, struct umad_err *err)
 	 */
 	if (capture_fd >= 0 && fstat(capture_fd, &st) == 0 && st.st_size > 0)
 		(void)replay_index_expect(recorded, (size_t)(st.st_size / REQUEST_BYTES));
-	while (!no_memory && (got = capture_next(r, &rec, why, sizeof(why))) == 1) {
-		struct local_port *lp;
-		enum pcapng_direction direction = capture_direction(&rec);
-		struct capture_meta meta;
-		size_t off, len, i;
-		const uint8_t *mad;
-		uint16_t slid, dlid;
-		uint32_t tid;
-		int first_of_many;
+	return 0;
+}
 
-		records++;
-		/* The name is compared too: a new section numbers its interfaces anew. */
-		if (rec.iface == last_iface && !strcmp(rec.iface_name, last_name)) {
-			lp = &locals[last_local];
-		} else {
-			lp = local_for(rec.iface_name, rec.iface);
-			if (!lp)
-				continue;
-			/* A name too long to keep is looked up every time. */
-			last_iface = strlen(rec.iface_name) < sizeof(last_name) ? rec.iface : -1;
-			if (last_iface >= 0)
-				strcpy(last_name, rec.iface_name);
-			last_local = (size_t)(lp - locals);
-		}
-		mad = capture_mad(&rec, &len);
-		if (!mad)
-			continue;
-		off = (size_t)(mad - rec.packet);
-		dlid = get_be16(rec.packet + LRH_OFF_DLID);
-		slid = get_be16(rec.packet + LRH_OFF_SLID);
-		tid = get_be32(mad + MAD_OFF_TID_LOW);
-		loaded++;
-		if (direction == PCAPNG_DIR_OUTBOUND) {
-			if (!lp->lid && slid != LID_PERMISSIVE)
-				lp->lid = slid;
-			if (!mad_method_is_response(mad_method(mad)) && n_open < MAX_OPEN &&
-			    make_room_for_open()) {
-				struct open_request *o = &open_reqs[n_open];
-				uint8_t key[KEY_MAX];
-				size_t key_len = make_key(mad, len, dlid, key);
-				int64_t id = key_len ? replay_index_request(recorded, key, key_len, 1) : -1;
+/* The host port of the record's interface, or NULL (a name that is no "CA:PORT", no memory). */
+static struct local_port *record_port(struct loading *ld, const struct capture_record *rec)
+{
+	struct local_port *lp;
 
-				if (id == -ENOMEM)
-					no_memory = 1;
-				if (id >= 0) {
-					o->writer = rec.writer;
-					o->iface = rec.iface;
-					o->tid = tid;
-					o->request = (uint32_t)id;
-					n_open++;
-				}
-			}
-			continue;
-		}
-		if (direction != PCAPNG_DIR_INBOUND)
-			continue;
-		/* Only what came in says anything replay uses (a timeout, a segment). */
-		read_meta(&rec, records, &meta, &bad, first_bad, sizeof(first_bad));
-		/* The local node answers NodeInfo at hop 0: what the host's CA looks like. */
-		if (mad_class(mad) == UMAD_CLASS_SUBN_DIRECTED_ROUTE &&
-		    mad_method(mad) == UMAD_METHOD_GET_RESP && mad[SMP_OFF_HOP_CNT] == 0 &&
-		    mad_attr_id(mad) == UMAD_SM_ATTR_NODE_INFO && len >= SMP_OFF_DATA + SMP_DATA_SIZE &&
-		    !lp->node_guid) {
-			const uint8_t *ni = mad + SMP_OFF_DATA;
+	/* The name is compared too: a new section numbers its interfaces anew. */
+	if (rec->iface == ld->last_iface && !strcmp(rec->iface_name, ld->last_name))
+		return &locals[ld->last_local];
+	lp = local_for(rec->iface_name, rec->iface);
+	if (!lp)
+		return NULL;
+	/* A name too long to keep is looked up every time. */
+	ld->last_iface = strlen(rec->iface_name) < sizeof(ld->last_name) ? rec->iface : -1;
+	if (ld->last_iface >= 0)
+		strcpy(ld->last_name, rec->iface_name);
+	ld->last_local = (size_t)(lp - locals);
+	return lp;
+}
 
-			lp->node_type = (uint8_t)mad_get(ni, NI_NODE_TYPE);
-			/* Kept big-endian, as the umad structs want them. */
-			lp->sys_guid = htobe64(mad_get(ni, NI_SYS_IMAGE_GUID));
-			lp->node_guid = htobe64(mad_get(ni, NI_NODE_GUID));
-			lp->port_guid = htobe64(mad_get(ni, NI_PORT_GUID));
-		}
-		if (!mad_method_is_response(mad_method(mad)) && !timed_out(&meta))
-			continue;	/* an unsolicited request: not an answer */
-		if (capture_meta_has(&meta, CAPTURE_META_SEGMENT) && meta.segment > 1) {
-			if (reassembly.active && reassembly.writer == rec.writer &&
-			    reassembly.iface == rec.iface && reassembly.tid == tid)
-				append_segment(mad, len, meta.segment, meta.segments);
-			continue;
-		}
-		first_of_many = capture_meta_has(&meta, CAPTURE_META_SEGMENT) && meta.segments > 1;
-		reassembly.active = 0;
-		for (i = n_open; i-- > 0;) {
-			struct open_request *o = &open_reqs[i];
+/* A request the host sent (mad, len bytes, to dlid): indexed, its answer awaited. */
+static void note_request(struct loading *ld, const struct capture_record *rec,
+			 const uint8_t *mad, size_t len, uint16_t dlid, uint32_t tid)
+{
+	struct open_request *o;
+	uint8_t key[KEY_MAX];
+	size_t key_len;
+	int64_t id;
 
-			if (o->writer == rec.writer && o->iface == rec.iface && o->tid == tid) {
-				struct replay_answer a = {
-					.slid = slid,
-					.sl = rec.packet[LRH_OFF_SL_LNH] >> LRH_SL_SHIFT,
-				};
-				int64_t id;
+	if (mad_method_is_response(mad_method(mad)) || n_open >= MAX_OPEN || !make_room_for_open())
+		return;
+	o = &open_reqs[n_open];
+	key_len = make_key(mad, len, dlid, key);
+	id = key_len ? replay_index_request(recorded, key, key_len, 1) : -1;
+	if (id == -ENOMEM)
+		ld->no_memory = 1;
+	if (id < 0)
+		return;
+	o->writer = rec->writer;
+	o->iface = rec->iface;
+	o->tid = tid;
+	o->request = (uint32_t)id;
+	n_open++;
+}
 
-				if (timed_out(&meta)) {
-					a.timeout = 1;
-				} else {
-					/* One packet carries one MAD; segments are put together below. */
-					a.len = (uint32_t)(len < MAD_SIZE ? len : MAD_SIZE);
-					/* The DETH ends where the MAD starts. */
-					a.src_qp = get_be24(rec.packet + off - IB_DETH_LEN +
-							    DETH_OFF_SRC_QP);
-					a.tid = tid;
-					/*
-					 * Left in the file, or kept packed; the first of
-					 * many segments grows on its own.
-					 */
-					if (!first_of_many && capture_fd >= 0)
-						a.at = rec.packet_at + off;
-					else if (!first_of_many)
-						no_memory = !(a.kept = replay_index_keep(recorded, mad,
-											 a.len));
-					else if (!(a.owned = malloc(a.len)))
-						no_memory = 1;
-					else
-						memcpy(a.owned, mad, a.len);
-				}
-				id = no_memory ? -ENOMEM : replay_index_add_answer(recorded, o->request, &a);
-				if (id < 0) {
-					free(a.owned);
-					no_memory = 1;
-					break;
-				}
-				if (first_of_many) {
-					reassembly.active = 1;
-					reassembly.writer = rec.writer;
-					reassembly.iface = rec.iface;
-					reassembly.tid = tid;
-					reassembly.answer = (uint32_t)id;
-					reassembly.head = mad_rmpp_header_len(mad_class(mad));
-				}
-				*o = open_reqs[--n_open];
-				break;
-			}
-		}
+/* The local node answers NodeInfo at hop 0: what the host's CA looks like. */
+static void note_local_node(struct local_port *lp, const uint8_t *mad, size_t len)
+{
+	const uint8_t *ni = mad + SMP_OFF_DATA;
+
+	if (mad_class(mad) != UMAD_CLASS_SUBN_DIRECTED_ROUTE ||
+	    mad_method(mad) != UMAD_METHOD_GET_RESP || mad[SMP_OFF_HOP_CNT] != 0 ||
+	    mad_attr_id(mad) != UMAD_SM_ATTR_NODE_INFO || len < SMP_OFF_DATA + SMP_DATA_SIZE ||
+	    lp->node_guid)
+		return;
+	lp->node_type = (uint8_t)mad_get(ni, NI_NODE_TYPE);
+	/* Kept big-endian, as the umad structs want them. */
+	lp->sys_guid = htobe64(mad_get(ni, NI_SYS_IMAGE_GUID));
+	lp->node_guid = htobe64(mad_get(ni, NI_NODE_GUID));
+	lp->port_guid = htobe64(mad_get(ni, NI_PORT_GUID));
+}
+
+/*
+ * The answer a record (its MAD at off in the packet, len bytes) gives, in
+ * a: a timeout, or where the MAD is (left in the file, or kept packed; the
+ * first of many segments grows on its own, so it is copied).  0, or
+ * -ENOMEM.
+ */
+static int make_answer(const struct capture_record *rec, const struct capture_meta *meta,
+		       size_t off, size_t len, int first_of_many, struct replay_answer *a)
+{
+	const uint8_t *mad = rec->packet + off;
+
+	a->slid = get_be16(rec->packet + LRH_OFF_SLID);
+	a->sl = rec->packet[LRH_OFF_SL_LNH] >> LRH_SL_SHIFT;
+	if (timed_out(meta)) {
+		a->timeout = 1;
+		return 0;
 	}
-	/* Why there is no MAD at all, while the reader knows what it read. */
-	if (!loaded && got == 0)
-		(void)capture_why_no_mad(r, why_none, sizeof(why_none));
-	capture_close(r);
-	free(open_reqs);
-	open_reqs = NULL;
-	cap_open = 0;
-	if (no_memory) {
-		umad_err_add(err, "%s: out of memory after %d MADs", path, loaded);
-		forget_capture();
+	/* One packet carries one MAD; segments are put together as they come. */
+	a->len = (uint32_t)(len < MAD_SIZE ? len : MAD_SIZE);
+	/* The DETH ends where the MAD starts. */
+	a->src_qp = get_be24(rec->packet + off - IB_DETH_LEN + DETH_OFF_SRC_QP);
+	a->tid = get_be32(mad + MAD_OFF_TID_LOW);
+	if (!first_of_many && capture_fd >= 0)
+		a->at = rec->packet_at + off;
+	else if (!first_of_many)
+		return (a->kept = replay_index_keep(recorded, mad, a->len)) ? 0 : -ENOMEM;
+	else if (!(a->owned = malloc(a->len)))
+		return -ENOMEM;
+	else
+		memcpy(a->owned, mad, a->len);
+	return 0;
+}
+
+/*
+ * A record that came in (its MAD at off in the packet, len bytes): the
+ * answer (or timeout) of the request of its writer, interface and TID that
+ * is awaited, or the next segment of the answer being put together.
+ */
+static void note_answer(struct loading *ld, const struct capture_record *rec,
+			const struct capture_meta *meta, size_t off, size_t len)
+{
+	const uint8_t *mad = rec->packet + off;
+	uint32_t tid = get_be32(mad + MAD_OFF_TID_LOW);
+	int first_of_many;
+	size_t i;
+
+	if (capture_meta_has(meta, CAPTURE_META_SEGMENT) && meta->segment > 1) {
+		if (reassembly.active && reassembly.writer == rec->writer &&
+		    reassembly.iface == rec->iface && reassembly.tid == tid)
+			append_segment(mad, len, meta->segment, meta->segments);
+		return;
+	}
+	first_of_many = capture_meta_has(meta, CAPTURE_META_SEGMENT) && meta->segments > 1;
+	reassembly.active = 0;
+	for (i = n_open; i-- > 0;) {
+		struct open_request *o = &open_reqs[i];
+		struct replay_answer a = { 0 };
+		int64_t id;
+
+		if (o->writer != rec->writer || o->iface != rec->iface || o->tid != tid)
+			continue;
+		id = make_answer(rec, meta, off, len, first_of_many, &a);
+		if (id == 0)
+			id = replay_index_add_answer(recorded, o->request, &a);
+		if (id < 0) {
+			free(a.owned);
+			ld->no_memory = 1;
+			return;
+		}
+		if (first_of_many) {
+			reassembly.active = 1;
+			reassembly.writer = rec->writer;
+			reassembly.iface = rec->iface;
+			reassembly.tid = tid;
+			reassembly.answer = (uint32_t)id;
+			reassembly.head = mad_rmpp_header_len(mad_class(mad));
+		}
+		*o = open_reqs[--n_open];
+		return;
+	}
+}
+
+/* One record read: what it tells of the host, a request, or an answer. */
+static void load_record(struct loading *ld, const struct capture_record *rec)
+{
+	enum pcapng_direction direction = capture_direction(rec);
+	struct capture_meta meta;
+	struct local_port *lp;
+	const uint8_t *mad;
+	uint16_t slid;
+	size_t len;
+
+	ld->records++;
+	lp = record_port(ld, rec);
+	mad = lp ? capture_mad(rec, &len) : NULL;
+	if (!mad)
+		return;
+	ld->loaded++;
+	if (direction == PCAPNG_DIR_OUTBOUND) {
+		slid = get_be16(rec->packet + LRH_OFF_SLID);
+		if (!lp->lid && slid != LID_PERMISSIVE)
+			lp->lid = slid;
+		note_request(ld, rec, mad, len, get_be16(rec->packet + LRH_OFF_DLID),
+			     get_be32(mad + MAD_OFF_TID_LOW));
+		return;
+	}
+	if (direction != PCAPNG_DIR_INBOUND)
+		return;
+	/* Only what came in says anything replay uses (a timeout, a segment). */
+	read_meta(ld, rec, &meta);
+	note_local_node(lp, mad, len);
+	if (!mad_method_is_response(mad_method(mad)) && !timed_out(&meta))
+		return;	/* an unsolicited request: not an answer */
+	note_answer(ld, rec, &meta, (size_t)(mad - rec->packet), len);
+}
+
+/*
+ * Once the reading stopped (got, as capture_next returned): 0, or -errno
+ * when the capture cannot be answered from.  What a person should know is
+ * added to err a line each, on success too, the reason last on failure.
+ */
+static int load_verdict(const struct loading *ld, int got, struct umad_err *err)
+{
+	if (ld->no_memory) {
+		umad_err_add(err, "%s: out of memory after %d MADs", ld->path, ld->loaded);
 		return -ENOMEM;
 	}
 	/* A capture cut short (a copy interrupted, a disk full): what came before is good. */
-	if (got < 0 && !loaded) {
-		umad_err_add(err, "%s", why);
-		forget_capture();
+	if (got < 0 && !ld->loaded) {
+		umad_err_add(err, "%s", umad_err_text(&ld->why));
 		return -EINVAL;
 	}
 	if (got < 0)
-		umad_err_add(err, "%s: answering from the %d MADs before it", why, loaded);
-	if (bad)
+		umad_err_add(err, "%s: answering from the %d MADs before it",
+			     umad_err_text(&ld->why), ld->loaded);
+	if (ld->bad)
 		umad_err_add(err, "%s: %lu record(s) with a comment that does not read, taken "
-			     "without their metadata; the first: %s", path, bad, first_bad);
-	if (!loaded && why_none[0]) {
-		umad_err_add(err, "%s", why_none);
-		forget_capture();
+			     "without their metadata; the first: %s", ld->path, ld->bad,
+			     umad_err_text(&ld->first_bad));
+	if (!ld->loaded && ld->no_mad) {
+		umad_err_add(err, "%s", umad_err_text(&ld->why));
 		return -EINVAL;
 	}
-	if (!loaded || !n_locals) {
-		umad_err_add(err, "%s holds no MAD of any umad port", path);
-		forget_capture();
+	if (!ld->loaded || !n_locals) {
+		umad_err_add(err, "%s holds no MAD of any umad port", ld->path);
 		return -EINVAL;
 	}
 	return 0;
+}
+
+/*
+ * Load the capture at path: 0, or -errno.  What a person should know is
+ * added to err a line each, on success too (answers cut short, comments
+ * that do not read), the reason last on failure.
+ */
+static int load(const char *path, struct umad_err *err)
+{
+	struct loading ld = { .path = path, .last_iface = -1 };
+	struct umad_err why = UMAD_ERR_INIT;
+	struct capture_record rec;
+	int got = 0, r;
+
+	r = load_open(&ld, &why);
+	if (r < 0) {
+		umad_err_add(err, "%s", umad_err_text(&why));
+		forget_capture();
+		return r;
+	}
+	while (!ld.no_memory && (got = capture_next(ld.r, &rec, &ld.why)) == 1)
+		load_record(&ld, &rec);
+	/* Why there is no MAD at all, while the reader knows what it read. */
+	if (!ld.loaded && got == 0)
+		ld.no_mad = capture_why_no_mad(ld.r, &ld.why);
+	capture_close(ld.r);
+	free(open_reqs);
+	open_reqs = NULL;
+	cap_open = 0;
+	r = load_verdict(&ld, got, err);
+	if (r < 0)
+		forget_capture();
+	return r;
 }
 
 /* The backend's start: where what the capture's load has to tell is told. */

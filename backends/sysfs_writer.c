@@ -92,32 +92,38 @@ static int failed(const struct tree *t, int r, const char *rel, size_t len, cons
 			    suffix ? suffix : "", why ? why : strerror(-r));
 }
 
-/* Can someone other than this user (or root) change what directory st holds?  Why, or NULL. */
-static const char *open_to_others(const struct stat *st, char *why, size_t size)
+/* Refuse ROOT/rel[0..len) for the reason fmt gives (-EPERM, returned). */
+static int __attribute__((format(printf, 4, 5)))
+refused(const struct tree *t, const char *rel, size_t len, const char *fmt, ...)
 {
-	if (st->st_uid != geteuid() && st->st_uid != 0) {
-		snprintf(why, size, "it belongs to user %u, not to you or root",
-			 (unsigned)st->st_uid);
-		return why;
-	}
-	if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX)) {
-		snprintf(why, size, "others may write in it (mode %04o, without the sticky bit)",
-			 (unsigned)(st->st_mode & 07777));
-		return why;
-	}
-	return NULL;
+	size_t n = strlen(t->root);
+	const char *sep = len && n && t->root[n - 1] != '/' ? "/" : "";
+	va_list ap;
+
+	va_start(ap, fmt);
+	umad_err_vset(t->err, -EPERM, fmt, ap);
+	va_end(ap);
+	return umad_err_prefix(t->err, -EPERM, "refusing the fake sysfs tree at %s%s%.*s: ",
+			       t->root, sep, (int)len, rel);
 }
 
-/* Check the directory open at fd, which is ROOT/rel[0..len). */
+/*
+ * Check the directory open at fd, which is ROOT/rel[0..len): refused when
+ * someone other than this user (or root) can change what it holds.
+ */
 static int check_dir(const struct tree *t, int fd, const char *rel, size_t len)
 {
-	char why[96];
 	struct stat st;
 
 	if (fstat(fd, &st) < 0)
 		return failed(t, -errno, rel, len, NULL, NULL);
-	if (open_to_others(&st, why, sizeof(why)))
-		return failed(t, -EPERM, rel, len, NULL, why);
+	if (st.st_uid != geteuid() && st.st_uid != 0)
+		return refused(t, rel, len, "it belongs to user %u, not to you or root",
+			       (unsigned)st.st_uid);
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX))
+		return refused(t, rel, len,
+			       "others may write in it (mode %04o, without the sticky bit)",
+			       (unsigned)(st.st_mode & 07777));
 	return 0;
 }
 

@@ -3,6 +3,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -12,20 +13,32 @@
 #include "capture_file.h"
 #include "libumad/base/file_kind.h"
 
-static int fail(char *err, size_t errlen, int code, const char *what)
+/* -code, with why in err. */
+static int __attribute__((format(printf, 3, 4)))
+fail(struct umad_err *err, int code, const char *fmt, ...)
 {
-	snprintf(err, errlen, "%s", what);
+	va_list ap;
+
+	va_start(ap, fmt);
+	umad_err_vset(err, -code, fmt, ap);
+	va_end(ap);
 	return -code;
 }
 
-/* fchmod(2) failed: -errno, and why. */
-static int not_private(char *err, size_t errlen)
+/* A call failed with errno: -errno, and the system's reason. */
+static int sys_fail(struct umad_err *err)
 {
 	int e = errno;
-	char what[128];
 
-	snprintf(what, sizeof(what), "cannot make it mode 0600: %s", strerror(e));
-	return fail(err, errlen, e, what);
+	return fail(err, e, "%s", strerror(e));
+}
+
+/* fchmod(2) failed: -errno, and why. */
+static int not_private(struct umad_err *err)
+{
+	int e = errno;
+
+	return fail(err, e, "cannot make it mode 0600: %s", strerror(e));
 }
 
 static int same_file(const struct stat *a, const struct stat *b)
@@ -88,7 +101,7 @@ static void blocking(int fd)
  * Create path anew and hold its presence lock; 0 and *fd, 1 when something
  * is there already (look and try again), or -errno.
  */
-static int create_locked(const char *path, int *fd, char *err, size_t errlen)
+static int create_locked(const char *path, int *fd, struct umad_err *err)
 {
 	struct stat opened, named;
 
@@ -97,7 +110,7 @@ static int create_locked(const char *path, int *fd, char *err, size_t errlen)
 	if (*fd < 0) {
 		if (errno == EEXIST)
 			return 1;
-		return fail(err, errlen, errno, strerror(errno));
+		return sys_fail(err);
 	}
 	/*
 	 * Someone who found it before we locked it may be replacing it: then
@@ -109,12 +122,12 @@ static int create_locked(const char *path, int *fd, char *err, size_t errlen)
 	    lstat(path, &named) < 0 || !same_file(&opened, &named)) {
 		close(*fd);
 		*fd = -1;
-		return fail(err, errlen, EBUSY,
+		return fail(err, EBUSY,
 			    "another process started a capture into it at the same time");
 	}
 	/* The umask may have taken more than group and other away; 0600 is the promise. */
 	if (fchmod(*fd, 0600) < 0) {
-		int r = not_private(err, errlen);
+		int r = not_private(err);
 
 		unlink(path);
 		close(*fd);
@@ -132,23 +145,19 @@ static int create_locked(const char *path, int *fd, char *err, size_t errlen)
  * it can be made ours alone, mode 0600, before anything of it is lost.
  * 0, or -errno with why.
  */
-static int make_private_in_place(int fd, const struct stat *st, char *err, size_t errlen)
+static int make_private_in_place(int fd, const struct stat *st, struct umad_err *err)
 {
-	char what[192];
-
-	if (st->st_uid != geteuid()) {
-		snprintf(what, sizeof(what), "owned by user %u, and the directory does not let us "
-			 "replace it: the capture would be theirs to read (remove it, or choose "
-			 "another name)", (unsigned)st->st_uid);
-		return fail(err, errlen, EPERM, what);
-	}
+	if (st->st_uid != geteuid())
+		return fail(err, EPERM, "owned by user %u, and the directory does not let us "
+			    "replace it: the capture would be theirs to read (remove it, or choose "
+			    "another name)", (unsigned)st->st_uid);
 	if (st->st_nlink > 1)
-		return fail(err, errlen, EMLINK, "it has other hard links, which writing it in "
+		return fail(err, EMLINK, "it has other hard links, which writing it in "
 			    "place would empty, and the directory does not let us replace it");
 	if ((fcntl(fd, F_GETFL) & O_ACCMODE) != O_RDWR)
-		return fail(err, errlen, EACCES, "not writable, and the directory does not let us "
+		return fail(err, EACCES, "not writable, and the directory does not let us "
 			    "replace it");
-	return fchmod(fd, 0600) < 0 ? not_private(err, errlen) : 0;
+	return fchmod(fd, 0600) < 0 ? not_private(err) : 0;
 }
 
 /*
@@ -157,7 +166,7 @@ static int make_private_in_place(int fd, const struct stat *st, char *err, size_
  * descriptor when the directory may not be written), 1 to look again, or
  * -errno.
  */
-static int take_over(const char *path, int *fd, char *err, size_t errlen)
+static int take_over(const char *path, int *fd, struct umad_err *err)
 {
 	struct stat st, named;
 	int r, old = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
@@ -165,7 +174,7 @@ static int take_over(const char *path, int *fd, char *err, size_t errlen)
 	if (old < 0 && errno == EACCES)
 		old = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (old < 0)
-		return errno == ENOENT || errno == ELOOP ? 1 : fail(err, errlen, errno, strerror(errno));
+		return errno == ENOENT || errno == ELOOP ? 1 : sys_fail(err);
 	if (fstat(old, &st) < 0 || !S_ISREG(st.st_mode)) {
 		close(old);
 		return 1;	/* it changed under us */
@@ -175,10 +184,10 @@ static int take_over(const char *path, int *fd, char *err, size_t errlen)
 	if (r < 0) {
 		close(old);
 		if (r == -EAGAIN || r == -EACCES)
-			return fail(err, errlen, EBUSY,
+			return fail(err, EBUSY,
 				    "another process is writing a capture into it "
-				    "(put %p in the name for a file per process)");
-		return fail(err, errlen, -r, strerror(-r));
+				    "(put %%p in the name for a file per process)");
+		return fail(err, -r, "%s", strerror(-r));
 	}
 	if (lstat(path, &named) < 0 || !same_file(&st, &named)) {
 		close(old);
@@ -194,9 +203,9 @@ static int take_over(const char *path, int *fd, char *err, size_t errlen)
 		return 0;
 	}
 	/* A directory we may not write: truncate the file where it is, if it can be made ours. */
-	r = make_private_in_place(old, &st, err, errlen);
+	r = make_private_in_place(old, &st, err);
 	if (r == 0 && ftruncate(old, 0) < 0)
-		r = fail(err, errlen, errno, strerror(errno));
+		r = sys_fail(err);
 	if (r < 0) {
 		close(old);
 		return r;
@@ -207,33 +216,30 @@ static int take_over(const char *path, int *fd, char *err, size_t errlen)
 	return 0;
 }
 
-int capture_file_create(const char *path, char *err, size_t errlen)
+int capture_file_create(const char *path, struct umad_err *err)
 {
 	struct stat st;
 	int attempt, fd = -1, r;
 
 	for (attempt = 0; attempt < 8; attempt++) {
-		r = create_locked(path, &fd, err, errlen);
+		r = create_locked(path, &fd, err);
 		if (r <= 0)
 			return r < 0 ? r : fd;
 		if (lstat(path, &st) < 0) {
 			if (errno == ENOENT)
 				continue;	/* gone meanwhile */
-			return fail(err, errlen, errno, strerror(errno));
+			return sys_fail(err);
 		}
-		if (!S_ISREG(st.st_mode)) {
-			char what[96];
-
-			snprintf(what, sizeof(what), "%s, not a regular file", file_kind(st.st_mode));
-			return fail(err, errlen, S_ISDIR(st.st_mode) ? EISDIR : EEXIST, what);
-		}
-		r = take_over(path, &fd, err, errlen);
+		if (!S_ISREG(st.st_mode))
+			return fail(err, S_ISDIR(st.st_mode) ? EISDIR : EEXIST, "%s, not a regular file",
+				    file_kind(st.st_mode));
+		r = take_over(path, &fd, err);
 		if (r < 0)
 			return r;
 		if (r == 0 && fd >= 0)
 			return fd;
 	}
-	return fail(err, errlen, EBUSY, "it keeps changing under us");
+	return fail(err, EBUSY, "it keeps changing under us");
 }
 
 /*
@@ -241,28 +247,23 @@ int capture_file_create(const char *path, char *err, size_t errlen)
  * presence lock: 0 and *fd, 1 to look again (it changed under us), or
  * -errno.
  */
-static int open_existing(const char *path, const struct stat *st, int *fd, char *err,
-			 size_t errlen)
+static int open_existing(const char *path, const struct stat *st, int *fd, struct umad_err *err)
 {
 	struct stat opened, named;
-	char what[192];
 	int r;
 
-	if (st->st_uid != geteuid()) {
-		snprintf(what, sizeof(what), "owned by user %u: the capture would be theirs to read "
-			 "(remove it, or choose another name)", (unsigned)st->st_uid);
-		return fail(err, errlen, EPERM, what);
-	}
+	if (st->st_uid != geteuid())
+		return fail(err, EPERM, "owned by user %u: the capture would be theirs to read "
+			    "(remove it, or choose another name)", (unsigned)st->st_uid);
 	*fd = open(path, O_RDWR | O_APPEND | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	if (*fd < 0)
-		return errno == ENOENT || errno == ELOOP ? 1 : fail(err, errlen, errno,
-								   strerror(errno));
+		return errno == ENOENT || errno == ELOOP ? 1 : sys_fail(err);
 	/* Shared with other writers; waits only while a capture is being started afresh. */
 	r = fstat(*fd, &opened) < 0 ? -errno : lock_byte(*fd, F_RDLCK, PRESENCE_BYTE, 1);
 	if (r < 0) {
 		close(*fd);
 		*fd = -1;
-		return fail(err, errlen, -r, strerror(-r));
+		return fail(err, -r, "%s", strerror(-r));
 	}
 	/* Replaced meanwhile (umad capture -w starting afresh): the new one is the capture. */
 	if (!S_ISREG(opened.st_mode) || opened.st_uid != geteuid() || lstat(path, &named) < 0 ||
@@ -272,7 +273,7 @@ static int open_existing(const char *path, const struct stat *st, int *fd, char 
 		return 1;
 	}
 	if ((opened.st_mode & 07777) != 0600 && fchmod(*fd, 0600) < 0) {
-		r = not_private(err, errlen);
+		r = not_private(err);
 		close(*fd);
 		*fd = -1;
 		return r;
@@ -281,7 +282,7 @@ static int open_existing(const char *path, const struct stat *st, int *fd, char 
 	return 0;
 }
 
-int capture_file_append(const char *path, int *created, char *err, size_t errlen)
+int capture_file_append(const char *path, int *created, struct umad_err *err)
 {
 	struct stat st;
 	int attempt, fd = -1, r;
@@ -289,8 +290,8 @@ int capture_file_append(const char *path, int *created, char *err, size_t errlen
 	for (attempt = 0; attempt < 8; attempt++) {
 		if (lstat(path, &st) < 0) {
 			if (errno != ENOENT)
-				return fail(err, errlen, errno, strerror(errno));
-			r = create_locked(path, &fd, err, errlen);
+				return sys_fail(err);
+			r = create_locked(path, &fd, err);
 			if (r < 0 && r != -EBUSY)
 				return r;
 			if (r == 0) {
@@ -299,13 +300,10 @@ int capture_file_append(const char *path, int *created, char *err, size_t errlen
 			}
 			continue;	/* someone else created it first */
 		}
-		if (!S_ISREG(st.st_mode)) {
-			char what[96];
-
-			snprintf(what, sizeof(what), "%s, not a regular file", file_kind(st.st_mode));
-			return fail(err, errlen, S_ISDIR(st.st_mode) ? EISDIR : EEXIST, what);
-		}
-		r = open_existing(path, &st, &fd, err, errlen);
+		if (!S_ISREG(st.st_mode))
+			return fail(err, S_ISDIR(st.st_mode) ? EISDIR : EEXIST, "%s, not a regular file",
+				    file_kind(st.st_mode));
+		r = open_existing(path, &st, &fd, err);
 		if (r < 0)
 			return r;
 		if (r == 0) {
@@ -313,7 +311,7 @@ int capture_file_append(const char *path, int *created, char *err, size_t errlen
 			return fd;
 		}
 	}
-	return fail(err, errlen, EBUSY, "it keeps changing under us");
+	return fail(err, EBUSY, "it keeps changing under us");
 }
 
 int capture_file_name(const char *pattern, pid_t pid, char *out, size_t outlen)

@@ -30,10 +30,12 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "libumad/base/errbuf.h"
+
 /* The descriptor (read-write, append, close-on-exec, locked), or -errno with why in err. */
-int capture_file_create(const char *path, char *err, size_t errlen);
+int capture_file_create(const char *path, struct umad_err *err);
 /* The same, keeping what the file holds; *created says whether it was made anew. */
-int capture_file_append(const char *path, int *created, char *err, size_t errlen);
+int capture_file_append(const char *path, int *created, struct umad_err *err);
 
 /* Take (wait for) and give back the write lock around a write; 0 or -errno. */
 int capture_file_lock(int fd);

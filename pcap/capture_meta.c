@@ -190,15 +190,13 @@ static enum capture_meta_key key_named(const char *name, size_t len, int next)
 	return CAPTURE_META_KEYS;
 }
 
-static int refuse(char *err, size_t errlen, const char *field, size_t len, const char *why)
+static int refuse(struct umad_err *err, const char *field, size_t len, const char *why)
 {
-	if (err && errlen)
-		snprintf(err, errlen, "comment field \"%.*s\": %s", (int)(len < 64 ? len : 64), field,
-			 why);
-	return -EINVAL;
+	return umad_err_set(err, -EINVAL, "comment field \"%.*s\": %s", (int)(len < 64 ? len : 64),
+			    field, why);
 }
 
-int capture_meta_parse(const char *text, struct capture_meta *m, char *err, size_t errlen)
+int capture_meta_parse(const char *text, struct capture_meta *m, struct umad_err *err)
 {
 	const char *s = text;
 	int next = 0;
@@ -219,17 +217,17 @@ int capture_meta_parse(const char *text, struct capture_meta *m, char *err, size
 				eq = end;
 		s = end;
 		if (!eq)
-			return refuse(err, errlen, field, (size_t)(end - field), "not key=value");
+			return refuse(err, field, (size_t)(end - field), "not key=value");
 		if (eq == field)
-			return refuse(err, errlen, field, (size_t)(end - field), "no key");
+			return refuse(err, field, (size_t)(end - field), "no key");
 		key = key_named(field, (size_t)(eq - field), next);
 		next = key + 1;
 		if (key == CAPTURE_META_KEYS)
 			continue;	/* a later version's: its value is its own business */
 		if (capture_meta_has(m, key))
-			return refuse(err, errlen, field, (size_t)(end - field), "the key given twice");
+			return refuse(err, field, (size_t)(end - field), "the key given twice");
 		if (get_value(m, key, eq + 1, end, &why) < 0)
-			return refuse(err, errlen, field, (size_t)(end - field), why);
+			return refuse(err, field, (size_t)(end - field), why);
 		m->have |= CAPTURE_META_BIT(key);
 	}
 }

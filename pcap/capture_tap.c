@@ -486,9 +486,8 @@ static void populate_ahead(void)
  */
 static void open_file(void)
 {
-	char why[256];
-	struct pcapng_writer *w = pcapng_append(capture_path, "libumad capture tap", why,
-						sizeof(why));
+	struct umad_err why = UMAD_ERR_INIT;
+	struct pcapng_writer *w = pcapng_append(capture_path, "libumad capture tap", &why);
 	int i;
 
 	pthread_mutex_lock(&write_lock);
@@ -502,7 +501,7 @@ static void open_file(void)
 					 -ENOSPC : 0);
 	} else {
 		fprintf(stderr, "libumad: %s=%s: %s; not capturing\n", capture_variable, capture_path,
-			why);
+			umad_err_text(&why));
 		atomic_store(&umad_tap_enabled, 0);
 		file_state = -1;
 	}

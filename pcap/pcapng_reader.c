@@ -88,23 +88,19 @@ struct capture_reader {
 };
 
 /* "FILE: offset N: " (and "packet K: " while a packet is read), then the message. */
-static void say(char *err, size_t errlen, const struct capture_reader *r, const char *fmt, ...)
+/* Returns rc: -EBADMSG for a file that contradicts itself, or what else failed. */
+static int __attribute__((format(printf, 4, 5)))
+say(struct umad_err *err, int rc, const struct capture_reader *r, const char *fmt, ...)
 {
 	va_list ap;
-	int n;
 
-	if (!err || !errlen)
-		return;
-	if (r->in_packet)
-		n = snprintf(err, errlen, "%s: offset %ld: packet %lu: ", r->path, r->offset,
-			     r->packets);
-	else
-		n = snprintf(err, errlen, "%s: offset %ld: ", r->path, r->offset);
-	if (n < 0 || (size_t)n >= errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+	umad_err_vset(err, rc, fmt, ap);
 	va_end(ap);
+	if (r->in_packet)
+		return umad_err_prefix(err, rc, "%s: offset %ld: packet %lu: ", r->path, r->offset,
+				       r->packets);
+	return umad_err_prefix(err, rc, "%s: offset %ld: ", r->path, r->offset);
 }
 
 static uint16_t get16(const struct capture_reader *r, const uint8_t *p)
@@ -232,7 +228,7 @@ static int read_body(struct capture_reader *r, size_t n)
 }
 
 
-struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
+struct capture_reader *capture_open(const char *path, struct umad_err *err)
 {
 	struct capture_reader *r = calloc(1, sizeof(*r));
 	uint8_t head[PCAP_FILE_HEADER_LEN];
@@ -242,14 +238,14 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 	int got;
 
 	if (!r) {
-		snprintf(err, errlen, "%s: out of memory", path);
+		umad_err_set(err, -ENOMEM, "%s: out of memory", path);
 		return NULL;
 	}
 	snprintf(r->path, sizeof(r->path), "%s", path);
 	r->other_linktype = -1;
 	r->fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (r->fd < 0) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		umad_err_set(err, -errno, "%s: %s", path, strerror(errno));
 		free(r);
 		return NULL;
 	}
@@ -258,7 +254,7 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 		st.st_mode = 0;
 	r->file_size = S_ISREG(st.st_mode) ? st.st_size : -1;
 	if (S_ISDIR(st.st_mode)) {
-		snprintf(err, errlen, "%s: %s", path, strerror(EISDIR));
+		umad_err_set(err, -EISDIR, "%s: %s", path, strerror(EISDIR));
 		goto fail;
 	}
 	/* Read from start to end: the kernel may read far ahead. */
@@ -267,11 +263,11 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 	got = fill(r, 4);
 	if (got != 1) {
 		if (got < 0)
-			snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+			umad_err_set(err, -ENOMEM, "%s: %s", path, strerror(ENOMEM));
 		else if (r->read_errno > 0)
-			snprintf(err, errlen, "%s: %s", path, strerror(r->read_errno));
+			umad_err_set(err, -r->read_errno, "%s: %s", path, strerror(r->read_errno));
 		else
-			say(err, errlen, r, "too short to be a capture file (%zu bytes)",
+			say(err, -EBADMSG, r, "too short to be a capture file (%zu bytes)",
 			    r->tail - r->head);
 		goto fail;
 	}
@@ -286,17 +282,17 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 	case __builtin_bswap32(PCAP_MAGIC_US): r->swapped = 1; break;
 	case __builtin_bswap32(PCAP_MAGIC_NS): r->swapped = 1; r->classic_ns = 1; break;
 	default:
-		say(err, errlen, r, "not a pcap or pcapng file (magic 0x%08x)", magic);
+		say(err, -EBADMSG, r, "not a pcap or pcapng file (magic 0x%08x)", magic);
 		goto fail;
 	}
 	if (read_exact(r, head, sizeof(head)) != 1) {
-		say(err, errlen, r, "truncated pcap file header");
+		say(err, -EBADMSG, r, "truncated pcap file header");
 		goto fail;
 	}
 	major = get16(r, head + 4);
 	minor = get16(r, head + 6);
 	if (major != PCAP_VERSION_MAJOR) {
-		say(err, errlen, r, "pcap version %u.%u: only version 2 is known", major, minor);
+		say(err, -EBADMSG, r, "pcap version %u.%u: only version 2 is known", major, minor);
 		goto fail;
 	}
 	r->classic_snaplen = get32(r, head + 16);
@@ -304,7 +300,7 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen)
 	if (r->classic_linktype != PCAPNG_LINKTYPE_ERF) {
 		const char *name = capture_linktype_name((int)r->classic_linktype);
 
-		say(err, errlen, r, "link type %u%s%s%s is not ERF (197): not an InfiniBand capture "
+		say(err, -EBADMSG, r, "link type %u%s%s%s is not ERF (197): not an InfiniBand capture "
 		    "Wireshark decodes", r->classic_linktype, name ? " (" : "", name ? name : "",
 		    name ? ")" : "");
 		goto fail;
@@ -319,28 +315,24 @@ fail:
 /*
  * The ERF record in data (caplen bytes, the whole record): the packet
  * fields of rec filled; 1 for an InfiniBand packet, 0 for a link-layer
- * record to skip, -1 with why in err.
+ * record to skip, -errno with why in err.
  */
 static int parse_erf(struct capture_reader *r, const uint8_t *data, uint32_t caplen,
-		     struct capture_record *rec, char *err, size_t errlen)
+		     struct capture_record *rec, struct umad_err *err)
 {
 	size_t hdr = ERF_HDR_LEN, rlen, wlen, room, pad, lrh_len;
 	int more;
 	uint8_t type;
 
-	if (caplen < ERF_HDR_LEN) {
-		say(err, errlen, r, "an ERF record of %u bytes, shorter than its header (%d)", caplen,
-		    ERF_HDR_LEN);
-		return -1;
-	}
+	if (caplen < ERF_HDR_LEN)
+		return say(err, -EBADMSG, r, "an ERF record of %u bytes, shorter than its header (%d)", caplen,
+			   ERF_HDR_LEN);
 	/* Extension headers follow while the "more" bit is set. */
 	more = data[ERF_OFF_TYPE] & ERF_TYPE_MORE;
 	while (more) {
-		if (caplen < hdr + ERF_EXT_LEN) {
-			say(err, errlen, r, "ERF extension headers run past the record's %u bytes",
-			    caplen);
-			return -1;
-		}
+		if (caplen < hdr + ERF_EXT_LEN)
+			return say(err, -EBADMSG, r, "ERF extension headers run past the record's %u bytes",
+				   caplen);
 		more = data[hdr] & ERF_TYPE_MORE;
 		hdr += ERF_EXT_LEN;
 	}
@@ -349,42 +341,30 @@ static int parse_erf(struct capture_reader *r, const uint8_t *data, uint32_t cap
 		r->ib_link++;
 		return 0;
 	}
-	if (type != ERF_TYPE_INFINIBAND) {
-		say(err, errlen, r, "an ERF record of type %u%s, not InfiniBand (%d)", type,
-		    type == ERF_TYPE_ETH ? " (Ethernet)" : "", ERF_TYPE_INFINIBAND);
-		return -1;
-	}
+	if (type != ERF_TYPE_INFINIBAND)
+		return say(err, -EBADMSG, r, "an ERF record of type %u%s, not InfiniBand (%d)", type,
+			   type == ERF_TYPE_ETH ? " (Ethernet)" : "", ERF_TYPE_INFINIBAND);
 	rlen = get_be16(data + ERF_OFF_RLEN);
 	wlen = get_be16(data + ERF_OFF_WLEN);
-	if (rlen != caplen) {
-		say(err, errlen, r, "the ERF record length %zu disagrees with the %u bytes captured",
-		    rlen, caplen);
-		return -1;
-	}
+	if (rlen != caplen)
+		return say(err, -EBADMSG, r, "the ERF record length %zu disagrees with the %u bytes captured",
+			   rlen, caplen);
 	room = rlen - hdr;
-	if (wlen > room) {
-		say(err, errlen, r, "the ERF record holds %zu bytes of a %zu-byte packet: a MAD needs "
-		    "all of it", room, wlen);
-		return -1;
-	}
+	if (wlen > room)
+		return say(err, -EBADMSG, r, "the ERF record holds %zu bytes of a %zu-byte packet: a MAD needs "
+			   "all of it", room, wlen);
 	/* Only a record of fixed length may be padded (to 8 bytes). */
 	pad = data[ERF_OFF_FLAGS] & ERF_FLAG_VARLEN ? 0 : ERF_PAD_MAX;
-	if (room - wlen > pad) {
-		say(err, errlen, r, "the ERF wire length %zu disagrees with the %zu bytes after the "
-		    "ERF header", wlen, room);
-		return -1;
-	}
-	if (wlen < IB_LRH_LEN) {
-		say(err, errlen, r, "an InfiniBand packet of %zu bytes, shorter than its LRH", wlen);
-		return -1;
-	}
+	if (room - wlen > pad)
+		return say(err, -EBADMSG, r, "the ERF wire length %zu disagrees with the %zu bytes after the "
+			   "ERF header", wlen, room);
+	if (wlen < IB_LRH_LEN)
+		return say(err, -EBADMSG, r, "an InfiniBand packet of %zu bytes, shorter than its LRH", wlen);
 	/* What tshark calls "Invalid Packet Length from LRH": the LRH counts up to the ICRC. */
 	lrh_len = (size_t)(get_be16(data + hdr + LRH_OFF_PKTLEN) & LRH_PKTLEN_MAX) * IB_WORD_LEN;
-	if (lrh_len > wlen) {
-		say(err, errlen, r, "the LRH gives the packet %zu bytes, the ERF record %zu", lrh_len,
-		    wlen);
-		return -1;
-	}
+	if (lrh_len > wlen)
+		return say(err, -EBADMSG, r, "the LRH gives the packet %zu bytes, the ERF record %zu", lrh_len,
+			   wlen);
 	rec->packet = data + hdr;
 	rec->len = wlen;
 	return 1;
@@ -394,38 +374,32 @@ static int parse_erf(struct capture_reader *r, const uint8_t *data, uint32_t cap
  * A packet of caplen bytes at data, on an interface of linktype whose snap
  * length is snaplen (0: none): its lengths checked, then its ERF record.
  * 1 for an InfiniBand packet in rec (whose other fields the caller fills),
- * 0 to skip, -1 with why in err.
+ * 0 to skip, -errno with why in err.
  */
 static int parse_packet(struct capture_reader *r, uint32_t linktype, uint32_t snaplen,
 			const uint8_t *data, uint32_t caplen, uint32_t origlen,
-			struct capture_record *rec, char *err, size_t errlen)
+			struct capture_record *rec, struct umad_err *err)
 {
 	size_t mad_len;
 	int got;
 
-	if (caplen > origlen) {
-		say(err, errlen, r, "%u bytes captured of a packet of %u", caplen, origlen);
-		return -1;
-	}
-	if (snaplen && caplen > snaplen) {
-		say(err, errlen, r, "%u bytes captured, more than the snap length (%u)", caplen,
-		    snaplen);
-		return -1;
-	}
+	if (caplen > origlen)
+		return say(err, -EBADMSG, r, "%u bytes captured of a packet of %u", caplen, origlen);
+	if (snaplen && caplen > snaplen)
+		return say(err, -EBADMSG, r, "%u bytes captured, more than the snap length (%u)", caplen,
+			   snaplen);
 	if (linktype != PCAPNG_LINKTYPE_ERF) {
 		r->other_packets++;
 		return 0;
 	}
-	if (caplen < origlen) {
-		say(err, errlen, r, "cut to %u of its %u bytes%s: a MAD needs all of its packet "
-		    "(capture without a snap length)", caplen, origlen,
-		    caplen == snaplen ? " by the snap length" : "");
-		return -1;
-	}
+	if (caplen < origlen)
+		return say(err, -EBADMSG, r, "cut to %u of its %u bytes%s: a MAD needs all of its packet "
+			   "(capture without a snap length)", caplen, origlen,
+			   caplen == snaplen ? " by the snap length" : "");
 	memset(rec, 0, sizeof(*rec));
 	rec->iface_name = "";
 	rec->comment = "";
-	got = parse_erf(r, data, caplen, rec, err, errlen);
+	got = parse_erf(r, data, caplen, rec, err);
 	if (got == 1) {
 		if (capture_mad(rec, &mad_len))
 			r->mads++;
@@ -436,8 +410,7 @@ static int parse_packet(struct capture_reader *r, uint32_t linktype, uint32_t sn
 	return got;
 }
 
-static int next_classic(struct capture_reader *r, struct capture_record *rec, char *err,
-			size_t errlen)
+static int next_classic(struct capture_reader *r, struct capture_record *rec, struct umad_err *err)
 {
 	uint8_t h[PCAP_RECORD_HEADER_LEN];
 	uint32_t caplen;
@@ -450,25 +423,19 @@ static int next_classic(struct capture_reader *r, struct capture_record *rec, ch
 			return 0;
 		r->packets++;
 		r->in_packet = 1;
-		if (got < 0) {
-			say(err, errlen, r, "truncated record header");
-			return -1;
-		}
+		if (got < 0)
+			return say(err, -EBADMSG, r, "truncated record header");
 		caplen = get32(r, h + 8);
 		got = caplen > MAX_BLOCK ? -1 : read_body(r, caplen);
-		if (got < 0) {
-			say(err, errlen, r, "record of %u bytes is not plausible", caplen);
-			return -1;
-		}
-		if (!got) {
-			say(err, errlen, r, "truncated record (%u bytes announced)", caplen);
-			return -1;
-		}
+		if (got < 0)
+			return say(err, -EBADMSG, r, "record of %u bytes is not plausible", caplen);
+		if (!got)
+			return say(err, -EBADMSG, r, "truncated record (%u bytes announced)", caplen);
 		got = parse_packet(r, r->classic_linktype, r->classic_snaplen, r->body, caplen,
-				   get32(r, h + 12), rec, err, errlen);
+				   get32(r, h + 12), rec, err);
 		r->offset += PCAP_RECORD_HEADER_LEN + (long)caplen;
 		if (got < 0)
-			return -1;
+			return got;
 		if (got) {
 			rec->ts_ns = (uint64_t)get32(r, h) * 1000000000u +
 				     (uint64_t)get32(r, h + 4) * (r->classic_ns ? 1 : 1000);
@@ -479,32 +446,28 @@ static int next_classic(struct capture_reader *r, struct capture_record *rec, ch
 
 /*
  * Walk the options of a block body: calls fn for each, stops at
- * opt_endofopt.  0, or -1 with why in err for an option that runs past the
+ * opt_endofopt.  0, or -errno with why in err for an option that runs past the
  * block (only the last one's padding may be missing).
  */
 static int read_options(struct capture_reader *r, const uint8_t *p, const uint8_t *end,
 			void (*fn)(struct capture_reader *, uint16_t, const uint8_t *, uint16_t, void *),
-			void *arg, char *err, size_t errlen)
+			void *arg, struct umad_err *err)
 {
 	while (p < end) {
 		uint16_t code, len;
 		size_t padded;
 
-		if (end - p < 4) {
-			say(err, errlen, r, "%zu bytes after the last option, too few for another",
-			    (size_t)(end - p));
-			return -1;
-		}
+		if (end - p < 4)
+			return say(err, -EBADMSG, r, "%zu bytes after the last option, too few for another",
+				   (size_t)(end - p));
 		code = get16(r, p);
 		len = get16(r, p + 2);
 		padded = (len + 3u) & ~3u;
 		if (code == PCAPNG_OPT_END)
 			return 0;
-		if ((size_t)(end - p) - 4 < len) {
-			say(err, errlen, r, "option %u of %u bytes runs past the end of its block",
-			    code, len);
-			return -1;
-		}
+		if ((size_t)(end - p) - 4 < len)
+			return say(err, -EBADMSG, r, "option %u of %u bytes runs past the end of its block",
+				   code, len);
 		fn(r, code, p + 4, len, arg);
 		if ((size_t)(end - p) - 4 < padded)
 			return 0;	/* the last option's padding is missing */
@@ -572,46 +535,34 @@ static void shb_option(struct capture_reader *r, uint16_t code, const uint8_t *v
 		r->writer = fnv1a(v, len) | CAPTURE_WRITER_NAMED;
 }
 
-/* The section header whose first 8 bytes are h: 0, or -1 with why in err. */
-static int section_header(struct capture_reader *r, const uint8_t *h, char *err, size_t errlen)
+/* The section header whose first 8 bytes are h: 0, or -errno with why in err. */
+static int section_header(struct capture_reader *r, const uint8_t *h, struct umad_err *err)
 {
 	uint32_t magic, total;
 	uint16_t major, minor;
 
-	if (read_exact(r, &magic, 4) != 1) {
-		say(err, errlen, r, "truncated section header");
-		return -1;
-	}
+	if (read_exact(r, &magic, 4) != 1)
+		return say(err, -EBADMSG, r, "truncated section header");
 	if (magic == PCAPNG_BYTE_ORDER_MAGIC)
 		r->swapped = 0;
 	else if (magic == __builtin_bswap32(PCAPNG_BYTE_ORDER_MAGIC))
 		r->swapped = 1;
-	else {
-		say(err, errlen, r, "bad byte-order magic 0x%08x", magic);
-		return -1;
-	}
+	else
+		return say(err, -EBADMSG, r, "bad byte-order magic 0x%08x", magic);
 	r->n_ifaces = 0;	/* interfaces are per section */
 	total = get32(r, h + 4);
-	if (total < PCAPNG_SHB_MIN || total % 4 || total > MAX_BLOCK) {
-		say(err, errlen, r, "section header of %u bytes", total);
-		return -1;
-	}
-	if (read_body(r, total - PCAPNG_BLOCK_MIN) != 1) {
-		say(err, errlen, r, "truncated section header");
-		return -1;
-	}
+	if (total < PCAPNG_SHB_MIN || total % 4 || total > MAX_BLOCK)
+		return say(err, -EBADMSG, r, "section header of %u bytes", total);
+	if (read_body(r, total - PCAPNG_BLOCK_MIN) != 1)
+		return say(err, -EBADMSG, r, "truncated section header");
 	major = get16(r, r->body);
 	minor = get16(r, r->body + 2);
 	if (major != PCAPNG_VERSION_MAJOR ||
-	    (minor != PCAPNG_VERSION_MINOR && minor != PCAPNG_VERSION_MINOR_ALT)) {
-		say(err, errlen, r, "pcapng version %u.%u: only 1.0 (and the older 1.2) are known",
-		    major, minor);
-		return -1;
-	}
-	if (get32(r, r->body + total - PCAPNG_BLOCK_MIN - 4) != total) {
-		say(err, errlen, r, "section header lengths at its two ends differ");
-		return -1;
-	}
+	    (minor != PCAPNG_VERSION_MINOR && minor != PCAPNG_VERSION_MINOR_ALT))
+		return say(err, -EBADMSG, r, "pcapng version %u.%u: only 1.0 (and the older 1.2) are known",
+			   major, minor);
+	if (get32(r, r->body + total - PCAPNG_BLOCK_MIN - 4) != total)
+		return say(err, -EBADMSG, r, "section header lengths at its two ends differ");
 	/*
 	 * A section without a comment is its own writer's.  Options are only
 	 * looked at for that comment: a section header whose options do not
@@ -620,27 +571,23 @@ static int section_header(struct capture_reader *r, const uint8_t *h, char *err,
 	r->section++;
 	r->writer = r->section;
 	(void)read_options(r, r->body + PCAPNG_SHB_MIN - PCAPNG_BLOCK_MIN - 4,
-			   r->body + total - PCAPNG_BLOCK_MIN - 4, shb_option, NULL, NULL, 0);
+			   r->body + total - PCAPNG_BLOCK_MIN - 4, shb_option, NULL, NULL);
 	return 0;
 }
 
-/* An interface description block of total bytes, at r->body: 0, or -1 with why in err. */
-static int interface_block(struct capture_reader *r, uint32_t total, char *err, size_t errlen)
+/* An interface description block of total bytes, at r->body: 0, or -errno with why in err. */
+static int interface_block(struct capture_reader *r, uint32_t total, struct umad_err *err)
 {
 	struct iface *i;
 
-	if (total < PCAPNG_IDB_MIN || r->n_ifaces == MAX_IFACES) {
-		say(err, errlen, r, "bad or too many interface blocks");
-		return -1;
-	}
+	if (total < PCAPNG_IDB_MIN || r->n_ifaces == MAX_IFACES)
+		return say(err, -EBADMSG, r, "bad or too many interface blocks");
 	if (r->n_ifaces == r->ifaces_cap) {
 		int cap = r->ifaces_cap ? 2 * r->ifaces_cap : 4;
 
 		i = realloc(r->ifaces, (size_t)cap * sizeof(*i));
-		if (!i) {
-			say(err, errlen, r, "%s", strerror(ENOMEM));
-			return -1;
-		}
+		if (!i)
+			return say(err, -ENOMEM, r, "%s", strerror(ENOMEM));
 		r->ifaces = i;
 		r->ifaces_cap = cap;
 	}
@@ -654,16 +601,15 @@ static int interface_block(struct capture_reader *r, uint32_t total, char *err, 
 		r->described_erf++;
 	else if (r->other_linktype < 0)
 		r->other_linktype = i->linktype;
-	return read_options(r, r->body + 8, r->body + total - PCAPNG_BLOCK_MIN, idb_option, i, err,
-			    errlen);
+	return read_options(r, r->body + 8, r->body + total - PCAPNG_BLOCK_MIN, idb_option, i, err);
 }
 
 /*
  * A packet block (enhanced, simple or the obsolete kind) of total bytes at
- * r->body: 1 with an InfiniBand packet in rec, 0 to skip, -1 with why in err.
+ * r->body: 1 with an InfiniBand packet in rec, 0 to skip, -errno with why in err.
  */
 static int packet_block(struct capture_reader *r, uint32_t type, uint32_t total,
-			struct capture_record *rec, char *err, size_t errlen)
+			struct capture_record *rec, struct umad_err *err)
 {
 	const uint8_t *b = r->body, *end = r->body + total - PCAPNG_BLOCK_MIN, *data;
 	uint32_t id, caplen = 0, origlen, room;
@@ -673,10 +619,8 @@ static int packet_block(struct capture_reader *r, uint32_t type, uint32_t total,
 
 	r->packets++;
 	r->in_packet = 1;
-	if (total < (type == PCAPNG_BT_SPB ? PCAPNG_SPB_MIN : PCAPNG_EPB_MIN)) {
-		say(err, errlen, r, "packet block of %u bytes", total);
-		return -1;
-	}
+	if (total < (type == PCAPNG_BT_SPB ? PCAPNG_SPB_MIN : PCAPNG_EPB_MIN))
+		return say(err, -EBADMSG, r, "packet block of %u bytes", total);
 	if (type == PCAPNG_BT_SPB) {
 		id = 0;
 		origlen = get32(r, b);
@@ -688,21 +632,17 @@ static int packet_block(struct capture_reader *r, uint32_t type, uint32_t total,
 		origlen = get32(r, b + 16);
 		data = b + 20;
 	}
-	if (id >= (uint32_t)r->n_ifaces) {
-		say(err, errlen, r, "packet on interface %u, which no interface block described "
-		    "before it", id);
-		return -1;
-	}
+	if (id >= (uint32_t)r->n_ifaces)
+		return say(err, -EBADMSG, r, "packet on interface %u, which no interface block described "
+			   "before it", id);
 	i = &r->ifaces[id];
 	room = (uint32_t)(end - data);
 	if (type == PCAPNG_BT_SPB)	/* what was kept is what the snap length let through */
 		caplen = i->snaplen && i->snaplen < origlen ? i->snaplen : origlen;
 	/* caplen is the file's word, so compare without sums that wrap. */
-	if (caplen > room) {
-		say(err, errlen, r, "packet of %u bytes in a block of %u", caplen, total);
-		return -1;
-	}
-	got = parse_packet(r, i->linktype, i->snaplen, data, caplen, origlen, rec, err, errlen);
+	if (caplen > room)
+		return say(err, -EBADMSG, r, "packet of %u bytes in a block of %u", caplen, total);
+	got = parse_packet(r, i->linktype, i->snaplen, data, caplen, origlen, rec, err);
 	if (got <= 0)
 		return got;
 	rec->iface = (int)id;
@@ -712,62 +652,56 @@ static int packet_block(struct capture_reader *r, uint32_t type, uint32_t total,
 	rec->ts_ns = i->ts_per_second == 1000000000u ? ts :
 		     ts / i->ts_per_second * 1000000000u +
 		     ts % i->ts_per_second * 1000000000u / i->ts_per_second;
-	if (type != PCAPNG_BT_SPB && ((caplen + 3u) & ~3u) <= room &&
-	    read_options(r, data + ((caplen + 3u) & ~3u), end, epb_option, rec, err, errlen) < 0)
-		return -1;
+	if (type != PCAPNG_BT_SPB && ((caplen + 3u) & ~3u) <= room) {
+		got = read_options(r, data + ((caplen + 3u) & ~3u), end, epb_option, rec, err);
+		if (got < 0)
+			return got;
+	}
 	return 1;
 }
 
-int capture_next(struct capture_reader *r, struct capture_record *rec, char *err, size_t errlen)
+int capture_next(struct capture_reader *r, struct capture_record *rec, struct umad_err *err)
 {
 	uint8_t h[8];
 	uint32_t type, total;
 	int got;
 
 	if (r->classic)
-		return next_classic(r, rec, err, errlen);
+		return next_classic(r, rec, err);
 	for (;;) {
 		r->offset = position(r);
 		r->in_packet = 0;
 		got = read_exact(r, h, 8);
 		if (got == 0)
 			return 0;
-		if (got < 0) {
-			say(err, errlen, r, "truncated block header");
-			return -1;
-		}
+		if (got < 0)
+			return say(err, -EBADMSG, r, "truncated block header");
 		memcpy(&type, h, 4);
 		if (type == PCAPNG_BT_SHB) {
-			if (section_header(r, h, err, errlen) < 0)
-				return -1;
+			got = section_header(r, h, err);
+			if (got < 0)
+				return got;
 			continue;
 		}
 		type = get32(r, h);
 		total = get32(r, h + 4);
-		if (total < PCAPNG_BLOCK_MIN || total % 4 || total > MAX_BLOCK) {
-			say(err, errlen, r, "block of type 0x%x has an impossible length %u", type, total);
-			return -1;
-		}
+		if (total < PCAPNG_BLOCK_MIN || total % 4 || total > MAX_BLOCK)
+			return say(err, -EBADMSG, r, "block of type 0x%x has an impossible length %u", type, total);
 		got = read_body(r, total - 8);
-		if (got < 0) {
-			say(err, errlen, r, "out of memory");
-			return -1;
-		}
-		if (!got) {
-			say(err, errlen, r, "truncated block (%u bytes announced)", total);
-			return -1;
-		}
-		if (get32(r, r->body + total - PCAPNG_BLOCK_MIN) != total) {
-			say(err, errlen, r, "block lengths at its two ends differ");
-			return -1;
-		}
+		if (got < 0)
+			return say(err, -ENOMEM, r, "out of memory");
+		if (!got)
+			return say(err, -EBADMSG, r, "truncated block (%u bytes announced)", total);
+		if (get32(r, r->body + total - PCAPNG_BLOCK_MIN) != total)
+			return say(err, -EBADMSG, r, "block lengths at its two ends differ");
 		if (type == PCAPNG_BT_IDB) {
-			if (interface_block(r, total, err, errlen) < 0)
-				return -1;
+			got = interface_block(r, total, err);
+			if (got < 0)
+				return got;
 			continue;
 		}
 		if (type == PCAPNG_BT_EPB || type == PCAPNG_BT_SPB || type == PCAPNG_BT_PB) {
-			got = packet_block(r, type, total, rec, err, errlen);
+			got = packet_block(r, type, total, rec, err);
 			if (got)
 				return got;
 			continue;
@@ -831,42 +765,51 @@ unsigned long capture_not_mads(const struct capture_reader *r)
 	return r->packets - r->mads;
 }
 
-int capture_why_no_mad(const struct capture_reader *r, char *why, size_t size)
+/* What a file without a MAD held, written into out (size bytes): what capture_why_no_mad tells. */
+static void no_mad_text(const struct capture_reader *r, char *out, size_t size)
 {
 	const char *name = capture_linktype_name(r->other_linktype);
 	const char *sep = " (";
 
-	if (r->mads || !size)
-		return 0;
-	snprintf(why, size, "%s: ", r->path);
+	snprintf(out, size, "%s: ", r->path);
 	if (!r->classic && !r->described) {
-		append(why, size, "no interface block, so no packet: nothing was captured (a "
+		append(out, size, "no interface block, so no packet: nothing was captured (a "
 		       "program that opened no umad port leaves only the section header)");
-		return 1;
+		return;
 	}
 	if (!r->classic && !r->described_erf) {
-		append(why, size, "no InfiniBand (ERF) interface: link type %d%s%s%s",
+		append(out, size, "no InfiniBand (ERF) interface: link type %d%s%s%s",
 		       r->other_linktype, name ? " (" : "", name ? name : "", name ? ")" : "");
-		return 1;
+		return;
 	}
 	if (!r->packets) {
-		append(why, size, "no packet was captured");
-		return 1;
+		append(out, size, "no packet was captured");
+		return;
 	}
-	append(why, size, "none of its %lu packets is a MAD", r->packets);
+	append(out, size, "none of its %lu packets is a MAD", r->packets);
 	if (r->not_mads) {
-		append(why, size, "%s%lu InfiniBand packets not UD to or from QP0 or QP1", sep,
+		append(out, size, "%s%lu InfiniBand packets not UD to or from QP0 or QP1", sep,
 		       r->not_mads);
 		sep = ", ";
 	}
 	if (r->ib_link) {
-		append(why, size, "%s%lu InfiniBand link records", sep, r->ib_link);
+		append(out, size, "%s%lu InfiniBand link records", sep, r->ib_link);
 		sep = ", ";
 	}
 	if (r->other_packets)
-		append(why, size, "%s%lu on interfaces of other link types", sep, r->other_packets);
+		append(out, size, "%s%lu on interfaces of other link types", sep, r->other_packets);
 	if (r->not_mads || r->ib_link || r->other_packets)
-		append(why, size, ")");
+		append(out, size, ")");
+}
+
+int capture_why_no_mad(const struct capture_reader *r, struct umad_err *why)
+{
+	char text[512];
+
+	if (r->mads)
+		return 0;
+	no_mad_text(r, text, sizeof(text));
+	umad_err_set(why, 1, "%s", text);
 	return 1;
 }
 

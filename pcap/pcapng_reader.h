@@ -43,12 +43,13 @@ struct capture_record {
 
 #define CAPTURE_WRITER_NAMED	(1ull << 63)
 
-/* Open path; NULL with the reason in err (size errlen). */
-struct capture_reader *capture_open(const char *path, char *err, size_t errlen);
+/* Open path; NULL with the reason in err ("FILE: ..."). */
+struct capture_reader *capture_open(const char *path, struct umad_err *err);
 /*
  * The next ERF InfiniBand record (packets of other link types and ERF
  * InfiniBand link-layer records are skipped): 1, 0 at the end of the file,
- * or -1 with the reason in err.  The record stays valid until the next call.
+ * or -errno with the reason in err: -EBADMSG for a file that contradicts
+ * itself, -ENOMEM.  The record stays valid until the next call.
  * A file that contradicts itself is refused where it does: "FILE: offset
  * N: " (the block or record), "packet K: " (as tshark numbers frames) for a
  * packet, then what is wrong.  Refused are, besides blocks cut short or
@@ -61,7 +62,7 @@ struct capture_reader *capture_open(const char *path, char *err, size_t errlen);
  * length, whose wire length disagrees with what follows its header, or whose
  * packet is shorter than the length its LRH gives.
  */
-int capture_next(struct capture_reader *r, struct capture_record *rec, char *err, size_t errlen);
+int capture_next(struct capture_reader *r, struct capture_record *rec, struct umad_err *err);
 void capture_close(struct capture_reader *r);
 
 /*
@@ -74,11 +75,11 @@ int capture_reopen(const struct capture_reader *r);
 
 /*
  * Once capture_next() has returned 0: 1 when no record it gave held a MAD
- * (capture_mad), with why as "FILE: message" in why (size bytes): only a
+ * (capture_mad), with why as "FILE: message" in why (umad_err_set): only a
  * section header, no InfiniBand (ERF) interface, no packet, or packets none
  * of which is a MAD (and what they are); 0 when the file held MADs.
  */
-int capture_why_no_mad(const struct capture_reader *r, char *why, size_t size);
+int capture_why_no_mad(const struct capture_reader *r, struct umad_err *why);
 /* How many packets read so far carried no MAD (other link types, link records, other IB traffic). */
 unsigned long capture_not_mads(const struct capture_reader *r);
 /* "Ethernet" and the like for messages, or NULL for a link type without a name here. */
@@ -100,5 +101,48 @@ const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len);
  * capture taken on the host's own port shows.
  */
 enum pcapng_direction capture_direction(const struct capture_record *rec);
+
+/* cli/umad.c's calls with a character buffer, until it passes a struct umad_err (capture_meta.h). */
+static inline struct capture_reader *capture_open_errbuf(const char *path, char *err,
+							 size_t errlen)
+{
+	struct umad_err e = UMAD_ERR_INIT;
+	struct capture_reader *r = capture_open(path, &e);
+
+	if (!r)
+		capture_errbuf_copy(&e, err, errlen);
+	return r;
+}
+
+static inline int capture_next_errbuf(struct capture_reader *r, struct capture_record *rec,
+				      char *err, size_t errlen)
+{
+	struct umad_err e = UMAD_ERR_INIT;
+	int got = capture_next(r, rec, &e);
+
+	if (got < 0)
+		capture_errbuf_copy(&e, err, errlen);
+	return got;
+}
+
+static inline int capture_why_no_mad_errbuf(const struct capture_reader *r, char *err,
+					    size_t errlen)
+{
+	struct umad_err e = UMAD_ERR_INIT;
+	int none = capture_why_no_mad(r, &e);
+
+	if (none)
+		capture_errbuf_copy(&e, err, errlen);
+	return none;
+}
+#define capture_open(...)		CAPTURE_ERRBUF_PICK(capture_open, __VA_ARGS__)
+#define capture_open__2			(capture_open)
+#define capture_open__3			capture_open_errbuf
+#define capture_next(...)		CAPTURE_ERRBUF_PICK(capture_next, __VA_ARGS__)
+#define capture_next__3			(capture_next)
+#define capture_next__4			capture_next_errbuf
+#define capture_why_no_mad(...)		CAPTURE_ERRBUF_PICK(capture_why_no_mad, __VA_ARGS__)
+#define capture_why_no_mad__2		(capture_why_no_mad)
+#define capture_why_no_mad__3		capture_why_no_mad_errbuf
 
 #endif /* LIBUMAD_PCAPNG_READER_H */

@@ -65,7 +65,7 @@ struct pcapng_writer {
 	size_t header_len, header_cap;
 	struct header_block *headers;
 	size_t n_headers, headers_cap, headers_in_file;
-	char why[192];			/* what a write refused, for pcapng_error() */
+	const char *why;		/* what a write refused, for pcapng_error(): a constant */
 	uint8_t block[BLOCK_MAX];	/* one block is assembled here, then written at once */
 };
 
@@ -220,9 +220,8 @@ static int check_end(struct pcapng_writer *w, uint64_t end)
 	    pread(w->fd, &trailing, 4, (off_t)end - 4) != 4 || trailing % 4 ||
 	    trailing < PCAPNG_BLOCK_MIN || trailing > end ||
 	    pread(w->fd, head, 8, (off_t)(end - trailing)) != 8 || head[1] != trailing) {
-		snprintf(w->why, sizeof(w->why), "it does not end with a whole pcapng block in this "
-			 "machine's byte order (cut short, or written by another program): nothing "
-			 "is appended to it");
+		w->why = "it does not end with a whole pcapng block in this machine's byte order "
+			 "(cut short, or written by another program): nothing is appended to it";
 		return -EBADMSG;
 	}
 	return 0;
@@ -456,7 +455,7 @@ static int finish(struct block *b, struct pcapng_writer *w, int with_options, in
  * A file that is not empty must begin as ours do: a pcapng section header
  * in this machine's byte order.  0, or -EEXIST with why.
  */
-static int check_start(int fd, char *err, size_t errlen)
+static int check_start(int fd, struct umad_err *err)
 {
 	uint32_t head[3];
 	const char *what = "not a pcapng file";
@@ -471,9 +470,8 @@ static int check_start(int fd, char *err, size_t errlen)
 			 head[0] == __builtin_bswap32(PCAP_MAGIC_NS))
 			what = "a classic pcap file, not pcapng";
 	}
-	snprintf(err, errlen, "%s: nothing is appended to it (remove it, or choose another name)",
-		 what);
-	return -EEXIST;
+	return umad_err_set(err, -EEXIST,
+			    "%s: nothing is appended to it (remove it, or choose another name)", what);
 }
 
 /*
@@ -481,7 +479,7 @@ static int check_start(int fd, char *err, size_t errlen)
  * its section header gathered: NULL with errno set and why in err.
  */
 static struct pcapng_writer *start_writer(int fd, uint64_t end, const char *application,
-					  char *err, size_t errlen)
+					  struct umad_err *err)
 {
 	struct pcapng_writer *w;
 	struct timespec now;
@@ -496,7 +494,7 @@ static struct pcapng_writer *start_writer(int fd, uint64_t end, const char *appl
 	w = calloc(1, sizeof(*w));
 	if (!w) {
 		close(fd);
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		umad_err_set(err, -ENOMEM, "%s", strerror(ENOMEM));
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -517,7 +515,7 @@ static struct pcapng_writer *start_writer(int fd, uint64_t end, const char *appl
 	add_option(&b, PCAPNG_OPT_COMMENT, who, strlen(who));
 	r = finish(&b, w, 1, 1);
 	if (r < 0) {
-		snprintf(err, errlen, "%s", r == -EBADMSG ? w->why : strerror(-r));
+		umad_err_set(err, r, "%s", r == -EBADMSG ? w->why : strerror(-r));
 		pcapng_discard(w);
 		errno = -r;
 		return NULL;
@@ -525,17 +523,17 @@ static struct pcapng_writer *start_writer(int fd, uint64_t end, const char *appl
 	return w;
 }
 
-struct pcapng_writer *pcapng_create(const char *path, const char *application, char *err,
-				    size_t errlen)
+struct pcapng_writer *pcapng_create(const char *path, const char *application,
+				    struct umad_err *err)
 {
-	return start_writer(capture_file_create(path, err, errlen), 0, application, err, errlen);
+	return start_writer(capture_file_create(path, err), 0, application, err);
 }
 
-struct pcapng_writer *pcapng_append(const char *path, const char *application, char *err,
-				    size_t errlen)
+struct pcapng_writer *pcapng_append(const char *path, const char *application,
+				    struct umad_err *err)
 {
 	struct pcapng_writer probe = { .fd = -1 };
-	int created, fd = capture_file_append(path, &created, err, errlen), r;
+	int created, fd = capture_file_append(path, &created, err), r;
 	off_t end;
 
 	if (fd < 0) {
@@ -548,14 +546,13 @@ struct pcapng_writer *pcapng_append(const char *path, const char *application, c
 	if (r == 0 && end < 0)
 		r = -errno;
 	if (r == 0 && end > 0) {
-		r = check_start(fd, err, errlen);
+		r = check_start(fd, err);
 		probe.fd = fd;
 		if (r == 0 && check_end(&probe, (uint64_t)end) < 0) {
-			snprintf(err, errlen, "%s", probe.why);
-			r = -EBADMSG;
+			r = umad_err_set(err, -EBADMSG, "%s", probe.why);
 		}
 	} else if (r < 0) {
-		snprintf(err, errlen, "%s", strerror(-r));
+		umad_err_set(err, r, "%s", strerror(-r));
 	}
 	capture_file_unlock(fd);
 	if (r < 0) {
@@ -563,12 +560,12 @@ struct pcapng_writer *pcapng_append(const char *path, const char *application, c
 		errno = -r;
 		return NULL;
 	}
-	return start_writer(fd, (uint64_t)end, application, err, errlen);
+	return start_writer(fd, (uint64_t)end, application, err);
 }
 
 const char *pcapng_error(const struct pcapng_writer *w)
 {
-	return w->why[0] ? w->why : NULL;
+	return w->why;
 }
 
 int pcapng_add_interface(struct pcapng_writer *w, const char *name, const char *description)

@@ -25,6 +25,7 @@
 #include <stdint.h>
 
 #include "capture_meta.h"
+#include "libumad/base/errbuf.h"
 #include "pcapng_format.h"
 
 struct pcapng_writer;
@@ -33,8 +34,8 @@ struct pcapng_writer;
  * Create path as capture_file_create() does (capture_file.h) and write the
  * section header; NULL with errno set and why in err.
  */
-struct pcapng_writer *pcapng_create(const char *path, const char *application, char *err,
-				    size_t errlen);
+struct pcapng_writer *pcapng_create(const char *path, const char *application,
+				    struct umad_err *err);
 /*
  * Open path as capture_file_append() does, to add sections to what it
  * holds (created if missing), and gather the section header; NULL with
@@ -43,8 +44,8 @@ struct pcapng_writer *pcapng_create(const char *path, const char *application, c
  * block in it (EEXIST, EBADMSG): what would follow anything else could not
  * be read.
  */
-struct pcapng_writer *pcapng_append(const char *path, const char *application, char *err,
-				    size_t errlen);
+struct pcapng_writer *pcapng_append(const char *path, const char *application,
+				    struct umad_err *err);
 /* Why the last write failed with -EBADMSG (the file's end is not a whole block), or NULL. */
 const char *pcapng_error(const struct pcapng_writer *w);
 /* Add an interface named e.g. "mlx5_0:1"; returns its id (>= 0) or -errno. */
@@ -77,5 +78,21 @@ int pcapng_flush_aligned(struct pcapng_writer *w);
 int pcapng_close(struct pcapng_writer *w);
 /* Close the file writing nothing more, what is gathered dropped (a forked child's copy). */
 void pcapng_discard(struct pcapng_writer *w);
+
+/* cli/umad.c's calls with a character buffer, until it passes a struct umad_err (capture_meta.h). */
+static inline struct pcapng_writer *pcapng_create_errbuf(const char *path,
+							 const char *application, char *err,
+							 size_t errlen)
+{
+	struct umad_err e = UMAD_ERR_INIT;
+	struct pcapng_writer *w = pcapng_create(path, application, &e);
+
+	if (!w)
+		capture_errbuf_copy(&e, err, errlen);
+	return w;
+}
+#define pcapng_create(...)		CAPTURE_ERRBUF_PICK(pcapng_create, __VA_ARGS__)
+#define pcapng_create__3		(pcapng_create)
+#define pcapng_create__4		pcapng_create_errbuf
 
 #endif /* LIBUMAD_PCAPNG_WRITER_H */

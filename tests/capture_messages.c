@@ -13,6 +13,7 @@
  */
 #include "config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,28 +124,28 @@ int main(int argc, char **argv)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512] = "";
+	struct umad_err err = UMAD_ERR_INIT;
 	int n;
 
 	if (argc != 2) {
 		fprintf(stderr, "usage: capture_messages FILE\n");
 		return 2;
 	}
-	r = capture_open(argv[1], err, sizeof(err));
+	r = capture_open(argv[1], &err);
 	if (!r) {
-		fprintf(stderr, "capture_messages: %s\n", err);
+		fprintf(stderr, "capture_messages: %s\n", umad_err_text(&err));
 		return 1;
 	}
-	while ((n = capture_next(r, &rec, err, sizeof(err))) == 1) {
+	while ((n = capture_next(r, &rec, &err)) == 1) {
 		struct capture_meta m;
 		size_t mad_len, len;
 		const uint8_t *mad = capture_mad(&rec, &mad_len);
 		enum pcapng_direction dir = capture_direction(&rec);
 
-		if (!mad || capture_meta_parse(rec.comment, &m, err, sizeof(err)) < 0 ||
+		if (!mad || capture_meta_parse(rec.comment, &m, &err) < 0 ||
 		    !capture_meta_has(&m, CAPTURE_META_LENGTH)) {
-			snprintf(err, sizeof(err), "%s: packet %" PRIu64 ": no MAD or no length",
-				 argv[1], rec.packet_id);
+			umad_err_set(&err, -EINVAL, "%s: packet %" PRIu64 ": no MAD or no length",
+				     argv[1], rec.packet_id);
 			n = -1;
 			break;
 		}
@@ -161,8 +162,8 @@ int main(int argc, char **argv)
 		print_message(dir, mad, m.length, mad + header_len(mad),
 			      len > header_len(mad) ? len - header_len(mad) : 0);
 	}
-	if (n < 0 && err[0])
-		fprintf(stderr, "capture_messages: %s\n", err);
+	if (n < 0 && *umad_err_text(&err))
+		fprintf(stderr, "capture_messages: %s\n", umad_err_text(&err));
 	capture_close(r);
 	return n < 0 ? 1 : 0;
 }

@@ -219,7 +219,7 @@ static void test_sizes(void **state)
 /* --- pcapng files --------------------------------------------------------- */
 
 static char path[64];
-static char err_text[256];	/* why pcapng_create() refused */
+static struct umad_err err_text;	/* why pcapng_create() refused */
 
 static int make_path(void **state)
 {
@@ -253,7 +253,7 @@ static void write_sample(void)
 	struct ib_user_mad hdr;
 	int n;
 
-	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(path, "libumad test", &err_text);
 	assert_non_null(w);
 	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
 
@@ -405,7 +405,7 @@ static void test_existing_files_are_replaced(void **state)
 	assert_int_equal(chmod(path, 0644), 0);
 	snprintf(link_path, sizeof(link_path), "%s.link", path);
 	assert_int_equal(link(path, link_path), 0);
-	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(path, "libumad test", &err_text);
 	assert_non_null(w);
 	assert_int_equal(pcapng_close(w), 0);
 	assert_int_equal(stat(path, &st), 0);
@@ -423,9 +423,9 @@ static void test_existing_files_are_replaced(void **state)
 	fclose(f);
 	assert_int_equal(chmod(target, 0644), 0);
 	assert_int_equal(symlink(target, sym_path), 0);
-	w = pcapng_create(sym_path, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(sym_path, "libumad test", &err_text);
 	assert_null(w);
-	assert_non_null(strstr(err_text, "symbolic link"));
+	assert_non_null(strstr(umad_err_text(&err_text), "symbolic link"));
 	assert_int_equal(lstat(sym_path, &st), 0);
 	assert_true(S_ISLNK(st.st_mode));
 	assert_int_equal(first_word(target), 0x20646c6f);
@@ -434,7 +434,7 @@ static void test_existing_files_are_replaced(void **state)
 	assert_int_equal(st.st_size, 11);
 	/* A dangling one is refused too: nothing is created where it points. */
 	unlink(target);
-	w = pcapng_create(sym_path, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(sym_path, "libumad test", &err_text);
 	assert_null(w);
 	assert_int_equal(access(target, F_OK), -1);
 	unlink(sym_path);
@@ -442,21 +442,21 @@ static void test_existing_files_are_replaced(void **state)
 	/* A FIFO (even one with no reader: never opened, so nothing blocks), a directory. */
 	snprintf(fifo, sizeof(fifo), "%s.fifo", path);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	w = pcapng_create(fifo, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(fifo, "libumad test", &err_text);
 	assert_null(w);
-	assert_string_equal(err_text, "a FIFO, not a regular file");
+	assert_string_equal(umad_err_text(&err_text), "a FIFO, not a regular file");
 	assert_int_equal(lstat(fifo, &st), 0);
 	assert_true(S_ISFIFO(st.st_mode));
 	unlink(fifo);
 	assert_int_equal(mkdir(fifo, 0700), 0);
-	w = pcapng_create(fifo, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(fifo, "libumad test", &err_text);
 	assert_null(w);
-	assert_string_equal(err_text, "a directory, not a regular file");
+	assert_string_equal(umad_err_text(&err_text), "a directory, not a regular file");
 	assert_int_equal(errno, EISDIR);
 	rmdir(fifo);
-	w = pcapng_create("/dev/null", "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create("/dev/null", "libumad test", &err_text);
 	assert_null(w);
-	assert_string_equal(err_text, "a character device, not a regular file");
+	assert_string_equal(umad_err_text(&err_text), "a character device, not a regular file");
 }
 
 /* The user the private-mode cases run as: nobody when we are root, else ourselves. */
@@ -481,9 +481,9 @@ static int capture_in_place(void)
 
 	CHECK(become_capturing_user() == 0);
 	snprintf(file, sizeof(file), "%s/ours", private_dir);
-	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(file, "libumad test", &err_text);
 	if (!w)
-		fprintf(stderr, "refused: %s\n", err_text);
+		fprintf(stderr, "refused: %s\n", umad_err_text(&err_text));
 	CHECK(w != NULL);
 	CHECK_EQ(pcapng_close(w), 0);
 	CHECK_EQ(stat(file, &st), 0);
@@ -501,12 +501,12 @@ static int capture_over_theirs(void)
 
 	CHECK(become_capturing_user() == 0);
 	snprintf(file, sizeof(file), "%s/theirs", private_dir);
-	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(file, "libumad test", &err_text);
 	if (w)
 		pcapng_close(w);
 	CHECK(w == NULL);
 	CHECK_EQ(errno, EPERM);
-	CHECK(strstr(err_text, "owned by user 0") != NULL);
+	CHECK(strstr(umad_err_text(&err_text), "owned by user 0") != NULL);
 	return 0;
 }
 
@@ -548,7 +548,7 @@ static void test_capture_file_is_private(void **state)
 	/* A new file under umask 0277: 0400 from open(2), 0600 in the end. */
 	snprintf(file, sizeof(file), "%s/new", private_dir);
 	old_mask = umask(0277);
-	w = pcapng_create(file, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(file, "libumad test", &err_text);
 	umask(old_mask);
 	assert_non_null(w);
 	assert_int_equal(pcapng_close(w), 0);
@@ -587,22 +587,22 @@ static void test_file_in_use_is_kept(void **state)
 	struct pcapng_writer *first, *second;
 
 	(void)state;
-	first = pcapng_create(path, "first", err_text, sizeof(err_text));
+	first = pcapng_create(path, "first", &err_text);
 	assert_non_null(first);
 	assert_true(pcapng_add_interface(first, "mlx5_0:1", NULL) >= 0);
-	second = pcapng_create(path, "second", err_text, sizeof(err_text));
+	second = pcapng_create(path, "second", &err_text);
 	assert_null(second);
 	assert_int_equal(errno, EBUSY);
-	assert_non_null(strstr(err_text, "another process is writing a capture into it"));
-	assert_non_null(strstr(err_text, "%p"));
+	assert_non_null(strstr(umad_err_text(&err_text), "another process is writing a capture into it"));
+	assert_non_null(strstr(umad_err_text(&err_text), "%p"));
 	assert_int_equal(pcapng_close(first), 0);
-	second = pcapng_create(path, "second", err_text, sizeof(err_text));
+	second = pcapng_create(path, "second", &err_text);
 	assert_non_null(second);
 	assert_int_equal(pcapng_close(second), 0);
 	/* One appending to it (a process under UMAD_CAPTURE) holds it as well. */
-	first = pcapng_append(path, "appending", err_text, sizeof(err_text));
+	first = pcapng_append(path, "appending", &err_text);
 	assert_non_null(first);
-	assert_null(pcapng_create(path, "second", err_text, sizeof(err_text)));
+	assert_null(pcapng_create(path, "second", &err_text));
 	assert_int_equal(errno, EBUSY);
 	assert_int_equal(pcapng_close(first), 0);
 }
@@ -673,16 +673,16 @@ static void test_writers_take_turns(void **state)
 	struct pcapng_writer *one, *two;
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 	unsigned long sections = 0;
 	uint64_t writer_one = 0, writer_two = 0, i;
 	int got, records = 0;
 
 	(void)state;
 	memset(seen, 0, sizeof(seen));
-	one = pcapng_append(path, "one", err_text, sizeof(err_text));
+	one = pcapng_append(path, "one", &err_text);
 	assert_non_null(one);
-	two = pcapng_append(path, "two", err_text, sizeof(err_text));
+	two = pcapng_append(path, "two", &err_text);
 	assert_non_null(two);
 	pcapng_set_batching(one, 1);
 	pcapng_set_batching(two, 1);
@@ -699,9 +699,9 @@ static void test_writers_take_turns(void **state)
 	assert_int_equal(pcapng_close(two), 0);
 	assert_int_equal(pcapng_close(one), 0);
 
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	assert_non_null(r);
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+	while ((got = capture_next(r, &rec, &err)) == 1) {
 		int of_one = rec.packet_id <= TURNS_IDS;
 
 		assert_true(rec.packet_id >= 1 && rec.packet_id <= 2 * TURNS_IDS);
@@ -718,7 +718,7 @@ static void test_writers_take_turns(void **state)
 		records++;
 	}
 	if (got < 0)
-		fail_msg("%s", err);
+		fail_msg("%s", umad_err_text(&err));
 	capture_close(r);
 	assert_int_equal(records, 2 * TURNS_IDS);
 	assert_true(writer_one != writer_two);
@@ -739,7 +739,7 @@ static void test_append_refuses_what_it_cannot_extend(void **state)
 	FILE *f;
 
 	(void)state;
-	w = pcapng_append(path, "first", err_text, sizeof(err_text));
+	w = pcapng_append(path, "first", &err_text);
 	assert_non_null(w);
 	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", NULL), 0);
 	write_one(w, 1);
@@ -747,7 +747,7 @@ static void test_append_refuses_what_it_cannot_extend(void **state)
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	size = st.st_size;
-	w = pcapng_append(path, "second", err_text, sizeof(err_text));
+	w = pcapng_append(path, "second", &err_text);
 	assert_non_null(w);
 	assert_int_equal(pcapng_close(w), 0);
 	assert_int_equal(stat(path, &st), 0);
@@ -756,10 +756,10 @@ static void test_append_refuses_what_it_cannot_extend(void **state)
 
 	/* Cut short by four bytes: not a whole block at the end. */
 	assert_int_equal(truncate(path, size - 4), 0);
-	w = pcapng_append(path, "third", err_text, sizeof(err_text));
+	w = pcapng_append(path, "third", &err_text);
 	assert_null(w);
 	assert_int_equal(errno, EBADMSG);
-	assert_non_null(strstr(err_text, "does not end with a whole pcapng block"));
+	assert_non_null(strstr(umad_err_text(&err_text), "does not end with a whole pcapng block"));
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, size - 4);
 
@@ -770,15 +770,15 @@ static void test_append_refuses_what_it_cannot_extend(void **state)
 	fwrite("\xd4\xc3\xb2\xa1\x02\x00\x04\x00\0\0\0\0\0\0\0\0\0\0\x04\0\xc5\0\0\0", 1, 24,
 	       f);
 	fclose(f);
-	assert_null(pcapng_append(path, "fourth", err_text, sizeof(err_text)));
+	assert_null(pcapng_append(path, "fourth", &err_text));
 	assert_int_equal(errno, EEXIST);
-	assert_non_null(strstr(err_text, "a classic pcap file, not pcapng"));
+	assert_non_null(strstr(umad_err_text(&err_text), "a classic pcap file, not pcapng"));
 	f = fopen(path, "wb");
 	assert_non_null(f);
 	fwrite("\x0a\x0d\x0d\x0a\x00\x00\x00\x1c\x1a\x2b\x3c\x4d", 1, 12, f);
 	fclose(f);
-	assert_null(pcapng_append(path, "fifth", err_text, sizeof(err_text)));
-	assert_non_null(strstr(err_text, "a pcapng file in the other byte order"));
+	assert_null(pcapng_append(path, "fifth", &err_text));
+	assert_non_null(strstr(umad_err_text(&err_text), "a pcapng file in the other byte order"));
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_size, 12);
 }
@@ -815,12 +815,12 @@ static void test_writes_end_aligned(void **state)
 	struct capture_reader *r;
 	struct capture_record rec;
 	struct pcapng_writer *w;
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 	uint64_t id = 0, size, header;
 	int i, got, records = 0;
 
 	(void)state;
-	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(path, "libumad test", &err_text);
 	assert_non_null(w);
 	header = file_size();		/* the section header, written at once */
 	pcapng_set_batching(w, 1);
@@ -846,9 +846,9 @@ static void test_writes_end_aligned(void **state)
 	assert_int_equal(file_size() % (64 * 1024), 0);
 	assert_int_equal(pcapng_close(w), 0);
 
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	assert_non_null(r);
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1)
+	while ((got = capture_next(r, &rec, &err)) == 1)
 		assert_int_equal(rec.packet_id, (uint64_t)++records);
 	assert_int_equal(got, 0);
 	capture_close(r);
@@ -865,6 +865,7 @@ static void test_no_block_crosses_a_page(void **state)
 	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
 	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
 	char err[PCAP_ERRBUF_SIZE], cmd[256], comment[200];
+	struct umad_err why = UMAD_ERR_INIT;
 	struct capture_record rec;
 	struct capture_reader *r;
 	struct pcap_pkthdr *ph;
@@ -876,7 +877,7 @@ static void test_no_block_crosses_a_page(void **state)
 	pcap_t *p;
 
 	(void)state;
-	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(path, "libumad test", &err_text);
 	assert_non_null(w);
 	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
 	pcapng_set_batching(w, 1);
@@ -906,11 +907,11 @@ static void test_no_block_crosses_a_page(void **state)
 	pcap_close(p);
 	assert_int_equal(n, 2000);
 
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &why);
 	if (!r)
-		fail_msg("%s", err);
+		fail_msg("%s", umad_err_text(&why));
 	n = 0;
-	while ((i = capture_next(r, &rec, err, sizeof(err))) == 1)
+	while ((i = capture_next(r, &rec, &why)) == 1)
 		assert_int_equal(rec.packet_id, (uint64_t)++n);
 	assert_int_equal(i, 0);
 	capture_close(r);
@@ -930,15 +931,15 @@ static void test_reader_round_trip(void **state)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int n = 0;
 
 	(void)state;
 	write_sample();
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	if (!r)
-		fail_msg("%s", err);
-	while (capture_next(r, &rec, err, sizeof(err)) == 1) {
+		fail_msg("%s", umad_err_text(&err));
+	while (capture_next(r, &rec, &err) == 1) {
 		assert_string_equal(rec.iface_name, "mlx5_0:1");
 		assert_int_equal(rec.len, 290);
 		assert_int_equal(rec.packet[LRH_OFF_VL], n == 2 ? 0x00 : 0xf0);	/* VL0 for the GMP */
@@ -974,7 +975,7 @@ static void test_reader_huge_captured_length(void **state)
 	uint8_t file[256];
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	size_t i, n, k;
 	FILE *f;
 	int got;
@@ -1010,10 +1011,10 @@ static void test_reader_huge_captured_length(void **state)
 		assert_non_null(f);
 		assert_int_equal(fwrite(file, 1, n, f), n);
 		fclose(f);
-		r = capture_open(path, err, sizeof(err));
+		r = capture_open(path, &err);
 		if (!r)
-			fail_msg("%s", err);
-		while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+			fail_msg("%s", umad_err_text(&err));
+		while ((got = capture_next(r, &rec, &err)) == 1) {
 			unsigned sum = 0;
 
 			/* Whatever comes back lies inside the 32 bytes the block holds. */
@@ -1023,8 +1024,8 @@ static void test_reader_huge_captured_length(void **state)
 			assert_int_equal(sum, 0);
 		}
 		/* Past the block, or short of the 64 bytes the packet had: refused either way. */
-		assert_int_equal(got, -1);
-		assert_non_null(strstr(err, caplens[i] > 32 ? "packet of" : "cut to"));
+		assert_int_equal(got, -EBADMSG);
+		assert_non_null(strstr(umad_err_text(&err), caplens[i] > 32 ? "packet of" : "cut to"));
 		capture_close(r);
 	}
 }
@@ -1190,7 +1191,7 @@ static void rc_traffic_only(uint8_t *f, size_t *size)
  * Read file (size bytes) at path: the MADs; the error in err, or at the end
  * why there is no MAD ("" when there are some).
  */
-static int mads_of(const uint8_t *file, size_t size, char *err, size_t errlen, int *got)
+static int mads_of(const uint8_t *file, size_t size, struct umad_err *err, int *got)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
@@ -1201,15 +1202,15 @@ static int mads_of(const uint8_t *file, size_t size, char *err, size_t errlen, i
 	assert_non_null(f);
 	assert_int_equal(fwrite(file, 1, size, f), size);
 	fclose(f);
-	r = capture_open(path, err, errlen);
+	r = capture_open(path, err);
 	if (!r) {
-		*got = -1;
+		*got = -1;	/* not opened */
 		return 0;
 	}
-	while ((*got = capture_next(r, &rec, err, errlen)) == 1)
+	while ((*got = capture_next(r, &rec, err)) == 1)
 		n += capture_mad(&rec, &mad_len) != NULL;
-	if (*got == 0 && !capture_why_no_mad(r, err, errlen))
-		err[0] = '\0';
+	if (*got == 0 && !capture_why_no_mad(r, err))
+		umad_err_clear(err);
 	capture_close(r);
 	return n;
 }
@@ -1271,7 +1272,8 @@ static int run_stats(const char *file, char *out, size_t size)
 static void test_reader_refuses_contradictions(void **state)
 {
 	static uint8_t file[4096];
-	char err[512], out[1024];
+	char out[1024];
+	struct umad_err err = UMAD_ERR_INIT;
 	size_t i, size;
 	int got, n, status;
 	FILE *f;
@@ -1283,13 +1285,13 @@ static void test_reader_refuses_contradictions(void **state)
 		memcpy(file, sample, sample_size);
 		size = sample_size;
 		spoiled[i].spoil(file, &size);
-		n = mads_of(file, size, err, sizeof(err), &got);
-		if (got == 0 && !err[0])
+		n = mads_of(file, size, &err, &got);
+		if (got == 0 && !*umad_err_text(&err))
 			fail_msg("%s: read as good, %d MADs", spoiled[i].name, n);
-		if (n != spoiled[i].mads || !strstr(err, spoiled[i].says) ||
-		    strncmp(err, path, strlen(path)))
+		if (n != spoiled[i].mads || !strstr(umad_err_text(&err), spoiled[i].says) ||
+		    strncmp(umad_err_text(&err), path, strlen(path)))
 			fail_msg("%s: %d MADs, then '%s'; expected %d, then '...%s'",
-				 spoiled[i].name, n, err, spoiled[i].mads, spoiled[i].says);
+				 spoiled[i].name, n, umad_err_text(&err), spoiled[i].mads, spoiled[i].says);
 
 		status = run_stats(path, out, sizeof(out));
 		if (!WIFEXITED(status) || WEXITSTATUS(status) != 1 || !strstr(out, spoiled[i].says))
@@ -1347,30 +1349,30 @@ static size_t classic_sample(uint8_t *out, uint16_t major, uint32_t snaplen, uin
 static void test_reader_classic_contradictions(void **state)
 {
 	static uint8_t file[4096];
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int got;
 
 	(void)state;
 	write_sample();
 	sample_size = read_file(path, sample, sizeof(sample));
-	assert_int_equal(mads_of(file, classic_sample(file, 2, 0xffff, 0), err, sizeof(err), &got),
+	assert_int_equal(mads_of(file, classic_sample(file, 2, 0xffff, 0), &err, &got),
 			 3);
 	assert_int_equal(got, 0);
-	assert_int_equal(mads_of(file, classic_sample(file, 2, 0, 0), err, sizeof(err), &got), 3);
+	assert_int_equal(mads_of(file, classic_sample(file, 2, 0, 0), &err, &got), 3);
 	assert_int_equal(got, 0);
 
-	assert_int_equal(mads_of(file, classic_sample(file, 3, 0xffff, 0), err, sizeof(err), &got),
+	assert_int_equal(mads_of(file, classic_sample(file, 3, 0xffff, 0), &err, &got),
 			 0);
 	assert_int_equal(got, -1);
-	assert_non_null(strstr(err, ": offset 0: pcap version 3.4"));
-	assert_int_equal(mads_of(file, classic_sample(file, 2, 200, 0), err, sizeof(err), &got), 0);
-	assert_int_equal(got, -1);
-	assert_non_null(strstr(err, ": offset 24: packet 1: 306 bytes captured, more than the snap "
+	assert_non_null(strstr(umad_err_text(&err), ": offset 0: pcap version 3.4"));
+	assert_int_equal(mads_of(file, classic_sample(file, 2, 200, 0), &err, &got), 0);
+	assert_int_equal(got, -EBADMSG);
+	assert_non_null(strstr(umad_err_text(&err), ": offset 24: packet 1: 306 bytes captured, more than the snap "
 			       "length (200)"));
-	assert_int_equal(mads_of(file, classic_sample(file, 2, 0xffff, 50), err, sizeof(err), &got),
+	assert_int_equal(mads_of(file, classic_sample(file, 2, 0xffff, 50), &err, &got),
 			 1);
-	assert_int_equal(got, -1);
-	assert_non_null(strstr(err, ": offset 346: packet 2: cut to 306 of its 356 bytes"));
+	assert_int_equal(got, -EBADMSG);
+	assert_non_null(strstr(umad_err_text(&err), ": offset 346: packet 2: cut to 306 of its 356 bytes"));
 }
 
 /*
@@ -1385,7 +1387,7 @@ static void test_reader_other_packet_blocks(void **state)
 	struct capture_record rec;
 	struct capture_reader *r;
 	size_t at, caplen, n, spb;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int got, i = 0;
 
 	(void)state;
@@ -1397,7 +1399,7 @@ static void test_reader_other_packet_blocks(void **state)
 	set_word(file, at, PCAPNG_BT_PB);
 	set_half(file, at + EPB_OFF_IFACE, 0);
 	set_half(file, at + EPB_OFF_IFACE + 2, 0);
-	assert_int_equal(mads_of(file, sample_size, err, sizeof(err), &got), 3);
+	assert_int_equal(mads_of(file, sample_size, &err, &got), 3);
 	assert_int_equal(got, 0);
 	/* The second one simple: original length, then the data, padded. */
 	at = epb(sample, sample_size, 1);
@@ -1414,11 +1416,11 @@ static void test_reader_other_packet_blocks(void **state)
 	at += word_at(sample, at + 4);
 	memcpy(file + n, sample + at, sample_size - at);
 	n += sample_size - at;
-	assert_int_equal(mads_of(file, n, err, sizeof(err), &got), 3);
+	assert_int_equal(mads_of(file, n, &err, &got), 3);
 	assert_int_equal(got, 0);
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	assert_non_null(r);
-	while (capture_next(r, &rec, err, sizeof(err)) == 1) {
+	while (capture_next(r, &rec, &err) == 1) {
 		assert_int_equal(rec.len, 290);
 		assert_int_equal(rec.iface, 0);
 		assert_string_equal(rec.comment, comments[i]);
@@ -1434,7 +1436,8 @@ static void test_reader_bad_input(void **state)
 	uint8_t good[4096], bad[4096];
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512], bad_path[80];
+	char bad_path[80];
+	struct umad_err err = UMAD_ERR_INIT;
 	size_t size, cut, i;
 	unsigned seed = 12345;
 	FILE *f;
@@ -1464,17 +1467,17 @@ static void test_reader_bad_input(void **state)
 		assert_non_null(f);
 		assert_int_equal(fwrite(bad, 1, cut, f), cut);
 		fclose(f);
-		err[0] = '\0';
-		r = capture_open(bad_path, err, sizeof(err));
+		umad_err_clear(&err);
+		r = capture_open(bad_path, &err);
 		if (!r) {
-			assert_non_null(strstr(err, bad_path));
+			assert_non_null(strstr(umad_err_text(&err), bad_path));
 			errors++;
 			continue;
 		}
-		while ((got = capture_next(r, &rec, err, sizeof(err))) == 1)
+		while ((got = capture_next(r, &rec, &err)) == 1)
 			assert_true(rec.len <= 4096);
 		if (got < 0) {
-			assert_non_null(strstr(err, ": offset "));
+			assert_non_null(strstr(umad_err_text(&err), ": offset "));
 			errors++;
 		}
 		capture_close(r);
@@ -1510,17 +1513,17 @@ struct seen {
 };
 
 /* Every record of path (the last's error in err): their number, at most max kept in seen. */
-static int read_records(const char *file, struct seen *seen, int max, char *err, size_t errlen,
+static int read_records(const char *file, struct seen *seen, int max, struct umad_err *err,
 			int *got)
 {
 	struct capture_record rec;
-	struct capture_reader *r = capture_open(file, err, errlen);
+	struct capture_reader *r = capture_open(file, err);
 	int n = 0;
 	size_t k;
 
 	if (!r)
-		fail_msg("%s", err);
-	while ((*got = capture_next(r, &rec, err, errlen)) == 1) {
+		fail_msg("%s", umad_err_text(err));
+	while ((*got = capture_next(r, &rec, err)) == 1) {
 		assert_true(n < max);
 		seen[n].packet_id = rec.packet_id;
 		seen[n].packet_at = rec.packet_at;
@@ -1573,29 +1576,29 @@ static pid_t feed_pipe(const uint8_t *bytes, size_t size, size_t piece, char *na
  * lies in the file at its packet_at, and a descriptor of the file (not of
  * the pipe) reads it back there.
  */
-static void test_reader_file_and_stream(void **state)
+/*
+ * A capture of records MADs at path, with a block of a type no reader knows,
+ * big bytes long (larger than the reader's buffer), spliced in before the
+ * first packet: its bytes (*size of them, the caller frees them) and where
+ * the first packet block is (*first_epb).
+ */
+static uint8_t *write_spliced(int records, uint32_t big, size_t *size_out, size_t *first_epb_out)
 {
-	enum { RECORDS = 4000, BIG = 700 * 1024 };
-	static struct seen from_file[RECORDS], from_pipe[RECORDS];
 	struct ib_packet_ends ends = { .outbound = 1, .local_lid = 1 };
-	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX], back[IB_MAD_PACKET_MAX], *bytes, *spliced;
-	char err[512], comment[64], name[64];
-	struct capture_record rec;
-	struct capture_reader *r;
+	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX], *bytes, *spliced;
 	struct pcapng_writer *w;
 	struct ib_user_mad hdr;
 	size_t size, at, first_epb = 0;
 	uint32_t type, total;
-	int i, n, got, fd, status;
-	pid_t pid;
+	char comment[64];
+	int i, n, fd;
 
-	(void)state;
 	unlink(path);
-	w = pcapng_create(path, "libumad test", err_text, sizeof(err_text));
+	w = pcapng_create(path, "libumad test", &err_text);
 	assert_non_null(w);
 	assert_int_equal(pcapng_add_interface(w, "mlx5_0:1", "test port"), 0);
 	dr_get_nodeinfo(mad, &hdr);
-	for (i = 0; i < RECORDS; i++) {
+	for (i = 0; i < records; i++) {
 		put_be64(mad + MAD_OFF_TID, (uint64_t)i);
 		ends.outbound = i % 2 == 0;
 		n = ib_packet_build(pkt, sizeof(pkt), &hdr, mad, sizeof(mad), &ends);
@@ -1619,24 +1622,45 @@ static void test_reader_file_and_stream(void **state)
 		}
 	}
 	assert_true(first_epb > 0);
-	spliced = calloc(1, size + BIG);
+	spliced = calloc(1, size + big);
 	assert_non_null(spliced);
 	memcpy(spliced, bytes, first_epb);
 	type = 0x00000bad;
-	total = BIG;
+	total = big;
 	memcpy(spliced + first_epb, &type, 4);
 	memcpy(spliced + first_epb + 4, &total, 4);
-	memcpy(spliced + first_epb + BIG - 4, &total, 4);
-	memcpy(spliced + first_epb + BIG, bytes + first_epb, size - first_epb);
+	memcpy(spliced + first_epb + big - 4, &total, 4);
+	memcpy(spliced + first_epb + big, bytes + first_epb, size - first_epb);
 	free(bytes);
-	size += BIG;
+	size += big;
 	unlink(path);
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, spliced, size), (ssize_t)size);
 	close(fd);
 
-	n = read_records(path, from_file, RECORDS, err, sizeof(err), &got);
+	*size_out = size;
+	*first_epb_out = first_epb;
+	return spliced;
+}
+
+static void test_reader_file_and_stream(void **state)
+{
+	enum { RECORDS = 4000, BIG = 700 * 1024 };
+	static struct seen from_file[RECORDS], from_pipe[RECORDS];
+	uint8_t back[IB_MAD_PACKET_MAX], *spliced;
+	struct umad_err err = UMAD_ERR_INIT;
+	struct capture_record rec;
+	struct capture_reader *r;
+	size_t size, first_epb;
+	int i, n, got, fd, status;
+	char name[64];
+	pid_t pid;
+
+	(void)state;
+	spliced = write_spliced(RECORDS, BIG, &size, &first_epb);
+
+	n = read_records(path, from_file, RECORDS, &err, &got);
 	assert_int_equal(got, 0);
 	assert_int_equal(n, RECORDS);
 	for (i = 0; i < RECORDS; i++) {
@@ -1649,13 +1673,13 @@ static void test_reader_file_and_stream(void **state)
 		assert_int_equal(atoi(from_file[i].comment + 6), i);
 	}
 	/* The packet is where packet_at says, in the file and through capture_reopen(). */
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	if (!r)
-		fail_msg("%s", err);
+		fail_msg("%s", umad_err_text(&err));
 	fd = capture_reopen(r);
 	assert_true(fd >= 0);
 	i = 0;
-	while (capture_next(r, &rec, err, sizeof(err)) == 1) {
+	while (capture_next(r, &rec, &err) == 1) {
 		assert_memory_equal(spliced + rec.packet_at, rec.packet, rec.len);
 		if (i++ % 97 == 0) {
 			assert_int_equal(pread(fd, back, rec.len, (off_t)rec.packet_at),
@@ -1668,16 +1692,16 @@ static void test_reader_file_and_stream(void **state)
 
 	/* The same bytes from a pipe, written in pieces that split blocks anywhere. */
 	pid = feed_pipe(spliced, size, 4093, name, sizeof(name), &fd);
-	r = capture_open(name, err, sizeof(err));
+	r = capture_open(name, &err);
 	if (!r)
-		fail_msg("%s", err);
+		fail_msg("%s", umad_err_text(&err));
 	assert_int_equal(capture_reopen(r), -ESPIPE);
 	capture_close(r);
 	close(fd);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 
 	pid = feed_pipe(spliced, size, 4093, name, sizeof(name), &fd);
-	n = read_records(name, from_pipe, RECORDS, err, sizeof(err), &got);
+	n = read_records(name, from_pipe, RECORDS, &err, &got);
 	close(fd);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
@@ -1693,12 +1717,12 @@ static void test_reader_file_and_stream(void **state)
 
 	/* Cut inside the big block, from a pipe: no record, then the error. */
 	pid = feed_pipe(spliced, first_epb + BIG / 2, 65536, name, sizeof(name), &fd);
-	n = read_records(name, from_pipe, RECORDS, err, sizeof(err), &got);
+	n = read_records(name, from_pipe, RECORDS, &err, &got);
 	close(fd);
 	assert_int_equal(waitpid(pid, &status, 0), pid);
 	assert_int_equal(n, 0);
-	assert_int_equal(got, -1);
-	assert_non_null(strstr(err, "truncated block"));
+	assert_int_equal(got, -EBADMSG);
+	assert_non_null(strstr(umad_err_text(&err), "truncated block"));
 	free(spliced);
 }
 

@@ -51,7 +51,8 @@ static void assert_meta_equal(const struct capture_meta *a, const struct capture
 static void test_every_key_round_trips(void **state)
 {
 	struct capture_meta m = every_key(), back;
-	char line[CAPTURE_META_MAX], err[128];
+	struct umad_err err = UMAD_ERR_INIT;
+	char line[CAPTURE_META_MAX];
 	int n;
 
 	(void)state;
@@ -60,7 +61,7 @@ static void test_every_key_round_trips(void **state)
 			    "lid=65535 sl=15 path_bits=7 pkey_index=5 grh=1 length=1000 timeout=1 "
 			    "segment=2/5");
 	assert_int_equal(n, (int)strlen(line));
-	assert_int_equal(capture_meta_parse(line, &back, err, sizeof(err)), 0);
+	assert_int_equal(capture_meta_parse(line, &back, &err), 0);
 	assert_meta_equal(&m, &back);
 }
 
@@ -94,7 +95,8 @@ static void copy_key(struct capture_meta *to, const struct capture_meta *from, i
 static void test_each_key_alone(void **state)
 {
 	struct capture_meta all = every_key(), m, back, want;
-	char line[CAPTURE_META_MAX], err[128];
+	struct umad_err err = UMAD_ERR_INIT;
+	char line[CAPTURE_META_MAX];
 	int key;
 
 	(void)state;
@@ -103,7 +105,7 @@ static void test_each_key_alone(void **state)
 		m.have = CAPTURE_META_BIT(key);
 		assert_true(capture_meta_format(&m, line, sizeof(line)) > 0);
 		assert_null(strchr(line, ' '));
-		assert_int_equal(capture_meta_parse(line, &back, err, sizeof(err)), 0);
+		assert_int_equal(capture_meta_parse(line, &back, &err), 0);
 		memset(&want, 0, sizeof(want));
 		want.have = CAPTURE_META_BIT(key);
 		copy_key(&want, &all, key);
@@ -115,7 +117,8 @@ static void test_each_key_alone(void **state)
 static void test_largest_values_fit(void **state)
 {
 	struct capture_meta m, back;
-	char line[CAPTURE_META_MAX], err[128];
+	struct umad_err err = UMAD_ERR_INIT;
+	char line[CAPTURE_META_MAX];
 
 	(void)state;
 	memset(&m, 0xff, sizeof(m));
@@ -125,7 +128,7 @@ static void test_largest_values_fit(void **state)
 	m.pkey_index = 0xffff;
 	m.timeout = 1;
 	assert_true(capture_meta_format(&m, line, sizeof(line)) > 0);
-	assert_int_equal(capture_meta_parse(line, &back, err, sizeof(err)), 0);
+	assert_int_equal(capture_meta_parse(line, &back, &err), 0);
 	assert_meta_equal(&m, &back);
 	/* And a buffer too small says so, leaving it empty. */
 	assert_int_equal(capture_meta_format(&m, line, 40), -ENOSPC);
@@ -149,27 +152,27 @@ static void test_usual_line(void **state)
 static void test_any_order_and_spacing(void **state)
 {
 	struct capture_meta m = every_key(), back;
-	char err[128];
+	struct umad_err err = UMAD_ERR_INIT;
 
 	(void)state;
 	assert_int_equal(capture_meta_parse("  segment=2/5 timeout=1 length=1000 grh=1  pkey_index=5 "
 					    "path_bits=7 sl=15 lid=65535 qkey=0X80010000 qpn=1 "
 					    "retries=2 timeout_ms=100 status=110 agent=3 ",
-					    &back, err, sizeof(err)), 0);
+					    &back, &err), 0);
 	assert_meta_equal(&m, &back);
 	/* No comment at all (classic pcap, ibdump): no keys. */
-	assert_int_equal(capture_meta_parse("", &back, err, sizeof(err)), 0);
+	assert_int_equal(capture_meta_parse("", &back, &err), 0);
 	assert_int_equal(back.have, 0);
 }
 
 static void test_unknown_keys_ignored(void **state)
 {
 	struct capture_meta back;
-	char err[128];
+	struct umad_err err = UMAD_ERR_INIT;
 
 	(void)state;
 	assert_int_equal(capture_meta_parse("flavour=strawberry agent=7 port_guid=0x1234 note= "
-					    "timeout=1", &back, err, sizeof(err)), 0);
+					    "timeout=1", &back, &err), 0);
 	assert_int_equal(back.have, CAPTURE_META_BIT(CAPTURE_META_AGENT) |
 				    CAPTURE_META_BIT(CAPTURE_META_TIMEOUT));
 	assert_int_equal(back.agent, 7);
@@ -207,20 +210,20 @@ static void test_malformed_refused(void **state)
 		{ "agent=1\tstatus=0", "not a decimal number" },
 	};
 	struct capture_meta back;
-	char err[128];
+	struct umad_err err = UMAD_ERR_INIT;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		if (capture_meta_parse(bad[i].text, &back, err, sizeof(err)) != -EINVAL)
+		umad_err_clear(&err);
+		if (capture_meta_parse(bad[i].text, &back, &err) != -EINVAL)
 			fail_msg("\"%s\" was accepted", bad[i].text);
-		if (!strstr(err, bad[i].reason))
-			fail_msg("\"%s\": the reason \"%s\" lacks \"%s\"", bad[i].text, err,
+		if (!strstr(umad_err_text(&err), bad[i].reason))
+			fail_msg("\"%s\": the reason \"%s\" lacks \"%s\"", bad[i].text, umad_err_text(&err),
 				 bad[i].reason);
 	}
 	/* The keys before the fault are kept; a caller may still show them. */
-	assert_int_equal(capture_meta_parse("agent=4 lid=x", &back, NULL, 0), -EINVAL);
+	assert_int_equal(capture_meta_parse("agent=4 lid=x", &back, NULL), -EINVAL);
 	assert_int_equal(back.have, CAPTURE_META_BIT(CAPTURE_META_AGENT));
 	assert_int_equal(back.agent, 4);
 }

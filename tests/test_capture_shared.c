@@ -190,14 +190,14 @@ static void tally_file(struct tally *t)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int got;
 
 	memset(t, 0, sizeof(*t));
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	if (!r)
-		fail_msg("%s", err);
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		fail_msg("%s", umad_err_text(&err));
+	while ((got = capture_next(r, &rec, &err)) == 1) {
 		size_t len;
 		const uint8_t *mad = capture_mad(&rec, &len);
 		uint32_t tid;
@@ -221,7 +221,7 @@ static void tally_file(struct tally *t)
 		t->records++;
 	}
 	if (got < 0)
-		fail_msg("our reader: %s", err);
+		fail_msg("our reader: %s", umad_err_text(&err));
 	capture_close(r);
 }
 

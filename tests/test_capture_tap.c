@@ -210,18 +210,18 @@ static void test_comments_follow_each_mad(void **state)
 	struct capture_record rec;
 	struct capture_meta meta;
 	struct child_result res;
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 	int got, requests = 0;
 
 	(void)state;
 	expect_child_ok(requests_on_pkey_indexes, "loopback", TEST_MODULE_DIR, &res);
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	assert_non_null(r);
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+	while ((got = capture_next(r, &rec, &err)) == 1) {
 		if (rec.direction != PCAPNG_DIR_OUTBOUND)
 			continue;
-		if (capture_meta_parse(rec.comment, &meta, err, sizeof(err)) < 0)
-			fail_msg("request %d: comment \"%s\": %s", requests, rec.comment, err);
+		if (capture_meta_parse(rec.comment, &meta, &err) < 0)
+			fail_msg("request %d: comment \"%s\": %s", requests, rec.comment, umad_err_text(&err));
 		assert_int_equal(meta.have, CAPTURE_META_ALWAYS);
 		if (meta.pkey_index != (uint32_t)pkey_index_of(requests))
 			fail_msg("request %d: comment \"%s\" says pkey_index %u, not %d", requests,
@@ -319,17 +319,17 @@ static void count_by_writer(struct capture_writers *w)
 {
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 	int got;
 
 	memset(w, 0, sizeof(*w));
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	if (!r)
-		fail_msg("%s", err);
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1)
+		fail_msg("%s", umad_err_text(&err));
+	while ((got = capture_next(r, &rec, &err)) == 1)
 		assert_true(capture_writer_of(w, &rec) >= 0);
 	if (got < 0)
-		fail_msg("%s", err);
+		fail_msg("%s", umad_err_text(&err));
 	capture_close(r);
 }
 
@@ -608,15 +608,15 @@ static void test_threads_reusing_buffers(void **state)
 	struct capture_reader *r;
 	struct capture_record rec;
 	struct child_result res;
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 	int n = 0, got, i;
 
 	(void)state;
 	expect_child_ok(threads_sending_and_receiving, "loopback", TEST_MODULE_DIR, &res);
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	if (!r)
-		fail_msg("%s", err);
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+		fail_msg("%s", umad_err_text(&err));
+	while ((got = capture_next(r, &rec, &err)) == 1) {
 		const uint8_t *mad = rec.packet + MAD_IN_PACKET;
 		int pair = mad[MAD_OFF_TID_LOW];
 		uint32_t seq = get_be24(mad + MAD_OFF_TID_LOW + 1);
@@ -640,7 +640,7 @@ static void test_threads_reusing_buffers(void **state)
 		n++;
 	}
 	if (got < 0)
-		fail_msg("%s", err);
+		fail_msg("%s", umad_err_text(&err));
 	capture_close(r);
 	assert_int_equal(n, 2 * PAIRS * PAIR_MADS);
 }
@@ -1009,16 +1009,16 @@ static void test_steady_flow_reaches_the_file(void **state)
 	struct capture_record rec;
 	struct timespec killed;
 	uint64_t newest = 0, killed_ns;
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 	int got, n = 0;
 
 	(void)state;
 	assert_true(records_after_sigkill(capture_steadily, 500) > 10);
 	clock_gettime(CLOCK_REALTIME, &killed);
 	killed_ns = (uint64_t)killed.tv_sec * 1000000000u + (uint64_t)killed.tv_nsec;
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	assert_non_null(r);
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+	while ((got = capture_next(r, &rec, &err)) == 1) {
 		newest = rec.ts_ns > newest ? rec.ts_ns : newest;
 		n++;
 	}

@@ -84,16 +84,16 @@ static void write_capture(void)
 	uint8_t mad[MAD_SIZE], pkt[IB_MAD_PACKET_MAX];
 	struct pcapng_writer *w;
 	struct ib_user_mad hdr;
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 	size_t i;
 	int n;
 
 	memset(&hdr, 0, sizeof(hdr));
 	hdr.addr.lid = htobe16(LID_PERMISSIVE);
 	unlink(path);
-	w = pcapng_create(path, "libumad test", err, sizeof(err));
+	w = pcapng_create(path, "libumad test", &err);
 	if (!w)
-		fail_msg("%s", err);
+		fail_msg("%s", umad_err_text(&err));
 	assert_int_equal(pcapng_add_interface(w, "rp0:1", "test port"), 0);
 	for (i = 0; i < REQUESTS; i++) {
 		request(mad, i, i + 1);

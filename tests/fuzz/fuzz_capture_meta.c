@@ -22,7 +22,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct capture_meta m, again;
-	char text[2048], line[CAPTURE_META_MAX], err[256];
+	char text[2048], line[CAPTURE_META_MAX];
+	struct umad_err err = UMAD_ERR_INIT;
 	volatile unsigned sink = 0;
 
 	/* A comment is text: up to the reader's limit, up to a NUL. */
@@ -30,12 +31,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size = sizeof(text) - 1;
 	memcpy(text, data, size);
 	text[size] = '\0';
-	if (capture_meta_parse(text, &m, err, sizeof(err)) < 0) {
-		sink += sum_string(err);
+	if (capture_meta_parse(text, &m, &err) < 0) {
+		sink += sum_string(umad_err_text(&err));
 		return 0;
 	}
 	if (capture_meta_format(&m, line, sizeof(line)) < 0 ||
-	    capture_meta_parse(line, &again, err, sizeof(err)) < 0 ||
+	    capture_meta_parse(line, &again, &err) < 0 ||
 	    memcmp(&m, &again, sizeof(m)))
 		abort();
 	(void)sink;

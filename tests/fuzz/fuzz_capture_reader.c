@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct capture_reader *r;
 	volatile unsigned sink = 0;
 	unsigned long section = 0;
-	char err[512];
+	struct umad_err err = UMAD_ERR_INIT;
 	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600), got;
 
 	if (fd < 0)
@@ -66,12 +66,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	close(fd);
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	if (!r) {
-		sink += sum_bytes(err, strlen(err));
+		sink += sum_bytes(umad_err_text(&err), strlen(umad_err_text(&err)));
 		return 0;
 	}
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+	while ((got = capture_next(r, &rec, &err)) == 1) {
 		const uint8_t *mad;
 		size_t mad_len;
 
@@ -100,12 +100,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (mad)
 			sink += sum_bytes(mad, mad_len);
 	}
-	if (got == 0 && capture_why_no_mad(r, err, sizeof(err)) && strncmp(err, path, strlen(path)))
+	if (got == 0 && capture_why_no_mad(r, &err) && strncmp(umad_err_text(&err), path, strlen(path)))
 		abort();
-	if (got < 0 && strncmp(err, path, strlen(path)))
+	if (got < 0 && strncmp(umad_err_text(&err), path, strlen(path)))
 		abort();	/* an error that does not name the file */
 	if (got < 0)
-		sink += sum_bytes(err, strlen(err));
+		sink += sum_bytes(umad_err_text(&err), strlen(umad_err_text(&err)));
 	capture_close(r);
 	(void)sink;
 	return 0;

@@ -89,13 +89,13 @@ static int write_built(const uint8_t *data, size_t size)
 		"", "timeout=1", "agent=0 status=110 ", "segment=1/3", "segment=2/3", "segment=3/3",
 	};
 	static uint8_t pkt[IB_MAD_PACKET_MAX];
-	char err[256];
+	struct umad_err err = UMAD_ERR_INIT;
 	struct pcapng_writer *w;
 	int ids[3], i, n = 0;
 	uint64_t ts = 1700000000000000000ull;
 
 	unlink(path);	/* the writer never replaces a file it would think in use */
-	w = pcapng_create(path, "fuzz", err, sizeof(err));
+	w = pcapng_create(path, "fuzz", &err);
 	if (!w)
 		return -1;
 	ids[0] = pcapng_add_interface(w, "fz0:1", NULL);
