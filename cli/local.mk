@@ -1,7 +1,7 @@
 # The umad command-line front end: one table of commands (cli/cmd_table.h),
 # each row present in a build that has what it needs: capture's commands,
 # the shared fabric's, umad kernel's, and doctor in every build with umad.
-if ENABLE_CAPTURE
+if BUILD_UMAD
 bin_PROGRAMS += cli/umad
 # The loader's view of programs and libraries (elf_file, ld_cache, lib_search):
 # which libibumad.so.3 umad and its COMMAND run on, and umad doctor.
