@@ -288,7 +288,13 @@ static int dispatch(struct cmd_line *l)
 		split_command(l);
 	split_short_values(l);
 	ctx = help_context(l, &help);
-	if (!g_option_context_parse(ctx, &l->argc, &l->argv, &err)) {
+	if (g_option_context_parse(ctx, &l->argc, &l->argv, &err) && l->argc >= 2 &&
+	    !strcmp(l->argv[1], "--")) {
+		/* Strict POSIX parsing leaves the "--" that ended the options: not a word. */
+		memmove(l->argv + 1, l->argv + 2, (size_t)(l->argc - 1) * sizeof(*l->argv));
+		l->argc--;
+	}
+	if (err) {
 		/* GOption's "Unknown option --x", "Missing argument for --x". */
 		char *why = g_strdup(err->message);
 

@@ -11,7 +11,7 @@
 #    and the newest symbol version of libumad/libibumad.map);
 #  - each option with a value takes it as --opt=V, --opt V, -oV and -o V;
 #    a missing value, an unknown option and an unknown command are told as
-#    "umad: COMMAND: ..." with exit status 2.
+#    "umad: COMMAND: ..." with exit status 2; "--" ends the options.
 set -u
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -160,6 +160,9 @@ rc=$?
 "$umad" > "$work/out" 2>&1
 rc=$?
 [ $rc = 2 ] && grep -qx "umad: missing command" "$work/out" || fail "umad alone: exit $rc: $(cat "$work/out")"
+# "--" ends doctor's options as it does any command's: it is not COMMAND.
+"$umad" doctor -- true > "$work/out" 2>&1
+grep -qx "COMMAND true:" "$work/out" || fail "umad doctor -- true: not about true: $(head -3 "$work/out")"
 if printf '%s\n' "${paths[@]}" | grep -qx fabric; then
 	"$umad" fabric no-such-command > "$work/out" 2>&1
 	rc=$?
