@@ -486,9 +486,12 @@ static int run_sim(int argc, char **argv, char **cmd)
 	if (child == 0) {
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		/*
+		 * COMMAND's environment, in the child before exec, not umad's own:
+		 * its loader finds umad's library there, and the library its backend.
+		 */
 		if (library_path)
 			setenv("LD_LIBRARY_PATH", library_path, 1);
-		/* COMMAND's environment (the child's, before exec): its library reads its backend there. */
 		setenv("UMAD_BACKEND", "sim", 1);
 		setenv("UMAD_SIM_FABRIC", path, 1);
 		if (o.hosts)
