@@ -51,6 +51,12 @@ static const GOptionEntry *long_option(const struct umad_command *row, const cha
 	return NULL;
 }
 
+/* Whether the first word that is not an option ends the options (a subcommand's name does). */
+static int options_first(const struct umad_command *row)
+{
+	return (row->flags & CMD_OPTIONS_FIRST) || row->subcommands;
+}
+
 /*
  * The words as GOption is to read them: "-tFILE" as "-t" "FILE", since
  * GOption would take it for the options -t -F -I -L -E.  Words after the
@@ -84,7 +90,7 @@ static void split_short_values(struct cmd_line *l)
 			v[n++] = l->argv[++i];
 			continue;
 		}
-		if (!strcmp(a, "--") || (a[0] != '-' && (l->row->flags & CMD_OPTIONS_FIRST)))
+		if (!strcmp(a, "--") || (a[0] != '-' && options_first(l->row)))
 			words_on = 1;
 	}
 	v[n] = NULL;
@@ -208,8 +214,7 @@ static GOptionContext *help_context(const struct cmd_line *l, gboolean *help)
 	if (l->row->options)
 		g_option_context_add_main_entries(ctx, l->row->options, NULL);
 	g_option_context_add_main_entries(ctx, help_entry, NULL);
-	g_option_context_set_strict_posix(ctx, (l->row->flags & CMD_OPTIONS_FIRST) ||
-					  l->row->subcommands);
+	g_option_context_set_strict_posix(ctx, options_first(l->row));
 	return ctx;
 }
 
