@@ -40,11 +40,6 @@
 #define MODULE_SUFFIX	".so"
 #define LIBIBUMAD	"libibumad.so.3"
 
-void doctor_usage(FILE *out)
-{
-	fprintf(out, "       umad doctor [--kernel] [COMMAND [ARGS...]]\n");
-}
-
 static int own_library(struct own_library *own)
 {
 	char why[PATH_MAX + 64];
@@ -305,24 +300,22 @@ static int command(char **argv, const struct own_library *own, int own_ok)
 	return r;
 }
 
-int doctor_main(int argc, char **argv)
+static gboolean want_kernel;
+
+static const GOptionEntry doctor_options[] = {
+	{ "kernel", 0, 0, G_OPTION_ARG_NONE, &want_kernel,
+	  "Check what umad kernel and umad sim --kernel need (FUSE, namespaces): exit 1 without",
+	  NULL },
+	G_OPTION_ENTRY_NULL
+};
+
+/* argv[1...]: COMMAND and its arguments, when given. */
+static int doctor_run(int argc, char **argv, char **unused)
 {
 	struct own_library own;
-	int i = 0, kernel = 0, status = 0, own_ok, sim;
+	int i = 1, kernel = want_kernel, status = 0, own_ok, sim;
 
-	for (; i < argc && argv[i][0] == '-'; i++) {
-		if (!strcmp(argv[i], "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(argv[i], "--kernel")) {
-			kernel = 1;
-			continue;
-		}
-		fprintf(stderr, "umad: doctor: unexpected option '%s'\n", argv[i]);
-		fputs("usage: umad doctor [--kernel] [COMMAND [ARGS...]]\n", stderr);
-		return 2;
-	}
+	(void)unused;
 	own_ok = own_library(&own) == 0;
 	status |= !own_ok;
 	sim = backends();
@@ -342,3 +335,15 @@ int doctor_main(int argc, char **argv)
 			      : "doctor: ok");
 	return status;
 }
+
+/* Any library: which one umad runs on is what it tells. */
+const struct umad_command doctor_command = {
+	.name = "doctor",
+	.summary = "which libibumad.so.3 umad and COMMAND run on (and why), the backends, FUSE",
+	.params = "[COMMAND [ARGS...]]",
+	.description = "Also the user namespaces umad kernel needs; exit 1 when what is asked for "
+		       "cannot work.",
+	.options = doctor_options,
+	.flags = CMD_OPTIONS_FIRST | CMD_ANY_LIBRARY,
+	.run = doctor_run,
+};

@@ -3,9 +3,8 @@
 #ifndef CLI_DOCTOR_H
 #define CLI_DOCTOR_H
 
-#include <stdio.h>
+#include "cli/cmd_table.h"
 
-void doctor_usage(FILE *out);
-int doctor_main(int argc, char **argv);
+extern const struct umad_command doctor_command;
 
 #endif /* CLI_DOCTOR_H */

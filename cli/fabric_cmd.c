@@ -33,7 +33,8 @@
 #define USAGE_INDENT	"       "
 static const char usage_serve[] =
 	USAGE_INDENT "umad fabric serve [-t FILE] [--socket PATH] [--sm builtin|none] [--private]\n"
-	USAGE_INDENT "                  [--listen HOST:PORT --key-file FILE]\n"
+	USAGE_INDENT "                  [--listen HOST:PORT --key-file FILE]\n";
+static const char usage_sim[] =
 	USAGE_INDENT "umad sim [-t FILE] [--socket PATH] [--host NODE[,NODE...]] [--sm builtin|none]\n"
 	USAGE_INDENT "         [--private] [--kernel] [--keep-state] -- COMMAND [ARGS...]\n";
 static const char usage_text[] =
@@ -42,14 +43,12 @@ static const char usage_text[] =
 	USAGE_INDENT "umad fabric [--socket PATH] dot [NODE]\n"
 	USAGE_INDENT "umad fabric [--socket PATH] scenario FILE\n";
 
-/* The usage, its first line starting with "usage: " when told so. */
-static void print_usage(FILE *out, int first)
+/* The control commands: each fault (the fault module's, as a scenario line has it), the texts. */
+static void control_usage(FILE *out)
 {
 	char form[128];
 	int op;
 
-	fprintf(out, "%s%s", first ? "usage: " : "", usage_serve + (first ? strlen(USAGE_INDENT) : 0));
-	/* A fault: the fault module's commands, as a scenario line writes them. */
 	for (op = SIM_FAULT_LINK; op < SIM_FAULT_N_OPS; op++) {
 		sim_fault_usage((enum sim_fault_op)op, form, sizeof(form));
 		fprintf(out, USAGE_INDENT "umad fabric [--socket PATH] %s\n", form);
@@ -57,9 +56,23 @@ static void print_usage(FILE *out, int first)
 	fputs(usage_text, out);
 }
 
-void fabric_usage(FILE *out)
+static void fabric_usage(FILE *out)
 {
-	print_usage(out, 0);
+	fputs(usage_serve, out);
+	control_usage(out);
+}
+
+static void sim_usage(FILE *out)
+{
+	fputs(usage_sim, out);
+}
+
+/* The usage, its first line starting with "usage: " when told so. */
+static void print_usage(FILE *out, int first)
+{
+	fprintf(out, "%s%s", first ? "usage: " : "", usage_serve + (first ? strlen(USAGE_INDENT) : 0));
+	fputs(usage_sim, out);
+	control_usage(out);
 }
 
 /*
@@ -86,7 +99,7 @@ static void print_error_counters(FILE *out)
 	}
 }
 
-void fabric_help(FILE *out)
+static void fabric_help(FILE *out)
 {
 	int op;
 
@@ -110,16 +123,59 @@ static int usage_error(void)
 /* --- options shared by serve and sim ----------------------------------------------- */
 
 struct serve_options {
-	const char *topology;
-	const char *socket;
-	const char *listen;	/* serve: over TCP too, at HOST:PORT */
-	const char *key_file;	/* the key TCP clients must prove they hold */
-	const char *hosts;
+	char *topology;
+	char *socket;
+	char *listen;		/* serve: over TCP too, at HOST:PORT */
+	char *key_file;		/* the key TCP clients must prove they hold */
+	char *hosts;
+	char *sm;		/* --sm, else UMAD_SIM_SM, else builtin */
 	int builtin_sm;
-	int private_memory;	/* --private: clients do not map the fabric */
-	int kernel;		/* sim --kernel: COMMAND sees the host's files (umad kernel) */
-	int keep_state;		/* sim --keep-state: the tools' state outlives the run */
-	int command;		/* index of COMMAND in argv (sim) */
+	gboolean private_memory;	/* --private: clients do not map the fabric */
+	gboolean kernel;	/* sim --kernel: COMMAND sees the host's files (umad kernel) */
+	gboolean keep_state;	/* sim --keep-state: the tools' state outlives the run */
+	char **command;		/* sim: COMMAND and its arguments */
+};
+
+/*
+ * The options' values, as the command table's parser sets them: serve's
+ * and sim's rows name the same ones (one command a process).  FILENAME, not
+ * STRING: a value is taken as the bytes given, in any locale.
+ */
+static struct serve_options opts;
+/* umad fabric --socket PATH: the fabric its commands are for (serve's too, unless its own). */
+static char *fabric_socket;
+
+#define OPTION_TOPOLOGY { "topology", 't', 0, G_OPTION_ARG_FILENAME, &opts.topology, \
+	"The fabric of FILE: ibsim's net format or ibnetdiscover's (default: the embedded one)", "FILE" }
+#define OPTION_SOCKET { "socket", 0, 0, G_OPTION_ARG_FILENAME, &opts.socket, \
+	"Serve at PATH (default: UMAD_SIM_FABRIC, else the user's runtime directory)", "PATH" }
+#define OPTION_SM { "sm", 0, 0, G_OPTION_ARG_FILENAME, &opts.sm, \
+	"The fabric's own subnet manager: builtin (default, or UMAD_SIM_SM) or none", \
+	"builtin|none" }
+#define OPTION_PRIVATE { "private", 0, 0, G_OPTION_ARG_NONE, &opts.private_memory, \
+	"Clients map nothing: every MAD goes through the server", NULL }
+
+static const GOptionEntry serve_entries[] = {
+	OPTION_TOPOLOGY, OPTION_SOCKET, OPTION_SM, OPTION_PRIVATE,
+	{ "listen", 0, 0, G_OPTION_ARG_FILENAME, &opts.listen,
+	  "Serve over TCP too, at HOST:PORT (with --key-file)", "HOST:PORT" },
+	{ "key-file", 0, 0, G_OPTION_ARG_FILENAME, &opts.key_file,
+	  "The key TCP clients must prove they hold", "FILE" },
+	G_OPTION_ENTRY_NULL
+};
+
+static const GOptionEntry sim_entries[] = {
+	OPTION_TOPOLOGY,
+	{ "socket", 0, 0, G_OPTION_ARG_FILENAME, &opts.socket,
+	  "Serve at PATH (default: the socket in the run's own directory)", "PATH" },
+	{ "host", 0, 0, G_OPTION_ARG_FILENAME, &opts.hosts,
+	  "COMMAND's programs attach at these nodes (default: UMAD_SIM_HOST)", "NODE[,NODE...]" },
+	OPTION_SM, OPTION_PRIVATE,
+	{ "kernel", 0, 0, G_OPTION_ARG_NONE, &opts.kernel,
+	  "COMMAND runs under umad kernel: it reaches the host through its files", NULL },
+	{ "keep-state", 0, 0, G_OPTION_ARG_NONE, &opts.keep_state,
+	  "The tools' state (opensm's log, caches) outlives the run", NULL },
+	G_OPTION_ENTRY_NULL
 };
 
 static int parse_sm(const char *what, const char *v, int *builtin)
@@ -136,74 +192,27 @@ static int parse_sm(const char *what, const char *v, int *builtin)
 }
 
 /*
- * -t, --socket, --host, --sm, --private; then (sim) -- COMMAND.  0, or the
- * exit status of a usage error.
+ * After the table's parser: the values checked, and what is not an option
+ * (serve: nothing; sim: COMMAND after --).  0, or the exit status of a
+ * usage error.
  */
-static int parse_serve(const char *what, int argc, char **argv, int want_command,
+static int parse_serve(const char *what, int argc, char **argv, char **command,
 		       struct serve_options *o)
 {
-	const char *sm = getenv("UMAD_SIM_SM");
-	int i;
+	const char *sm = opts.sm ? opts.sm : getenv("UMAD_SIM_SM");
 
-	memset(o, 0, sizeof(*o));
+	*o = opts;
+	if (!o->socket)
+		o->socket = fabric_socket;
 	o->builtin_sm = 1;
 	if (sm && *sm && parse_sm(what, sm, &o->builtin_sm) < 0)
 		return 2;
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		int has_value = i + 1 < argc && strcmp(argv[i + 1], "--");
-
-		if (!strcmp(a, "--")) {
-			i++;
-			break;
-		}
-		if (!strcmp(a, "--private")) {
-			o->private_memory = 1;
-			continue;
-		}
-		if (!strcmp(a, "--kernel") && want_command) {
-			o->kernel = 1;
-			continue;
-		}
-		if (!strcmp(a, "--keep-state") && want_command) {
-			o->keep_state = 1;
-			continue;
-		}
-		if (!strcmp(a, "-t") || !strcmp(a, "--topology") || !strcmp(a, "--socket") ||
-		    !strcmp(a, "--host") || !strcmp(a, "--sm") || !strcmp(a, "--listen") ||
-		    !strcmp(a, "--key-file")) {
-			if (!has_value) {
-				fprintf(stderr, "umad: %s: %s needs a value\n", what, a);
-				return usage_error();
-			}
-			if (a[1] == 't' || !strcmp(a, "--topology"))
-				o->topology = argv[++i];
-			else if (!strcmp(a, "--socket"))
-				o->socket = argv[++i];
-			else if (!strcmp(a, "--host") && want_command)
-				o->hosts = argv[++i];
-			else if (!strcmp(a, "--listen") && !want_command)
-				o->listen = argv[++i];
-			else if (!strcmp(a, "--key-file") && !want_command)
-				o->key_file = argv[++i];
-			else if (!strcmp(a, "--sm")) {
-				if (parse_sm(what, argv[++i], &o->builtin_sm) < 0)
-					return 2;
-			} else {
-				fprintf(stderr, "umad: %s: unexpected option %s\n", what, a);
-				return usage_error();
-			}
-			continue;
-		}
-		fprintf(stderr, "umad: %s: unexpected argument '%s'\n", what, a);
+	if (argc > 1) {
+		fprintf(stderr, "umad: %s: unexpected argument '%s'\n", what, argv[1]);
 		return usage_error();
 	}
-	if (want_command && i >= argc) {
+	if (!strcmp(what, "sim") && (!command || !command[0])) {
 		fprintf(stderr, "umad: %s: missing the command to run after --\n", what);
-		return usage_error();
-	}
-	if (!want_command && i < argc) {
-		fprintf(stderr, "umad: %s: unexpected argument '%s'\n", what, argv[i]);
 		return usage_error();
 	}
 	if (!o->listen != !o->key_file) {
@@ -212,7 +221,7 @@ static int parse_serve(const char *what, int argc, char **argv, int want_command
 			"--key-file goes with --listen");
 		return usage_error();
 	}
-	o->command = i;
+	o->command = command;
 	return 0;
 }
 
@@ -284,7 +293,7 @@ static void serve_failed(const char *what, int r)
 
 /* --- umad fabric serve ----------------------------------------------------------- */
 
-static int serve(int argc, char **argv)
+static int serve(int argc, char **argv, char **unused)
 {
 	struct serve_options o;
 	struct fabric_server *s;
@@ -292,7 +301,7 @@ static int serve(int argc, char **argv)
 	struct umad_err why = UMAD_ERR_INIT;
 	char path[PATH_MAX], where[FABRIC_TCP_NAME_MAX];
 	sigset_t old;
-	int r = parse_serve("fabric serve", argc, argv, 0, &o), sfd;
+	int r = parse_serve("fabric serve", argc, argv, unused, &o), sfd;
 
 	if (r)
 		return r;
@@ -403,7 +412,7 @@ static void exec_kernel(const struct serve_options *o, const char *socket_path, 
 	_exit(127);
 }
 
-static int run_sim(int argc, char **argv)
+static int run_sim(int argc, char **argv, char **cmd)
 {
 	struct serve_options o;
 	struct fabric_server *s;
@@ -412,7 +421,7 @@ static int run_sim(int argc, char **argv)
 	char path[PATH_MAX + 16], *library_path = NULL, why[PATH_MAX + 64], **command;
 	sigset_t old;
 	pid_t child;
-	int r = parse_serve("sim", argc, argv, 1, &o), sfd, status = 0, done = 0;
+	int r = parse_serve("sim", argc, argv, cmd, &o), sfd, status = 0, done = 0;
 
 	if (r)
 		return r;
@@ -431,7 +440,7 @@ static int run_sim(int argc, char **argv)
 			fprintf(stderr, "umad: sim: cannot tell the directory of %s\n", own.path);
 			return 1;
 		}
-		if (command_check("sim", argv[o.command], library_path, &own, stderr) < 0) {
+		if (command_check("sim", o.command[0], library_path, &own, stderr) < 0) {
 			free(library_path);
 			return 1;
 		}
@@ -443,7 +452,7 @@ static int run_sim(int argc, char **argv)
 	}
 	snprintf(path, sizeof(path), "%s%s", o.socket ? o.socket : rs.dir.path,
 		 o.socket ? "" : "/socket");
-	command = run_state_command(&rs, argv + o.command);
+	command = run_state_command(&rs, o.command);
 	if (!command) {
 		fprintf(stderr, "umad: sim: out of memory\n");
 		run_state_close(&rs);
@@ -458,7 +467,7 @@ static int run_sim(int argc, char **argv)
 	}
 	if (!s) {
 		run_state_close(&rs);
-		if (command != argv + o.command)
+		if (command != o.command)
 			free(command);
 		free(library_path);
 		return 1;
@@ -477,6 +486,10 @@ static int run_sim(int argc, char **argv)
 	if (child == 0) {
 		close(sfd);
 		sigprocmask(SIG_SETMASK, &old, NULL);
+		/*
+		 * COMMAND's environment, in the child before exec, not umad's own:
+		 * its loader finds umad's library there, and the library its backend.
+		 */
 		if (library_path)
 			setenv("LD_LIBRARY_PATH", library_path, 1);
 		setenv("UMAD_BACKEND", "sim", 1);
@@ -484,11 +497,11 @@ static int run_sim(int argc, char **argv)
 		if (o.hosts)
 			setenv("UMAD_SIM_HOST", o.hosts, 1);
 		execvp(command[0], command);
-		fprintf(stderr, "umad: sim: %s: %s\n", argv[o.command], strerror(errno));
+		fprintf(stderr, "umad: sim: %s: %s\n", o.command[0], strerror(errno));
 		_exit(127);
 	}
 	if (child < 0) {
-		fprintf(stderr, "umad: sim: cannot start %s: %s\n", argv[o.command], strerror(errno));
+		fprintf(stderr, "umad: sim: cannot start %s: %s\n", o.command[0], strerror(errno));
 		status = 1;
 		done = 1;
 	}
@@ -512,7 +525,7 @@ static int run_sim(int argc, char **argv)
 	fabric_server_free(s);
 	close(sfd);
 	run_state_close(&rs);
-	if (command != argv + o.command)
+	if (command != o.command)
 		free(command);
 	free(library_path);
 	return status;
@@ -595,6 +608,9 @@ static int control(const char *socket_path, int argc, char **argv)
 	return r < 0 ? 1 : 0;
 }
 
+/* show --json: as the table's parser sets it. */
+static gboolean show_json;
+
 /* show [--json] [NODE], dump, dot: the fabric as the server has it now, on stdout. */
 static int text(const char *socket_path, int argc, char **argv)
 {
@@ -610,10 +626,10 @@ static int text(const char *socket_path, int argc, char **argv)
 		q.kind = FP_TEXT_DUMP;
 	else
 		q.kind = FP_TEXT_DOT;
+	if (show_json)
+		q.kind = FP_TEXT_SHOW_JSON;
 	for (i = 1; i < argc; i++) {
-		if (q.kind == FP_TEXT_SHOW && !strcmp(argv[i], "--json")) {
-			q.kind = FP_TEXT_SHOW_JSON;
-		} else if (q.kind != FP_TEXT_DUMP && !q.filter[0] && argv[i][0] != '-' &&
+		if (q.kind != FP_TEXT_DUMP && !q.filter[0] && argv[i][0] != '-' &&
 			   strlen(argv[i]) < sizeof(q.filter)) {
 			snprintf(q.filter, sizeof(q.filter), "%s", argv[i]);
 		} else {
@@ -712,29 +728,111 @@ static int scenario(const char *socket_path, int argc, char **argv)
 	return r < 0 ? 1 : 0;
 }
 
-int fabric_main(int argc, char **argv)
-{
-	const char *socket_path = NULL;
+/* --- the rows of umad's command table ---------------------------------------------- */
 
-	if (argc >= 1 && !strcmp(argv[0], "serve"))
-		return serve(argc - 1, argv + 1);
-	while (argc >= 2 && !strcmp(argv[0], "--socket")) {
-		socket_path = argv[1];
-		argc -= 2;
-		argv += 2;
-	}
-	if (argc < 1) {
-		fprintf(stderr, "umad: fabric: missing command\n");
-		return usage_error();
-	}
-	if (!strcmp(argv[0], "show") || !strcmp(argv[0], "dump") || !strcmp(argv[0], "dot"))
-		return text(socket_path, argc, argv);
-	if (!strcmp(argv[0], "scenario"))
-		return scenario(socket_path, argc, argv);
-	return control(socket_path, argc, argv);
+static int fault_run(int argc, char **argv, char **unused)
+{
+	(void)unused;
+	return control(fabric_socket, argc, argv);
 }
 
-int sim_main(int argc, char **argv)
+static int text_run(int argc, char **argv, char **unused)
 {
-	return run_sim(argc, argv);
+	(void)unused;
+	return text(fabric_socket, argc, argv);
 }
+
+static int scenario_run(int argc, char **argv, char **unused)
+{
+	(void)unused;
+	return scenario(fabric_socket, argc, argv);
+}
+
+static const GOptionEntry fabric_entries[] = {
+	{ "socket", 0, 0, G_OPTION_ARG_FILENAME, &fabric_socket,
+	  "The fabric served at PATH or tcp:HOST:PORT (default: as for serve)",
+	  "PATH" },
+	G_OPTION_ENTRY_NULL
+};
+
+static const GOptionEntry show_entries[] = {
+	{ "json", 0, 0, G_OPTION_ARG_NONE, &show_json, "As JSON", NULL },
+	G_OPTION_ENTRY_NULL
+};
+
+/* Every row under umad fabric shows fabric's usage when its command line does not parse. */
+static const struct umad_command serve_command = {
+	.name = "serve",
+	.summary = "host one simulated fabric for many processes (UMAD_SIM_FABRIC=PATH)",
+	.options = serve_entries,
+	.run = serve,
+	.usage = fabric_usage,
+};
+
+static const struct umad_command text_commands[] = {
+	{ .name = "show", .summary = "the fabric's nodes and ports as they are now (NODE: one)",
+	  .params = "[NODE]", .options = show_entries, .run = text_run, .usage = fabric_usage },
+	{ .name = "dump", .summary = "the fabric as a topology file, as it is now",
+	  .run = text_run, .usage = fabric_usage },
+	{ .name = "dot", .summary = "the fabric as a Graphviz graph (NODE: it and its neighbours)",
+	  .params = "[NODE]", .run = text_run, .usage = fabric_usage },
+	{ .name = "scenario", .summary = "timed faults from FILE, each sent when its time comes",
+	  .params = "FILE", .run = scenario_run, .usage = fabric_usage },
+};
+#define N_TEXT_COMMANDS (sizeof(text_commands) / sizeof(text_commands[0]))
+
+/*
+ * The faults are the fault module's table (simfabric/fault.c): a row each,
+ * made from it once, so that a kind added there is a command here.  Their
+ * words are the fault parser's (a scenario line's), options first.
+ */
+static const struct umad_command *const *fabric_subcommands(void)
+{
+	static struct umad_command faults[SIM_FAULT_N_OPS];
+	static char params[SIM_FAULT_N_OPS][128];
+	static const struct umad_command *rows[1 + N_TEXT_COMMANDS + SIM_FAULT_N_OPS + 1];
+	size_t n = 0, i;
+	int op;
+
+	if (rows[0])
+		return rows;
+	rows[n++] = &serve_command;
+	for (op = SIM_FAULT_LINK; op < SIM_FAULT_N_OPS; op++) {
+		const char *form = params[op];
+
+		sim_fault_usage((enum sim_fault_op)op, params[op], sizeof(params[op]));
+		form = strchr(form, ' ') ? strchr(form, ' ') + 1 : "";
+		faults[op] = (struct umad_command){
+			.name = sim_fault_op_name((enum sim_fault_op)op),
+			.summary = sim_fault_op_info((enum sim_fault_op)op)->help,
+			.params = form, .flags = CMD_OPTIONS_FIRST, .run = fault_run,
+			.usage = fabric_usage,
+		};
+		rows[n++] = &faults[op];
+	}
+	for (i = 0; i < N_TEXT_COMMANDS; i++)
+		rows[n++] = &text_commands[i];
+	rows[n] = NULL;
+	return rows;
+}
+
+const struct umad_command fabric_command = {
+	.name = "fabric",
+	.summary = "a running shared fabric: serve it, fault it, show it",
+	.params = "COMMAND [ARGS...]",
+	.options = fabric_entries,
+	.subcommands = fabric_subcommands,
+	.usage = fabric_usage,
+	.help = fabric_help,
+};
+
+const struct umad_command sim_command = {
+	.name = "sim",
+	.summary = "run COMMAND, and all it starts, on a shared fabric of its own",
+	.description = "The exit status is COMMAND's.",
+	.params = "-- COMMAND [ARGS...]",
+	.options = sim_entries,
+	.flags = CMD_RUNS_COMMAND,
+	.run = run_sim,
+	.usage = sim_usage,
+};

@@ -47,9 +47,32 @@
 #define SIM_SYMBOL	"umad_backend_sim"
 
 struct kernel_options {
-	const char *topology, *fabric, *host, *sm, *mount;
-	int command;		/* index of CMD in argv; 0: none */
-	int keep_state;		/* --keep-state: the tools' state outlives the run */
+	char *topology, *fabric, *host, *sm, *mount;
+	char **command;		/* CMD and its arguments; NULL: none (--mount) */
+	gboolean keep_state;	/* --keep-state: the tools' state outlives the run */
+};
+
+/*
+ * The options' values, as the command table's parser sets them (one
+ * command a process).  FILENAME, not STRING: a value is taken as the bytes
+ * given, in any locale, as the sim backend takes them.
+ */
+static struct kernel_options opts;
+
+static const GOptionEntry kernel_options[] = {
+	{ "topology", 't', 0, G_OPTION_ARG_FILENAME, &opts.topology,
+	  "A fabric of its own, from FILE (default: the embedded one)", "FILE" },
+	{ "fabric", 0, 0, G_OPTION_ARG_FILENAME, &opts.fabric,
+	  "The served fabric at WHERE: a socket of fabric serve, or tcp:HOST:PORT", "WHERE" },
+	{ "host", 0, 0, G_OPTION_ARG_FILENAME, &opts.host,
+	  "The host is the node NODE (default: the fabric's first CA)", "NODE" },
+	{ "sm", 0, 0, G_OPTION_ARG_FILENAME, &opts.sm,
+	  "The fabric's subnet manager, as UMAD_SIM_SM: builtin or none", "builtin|none" },
+	{ "mount", 0, 0, G_OPTION_ARG_FILENAME, &opts.mount,
+	  "Serve the host's files at DIR until SIGINT or SIGTERM, instead of a COMMAND", "DIR" },
+	{ "keep-state", 0, 0, G_OPTION_ARG_NONE, &opts.keep_state,
+	  "The tools' state (opensm's log, caches) outlives the run", NULL },
+	G_OPTION_ENTRY_NULL
 };
 
 /* The variables this command sets for its own backend, restored for CMD. */
@@ -93,7 +116,7 @@ static void free_env(struct saved_env *s)
 		free(s->values[i]);
 }
 
-void kernel_usage(FILE *out)
+static void kernel_usage(FILE *out)
 {
 	fprintf(out,
 		"       umad kernel [-t FILE | --fabric WHERE] [--host NODE] [--sm builtin|none]\n"
@@ -107,38 +130,14 @@ static int usage_error(void)
 	return 2;
 }
 
-static int parse(int argc, char **argv, struct kernel_options *o)
+static int parse(int argc, char **argv, char **command, struct kernel_options *o)
 {
-	int i;
-
-	memset(o, 0, sizeof(*o));
-	for (i = 0; i < argc; i++) {
-		const char *a = argv[i];
-		const char **slot = !strcmp(a, "-t") || !strcmp(a, "--topology") ? &o->topology
-				  : !strcmp(a, "--fabric") ? &o->fabric
-				  : !strcmp(a, "--host") ? &o->host
-				  : !strcmp(a, "--sm") ? &o->sm
-				  : !strcmp(a, "--mount") ? &o->mount : NULL;
-
-		if (!strcmp(a, "--")) {
-			o->command = i + 1;
-			break;
-		}
-		if (!strcmp(a, "--keep-state")) {
-			o->keep_state = 1;
-			continue;
-		}
-		if (!slot) {
-			fprintf(stderr, "umad: kernel: unexpected argument '%s'\n", a);
-			return usage_error();
-		}
-		if (i + 1 >= argc || !strcmp(argv[i + 1], "--")) {
-			fprintf(stderr, "umad: kernel: %s needs a value\n", a);
-			return usage_error();
-		}
-		*slot = argv[++i];
+	if (argc > 1) {
+		fprintf(stderr, "umad: kernel: unexpected argument '%s'\n", argv[1]);
+		return usage_error();
 	}
-	if (o->command && o->command >= argc) {
+	o->command = command;
+	if (o->command && !o->command[0]) {
 		fprintf(stderr, "umad: kernel: missing the command to run after --\n");
 		return usage_error();
 	}
@@ -163,7 +162,14 @@ static int parse(int argc, char **argv, struct kernel_options *o)
 	return 0;
 }
 
-/* This process's own backend: the sim backend, on the fabric and at the host asked for. */
+/*
+ * This process's own backend: the sim backend, on the fabric and at the
+ * host asked for.  Through the environment, for want of a call: libibumad
+ * chooses its backend from UMAD_BACKEND (libumad/dispatch.c) and the sim
+ * backend reads its fabric and host from UMAD_SIM_* when it starts, and
+ * neither has a function to be told otherwise.  COMMAND gets the
+ * environment back as it was (restore_env).
+ */
 static void set_backend_env(const struct kernel_options *o)
 {
 	setenv("UMAD_BACKEND", "sim", 1);
@@ -360,12 +366,11 @@ static int serve_command(struct kfs *k, int fuse_fd, int tree_fd, char **argv,
  * The run's directory and the tools' state in it (run_state.h), and
  * COMMAND as it runs (opensm with its log there).  0, or -1 after saying why.
  */
-static int open_state(const struct kernel_options *o, char **argv, struct run_state *rs,
-		      char ***command)
+static int open_state(const struct kernel_options *o, struct run_state *rs, char ***command)
 {
 	if (run_state_open(rs, "kernel", "umad-kernel", o->keep_state) < 0)
 		return -1;
-	*command = run_state_command(rs, argv + o->command);
+	*command = run_state_command(rs, o->command);
 	if (!*command) {
 		fprintf(stderr, "umad: kernel: out of memory\n");
 		run_state_close(rs);
@@ -381,22 +386,22 @@ static void close_state(struct run_state *rs, char **command, char **argv_comman
 	run_state_close(rs);
 }
 
-int kernel_main(int argc, char **argv)
+static int kernel_run(int argc, char **argv, char **cmd)
 {
 	struct umad_err err = UMAD_ERR_INIT;
-	struct kernel_options o;
+	struct kernel_options o = opts;
 	const struct umad_backend *be;
 	struct saved_env env;
 	struct run_state rs = { .dir.lock_fd = -1 };
 	struct kfs *k = NULL;
 	char **command = NULL;
 	sigset_t old;
-	int r = parse(argc, argv, &o), fuse_fd = -1, tree_fd = -1, status = 1, sfd;
+	int r = parse(argc, argv, cmd, &o), fuse_fd = -1, tree_fd = -1, status = 1, sfd;
 
 	if (r)
 		return r;
 	/* COMMAND's own directory, made as the user, before any namespace. */
-	if (o.command && open_state(&o, argv, &rs, &command) < 0)
+	if (o.command && open_state(&o, &rs, &command) < 0)
 		return 1;
 	/*
 	 * The signals go to a descriptor, blocked before any thread starts (the
@@ -404,13 +409,13 @@ int kernel_main(int argc, char **argv)
 	 * it, and COMMAND's end would never be seen.
 	 */
 	if (o.command && place_on_cpu() < 0) {
-		close_state(&rs, command, argv + o.command);
+		close_state(&rs, command, o.command);
 		return 1;
 	}
 	sfd = command_signal_fd(kernel_signals, &old);
 	if (sfd < 0) {
 		fprintf(stderr, "umad: kernel: signalfd: %s\n", strerror(errno));
-		close_state(&rs, command, argv + o.command);
+		close_state(&rs, command, o.command);
 		return 1;
 	}
 	save_env(&env);
@@ -452,6 +457,18 @@ out:
 	free_env(&env);
 	close(sfd);
 	sigprocmask(SIG_SETMASK, &old, NULL);
-	close_state(&rs, command, argv + o.command);
+	close_state(&rs, command, o.command);
 	return status;
 }
+
+const struct umad_command kernel_command = {
+	.name = "kernel",
+	.summary = "a simulated host's /dev/infiniband and /sys/class/infiniband through FUSE",
+	.params = "(--mount DIR | -- COMMAND [ARGS...])",
+	.description = "For any program: COMMAND in a mount namespace that shows the host's files,\n"
+		       "or the files at DIR.",
+	.options = kernel_options,
+	.flags = CMD_RUNS_COMMAND,
+	.run = kernel_run,
+	.usage = kernel_usage,
+};

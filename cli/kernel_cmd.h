@@ -3,10 +3,8 @@
 #ifndef CLI_KERNEL_CMD_H
 #define CLI_KERNEL_CMD_H
 
-#include <stdio.h>
+#include "cli/cmd_table.h"
 
-int kernel_main(int argc, char **argv);
-/* The usage lines, indented to follow umad's own "usage: " line. */
-void kernel_usage(FILE *out);
+extern const struct umad_command kernel_command;
 
 #endif /* CLI_KERNEL_CMD_H */

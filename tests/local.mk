@@ -56,6 +56,7 @@ include tests/capture.mk
 include tests/sim.mk
 include tests/backends.mk
 include tests/cli_lib.mk
+include tests/umad_cli.mk
 include tests/fuzz.mk
 
 # Last, after every other test's log (under make -j too): nothing any of
