@@ -54,7 +54,8 @@ static const char *shim_path(char *buf, size_t size)
  */
 static int start_afresh(const char *file)
 {
-	char one[4096], other[4096], err[512];
+	char one[4096], other[4096];
+	struct umad_err err = UMAD_ERR_INIT;
 	struct pcapng_writer *w;
 
 	if (capture_file_name(file, 1, one, sizeof(one)) < 0 ||
@@ -64,9 +65,10 @@ static int start_afresh(const char *file)
 	}
 	if (strcmp(one, other))
 		return 0;
-	w = pcapng_create(one, "umad capture", err, sizeof(err));
+	w = pcapng_create(one, "umad capture", &err);
 	if (!w || pcapng_close(w) < 0) {
-		fprintf(stderr, "umad: capture: %s: %s\n", one, w ? strerror(errno) : err);
+		fprintf(stderr, "umad: capture: %s: %s\n", one,
+			w ? strerror(errno) : umad_err_text(&err));
 		return -1;
 	}
 	return 0;
@@ -225,16 +227,16 @@ static int show_stats(const char *path)
 	unsigned long records = 0, sent = 0, received = 0, timeouts = 0, unmatched, bad = 0, not_mads;
 	struct capture_record rec;
 	struct capture_reader *r;
-	char err[512], why[256];
+	struct umad_err err = UMAD_ERR_INIT, why = UMAD_ERR_INIT;
 	size_t i;
 	int got;
 
-	r = capture_open(path, err, sizeof(err));
+	r = capture_open(path, &err);
 	if (!r) {
-		fprintf(stderr, "umad: capture stats: %s\n", err);
+		fprintf(stderr, "umad: capture stats: %s\n", umad_err_text(&err));
 		return 1;
 	}
-	while ((got = capture_next(r, &rec, err, sizeof(err))) == 1) {
+	while ((got = capture_next(r, &rec, &err)) == 1) {
 		enum pcapng_direction direction = capture_direction(&rec);
 		struct capture_meta meta;
 		const uint8_t *mad;
@@ -255,10 +257,11 @@ static int show_stats(const char *path)
 		records++;
 		count_mad(mad_class(mad), method, mad_attr_id(mad));
 		/* A comment that does not read says nothing; the first is reported. */
-		if (capture_meta_parse(rec.comment, &meta, why, sizeof(why)) < 0) {
+		umad_err_clear(&why);
+		if (capture_meta_parse(rec.comment, &meta, &why) < 0) {
 			if (!bad++)
 				fprintf(stderr, "umad: capture stats: %s: MAD %lu: %s\n", path, records,
-					why);
+					umad_err_text(&why));
 			memset(&meta, 0, sizeof(meta));
 		}
 		if (direction == PCAPNG_DIR_INBOUND &&
@@ -287,9 +290,9 @@ static int show_stats(const char *path)
 	/* No MAD: nothing to summarize, and the reason (or the error) says why. */
 	if (!records) {
 		if (got == 0)
-			capture_why_no_mad(r, err, sizeof(err));
+			capture_why_no_mad(r, &err);
 		capture_close(r);
-		fprintf(stderr, "umad: capture stats: %s\n", err);
+		fprintf(stderr, "umad: capture stats: %s\n", umad_err_text(&err));
 		return 1;
 	}
 	not_mads = capture_not_mads(r);
@@ -321,7 +324,7 @@ static int show_stats(const char *path)
 	/* A file cut short: its figures are those of the records before the cut. */
 	if (got < 0) {
 		fprintf(stderr, "umad: capture stats: %s: the figures are of the %lu MADs before it\n",
-			err, records);
+			umad_err_text(&err), records);
 		return 1;
 	}
 	return 0;

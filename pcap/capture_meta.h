@@ -92,46 +92,4 @@ int capture_meta_format(const struct capture_meta *m, char *out, size_t size);
  */
 int capture_meta_parse(const char *text, struct capture_meta *m, struct umad_err *err);
 
-/*
- * Until cli/umad.c passes a struct umad_err (issue 38, item 2; cli/ is
- * changed apart from pcap/): its calls with a character buffer and its
- * size, one argument more, go to the NAME_errbuf bridges below, which copy
- * the reason out.  A call with the struct goes to the function itself.
- * These go when the last caller with a buffer does.
- */
-#define CAPTURE_ERRBUF__CAT(a, b)	CAPTURE_ERRBUF__CAT_(a, b)
-#define CAPTURE_ERRBUF__CAT_(a, b)	a##b
-#define CAPTURE_ERRBUF__ARGC(...)	CAPTURE_ERRBUF__ARGC_(__VA_ARGS__, 6, 5, 4, 3, 2, 1, 0)
-#define CAPTURE_ERRBUF__ARGC_(_1, _2, _3, _4, _5, _6, n, ...)	n
-/* name(...) with N arguments becomes name__N(...): (name) itself, or name_errbuf. */
-#define CAPTURE_ERRBUF_PICK(name, ...) \
-	CAPTURE_ERRBUF__CAT(name##__, CAPTURE_ERRBUF__ARGC(__VA_ARGS__))(__VA_ARGS__)
-
-/* The reason in e copied into the caller's buffer (when it has one). */
-static inline void capture_errbuf_copy(const struct umad_err *e, char *err, size_t errlen)
-{
-	const char *text = umad_err_text(e);
-	size_t n = strlen(text);
-
-	if (!err || !errlen)
-		return;
-	n = n < errlen ? n : errlen - 1;
-	memcpy(err, text, n);
-	err[n] = '\0';
-}
-
-static inline int capture_meta_parse_errbuf(const char *text, struct capture_meta *m, char *err,
-					    size_t errlen)
-{
-	struct umad_err e = UMAD_ERR_INIT;
-	int r = capture_meta_parse(text, m, &e);
-
-	if (r < 0)
-		capture_errbuf_copy(&e, err, errlen);
-	return r;
-}
-#define capture_meta_parse(...)		CAPTURE_ERRBUF_PICK(capture_meta_parse, __VA_ARGS__)
-#define capture_meta_parse__3		(capture_meta_parse)
-#define capture_meta_parse__4		capture_meta_parse_errbuf
-
 #endif /* LIBUMAD_CAPTURE_META_H */

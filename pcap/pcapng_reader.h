@@ -102,47 +102,4 @@ const uint8_t *capture_mad(const struct capture_record *rec, size_t *mad_len);
  */
 enum pcapng_direction capture_direction(const struct capture_record *rec);
 
-/* cli/umad.c's calls with a character buffer, until it passes a struct umad_err (capture_meta.h). */
-static inline struct capture_reader *capture_open_errbuf(const char *path, char *err,
-							 size_t errlen)
-{
-	struct umad_err e = UMAD_ERR_INIT;
-	struct capture_reader *r = capture_open(path, &e);
-
-	if (!r)
-		capture_errbuf_copy(&e, err, errlen);
-	return r;
-}
-
-static inline int capture_next_errbuf(struct capture_reader *r, struct capture_record *rec,
-				      char *err, size_t errlen)
-{
-	struct umad_err e = UMAD_ERR_INIT;
-	int got = capture_next(r, rec, &e);
-
-	if (got < 0)
-		capture_errbuf_copy(&e, err, errlen);
-	return got;
-}
-
-static inline int capture_why_no_mad_errbuf(const struct capture_reader *r, char *err,
-					    size_t errlen)
-{
-	struct umad_err e = UMAD_ERR_INIT;
-	int none = capture_why_no_mad(r, &e);
-
-	if (none)
-		capture_errbuf_copy(&e, err, errlen);
-	return none;
-}
-#define capture_open(...)		CAPTURE_ERRBUF_PICK(capture_open, __VA_ARGS__)
-#define capture_open__2			(capture_open)
-#define capture_open__3			capture_open_errbuf
-#define capture_next(...)		CAPTURE_ERRBUF_PICK(capture_next, __VA_ARGS__)
-#define capture_next__3			(capture_next)
-#define capture_next__4			capture_next_errbuf
-#define capture_why_no_mad(...)		CAPTURE_ERRBUF_PICK(capture_why_no_mad, __VA_ARGS__)
-#define capture_why_no_mad__2		(capture_why_no_mad)
-#define capture_why_no_mad__3		capture_why_no_mad_errbuf
-
 #endif /* LIBUMAD_PCAPNG_READER_H */

@@ -79,20 +79,4 @@ int pcapng_close(struct pcapng_writer *w);
 /* Close the file writing nothing more, what is gathered dropped (a forked child's copy). */
 void pcapng_discard(struct pcapng_writer *w);
 
-/* cli/umad.c's calls with a character buffer, until it passes a struct umad_err (capture_meta.h). */
-static inline struct pcapng_writer *pcapng_create_errbuf(const char *path,
-							 const char *application, char *err,
-							 size_t errlen)
-{
-	struct umad_err e = UMAD_ERR_INIT;
-	struct pcapng_writer *w = pcapng_create(path, application, &e);
-
-	if (!w)
-		capture_errbuf_copy(&e, err, errlen);
-	return w;
-}
-#define pcapng_create(...)		CAPTURE_ERRBUF_PICK(pcapng_create, __VA_ARGS__)
-#define pcapng_create__3		(pcapng_create)
-#define pcapng_create__4		pcapng_create_errbuf
-
 #endif /* LIBUMAD_PCAPNG_WRITER_H */

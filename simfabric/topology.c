@@ -218,14 +218,23 @@ static const char *parse_quoted(const char *s, char *out, size_t max)
 	return s + 1;
 }
 
-/* Why a name at s (quoted or not) could not be taken, as "has ..." or "is ...", for messages. */
-static const char *quoted_problem(const char *s, size_t max)
+/*
+ * Why a name at s (quoted or not) could not be taken, as "has ..." or
+ * "is ...", for messages: returned whole, so the text is the caller's and
+ * lives to the end of the caller's statement.
+ */
+struct quote_why {
+	char text[64];
+};
+
+static struct quote_why quoted_problem(const char *s, size_t max)
 {
-	static __thread char why[64];
+	struct quote_why why;
 
 	if (*s == '"' && !strchr(s + 1, '"'))
-		return "has no closing quote";
-	snprintf(why, sizeof(why), "is longer than %zu characters", max - 1);
+		snprintf(why.text, sizeof(why.text), "has no closing quote");
+	else
+		snprintf(why.text, sizeof(why.text), "is longer than %zu characters", max - 1);
 	return why;
 }
 
@@ -588,7 +597,7 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 	if (!rest) {
 		if (*s == '"')
 			error_at(p, file, line, "malformed node header: the node id %s",
-				 quoted_problem(s, sizeof(name)));
+				 quoted_problem(s, sizeof(name)).text);
 		else
 			error_at(p, file, line,
 				 "malformed node header: expected a quoted node id after the port count");
@@ -609,7 +618,7 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 		rest = parse_quoted(d, desc, sizeof(desc));
 		if (!rest) {
 			error_at(p, file, line, "malformed node header: the description %s",
-				 quoted_problem(d, sizeof(desc)));
+				 quoted_problem(d, sizeof(desc)).text);
 			return;
 		}
 		rest = skip_space(rest);
@@ -622,7 +631,7 @@ static void parse_header(struct parser *p, const char *file, unsigned line, cons
 
 		if (*c == '"' && !desc[0] && !parse_quoted(c, desc, sizeof(desc))) {
 			error_at(p, file, line, "malformed node header: the description in the comment %s",
-				 quoted_problem(c, sizeof(desc)));
+				 quoted_problem(c, sizeof(desc)).text);
 			return;
 		}
 	} else if (*rest) {
@@ -789,7 +798,7 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	if (!next || !name[0]) {
 		if (!next && *s == '"')
 			error_at(p, file, line, "malformed port line: the remote node id after [%u] %s",
-				 pl.local, quoted_problem(s, sizeof(name)));
+				 pl.local, quoted_problem(s, sizeof(name)).text);
 		else
 			error_at(p, file, line,
 				 "malformed port line: expected a quoted remote node id after [%u]",
@@ -992,7 +1001,7 @@ static void parse_include(struct parser *p, const char *file, unsigned line, con
 		rest = parse_quoted(s, name, sizeof(name));
 		if (!rest || *skip_space(rest)) {
 			error_at(p, file, line, "malformed include: the file name %s",
-				 !rest ? quoted_problem(s, sizeof(name)) :
+				 !rest ? quoted_problem(s, sizeof(name)).text :
 					 "is followed by more text");
 			return;
 		}
@@ -1005,7 +1014,7 @@ static void parse_include(struct parser *p, const char *file, unsigned line, con
 		}
 		if (n >= sizeof(name)) {
 			error_at(p, file, line, "malformed include: the file name %s",
-				 quoted_problem(s, sizeof(name)));
+				 quoted_problem(s, sizeof(name)).text);
 			return;
 		}
 		memcpy(name, s, n);
@@ -1118,7 +1127,7 @@ static void parse_line(struct parser *p, const char *file, unsigned line, const 
 		else if (*(value = skip_space(value)) == '"' ? !parse_quoted(value, name, sizeof(name))
 				  : snprintf(name, sizeof(name), "%s", value) >= (int)sizeof(name))
 			error_at(p, file, line, "malformed module name: the name %s",
-				 quoted_problem(value, MAX_NAME));
+				 quoted_problem(value, MAX_NAME).text);
 		else
 			snprintf(p->prefix, sizeof(p->prefix), "%s", name);
 	} else if (starts_with_word(s, "include")) {

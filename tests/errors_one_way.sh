@@ -51,13 +51,6 @@ pcap/capture_tap.c:note_write_error	the writer thread cannot write (nobody to re
 # listed so that the check stays on for everything else, and failing once
 # it is fixed (the entry is then stale and goes).
 pending='
-simfabric/topology.c:quoted_problem	a reason in a static __thread buffer; topology.c is edited apart (issue 38, item 2)
-pcap/capture_meta.h:capture_meta_parse_errbuf	cli/umad.c passes character buffers; cli/ is edited apart
-pcap/capture_meta.h:capture_errbuf_copy	(the same)
-pcap/pcapng_reader.h:capture_open_errbuf	(the same)
-pcap/pcapng_reader.h:capture_next_errbuf	(the same)
-pcap/pcapng_reader.h:capture_why_no_mad_errbuf	(the same)
-pcap/pcapng_writer.h:pcapng_create_errbuf	(the same)
 '
 
 # Every function's name for FILE:FUNCTION: the last word before "(" on a
