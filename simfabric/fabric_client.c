@@ -351,6 +351,56 @@ static int take_doorbell(struct fabric_client *c, int64_t deadline, struct umad_
 	return 0;
 }
 
+/* The names as the hello carries them, each with its NUL, into list (*len bytes): 0 or -errno. */
+static int name_list(const char *const *names, unsigned n_names, char *list, size_t *len,
+		     struct umad_err *err)
+{
+	unsigned i;
+
+	*len = 0;
+	if (n_names > FP_MAX_HOSTS)
+		return umad_err_set(err, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);
+	for (i = 0; i < n_names; i++) {
+		size_t n = strlen(names[i]) + 1;
+
+		if (n > FP_NAME_MAX)
+			return umad_err_set(err, -ENAMETOOLONG, "node name '%.40s...' too long",
+					    names[i]);
+		memcpy(list + *len, names[i], n);
+		*len += n;
+	}
+	return 0;
+}
+
+/*
+ * Over TCP (tcp: path after its scheme): the address and the key read
+ * (*key the caller's to free), the reader set to read ahead, and the
+ * connection made, in c->fd (-errno there when it failed).  0 or -errno.
+ */
+static int connect_stream(struct fabric_client *c, const char *path, const char *tcp,
+			  struct fabric_tcp_addr *addr, struct fabric_key **key, int64_t deadline,
+			  struct umad_err *err)
+{
+	int r = fabric_tcp_parse(tcp, addr, err);
+
+	if (r == 0) {
+		r = fabric_key_load_env(key, err);
+		if (r == -ENOKEY)
+			umad_err_set(err, r, "a fabric reached over TCP needs its key: set %s "
+				     "to the key file", FABRIC_KEY_ENV);
+	}
+	if (r < 0)
+		return umad_err_prefix(err, r, "%s: ", path);
+	c->stream = 1;
+	c->reply.stream = 1;
+	/* A reply's frame and piece in one read (every wait reads before it polls). */
+	r = fp_reader_read_ahead(&c->reply);
+	if (r < 0)
+		return umad_err_set(err, r, "out of memory");
+	c->fd = connect_tcp(path, addr, *key, deadline, err);
+	return 0;
+}
+
 int fabric_client_connect(struct fabric_client *c, const char *path, const char *const *names,
 			  unsigned n_names, int attach_default, struct fp_node *nodes,
 			  unsigned *n_nodes, struct umad_err *err)
@@ -375,38 +425,15 @@ int fabric_client_connect(struct fabric_client *c, const char *path, const char 
 	if (snprintf(c->path, sizeof(c->path), "%s", path) >= (int)sizeof(c->path))
 		return umad_err_set(err, -ENAMETOOLONG, "the fabric's address is too long: %.60s...",
 				    path);
-	if (n_names > FP_MAX_HOSTS)
-		return umad_err_set(err, -EINVAL, "at most %d nodes", FP_MAX_HOSTS);
-	for (i = 0; i < n_names; i++) {
-		size_t n = strlen(names[i]) + 1;
-
-		if (n > FP_NAME_MAX)
-			return umad_err_set(err, -ENAMETOOLONG, "node name '%.40s...' too long",
-					    names[i]);
-		memcpy(list + len, names[i], n);
-		len += n;
-	}
+	r = name_list(names, n_names, list, &len, err);
+	if (r < 0)
+		return r;
 	if (!n_names && attach_default)
 		hello.n_hosts = UINT32_MAX;	/* the server's first CA */
 	if (tcp) {
-		r = fabric_tcp_parse(tcp, &addr, err);
-		if (r == 0) {
-			r = fabric_key_load_env(&key, err);
-			if (r == -ENOKEY)
-				umad_err_set(err, r, "a fabric reached over TCP needs its key: set %s "
-					     "to the key file", FABRIC_KEY_ENV);
-		}
+		r = connect_stream(c, path, tcp, &addr, &key, deadline, err);
 		if (r < 0)
-			return umad_err_prefix(err, r, "%s: ", path);
-		c->stream = 1;
-		c->reply.stream = 1;
-		/* A reply's frame and piece in one read (every wait reads before it polls). */
-		r = fp_reader_read_ahead(&c->reply);
-		if (r < 0) {
-			umad_err_set(err, r, "out of memory");
 			goto fail;
-		}
-		c->fd = connect_tcp(path, &addr, key, deadline, err);
 	} else {
 		c->fd = connect_to(path, deadline, err);
 	}

@@ -759,6 +759,53 @@ static int port_line_lids(struct parser *p, const char *file, unsigned line, con
 	return 0;
 }
 
+/*
+ * What follows the far end on a port line: options, then an optional
+ * comment whose last word may give the link's rate (and the LIDs).  0, or
+ * -1 with the error told.
+ */
+static int port_line_rest(struct parser *p, const char *file, unsigned line, struct sim_port *port,
+			  const char *s, guint *remote_claim)
+{
+	for (;;) {
+		char *opt;
+		size_t n;
+		int r;
+
+		s = skip_space(s);
+		if (!*s)
+			break;
+		if (*s == '#') {
+			uint8_t w, sp, e, m;
+
+			r = rate_from_comment(s + 1, &w, &sp, &e, &m);
+			if (r < 0) {
+				error_at(p, file, line, "unknown link rate in the comment \"%s\"", s);
+				return -1;
+			}
+			if (r > 0 && m && !sim_node_is_mellanox(port->node)) {
+				error_at(p, file, line, "FDR10 is a speed of Mellanox devices (MlnxExtPortInfo): \"%s\" needs vendid=0x%x",
+					 p->current->name, SIM_VENDOR_MELLANOX);
+				return -1;
+			}
+			if (r > 0)
+				apply_port_rates(port, w, sp, e, m);
+			if (port_line_lids(p, file, line, s + 1, port, remote_claim) < 0)
+				return -1;
+			break;
+		}
+		/* As long as it is written: leading zeros make no option malformed. */
+		n = strcspn(s, " \t#");
+		opt = g_strndup(s, n);
+		r = parse_port_option(p, file, line, port, opt);
+		g_free(opt);
+		if (r < 0)
+			return -1;
+		s += n;
+	}
+	return 0;
+}
+
 static void parse_port_line(struct parser *p, const char *file, unsigned line, const char *s)
 {
 	char name[MAX_NAME];
@@ -845,43 +892,8 @@ static void parse_port_line(struct parser *p, const char *file, unsigned line, c
 	if (has_guid && p->current->type != NODE_TYPE_SWITCH) {
 		port->guid = guid;
 	}
-	/* Options, then an optional comment whose last word may give the link's rate. */
-	for (;;) {
-		char *opt;
-		size_t n;
-		int r;
-
-		s = skip_space(s);
-		if (!*s)
-			break;
-		if (*s == '#') {
-			uint8_t w, sp, e, m;
-
-			r = rate_from_comment(s + 1, &w, &sp, &e, &m);
-			if (r < 0) {
-				error_at(p, file, line, "unknown link rate in the comment \"%s\"", s);
-				return;
-			}
-			if (r > 0 && m && !sim_node_is_mellanox(port->node)) {
-				error_at(p, file, line, "FDR10 is a speed of Mellanox devices (MlnxExtPortInfo): \"%s\" needs vendid=0x%x",
-					 p->current->name, SIM_VENDOR_MELLANOX);
-				return;
-			}
-			if (r > 0)
-				apply_port_rates(port, w, sp, e, m);
-			if (port_line_lids(p, file, line, s + 1, port, &pl.remote_claim) < 0)
-				return;
-			break;
-		}
-		/* As long as it is written: leading zeros make no option malformed. */
-		n = strcspn(s, " \t#");
-		opt = g_strndup(s, n);
-		r = parse_port_option(p, file, line, port, opt);
-		g_free(opt);
-		if (r < 0)
-			return;
-		s += n;
-	}
+	if (port_line_rest(p, file, line, port, s, &pl.remote_claim) < 0)
+		return;
 	{
 		char full[MAX_NAME];
 
