@@ -10,7 +10,7 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/arena.c simfabric/arena.h \
 	simfabric/topology.c simfabric/topology.h \
 	simfabric/port_state.c simfabric/port_state.h \
-	simfabric/sma.c simfabric/sma.h \
+	simfabric/attr_table.h simfabric/sma.c simfabric/sma.h \
 	simfabric/pma.c simfabric/pma.h \
 	simfabric/cc.c simfabric/cc.h \
 	simfabric/route.c simfabric/route.h \
