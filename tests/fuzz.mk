@@ -56,7 +56,7 @@ fuzz_fabric_tcp_addr_sources = tests/fuzz/fuzz_fabric_tcp_addr.c simfabric/fabri
 fuzz_elf_file_sources = tests/fuzz/fuzz_elf_file.c cli/elf_file.c cli/ld_cache.c
 # The fabric's shared memory as a client of the same user may leave its header.
 fuzz_arena_header_sources = tests/fuzz/fuzz_arena_header.c simfabric/arena.c
-fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c \
+fuzz_libibumad_sources = libumad/dispatch.c libumad/umad.c libumad/resolve.c libumad/ca_fetch.c \
 	libumad/device_list.c libumad/umad_str.c libumad/dump.c backends/sysfs_reader.c \
 	backends/kernel.c pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c \
 	pcap/capture_meta.c pcap/capture_tap.c
