@@ -21,8 +21,7 @@
 #include <stdint.h>
 
 #include "libumad/base/mad_layout.h"
-
-struct sim_node;
+#include "simfabric/fabric.h"
 
 struct sim_attr {
 	uint16_t id;			/* the attribute ID, host order */
@@ -41,7 +40,8 @@ struct sim_attr {
 #define SIM_ATTR_FIELD_ITEM(name, byte, bit, bits)	name,
 #define SIM_ATTR_FIELD_LIST(var, NAME) \
 	static const mad_field_t var[] = { NAME##_FIELDS(SIM_ATTR_FIELD_ITEM) }
-#define SIM_ATTR_FIELDS(var)	(var), (unsigned)(sizeof(var) / sizeof((var)[0]))
+#define SIM_ATTR_N(array)	(sizeof(array) / sizeof((array)[0]))
+#define SIM_ATTR_FIELDS(var)	(var), (unsigned)SIM_ATTR_N(var)
 
 /* The row of attribute id among n rows, or NULL. */
 static inline const struct sim_attr *sim_attr_find(const struct sim_attr *rows, size_t n,
@@ -55,10 +55,30 @@ static inline const struct sim_attr *sim_attr_find(const struct sim_attr *rows, 
 	return NULL;
 }
 
-/* Whether row a (NULL: none) refuses a request at node n before its handler: "not supported". */
-static inline int sim_attr_refused(const struct sim_attr *a, const struct sim_node *n, int set)
+/*
+ * The row that answers attribute id at node n, or NULL when the table
+ * refuses the request before any handler ("attribute not supported"): no
+ * such row, a node without the attribute, or a Set of a row that takes none.
+ */
+static inline const struct sim_attr *sim_attr_take(const struct sim_attr *rows, size_t n,
+						   uint16_t id, const struct sim_node *node, int set)
 {
-	return !a || (a->answers_at && !a->answers_at(n)) || (set && !a->settable);
+	const struct sim_attr *a = sim_attr_find(rows, n, id);
+
+	if (!a || (a->answers_at && !a->answers_at(node)) || (set && !a->settable))
+		return NULL;
+	return a;
+}
+
+/* Rows' answers_at: switches (with their switch state), channel adapters. */
+static inline int sim_attr_at_switches(const struct sim_node *n)
+{
+	return n->type == NODE_TYPE_SWITCH && n->sw;
+}
+
+static inline int sim_attr_at_cas(const struct sim_node *n)
+{
+	return n->type == NODE_TYPE_CA;
 }
 
 #endif /* SIMFABRIC_ATTR_TABLE_H */

@@ -533,20 +533,10 @@ static int timestamp_attr(void *request)
 
 /* --- the table ------------------------------------------------------------------------ */
 
-static int is_switch(const struct sim_node *n)
-{
-	return n->type == NODE_TYPE_SWITCH;
-}
-
-static int is_ca(const struct sim_node *n)
-{
-	return n->type == NODE_TYPE_CA;
-}
-
 /* A log of the switch's or of the CA's kind: routers keep none. */
 static int keeps_log(const struct sim_node *n)
 {
-	return is_switch(n) || is_ca(n);
+	return sim_attr_at_switches(n) || sim_attr_at_cas(n);
 }
 
 SIM_ATTR_FIELD_LIST(class_port_info_fields, CLASS_PORT_INFO);
@@ -570,21 +560,21 @@ static const struct sim_attr cc_attrs[] = {
 	{ CC_ATTR_CONGESTION_LOG, 0, "CongestionLog", SIM_ATTR_FIELDS(congestion_log_fields),
 	  keeps_log, congestion_log, NULL },
 	{ CC_ATTR_SWITCH_CONGESTION_SETTING, 1, "SwitchCongestionSetting",
-	  SIM_ATTR_FIELDS(switch_setting_fields), is_switch, switch_congestion_setting, NULL },
+	  SIM_ATTR_FIELDS(switch_setting_fields), sim_attr_at_switches, switch_congestion_setting, NULL },
 	{ CC_ATTR_SWITCH_PORT_CONGESTION_SETTING, 1, "SwitchPortCongestionSetting",
-	  SIM_ATTR_FIELDS(switch_port_setting_fields), is_switch, switch_port_congestion_setting,
+	  SIM_ATTR_FIELDS(switch_port_setting_fields), sim_attr_at_switches, switch_port_congestion_setting,
 	  NULL },
 	{ CC_ATTR_CA_CONGESTION_SETTING, 1, "CACongestionSetting", SIM_ATTR_FIELDS(ca_setting_fields),
-	  is_ca, ca_congestion_setting, NULL },
+	  sim_attr_at_cas, ca_congestion_setting, NULL },
 	{ CC_ATTR_CONGESTION_CONTROL_TABLE, 1, "CongestionControlTable",
-	  SIM_ATTR_FIELDS(control_table_fields), is_ca, congestion_control_table, NULL },
+	  SIM_ATTR_FIELDS(control_table_fields), sim_attr_at_cas, congestion_control_table, NULL },
 	{ CC_ATTR_TIMESTAMP, 0, "Timestamp", SIM_ATTR_FIELDS(timestamp_fields), NULL, timestamp_attr,
 	  NULL },
 };
 
 const struct sim_attr *sim_cc_attrs(size_t *n)
 {
-	*n = sizeof(cc_attrs) / sizeof(cc_attrs[0]);
+	*n = SIM_ATTR_N(cc_attrs);
 	return cc_attrs;
 }
 
@@ -652,11 +642,10 @@ int sim_cc_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port
 	} else if (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET) {
 		status = UMAD_STATUS_METHOD_NOT_SUPPORTED;
 	} else {
-		const struct sim_attr *a = sim_attr_find(cc_attrs, sizeof(cc_attrs) / sizeof(cc_attrs[0]),
-							 attr);
+		const struct sim_attr *a = sim_attr_take(cc_attrs, SIM_ATTR_N(cc_attrs), attr, node,
+							 r.set);
 
-		status = sim_attr_refused(a, node, r.set) ? UMAD_STATUS_ATTR_NOT_SUPPORTED
-							   : a->answer(&r);
+		status = a ? a->answer(&r) : UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	}
 	if (status == CC_SILENT)
 		return 0;

@@ -93,7 +93,7 @@ static const struct sim_attr vs_attrs[] = {
 
 const struct sim_attr *sim_mlnx_vs_attrs(size_t *n)
 {
-	*n = sizeof(vs_attrs) / sizeof(vs_attrs[0]);
+	*n = SIM_ATTR_N(vs_attrs);
 	return vs_attrs;
 }
 
@@ -113,9 +113,9 @@ int sim_mlnx_vs_process(struct sim_node *node, unsigned in_port, uint8_t *mad)
 	} else if (method != UMAD_METHOD_GET && method != UMAD_METHOD_SET) {
 		status = UMAD_STATUS_METHOD_NOT_SUPPORTED;
 	} else {
-		a = sim_attr_find(vs_attrs, sizeof(vs_attrs) / sizeof(vs_attrs[0]), mad_attr_id(mad));
-		status = sim_attr_refused(a, node, method == UMAD_METHOD_SET)
-				 ? UMAD_STATUS_ATTR_NOT_SUPPORTED : a->answer(&r);
+		a = sim_attr_take(vs_attrs, SIM_ATTR_N(vs_attrs), mad_attr_id(mad), node,
+				  method == UMAD_METHOD_SET);
+		status = a ? a->answer(&r) : UMAD_STATUS_ATTR_NOT_SUPPORTED;
 	}
 	mad[MAD_OFF_METHOD] = UMAD_METHOD_GET_RESP;
 	put_be16(mad + MAD_OFF_STATUS, (uint16_t)status);

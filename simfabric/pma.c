@@ -678,17 +678,15 @@ static const struct sim_attr pma_attrs[] = {
 
 const struct sim_attr *sim_pma_attrs(size_t *n)
 {
-	*n = sizeof(pma_attrs) / sizeof(pma_attrs[0]);
+	*n = SIM_ATTR_N(pma_attrs);
 	return pma_attrs;
 }
 
 /* A Get or Set through the table: what the row says first, then its handler. */
 static int answer(struct pma_request *r, uint16_t attr_id)
 {
-	r->row = sim_attr_find(pma_attrs, sizeof(pma_attrs) / sizeof(pma_attrs[0]), attr_id);
-	if (sim_attr_refused(r->row, r->node, r->set))
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
-	return r->row->answer(r);
+	r->row = sim_attr_take(pma_attrs, SIM_ATTR_N(pma_attrs), attr_id, r->node, r->set);
+	return r->row ? r->row->answer(r) : UMAD_STATUS_ATTR_NOT_SUPPORTED;
 }
 
 int sim_pma_process(struct sim_fabric *f, struct sim_node *node, unsigned in_port, uint8_t *mad)

@@ -573,6 +573,18 @@ static int led_info(void *request)
 			 FEC_BIT(FEC_MODE_LOW_LATENCY_RS))
 #define FEC_HDR_MODES	(FEC_EDR_MODES | FEC_BIT(FEC_MODE_RS_544_514))
 
+/* Each extended speed's fields, and the modes a port of that speed supports. */
+static const struct {
+	uint8_t speed;		/* LINK_SPEED_EXT_* */
+	mad_field_t supported, enabled;
+	unsigned modes;
+} fec_by_speed[] = {
+	{ LINK_SPEED_EXT_FDR, PIE_FDR_FEC_MODE_SUPPORTED, PIE_FDR_FEC_MODE_ENABLED, FEC_FDR_MODES },
+	{ LINK_SPEED_EXT_EDR, PIE_EDR_FEC_MODE_SUPPORTED, PIE_EDR_FEC_MODE_ENABLED, FEC_EDR_MODES },
+	{ LINK_SPEED_EXT_HDR, PIE_HDR_FEC_MODE_SUPPORTED, PIE_HDR_FEC_MODE_ENABLED, FEC_HDR_MODES },
+	{ LINK_SPEED_EXT_NDR, PIE_NDR_FEC_MODE_SUPPORTED, PIE_NDR_FEC_MODE_ENABLED, FEC_HDR_MODES },
+};
+
 /* The FEC mode a link that trained at this speed runs (what each speed's SM default is). */
 static unsigned fec_mode_active(const struct sim_port *p)
 {
@@ -597,6 +609,7 @@ static int port_info_ext(void *request)
 	struct sma_request *r = request;
 	struct sim_port *p = r->mod > SMP_MOD_PORT_MASK ? NULL : port_from_modifier(r, r->mod);
 	uint8_t *d = r->data;
+	size_t i;
 
 	if (!(sim_mgmt_port(r->node, r->in_port)->capmask2 & PORT_CAP2_IS_PORT_INFO_EXT))
 		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
@@ -605,21 +618,11 @@ static int port_info_ext(void *request)
 	memset(d, 0, SMP_DATA_SIZE);
 	mad_set(d, PIE_CAPABILITY_MASK, PIE_CAP_IS_FEC_MODE_SUPPORTED);
 	mad_set(d, PIE_FEC_MODE_ACTIVE, fec_mode_active(p));
-	if (p->ext_supported & LINK_SPEED_EXT_FDR) {
-		mad_set(d, PIE_FDR_FEC_MODE_SUPPORTED, FEC_FDR_MODES);
-		mad_set(d, PIE_FDR_FEC_MODE_ENABLED, FEC_FDR_MODES);
-	}
-	if (p->ext_supported & LINK_SPEED_EXT_EDR) {
-		mad_set(d, PIE_EDR_FEC_MODE_SUPPORTED, FEC_EDR_MODES);
-		mad_set(d, PIE_EDR_FEC_MODE_ENABLED, FEC_EDR_MODES);
-	}
-	if (p->ext_supported & LINK_SPEED_EXT_HDR) {
-		mad_set(d, PIE_HDR_FEC_MODE_SUPPORTED, FEC_HDR_MODES);
-		mad_set(d, PIE_HDR_FEC_MODE_ENABLED, FEC_HDR_MODES);
-	}
-	if (p->ext_supported & LINK_SPEED_EXT_NDR) {
-		mad_set(d, PIE_NDR_FEC_MODE_SUPPORTED, FEC_HDR_MODES);
-		mad_set(d, PIE_NDR_FEC_MODE_ENABLED, FEC_HDR_MODES);
+	for (i = 0; i < SIM_ATTR_N(fec_by_speed); i++) {
+		if (!(p->ext_supported & fec_by_speed[i].speed))
+			continue;
+		mad_set(d, fec_by_speed[i].supported, fec_by_speed[i].modes);
+		mad_set(d, fec_by_speed[i].enabled, fec_by_speed[i].modes);
 	}
 	return SMA_REPLY;
 }
@@ -647,16 +650,6 @@ static int mlnx_ext_port_info(void *request)
 
 /* --- the table ------------------------------------------------------------------ */
 
-static int is_switch(const struct sim_node *n)
-{
-	return n->type == NODE_TYPE_SWITCH;
-}
-
-static int is_mellanox(const struct sim_node *n)
-{
-	return sim_node_is_mellanox(n);
-}
-
 SIM_ATTR_FIELD_LIST(node_desc_fields, NODE_DESC);
 SIM_ATTR_FIELD_LIST(node_info_fields, NODE_INFO);
 SIM_ATTR_FIELD_LIST(switch_info_fields, SWITCH_INFO);
@@ -681,11 +674,11 @@ static const struct sim_attr sma_attrs[] = {
 	{ UMAD_SM_ATTR_NODE_DESC, 0, "NodeDescription", SIM_ATTR_FIELDS(node_desc_fields), NULL,
 	  node_desc, NULL },
 	{ UMAD_SM_ATTR_SWITCH_INFO, 1, "SwitchInfo", SIM_ATTR_FIELDS(switch_info_fields),
-	  is_switch, switch_info, NULL },
+	  sim_attr_at_switches, switch_info, NULL },
 	{ UMAD_SM_ATTR_LINEAR_FT, 1, "LinearForwardingTable", SIM_ATTR_FIELDS(lft_block_fields),
-	  is_switch, linear_ft, NULL },
+	  sim_attr_at_switches, linear_ft, NULL },
 	{ UMAD_SM_ATTR_MCAST_FT, 1, "MulticastForwardingTable", SIM_ATTR_FIELDS(mft_block_fields),
-	  is_switch, mcast_ft, NULL },
+	  sim_attr_at_switches, mcast_ft, NULL },
 	{ UMAD_SM_ATTR_GUID_INFO, 1, "GUIDInfo", SIM_ATTR_FIELDS(guid_info_fields), NULL,
 	  guid_info, NULL },
 	{ UMAD_SM_ATTR_PKEY_TABLE, 1, "P_KeyTable", SIM_ATTR_FIELDS(pkey_table_fields), NULL,
@@ -699,24 +692,23 @@ static const struct sim_attr sma_attrs[] = {
 	{ UMAD_SM_ATTR_PORT_INFO_EXT, 0, "PortInfoExtended", SIM_ATTR_FIELDS(port_info_ext_fields),
 	  NULL, port_info_ext, NULL },
 	{ UMAD_SM_ATTR_MLNX_EXT_PORT_INFO, 1, "MlnxExtPortInfo",
-	  SIM_ATTR_FIELDS(mlnx_ext_port_info_fields), is_mellanox, mlnx_ext_port_info, NULL },
+	  SIM_ATTR_FIELDS(mlnx_ext_port_info_fields), sim_node_is_mellanox, mlnx_ext_port_info,
+	  NULL },
 };
 
 const struct sim_attr *sim_sma_attrs(size_t *n)
 {
-	*n = sizeof(sma_attrs) / sizeof(sma_attrs[0]);
+	*n = SIM_ATTR_N(sma_attrs);
 	return sma_attrs;
 }
 
 /* A Get or Set through the table: what the row says first, then its handler. */
 static int answer(struct sma_request *r, uint16_t attr_id)
 {
-	const struct sim_attr *a = sim_attr_find(sma_attrs, sizeof(sma_attrs) / sizeof(sma_attrs[0]),
-						 attr_id);
+	const struct sim_attr *a = sim_attr_take(sma_attrs, SIM_ATTR_N(sma_attrs), attr_id, r->node,
+						 r->set);
 
-	if (sim_attr_refused(a, r->node, r->set))
-		return UMAD_STATUS_ATTR_NOT_SUPPORTED;
-	return a->answer(r);
+	return a ? a->answer(r) : UMAD_STATUS_ATTR_NOT_SUPPORTED;
 }
 
 /* --- dispatch ------------------------------------------------------------------ */
