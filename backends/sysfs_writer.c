@@ -77,6 +77,17 @@ struct tree {
 	struct umad_err *err;
 };
 
+/* The place a reason in t->err is about, ROOT/rel[0..len)suffix, put before it with verb.  Returns r. */
+static int at_place(const struct tree *t, int r, const char *verb, const char *rel, size_t len,
+		    const char *suffix)
+{
+	size_t n = strlen(t->root);
+	const char *sep = len && n && t->root[n - 1] != '/' ? "/" : "";
+
+	return umad_err_prefix(t->err, r, "%s the fake sysfs tree at %s%s%.*s%s: ", verb, t->root,
+			       sep, (int)len, rel, suffix ? suffix : "");
+}
+
 /*
  * Say why a step failed at ROOT/rel[0..len)suffix: a refusal when why is
  * given, the system's error otherwise.  Returns r.
@@ -84,27 +95,20 @@ struct tree {
 static int failed(const struct tree *t, int r, const char *rel, size_t len, const char *suffix,
 		  const char *why)
 {
-	size_t n = strlen(t->root);
-	const char *sep = len && n && t->root[n - 1] != '/' ? "/" : "";
-
-	return umad_err_set(t->err, r, "%s the fake sysfs tree at %s%s%.*s%s: %s",
-			    why ? "refusing" : "cannot write", t->root, sep, (int)len, rel,
-			    suffix ? suffix : "", why ? why : strerror(-r));
+	umad_err_set(t->err, r, "%s", why ? why : strerror(-r));
+	return at_place(t, r, why ? "refusing" : "cannot write", rel, len, suffix);
 }
 
 /* Refuse ROOT/rel[0..len) for the reason fmt gives (-EPERM, returned). */
 static int __attribute__((format(printf, 4, 5)))
 refused(const struct tree *t, const char *rel, size_t len, const char *fmt, ...)
 {
-	size_t n = strlen(t->root);
-	const char *sep = len && n && t->root[n - 1] != '/' ? "/" : "";
 	va_list ap;
 
 	va_start(ap, fmt);
 	umad_err_vset(t->err, -EPERM, fmt, ap);
 	va_end(ap);
-	return umad_err_prefix(t->err, -EPERM, "refusing the fake sysfs tree at %s%s%.*s: ",
-			       t->root, sep, (int)len, rel);
+	return at_place(t, -EPERM, "refusing", rel, len, NULL);
 }
 
 /*
