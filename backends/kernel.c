@@ -16,11 +16,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
-#include "libumad/base/backend.h"
-#include "internal.h"
+#include "base/backend.h"
+#include "base/ibwarn.h"
 #include "backends/sysfs_reader.h"
-#include "libumad/base/mad_layout.h"
-#include "libumad/base/umad_ioctl.h"
+#include "base/mad_layout.h"
+#include "base/umad_ioctl.h"
 
 #define MIN_ABI_VERSION 5
 

@@ -1,4 +1,4 @@
-# The backends (see libumad/base/backend.h).  Each has one row in
+# The backends (see base/backend.h).  Each has one row in
 # libumad/dispatch.c and its file here: a built-in backend (libc only) in
 # the list linked into libibumad.so.3, a module (backend-NAME.so, loaded
 # from UMAD_MODULE_DIR or $(pkglibdir)) in a block of its own.
@@ -11,7 +11,7 @@ backend_module_ldflags = -module -avoid-version -shared -no-undefined
 
 # User-space umad ports (open-port table, agents, the kernel's rules), for
 # the backends without a kernel.
-# (The kernel's rules, libumad/base/mad_rules.c, come with simfabric for the sim backend.)
+# (The kernel's rules, base/mad_rules.c, come with simfabric for the sim backend.)
 soft_port_sources = backends/soft_port.c backends/soft_port.h \
 	backends/mad_queue.c backends/mad_queue.h
 
@@ -19,7 +19,7 @@ soft_port_sources = backends/soft_port.c backends/soft_port.h \
 if ENABLE_CAPTURE
 pkglib_LTLIBRARIES += backend-replay.la
 backend_replay_la_SOURCES = backends/replay.c backends/replay_index.c backends/replay_index.h \
-	$(soft_port_sources) libumad/base/mad_rules.c libumad/base/mad_rules.h
+	$(soft_port_sources) base/mad_rules.c base/mad_rules.h
 backend_replay_la_LIBADD = pcap/libcapturereader.la pcap/libcapturemeta.la
 backend_replay_la_LDFLAGS = -module -avoid-version -shared
 endif
@@ -27,7 +27,7 @@ endif
 # The sim backend: the simulated fabric uses glib.
 if ENABLE_SIM
 pkglib_LTLIBRARIES += backend-sim.la
-backend_sim_la_SOURCES = backends/sim.c libumad/base/sim_control.h \
+backend_sim_la_SOURCES = backends/sim.c base/sim_control.h \
 	backends/sim_transport.h backends/sim_local.c backends/sim_remote.c \
 	backends/runtime_dir.c backends/runtime_dir.h \
 	$(soft_port_sources)

@@ -24,7 +24,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 
 #define LOOP_CA "loop0"
 #define LOOP_PORT 1

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "backends/mad_queue.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 uint64_t mad_queue_now_ns(void)
 {

@@ -33,11 +33,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libumad/base/backend.h"
-#include "libumad/base/errbuf.h"
+#include "base/backend.h"
+#include "base/errbuf.h"
 #include "backends/replay_index.h"
 #include "backends/soft_port.h"
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 #include "pcap/capture_meta.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_reader.h"

@@ -45,10 +45,10 @@
 #include "backends/sim_transport.h"
 #include "backends/soft_port.h"
 #include "backends/sysfs_writer.h"
-#include "libumad/base/backend.h"
-#include "libumad/base/errbuf.h"
-#include "libumad/base/mad_wire.h"
-#include "libumad/base/sim_control.h"
+#include "base/backend.h"
+#include "base/errbuf.h"
+#include "base/mad_wire.h"
+#include "base/sim_control.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fault.h"
 #include "simfabric/identity.h"
@@ -851,7 +851,7 @@ static int control_apply(const struct sim_fault_req *rq)
 			umad_err_print("sim", &err);
 	return r;
 }
-/* Found by libumad-sim with dlsym (libumad/base/sim_control.h). */
+/* Found by libumad-sim with dlsym (base/sim_control.h). */
 extern const struct umad_sim_control umad_sim_control;
 const struct umad_sim_control umad_sim_control = {
 	.abi = UMAD_SIM_CONTROL_ABI,

@@ -21,9 +21,9 @@
 #include <string.h>
 
 #include "backends/sim_transport.h"
-#include "libumad/base/errbuf.h"
-#include "libumad/base/mad_rules.h"
-#include "libumad/base/mad_wire.h"
+#include "base/errbuf.h"
+#include "base/mad_rules.h"
+#include "base/mad_wire.h"
 #include "simfabric/hosting.h"
 #include "simfabric/topology.h"
 

@@ -41,8 +41,8 @@
 #include <unistd.h>
 
 #include "backends/sim_transport.h"
-#include "libumad/base/mad_rules.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_rules.h"
+#include "base/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_tcp.h"

@@ -21,7 +21,7 @@
  * it.  Every operation returns 0 (or a count, a handle) or -errno; one that
  * can fail for a reason the program could not otherwise learn (attach,
  * send) leaves it in a struct umad_err, which the device surface prints
- * where the program called it (libumad/base/errbuf.h).  A transport prints
+ * where the program called it (base/errbuf.h).  A transport prints
  * nothing itself, but for what no call of the program's is there to
  * return: a hint given once, after the transport's lock is let go, and the
  * server going away, seen by the events thread.
@@ -35,10 +35,10 @@
 #include <sys/types.h>
 
 #include "backends/soft_port.h"
-#include "libumad/base/backend.h"
-#include "libumad/base/errbuf.h"
-#include "libumad/base/fault_req.h"
-#include "libumad/base/mad_wire.h"
+#include "base/backend.h"
+#include "base/errbuf.h"
+#include "base/fault_req.h"
+#include "base/mad_wire.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/hosting.h"
 

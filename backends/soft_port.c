@@ -10,8 +10,8 @@
 #include <time.h>
 
 #include "backends/soft_port.h"
-#include "libumad/base/errbuf.h"
-#include "libumad/base/mad_wire.h"
+#include "base/errbuf.h"
+#include "base/mad_wire.h"
 
 static void soft_port_recycle(struct soft_port *p);
 

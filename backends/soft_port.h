@@ -20,9 +20,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 #include "backends/mad_queue.h"
-#include "libumad/base/mad_rules.h"
+#include "base/mad_rules.h"
 
 #define SOFT_PORT_MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */
 

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "backends/sysfs_reader.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 const char *umad_sysfs_root(void)
 {

@@ -9,7 +9,7 @@
 
 #include "backends/sysfs_layout.h"
 #include "backends/sysfs_values.h"
-#include "libumad/base/link_speed.h"
+#include "base/link_speed.h"
 
 const char *const sysfs_ca_files[] = {
 	SYS_NODE_TYPE, SYS_CA_NODE_GUID, SYS_CA_SYS_GUID, SYS_CA_FW_VERS, SYS_CA_HW_VERS,

@@ -16,7 +16,7 @@
 
 #include "backends/sysfs_values.h"
 #include "backends/sysfs_writer.h"
-#include "libumad/base/file_kind.h"
+#include "base/file_kind.h"
 
 /* ROOT/REL[/FILE], or REL[/FILE] alone when root is NULL. */
 static int in_root(char *path, size_t size, const char *root, const char *rel, const char *file)

@@ -16,7 +16,7 @@
 #include <infiniband/umad.h>
 
 #include "backends/sysfs_layout.h"
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 /*
  * Paths in the tree under ROOT: ROOT/sys/class/infiniband[/CA][/FILE] (no

@@ -678,7 +678,7 @@ measure_set() {
 }
 
 phase="building bench/dr_rtt.c"
-${CC:-cc} -O2 -o "$work/dr_rtt" "$top_srcdir/bench/dr_rtt.c" -I"$top_srcdir/libumad" \
+${CC:-cc} -O2 -o "$work/dr_rtt" "$top_srcdir/bench/dr_rtt.c" -I"$top_srcdir/include" \
 	-L"$libs" -libumad
 phase="building bench/tcp_floor.c"
 ${CC:-cc} -O2 -o "$work/tcp_floor" "$top_srcdir/bench/tcp_floor.c"

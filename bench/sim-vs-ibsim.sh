@@ -21,7 +21,7 @@ done
 
 work=$(mktemp -d)
 "$top_srcdir/scripts/gen-fattree" "$k" > "$work/fabric.net"
-${CC:-cc} -O2 -o "$work/dr_rtt" "$top_srcdir/bench/dr_rtt.c" -I"$top_srcdir/libumad" \
+${CC:-cc} -O2 -o "$work/dr_rtt" "$top_srcdir/bench/dr_rtt.c" -I"$top_srcdir/include" \
 	-L"$top_builddir/.libs" -libumad
 . "$top_srcdir/scripts/ibsim-session.sh"
 start_ibsim "$work/fabric.net" "$work"

@@ -18,7 +18,7 @@
 #include <infiniband/umad_str.h>
 
 #include "cli/capture_cmd.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "pcap/capture_file.h"
 #include "pcap/capture_meta.h"
 #include "pcap/pcapng_writer.h"

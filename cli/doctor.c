@@ -27,7 +27,7 @@
 #include "cli/doctor.h"
 #include "cli/lib_search.h"
 #include "cli/own_library.h"
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 #ifdef UMAD_CLI_KERNEL
 #include "cli/kernel_ns.h"
 #endif

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "cli/elf_file.h"
-#include "libumad/base/project_note.h"
+#include "base/project_note.h"
 
 /* The most of a file read into memory at once: program headers, dynamic section, strings. */
 #define ELF_PART_MAX	(16u << 20)

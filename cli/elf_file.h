@@ -4,7 +4,7 @@
  * it: the ELF header, the program interpreter (PT_INTERP), and from the
  * dynamic section (PT_DYNAMIC) the libraries it needs (DT_NEEDED), its
  * search paths (DT_RPATH, DT_RUNPATH), its SONAME and DT_FLAGS_1; and this
- * project's note (libumad/base/project_note.h), which tells our
+ * project's note (base/project_note.h), which tells our
  * libibumad.so.3 from rdma-core's.  32- and 64-bit files of either byte
  * order; every offset, size and string is checked against the file, so
  * that any file (a stranger's program named on the command line) is read
@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 #define ELF_FILE_MAX_NEEDED	256
 /* Room for the strings kept (interpreter, needed names, paths, SONAME, version). */

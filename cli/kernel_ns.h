@@ -18,7 +18,7 @@
 #ifndef CLI_KERNEL_NS_H
 #define CLI_KERNEL_NS_H
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 /*
  * Enter a private mount namespace.  As root, a mount namespace of its own;

@@ -15,8 +15,8 @@
 #ifndef CLI_KFS_H
 #define CLI_KFS_H
 
-#include "libumad/base/backend.h"
-#include "libumad/base/errbuf.h"
+#include "base/backend.h"
+#include "base/errbuf.h"
 
 struct kfs;
 

@@ -18,8 +18,8 @@
 #include <linux/fuse.h>	/* FOPEN_STREAM, which libfuse 3.14's fuse_file_info cannot say */
 
 #include "cli/kfs_dev.h"
-#include "libumad/base/mad_wire.h"
-#include "libumad/base/umad_ioctl.h"
+#include "base/mad_wire.h"
+#include "base/umad_ioctl.h"
 
 /* The two header layouts of ib_umad: without and with pkey_index (and its padding). */
 #define HDR_NEW		sizeof(struct ib_user_mad)

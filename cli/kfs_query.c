@@ -12,7 +12,7 @@
 #include <infiniband/umad_types.h>
 
 #include "cli/kfs_query.h"
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 
 /* A umad port of the host, opened for the queries when first needed. */
 struct query_port {

@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #include "cli/kfs_state.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 #define KFS_QUERY_TIMEOUT_MS	1000
 

@@ -16,7 +16,7 @@
 #include <sys/types.h>
 #include <time.h>
 
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 
 #define KFS_MAX_CAS	16
 #define KFS_MAX_UMADS	(KFS_MAX_CAS * UMAD_CA_MAX_PORTS)

@@ -13,8 +13,8 @@
 #include "backends/sysfs_values.h"
 #include "cli/kfs_query.h"
 #include "cli/kfs_tree.h"
-#include "libumad/base/mad_layout.h"
-#include "libumad/base/umad_ioctl.h"
+#include "base/mad_layout.h"
+#include "base/umad_ioctl.h"
 #include "simfabric/identity.h"
 
 /* A port's counters directory, as the kernel names its files, and where the PMA keeps each. */

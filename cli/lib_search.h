@@ -26,8 +26,8 @@
 
 #include <limits.h>
 
-#include "libumad/base/errbuf.h"
-#include "libumad/base/project_note.h"
+#include "base/errbuf.h"
+#include "base/project_note.h"
 
 enum lib_outcome {
 	LIB_FOUND,		/* path */

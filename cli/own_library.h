@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The libibumad.so.3 this umad runs on: where it is, and whether it is this
- * project's, of this umad's version (its note, libumad/base/project_note.h,
+ * project's, of this umad's version (its note, base/project_note.h,
  * read in memory).  rdma-core's has the same SONAME and symbols: a umad
  * that the loader gave it would point COMMAND at a library without the
  * sim backend and say nothing.
@@ -12,7 +12,7 @@
 #include <limits.h>
 #include <sys/types.h>
 
-#include "libumad/base/project_note.h"
+#include "base/project_note.h"
 
 struct own_library {
 	char path[PATH_MAX];		/* as the loader named it */

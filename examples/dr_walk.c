@@ -2,7 +2,7 @@
 /*
  * Walk the fabric by directed route and print each node's NodeInfo and
  * NodeDescription, using only the libibumad API (and the tree's names of
- * the wire format, libumad/base/mad_wire.h).  Runs on any backend; on the
+ * the wire format, base/mad_wire.h).  Runs on any backend; on the
  * simulated fabric:
  *     UMAD_BACKEND=sim examples/dr_walk
  *
@@ -16,7 +16,7 @@
 #include <string.h>
 #include <infiniband/umad.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 #define MAX_NODES	65536
 #define MAX_HOPS	(UMAD_SMP_MAX_HOPS - 1)	/* the path's byte 0 is no hop */

@@ -9,7 +9,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 #include "libumad/internal.h"
 
 int umad_ca_fetch(const char *name, umad_ca_t *ca)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 #include "internal.h"
 
 struct name_array {

@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 #include "internal.h"
 
 #ifndef UMAD_MODULE_DIR

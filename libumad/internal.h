@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <unistd.h>
 #include <infiniband/umad.h>
+#include "base/ibwarn.h"
+#include "base/umad_ioctl.h"
 
 /* umad_debug() level; read everywhere, so atomic. */
 extern atomic_int umad_debug_level;
@@ -15,12 +17,6 @@ extern atomic_int umad_debug_level;
 /* Header size of the last opened port (rdma-core's "last open wins"), 56 before any open. */
 extern atomic_size_t umad_hdr_size;
 
-#define UMAD_HDR_SIZE_NEW	sizeof(struct ib_user_mad)		/* 64 */
-#define UMAD_HDR_SIZE_OLD	(sizeof(struct ib_user_mad) - 8)	/* 56 */
-
-/* rdma-core's message format, which scripts grep for: "ibwarn: [pid] func: msg". */
-#define IBWARN(fmt, ...) \
-	fprintf(stderr, "ibwarn: [%d] %s: " fmt "\n", (int)getpid(), __func__, ##__VA_ARGS__)
 #define UMAD_DEBUG(fmt, ...) \
 	do { if (atomic_load_explicit(&umad_debug_level, memory_order_relaxed)) \
 		IBWARN(fmt, ##__VA_ARGS__); } while (0)

@@ -2,13 +2,13 @@
 
 umadincludedir = $(includedir)/infiniband
 umadinclude_HEADERS = \
-	libumad/infiniband/umad.h \
-	libumad/infiniband/umad_types.h \
-	libumad/infiniband/umad_str.h \
-	libumad/infiniband/umad_sm.h \
-	libumad/infiniband/umad_sa.h \
-	libumad/infiniband/umad_cm.h \
-	libumad/infiniband/umad_sa_mcm.h
+	include/infiniband/umad.h \
+	include/infiniband/umad_types.h \
+	include/infiniband/umad_str.h \
+	include/infiniband/umad_sm.h \
+	include/infiniband/umad_sa.h \
+	include/infiniband/umad_cm.h \
+	include/infiniband/umad_sa_mcm.h
 
 pkgconfig_DATA = libumad/libibumad.pc
 
@@ -17,10 +17,10 @@ pkgconfig_DATA = libumad/libibumad.pc
 noinst_LTLIBRARIES += libumad/libumad-core.la
 libumad_libumad_core_la_SOURCES = \
 	libumad/internal.h \
-	libumad/base/file_kind.h \
+	base/file_kind.h \
 	libumad/tap.h \
-	libumad/base/mad_wire.h \
-	libumad/base/mad_layout.h \
+	base/mad_wire.h \
+	base/mad_layout.h \
 	libumad/dispatch.c \
 	libumad/umad.c \
 	libumad/resolve.c \
@@ -29,12 +29,13 @@ libumad_libumad_core_la_SOURCES = \
 	libumad/umad_str.c \
 	libumad/dump.c \
 	libumad/project_note.c \
-	libumad/base/project_note.h \
-	libumad/base/backend.h \
-	libumad/base/umad_ioctl.h \
-	libumad/base/link_speed.h \
-	libumad/base/ca_port.h \
-	libumad/base/errbuf.h
+	base/project_note.h \
+	base/backend.h \
+	base/umad_ioctl.h \
+	base/link_speed.h \
+	base/ca_port.h \
+	base/errbuf.h \
+	base/ibwarn.h
 # The built-in backends join these sources in backends/local.mk.
 libumad_libumad_core_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
 libumad_libumad_core_la_LIBADD =
@@ -54,15 +55,15 @@ EXTRA_DIST += libumad/libibumad.map libumad/libibumad.pc.in
 
 if ENABLE_SIM
 # libumad-sim.so.0: faults on the sim backend's fabric, for tests (libc and libdl only).
-umadinclude_HEADERS += libumad/infiniband/umad_sim.h
+umadinclude_HEADERS += include/infiniband/umad_sim.h
 lib_LTLIBRARIES += libumad-sim.la
-libumad_sim_la_SOURCES = libumad/umad_sim.c libumad/base/sim_control.h libumad/base/fault_req.h
+libumad_sim_la_SOURCES = libumad/umad_sim.c base/sim_control.h base/fault_req.h
 libumad_sim_la_CPPFLAGS = $(AM_CPPFLAGS) -DUMAD_MODULE_DIR='"$(umadmoduledir)"'
 libumad_sim_la_LIBADD = libibumad.la
 libumad_sim_la_LDFLAGS = -version-info 0:0:0 -no-undefined -Wl,-z,defs \
 	-export-symbols-regex '^umad_sim_'
 else
-EXTRA_DIST += libumad/infiniband/umad_sim.h
+EXTRA_DIST += include/infiniband/umad_sim.h
 endif
 
 # After make install: ldconfig, so that programs find libibumad.so.3 in a

@@ -7,7 +7,7 @@
  */
 #include "config.h"
 
-#include "libumad/base/project_note.h"
+#include "base/project_note.h"
 
 #define NOTE_STR(x)	#x
 #define NOTE_XSTR(x)	NOTE_STR(x)

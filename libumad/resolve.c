@@ -11,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/backend.h"
-#include "libumad/base/ca_port.h"
+#include "base/backend.h"
+#include "base/ca_port.h"
 #include "internal.h"
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 
 #define PORT_STATE_ACTIVE	4
 #define PHYS_STATE_DISABLED	3

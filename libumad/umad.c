@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 #include "internal.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "tap.h"
 
 atomic_int umad_debug_level;

@@ -2,7 +2,7 @@
 /*
  * libumad-sim (infiniband/umad_sim.h): finds the sim backend module that
  * libibumad.so.3 loaded into this process, and hands its control table
- * each call as a fault request (libumad/base/fault_req.h), which the module
+ * each call as a fault request (base/fault_req.h), which the module
  * checks and carries out.  libc and libdl only, like libibumad.so.3.
  */
 #include "config.h"
@@ -17,7 +17,7 @@
 #include <infiniband/umad.h>
 #include <infiniband/umad_sim.h>
 
-#include "libumad/base/sim_control.h"
+#include "base/sim_control.h"
 
 static const struct umad_sim_control *control;
 static pthread_once_t control_once = PTHREAD_ONCE_INIT;

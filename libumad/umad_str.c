@@ -11,7 +11,7 @@
 #include <infiniband/umad_cm.h>
 #include <infiniband/umad_str.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 struct code_name {
 	uint16_t code;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "capture_file.h"
-#include "libumad/base/file_kind.h"
+#include "base/file_kind.h"
 
 /* -code, with why in err. */
 static int __attribute__((format(printf, 3, 4)))

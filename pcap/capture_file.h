@@ -30,7 +30,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 /* The descriptor (read-write, append, close-on-exec, locked), or -errno with why in err. */
 int capture_file_create(const char *path, struct umad_err *err);

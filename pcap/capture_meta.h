@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 /* The direction bits (0-1) of epb_flags. */
 enum pcapng_direction {

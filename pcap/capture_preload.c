@@ -16,7 +16,7 @@
 #include <stdlib.h>
 
 #include "capture_tap.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 #define CAPTURE_VARIABLE "UMAD_PRELOAD_CAPTURE"
 

@@ -40,8 +40,8 @@
 #include "capture_tap.h"
 #include "ib_packet.h"
 #include "pcapng_writer.h"
-#include "libumad/base/mad_layout.h"
-#include "libumad/base/mad_rules.h"
+#include "base/mad_layout.h"
+#include "base/mad_rules.h"
 
 #define TAP_MAX_PORTS	64	/* open ports followed at once */
 #define TAP_MAX_AGENTS	UMAD_CA_MAX_AGENTS

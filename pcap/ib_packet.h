@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <infiniband/umad.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 /* Largest packet: headers + one MAD + CRCs. */
 #define IB_MAD_PACKET_MAX (IB_LRH_LEN + IB_GRH_LEN + IB_BTH_LEN + IB_DETH_LEN + MAD_SIZE + \

@@ -25,7 +25,7 @@
 #include <stdint.h>
 
 #include "capture_meta.h"
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 #include "pcapng_format.h"
 
 struct pcapng_writer;

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 struct sim_arena;
 

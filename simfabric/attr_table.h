@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 #include "simfabric/fabric.h"
 
 struct sim_attr {

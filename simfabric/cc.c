@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 #include "simfabric/arena.h"
 #include "simfabric/attr_table.h"
 #include "simfabric/cc.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/link_speed.h"
+#include "base/link_speed.h"
 #include "simfabric/arena.h"
 #include "simfabric/fabric.h"
 

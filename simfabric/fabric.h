@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 
 /* What a port supports unless the file says otherwise: every width, SDR to QDR. */
 #define SIM_WIDTHS_SUPPORTED	(LINK_WIDTH_1X | LINK_WIDTH_2X | LINK_WIDTH_4X | LINK_WIDTH_8X | \

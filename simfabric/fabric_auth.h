@@ -54,7 +54,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 #include "simfabric/fabric_key.h"
 
 #define FABRIC_AUTH_VERSION	1

@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <sys/un.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/peer_wait.h"
 

@@ -19,7 +19,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 #define FABRIC_KEY_ENV	"UMAD_SIM_FABRIC_KEY"
 #define FABRIC_KEY_MIN	16u	/* bytes, the newline left out */

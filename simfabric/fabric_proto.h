@@ -89,7 +89,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/backend.h"
+#include "base/backend.h"
 #include "simfabric/fabric.h"
 
 #define FP_VERSION		8	/* 8: the mailbox says where each side runs; 7: FP_REGISTER answers the agent's hi_tid */

@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libumad/base/mad_rules.h"
+#include "base/mad_rules.h"
 #include "simfabric/arena.h"
 #include "simfabric/describe.h"
 #include "simfabric/fabric_proto.h"

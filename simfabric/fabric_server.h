@@ -22,7 +22,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 #include "simfabric/fabric_proto.h"
 
 struct fabric_server;

@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <sys/socket.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 #define FABRIC_TCP_SCHEME	"tcp:"	/* UMAD_SIM_FABRIC's prefix for a fabric over TCP */
 #define FABRIC_TCP_HOST_MAX	256	/* a host as written, brackets left out, NUL included */

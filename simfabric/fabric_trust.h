@@ -16,7 +16,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 /*
  * The directory of the socket at path (its last component's parent; "."

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/describe.h"
 #include "simfabric/fault.h"

@@ -25,8 +25,8 @@
 
 #include <infiniband/umad_sim.h>
 
-#include "libumad/base/errbuf.h"
-#include "libumad/base/fault_req.h"
+#include "base/errbuf.h"
+#include "base/fault_req.h"
 #include "simfabric/fabric.h"
 #include "simfabric/net.h"
 
@@ -149,7 +149,7 @@ int sim_fault_parse_u64(const char *s, int hex, uint64_t max, uint64_t *value);
 
 /* --- bytes: what FP_CONTROL carries --------------------------------------------------- */
 
-/* The bytes of a request: libumad/base/fault_req.h has their layout. */
+/* The bytes of a request: base/fault_req.h has their layout. */
 /* The request's bytes into buf (max bytes): their length, or -EINVAL (names unterminated, no room). */
 int sim_fault_encode(const struct sim_fault_req *rq, uint8_t *buf, size_t max);
 /*

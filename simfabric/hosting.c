@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/mad_rules.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_rules.h"
+#include "base/mad_wire.h"
 #include "simfabric/hosting.h"
 
 #define MAX_AGENTS	UMAD_CA_MAX_AGENTS	/* per opened port, as the kernel's */

@@ -34,8 +34,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/backend.h"
-#include "libumad/base/errbuf.h"
+#include "base/backend.h"
+#include "base/errbuf.h"
 #include "simfabric/fabric.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fault.h"

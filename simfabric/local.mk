@@ -19,9 +19,9 @@ simfabric_libsimfabric_la_SOURCES = \
 	simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/subnet_up.h \
 	simfabric/net.c simfabric/net.h \
-	simfabric/fault.c simfabric/fault.h libumad/base/fault_req.h \
+	simfabric/fault.c simfabric/fault.h base/fault_req.h \
 	simfabric/hosting.c simfabric/hosting.h \
-	libumad/base/mad_rules.c libumad/base/mad_rules.h \
+	base/mad_rules.c base/mad_rules.h \
 	simfabric/fabric_proto.c simfabric/fabric_proto.h \
 	simfabric/peer_wait.c simfabric/peer_wait.h \
 	simfabric/fabric_client.c simfabric/fabric_client.h \

@@ -5,7 +5,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 #include "simfabric/attr_table.h"
 #include "simfabric/identity.h"
 #include "simfabric/mlnx.h"

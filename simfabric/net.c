@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 #include "simfabric/cc.h"
 #include "simfabric/net.h"
 #include "simfabric/pma.h"

@@ -46,7 +46,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 #include "simfabric/arena.h"
 #include "simfabric/attr_table.h"
 #include "simfabric/pma.h"

@@ -8,7 +8,7 @@
  */
 #include "config.h"
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/route.h"
 
 /* The port whose LID range addresses (node, port): port 0 for a switch. */

@@ -11,7 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 #include <infiniband/umad_sa_mcm.h>
 #include "simfabric/fabric.h"
 #include "simfabric/sa_types.h"

@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "libumad/base/file_kind.h"
+#include "base/file_kind.h"
 #include "simfabric/describe.h"
 #include "simfabric/fabric.h"
 #include "simfabric/fault.h"

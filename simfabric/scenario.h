@@ -24,7 +24,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 #include "simfabric/fault.h"
 
 struct sim_net;

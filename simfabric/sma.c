@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/attr_table.h"
 #include "simfabric/identity.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/arena.h"
 #include "simfabric/subnet_up.h"
 

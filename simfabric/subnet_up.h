@@ -38,7 +38,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 #include "simfabric/fabric.h"
 
 struct sim_subnet_options {

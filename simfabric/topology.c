@@ -23,7 +23,7 @@
 
 #include <glib.h>
 
-#include "libumad/base/file_kind.h"
+#include "base/file_kind.h"
 #include "simfabric/identity.h"
 #include "simfabric/text.h"
 #include "simfabric/topology.h"

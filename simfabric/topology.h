@@ -10,7 +10,7 @@
 
 #include <stddef.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 #include "simfabric/fabric.h"
 
 /*

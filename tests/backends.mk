@@ -3,7 +3,7 @@
 if HAVE_CMOCKA
 check_PROGRAMS += tests/test_mad_rules
 TESTS += tests/test_mad_rules
-tests_test_mad_rules_SOURCES = tests/test_mad_rules.c libumad/base/mad_rules.c libumad/base/mad_rules.h
+tests_test_mad_rules_SOURCES = tests/test_mad_rules.c base/mad_rules.c base/mad_rules.h
 tests_test_mad_rules_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_mad_rules_LDADD = $(CMOCKA_LIBS)
 endif
@@ -19,7 +19,7 @@ tests_test_mad_queue_LDADD = $(CMOCKA_LIBS) -lpthread
 check_PROGRAMS += tests/test_soft_port
 TESTS += tests/test_soft_port
 tests_test_soft_port_SOURCES = tests/test_soft_port.c $(soft_port_sources) \
-	libumad/base/mad_rules.c libumad/base/mad_rules.h
+	base/mad_rules.c base/mad_rules.h
 tests_test_soft_port_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_soft_port_LDADD = $(CMOCKA_LIBS) -lpthread
 endif
@@ -67,7 +67,7 @@ if ENABLE_CAPTURE
 check_PROGRAMS += tests/test_replay_backend
 TESTS += tests/test_replay_backend
 tests_test_replay_backend_SOURCES = tests/test_replay_backend.c backends/replay.c \
-	backends/replay_index.c backends/replay_index.h $(soft_port_sources) libumad/base/mad_rules.c \
+	backends/replay_index.c backends/replay_index.h $(soft_port_sources) base/mad_rules.c \
 	pcap/crc.c pcap/ib_packet.c pcap/capture_file.c pcap/pcapng_writer.c
 tests_test_replay_backend_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_replay_backend_LDADD = pcap/libcapturereader.la pcap/libcapturemeta.la \

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "pcap/capture_meta.h"
 #include "pcap/pcapng_reader.h"
 

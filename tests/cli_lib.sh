@@ -79,7 +79,7 @@ rc=$?
 check_out "$work/moved-doctor.out" "not libumad's.*FAIL" "umad doctor on Debian's library said no FAIL"
 
 # 3. Programs built each way.
-cflags="-I$top_srcdir/libumad -L$libdir"
+cflags="-I$top_srcdir/include -L$libdir"
 src=$top_srcdir/tests/cli_lib_probe.c
 cc $cflags -o "$work/plain" "$src" -l:libibumad.so.3 || fail "cannot build the probe"
 cc $cflags -o "$work/runpath" "$src" -l:libibumad.so.3 -Wl,--enable-new-dtags \

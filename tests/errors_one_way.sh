@@ -1,6 +1,6 @@
 #!/bin/sh
 # One way to tell why something failed, in the backends, simfabric and the
-# capture code (libumad/base/errbuf.h; doc/design.md, "Errors"): a function
+# capture code (base/errbuf.h; doc/design.md, "Errors"): a function
 # that can fail takes a struct umad_err *, and only a boundary prints.
 # This looks for the other ways that were there before:
 #   - a caller's character buffer for the reason, whatever it is called:

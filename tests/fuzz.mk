@@ -20,7 +20,7 @@ endif
 # the last 16 MiB of frees.
 FUZZ_ASAN_OPTIONS = quarantine_size_mb=16:malloc_context_size=4
 FUZZ_FLAGS = -g -O1 -fsanitize=address,undefined -fno-sanitize-recover=all \
-	-I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/libumad -include config.h
+	-I$(top_builddir) -I$(top_srcdir) -I$(top_srcdir)/include -include config.h
 
 fuzz_capture_reader_sources = tests/fuzz/fuzz_capture_reader.c pcap/pcapng_reader.c
 fuzz_capture_meta_sources = tests/fuzz/fuzz_capture_meta.c pcap/capture_meta.c
@@ -31,7 +31,7 @@ fuzz_sim_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.c simf
 	simfabric/sa_path.c simfabric/sa_multipath.c simfabric/sa_mcast.c simfabric/sa_service.c simfabric/sa_inform.c \
 	simfabric/subnet_up.c simfabric/net.c simfabric/fault.c simfabric/text.c simfabric/describe.c \
 	backends/sysfs_writer.c backends/sysfs_values.c \
-	backends/sim.c backends/runtime_dir.c backends/soft_port.c libumad/base/mad_rules.c \
+	backends/sim.c backends/runtime_dir.c backends/soft_port.c base/mad_rules.c \
 	backends/mad_queue.c backends/sim_local.c backends/sim_remote.c simfabric/fabric_proto.c simfabric/fabric_client.c \
 	simfabric/peer_wait.c simfabric/fabric_trust.c simfabric/hosting.c simfabric/fabric_auth.c simfabric/fabric_key.c \
 	simfabric/fabric_tcp.c
@@ -41,7 +41,7 @@ fuzz_simfabric_sources = simfabric/fabric.c simfabric/identity.c simfabric/mlnx.
 	simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/route.c simfabric/sa.c simfabric/sa_common.c \
 	simfabric/sa_records.c simfabric/sa_path.c simfabric/sa_multipath.c simfabric/sa_mcast.c simfabric/sa_service.c \
 	simfabric/sa_inform.c simfabric/subnet_up.c simfabric/net.c simfabric/fault.c \
-	simfabric/text.c simfabric/describe.c simfabric/scenario.c simfabric/hosting.c libumad/base/mad_rules.c \
+	simfabric/text.c simfabric/describe.c simfabric/scenario.c simfabric/hosting.c base/mad_rules.c \
 	simfabric/fabric_proto.c
 fuzz_scenario_sources = tests/fuzz/fuzz_scenario.c $(fuzz_simfabric_sources)
 fuzz_fabric_proto_sources = tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c simfabric/peer_wait.c \
@@ -65,7 +65,7 @@ fuzz_api_sources = tests/fuzz/fuzz_api.c $(fuzz_libibumad_sources)
 fuzz_kernel_fs_sources = tests/fuzz/fuzz_kernel_fs.c cli/kfs.c cli/kfs_dev.c cli/kfs_tree.c \
 	cli/kfs_query.c $(fuzz_sim_sources)
 fuzz_replay_match_sources = tests/fuzz/fuzz_replay_match.c backends/replay.c backends/replay_index.c \
-	backends/soft_port.c libumad/base/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
+	backends/soft_port.c base/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c \
 	pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c pcap/capture_meta.c
 
 EXTRA_DIST += tests/fuzz

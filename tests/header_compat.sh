@@ -96,7 +96,7 @@ for abi in "" -m32; do
 		continue
 	fi
 	$CC $abi -std=gnu11 -Wall -Werror -o "$work/ref$abi" "$work/values.c" -I"$ref" || exit 1
-	$CC $abi -std=gnu11 -Wall -Werror -o "$work/ours$abi" "$work/values.c" -isystem "$top_srcdir/libumad" || exit 1
+	$CC $abi -std=gnu11 -Wall -Werror -o "$work/ours$abi" "$work/values.c" -isystem "$top_srcdir/include" || exit 1
 	"$work/ref$abi" > "$work/ref$abi.out"
 	"$work/ours$abi" > "$work/ours$abi.out"
 	pattern=$(echo "$ALLOWED" | sed 's/ /\\|/g')
@@ -116,10 +116,10 @@ echo "(allowed: raised as in rdma-core HEAD)"
 for h in $headers; do
 	printf '#include <infiniband/%s>\nint main(void) { return 0; }\n' "$h" > "$work/one.c"
 	cp "$work/one.c" "$work/one.cpp"
-	$CC -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -isystem "$top_srcdir/libumad" "$work/one.c" ||
+	$CC -std=c99 -pedantic -Wall -Wextra -Werror -fsyntax-only -isystem "$top_srcdir/include" "$work/one.c" ||
 		{ echo "FAIL: $h alone does not compile as C99"; status=1; }
 	if command -v "$CXX" >/dev/null 2>&1; then
-		$CXX -Wall -Wextra -Werror -fsyntax-only -I"$top_srcdir/libumad" "$work/one.cpp" ||
+		$CXX -Wall -Wextra -Werror -fsyntax-only -I"$top_srcdir/include" "$work/one.cpp" ||
 			{ echo "FAIL: $h does not compile as C++"; status=1; }
 	fi
 done
@@ -127,7 +127,7 @@ done
 
 # The compile-time layout assertions for i386 (make check builds them natively).
 if [ -f "$work/m32" ]; then
-	if $CC -m32 -std=gnu11 -Wall -Werror -fsyntax-only -I"$top_srcdir/libumad" \
+	if $CC -m32 -std=gnu11 -Wall -Werror -fsyntax-only -I"$top_srcdir/include" \
 		"$top_srcdir/tests/layout_check.c"; then
 		echo "PASS: tests/layout_check.c assertions hold for i386"
 	else

@@ -5,7 +5,7 @@ TESTS += tests/layout_check tests/header_compat.sh
 tests_layout_check_SOURCES = tests/layout_check.c
 EXTRA_DIST += tests/header_compat.sh
 
-# The wire format spelled once (libumad/base/mad_wire.h): no bare offsets or protocol numbers elsewhere.
+# The wire format spelled once (base/mad_wire.h): no bare offsets or protocol numbers elsewhere.
 TESTS += tests/wire_vocabulary.sh
 EXTRA_DIST += tests/wire_vocabulary.sh
 
@@ -18,18 +18,18 @@ EXTRA_DIST += tests/layers.sh
 TESTS += tests/errors_one_way.sh
 EXTRA_DIST += tests/errors_one_way.sh
 
-# The attribute and record layouts (libumad/base/mad_layout.h) and their accessors.
+# The attribute and record layouts (base/mad_layout.h) and their accessors.
 check_PROGRAMS += tests/test_mad_layout
 TESTS += tests/test_mad_layout
 tests_test_mad_layout_SOURCES = tests/test_mad_layout.c
 tests_test_mad_layout_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_mad_layout_LDADD = $(CMOCKA_LIBS)
 
-# The one way reasons are told (libumad/base/errbuf.h): set, prefix, lines counted, NULL, printed.
+# The one way reasons are told (base/errbuf.h): set, prefix, lines counted, NULL, printed.
 if HAVE_CMOCKA
 check_PROGRAMS += tests/test_errbuf
 TESTS += tests/test_errbuf
-tests_test_errbuf_SOURCES = tests/test_errbuf.c libumad/base/errbuf.h
+tests_test_errbuf_SOURCES = tests/test_errbuf.c base/errbuf.h
 tests_test_errbuf_CPPFLAGS = $(AM_CPPFLAGS) $(CMOCKA_CFLAGS)
 tests_test_errbuf_LDADD = $(CMOCKA_LIBS)
 endif

@@ -21,8 +21,8 @@
 #include <infiniband/umad.h>
 
 #include "backends/sysfs_layout.h"
-#include "libumad/base/mad_layout.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_layout.h"
+#include "base/mad_wire.h"
 #include "tests/kernel_dev_util.h"
 
 #define LID_NOBODY	0x0bad

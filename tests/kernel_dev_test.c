@@ -27,9 +27,9 @@
 #include <infiniband/umad.h>
 
 #include "backends/sysfs_layout.h"
-#include "libumad/base/mad_layout.h"
-#include "libumad/base/mad_wire.h"
-#include "libumad/base/umad_ioctl.h"
+#include "base/mad_layout.h"
+#include "base/mad_wire.h"
+#include "base/umad_ioctl.h"
 #include "tests/kernel_dev_util.h"
 
 /* ib_umad's two header layouts: without (ABI 5's) and with the P_Key index. */

@@ -10,8 +10,8 @@
 #include <unistd.h>
 
 #include "backends/sysfs_layout.h"
-#include "libumad/base/mad_layout.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_layout.h"
+#include "base/mad_wire.h"
 #include "tests/kernel_dev_util.h"
 
 int kd_failures;

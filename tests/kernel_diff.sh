@@ -80,7 +80,7 @@ esac
 : "${CC:=cc}"
 static_ok=yes
 env -u LD_PRELOAD "$CC" -std=gnu11 -Wall -Wextra -Werror -static \
-	-I"$top_srcdir/libumad" -I"$top_srcdir" -I"$top_builddir" \
+	-I"$top_srcdir/include" -I"$top_srcdir" -I"$top_builddir" \
 	-o "$work/kernel_static_probe" "$top_srcdir/tests/kernel_static_probe.c" \
 	> "$work/cc.log" 2>&1 || static_ok=no
 if [ "$static_ok" = no ]; then

@@ -30,9 +30,9 @@
 #include <infiniband/umad.h>
 #include <infiniband/umad_sm.h>
 
-#include "libumad/base/mad_layout.h"
-#include "libumad/base/mad_wire.h"
-#include "libumad/base/umad_ioctl.h"
+#include "base/mad_layout.h"
+#include "base/mad_wire.h"
+#include "base/umad_ioctl.h"
 
 #define REPLY_WAIT_MS	5000
 /* The low half of the TID is the requester's; the kernel owns the high half. */

@@ -31,7 +31,7 @@
 #include <infiniband/umad_sa_mcm.h>
 #include <infiniband/umad_types.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 #define TIMEOUT_MS	3000
 #define SM_WAIT_TRIES	100		/* times SM_WAIT_US: ten seconds for the SM's LID */

@@ -32,7 +32,7 @@
 #include <infiniband/umad.h>
 #include <infiniband/umad_sim.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 #define TID_HIGH	0x7e700000u	/* the upper half written; the kernel may replace it */
 #define MAX_THREADS	16

@@ -33,7 +33,7 @@
 #include <infiniband/umad_sa.h>
 #include <infiniband/umad_types.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 #define TIMEOUT_MS	3000
 #define MAX_DATA	(4 * SA_DATA_SIZE)	/* a request of up to four segments */

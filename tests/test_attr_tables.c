@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/attr_table.h"
 #include "simfabric/cc.h"
 #include "simfabric/mlnx.h"

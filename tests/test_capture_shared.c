@@ -27,7 +27,7 @@
 #include <pcap/pcap.h>
 
 #include <infiniband/umad.h>
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "pcap/pcapng_reader.h"
 #include "tests/capture_writers.h"
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/cc.h"
 #include "simfabric/fabric.h"
 #include "simfabric/topology.h"

@@ -29,7 +29,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/describe.h"
 #include "simfabric/fabric.h"
 #include "simfabric/net.h"

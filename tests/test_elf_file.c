@@ -26,7 +26,7 @@
 #include "cli/elf_file.h"
 #include "cli/ld_cache.h"
 #include "cli/lib_search.h"
-#include "libumad/base/project_note.h"
+#include "base/project_note.h"
 
 /* --- an ELF file made to order ------------------------------------------------------ */
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The one way reasons are told (libumad/base/errbuf.h): a reason set, put
+ * The one way reasons are told (base/errbuf.h): a reason set, put
  * in context, cut when too long; lines collected up to UMAD_ERR_LINES and
  * the rest counted; NULL for a caller that does not want to know; the
  * lines printed at a backend's boundary.
@@ -18,7 +18,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "libumad/base/errbuf.h"
+#include "base/errbuf.h"
 
 static unsigned lines_of(const char *s)
 {

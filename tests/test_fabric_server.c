@@ -43,7 +43,7 @@
 #include <infiniband/umad_sim.h>
 #include <infiniband/umad_types.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/fabric_client.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"

@@ -20,8 +20,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_rules.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_rules.h"
+#include "base/mad_wire.h"
 #include "simfabric/hosting.h"
 #include "simfabric/topology.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The attribute and record layouts of libumad/base/mad_layout.h: every list
+ * The attribute and record layouts of base/mad_layout.h: every list
  * covers its body from where it starts to where it ends, field after
  * field with no gap and no overlap; a record's carrier field is exactly
  * as wide as the attribute it carries; records end where the SA's record
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 #include <infiniband/umad_sa_mcm.h>
 
 struct named_field {

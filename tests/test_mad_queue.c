@@ -30,7 +30,7 @@
 #include <cmocka.h>
 
 #include "backends/mad_queue.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 #define MS	1000000ull		/* nanoseconds */
 #define TEST_CLASS	0x32		/* any GMP class */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * The kernel's registration and send rules that the user-space backends
- * apply (libumad/base/mad_rules.c): every rule, on each side of its edge.
+ * apply (base/mad_rules.c): every rule, on each side of its edge.
  */
 #include "config.h"
 
@@ -13,8 +13,8 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_rules.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_rules.h"
+#include "base/mad_wire.h"
 
 static struct umad_agent_req req(uint8_t qpn, uint8_t mgmt_class, uint8_t version, uint8_t rmpp)
 {

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/mlnx.h"
 #include "simfabric/topology.h"
 

@@ -21,7 +21,7 @@
 #include <infiniband/umad_sa.h>
 #include <infiniband/umad_types.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/net.h"
 #include "simfabric/topology.h"
 

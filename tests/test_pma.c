@@ -20,7 +20,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/fabric.h"
 #include "simfabric/pma.h"
 #include "simfabric/route.h"

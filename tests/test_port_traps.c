@@ -24,7 +24,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"
 #include "simfabric/subnet_up.h"

@@ -24,8 +24,8 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "libumad/base/backend.h"
-#include "libumad/base/mad_wire.h"
+#include "base/backend.h"
+#include "base/mad_wire.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_writer.h"
 

@@ -22,7 +22,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include <infiniband/umad_sa_mcm.h>
 #include "simfabric/fabric.h"
 #include "simfabric/route.h"

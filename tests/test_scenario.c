@@ -22,7 +22,7 @@
 #include <unistd.h>
 #include <cmocka.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/describe.h"
 #include "simfabric/fabric.h"
 #include "simfabric/net.h"

@@ -30,7 +30,7 @@
 #include <infiniband/umad_sa_mcm.h>
 #include <infiniband/umad_types.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 #define PING_CLASS	0x32		/* ibping's vendor class (range 2) */
 #define LONG_LEN	1000		/* an answer of several RMPP segments */

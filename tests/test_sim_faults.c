@@ -38,7 +38,7 @@
 #include <infiniband/umad_sim.h>
 #include <infiniband/umad_sm.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fault.h"
 #include "simfabric/net.h"

@@ -19,7 +19,7 @@
 #include <cmocka.h>
 
 #include "backends/soft_port.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 static const int device_port;	/* the object the port is open on: only its address counts */
 

@@ -33,10 +33,10 @@
 
 #include <infiniband/umad.h>
 
-#include "libumad/base/mad_layout.h"
-#include "libumad/base/mad_wire.h"
-#include "libumad/infiniband/umad_sa.h"
-#include "libumad/infiniband/umad_sa_mcm.h"
+#include "base/mad_layout.h"
+#include "base/mad_wire.h"
+#include "include/infiniband/umad_sa.h"
+#include "include/infiniband/umad_sa_mcm.h"
 
 #define TIMEOUT_MS		200
 #define STORM_RESEND_LIMIT	20

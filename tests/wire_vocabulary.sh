@@ -1,7 +1,7 @@
 #!/bin/sh
-# The wire format has one vocabulary (libumad/base/mad_wire.h for the headers,
-# libumad/base/mad_layout.h for the attribute bodies, on the public umad headers;
-# libumad/base/fault_req.h for the bytes of a fault request):
+# The wire format has one vocabulary (base/mad_wire.h for the headers,
+# base/mad_layout.h for the attribute bodies, on the public umad headers;
+# base/fault_req.h for the bytes of a fault request):
 # outside it, the library, the backends, the fabric, the capture code, the
 # CLI and the examples name header fields, attribute fields and protocol
 # numbers instead of spelling them.  This looks for the spellings that
@@ -17,8 +17,8 @@ top_srcdir=${top_srcdir:-$(cd "$(dirname "$0")/.." && pwd)}
 cd "$top_srcdir" || exit 1
 status=0
 
-sources=$(ls libumad/*.[ch] libumad/base/*.[ch] backends/*.[ch] simfabric/*.[ch] pcap/*.[ch] cli/*.[ch] \
-	examples/*.[ch] 2>/dev/null | grep -vE '^libumad/base/(mad_wire|mad_layout|fault_req)\.h$')
+sources=$(ls libumad/*.[ch] base/*.[ch] backends/*.[ch] simfabric/*.[ch] pcap/*.[ch] cli/*.[ch] \
+	examples/*.[ch] 2>/dev/null | grep -vE '^base/(mad_wire|mad_layout|fault_req)\.h$')
 
 # look WHAT REGEX [BUT]: report every line of the sources that matches (and not BUT).
 look() {

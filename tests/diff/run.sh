@@ -338,7 +338,7 @@ cflags="-std=gnu11 -O1 -g -Wall -Wextra -Werror"
 $CC $cflags -o "$work/probe-rdma" "$probe_src" "$RDMA_LIBIBUMAD" -ldl ||
 	{ echo "FAIL: the probe does not compile against rdma-core's headers"; exit 99; }
 # shellcheck disable=SC2086
-if ! $CC $cflags -I"$top_srcdir/libumad" -o "$work/probe-ours" "$probe_src" "$ours_lib" -ldl; then
+if ! $CC $cflags -I"$top_srcdir/include" -o "$work/probe-ours" "$probe_src" "$ours_lib" -ldl; then
 	echo "FAIL: the probe (written for rdma-core's API) does not compile against our headers"
 	exit 1
 fi

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "pcap/pcapng_reader.h"
 #include "tests/fuzz/read_all.h"
 

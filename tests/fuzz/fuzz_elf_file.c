@@ -19,7 +19,7 @@
 
 #include "cli/elf_file.h"
 #include "cli/ld_cache.h"
-#include "libumad/base/project_note.h"
+#include "base/project_note.h"
 #include "tests/fuzz/read_all.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

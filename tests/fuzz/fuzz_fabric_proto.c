@@ -30,7 +30,7 @@
  * tests/fuzz/corpus/fabric_proto/ use every operation.
  *
  * Sources: tests/fuzz/fuzz_fabric_proto.c simfabric/fabric_server.c
- *   simfabric/fabric_proto.c libumad/base/mad_rules.c and the fabric, with
+ *   simfabric/fabric_proto.c base/mad_rules.c and the fabric, with
  *   glib-2.0 ("make fuzz" builds and runs it).
  */
 #include "config.h"
@@ -47,7 +47,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 #include "simfabric/fabric_proto.h"
 #include "simfabric/fabric_server.h"
 #include "simfabric/fault.h"

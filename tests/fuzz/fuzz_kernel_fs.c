@@ -71,8 +71,8 @@
 
 #include "cli/kfs.h"
 #include "cli/kfs_state.h"
-#include "libumad/base/mad_wire.h"
-#include "libumad/base/umad_ioctl.h"
+#include "base/mad_wire.h"
+#include "base/umad_ioctl.h"
 #include "tests/fuzz/read_all.h"
 #include "tests/fuzz/take_input.h"
 

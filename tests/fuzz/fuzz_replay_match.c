@@ -13,7 +13,7 @@
  * input after a "SEND" marker holds the requests (umad address, MAD).
  *
  * Sources: tests/fuzz/fuzz_replay_match.c backends/replay.c backends/soft_port.c
- *   libumad/base/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c
+ *   base/mad_rules.c backends/mad_queue.c pcap/pcapng_reader.c
  *   pcap/pcapng_writer.c pcap/capture_file.c pcap/ib_packet.c pcap/crc.c
  *   pcap/capture_meta.c
  *   ("make fuzz" builds and runs it).
@@ -28,8 +28,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libumad/base/backend.h"
-#include "libumad/base/mad_wire.h"
+#include "base/backend.h"
+#include "base/mad_wire.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_writer.h"
 

@@ -35,7 +35,7 @@
  * SMP (its method and modifier as sent) to its SMA, so that Sets persist.
  *
  * Sources: tests/fuzz/fuzz_sim_mad.c backends/sim.c backends/soft_port.c
- *   libumad/base/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
+ *   base/mad_rules.c backends/mad_queue.c backends/runtime_dir.c
  *   simfabric/fabric.c simfabric/topology.c simfabric/port_state.c
  *   simfabric/sma.c simfabric/pma.c simfabric/cc.c simfabric/mlnx.c simfabric/route.c
  *   simfabric/sa*.c backends/sysfs_writer.c, with glib-2.0 ("make fuzz"
@@ -57,8 +57,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libumad/base/backend.h"
-#include "libumad/base/mad_wire.h"
+#include "base/backend.h"
+#include "base/mad_wire.h"
 #include "simfabric/cc.h"
 #include "simfabric/mlnx.h"
 #include "simfabric/pma.h"

@@ -40,8 +40,8 @@
  * mandatory operation NULL, with a message.  backends/loopback.c is the
  * smallest complete backend, to start from.
  */
-#ifndef LIBUMAD_BASE_BACKEND_H
-#define LIBUMAD_BASE_BACKEND_H
+#ifndef UMAD_BASE_BACKEND_H
+#define UMAD_BASE_BACKEND_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -57,7 +57,7 @@
 #define UMAD_BACKEND_ABI 4
 
 /* Filling and freeing what get_ca() and get_port() return. */
-#include "libumad/base/ca_port.h"
+#include "base/ca_port.h"
 
 /*
  * A REGISTER_AGENT request in backend-neutral form (the kernel's reg_req2
@@ -76,7 +76,7 @@ struct umad_agent_req {
 	 * umad_register2() described at register_agent: the kernel's old
 	 * REGISTER_AGENT call, which carries no flags and whose OUI is not
 	 * range-checked.  The kernel backend picks the ioctl by it; backends
-	 * enforcing the kernel's rules (libumad/base/mad_rules.c) check those
+	 * enforcing the kernel's rules (base/mad_rules.c) check those
 	 * fields only when it is 0.  Other backends may ignore it.
 	 */
 	int legacy;
@@ -263,4 +263,4 @@ int umad_backend_error(void);
 /* Comma-separated names of the backends usable in this build, for messages. */
 const char *umad_backend_names(void);
 
-#endif /* LIBUMAD_BASE_BACKEND_H */
+#endif /* UMAD_BASE_BACKEND_H */

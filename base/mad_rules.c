@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "libumad/base/mad_rules.h"
-#include "libumad/base/mad_wire.h"
+#include "base/mad_rules.h"
+#include "base/mad_wire.h"
 
 /* Class versions a registration may name: 0..7. */
 #define MAX_CLASS_VERSION	8

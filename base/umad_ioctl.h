@@ -1,14 +1,20 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
- * The umad device's registration requests, as its ioctls carry them
- * (IB_USER_MAD_REGISTER_AGENT and _AGENT2 of <infiniband/umad.h>): the
- * kernel backend sends them, and `umad kernel`'s device files take them.
+ * The umad device's ABI beyond <infiniband/umad.h>: the header sizes it
+ * speaks, and its registration requests as its ioctls carry them
+ * (IB_USER_MAD_REGISTER_AGENT and _AGENT2): the kernel backend sends them,
+ * and `umad kernel`'s device files take them.
  * Private, as in rdma-core: no public header names these structures.
  */
-#ifndef LIBUMAD_BASE_UMAD_IOCTL_H
-#define LIBUMAD_BASE_UMAD_IOCTL_H
+#ifndef UMAD_BASE_UMAD_IOCTL_H
+#define UMAD_BASE_UMAD_IOCTL_H
 
 #include <stdint.h>
+#include <infiniband/umad.h>
+
+/* The umad header of ABI 6 kernels (with the P_Key index), and of ABI 5 ones (without). */
+#define UMAD_HDR_SIZE_NEW	sizeof(struct ib_user_mad)		/* 64 */
+#define UMAD_HDR_SIZE_OLD	(sizeof(struct ib_user_mad) - 8)	/* 56 */
 
 struct ib_user_mad_reg_req {
 	uint32_t id;
@@ -40,4 +46,4 @@ _Static_assert(sizeof(struct ib_user_mad_reg_req2) == 40, "REGISTER_AGENT2 reque
 #define IB_UMAD_MAJOR		231
 #define IB_UMAD_ISSM_MINOR_BASE	64
 
-#endif /* LIBUMAD_BASE_UMAD_IOCTL_H */
+#endif /* UMAD_BASE_UMAD_IOCTL_H */

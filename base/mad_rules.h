@@ -7,14 +7,14 @@
  * and how a message arrives (its length, and the RMPP header a receiving
  * kernel shows on one it reassembled).  libumad(7) lists them.
  */
-#ifndef LIBUMAD_BASE_MAD_RULES_H
-#define LIBUMAD_BASE_MAD_RULES_H
+#ifndef UMAD_BASE_MAD_RULES_H
+#define UMAD_BASE_MAD_RULES_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "libumad/base/backend.h"
-#include "libumad/base/mad_wire.h"
+#include "base/backend.h"
+#include "base/mad_wire.h"
 
 /* The umad header size of ports emulated in user space (P_Key index support on). */
 #define MAD_RULES_HDR_SIZE	sizeof(struct ib_user_mad)
@@ -91,4 +91,4 @@ size_t mad_rules_arrival_len(const uint8_t *mad, size_t mad_len);
  */
 void mad_rules_rmpp_whole_header(uint8_t *out, const uint8_t *msg, size_t len);
 
-#endif /* LIBUMAD_BASE_MAD_RULES_H */
+#endif /* UMAD_BASE_MAD_RULES_H */

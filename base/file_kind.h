@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /* What a path that is not a regular file is, for messages ("a FIFO"). */
-#ifndef LIBUMAD_BASE_FILE_KIND_H
-#define LIBUMAD_BASE_FILE_KIND_H
+#ifndef UMAD_BASE_FILE_KIND_H
+#define UMAD_BASE_FILE_KIND_H
 
 #include <sys/stat.h>
 
@@ -22,4 +22,4 @@ static inline const char *file_kind(mode_t mode)
 	return "not a regular file";
 }
 
-#endif /* LIBUMAD_BASE_FILE_KIND_H */
+#endif /* UMAD_BASE_FILE_KIND_H */

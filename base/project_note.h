@@ -8,8 +8,8 @@
  * disk (umad doctor, before anything loads it) as well as from the library
  * in memory (umad, about the one it runs on).
  */
-#ifndef LIBUMAD_BASE_PROJECT_NOTE_H
-#define LIBUMAD_BASE_PROJECT_NOTE_H
+#ifndef UMAD_BASE_PROJECT_NOTE_H
+#define UMAD_BASE_PROJECT_NOTE_H
 
 #define UMAD_NOTE_NAME	"libumad"
 /* "umad" in ASCII: the note's own type within its name's space. */
@@ -17,4 +17,4 @@
 /* The longest version a note may carry, its NUL included. */
 #define UMAD_NOTE_VERSION_MAX	64
 
-#endif /* LIBUMAD_BASE_PROJECT_NOTE_H */
+#endif /* UMAD_BASE_PROJECT_NOTE_H */

@@ -1,15 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0 OR Linux-OpenIB */
 /*
  * One fault as asked for, whoever asks: libumad-sim's calls (through the
- * control table of libumad/base/sim_control.h), `umad fabric` and scenario
+ * control table of base/sim_control.h), `umad fabric` and scenario
  * lines (parsed by sim_fault_parse), the shared fabric's server (decoded
  * from FP_CONTROL by sim_fault_decode).  A value: its names are held in
  * it, so it is copied, kept and sent as it is.  Nothing but the C library
  * here, so that libumad-sim may build one; what reads, writes, checks and
  * applies requests is in simfabric/fault.h.
  */
-#ifndef LIBUMAD_BASE_FAULT_REQ_H
-#define LIBUMAD_BASE_FAULT_REQ_H
+#ifndef UMAD_BASE_FAULT_REQ_H
+#define UMAD_BASE_FAULT_REQ_H
 
 #include <errno.h>
 #include <stdint.h>
@@ -81,4 +81,4 @@ static inline int sim_fault_req_names(struct sim_fault_req *rq, const char *node
 	return 0;
 }
 
-#endif /* LIBUMAD_BASE_FAULT_REQ_H */
+#endif /* UMAD_BASE_FAULT_REQ_H */

@@ -21,13 +21,13 @@
  *
  * Never installed; libc only.
  */
-#ifndef LIBUMAD_BASE_MAD_LAYOUT_H
-#define LIBUMAD_BASE_MAD_LAYOUT_H
+#ifndef UMAD_BASE_MAD_LAYOUT_H
+#define UMAD_BASE_MAD_LAYOUT_H
 
 #include <stdint.h>
 #include <string.h>
 
-#include "libumad/base/mad_wire.h"
+#include "base/mad_wire.h"
 
 /* --- fields ------------------------------------------------------------------------ */
 
@@ -1114,4 +1114,4 @@ MAD_LAYOUT(CONGESTION_CONTROL_TABLE);
 	F(CCTS_TIMESTAMP,		 0, 0, 32)
 MAD_LAYOUT(CC_TIMESTAMP);
 
-#endif /* LIBUMAD_BASE_MAD_LAYOUT_H */
+#endif /* UMAD_BASE_MAD_LAYOUT_H */

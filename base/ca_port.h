@@ -4,8 +4,8 @@
  * get_port() hand to the caller, once for every backend: the allocation
  * rules of backend.h are kept here and nowhere else.
  */
-#ifndef LIBUMAD_BASE_CA_PORT_H
-#define LIBUMAD_BASE_CA_PORT_H
+#ifndef UMAD_BASE_CA_PORT_H
+#define UMAD_BASE_CA_PORT_H
 
 #include <errno.h>
 #include <stdio.h>
@@ -109,4 +109,4 @@ fail:
 	return r;
 }
 
-#endif /* LIBUMAD_BASE_CA_PORT_H */
+#endif /* UMAD_BASE_CA_PORT_H */

@@ -14,8 +14,8 @@
  * write them back.  The attributes and records inside the MADs are laid out
  * in mad_layout.h, their fields and the bits of their values named there.
  */
-#ifndef LIBUMAD_BASE_MAD_WIRE_H
-#define LIBUMAD_BASE_MAD_WIRE_H
+#ifndef UMAD_BASE_MAD_WIRE_H
+#define UMAD_BASE_MAD_WIRE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -548,4 +548,4 @@ static inline uint32_t mad_attr_mod(const uint8_t *mad)
 	return get_be32(mad + MAD_OFF_ATTR_MOD);
 }
 
-#endif /* LIBUMAD_BASE_MAD_WIRE_H */
+#endif /* UMAD_BASE_MAD_WIRE_H */

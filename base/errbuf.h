@@ -36,8 +36,8 @@
  * backend modules, simfabric and the tools each get their own copy, with
  * no library to link and no two copies to clash in one module.
  */
-#ifndef LIBUMAD_BASE_ERRBUF_H
-#define LIBUMAD_BASE_ERRBUF_H
+#ifndef UMAD_BASE_ERRBUF_H
+#define UMAD_BASE_ERRBUF_H
 
 #include <stdarg.h>
 #include <stddef.h>
@@ -202,4 +202,4 @@ static inline void umad_err_print(const char *backend, const struct umad_err *e)
 	funlockfile(stderr);
 }
 
-#endif /* LIBUMAD_BASE_ERRBUF_H */
+#endif /* UMAD_BASE_ERRBUF_H */

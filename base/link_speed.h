@@ -5,10 +5,10 @@
  * LINK_SPEED_EXT_*): its lanes, its rate per lane, the names tools print.
  * One table for the fabric's ports and for the sysfs files of a host.
  */
-#ifndef LIBUMAD_BASE_LINK_SPEED_H
-#define LIBUMAD_BASE_LINK_SPEED_H
+#ifndef UMAD_BASE_LINK_SPEED_H
+#define UMAD_BASE_LINK_SPEED_H
 
-#include "libumad/base/mad_layout.h"
+#include "base/mad_layout.h"
 
 /* Lanes of a width; 0 for none or several bits. */
 static inline unsigned link_width_lanes(unsigned width)
@@ -76,4 +76,4 @@ static inline const char *link_speed_name(unsigned speed_active, unsigned ext_ac
 	}
 }
 
-#endif /* LIBUMAD_BASE_LINK_SPEED_H */
+#endif /* UMAD_BASE_LINK_SPEED_H */
