@@ -170,7 +170,7 @@ check_inside() {
 
 # while_running USER: outside unchanged while the command runs; SIGKILL leaves nothing.
 while_running() {
-	local user=$1 out pid ns i p left runas=()
+	local user=$1 out pid ns i p left held runas=()
 	out=$(room "$user")/killed
 	[ "$user" = "$me" ] ||
 		runas=(setpriv --reuid="$(uid_of "$user")" --regid="$(uid_of "$user")" --clear-groups)
@@ -188,6 +188,10 @@ while_running() {
 	same "$work/before" "$out.during" "$user, while the command runs"
 	ns=$(cat "$out.ns")
 	[ "$ns" != "$(readlink /proc/self/ns/mnt)" ] || fail "$user: the command runs in the test's own namespace"
+	# Held open, the namespace keeps its number while it is looked for: once
+	# freed, the kernel gives the number to the next namespace made, perhaps
+	# by a test running beside this one.
+	exec {held}<"/proc/$pid/ns/mnt" || { fail "$user: cannot hold the command's namespace"; held=; }
 	kill -9 $pid
 	wait $pid 2>/dev/null
 	kill -0 $pid 2>/dev/null && fail "$user: process $pid is still there after SIGKILL"
@@ -195,6 +199,7 @@ while_running() {
 	for p in /proc/[0-9]*; do
 		[ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] && left="$left ${p#/proc/}"
 	done
+	[ -z "$held" ] || exec {held}<&-
 	[ -z "$left" ] || fail "$user: processes$left are still in the killed command's namespace $ns"
 	outside "$out.after"
 	same "$work/before" "$out.after" "$user, after SIGKILL"
