@@ -52,7 +52,7 @@ static const struct umad_sim_control *get_control(void)
 }
 
 /* A request (its names apart), named and carried out by the module. */
-static int fault(struct sim_fault_req rq, const char *node, const char *counter)
+static int send_fault(struct sim_fault_req rq, const char *node, const char *counter)
 {
 	const struct umad_sim_control *c = get_control();
 	int r;
@@ -65,17 +65,17 @@ static int fault(struct sim_fault_req rq, const char *node, const char *counter)
 
 int umad_sim_link_down(const char *node, unsigned port)
 {
-	return fault((struct sim_fault_req){ .op = SIM_FAULT_LINK, .port = port, .up = 0 }, node, NULL);
+	return send_fault((struct sim_fault_req){ .op = SIM_FAULT_LINK, .port = port, .up = 0 }, node, NULL);
 }
 
 int umad_sim_link_up(const char *node, unsigned port)
 {
-	return fault((struct sim_fault_req){ .op = SIM_FAULT_LINK, .port = port, .up = 1 }, node, NULL);
+	return send_fault((struct sim_fault_req){ .op = SIM_FAULT_LINK, .port = port, .up = 1 }, node, NULL);
 }
 
 int umad_sim_node_down(const char *node)
 {
-	int r = fault((struct sim_fault_req){ .op = SIM_FAULT_NODE, .up = 0 }, node, NULL);
+	int r = send_fault((struct sim_fault_req){ .op = SIM_FAULT_NODE, .up = 0 }, node, NULL);
 
 	/* umad_sim_node_down(NULL) has always said "no such node", where the others say -EINVAL. */
 	return r == -EINVAL && !node ? -ENOENT : r;
@@ -83,31 +83,31 @@ int umad_sim_node_down(const char *node)
 
 int umad_sim_node_up(const char *node)
 {
-	int r = fault((struct sim_fault_req){ .op = SIM_FAULT_NODE, .up = 1 }, node, NULL);
+	int r = send_fault((struct sim_fault_req){ .op = SIM_FAULT_NODE, .up = 1 }, node, NULL);
 
 	return r == -EINVAL && !node ? -ENOENT : r;
 }
 
 int umad_sim_drop_rate(const char *node, unsigned port, double rate, uint64_t seed)
 {
-	return fault((struct sim_fault_req){ .op = SIM_FAULT_DROP, .port = port, .rate = rate,
+	return send_fault((struct sim_fault_req){ .op = SIM_FAULT_DROP, .port = port, .rate = rate,
 					     .seed = seed }, node, NULL);
 }
 
 int umad_sim_add_errors(const char *node, unsigned port, const char *counter, uint64_t count)
 {
-	return fault((struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .port = port, .count = count },
+	return send_fault((struct sim_fault_req){ .op = SIM_FAULT_COUNTER, .port = port, .count = count },
 		     node, counter);
 }
 
 int umad_sim_send_trap(const char *node, unsigned port, unsigned trap_number)
 {
-	return fault((struct sim_fault_req){ .op = SIM_FAULT_TRAP, .port = port, .trap = trap_number },
+	return send_fault((struct sim_fault_req){ .op = SIM_FAULT_TRAP, .port = port, .trap = trap_number },
 		     node, NULL);
 }
 
 int umad_sim_delay(const char *node, unsigned port, unsigned delay_us)
 {
-	return fault((struct sim_fault_req){ .op = SIM_FAULT_DELAY, .port = port,
+	return send_fault((struct sim_fault_req){ .op = SIM_FAULT_DELAY, .port = port,
 					     .delay_ns = (uint64_t)delay_us * 1000u }, node, NULL);
 }

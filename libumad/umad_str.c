@@ -20,7 +20,7 @@ struct code_name {
 
 #define N_OF(table) (sizeof(table) / sizeof((table)[0]))
 
-static const char *lookup(const struct code_name *table, size_t n, uint16_t code)
+static const char *name_in(const struct code_name *table, size_t n, uint16_t code)
 {
 	size_t i;
 
@@ -47,7 +47,7 @@ static const struct code_name class_names[] = {
 
 const char *umad_class_str(uint8_t mgmt_class)
 {
-	const char *name = lookup(class_names, N_OF(class_names), mgmt_class);
+	const char *name = name_in(class_names, N_OF(class_names), mgmt_class);
 
 	if (name)
 		return name;
@@ -85,9 +85,9 @@ const char *umad_method_str(uint8_t mgmt_class, uint8_t method)
 	const char *name = NULL;
 
 	if (mgmt_class == UMAD_CLASS_SUBN_ADM)
-		name = lookup(sa_methods, N_OF(sa_methods), method);
+		name = name_in(sa_methods, N_OF(sa_methods), method);
 	if (!name)
-		name = lookup(common_methods, N_OF(common_methods), method);
+		name = name_in(common_methods, N_OF(common_methods), method);
 	/* The missing '>' is rdma-core's. */
 	return name ? name : "<unknown";
 }
@@ -200,16 +200,16 @@ const char *umad_attribute_str(uint8_t mgmt_class, __be16 be_attr_id)
 	switch (mgmt_class) {
 	case UMAD_CLASS_SUBN_LID_ROUTED:
 	case UMAD_CLASS_SUBN_DIRECTED_ROUTE:
-		name = lookup(sm_attributes, N_OF(sm_attributes), id);
+		name = name_in(sm_attributes, N_OF(sm_attributes), id);
 		break;
 	case UMAD_CLASS_SUBN_ADM:
-		name = lookup(sa_attributes, N_OF(sa_attributes), id);
+		name = name_in(sa_attributes, N_OF(sa_attributes), id);
 		break;
 	case UMAD_CLASS_CM:
-		name = lookup(cm_attributes, N_OF(cm_attributes), id);
+		name = name_in(cm_attributes, N_OF(cm_attributes), id);
 		break;
 	}
 	if (!name)
-		name = lookup(common_attributes, N_OF(common_attributes), id);
+		name = name_in(common_attributes, N_OF(common_attributes), id);
 	return name ? name : "<unknown>";
 }
