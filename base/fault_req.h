@@ -28,6 +28,7 @@ enum sim_fault_op {
 
 #define SIM_FAULT_NODE_MAX	255	/* bytes of a node's name: the longest node id */
 #define SIM_FAULT_COUNTER_MAX	63	/* bytes of a counter's name */
+#define SIM_FAULT_MAX_DELAY_US	60000000u	/* a minute: the longest delay, every way's */
 
 /* The fields an op does not use are ignored (zero them: what parses a request does). */
 struct sim_fault_req {

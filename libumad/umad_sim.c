@@ -17,7 +17,11 @@
 #include <infiniband/umad.h>
 #include <infiniband/umad_sim.h>
 
+#include "base/fault_req.h"
 #include "base/sim_control.h"
+
+_Static_assert(UMAD_SIM_MAX_DELAY_US == SIM_FAULT_MAX_DELAY_US,
+	       "the public delay limit is the one the fault requests take");
 
 static const struct umad_sim_control *control;
 static pthread_once_t control_once = PTHREAD_ONCE_INIT;

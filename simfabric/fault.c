@@ -114,7 +114,7 @@ int sim_fault_delay(struct sim_port *p, unsigned delay_us)
 
 	if (p->num == 0 || p->num > p->node->num_ports)
 		return -EINVAL;	/* a switch's own port leads to no link */
-	if (delay_us > UMAD_SIM_MAX_DELAY_US)
+	if (delay_us > SIM_FAULT_MAX_DELAY_US)
 		return -EINVAL;
 	if (!delay_us) {
 		if (p->fault)
@@ -496,7 +496,7 @@ static int parse_delay_word(const char *word, struct sim_fault_req *rq, struct u
 
 	if (r == -2)
 		return umad_err_set(err, -1, "%s is longer than a minute (at most %u microseconds)",
-				    sim_fault_show(word, &shown), UMAD_SIM_MAX_DELAY_US);
+				    sim_fault_show(word, &shown), SIM_FAULT_MAX_DELAY_US);
 	if (r < 0)
 		return umad_err_set(err, -1,
 				    "bad delay \"%s\": microseconds, or a number with ns, us or ms",
@@ -512,7 +512,7 @@ static int check_delay(const struct sim_fault_req *rq, struct umad_err *err)
 		return umad_err_set(err, -EINVAL,
 				    "a delay of %" PRIu64 " %s is longer than a minute (at most %u microseconds)",
 				    ns % 1000u ? ns : ns / 1000u, ns % 1000u ? "ns" : "microseconds",
-				    UMAD_SIM_MAX_DELAY_US);
+				    SIM_FAULT_MAX_DELAY_US);
 	return 0;
 }
 

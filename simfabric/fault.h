@@ -23,8 +23,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <infiniband/umad_sim.h>
-
 #include "base/errbuf.h"
 #include "base/fault_req.h"
 #include "simfabric/fabric.h"
@@ -55,8 +53,8 @@ enum sim_fault_arg {
 };
 
 #define SIM_FAULT_MAX_ARGS	4	/* the most arguments a command takes */
-/* The longest delay, a minute: UMAD_SIM_MAX_DELAY_US, the public API's limit, is every way's. */
-#define SIM_FAULT_MAX_DELAY_NS	((uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u)
+/* The longest delay (base/fault_req.h), in the clock's unit. */
+#define SIM_FAULT_MAX_DELAY_NS	((uint64_t)SIM_FAULT_MAX_DELAY_US * 1000u)
 
 /* How a kind lands on the fabric (sim_fault_op_info.flags). */
 #define SIM_FAULT_WHOLE_NODE	1u	/* the node, not a port: port ignored */
@@ -168,7 +166,7 @@ int sim_fault_decode(const uint8_t *buf, size_t len, struct sim_fault_req *rq,
  * (-EINVAL beyond the node's ports, or 0 where the op or the node does not
  * allow it), a cable for link (-ENOTCONN), and the op's arguments as far
  * as the fabric's state does not matter (-EINVAL: rate, a delay over
- * UMAD_SIM_MAX_DELAY_US, counter name, a trap the node may not send).
+ * SIM_FAULT_MAX_DELAY_US, counter name, a trap the node may not send).
  * Changes nothing.  0 with *n and, but for node, *p set (either may be
  * NULL); or -errno with what is wrong in err (no op prefix; nothing for
  * NULL arguments).
@@ -205,7 +203,7 @@ int sim_fault_node(struct sim_net *net, struct sim_node *n, int up);
 int sim_fault_drop(struct sim_port *p, double rate, uint64_t seed);
 /*
  * Delay every packet leaving port p by delay_us microseconds (0 ends the
- * delay; -EINVAL over UMAD_SIM_MAX_DELAY_US).  A MAD is as late as the sum of the delays of the ports it
+ * delay; -EINVAL over SIM_FAULT_MAX_DELAY_US).  A MAD is as late as the sum of the delays of the ports it
  * leaves on its way, there and back; the net measures it (sim_net_msg's
  * delay_ns) and the owner delivers it that much later.
  */

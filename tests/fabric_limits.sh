@@ -1,7 +1,7 @@
 #!/bin/bash
 # What umad fabric refuses, it refuses with the limit, not with another
 # reason, against a running fabric (umad sim):
-#  - a delay is at most a minute (UMAD_SIM_MAX_DELAY_US), as for libumad-sim
+#  - a delay is at most a minute (SIM_FAULT_MAX_DELAY_US), as for libumad-sim
 #    and scenario files: 60000000 microseconds are taken, one more is not;
 #  - a scenario naming a node longer than a node id may be is refused at its
 #    FILE:LINE, with the limit.

@@ -174,7 +174,7 @@ static void test_words(void **state)
 	assert_int_equal(sc->steps[6].req.delay_ns, 15);
 	assert_int_equal(sc->steps[7].req.delay_ns, SIM_FAULT_MAX_DELAY_NS);
 	assert_int_equal(sc->steps[8].req.delay_ns, 1000000);
-	assert_int_equal(sc->steps[9].req.delay_ns, (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u);
+	assert_int_equal(sc->steps[9].req.delay_ns, (uint64_t)SIM_FAULT_MAX_DELAY_US * 1000u);
 	sim_scenario_free(sc);
 	/* Nothing but comments: a scenario of no steps. */
 	sc = parse_ok("# nothing\n\n");

@@ -176,8 +176,8 @@ static void test_req_drop_delay(void **state)
 	sim_trip_delay_ns = 0;
 	(void)sim_link_fault_drops(p->fault);
 	assert_int_equal(sim_trip_delay_ns, 2000);
-	/* Up to a minute (UMAD_SIM_MAX_DELAY_US), the one limit of every way in; past it, refused. */
-	rq.delay_ns = (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u;
+	/* Up to a minute (SIM_FAULT_MAX_DELAY_US), the one limit of every way in; past it, refused. */
+	rq.delay_ns = (uint64_t)SIM_FAULT_MAX_DELAY_US * 1000u;
 	assert_int_equal(apply(o, &rq, &msg), 0);
 	assert_int_equal(p->fault->delay_ns, 60000000000ull);
 	rq.delay_ns++;
@@ -189,7 +189,7 @@ static void test_req_drop_delay(void **state)
 	assert_int_equal(apply(o, &rq, &msg), -EINVAL);
 	assert_string_equal(umad_err_text(&msg), "a delay of 60001000 microseconds is longer than a minute (at most 60000000 microseconds)");
 	assert_int_equal(p->fault->delay_ns, 60000000000ull);
-	assert_int_equal(sim_fault_delay(p, UMAD_SIM_MAX_DELAY_US + 1), -EINVAL);
+	assert_int_equal(sim_fault_delay(p, SIM_FAULT_MAX_DELAY_US + 1), -EINVAL);
 	assert_int_equal(sim_fault_delay(p, UINT32_MAX), -EINVAL);
 	assert_int_equal(p->fault->delay_ns, 60000000000ull);
 	/* Both ended: the record goes. */
@@ -509,13 +509,13 @@ static void test_req_delay_on_the_wire(void **state)
 	assert_int_equal(back.delay_ns, (uint64_t)UINT32_MAX * 1000u + 1);
 	assert_int_equal(apply(o, &back, &msg), -EINVAL);
 	assert_string_equal(umad_err_text(&msg), "a delay of 4294967295001 ns is longer than a minute (at most 60000000 microseconds)");
-	rq.delay_ns = ((uint64_t)UMAD_SIM_MAX_DELAY_US + 1) * 1000u;
+	rq.delay_ns = ((uint64_t)SIM_FAULT_MAX_DELAY_US + 1) * 1000u;
 	len = sim_fault_encode(&rq, buf, sizeof(buf));
 	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, &msg), 0);
 	assert_int_equal(apply(o, &back, &msg), -EINVAL);
 	assert_string_equal(umad_err_text(&msg), "a delay of 60000001 microseconds is longer than a minute (at most 60000000 microseconds)");
 	assert_null(port_of(o, "Switch1", 8)->fault);
-	rq.delay_ns = (uint64_t)UMAD_SIM_MAX_DELAY_US * 1000u;
+	rq.delay_ns = (uint64_t)SIM_FAULT_MAX_DELAY_US * 1000u;
 	len = sim_fault_encode(&rq, buf, sizeof(buf));
 	assert_int_equal(sim_fault_decode(buf, (size_t)len, &back, &msg), 0);
 	assert_int_equal(apply(o, &back, &msg), 0);
