@@ -13,6 +13,10 @@ EXTRA_DIST += tests/wire_vocabulary.sh
 TESTS += tests/layers.sh
 EXTRA_DIST += tests/layers.sh
 
+# No function longer than 120 lines.
+TESTS += tests/function_length.sh
+EXTRA_DIST += tests/function_length.sh
+
 # One way to tell why in the backends and simfabric (doc/design.md, "Errors"): a struct
 # umad_err down, printed only at a boundary.
 TESTS += tests/errors_one_way.sh
