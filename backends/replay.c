@@ -553,13 +553,17 @@ static int load(const char *path, struct umad_err *err)
 	return r;
 }
 
+/* What the library gave at init: the debug level that asks for the end's list. */
+static const struct umad_backend_host *library;
+
 /* The backend's start: where what the capture's load has to tell is told. */
-static int replay_init(void)
+static int replay_init(const struct umad_backend_host *host)
 {
 	const char *path = getenv("UMAD_REPLAY");
 	struct umad_err err = UMAD_ERR_INIT;
 	int r;
 
+	library = host;
 	if (!path || !*path)
 		r = umad_err_set(&err, -EINVAL, "set UMAD_REPLAY to the capture file to answer from");
 	else
@@ -572,7 +576,7 @@ static void replay_fini(void)
 {
 	soft_port_close_all();
 	forget_capture();
-	if (unmatched && umad_debug(-1) >= 1) {
+	if (unmatched && library && library->debug_level() >= 1) {
 		struct umad_err list = UMAD_ERR_INIT;
 
 		umad_err_set(&list, 0, "%lu request(s) had no recorded answer:\n%s", unmatched,

@@ -604,12 +604,12 @@ static int carry(struct soft_port *op, const struct ib_user_mad *hdr,
 		 const struct umad_agent_req *agent, uint8_t *mad, size_t mad_len);
 
 /* The backend's start: where why it cannot start is told, and how it started when not as asked. */
-static int sim_init(void)
+static int sim_init(const struct umad_backend_host *host)
 {
 	struct umad_err err = UMAD_ERR_INIT, note = UMAD_ERR_INIT;
 	int r;
 
-	soft_port_resend_with("sim", carry);
+	soft_port_resend_with("sim", carry, host->resent);
 	r = device_start(&err, &note);
 
 	umad_err_print("sim", &note);
@@ -880,5 +880,4 @@ const struct umad_backend umad_backend_sim = {
 	.wait = sim_wait,
 	.watch_fd = sim_watch_fd,
 	.hi_tid = soft_port_hi_tid,
-	.set_resend_hook = soft_port_set_resend_hook,
 };

@@ -432,15 +432,12 @@ static struct {
 	_Atomic(void (*)(int, const void *, size_t)) hook;
 } resender = { .once = PTHREAD_ONCE_INIT, .lock = PTHREAD_MUTEX_INITIALIZER };
 
-void soft_port_resend_with(const char *backend, soft_port_deliver_fn deliver)
+void soft_port_resend_with(const char *backend, soft_port_deliver_fn deliver,
+			   void (*hook)(int portid, const void *umad, size_t len))
 {
 	resender.backend = backend;
-	atomic_store(&resender.deliver, deliver);
-}
-
-void soft_port_set_resend_hook(void (*hook)(int portid, const void *umad, size_t len))
-{
 	atomic_store(&resender.hook, hook);
+	atomic_store(&resender.deliver, deliver);
 }
 
 static void resender_cond_init(void)

@@ -119,7 +119,8 @@ int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, cons
  * gets an answer completes once, with ETIMEDOUT, timeout_ms * (N + 1)
  * after it was sent.  A backend turns them on by calling
  * soft_port_resend_with() once, at init, with its name (for messages) and
- * the function its sends are carried by (soft_port_send's deliver): a
+ * the function its sends are carried by (soft_port_send's deliver) and
+ * hook (umad_backend_host's resent, or NULL): a
  * resend goes through it as the send did, and whatever it answers with
  * (soft_port_answer_at(), soft_port_no_answer()) completes the request it
  * resends, or is dropped when that request is complete.  hook, if not
@@ -128,8 +129,8 @@ int soft_port_no_answer(struct soft_port *p, const struct ib_user_mad *hdr, cons
  * replay backend: a recording holds its retries' outcome already),
  * requests time out after timeout_ms * (N + 1) with no resend.
  */
-void soft_port_resend_with(const char *backend, soft_port_deliver_fn deliver);
-void soft_port_set_resend_hook(void (*hook)(int portid, const void *umad, size_t len));
+void soft_port_resend_with(const char *backend, soft_port_deliver_fn deliver,
+			   void (*hook)(int portid, const void *umad, size_t len));
 /* Stop resending and wait for a resend under way (backend fini, before the fabric goes). */
 void soft_port_resend_stop(void);
 /*

@@ -54,7 +54,7 @@
  * value are refused.  abi stays the first member in every version, so that
  * the loader can read it from any module.
  */
-#define UMAD_BACKEND_ABI 4
+#define UMAD_BACKEND_ABI 5
 
 /* Filling and freeing what get_ca() and get_port() return. */
 #include "base/ca_port.h"
@@ -90,6 +90,25 @@ typedef int (*umad_ca_visit_fn)(const char *ca_name, void *arg);
  * module without them.  Unless stated, an operation takes no lock of the
  * API's and may be called concurrently with any other, on the same port too.
  */
+/*
+ * What the library hands a backend at init, for good: what the backend would
+ * otherwise reach up into the API layer for (a backend is a layer below
+ * it and calls nothing of it).
+ */
+struct umad_backend_host {
+	/* The process's umad_debug() level, as it is at the call. */
+	int (*debug_level)(void);
+
+	/*
+	 * For a backend that resends a request with retries itself when its
+	 * timeout expires, as the kernel's MAD layer does: to call for each
+	 * resend as it goes out (umad: its header and MAD, len bytes, the TID
+	 * as on the wire; from any thread of the backend's), so that the
+	 * capture records it as a request on the wire.  NULL: nobody records.
+	 */
+	void (*resent)(int portid, const void *umad, size_t len);
+};
+
 struct umad_backend {
 	unsigned abi;			/* UMAD_BACKEND_ABI; always the first member */
 	const char *name;		/* as written in UMAD_BACKEND; mandatory */
@@ -100,9 +119,10 @@ struct umad_backend {
 	 * selection's pthread_once: no other operation runs concurrently.
 	 * Returns 0 or -errno; on failure the library prints that the backend
 	 * failed to start (the backend prints the details first), every API
-	 * call fails with that error, and fini is not called.
+	 * call fails with that error, and fini is not called.  host stays
+	 * valid for good.
 	 */
-	int (*init)(void);
+	int (*init)(const struct umad_backend_host *host);
 
 	/*
 	 * Optional.  Called once at process exit (atexit) after a successful
@@ -242,25 +262,6 @@ struct umad_backend {
 	 * then records the TID as it goes on the wire.
 	 */
 	uint32_t (*hi_tid)(int portid, uint32_t agent_id);
-
-	/*
-	 * Optional: for a backend that resends a request with retries itself
-	 * when its timeout expires, as the kernel's MAD layer does.  Called
-	 * once, after init, with the function the backend calls for each
-	 * resend as it goes out (umad: its header and MAD, len bytes, the TID
-	 * as on the wire; from any thread of the backend's), which the capture
-	 * records as a request on the wire.  hook stays valid for good.
-	 */
-	void (*set_resend_hook)(void (*hook)(int portid, const void *umad, size_t len));
 };
-
-/* The backend serving this process, selected on first use; NULL if it could not be. */
-const struct umad_backend *umad_backend(void);
-
-/* Why umad_backend() is NULL, as -errno (the message was printed once); 0 otherwise. */
-int umad_backend_error(void);
-
-/* Comma-separated names of the backends usable in this build, for messages. */
-const char *umad_backend_names(void);
 
 #endif /* UMAD_BASE_BACKEND_H */

@@ -14,7 +14,7 @@
 
 int umad_ca_fetch(const char *name, umad_ca_t *ca)
 {
-	const struct umad_backend *be = umad_backend();
+	const struct umad_backend *be = umad_selected_backend();
 
 	if (!be)
 		return umad_backend_error();

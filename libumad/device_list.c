@@ -51,7 +51,7 @@ int umad_get_cas_names(char cas[][UMAD_CA_NAME_LEN], int max)
 	UMAD_DEBUG("max %d", max);
 	if (!cas || max < 0)
 		return umad_fail(-EINVAL);
-	be = umad_backend();
+	be = umad_selected_backend();
 	if (!be)
 		return umad_fail(umad_backend_error());
 
@@ -104,7 +104,7 @@ static int append_node(const char *ca_name, void *arg)
 struct umad_device_node *umad_get_ca_device_list(void)
 {
 	struct list_builder b = { NULL, NULL };
-	const struct umad_backend *be = umad_backend();
+	const struct umad_backend *be = umad_selected_backend();
 	int r;
 
 	if (!be) {

@@ -168,6 +168,17 @@ static int load_module(const struct backend_row *row, const struct umad_backend 
 	return 0;
 }
 
+static int debug_level(void)
+{
+	return atomic_load(&umad_debug_level);
+}
+
+/* What a backend is given instead of calling up into the API. */
+static const struct umad_backend_host host = {
+	.debug_level = debug_level,
+	.resent = umad_resent,
+};
+
 static void select_backend(void)
 {
 	const char *name = getenv("UMAD_BACKEND");
@@ -203,7 +214,7 @@ static void select_backend(void)
 		}
 	}
 	if (be->init) {
-		err = be->init();
+		err = be->init(&host);
 		if (err < 0) {
 			fprintf(stderr, "libumad: backend '%s' failed to start: %s\n",
 				be->name, strerror(-err));
@@ -211,8 +222,6 @@ static void select_backend(void)
 			return;
 		}
 	}
-	if (be->set_resend_hook)
-		be->set_resend_hook(umad_resent);
 	if (be->fini)
 		atexit(be->fini);
 	selected = be;
@@ -225,7 +234,7 @@ int umad_backend_error(void)
 	return selected ? 0 : select_error;
 }
 
-const struct umad_backend *umad_backend(void)
+const struct umad_backend *umad_selected_backend(void)
 {
 	pthread_once(&select_once, select_backend);
 	return selected;

@@ -42,8 +42,19 @@ static inline int umad_fail_positive(int pos_errno)
 	return pos_errno;
 }
 
-/* A backend's resend of a request as it goes out (backend.h, set_resend_hook): captured (umad.c). */
+/* A backend's resend of a request as it goes out (backend.h, umad_backend_host): captured (umad.c). */
 void umad_resent(int portid, const void *umad, size_t len);
+
+struct umad_backend;
+
+/* The backend serving this process, selected on first use (dispatch.c); NULL if it could not be. */
+const struct umad_backend *umad_selected_backend(void);
+
+/* Why umad_selected_backend() is NULL, as -errno (the message was printed once); 0 otherwise. */
+int umad_backend_error(void);
+
+/* Comma-separated names of the backends usable in this build, for messages. */
+const char *umad_backend_names(void);
 
 /* Best-port resolution (resolve.c).  Returns a malloc'ed name or NULL. */
 char *umad_resolve_ca_name(const char *ca_in, int *best_port, int enforce_smi);

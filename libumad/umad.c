@@ -22,7 +22,7 @@ atomic_size_t umad_hdr_size = UMAD_HDR_SIZE_OLD;
 /* The backend, or NULL with *err set to why not. */
 static const struct umad_backend *backend_or_error(int *err)
 {
-	const struct umad_backend *be = umad_backend();
+	const struct umad_backend *be = umad_selected_backend();
 
 	if (!be)
 		*err = umad_backend_error();
@@ -327,7 +327,7 @@ int umad_get_pkey(void *umad)
 
 int umad_get_fd(int portid)
 {
-	const struct umad_backend *be = umad_backend();
+	const struct umad_backend *be = umad_selected_backend();
 
 	UMAD_DEBUG("fd %d", portid);
 	/* The caller may poll it from now on: a lazy backend must signal it for every MAD. */

@@ -137,6 +137,14 @@ struct port {
 	uint32_t agent;
 };
 
+/* The library's side of the contract, as dispatch.c gives it: no debugging, no capture. */
+static int no_debug(void)
+{
+	return 0;
+}
+
+static const struct umad_backend_host test_host = { .debug_level = no_debug, .resent = NULL };
+
 /* Load the capture named by 'file' and open its port with a DR agent: 0, or the init's error. */
 static int open_replay(const char *file, struct port *p)
 {
@@ -145,7 +153,7 @@ static int open_replay(const char *file, struct port *p)
 	int open_errno = 0, r;
 
 	setenv("UMAD_REPLAY", file, 1);
-	r = umad_backend_replay.init();
+	r = umad_backend_replay.init(&test_host);
 	if (r < 0)
 		return r;
 	p->fd = umad_backend_replay.open_port("rp0", 1, &hdr_size, &open_errno);
