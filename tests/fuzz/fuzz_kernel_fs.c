@@ -73,6 +73,7 @@
 #include "cli/kfs_state.h"
 #include "base/mad_wire.h"
 #include "base/umad_ioctl.h"
+#include "tests/fuzz/backend_host.h"
 #include "tests/fuzz/read_all.h"
 #include "tests/fuzz/take_input.h"
 
@@ -1143,7 +1144,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 2)
 		return 0;
 	/* A fresh fabric each time: what one input set (an M_Key, a LID, IsSM) is not the next's. */
-	if (umad_backend_sim.init() < 0)
+	if (umad_backend_sim.init(&fuzz_host) < 0)
 		abort();
 	memset(&run, 0, sizeof(run));
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "base/backend.h"
+#include "tests/fuzz/backend_host.h"
 #include "base/mad_wire.h"
 #include "pcap/ib_packet.h"
 #include "pcap/pcapng_writer.h"
@@ -213,7 +214,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if ((data[0] & 1 ? write_raw(data + 1, capture_size - 1)
 			 : write_built(data + 1, capture_size - 1)) < 0)
 		return 0;
-	if (umad_backend_replay.init() == 0 && sends)
+	if (umad_backend_replay.init(&fuzz_host) == 0 && sends)
 		sink += send_requests(sends + 4, size - capture_size - 4);
 	umad_backend_replay.fini();
 	(void)sink;

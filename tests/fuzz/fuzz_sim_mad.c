@@ -58,6 +58,7 @@
 #include <string.h>
 
 #include "base/backend.h"
+#include "tests/fuzz/backend_host.h"
 #include "base/mad_wire.h"
 #include "simfabric/cc.h"
 #include "simfabric/mlnx.h"
@@ -265,7 +266,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	unsetenv("UMAD_SIM_HOST");
 	unsetenv("UMAD_SIM_SYSFS");
 	unsetenv("UMAD_SIM_CA_NAME");
-	started = umad_backend_sim.init() == 0;
+	started = umad_backend_sim.init(&fuzz_host) == 0;
 	if (started)
 		atexit(umad_backend_sim.fini);
 	pma_fabric = sim_topology_parse(sim_default_topology, "default", NULL);
